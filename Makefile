@@ -1,0 +1,44 @@
+# Everything a fresh clone needs: `make run` starts PIUI on a sample, `make test` runs
+# every test headless. Both create .venv and install into it first.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SAMPLE := sample_models/parsytec-gcel.machine
+
+.PHONY: run test lint format bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall when the package metadata changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
+	touch $@
+
+run: $(VENV)/.installed
+	@if $(BIN)/python -c "import piui.app" 2>/dev/null; then \
+		$(BIN)/python -m piui $(SAMPLE); \
+	else \
+		$(BIN)/parasol-model show $(SAMPLE); \
+	fi
+
+test: $(VENV)/.installed
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/bench_load.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

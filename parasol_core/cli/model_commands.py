@@ -1,0 +1,175 @@
+"""`check`, `format`, `show`, `set` and `scale`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from parasol_core import params
+from parasol_core.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    load_or_fail,
+    run,
+    write_output,
+)
+from parasol_core.edit import EditError, scale_group, set_value
+from parasol_core.jsonio import to_data
+from parasol_core.model import Machine, Timing
+from parasol_core.syntax.writer import dumps, save
+from parasol_core.validate import validate
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="report errors and warnings in model files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("format", help="write a model in canonical layout")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    p.set_defaults(func=cmd_format)
+
+    p = sub.add_parser("show", help="summarize a model (or dump it as JSON)")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="the whole model as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser(
+        "set",
+        help="change stored values by reference, keeping the rest of the file as it is",
+        description="Examples: pt(1).iga=7.4e-7  pc(1).size=512  tl(1)(3).speed=1e-6  "
+        "'po(1).ia_spd=pt(1).iga / tl(1)(1).speed'",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("assignments", nargs="+", metavar="REF=VALUE")
+    _output_options(p)
+    p.set_defaults(func=cmd_set)
+
+    p = sub.add_parser(
+        "scale",
+        help="multiply a group of timings by a factor",
+        description="Groups: " + ", ".join(params.GROUPS),
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("group", metavar="GROUP", choices=list(params.GROUPS))
+    p.add_argument("factor", metavar="FACTOR", type=float)
+    p.add_argument("--processor", type=int, metavar="ID", help="only this processor type")
+    _output_options(p)
+    p.set_defaults(func=cmd_scale)
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
+
+
+@run
+def cmd_check(args: argparse.Namespace) -> int:
+    status = EXIT_OK
+    for path in args.files:
+        try:
+            machine = load_or_fail(path)
+        except CommandError as e:
+            print(str(e), file=sys.stderr if e.status == EXIT_USAGE else sys.stdout)
+            status = max(status, e.status)
+            continue
+        diagnostics = validate(machine)
+        for d in diagnostics:
+            print(d.format(path))
+        if any(d.is_error for d in diagnostics):
+            status = max(status, EXIT_ERRORS)
+    return status
+
+
+@run
+def cmd_format(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    write_output(dumps(machine, canonical=True), args.output)
+    return EXIT_OK
+
+
+def _timing_text(t: Timing | None) -> str:
+    if t is None:
+        return "-"
+    return f"{t.mean:g} s" + ("" if t.sd is None else f" (sd {t.sd:g})")
+
+
+def summary(machine: Machine) -> str:
+    lines = [f"machine {machine.id}: {machine.name}"]
+    lines.append(f"  processor types: {len(machine.processors)}")
+    for proc in machine.processors:
+        lines.append(f"    {proc.id}: {proc.name}  ({len(proc.timings)} timings)")
+        if proc.cache is not None:
+            c = proc.cache
+            sls = c.smallloopspeedup.mean if c.smallloopspeedup else None
+            lines.append(f"       cache: size {c.size}, speed {_timing_text(c.speed)}, "
+                         f"small loop speedup {sls}")  # fmt: skip
+        for name, expr in proc.combinations.items():
+            lines.append(f"       {name} = {expr.text}")
+    if machine.combinations is not None:
+        for name, expr in machine.combinations.entries.items():
+            lines.append(f"  {name} = {expr.text}")
+    lines.append(f"  topologies: {len(machine.topologies)} hardware, "
+                 f"{len(machine.virtuals)} virtual")  # fmt: skip
+    for topo in machine.topologies:
+        shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
+        lines.append(f"    topology {topo.id}: {topo.name}, routing {topo.routing}, "
+                     f"{topo.processor_count} processors, {len(topo.links)} links, "
+                     f"shape {shape}")  # fmt: skip
+    for virt in machine.virtuals:
+        lines.append(f"    virtual {virt.id}: {virt.name}, routing {virt.routing}, "
+                     f"{virt.processor_count} processors")  # fmt: skip
+    for section in machine.runtime_sections():
+        lines.append(f"  {section.KEYWORD}: {', '.join(section.entries) or '-'}")
+    return "\n".join(lines) + "\n"
+
+
+@run
+def cmd_show(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    if args.json:
+        sys.stdout.write(json.dumps(to_data(machine), indent=1) + "\n")
+    else:
+        sys.stdout.write(summary(machine))
+    return EXIT_OK
+
+
+def _finish(machine: Machine, args: argparse.Namespace) -> int:
+    if args.in_place:
+        try:
+            save(machine, args.file)
+        except OSError as e:
+            raise CommandError(f"{args.file}: cannot write: {e.strerror or e}",
+                               EXIT_USAGE) from None  # fmt: skip
+    else:
+        write_output(dumps(machine), args.output)
+    return EXIT_OK
+
+
+@run
+def cmd_set(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    for assignment in args.assignments:
+        ref, eq, value = assignment.partition("=")
+        if not eq:
+            raise CommandError(f"'{assignment}': expected REF=VALUE", EXIT_USAGE)
+        try:
+            set_value(machine, ref, value)
+        except EditError as e:
+            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    return _finish(machine, args)
+
+
+@run
+def cmd_scale(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    try:
+        scale_group(machine, args.group, args.factor, args.processor)
+    except EditError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    return _finish(machine, args)

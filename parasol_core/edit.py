@@ -1,0 +1,241 @@
+"""Changing stored values by reference, and group scalers.
+
+``set_value(machine, "pt(1).iga", "7.4e-7")`` is what `parasol-model set` does and what
+the editor's commands do: the reference names the stored value as an expression would
+(ids, not positions), and the text is read the way the file format reads that value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from parasol_core import params
+from parasol_core.expr.refs import ARITY
+from parasol_core.expr.tree import Expression, Reference
+from parasol_core.model import (
+    EXPR,
+    INT,
+    STR,
+    TIMING,
+    Cache,
+    Machine,
+    MachineCombinations,
+    Processor,
+    Timing,
+)
+from parasol_core.syntax.diagnostics import ModelSyntaxError
+
+
+class EditError(ValueError):
+    """A reference or value that cannot be set; the message says why."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A settable place in the model: an attribute of an object, or a key of a dict on it."""
+
+    obj: Any
+    attr: str
+    kind: str
+    key: Any = None
+    label: str = ""
+
+    def get(self) -> Any:
+        if self.key is None:
+            return getattr(self.obj, self.attr)
+        return getattr(self.obj, self.attr).get(self.key)
+
+    def set(self, value: Any) -> None:
+        if self.key is None:
+            setattr(self.obj, self.attr, value)
+        else:
+            getattr(self.obj, self.attr)[self.key] = value
+
+
+def parse_reference(text: str) -> Reference:
+    try:
+        tree = Expression.parse(text.strip()).tree
+    except ModelSyntaxError as e:
+        raise EditError(f"'{text}' is not a reference: {e.message}") from None
+    if not isinstance(tree, Reference):
+        raise EditError(f"'{text}' is not a reference such as pt(1).iga")
+    return tree
+
+
+def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:
+    """The stored value a reference names. With ``create``, a missing cache, section or
+    table entry is made, so that setting it adds it."""
+    if isinstance(ref, str):
+        ref = parse_reference(ref)
+    p, fld = ref.prefix, ref.field
+    if len(ref.indices) != ARITY[p]:
+        raise EditError(f"'{ref}': {p} takes {ARITY[p]} number(s) in parentheses")
+    label = str(ref)
+    if p == "ma":
+        return _attr(machine, fld, {"id": ("id", INT), "name": ("name", STR),
+                                    "processors": ("processor_count", INT),
+                                    "topologies": ("topology_count", INT)}, label)  # fmt: skip
+    if p == "mc":
+        if fld != "maxtotalspd":
+            raise EditError(f"'{ref}': the machine combinations hold only maxtotalspd")
+        if machine.combinations is None:
+            if not create:
+                raise EditError(f"'{ref}': the model has no machine combinations")
+            machine.combinations = MachineCombinations()
+        return Slot(machine.combinations, "entries", EXPR, fld, label)
+    if p in ("pv", "ex", "mp"):
+        attr = {"pv": "pvm", "ex": "express", "mp": "mpi"}[p]
+        section = getattr(machine, attr)
+        if section is None:
+            from parasol_core.model import Express, Mpi, Pvm
+
+            cls = {"pvm": Pvm, "express": Express, "mpi": Mpi}[attr]
+            if fld not in cls.NAMES:
+                raise EditError(f"'{ref}': the {attr} section has no function '{fld}'")
+            if not create:
+                raise EditError(f"'{ref}': the model has no {attr} section")
+            section = cls()
+            setattr(machine, attr, section)
+        if fld not in section.NAMES:
+            raise EditError(f"'{ref}': the {attr} section has no function '{fld}' "
+                            f"(known: {', '.join(section.NAMES)})")  # fmt: skip
+        return Slot(section, "entries", EXPR, fld, label)
+    if p == "ar":
+        raise EditError(f"'{ref}' is a run-time argument, not a stored value")
+    ident = ref.indices[0]
+    if p in ("pr", "pt", "pc", "po"):
+        proc = machine.processor(ident)
+        if proc is None:
+            raise EditError(f"'{ref}': there is no processor with id {ident}")
+        if p == "pr":
+            return _attr(proc, fld, {"id": ("id", INT), "name": ("name", STR)}, label)
+        if p == "pt":
+            name, _ = params.resolve_name(fld or "")
+            if name is None:
+                raise EditError(f"'{ref}': '{fld}' is not a timing parameter")
+            if name not in proc.timings and not create:
+                raise EditError(f"'{ref}': processor {ident} has no timing '{name}'")
+            return Slot(proc, "timings", TIMING, name, label)
+        if p == "pc":
+            if proc.cache is None:
+                if not create:
+                    raise EditError(f"'{ref}': processor {ident} has no cache section")
+                proc.cache = Cache()
+            return _attr(proc.cache, fld, {"size": ("size", INT), "speed": ("speed", TIMING),
+                                           "smallloopspeedup": ("smallloopspeedup", TIMING)},
+                         label)  # fmt: skip
+        from parasol_core.model import COMBINATION_NAMES
+
+        if fld not in COMBINATION_NAMES:
+            raise EditError(f"'{ref}': '{fld}' is not a combination "
+                            f"(known: {', '.join(COMBINATION_NAMES)})")  # fmt: skip
+        return Slot(proc, "combinations", EXPR, fld, label)
+    if p in ("to", "tp", "tl"):
+        topo = machine.topology(ident)
+        if topo is None:
+            raise EditError(f"'{ref}': there is no hardware topology with id {ident}")
+        if p == "to":
+            return _attr(topo, fld, {"id": ("id", INT), "name": ("name", STR),
+                                     "setup": ("setup", TIMING), "routing": ("routing", STR),
+                                     "processors": ("processor_count", INT),
+                                     "links": ("link_count", INT)}, label)  # fmt: skip
+        if p == "tp":
+            return Slot(topo, "types", INT, ref.indices[1], label)
+        link = topo.link_by_id(ref.indices[1])
+        if link is None:
+            raise EditError(f"'{ref}': topology {ident} has no link with id {ref.indices[1]}")
+        if fld == "connect" and ref.field_index is not None:
+            raise EditError(f"'{ref}': set the whole list with tl(T)(L).connect")
+        return _attr(link, fld, {"id": ("id", INT), "latency": ("latency", TIMING),
+                                 "speed": ("speed", TIMING),
+                                 "connect": ("connect", "connect")}, label)  # fmt: skip
+    virt = machine.virtual(ident)
+    if virt is None:
+        raise EditError(f"'{ref}': there is no virtual topology with id {ident}")
+    if p == "vm":
+        return Slot(virt, "mapping", INT, ref.indices[1], label)
+    return _attr(virt, fld, {"id": ("id", INT), "name": ("name", STR),
+                             "setup": ("setup", TIMING), "routing": ("routing", STR),
+                             "processors": ("processor_count", INT)}, label)  # fmt: skip
+
+
+def _attr(obj: Any, fld: str | None, table: dict[str, tuple[str, str]], label: str) -> Slot:
+    if fld not in table:
+        raise EditError(f"'{label}': no settable field '{fld}' here (known: {', '.join(table)})")
+    attr, kind = table[fld]
+    return Slot(obj, attr, kind, None, label)
+
+
+def parse_value(kind: str, text: str, label: str = "value") -> Any:
+    """Read ``text`` as a value of ``kind``, as the file format would."""
+    text = text.strip()
+    try:
+        if kind == INT:
+            value = int(text, 16) if text.lower().startswith("0x") else int(text)
+            return value
+        if kind == STR:
+            if len(text) >= 2 and text[0] == text[-1] == '"':
+                text = text[1:-1]
+            if any(c in text for c in '"\n\r\x0b'):
+                raise ValueError("a name cannot contain quotes or line ends")
+            return text
+        if kind == TIMING:
+            parts = text.split()
+            if not 1 <= len(parts) <= 2:
+                raise ValueError("expected a mean and optionally a standard deviation")
+            numbers = [float(p) for p in parts]
+            if not all(math.isfinite(n) for n in numbers):
+                raise ValueError("not a finite number")
+            return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
+        if kind == EXPR:
+            return Expression.parse(text)
+        if kind == "connect":
+            numbers = [int(p) for p in text.split()]
+            if not numbers or numbers[0] != len(numbers) - 1:
+                raise ValueError("expected a count followed by that many processor numbers")
+            return numbers[1:]
+    except ModelSyntaxError as e:
+        raise EditError(f"{label}: {e.message} (column {e.column})") from None
+    except ValueError as e:
+        raise EditError(f"{label}: cannot read {text!r}: {e}") from None
+    raise EditError(f"{label}: unknown kind {kind}")
+
+
+def set_value(machine: Machine, ref: str, text: str) -> Slot:
+    """Set the value ``ref`` names from ``text``; returns the slot. Raises EditError."""
+    s = slot(machine, ref)
+    s.set(parse_value(s.kind, text, s.label))
+    return s
+
+
+# --------------------------------------------------------------------------- scalers
+
+
+def scale_group(
+    machine: Machine, group: str, factor: float, processor_id: int | None = None
+) -> int:
+    """Multiply every timing of ``group`` (mean and standard deviation) by ``factor``,
+    on one processor type or on all. Returns how many timings changed."""
+    if group not in params.GROUPS:
+        raise EditError(f"unknown group '{group}' (known: {', '.join(params.GROUPS)})")
+    if not math.isfinite(factor) or factor <= 0:
+        raise EditError(f"a scale factor must be a positive number, not {factor!r}")
+    procs: list[Processor]
+    if processor_id is None:
+        procs = list(machine.processors)
+    else:
+        proc = machine.processor(processor_id)
+        if proc is None:
+            raise EditError(f"there is no processor with id {processor_id}")
+        procs = [proc]
+    members = params.GROUPS[group].members
+    changed = 0
+    for proc in procs:
+        for name in members:
+            timing = proc.timings.get(name)
+            if timing is not None:
+                proc.timings[name] = timing.scaled(factor)
+                changed += 1
+    return changed

@@ -1,0 +1,368 @@
+"""The model objects: a machine, its processor types, topologies and run-time systems.
+
+Every object that is a `begin X ... end X` section in a file is a :class:`Block`. A block
+class declares its schema (scalar fields, tables of entries, child blocks) once; the
+loader, both writers, the JSON dump and the validator all walk that schema, so a new
+field is added in one place.
+
+Objects compare by content only. Where an object came from a file, ``obj.src`` records
+where each value sat in the text (see :mod:`parasol_core.syntax.source`); the writer uses
+it to change only what was edited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from parasol_core.expr.tree import Expression
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A measured time in seconds: the mean and, optionally, the standard deviation.
+
+    Immutable: an edit replaces the timing, which is how the writer sees what changed.
+    """
+
+    mean: float
+    sd: float | None = None
+
+    def scaled(self, factor: float) -> Timing:
+        return Timing(self.mean * factor, None if self.sd is None else self.sd * factor)
+
+
+# Value kinds a field can hold; they decide how a value is parsed, written and checked.
+INT = "int"
+STR = "str"
+TIMING = "timing"
+EXPR = "expr"
+CONNECT = "connect"
+SHAPE = "shape"
+
+
+@dataclass(frozen=True)
+class Field:
+    """A scalar definition `keyword = value` directly inside a block."""
+
+    attr: str
+    keyword: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """Entries `key = value` that form a dict on the object.
+
+    ``block`` is the keyword of the sub-section holding them (`timings`, `procid`, ...),
+    or None when the entries sit directly in the object's own section. ``key_format``
+    turns a dict key into the text before `=` (`p[{}]` for the processor types).
+    """
+
+    attr: str
+    block: str | None
+    kind: str
+    key_format: str = "{}"
+
+
+@dataclass(frozen=True)
+class Child:
+    """Child sections: a list (``many``) or at most one. ``container`` is the keyword of a
+    wrapping section (`linklist` around links)."""
+
+    attr: str
+    cls: type[Block]
+    many: bool
+    container: str | None = None
+
+
+class Block:
+    """Base of every section object. Subclasses are dataclasses listing their schema."""
+
+    KEYWORD: ClassVar[str] = ""
+    # Tables and children in the order a canonical file lists them (default: tables,
+    # then children).
+    ORDER: ClassVar[tuple[str, ...]] = ()
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
+    TABLES: ClassVar[tuple[Table, ...]] = ()
+    CHILDREN: ClassVar[tuple[Child, ...]] = ()
+
+    src: Any
+
+    def field_items(self) -> Iterator[tuple[Field, Any]]:
+        for f in self.FIELDS:
+            yield f, getattr(self, f.attr)
+
+    def location(self, key: str | None = None) -> tuple[int, int] | None:
+        """(line, column) of a value (``"id"``, ``"timings.iga"``, ...) or of the section."""
+        if self.src is None:
+            return None
+        return self.src.location(key)
+
+    def label(self) -> str:
+        """How messages name this object, e.g. ``processor 2`` or ``link 7``."""
+        ident = getattr(self, "id", None)
+        return f"{self.KEYWORD} {ident}" if ident is not None else self.KEYWORD
+
+
+def _src() -> Any:
+    return field(default=None, compare=False, repr=False)
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+@dataclass(eq=True)
+class Cache(Block):
+    KEYWORD: ClassVar[str] = "cache"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("size", "size", INT),
+        Field("speed", "speed", TIMING),
+        Field("smallloopspeedup", "smallloopspeedup", TIMING),
+    )
+
+    size: int | None = None
+    speed: Timing | None = None
+    smallloopspeedup: Timing | None = None
+    src: Any = _src()
+
+
+@dataclass(eq=True)
+class Processor(Block):
+    KEYWORD: ClassVar[str] = "processor"
+    ORDER: ClassVar[tuple[str, ...]] = ("timings", "cache", "combinations")
+    FIELDS: ClassVar[tuple[Field, ...]] = (Field("id", "id", INT), Field("name", "name", STR))
+    TABLES: ClassVar[tuple[Table, ...]] = (
+        Table("timings", "timings", TIMING),
+        Table("combinations", "combinations", EXPR),
+    )
+
+    id: int | None = None
+    name: str | None = None
+    timings: dict[str, Timing] = field(default_factory=dict)
+    cache: Cache | None = None
+    combinations: dict[str, Expression] = field(default_factory=dict)
+    src: Any = _src()
+
+
+Processor.CHILDREN = (Child("cache", Cache, many=False),)
+
+
+@dataclass(eq=True)
+class Link(Block):
+    KEYWORD: ClassVar[str] = "link"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("id", "id", INT),
+        Field("latency", "latency", TIMING),
+        Field("speed", "speed", TIMING),
+        Field("connect", "connect", CONNECT),
+    )
+
+    id: int | None = None
+    latency: Timing | None = None
+    speed: Timing | None = None
+    # The processors on the link (the count the file writes before them is not kept
+    # here; the loader's record of the line keeps it for the validator).
+    connect: list[int] | None = None
+    src: Any = _src()
+
+
+@dataclass(eq=True)
+class Topology(Block):
+    """A hardware topology: processors with their types, links and a routing technique."""
+
+    KEYWORD: ClassVar[str] = "topology"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("shape", "shape", SHAPE),
+        Field("id", "id", INT),
+        Field("name", "name", STR),
+        Field("setup", "setup", TIMING),
+        Field("routing", "routing", STR),
+        Field("processor_count", "processors", INT),
+        Field("link_count", "links", INT),
+    )
+    TABLES: ClassVar[tuple[Table, ...]] = (Table("types", "procid", INT, "p[{}]"),)
+
+    shape: tuple[int, ...] | None = None
+    id: int | None = None
+    name: str | None = None
+    setup: Timing | None = None
+    routing: str | None = None
+    processor_count: int | None = None
+    link_count: int | None = None
+    types: dict[int, int] = field(default_factory=dict)  # processor number -> type id
+    links: list[Link] = field(default_factory=list)
+    src: Any = _src()
+
+    def link_by_id(self, link_id: int) -> Link | None:
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        return None
+
+
+Topology.CHILDREN = (Child("links", Link, many=True, container="linklist"),)
+
+
+@dataclass(eq=True)
+class VirtualTopology(Block):
+    """A virtual topology: a routing name saying which virtual links exist, and a
+    mapping of virtual processor numbers onto hardware processor numbers."""
+
+    KEYWORD: ClassVar[str] = "virtual"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("shape", "shape", SHAPE),
+        Field("id", "id", INT),
+        Field("name", "name", STR),
+        Field("setup", "setup", TIMING),
+        Field("routing", "routing", STR),
+        Field("processor_count", "processors", INT),
+    )
+    TABLES: ClassVar[tuple[Table, ...]] = (Table("mapping", "mapping", INT, "map[{}]"),)
+
+    shape: tuple[int, ...] | None = None
+    id: int | None = None
+    name: str | None = None
+    setup: Timing | None = None
+    routing: str | None = None
+    processor_count: int | None = None
+    mapping: dict[int, int] = field(default_factory=dict)  # virtual -> hardware processor
+    src: Any = _src()
+
+
+@dataclass(eq=True)
+class ExprSection(Block):
+    """A section of named expressions (machine combinations, PVM, Express, MPI)."""
+
+    TABLES: ClassVar[tuple[Table, ...]] = (Table("entries", None, EXPR),)
+    NAMES: ClassVar[tuple[str, ...]] = ()
+
+    entries: dict[str, Expression] = field(default_factory=dict)
+    src: Any = _src()
+
+
+@dataclass(eq=True)
+class MachineCombinations(ExprSection):
+    KEYWORD: ClassVar[str] = "machinecombinations"
+    NAMES: ClassVar[tuple[str, ...]] = ("maxtotalspd",)
+
+
+@dataclass(eq=True)
+class Pvm(ExprSection):
+    KEYWORD: ClassVar[str] = "pvm"
+    NAMES: ClassVar[tuple[str, ...]] = (
+        "sync", "broadcast", "multicast", "send", "receive",
+        "packbyte", "packdouble", "packfloat", "packint", "packlong", "packstring",
+        "unpackbyte", "unpackdouble", "unpackfloat", "unpackint", "unpacklong", "unpackstring",
+    )  # fmt: skip
+
+
+@dataclass(eq=True)
+class Express(ExprSection):
+    KEYWORD: ClassVar[str] = "express"
+    NAMES: ClassVar[tuple[str, ...]] = (
+        "sync", "broadcast", "multicast", "send", "receive", "exchange", "combine", "concat",
+    )  # fmt: skip
+
+
+@dataclass(eq=True)
+class Mpi(ExprSection):
+    KEYWORD: ClassVar[str] = "mpi"
+    NAMES: ClassVar[tuple[str, ...]] = ("send", "receive")
+
+
+COMBINATION_NAMES: tuple[str, ...] = (
+    "ia_spd", "im_spd", "da_spd", "dm_spd", "dd_spd", "ds_spd", "dp_spd",
+)  # fmt: skip
+
+
+@dataclass(eq=True)
+class Machine(Block):
+    """A whole machine model: the root of a file."""
+
+    KEYWORD: ClassVar[str] = "machine"
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("id", "id", INT),
+        Field("name", "name", STR),
+        Field("processor_count", "processors", INT),
+        Field("topology_count", "topologies", INT),
+    )
+
+    id: int | None = None
+    name: str | None = None
+    processor_count: int | None = None  # number of processor *types*
+    topology_count: int | None = None  # hardware plus virtual topologies
+    processors: list[Processor] = field(default_factory=list)
+    combinations: MachineCombinations | None = None
+    topologies: list[Topology] = field(default_factory=list)
+    virtuals: list[VirtualTopology] = field(default_factory=list)
+    pvm: Pvm | None = None
+    express: Express | None = None
+    mpi: Mpi | None = None
+    src: Any = _src()
+
+    # --- lookups by id, as references resolve them (DESIGN.md: ids, not positions)
+
+    def processor(self, proc_id: int) -> Processor | None:
+        return _by_id(self.processors, proc_id)
+
+    def topology(self, topo_id: int) -> Topology | None:
+        return _by_id(self.topologies, topo_id)
+
+    def virtual(self, virt_id: int) -> VirtualTopology | None:
+        return _by_id(self.virtuals, virt_id)
+
+    def hardware(self) -> Topology | None:
+        """The hardware topology virtual ones map onto: the one with the lowest id."""
+        with_ids = [t for t in self.topologies if t.id is not None]
+        if with_ids:
+            return min(with_ids, key=lambda t: t.id)
+        return self.topologies[0] if self.topologies else None
+
+    def runtime_sections(self) -> list[ExprSection]:
+        return [s for s in (self.pvm, self.express, self.mpi) if s is not None]
+
+    def blocks(self) -> Iterator[Block]:
+        """Every section object in the model, depth first."""
+        yield from walk(self)
+
+
+Machine.CHILDREN = (
+    Child("processors", Processor, many=True),
+    Child("combinations", MachineCombinations, many=False),
+    Child("topologies", Topology, many=True),
+    Child("virtuals", VirtualTopology, many=True),
+    Child("pvm", Pvm, many=False),
+    Child("express", Express, many=False),
+    Child("mpi", Mpi, many=False),
+)
+
+BLOCK_CLASSES: dict[str, type[Block]] = {
+    cls.KEYWORD: cls
+    for cls in (Machine, Processor, Cache, Topology, Link, VirtualTopology,
+                MachineCombinations, Pvm, Express, Mpi)
+}  # fmt: skip
+
+
+def children_of(block: Block, child: Child) -> list[Block]:
+    value = getattr(block, child.attr)
+    if child.many:
+        return list(value)
+    return [] if value is None else [value]
+
+
+def walk(block: Block) -> Iterator[Block]:
+    yield block
+    for child in block.CHILDREN:
+        for sub in children_of(block, child):
+            yield from walk(sub)
+
+
+def _by_id(items: list, ident: int) -> Any:
+    for item in items:
+        if item.id == ident:
+            return item
+    return None

@@ -1,0 +1,113 @@
+"""Where things sat in a loaded file: the record the lossless writer works from.
+
+A loaded object's ``src`` is a :class:`BlockSource`. It remembers, for every value,
+the value as loaded and the character ranges of the value and of its whole line; for
+every sub-section, where new entries would go; and for child lists, which children
+came from the file. The writer compares the current object with this record and edits
+only where they differ.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+NEWLINE_CHARS = "\n\r\x0b;"
+_LINE_END = re.compile(r"[ \t\f]*(#[^\n\r\x0b]*)?(\r\n|\n|\r|\x0b|;)")
+
+
+class LineIndex:
+    """Offsets to 1-based (line, column), counting physical lines (`\\n`)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            self.starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
+
+
+@dataclass
+class ValueSource:
+    """A definition in the text: the loaded value, the value's range and its line's."""
+
+    value: Any
+    start: int  # value text
+    end: int
+    line_start: int  # the whole definition line, indentation and newline included
+    line_end: int
+    line: int
+    column: int
+    count: int | None = None  # `connect = N ...`: the N the file wrote
+
+
+@dataclass
+class TableSource:
+    """A sub-section of entries (`begin timings` ... `end timings`), or the entries
+    directly in a block when the table has no sub-section of its own."""
+
+    entries: dict[Any, ValueSource] = field(default_factory=dict)
+    start: int | None = None  # whole sub-section, None when it is not in the file
+    end: int | None = None
+    insert_at: int | None = None  # start of its `end` line: where new entries go
+
+
+@dataclass
+class BlockSource:
+    start: int
+    end: int
+    line: int
+    column: int
+    insert_at: int  # start of the `end X` line
+    body_start: int = 0  # just after the `begin X` line
+    text: str = field(repr=False, default="")
+    values: dict[str, ValueSource] = field(default_factory=dict)
+    tables: dict[str, TableSource] = field(default_factory=dict)
+    children: dict[str, list] = field(default_factory=dict)  # attr -> loaded children
+    containers: dict[str, TableSource] = field(default_factory=dict)  # e.g. linklist
+    # set on the machine's record only
+    path: str | None = None
+    diagnostics: list = field(default_factory=list)
+
+    def location(self, key: str | None = None) -> tuple[int, int]:
+        if key is None:
+            return self.line, self.column
+        if key in self.values:
+            v = self.values[key]
+            return v.line, v.column
+        table, _, entry = key.partition(".")
+        if table in self.tables:
+            entries = self.tables[table].entries
+            for k, v in entries.items():
+                if str(k) == entry:
+                    return v.line, v.column
+        return self.line, self.column
+
+
+def line_start(text: str, pos: int) -> int:
+    """Start of the (logical) line holding ``pos``: just after the previous newline."""
+    i = pos
+    while i > 0 and text[i - 1] not in NEWLINE_CHARS:
+        i -= 1
+    return i
+
+
+def line_end(text: str, nl_start: int) -> int:
+    """End of the line whose NL token starts at ``nl_start`` (through its first newline)."""
+    m = _LINE_END.match(text, nl_start)
+    return m.end() if m else nl_start
+
+
+def indent_of(text: str, start: int) -> str:
+    """The indentation at the start of the line beginning at ``start``."""
+    end = start
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return text[start:end]

@@ -1,0 +1,386 @@
+"""Model to text.
+
+Two ways to write:
+
+* **canonical**: indented sections, one definition a line, floats in shortest
+  round-trip form. Used for models built from scratch and by `parasol-model format`.
+* **lossless** (the default for a loaded model): the loaded text with only the edited
+  values changed. The writer compares each object with the record of what was loaded
+  (``obj.src``) and turns the differences into text edits: a changed value replaces its
+  own characters, a removed definition or section removes its lines, a new one is
+  inserted in canonical form beside its siblings. Comments, order, blank lines and
+  layout elsewhere stay as they were, and an unedited model writes back byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from parasol_core.expr.tree import Expression, format_number
+from parasol_core.model import (
+    CONNECT,
+    EXPR,
+    INT,
+    SHAPE,
+    STR,
+    TIMING,
+    Block,
+    Child,
+    Field,
+    Machine,
+    Table,
+    Timing,
+    children_of,
+    walk,
+)
+from parasol_core.syntax.source import BlockSource, ValueSource, indent_of
+
+INDENT = "    "
+
+# --------------------------------------------------------------------------- values
+
+
+def format_value(kind: str, value: Any) -> str:
+    """The text of a value of the given kind, as it stands after `=`."""
+    if kind == INT:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected an integer, got {value!r}")
+        return str(value)
+    if kind == STR:
+        text = str(value)
+        bad = next((c for c in text if c in '"\n\r\x0b'), None)
+        if bad is not None:
+            raise ValueError(f"a name cannot contain {bad!r}: {text!r}")
+        return f'"{text}"'
+    if kind == TIMING:
+        if not isinstance(value, Timing):
+            value = Timing(float(value))
+        text = format_number(float(value.mean))
+        if value.sd is not None:
+            text += " " + format_number(float(value.sd))
+        return text
+    if kind == EXPR:
+        if isinstance(value, Expression):
+            return value.text
+        return str(value)
+    if kind == CONNECT:
+        numbers = list(value)
+        return " ".join(str(n) for n in [len(numbers), *numbers])
+    if kind == SHAPE:
+        return " ".join(str(n) for n in value)
+    raise ValueError(f"unknown value kind {kind!r}")
+
+
+def definition(f: Field, value: Any) -> str:
+    if f.kind == SHAPE:
+        return f"# piui: shape = {format_value(SHAPE, value)}"
+    return f"{f.keyword} = {format_value(f.kind, value)}"
+
+
+def entry(table: Table, key: Any, value: Any) -> str:
+    return f"{table.key_format.format(key)} = {format_value(table.kind, value)}"
+
+
+def _same(kind: str, current: Any, loaded: Any) -> bool:
+    if kind == CONNECT:
+        return tuple(current) == tuple(loaded)
+    if kind == TIMING and isinstance(current, Timing) and isinstance(loaded, Timing):
+        return current.mean == loaded.mean and current.sd == loaded.sd
+    if type(current) is not type(loaded) and kind != EXPR:
+        return False
+    return current == loaded
+
+
+# --------------------------------------------------------------------------- canonical
+
+
+def _layout(cls: type[Block]) -> list[Table | Child]:
+    parts: dict[str, Table | Child] = {t.attr: t for t in cls.TABLES}
+    parts.update({c.attr: c for c in cls.CHILDREN})
+    order = list(cls.ORDER) + [a for a in parts if a not in cls.ORDER]
+    return [parts[a] for a in order]
+
+
+def canonical_lines(block: Block, indent: str = "") -> list[str]:
+    """The canonical text of a section, as lines without line ends."""
+    inner = indent + INDENT
+    lines = [f"{indent}begin {block.KEYWORD}"]
+    for f, value in block.field_items():
+        if value is not None:
+            lines.append(inner + definition(f, value))
+    top = isinstance(block, Machine)
+    for part in _layout(type(block)):
+        if isinstance(part, Table):
+            items = getattr(block, part.attr)
+            if not items:
+                continue
+            if part.block is None:
+                lines.extend(inner + entry(part, k, v) for k, v in items.items())
+            else:
+                lines.append(f"{inner}begin {part.block}")
+                lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
+                lines.append(f"{inner}end {part.block}")
+        else:
+            kids = children_of(block, part)
+            if not kids:
+                continue
+            sub = inner
+            if part.container:
+                if top:
+                    lines.append("")
+                lines.append(f"{inner}begin {part.container}")
+                sub = inner + INDENT
+            for kid in kids:
+                if top and not part.container:
+                    lines.append("")
+                lines.extend(canonical_lines(kid, sub))
+            if part.container:
+                lines.append(f"{inner}end {part.container}")
+    lines.append(f"{indent}end {block.KEYWORD}")
+    return lines
+
+
+def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
+    return newline.join(canonical_lines(machine)) + newline
+
+
+# --------------------------------------------------------------------------- lossless
+
+
+class _Edits:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self.items: list[tuple[int, int, int, str]] = []  # start, end, seq, replacement
+
+    def replace(self, start: int, end: int, new: str) -> None:
+        self.items.append((start, end, len(self.items), new))
+
+    def insert_lines(self, at: int, lines: list[str]) -> None:
+        nl = self.newline
+        text = nl.join(lines) + nl
+        if at > 0 and self.text[at - 1] not in "\n\r\x0b;":
+            text = nl + text
+        self.replace(at, at, text)
+
+    def apply(self) -> str:
+        out = []
+        pos = 0
+        for start, end, _, new in sorted(self.items):
+            if start < pos:  # overlapping edits cannot happen; guard against losing text
+                raise AssertionError("overlapping edits")
+            out.append(self.text[pos:start])
+            out.append(new)
+            pos = end
+        out.append(self.text[pos:])
+        return "".join(out)
+
+
+def _inner_indent(src: BlockSource) -> str:
+    text = src.text
+    for vs in src.values.values():
+        return indent_of(text, vs.line_start)
+    return indent_of(text, src.insert_at) + INDENT
+
+
+def _fields_insert_point(src: BlockSource) -> int:
+    ends = [vs.line_end for vs in src.values.values()]
+    return max(ends) if ends else src.body_start
+
+
+def _edit_block(block: Block, edits: _Edits) -> None:
+    src: BlockSource = block.src
+    inner = _inner_indent(src)
+
+    new_fields: list[str] = []
+    for f in block.FIELDS:
+        current = getattr(block, f.attr)
+        vs: ValueSource | None = src.values.get(f.attr)
+        if vs is None:
+            if current is not None:
+                new_fields.append(inner + definition(f, current))
+        elif current is None:
+            edits.replace(vs.line_start, vs.line_end, "")
+        elif not _same(f.kind, current, vs.value):
+            edits.replace(vs.start, vs.end, format_value(f.kind, current))
+    if new_fields:
+        edits.insert_lines(_fields_insert_point(src), new_fields)
+
+    for table in block.TABLES:
+        _edit_table(block, table, src, inner, edits)
+    for child in block.CHILDREN:
+        _edit_children(block, child, src, inner, edits)
+
+
+def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits: _Edits) -> None:
+    ts = src.tables[table.attr]
+    current: dict = getattr(block, table.attr)
+    if table.block is not None and ts.start is None:
+        if current:
+            lines = [f"{inner}begin {table.block}"]
+            lines += [inner + INDENT + entry(table, k, v) for k, v in current.items()]
+            lines.append(f"{inner}end {table.block}")
+            edits.insert_lines(src.insert_at, lines)
+        return
+    entry_indent = None
+    for key, vs in ts.entries.items():
+        if entry_indent is None:
+            entry_indent = indent_of(src.text, vs.line_start)
+        if key not in current:
+            edits.replace(vs.line_start, vs.line_end, "")
+        elif not _same(table.kind, current[key], vs.value):
+            edits.replace(vs.start, vs.end, format_value(table.kind, current[key]))
+    added = [k for k in current if k not in ts.entries]
+    if added:
+        if entry_indent is None:
+            entry_indent = inner if table.block is None else inner + INDENT
+        assert ts.insert_at is not None
+        edits.insert_lines(
+            ts.insert_at, [entry_indent + entry(table, k, current[k]) for k in added]
+        )
+
+
+def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:
+    current = children_of(block, child)
+    loaded = src.children.get(child.attr, [])
+    loaded_ids = {id(c) for c in loaded}
+    current_ids = {id(c) for c in current}
+    kept = [c for c in current if id(c) in loaded_ids]
+    if [id(c) for c in kept] != [id(c) for c in loaded if id(c) in current_ids]:
+        # Reordered: the loaded ones are rewritten in their new order.
+        kept_ids: set[int] = set()
+    else:
+        kept_ids = {id(c) for c in kept}
+    for c in loaded:
+        if id(c) not in kept_ids:
+            edits.replace(c.src.start, c.src.end, "")
+    container = src.containers.get(child.attr)
+    child_indent = inner + INDENT if child.container else inner
+    for c in loaded:
+        if id(c) in kept_ids:
+            child_indent = indent_of(src.text, c.src.start)
+            break
+    for i, c in enumerate(current):
+        if id(c) in kept_ids:
+            _edit_block(c, edits)
+            continue
+        at = None
+        for prev in reversed(current[:i]):
+            if id(prev) in kept_ids:
+                at = prev.src.end
+                break
+        if at is None:
+            for nxt in current[i + 1 :]:
+                if id(nxt) in kept_ids:
+                    at = nxt.src.start
+                    break
+        lines = canonical_lines(c, child_indent)
+        if at is None:
+            if child.container and container is None:
+                lines = (
+                    [f"{inner}begin {child.container}"]
+                    + [INDENT + line for line in lines]
+                    + [f"{inner}end {child.container}"]
+                )
+                at = src.insert_at
+            elif container is not None:
+                at = container.insert_at
+            else:
+                at = _child_insert_point(block, child, src)
+        edits.insert_lines(at, lines)
+
+
+def _child_insert_point(block: Block, child: Child, src: BlockSource) -> int:
+    """A new single or first child goes after the last loaded sibling section of a
+    kind that comes before it in canonical order, else before the `end` line."""
+    layout = [p.attr for p in _layout(type(block))]
+    best = None
+    for attr in layout[: layout.index(child.attr)]:
+        for c in src.children.get(attr, []):
+            best = max(best or 0, c.src.end)
+        ts = src.containers.get(attr) or src.tables.get(attr)
+        if ts is not None and ts.end is not None:
+            best = max(best or 0, ts.end)
+    return best if best is not None else src.insert_at
+
+
+def dumps(machine: Machine, canonical: bool = False) -> str:
+    """The text of a model: lossless for a loaded model, canonical otherwise."""
+    if canonical or machine.src is None:
+        return dumps_canonical(machine)
+    _check_sources(machine)
+    edits = _Edits(machine.src.text)
+    _edit_block(machine, edits)
+    return edits.apply()
+
+
+def _check_sources(machine: Machine) -> None:
+    """Objects moved in from another model carry another text's positions: write them
+    as new."""
+    text = machine.src.text
+    for block in walk(machine):
+        if block.src is not None and block.src.text is not text:
+            _forget(block)
+
+
+def _forget(block: Block) -> None:
+    for b in walk(block):
+        b.src = None
+
+
+# --------------------------------------------------------------------------- saving
+
+
+def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
+    """Write a model to ``path`` atomically: a temporary file beside it, then a rename,
+    so a crash never leaves half a file. The model then records the saved text, so the
+    next save again changes only what is edited after this one."""
+    from parasol_core.syntax.parser import loads
+
+    text = dumps(machine, canonical=canonical)
+    write_text_atomic(Path(path), text)
+    rebase(machine, loads(text, str(path)))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    data = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def rebase(machine: Machine, fresh: Machine) -> None:
+    """Give ``machine`` the source records of ``fresh`` (its own text, re-read), keeping
+    the objects themselves, which windows may hold."""
+    old_blocks = list(walk(machine))
+    new_blocks = list(walk(fresh))
+    if len(old_blocks) != len(new_blocks) or any(
+        type(a) is not type(b) for a, b in zip(old_blocks, new_blocks)
+    ):
+        raise AssertionError("the written text does not read back as the same model")
+    by_new = {id(b): a for a, b in zip(old_blocks, new_blocks)}
+    for old, new in zip(old_blocks, new_blocks):
+        src = new.src
+        src.children = {k: [by_new[id(c)] for c in v] for k, v in src.children.items()}
+        old.src = src

@@ -1,0 +1,308 @@
+"""Semantic checks on a model: what the grammar cannot say.
+
+``validate(machine)`` returns diagnostics and never raises. A model with errors still
+opens in the editor with its diagnostics listed; only a syntax error stops a load.
+The decisions of DESIGN.md ("Repeated definitions", "References", "Topologies") are
+the rules checked here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from parasol_core import params
+from parasol_core.expr.refs import UnresolvedReference, resolve
+from parasol_core.expr.tree import Expression
+from parasol_core.model import (
+    COMBINATION_NAMES,
+    Block,
+    ExprSection,
+    Machine,
+    Processor,
+    Topology,
+    VirtualTopology,
+)
+from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic
+from parasol_core.syntax.source import LineIndex
+
+MAX_ID = 2**31 - 1
+
+
+def known_routings() -> set[str]:
+    """Routing names the topology library knows (plug-ins included)."""
+    try:
+        from parasol_core.topology.routing import available_routings
+    except ImportError:
+        return set(_BUILTIN_ROUTINGS)
+    return set(available_routings())
+
+
+def _builtin_routings() -> tuple[str, ...]:
+    from itertools import permutations
+
+    names = ["XY", "YX", "1Dtorus", "2Dtorus", "3Dtorus", "broadcast"]
+    names += ["".join(p) for p in permutations("XYZ")]
+    return tuple(names)
+
+
+_BUILTIN_ROUTINGS = _builtin_routings()
+
+
+class _Checker:
+    def __init__(self, machine: Machine) -> None:
+        self.m = machine
+        self.out: list[Diagnostic] = []
+        self.file = machine.src.path if machine.src is not None else None
+        self._lines: LineIndex | None = None
+
+    # ---- reporting
+
+    def report(self, severity: str, message: str, obj: Block | None, key: str | None = None,
+               target: tuple = ()) -> None:  # fmt: skip
+        loc = obj.location(key) if obj is not None else None
+        line, col = loc if loc else (None, None)
+        self.out.append(Diagnostic(severity, message, line, col, self.file, target))
+
+    def error(self, message: str, obj: Block | None, key: str | None = None,
+              target: tuple = ()) -> None:  # fmt: skip
+        self.report(ERROR, message, obj, key, target)
+
+    def warning(self, message: str, obj: Block | None, key: str | None = None,
+                target: tuple = ()) -> None:  # fmt: skip
+        self.report(WARNING, message, obj, key, target)
+
+    # ---- the checks
+
+    def run(self) -> list[Diagnostic]:
+        m = self.m
+        for attr, kw in (("id", "id"), ("name", "name"), ("processor_count", "processors"),
+                         ("topology_count", "topologies")):  # fmt: skip
+            if getattr(m, attr) is None:
+                self.error(f"the machine has no '{kw}' field", m, target=("machine",))
+        self.check_id(m, "the machine")
+        if m.processor_count is not None and m.processor_count != len(m.processors):
+            self.error(
+                f"'processors = {m.processor_count}' but {len(m.processors)} processor "
+                "section(s) are defined", m, "processor_count", ("machine",),
+            )  # fmt: skip
+        n_topo = len(m.topologies) + len(m.virtuals)
+        if m.topology_count is not None and m.topology_count != n_topo:
+            self.error(
+                f"'topologies = {m.topology_count}' but {n_topo} topology and virtual "
+                "section(s) are defined", m, "topology_count", ("machine",),
+            )  # fmt: skip
+        self.check_unique(m.processors, "processor")
+        self.check_unique(m.topologies, "topology")
+        self.check_unique(m.virtuals, "virtual topology")
+        for proc in m.processors:
+            self.check_processor(proc)
+        if len(m.topologies) > 1:
+            hw = m.hardware()
+            self.warning(
+                f"{len(m.topologies)} hardware topologies: virtual topologies map onto the "
+                f"one with the lowest id ({hw.id if hw else '?'})", m.topologies[1], None,
+                ("topology", m.topologies[1].id),
+            )  # fmt: skip
+        routings = known_routings()
+        for topo in m.topologies:
+            self.check_topology(topo, routings)
+        for virt in m.virtuals:
+            self.check_virtual(virt, routings)
+        for section in [m.combinations, *m.runtime_sections()]:
+            if section is not None:
+                self.check_section(section)
+        return self.out
+
+    def check_id(self, obj: Block, label: str) -> None:
+        ident = getattr(obj, "id", None)
+        if ident is not None and not 0 <= ident <= MAX_ID:
+            self.error(f"the id of {label} is out of range: {ident}", obj, "id")
+
+    def check_unique(self, items: Iterable[Block], what: str) -> None:
+        seen: dict[int, Block] = {}
+        for item in items:
+            if item.id is None:
+                self.error(f"a {what} section has no 'id'", item, None, (item.KEYWORD,))
+                continue
+            if item.id in seen:
+                first = seen[item.id].location()
+                where = f" (first on line {first[0]})" if first else ""
+                self.error(f"{what} id {item.id} is used twice{where}", item, "id",
+                           (item.KEYWORD, item.id))  # fmt: skip
+            else:
+                seen[item.id] = item
+
+    def check_processor(self, proc: Processor) -> None:
+        target = ("processor", proc.id)
+        label = proc.label()
+        self.check_id(proc, label)
+        if proc.name is None:
+            self.warning(f"{label} has no name", proc, None, target)
+        for name, timing in proc.timings.items():
+            key = f"timings.{name}"
+            if name not in params.BY_NAME:
+                self.error(f"unknown timing parameter '{name}' in {label}", proc, key, target)
+            if timing.mean < 0:
+                self.error(f"timing '{name}' of {label} is negative: {timing.mean!r}", proc,
+                           key, target)  # fmt: skip
+            if timing.sd is not None and timing.sd < 0:
+                self.error(f"the standard deviation of '{name}' in {label} is negative", proc,
+                           key, target)  # fmt: skip
+        cache = proc.cache
+        if cache is not None:
+            if cache.size is not None and cache.size < 0:
+                self.error(f"the cache size of {label} is negative", cache, "size", target)
+            if cache.speed is not None and cache.speed.mean < 0:
+                self.error(f"the cache speed of {label} is negative", cache, "speed", target)
+            sls = cache.smallloopspeedup
+            if sls is not None and sls.mean <= 0:
+                self.error(f"the small loop speedup of {label} must be positive", cache,
+                           "smallloopspeedup", target)  # fmt: skip
+        for name, expr in proc.combinations.items():
+            if name not in COMBINATION_NAMES:
+                self.error(
+                    f"unknown combination '{name}' in {label} (known: "
+                    f"{', '.join(COMBINATION_NAMES)})", proc, f"combinations.{name}", target,
+                )  # fmt: skip
+            self.check_expression(expr, proc, f"combinations.{name}", target, False)
+
+    def check_section(self, section: ExprSection) -> None:
+        runtime = section.KEYWORD in ("pvm", "express", "mpi")
+        target = (section.KEYWORD,)
+        for name, expr in section.entries.items():
+            if name not in section.NAMES:
+                self.error(
+                    f"unknown name '{name}' in the {section.KEYWORD} section (known: "
+                    f"{', '.join(section.NAMES)})", section, f"entries.{name}", target,
+                )  # fmt: skip
+            self.check_expression(expr, section, f"entries.{name}", target, runtime)
+
+    def check_expression(self, expr: Expression, owner: Block, key: str, target: tuple,
+                         runtime: bool) -> None:  # fmt: skip
+        for ref in expr.references():
+            try:
+                resolve(self.m, ref, runtime)
+            except UnresolvedReference as e:
+                line, col = self.position_in(expr, ref.start, owner, key)
+                self.out.append(Diagnostic(ERROR, str(e), line, col, self.file, target))
+
+    def position_in(self, expr: Expression, offset: int, owner: Block,
+                    key: str) -> tuple[int | None, int | None]:  # fmt: skip
+        src = self.m.src
+        if src is not None and owner.src is not None and expr.offset:
+            if self._lines is None:
+                self._lines = LineIndex(src.text)
+            return self._lines.position(offset)
+        loc = owner.location(key)
+        return loc if loc else (None, None)
+
+    def check_topology(self, topo: Topology, routings: set[str]) -> None:
+        target = ("topology", topo.id)
+        label = topo.label()
+        self.check_id(topo, label)
+        self.check_routing(topo, routings, target)
+        count = topo.processor_count
+        if count is None:
+            self.error(f"{label} has no 'processors' field", topo, None, target)
+        else:
+            if count < 1:
+                self.error(f"{label} needs at least one processor", topo, "processor_count",
+                           target)  # fmt: skip
+            if len(topo.types) != count:
+                self.error(f"{label} has 'processors = {count}' but {len(topo.types)} "
+                           "p[i] lines", topo, "processor_count", target)  # fmt: skip
+        proc_ids = {p.id for p in self.m.processors}
+        for number, ptype in topo.types.items():
+            if count is not None and not 1 <= number <= count:
+                self.error(f"processor number p[{number}] of {label} is out of range "
+                           f"1..{count}", topo, f"types.{number}", target)  # fmt: skip
+            if ptype not in proc_ids:
+                self.error(f"p[{number}] of {label} has type {ptype}, but no processor "
+                           f"has id {ptype}", topo, f"types.{number}", target)  # fmt: skip
+        nlinks = topo.link_count
+        if nlinks is None and topo.links:
+            self.error(f"{label} has links but no 'links' field", topo, None, target)
+        elif nlinks is not None and nlinks != len(topo.links):
+            self.error(f"{label} has 'links = {nlinks}' but {len(topo.links)} link "
+                       "sections", topo, "link_count", target)  # fmt: skip
+        seen: dict[int, int] = {}
+        for link in topo.links:
+            ltarget = ("topology", topo.id, "link", link.id)
+            if link.id is None:
+                self.error(f"a link of {label} has no id", link, None, ltarget)
+            else:
+                if link.id in seen:
+                    self.error(f"link id {link.id} is used twice in {label}", link, "id",
+                               ltarget)  # fmt: skip
+                seen[link.id] = 1
+                if nlinks is not None and not 1 <= link.id <= nlinks:
+                    self.error(f"link id {link.id} of {label} is out of range 1..{nlinks}",
+                               link, "id", ltarget)  # fmt: skip
+            llabel = f"link {link.id} of {label}"
+            for attr in ("latency", "speed"):
+                value = getattr(link, attr)
+                if value is None:
+                    self.error(f"{llabel} has no {attr}", link, None, ltarget)
+                elif value.mean < 0:
+                    self.error(f"the {attr} of {llabel} is negative", link, attr, ltarget)
+            if link.connect is None:
+                self.error(f"{llabel} has no 'connect' field", link, None, ltarget)
+                continue
+            vs = link.src.values.get("connect") if link.src is not None else None
+            if vs is not None and tuple(link.connect) == vs.value and vs.count != len(vs.value):
+                self.error(f"{llabel}: 'connect = {vs.count} ...' but {len(vs.value)} "
+                           "processor numbers follow", link, "connect", ltarget)  # fmt: skip
+            if len(link.connect) < 2:
+                self.error(f"{llabel} must connect at least two processors", link, "connect",
+                           ltarget)  # fmt: skip
+            if count is not None:
+                bad = [p for p in link.connect if not 1 <= p <= count]
+                if bad:
+                    self.error(f"{llabel} connects processor {bad[0]}, out of range 1..{count}",
+                               link, "connect", ltarget)  # fmt: skip
+            dup = [p for p, k in Counter(link.connect).items() if k > 1]
+            if dup:
+                self.error(f"{llabel} lists processor {dup[0]} twice", link, "connect", ltarget)
+
+    def check_routing(self, topo: Topology | VirtualTopology, routings: set[str],
+                      target: tuple) -> None:  # fmt: skip
+        if topo.routing is None:
+            self.error(f"{topo.label()} has no 'routing' field", topo, None, target)
+        elif topo.routing not in routings:
+            self.error(f"{topo.label()} has an unknown routing technique '{topo.routing}' "
+                       f"(known: {', '.join(sorted(routings))})", topo, "routing", target)  # fmt: skip
+
+    def check_virtual(self, virt: VirtualTopology, routings: set[str]) -> None:
+        target = ("virtual", virt.id)
+        label = f"virtual topology {virt.id}"
+        self.check_id(virt, label)
+        self.check_routing(virt, routings, target)
+        count = virt.processor_count
+        if count is None:
+            self.error(f"{label} has no 'processors' field", virt, None, target)
+        elif len(virt.mapping) != count:
+            self.error(f"{label} has 'processors = {count}' but {len(virt.mapping)} map[i] "
+                       "lines", virt, "processor_count", target)  # fmt: skip
+        hw = self.m.hardware()
+        if hw is None:
+            self.error(f"{label} has no hardware topology to map onto", virt, None, target)
+            return
+        hw_count = hw.processor_count
+        for v, h in virt.mapping.items():
+            if count is not None and not 1 <= v <= count:
+                self.error(f"virtual processor map[{v}] of {label} is out of range 1..{count}",
+                           virt, f"mapping.{v}", target)  # fmt: skip
+            if hw_count is not None and not 1 <= h <= hw_count:
+                self.error(f"map[{v}] = {h} in {label}: the hardware topology has processors "
+                           f"1..{hw_count}", virt, f"mapping.{v}", target)  # fmt: skip
+
+
+def validate(machine: Machine) -> list[Diagnostic]:
+    """Every diagnostic for a model: the loader's warnings, then the semantic checks."""
+    loaded = list(machine.src.diagnostics) if machine.src is not None else []
+    return loaded + _Checker(machine).run()
+
+
+def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity == ERROR]
