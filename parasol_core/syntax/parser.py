@@ -48,6 +48,7 @@ from parasol_core.syntax.source import (
 GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
 MAX_LINE_LENGTH = 1_000_000
 MAX_INT = 2**63 - 1
+SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
 
 # --------------------------------------------------------------------------- helpers
 
@@ -135,7 +136,9 @@ class _Builder(Transformer):
 
     def _section(self, keyword: str, children: list) -> _Section:
         begin, end, last_nl = children[0], children[-2], children[-1]
-        items = [c for c in children[2:-2] if not isinstance(c, Token)]
+        items = [
+            c for c in children[2:-2] if not isinstance(c, Token) and not _is_comment(c, keyword)
+        ]
         return _Section(
             keyword, items, line_start(self.text, begin.start_pos),
             line_end(self.text, last_nl.start_pos), line_start(self.text, end.start_pos),
@@ -297,10 +300,14 @@ class _Builder(Transformer):
 
     def start(self, c: list) -> Machine:
         text = self.text
-        i = 1 if c[0].type == "NL" else 0
+        i = next(k for k, x in enumerate(c) if isinstance(x, Token) and x.type == "BEGIN")
         begin = c[i]
         end_tok = c[-1] if isinstance(c[-1], Token) and c[-1].type == "END" else None
-        items = [x for x in c[i + 2 : len(c) - (1 if end_tok else 0)] if not isinstance(x, Token)]
+        items = [
+            x
+            for x in c[i + 2 : len(c) - (1 if end_tok else 0)]
+            if not isinstance(x, Token) and not _is_comment(x, "machine")
+        ]
         if end_tok is not None:
             insert_at, end = line_start(text, end_tok.start_pos), len(text)
         else:
@@ -460,6 +467,11 @@ class _Builder(Transformer):
         return ref
 
 
+def _is_comment(item: Any, keyword: str) -> bool:
+    """A shape comment where no shape belongs is only a comment."""
+    return isinstance(item, _Def) and item.kind == "shape" and keyword not in SHAPED
+
+
 def _depth(node: Any) -> int:
     return getattr(node, "depth", 1)
 
@@ -554,8 +566,7 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
             Diagnostic(d.severity, d.message, d.line, d.column, file) for d in builder.diagnostics
         ]
         builder.reset("")
-    _clip(machine, len(text))
-    machine.src.text = text
+    _clip(machine, text)
     machine.src.diagnostics = diagnostics
     machine.src.path = file
     return machine
@@ -586,10 +597,13 @@ def parse_expression(text: str) -> Expression:
     return Expression(text.strip(), tree, len(text) - len(text.lstrip()))
 
 
-def _clip(machine: Machine, n: int) -> None:
-    """Ranges past the end of the original text (the newline the loader added) are cut."""
+def _clip(machine: Machine, text: str) -> None:
+    """Records refer to the original text; ranges past its end (the newline the loader
+    may have added) are cut."""
+    n = len(text)
     for block in machine.blocks():
         src = block.src
+        src.text = text
         src.end = min(src.end, n)
         src.insert_at = min(src.insert_at, n)
         for vs in src.values.values():
@@ -694,10 +708,7 @@ def _syntax_error(
             found = text[pos:end]
         expected = _expected(e.allowed, parser)
         if {"a function", "a reference"} <= set(expected) and found[:1].isalpha():
-            message = (
-                f"unknown name {found!r} in an expression: expected a number, a reference "
-                "such as pt(1).iga, a function such as sqrt(...), or '('"
-            )
+            message = _unknown_name(found)
         else:
             message = f"unexpected {_show(found[:40])}"
             if expected:
@@ -722,6 +733,9 @@ def _syntax_error(
             pos = tok.start_pos if tok.start_pos is not None else pos
             shown = _show(found) if tok.type != "NL" else "the end of the line"
             message = f"unexpected {shown}"
+            if tok.type == "NAME" and {"a function", "a reference"} <= set(expected):
+                message = _unknown_name(found)
+                expected = ()
             if tok.type == "END":
                 opened = _open_sections(e)
                 if opened:
@@ -738,6 +752,13 @@ def _syntax_error(
         message, line, column, text=found[:80], expected=expected, file=file,
         context=_context(text, min(pos, len(text) - 1)) if text else "",
     )  # fmt: skip
+
+
+def _unknown_name(found: str) -> str:
+    return (
+        f"unknown name {found!r} in an expression: expected a number, a reference "
+        "such as pt(1).iga, a function such as sqrt(...), or '('"
+    )
 
 
 def _or(items: tuple[str, ...]) -> str:

@@ -1,0 +1,82 @@
+"""Small model texts the conformance tests build on."""
+
+from __future__ import annotations
+
+import textwrap
+
+MINIMAL = textwrap.dedent(
+    """\
+    # a minimal but complete model
+    begin machine
+        id = 7
+        name = "Two transputers"
+        processors = 1
+        topologies = 1
+
+        begin processor
+            id = 1
+            name = "T805"
+            begin timings
+                iga = 7.37e-07
+                ila = 5e-07 1e-08   # mean and standard deviation
+            end timings
+            begin cache
+                size = 1
+                speed = 1e-07
+                smallloopspeedup = 1.0
+            end cache
+            begin combinations
+                ia_spd = pt(1).iga / tl(1)(1).speed
+            end combinations
+        end processor
+
+        begin topology
+            id = 1
+            name = "pair"
+            setup = 0.0
+            routing = "XY"
+            processors = 2
+            links = 1
+            begin procid
+                p[1] = 1
+                p[2] = 1
+            end procid
+            begin linklist
+                begin link
+                    id = 1
+                    latency = 2.85e-05
+                    speed = 9.1e-07
+                    connect = 2 1 2
+                end link
+            end linklist
+        end topology
+    end machine
+    """
+)
+
+
+def with_lines(replacements: dict[str, str], text: str = MINIMAL) -> str:
+    """MINIMAL with some lines replaced (matched after stripping indentation)."""
+    out = []
+    for line in text.splitlines(keepends=True):
+        key = line.strip()
+        if key in replacements:
+            indent = line[: len(line) - len(line.lstrip())]
+            new = replacements[key]
+            out.append("" if new is None else indent + new + "\n")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def insert_after(anchor: str, new_lines: str, text: str = MINIMAL) -> str:
+    """MINIMAL with lines inserted after the first line whose stripped text is ``anchor``."""
+    out = []
+    done = False
+    for line in text.splitlines(keepends=True):
+        out.append(line)
+        if not done and line.strip() == anchor:
+            out.append(new_lines if new_lines.endswith("\n") else new_lines + "\n")
+            done = True
+    assert done, anchor
+    return "".join(out)
