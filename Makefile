@@ -38,7 +38,7 @@ format: $(VENV)/.installed
 	$(BIN)/ruff check --fix .
 
 bench: $(VENV)/.installed
-	$(BIN)/python benchmarks/bench_load.py
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -45,6 +45,7 @@ class Number:
     text: str = field(default="", compare=False)
     start: int = field(default=0, compare=False)
     end: int = field(default=0, compare=False)
+    depth: int = field(default=1, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Reference:
     field_index: int | None = None
     start: int = _field(default=0, compare=False)
     end: int = _field(default=0, compare=False)
+    depth: int = _field(default=1, compare=False, repr=False)
 
     def __str__(self) -> str:
         text = self.prefix + "".join(f"({i})" for i in self.indices)

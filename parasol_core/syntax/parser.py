@@ -9,6 +9,7 @@ end-of-line tokens; from them the loader records where every value sits in the t
 from __future__ import annotations
 
 import math
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
 MAX_LINE_LENGTH = 1_000_000
 MAX_INT = 2**63 - 1
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
+_LINE_BREAK = re.compile(r"[\n\r\x0b;]")
 
 # --------------------------------------------------------------------------- helpers
 
@@ -347,6 +349,7 @@ class _Builder(Transformer):
                 f = fields[item.kind]
                 if f.attr in src.values:
                     first = src.values[f.attr]
+                    src.shadowed.setdefault(f.attr, []).append((first.line_start, first.line_end))
                     self.warn(
                         f"'{f.keyword}' of {obj.KEYWORD} is defined again (first on line "
                         f"{first.line}); the last definition is used",
@@ -363,6 +366,10 @@ class _Builder(Transformer):
                         f"line {self._line_of(ts.start)}); the last one is used",
                         item.line, item.column,
                     )  # fmt: skip
+                for key, vs in ts.entries.items():
+                    src.shadowed.setdefault(f"{table.attr}.{key}", []).append(
+                        (vs.line_start, vs.line_end)
+                    )
                 ts.start, ts.end, ts.insert_at = item.start, item.end, item.insert_at
                 ts.entries = {}
                 setattr(obj, table.attr, {})
@@ -382,6 +389,9 @@ class _Builder(Transformer):
                 else:
                     previous = getattr(obj, child.attr)
                     if previous is not None:
+                        src.shadowed.setdefault(child.attr, []).append(
+                            (previous.src.start, previous.src.end)
+                        )
                         self.warn(
                             f"section '{item.KEYWORD}' is defined again (first on line "
                             f"{previous.src.line}); the last one is used",
@@ -393,9 +403,13 @@ class _Builder(Transformer):
 
     def _fill_table(self, obj: Block, table: Any, ts: TableSource, items: list, cls: type) -> None:
         entries = getattr(obj, table.attr)
+        shadowed = obj.src.shadowed
         for item in items:
             if item.key in ts.entries:
                 first = ts.entries[item.key]
+                shadowed.setdefault(f"{table.attr}.{item.key}", []).append(
+                    (first.line_start, first.line_end)
+                )
                 label = table.key_format.format(item.key)
                 self.warn(
                     f"'{label}' is defined again (first on line {first.line}); "
@@ -440,9 +454,10 @@ class _Builder(Transformer):
 
     def paren(self, c: list) -> Any:
         lpar, inner, rpar = c
-        self._check_depth(1 + _depth(inner), lpar)
-        # Parentheses leave no node; the span widens so messages point at them.
-        return _with_span(inner, lpar.start_pos, rpar.end_pos)
+        depth = self._check_depth(1 + _depth(inner), lpar)
+        # Parentheses leave no node; the span widens so messages point at them, and the
+        # depth counts them, as a reader counts nesting.
+        return _with_span(inner, lpar.start_pos, rpar.end_pos, depth)
 
     def index(self, c: list) -> int:
         return _int(c[1])
@@ -476,10 +491,10 @@ def _depth(node: Any) -> int:
     return getattr(node, "depth", 1)
 
 
-def _with_span(node: Any, start: int, end: int) -> Any:
+def _with_span(node: Any, start: int, end: int, depth: int) -> Any:
     from dataclasses import replace
 
-    return replace(node, start=start, end=end)
+    return replace(node, start=start, end=end, depth=depth)
 
 
 # --------------------------------------------------------------------------- the parser
@@ -521,23 +536,21 @@ def _decode(data: bytes, file: str | None) -> str:
 
 
 def _check_lines(text: str, file: str | None) -> None:
+    """Refuse a line longer than the limit, whatever character ends it."""
     if len(text) <= MAX_LINE_LENGTH:
         return
-    pos = 0
-    line = 1
-    n = len(text)
-    while pos < n:
-        nxt = text.find("\n", pos)
-        if nxt < 0:
-            nxt = n
-        if nxt - pos > MAX_LINE_LENGTH:
-            raise ModelSyntaxError(
-                f"line {line} is too long ({nxt - pos:,} characters; the limit is "
-                f"{MAX_LINE_LENGTH:,})",
-                line, MAX_LINE_LENGTH + 1, file=file,
-            )  # fmt: skip
-        pos = nxt + 1
-        line += 1
+    lengths = [len(part) for part in _LINE_BREAK.split(text)]
+    longest = max(lengths)
+    if longest <= MAX_LINE_LENGTH:
+        return
+    i = lengths.index(longest)
+    start = sum(lengths[:i]) + i
+    line = text.count("\n", 0, start) + 1
+    column = start - text.rfind("\n", 0, start)
+    raise ModelSyntaxError(
+        f"line {line} is too long ({longest:,} characters; the limit is {MAX_LINE_LENGTH:,})",
+        line, column, file=file,
+    )  # fmt: skip
 
 
 def loads(text: str | bytes, path: str | None = None) -> Machine:
@@ -591,7 +604,7 @@ def parse_expression(text: str) -> Expression:
         except _Fail as e:
             raise _error_at(e.message, e.token, text, None) from None
         except UnexpectedInput as e:
-            raise _syntax_error(e, text, expr_parser, None) from None
+            raise _syntax_error(e, text, expr_parser, None, "expression") from None
         finally:
             builder.reset("")
     return Expression(text.strip(), tree, len(text) - len(text.lstrip()))
@@ -631,9 +644,34 @@ _TERMINAL_NAMES = {
 }
 
 
+_SECTION_WORDS: dict[str, set[str]] = {
+    "machine": {"begin", "id", "name", "processors", "topologies"},
+    "processor": {"begin", "id", "name"},
+    "cache": {"size", "speed", "smallloopspeedup"},
+    "topology": {"begin", "id", "name", "setup", "routing", "processors", "links"},
+    "virtual": {"begin", "id", "name", "setup", "routing", "processors"},
+    "link": {"id", "latency", "speed", "connect"},
+    "linklist": {"begin"},
+    "procid": {"p"},
+    "mapping": {"map"},
+}
+_KEYWORDS = {f"'{w}'" for words in _SECTION_WORDS.values() for w in words}
+
+
+def _for_section(expected: tuple[str, ...], section: str | None) -> tuple[str, ...]:
+    """LALR merges the states after a definition, so its expected set mixes the words of
+    several sections; keep the keywords of the section the error is in."""
+    if section not in _SECTION_WORDS:
+        return expected
+    allowed = {f"'{w}'" for w in _SECTION_WORDS[section]}
+    return tuple(e for e in expected if e not in _KEYWORDS or e in allowed)
+
+
 def _describe_terminal(name: str, parser: Lark) -> str:
     if name in _TERMINAL_NAMES:
         return _TERMINAL_NAMES[name]
+    if name == "SMALLLOOPSPEEDUP":
+        return "'smallloopspeedup'"
     try:
         pattern = parser.get_terminal(name).pattern
     except KeyError:
@@ -687,18 +725,23 @@ def _open_sections(e: UnexpectedInput) -> list[tuple[str, int]]:
     stack = getattr(state, "value_stack", None) or []
     opened: list[tuple[str, int]] = []
     for i, v in enumerate(stack):
-        if isinstance(v, Token) and v.type == "BEGIN" and i + 1 < len(stack):
-            nxt = stack[i + 1]
-            if isinstance(nxt, Token):
-                opened.append((str(nxt), v.line))
+        if not isinstance(v, Token):
+            continue
+        # a section parsed to its end but not reduced yet is on the stack as well
+        if v.type == "BEGIN" and i + 1 < len(stack) and isinstance(stack[i + 1], Token):
+            opened.append((str(stack[i + 1]), v.line))
+        elif v.type == "END" and opened:
+            opened.pop()
     return opened
 
 
 def _syntax_error(
-    e: UnexpectedInput, text: str, parser: Lark, file: str | None
+    e: UnexpectedInput, text: str, parser: Lark, file: str | None, what: str = "file"
 ) -> ModelSyntaxError:
     pos = getattr(e, "pos_in_stream", None) or 0
     line, column = getattr(e, "line", 1) or 1, getattr(e, "column", 1) or 1
+    opened = _open_sections(e)
+    section = opened[-1][0] if opened else None
     if isinstance(e, UnexpectedCharacters):
         found = text[pos]
         if found.isalpha() or found == "_":
@@ -706,7 +749,7 @@ def _syntax_error(
             while end < len(text) and (text[end].isalnum() or text[end] == "_"):
                 end += 1
             found = text[pos:end]
-        expected = _expected(e.allowed, parser)
+        expected = _for_section(_expected(e.allowed, parser), section)
         if {"a function", "a reference"} <= set(expected) and found[:1].isalpha():
             message = _unknown_name(found)
         else:
@@ -715,18 +758,17 @@ def _syntax_error(
                 message += "; expected " + _or(expected)
     elif isinstance(e, UnexpectedToken):
         tok = e.token
-        expected = _expected(e.expected, parser)
+        expected = _for_section(_expected(e.expected, parser), section)
         if tok.type == "$END":
             body = text.rstrip()
             line = body.count("\n") + 1
             column = len(body) - body.rfind("\n")
             pos = max(len(body) - 1, 0)
-            opened = _open_sections(e)
             if opened:
                 kw, at = opened[-1]
                 message = f"the file ends inside 'begin {kw}' (line {at}): 'end {kw}' is missing"
             else:
-                message = "the file ends too early; expected " + _or(expected)
+                message = f"the {what} ends too early; expected " + _or(expected)
             found = ""
         else:
             found = str(tok)
@@ -736,14 +778,9 @@ def _syntax_error(
             if tok.type == "NAME" and {"a function", "a reference"} <= set(expected):
                 message = _unknown_name(found)
                 expected = ()
-            if tok.type == "END":
-                opened = _open_sections(e)
-                if opened:
-                    kw, at = opened[-1]
-                    message = f"unexpected 'end' inside 'begin {kw}' (line {at}); expected " + _or(
-                        expected
-                    )
-                    expected = ()
+            if tok.type == "END" and opened:
+                kw, at = opened[-1]
+                message = f"unexpected 'end' inside 'begin {kw}' (line {at})"
             if expected:
                 message += "; expected " + _or(expected)
     else:  # pragma: no cover - lark raises only the two above from parse()

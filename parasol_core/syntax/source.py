@@ -72,6 +72,10 @@ class BlockSource:
     tables: dict[str, TableSource] = field(default_factory=dict)
     children: dict[str, list] = field(default_factory=dict)  # attr -> loaded children
     containers: dict[str, TableSource] = field(default_factory=dict)  # e.g. linklist
+    # Earlier definitions a later one overrode (last wins), as line ranges, by field,
+    # table entry (``timings.iga``) or child attribute: removing the value removes these
+    # too, or reading the file again would bring the earlier one back.
+    shadowed: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     # set on the machine's record only
     path: str | None = None
     diagnostics: list = field(default_factory=list)

@@ -202,9 +202,12 @@ def _edit_block(block: Block, edits: _Edits) -> None:
         if vs is None:
             if current is not None:
                 new_fields.append(inner + definition(f, current))
+        elif current is None and vs.value is None:
+            pass  # e.g. a shape comment the loader could not read: left as it is
         elif current is None:
             edits.replace(vs.line_start, vs.line_end, "")
-        elif not _same(f.kind, current, vs.value):
+            _remove_shadowed(src, f.attr, edits)
+        elif vs.value is None or not _same(f.kind, current, vs.value):
             edits.replace(vs.start, vs.end, format_value(f.kind, current))
     if new_fields:
         edits.insert_lines(_fields_insert_point(src), new_fields)
@@ -213,6 +216,12 @@ def _edit_block(block: Block, edits: _Edits) -> None:
         _edit_table(block, table, src, inner, edits)
     for child in block.CHILDREN:
         _edit_children(block, child, src, inner, edits)
+
+
+def _remove_shadowed(src: BlockSource, key: str, edits: _Edits) -> None:
+    """Earlier definitions of a removed value go with it (see BlockSource.shadowed)."""
+    for start, end in src.shadowed.get(key, ()):
+        edits.replace(start, end, "")
 
 
 def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits: _Edits) -> None:
@@ -231,6 +240,7 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
             entry_indent = indent_of(src.text, vs.line_start)
         if key not in current:
             edits.replace(vs.line_start, vs.line_end, "")
+            _remove_shadowed(src, f"{table.attr}.{key}", edits)
         elif not _same(table.kind, current[key], vs.value):
             edits.replace(vs.start, vs.end, format_value(table.kind, current[key]))
     added = [k for k in current if k not in ts.entries]
@@ -257,6 +267,8 @@ def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edi
     for c in loaded:
         if id(c) not in kept_ids:
             edits.replace(c.src.start, c.src.end, "")
+            if not child.many:
+                _remove_shadowed(src, child.attr, edits)
     container = src.containers.get(child.attr)
     child_indent = inner + INDENT if child.container else inner
     for c in loaded:

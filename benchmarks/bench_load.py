@@ -1,0 +1,196 @@
+"""How long loading, validating and writing a model take, against json in the same run.
+
+For the Parsytec GCel sample and a generated 32 x 32 x 32 3D torus (32,768 processors,
+98,304 links), it times
+
+* ``load``: ``parasol_core.loads(text)`` (lexing, parsing, building the objects and the
+  source record the lossless writer needs);
+* ``validate``: ``validate(machine)`` on the loaded model;
+* ``load + validate``: both, as opening a file in the editor does;
+* ``dumps``: ``dumps(machine)`` on the unedited model (lossless: the loaded text, checked
+  to come back byte for byte);
+* ``json.loads``: the baseline, ``json.loads`` of ``json.dumps(to_data(machine))``, the
+  same model as JSON (what the estimator is sent);
+* ``json.dumps``: ``json.dumps(to_data(machine))``, the baseline for writing;
+
+taking turns within each repetition, and prints the median of each with its ratio to
+``json.loads`` of the same model.
+
+    .venv/bin/python benchmarks/bench_load.py [--repeat N] [--side N] [--torus-repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from parasol_core import Machine, loads
+from parasol_core.jsonio import to_data
+from parasol_core.syntax.writer import dumps
+from parasol_core.validate import validate
+
+ROOT = Path(__file__).resolve().parent.parent
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+
+# T805 figures as in the GCel sample (report 4.3.2); the benchmark needs realistic text,
+# not exact values.
+TIMINGS = {
+    "iga": "7.37e-07", "igm": "1.6e-06", "dga": "1.2e-06", "dgm": "1.5e-06",
+    "dgd": "2e-06", "dgx": "7e-05", "sind": "3e-05",
+}  # fmt: skip
+
+
+def torus_text(side: int = 32) -> str:
+    """A ``side`` x ``side`` x ``side`` 3D torus: processors numbered
+    p = 1 + x + side*y + side*side*z, a link from every processor to its +x, +y and +z
+    neighbour with wrap-around (X links first, then Y, then Z), one processor type."""
+    n = side**3
+    out = [
+        f"# A generated {side} x {side} x {side} 3D torus of T805 transputers.",
+        "begin machine",
+        "    id = 1",
+        f'    name = "{side} x {side} x {side} 3D torus"',
+        "    processors = 1",
+        "    topologies = 1",
+        "",
+        "    begin processor",
+        "        id = 1",
+        '        name = "T805 Transputer"',
+        "        begin timings",
+        *(f"            {name} = {value}" for name, value in TIMINGS.items()),
+        "        end timings",
+        "        begin cache",
+        "            size = 1",
+        "            speed = 5e-08",
+        "            smallloopspeedup = 1.0",
+        "        end cache",
+        "        begin combinations",
+        "            ia_spd = pt(1).iga / tl(1)(1).speed",
+        "            dd_spd = pt(1).dgd / tl(1)(1).speed",
+        "        end combinations",
+        "    end processor",
+        "",
+        "    begin machinecombinations",
+        "        maxtotalspd = (tl(1)(1).connect(0) * to(1).links) / tl(1)(1).speed",
+        "    end machinecombinations",
+        "",
+        "    begin topology",
+        f"        # piui: shape = {side} {side} {side}",
+        "        id = 1",
+        f'        name = "{side} x {side} x {side} torus"',
+        "        setup = 0.0",
+        '        routing = "3Dtorus"',
+        f"        processors = {n}",
+        f"        links = {3 * n}",
+        "        begin procid",
+        *(f"            p[{p}] = 1" for p in range(1, n + 1)),
+        "        end procid",
+        "        begin linklist",
+    ]
+    link_id = 0
+    for axis in range(3):
+        step = side**axis
+        for p in range(n):
+            coordinate = (p // step) % side
+            neighbour = p + step if coordinate < side - 1 else p - (side - 1) * step
+            link_id += 1
+            out += [
+                "            begin link",
+                f"                id = {link_id}",
+                "                latency = 2.85e-05",
+                "                speed = 9.1e-07",
+                f"                connect = 2 {p + 1} {neighbour + 1}",
+                "            end link",
+            ]
+    out += ["        end linklist", "    end topology", "end machine", ""]
+    return "\n".join(out)
+
+
+def _timed(fn: Callable[..., object], *args: object) -> tuple[float, object]:
+    gc.collect()
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def measure(text: str, repeat: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Median seconds of each operation over ``repeat`` rounds, and facts about the model."""
+    machine = loads(text)
+    problems = [d for d in validate(machine) if d.is_error]
+    if problems:
+        raise SystemExit(f"the benchmark model has errors: {problems[:3]}")
+    json_text = json.dumps(to_data(machine))
+    times: dict[str, list[float]] = {}
+
+    def record(name: str, seconds: float) -> None:
+        times.setdefault(name, []).append(seconds)
+
+    for _ in range(repeat):
+        t_load, machine = _timed(loads, text)
+        t_validate, _ = _timed(validate, machine)
+        record("load", t_load)
+        record("validate", t_validate)
+        record("load + validate", t_load + t_validate)
+        t_dumps, written = _timed(dumps, machine)
+        if written != text:
+            raise SystemExit("dumps of the unedited model is not the loaded text")
+        record("dumps (lossless)", t_dumps)
+        record("json.loads", _timed(json.loads, json_text)[0])
+        record("json.dumps", _timed(_to_json, machine)[0])
+    facts = {
+        "bytes": len(text.encode("utf-8")),
+        "json bytes": len(json_text),
+        "processors": sum(t.processor_count or 0 for t in machine.topologies),
+        "links": sum(len(t.links) for t in machine.topologies),
+    }
+    return {name: statistics.median(values) for name, values in times.items()}, facts
+
+
+def _to_json(machine: Machine) -> str:
+    return json.dumps(to_data(machine))
+
+
+def report(label: str, medians: dict[str, float], facts: dict[str, int], repeat: int) -> None:
+    base = medians["json.loads"]
+    print(
+        f"\n{label}: {facts['bytes']:,} bytes ({facts['json bytes']:,} as JSON), "
+        f"{facts['processors']:,} processors, {facts['links']:,} links; "
+        f"median of {repeat}"
+    )
+    print(f"  {'operation':<18} {'time':>10}  {'x json.loads':>12}")
+    for name, seconds in medians.items():
+        print(f"  {name:<18} {_format(seconds):>10}  {seconds / base:>12.1f}")
+
+
+def _format(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=7, help="rounds for the GCel sample")
+    parser.add_argument("--torus-repeat", type=int, default=3, help="rounds for the torus")
+    parser.add_argument("--side", type=int, default=32, help="torus side (default 32)")
+    args = parser.parse_args()
+
+    if GCEL.exists():
+        medians, facts = measure(GCEL.read_text(encoding="utf-8"), args.repeat)
+        report(GCEL.name, medians, facts, args.repeat)
+    else:
+        print(f"({GCEL} is missing: only the torus is measured)")
+    start = time.perf_counter()
+    text = torus_text(args.side)
+    generated = time.perf_counter() - start
+    side = args.side
+    medians, facts = measure(text, args.torus_repeat)
+    report(f"{side} x {side} x {side} 3D torus (text generated in {generated:.2f} s)",
+           medians, facts, args.torus_repeat)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
