@@ -112,7 +112,19 @@ class _Checker:
         for section in [m.combinations, *m.runtime_sections()]:
             if section is not None:
                 self.check_section(section)
+        self.check_cycles()
         return self.out
+
+    def check_cycles(self) -> None:
+        from parasol_core.engine import reference_cycles  # the engine builds on this package
+
+        found = []
+        for members in reference_cycles(self.m):
+            chain = " -> ".join([e.key for e in members] + [members[0].key])
+            found += [(e.owner.location(e.location_key) or (0, 0), e, chain) for e in members]
+        for _, e, chain in sorted(found, key=lambda item: item[0]):
+            self.error(f"{e.key} is part of a cycle of references: {chain}", e.owner,
+                       e.location_key, e.target)  # fmt: skip
 
     def check_id(self, obj: Block, label: str) -> None:
         ident = getattr(obj, "id", None)

@@ -194,3 +194,37 @@ def _mapped(machine: Machine, ref: Reference) -> Target:
     if number not in virt.mapping:
         raise _fail(f"'{ref}': virtual topology {ident} maps no processor {number}")
     return Target("value", key, value=virt.mapping[number])
+
+
+def reference_key(ref: Reference) -> str:
+    """The key :func:`resolve` gives ``ref``'s target, worked out from the reference alone
+    (no model needed): its text, with a timing alias replaced by the canonical name
+    (``pt(1).sqrti`` -> ``pt(1).sqrtr``)."""
+    if ref.prefix == "pt" and ref.field is not None and ref.field_index is None:
+        name, _ = params.resolve_name(ref.field)
+        if name is not None and name != ref.field:
+            return "pt" + "".join(f"({i})" for i in ref.indices) + "." + name
+    return str(ref)
+
+
+def canonical_key(ref: Reference | str) -> str:
+    """The key a dependency graph files the stored value ``ref`` names under.
+
+    It is :func:`reference_key`, except that every ``tl(T)(L).connect(K)`` is filed
+    under the link's whole list, ``tl(T)(L).connect``: an edit replaces the list, and
+    that must reach every ``connect(K)`` of the link. Text is parsed first; text that is
+    not a reference raises UnresolvedReference.
+    """
+    if isinstance(ref, str):
+        from parasol_core.syntax.diagnostics import ModelSyntaxError
+
+        try:
+            tree = Expression.parse(ref.strip()).tree
+        except ModelSyntaxError as e:
+            raise _fail(f"'{ref.strip()}' is not a reference: {e.message}") from None
+        if not isinstance(tree, Reference):
+            raise _fail(f"'{ref.strip()}' is not a reference such as pt(1).iga")
+        ref = tree
+    if ref.prefix == "tl" and ref.field == "connect" and ref.field_index is not None:
+        return "tl" + "".join(f"({i})" for i in ref.indices) + ".connect"
+    return reference_key(ref)

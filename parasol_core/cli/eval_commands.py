@@ -1,0 +1,220 @@
+"""`eval`, `deps` and `block`: evaluate expressions, show dependencies, estimate a block."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from parasol_core.block import estimate_block
+from parasol_core.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    load_or_fail,
+    run,
+)
+from parasol_core.engine import Engine
+from parasol_core.expr.evaluate import EvalError, format_value
+from parasol_core.expr.refs import (
+    ARGUMENTS,
+    UnresolvedReference,
+    canonical_key,
+    reference_key,
+    resolve,
+)
+from parasol_core.expr.tree import Expression, Reference, format_number
+from parasol_core.syntax.diagnostics import ModelSyntaxError
+
+
+class _IntermixedParser(argparse.ArgumentParser):
+    """A parser that takes positionals on both sides of options
+    (``eval FILE EXPR --arg bytes=8 EXPR``), which plain argparse refuses."""
+
+    _inside = False
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
+        if self._inside:  # parse_known_intermixed_args calls back in here
+            return super().parse_known_args(args, namespace)
+        self._inside = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._inside = False
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="evaluate expressions against a model",
+        description="Print one value per expression: integers as integers, floats in "
+        "shortest round-trip form. Without EXPR, print every expression of the model. "
+        "Examples: 'po(1).ia_spd'  'mc.maxtotalspd / 1e9'  'mp.send' --arg bytes=4096",
+    )
+    p.__class__ = _IntermixedParser  # subparsers make plain ArgumentParsers
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("exprs", nargs="*", metavar="EXPR")
+    p.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a run-time argument: bytes=N (default 1024) or procs=P (default: the "
+        "hardware topology's processor count)",
+    )
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "deps",
+        help="what a reference depends on, and what depends on it",
+        description="Examples: 'po(1).ia_spd'  'tl(1)(1).speed'  'pt(1).iga'",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("ref", metavar="REF")
+    p.set_defaults(func=cmd_deps)
+
+    p = sub.add_parser(
+        "block",
+        help="estimate the time of a basic block from instruction counts",
+        description="COUNTS is a JSON object mapping timing mnemonics to how often each "
+        'executes, e.g. {"ila": 4, "ils": 2, "goto": 1}; "-" reads it from stdin. '
+        "Prints the mean and the standard deviation in seconds.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--processor", type=int, required=True, metavar="ID",
+                   help="the processor type's id")  # fmt: skip
+    p.add_argument("counts", metavar="COUNTS")
+    p.add_argument("--cached", action="store_true",
+                   help="the block fits in the instruction cache: divide by the small "
+                        "loop speedup")  # fmt: skip
+    p.set_defaults(func=cmd_block)
+
+
+def parse_args_option(items: list[str]) -> dict[str, int | float]:
+    out: dict[str, int | float] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or name not in ARGUMENTS:
+            raise CommandError(f"--arg {item}: expected bytes=N or procs=P", EXIT_USAGE)
+        text = text.strip()
+        try:
+            value: int | float = int(text, 16) if text.lower().startswith("0x") else int(text)
+        except ValueError:
+            try:
+                value = float(text)
+            except ValueError:
+                raise CommandError(f"--arg {item}: '{text}' is not a number", EXIT_USAGE) from None
+        out[name] = value
+    return out
+
+
+def _error_text(text: str, value: EvalError, prefix: bool) -> str:
+    """``error: MESSAGE``, saying where in ``text`` when the error is in a part of it."""
+    where = ""
+    if value.source is None and value.start is not None:
+        lead = len(text) - len(text.lstrip())
+        if (value.start, value.end) != (lead, len(text.rstrip())):
+            where = f" (column {value.start + 1} of '{text}')"
+    head = f"{text.strip()}: " if prefix else ""
+    message = value.message if value.source == text.strip() else str(value)
+    return f"error: {head}{message}{where}"
+
+
+@run
+def cmd_eval(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    run_args = parse_args_option(args.arg)
+    try:
+        engine = Engine(machine, run_args)
+    except ValueError as e:
+        raise CommandError(f"--arg: {e}", EXIT_USAGE) from None
+    status = EXIT_OK
+    if not args.exprs:
+        for key, value in engine.values().items():
+            if isinstance(value, EvalError):
+                print(_error_text(key, value, True), file=sys.stderr)
+                status = EXIT_ERRORS
+            else:
+                print(f"{key} = {format_value(value)}")
+        return status
+    for text in args.exprs:
+        value = engine.evaluate_text(text, runtime=True)
+        if isinstance(value, EvalError):
+            print(_error_text(text, value, len(args.exprs) > 1), file=sys.stderr)
+            status = EXIT_ERRORS
+        else:
+            print(format_value(value))
+    return status
+
+
+def _parse_ref(text: str) -> Reference:
+    try:
+        tree = Expression.parse(text.strip()).tree
+    except ModelSyntaxError as e:
+        raise CommandError(
+            f"error: '{text}' is not a reference: {e.message}", EXIT_ERRORS
+        ) from None
+    if not isinstance(tree, Reference):
+        raise CommandError(f"error: '{text}' is not a reference such as pt(1).iga", EXIT_ERRORS)
+    return tree
+
+
+@run
+def cmd_deps(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    ref = _parse_ref(args.ref)
+    engine = Engine(machine)
+    key = canonical_key(ref)
+    if not engine.knows(key):
+        try:
+            resolve(machine, ref, runtime_section=True)
+        except UnresolvedReference as e:
+            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    lines = [reference_key(ref)]
+    entry = engine.entry(key)
+    if entry is not None:
+        lines[0] = f"{key} = {entry.expr.text}"
+    value = engine.value(str(ref))
+    lines.append(f"value: {format_value(value)}")
+    for title, transitive, direct in (
+        ("depends on", engine.dependencies(key), set(engine.dependencies(key, False))),
+        ("used by", engine.dependents(key), set(engine.dependents(key, False))),
+    ):
+        lines.append(f"{title}:" + ("" if transitive else " nothing"))
+        for k in transitive:
+            lines.append(f"  {k}" + ("" if k in direct else "  (indirectly)"))
+    sys.stdout.write("\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def _read_counts(path: str) -> dict:
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CommandError(f"{path}: not JSON: {e.msg} (line {e.lineno}, column {e.colno})",
+                           EXIT_USAGE) from None  # fmt: skip
+    if not isinstance(data, dict):
+        raise CommandError(f"{path}: expected a JSON object of mnemonic: count", EXIT_USAGE)
+    return data
+
+
+@run
+def cmd_block(args: argparse.Namespace) -> int:
+    machine = load_or_fail(args.file)
+    counts = _read_counts(args.counts)
+    try:
+        estimate = estimate_block(machine, args.processor, counts, args.cached)
+    except ValueError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    sys.stdout.write(f"mean: {format_number(estimate.mean)}\nsd: {format_number(estimate.sd)}\n")
+    return EXIT_OK
