@@ -1,0 +1,203 @@
+"""`route`, `transfer`, `generate` and `mapping`: the topology library from the shell."""
+
+from __future__ import annotations
+
+import argparse
+
+from parasol_core.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    load_or_fail,
+    run,
+)
+from parasol_core.model import Machine
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "route",
+        help="the route of a message between two processors",
+        description="Print the processors a message visits and the hardware links it "
+        "crosses, by the topology's routing technique. With --virtual, SRC and DST are "
+        "virtual processors and the route is the hardware route between the processors "
+        "they are mapped to.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("src", metavar="SRC", type=int)
+    p.add_argument("dst", metavar="DST", type=int)
+    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.set_defaults(func=cmd_route)
+
+    p = sub.add_parser(
+        "transfer",
+        help="the transfer time of a message while others are under way",
+        description="t = sum of the latencies on the route + bytes * the largest "
+        "(speed x messages sharing the link) on it; the first message's own route counts.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("message", metavar="SRC:DST", type=_pair)
+    p.add_argument("--bytes", type=float, required=True, metavar="B", help="message size")
+    p.add_argument(
+        "--active",
+        type=_pair,
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="SRC:DST",
+        help="other messages under way (repeatable)",
+    )
+    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.set_defaults(func=cmd_transfer)
+
+    from parasol_core.topology.generators import GENERATORS
+
+    p = sub.add_parser(
+        "generate",
+        help="print a generated topology section",
+        description="Sizes: grid W [H [D]], torus W [H [D]], ring N, hypercube D "
+        "(2**D processors), bus N, clique N.",
+    )
+    p.add_argument("kind", metavar="KIND", choices=list(GENERATORS))
+    p.add_argument("dims", metavar="DIMS", type=int, nargs="+")
+    p.add_argument("--latency", type=float, required=True, metavar="S", help="per link, seconds")
+    p.add_argument("--speed", type=float, required=True, metavar="S", help="seconds per byte")
+    p.add_argument("--processor-type", type=int, default=1, metavar="ID")
+    p.add_argument("--id", type=int, default=1, metavar="ID", help="the topology's id")
+    p.add_argument("--name", help="the topology's name")
+    p.add_argument("--setup", type=float, metavar="S", help="setup time, seconds")
+    p.set_defaults(func=cmd_generate)
+
+    from parasol_core.topology.mapping import MAPPING_SCHEMES
+
+    p = sub.add_parser(
+        "mapping",
+        help="dilation and congestion of a virtual topology's mapping",
+        description="Dilation: hardware hops per virtual link (max, mean). Congestion: "
+        "the most virtual links routed over one hardware link. With --scheme, of the "
+        "mapping that scheme makes instead of the one in the file.",
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--virtual", type=int, required=True, metavar="ID")
+    p.add_argument("--scheme", choices=list(MAPPING_SCHEMES), help="evaluate this scheme")
+    p.add_argument("--seed", type=int, help="for --scheme random")
+    p.add_argument("--print-mapping", action="store_true", help="also print map[v] = p lines")
+    p.set_defaults(func=cmd_mapping)
+
+
+def _pair(text: str) -> tuple[int, int]:
+    src, sep, dst = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return int(src), int(dst)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected SRC:DST (two processor numbers), got {text!r}"
+        ) from None
+
+
+def _numbers(values: tuple[int, ...]) -> str:
+    return " ".join(map(str, values))
+
+
+def _virtual(machine: Machine, virt_id: int | None):  # noqa: ANN202
+    if virt_id is None:
+        return None
+    virt = machine.virtual(virt_id)
+    if virt is None:
+        known = ", ".join(str(v.id) for v in machine.virtuals) or "none"
+        raise CommandError(
+            f"error: there is no virtual topology with id {virt_id} (ids: {known})", EXIT_USAGE
+        )
+    return virt
+
+
+def _hardware(machine: Machine):  # noqa: ANN202
+    if machine.hardware() is None:
+        raise CommandError("error: the model has no hardware topology", EXIT_ERRORS)
+    return machine.hardware()
+
+
+@run
+def cmd_route(args: argparse.Namespace) -> int:
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import route
+    from parasol_core.topology.virtual import virtual_route
+
+    machine = load_or_fail(args.file)
+    virt = _virtual(machine, args.virtual)
+    hw = _hardware(machine)
+    try:
+        if virt is None:
+            r = route(hw, args.src, args.dst)
+        else:
+            r = virtual_route(machine, virt, args.src, args.dst)
+    except RoutingError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    print(f"processors: {_numbers(r.processors)}")
+    print(f"links: {_numbers(r.links)}")
+    return EXIT_OK
+
+
+@run
+def cmd_transfer(args: argparse.Namespace) -> int:
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.network import RouteTable
+
+    if not args.bytes >= 0:
+        raise CommandError("error: --bytes must be zero or positive", EXIT_USAGE)
+    machine = load_or_fail(args.file)
+    virt = _virtual(machine, args.virtual)
+    _hardware(machine)
+    try:
+        table = RouteTable.for_machine(machine, virt)
+        first = table.add(*args.message)
+        others = [table.add(src, dst) for src, dst in args.active]
+        seconds = table.transfer_time(first, others, args.bytes)
+    except RoutingError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    print(f"{seconds:.12g}")
+    return EXIT_OK
+
+
+@run
+def cmd_generate(args: argparse.Namespace) -> int:
+    from parasol_core.syntax.writer import canonical_lines
+    from parasol_core.topology.generators import generate
+
+    options = {"processor_type": args.processor_type, "id": args.id, "setup": args.setup}
+    if args.name is not None:
+        options["name"] = args.name
+    try:
+        topology = generate(args.kind, args.dims, args.latency, args.speed, **options)
+        text = "\n".join(canonical_lines(topology))
+    except ValueError as e:
+        raise CommandError(f"error: {e}", EXIT_USAGE) from None
+    print(text)
+    return EXIT_OK
+
+
+@run
+def cmd_mapping(args: argparse.Namespace) -> int:
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.mapping import make_mapping, mapping_quality
+
+    machine = load_or_fail(args.file)
+    virt = _virtual(machine, args.virtual)
+    _hardware(machine)
+    try:
+        mapping = None
+        if args.scheme is not None:
+            mapping = make_mapping(machine, virt, args.scheme, seed=args.seed)
+        q = mapping_quality(machine, virt, mapping)
+    except RoutingError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    print(f"virtual links: {q.virtual_links}")
+    print(f"dilation: max {q.dilation_max}, mean {q.dilation_mean:.4g}")
+    print(f"congestion: {q.congestion}")
+    if args.print_mapping:
+        for v, h in sorted((mapping if mapping is not None else virt.mapping).items()):
+            print(f"map[{v}] = {h}")
+    return EXIT_OK

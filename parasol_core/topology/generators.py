@@ -1,0 +1,219 @@
+"""Standard hardware topologies, generated over the link specification.
+
+Each generator returns a :class:`~parasol_core.model.Topology` with every processor of
+one type, links ``1..L`` of one latency and speed, the matching routing name and, for
+grids, tori and small hypercubes, the ``# piui: shape`` comment. Processors are
+numbered ``p = 1 + x + W*y + W*H*z``.
+
+Link order (the sample files use it): all X-direction links (for z, for y, for
+``x < W-1``: ``p, p+1``), then Y (for z, for ``y < H-1``, for x: ``p, p+W``), then Z.
+A torus lists each dimension's wrap-around links right after its plain ones (X plain,
+X wrap, Y plain, Y wrap, ...), each as ``first, last`` of its row, column or pillar; a
+dimension of size 2 gets no wrap-around link (it would join the same two processors).
+
+========== ======================= ================================================
+kind        sizes                   routing
+========== ======================= ================================================
+grid        W, W H or W H D         ``XY`` (1D or 2D), ``XYZ`` (3D)
+ring        N                       ``1Dtorus``
+torus       W, W H or W H D         ``1Dtorus``, ``2Dtorus``, ``3Dtorus``
+hypercube   d (2**d processors)     ``hypercube`` (shape 2 x 2 x 2 up to d = 3)
+bus         N                       ``broadcast``: one link connecting all
+clique      N                       ``broadcast``: one link per pair
+========== ======================= ================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+
+from parasol_core.model import Link, Timing, Topology
+from parasol_core.topology.shape import Shape
+
+Seconds = float | Timing
+
+MAX_PROCESSORS = 1_000_000
+
+
+def _timing(value: Seconds) -> Timing:
+    t = value if isinstance(value, Timing) else Timing(float(value))
+    if not t.mean >= 0:
+        raise ValueError(f"a link time must be zero or positive, got {t.mean!r}")
+    return t
+
+
+def _check_count(n: int) -> None:
+    if not 1 <= n <= MAX_PROCESSORS:
+        raise ValueError(f"a topology needs 1 to {MAX_PROCESSORS} processors, got {n}")
+
+
+def build(
+    pairs: Sequence[Sequence[int]],
+    count: int,
+    latency: Seconds,
+    speed: Seconds,
+    *,
+    routing: str,
+    shape: tuple[int, ...] | None = None,
+    processor_type: int = 1,
+    id: int = 1,
+    name: str | None = None,
+    setup: Seconds | None = None,
+) -> Topology:
+    """A topology of ``count`` processors with one link per entry of ``pairs``."""
+    lat, spd = _timing(latency), _timing(speed)
+    links = [
+        Link(id=i, latency=lat, speed=spd, connect=list(procs))
+        for i, procs in enumerate(pairs, start=1)
+    ]
+    return Topology(
+        shape=shape,
+        id=id,
+        name=name,
+        setup=None if setup is None else _timing(setup),
+        routing=routing,
+        processor_count=count,
+        link_count=len(links),
+        types=dict.fromkeys(range(1, count + 1), processor_type),
+        links=links,
+    )
+
+
+def grid_pairs(dims: Sequence[int], wrap: bool = False) -> list[tuple[int, int]]:
+    """The links of a grid (or, with ``wrap``, a torus) in the documented order."""
+    shape = Shape(tuple(dims)).padded(3)
+    w, h, d = shape.dims
+    out: list[tuple[int, int]] = []
+    for axis in range(3):
+        n = shape.dims[axis]
+        stride = shape.strides[axis]
+        others = [(a, shape.dims[a]) for a in range(3) if a != axis]
+        plain, wraps = [], []
+        # loops in the order z, y, x with the moving axis stopping one short
+        for z in range(d if axis != 2 else d - 1):
+            for y in range(h if axis != 1 else h - 1):
+                for x in range(w if axis != 0 else w - 1):
+                    p = 1 + x + w * y + w * h * z
+                    plain.append((p, p + stride))
+        if wrap and n >= 3:
+            (a1, n1), (a2, n2) = others
+            # the lines along `axis`, in the order of the outer coordinates (z, then y/x)
+            for c2 in range(n2):
+                for c1 in range(n1):
+                    coords = [0, 0, 0]
+                    coords[a1], coords[a2] = c1, c2
+                    first = shape.processor(coords)
+                    wraps.append((first, first + (n - 1) * stride))
+        out.extend(plain)
+        out.extend(wraps)
+    return out
+
+
+def _name(kind: str, dims: Sequence[int]) -> str:
+    return f"{' x '.join(map(str, dims))} {kind}"
+
+
+def grid(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """A 1D, 2D or 3D mesh with dimension-order routing (``XY`` or ``XYZ``)."""
+    shape = _shape(dims, "grid")
+    routing = "XYZ" if shape.ndim == 3 else "XY"
+    kw.setdefault("name", _name("grid", shape.dims))
+    return build(
+        grid_pairs(shape.dims), shape.size, latency, speed, routing=routing, shape=shape.dims, **kw
+    )
+
+
+def torus(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """A ring, 2D or 3D torus with wrap-around links and ``kDtorus`` routing."""
+    shape = _shape(dims, "torus")
+    kw.setdefault(
+        "name", _name("torus", shape.dims) if shape.ndim > 1 else f"{shape.size}-processor ring"
+    )
+    return build(
+        grid_pairs(shape.dims, wrap=True),
+        shape.size,
+        latency,
+        speed,
+        routing=f"{shape.ndim}Dtorus",
+        shape=shape.dims,
+        **kw,
+    )
+
+
+def ring(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """``n`` processors in a ring: ``1-2, 2-3, ..., (n-1)-n`` then ``1-n``."""
+    return torus([n], latency, speed, **kw)
+
+
+def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """``2**dimension`` processors, ``p - 1`` and ``q - 1`` linked when they differ in
+    one bit; links by bit (lowest first), then by processor."""
+    if not 0 <= dimension <= 20:
+        raise ValueError(f"a hypercube dimension must be 0 to 20, got {dimension}")
+    n = 1 << dimension
+    pairs = [
+        (p + 1, (p | 1 << bit) + 1)
+        for bit in range(dimension)
+        for p in range(n)
+        if not p >> bit & 1
+    ]
+    shape = (2,) * dimension if 1 <= dimension <= 3 else None
+    kw.setdefault("name", f"{dimension}-dimensional hypercube")
+    return build(pairs, n, latency, speed, routing="hypercube", shape=shape, **kw)
+
+
+def bus(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """``n`` processors on one shared link (an Ethernet, say)."""
+    _check_count(n)
+    if n < 2:
+        raise ValueError("a bus needs at least 2 processors")
+    kw.setdefault("name", f"{n}-processor bus")
+    return build([list(range(1, n + 1))], n, latency, speed, routing="broadcast", **kw)
+
+
+def clique(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """``n`` processors, one link per pair (``1-2, 1-3, ..., (n-1)-n``)."""
+    _check_count(n)
+    if n * (n - 1) // 2 > MAX_PROCESSORS:
+        raise ValueError(f"a clique of {n} processors would have too many links")
+    kw.setdefault("name", f"{n}-processor clique")
+    pairs = list(combinations(range(1, n + 1), 2))
+    return build(pairs, n, latency, speed, routing="broadcast", **kw)
+
+
+def _shape(dims: Sequence[int], kind: str) -> Shape:
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"a {kind} has 1 to 3 sizes, got {len(dims)}")
+    if any(int(n) < 1 for n in dims):
+        raise ValueError(f"the sizes of a {kind} must be positive, got {tuple(dims)}")
+    shape = Shape(tuple(int(n) for n in dims))
+    _check_count(shape.size)
+    return shape
+
+
+def _single(func: Callable[..., Topology], what: str) -> Callable[..., Topology]:
+    def gen(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+        if len(dims) != 1:
+            raise ValueError(f"expected one size ({what}), got {len(dims)}")
+        return func(int(dims[0]), latency, speed, **kw)
+
+    return gen
+
+
+GENERATORS: dict[str, Callable[..., Topology]] = {
+    "grid": grid,
+    "ring": _single(ring, "the processor count"),
+    "torus": torus,
+    "hypercube": _single(hypercube, "the dimension"),
+    "bus": _single(bus, "the processor count"),
+    "clique": _single(clique, "the processor count"),
+}
+
+
+def generate(kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+    """A topology by kind name (see :data:`GENERATORS`) and sizes."""
+    func = GENERATORS.get(kind)
+    if func is None:
+        raise ValueError(f"unknown topology kind {kind!r} (known: {', '.join(GENERATORS)})")
+    return func(dims, latency, speed, **kw)

@@ -1,0 +1,362 @@
+"""Routes through a hardware topology, from a per-topology index built once.
+
+:func:`index_of` gives a :class:`TopologyIndex` for a topology: its shape, its links
+by id, and which link joins any two processors (the lowest-id one holding both). It is
+cached per topology object and rebuilt when the topology's routing-relevant content
+(routing name, shape, processor count, link ids, connect lists, latencies, speeds)
+differs from when it was built, so a topology edited in place is never routed from a
+stale index. An index is a snapshot: hold on to one for a hot loop, ask
+:func:`index_of` again after an edit (or call :func:`invalidate`).
+
+A route (:class:`Route`) is the list of processors visited and links crossed;
+:class:`RouteBatch` holds many routes as flat numpy arrays.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from parasol_core.model import Topology
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.routing import RoutingTechnique, get_routing
+from parasol_core.topology.shape import Layout, Shape, processor_count, shape_of
+
+# Links holding more processors than this (buses, Ethernets) are not expanded into
+# processor pairs, which would grow with the square of their size.
+BIG_LINK = 32
+# Up to this many processor pairs, batch lookups use a dense pair -> link table (4 bytes
+# a pair: 16 MB at the limit, about 2000 processors); above it, a binary search.
+DENSE_PAIRS = 1 << 22
+
+
+@dataclass(frozen=True)
+class Route:
+    """The processors a message visits (both ends included) and the links it crosses."""
+
+    processors: tuple[int, ...]
+    links: tuple[int, ...]
+
+    @property
+    def source(self) -> int:
+        return self.processors[0]
+
+    @property
+    def destination(self) -> int:
+        return self.processors[-1]
+
+    @property
+    def hops(self) -> int:
+        return len(self.links)
+
+
+class RouteBatch(Sequence[Route]):
+    """Many routes as flat arrays: route ``i`` visits
+    ``processors[offsets[i]:offsets[i + 1]]`` and crosses
+    ``links[link_offsets[i]:link_offsets[i + 1]]``."""
+
+    def __init__(self, offsets: np.ndarray, processors: np.ndarray, links: np.ndarray) -> None:
+        self.offsets = offsets
+        self.processors = processors
+        self.links = links
+        self.link_offsets = offsets - np.arange(offsets.shape[0], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        a, b = self.offsets[i], self.offsets[i + 1]
+        la, lb = self.link_offsets[i], self.link_offsets[i + 1]
+        return Route(tuple(self.processors[a:b].tolist()), tuple(self.links[la:lb].tolist()))
+
+    def __iter__(self) -> Iterator[Route]:
+        for i in range(len(self)):
+            yield self[i]
+
+    @property
+    def hops(self) -> np.ndarray:
+        return np.diff(self.link_offsets)
+
+
+class TopologyIndex:
+    """What routing needs to know about one hardware topology, computed once."""
+
+    def __init__(self, topology: Topology, label: str | None = None) -> None:
+        self.topology = topology
+        self.label = label or (
+            f"topology {topology.id}" if topology.id is not None else "the topology"
+        )
+        self.count = processor_count(topology)
+        self.shape: Shape | None = shape_of(topology)
+        self.layout = Layout(self.count, self.shape, self.label)
+        self.routing = topology.routing
+
+        ids: list[int] = []
+        latency: list[float] = []
+        speed: list[float] = []
+        self.members: dict[int, tuple[int, ...]] = {}
+        for link in topology.links:
+            if link.id is None or not link.connect or link.id in self.members:
+                continue  # the validator reports these; routing skips them
+            ids.append(link.id)
+            latency.append(link.latency.mean if link.latency is not None else np.nan)
+            speed.append(link.speed.mean if link.speed is not None else np.nan)
+            self.members[link.id] = tuple(link.connect)
+        #: link ids in slot order; ``latency[s]`` and ``speed[s]`` belong to ``link_ids[s]``
+        self.link_ids = np.asarray(ids, dtype=np.int64)
+        self.latency = np.asarray(latency, dtype=np.float64)
+        self.speed = np.asarray(speed, dtype=np.float64)
+        self.slot_of: dict[int, int] = {lid: s for s, lid in enumerate(ids)}
+
+        stride = self.count + 1
+        self._stride = stride
+        pairs: dict[int, int] = {}
+        big: list[tuple[int, frozenset[int]]] = []
+        for lid in sorted(self.members):
+            procs = self.members[lid]
+            if len(procs) > BIG_LINK:
+                big.append((lid, frozenset(procs)))
+                continue
+            for i, a in enumerate(procs):
+                for b in procs[i + 1 :]:
+                    key = a * stride + b if a < b else b * stride + a
+                    pairs.setdefault(key, lid)  # sorted ids: the first is the lowest
+        self._pairs = pairs
+        self._big = big
+
+    # ------------------------------------------------------------------ lookups
+
+    @property
+    def technique(self) -> RoutingTechnique:
+        # looked up each time (a dict hit): a technique re-registered later is used
+        if not self.routing:
+            raise RoutingError(f"{self.label} has no routing technique")
+        return get_routing(self.routing)
+
+    def link_between(self, a: int, b: int) -> int | None:
+        """The lowest-id link connecting processors ``a`` and ``b``, or None."""
+        key = a * self._stride + b if a < b else b * self._stride + a
+        found = self._pairs.get(key)
+        for lid, procs in self._big:
+            if found is not None and lid > found:
+                break
+            if a in procs and b in procs:
+                return lid
+        return found
+
+    def links_between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """:meth:`link_between` for many pairs at once; 0 where no link connects them."""
+        a = np.asarray(a, dtype=np.int64)
+        b = np.asarray(b, dtype=np.int64)
+        if self._stride * self._stride <= DENSE_PAIRS:
+            inside = (a >= 1) & (a <= self.count) & (b >= 1) & (b <= self.count)
+            if inside.all():
+                return self._dense[a * self._stride + b].astype(np.int64)
+            out = np.zeros(a.shape[0], dtype=np.int64)
+            out[inside] = self._dense[a[inside] * self._stride + b[inside]]
+            return out
+        keys, values = self._pair_arrays
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        wanted = lo * self._stride + hi
+        out = np.zeros(wanted.shape[0], dtype=np.int64)
+        if keys.shape[0]:
+            at = np.searchsorted(keys, wanted)
+            at[at == keys.shape[0]] = 0
+            hit = keys[at] == wanted
+            out[hit] = values[at[hit]]
+        if self._big:
+            ids, member = self._big_arrays
+            ok = (lo >= 0) & (hi <= self.count)
+            lo_c, hi_c = np.where(ok, lo, 0), np.where(ok, hi, 0)
+            common = member[:, lo_c] & member[:, hi_c]
+            has = common.any(axis=0) & ok
+            first = ids[np.argmax(common, axis=0)]
+            better = has & ((out == 0) | (first < out))
+            out[better] = first[better]
+        return out
+
+    @cached_property
+    def _pair_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        keys = np.fromiter(self._pairs.keys(), dtype=np.int64, count=len(self._pairs))
+        values = np.fromiter(self._pairs.values(), dtype=np.int64, count=len(self._pairs))
+        order = np.argsort(keys)
+        return keys[order], values[order]
+
+    @cached_property
+    def _dense(self) -> np.ndarray:
+        """``table[a * stride + b]``: the lowest-id link joining a and b, or 0."""
+        stride = self._stride
+        table = np.zeros(stride * stride, dtype=np.int32)
+        keys, values = self._pair_arrays
+        lo, hi = keys // stride, keys % stride
+        table[lo * stride + hi] = values
+        table[hi * stride + lo] = values
+        square = table.reshape(stride, stride)
+        for lid, procs in self._big:
+            at = np.ix_(sorted(procs), sorted(procs))
+            block = square[at]
+            square[at] = np.where((block == 0) | (block > lid), lid, block)
+        return table
+
+    @cached_property
+    def _big_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        ids = np.asarray([lid for lid, _ in self._big], dtype=np.int64)
+        member = np.zeros((len(self._big), self.count + 1), dtype=bool)
+        for row, (_, procs) in enumerate(self._big):
+            member[row, [p for p in procs if 1 <= p <= self.count]] = True
+        return ids, member
+
+    def links_of(self, p: int) -> list[int]:
+        """Ids of the links processor ``p`` is on, ascending."""
+        return sorted(lid for lid, procs in self.members.items() if p in procs)
+
+    def slots(self, link_ids: np.ndarray) -> np.ndarray:
+        """Positions of link ids in :attr:`link_ids` (for the latency and speed arrays)."""
+        order = self._id_order
+        at = np.searchsorted(self.link_ids[order], link_ids)
+        return order[at]
+
+    @cached_property
+    def _id_order(self) -> np.ndarray:
+        return np.argsort(self.link_ids, kind="stable")
+
+    def coordinates(self, p: int) -> tuple[int, ...]:
+        if self.shape is None:
+            raise RoutingError(f"{self.label} has no grid shape")
+        return self.shape.coordinates(p)
+
+    def processor_at(self, coords: Sequence[int]) -> int:
+        if self.shape is None:
+            raise RoutingError(f"{self.label} has no grid shape")
+        return self.shape.processor(coords)
+
+    # ------------------------------------------------------------------ routes
+
+    def check_processor(self, p: int) -> None:
+        if not 1 <= p <= self.count:
+            raise RoutingError(f"processor {p} is not in {self.label} (processors 1..{self.count})")
+
+    def missing_link(self, a: int, b: int) -> RoutingError:
+        return RoutingError(f"no link connects processor {a} and processor {b} in {self.label}")
+
+    def route(self, src: int, dst: int) -> Route:
+        """The route from ``src`` to ``dst`` by the topology's routing technique."""
+        self.check_processor(src)
+        self.check_processor(dst)
+        path = self.technique.path(self.layout, src, dst)
+        if not path or path[0] != src or path[-1] != dst:
+            raise RoutingError(
+                f"the {self.routing} routing technique gave a path from {path[:1]} to "
+                f"{path[-1:]} for a message from processor {src} to processor {dst}"
+            )
+        if self._big:
+            links = [self.link_between(a, b) for a, b in zip(path, path[1:])]
+        else:  # the common case, inlined: one dict lookup per hop
+            pairs, stride = self._pairs, self._stride
+            links = [
+                pairs.get(a * stride + b if a < b else b * stride + a)
+                for a, b in zip(path, path[1:])
+            ]
+        if None in links:
+            at = links.index(None)
+            raise self.missing_link(path[at], path[at + 1])
+        return Route(tuple(path), tuple(links))
+
+    def routes(self, src: Any, dst: Any) -> RouteBatch:
+        """Many routes at once (numpy): ``src[i]`` to ``dst[i]``."""
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+        if src.shape != dst.shape or src.ndim != 1:
+            raise ValueError("routes() needs two sequences of the same length")
+        for ends in (src, dst):
+            bad = (ends < 1) | (ends > self.count)
+            if bad.any():
+                self.check_processor(int(ends[np.argmax(bad)]))
+        offsets, procs = self.technique.paths(self.layout, src, dst)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        procs = np.asarray(procs, dtype=np.int64)
+        steps = np.ones(max(procs.shape[0] - 1, 0), dtype=bool)
+        steps[offsets[1:-1] - 1] = False  # the last processor of one route -> the next's first
+        a, b = procs[:-1][steps], procs[1:][steps]
+        links = self.links_between(a, b)
+        missing = links == 0
+        if missing.any():
+            i = int(np.argmax(missing))
+            raise self.missing_link(int(a[i]), int(b[i]))
+        return RouteBatch(offsets, procs, links)
+
+
+# --------------------------------------------------------------------------- the cache
+
+
+def fingerprint(topology: Topology) -> tuple:
+    """What an index depends on, cheap to compare: change any of it and the index is
+    rebuilt."""
+    return (
+        topology.id,
+        topology.routing,
+        tuple(topology.shape) if topology.shape else None,
+        processor_count(topology),
+        tuple(
+            (link.id, tuple(link.connect) if link.connect else None, link.latency, link.speed)
+            for link in topology.links
+        ),
+    )
+
+
+_cache: dict[int, tuple[weakref.ref, tuple, TopologyIndex]] = {}
+
+
+def index_of(topology: Topology) -> TopologyIndex:
+    """The index of a topology, rebuilt if the topology changed since it was built."""
+    key = id(topology)
+    fp = fingerprint(topology)
+    hit = _cache.get(key)
+    if hit is not None and hit[0]() is topology and hit[1] == fp:
+        return hit[2]
+    index = TopologyIndex(topology)
+    try:
+        ref = weakref.ref(topology, lambda _r, key=key: _forget(key, _r))
+    except TypeError:  # pragma: no cover - model objects are weak-referenceable
+        return index
+    _cache[key] = (ref, fp, index)
+    return index
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    cache = _cache
+    if cache is None:  # the interpreter is shutting down and module globals are gone
+        return
+    hit = cache.get(key)
+    if hit is not None and hit[0] is ref:
+        del cache[key]
+
+
+def invalidate(topology: Topology | None = None) -> None:
+    """Drop the cached index of one topology (or of all)."""
+    if topology is None:
+        _cache.clear()
+    else:
+        _cache.pop(id(topology), None)
+
+
+def route(topology: Topology, src: int, dst: int) -> Route:
+    """The route from processor ``src`` to ``dst`` through a hardware topology."""
+    return index_of(topology).route(src, dst)
+
+
+def routes(topology: Topology, src: Any, dst: Any) -> RouteBatch:
+    """Many routes through a hardware topology at once."""
+    return index_of(topology).routes(src, dst)

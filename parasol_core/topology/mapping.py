@@ -1,0 +1,323 @@
+"""Mappings of virtual onto hardware processors: how good one is, and ways to make one.
+
+Quality (of the mapping in the file, or of a proposed one):
+
+* **dilation**: hardware hops per virtual link, the maximum and the mean;
+* **congestion**: the most virtual links whose hardware routes cross one hardware link.
+
+Virtual links are counted undirected (each neighbour pair once), routed from the lower
+virtual number to the higher by the hardware's routing technique, as in the usual
+definition of an embedding's dilation and congestion.
+
+Schemes (:data:`MAPPING_SCHEMES`), each ``scheme(hardware, count, shape, seed) ->
+[hardware processor of virtual 1, of virtual 2, ...]``:
+
+* ``identity``: virtual ``v`` on hardware ``v``;
+* ``row-major``: virtual coordinates kept, the virtual grid in the corner of the
+  hardware grid (identity when the shapes are equal or the virtual has none);
+* ``snake``: virtual ``1, 2, ...`` along the hardware grid boustrophedon-wise, so
+  consecutive numbers are neighbours;
+* ``ring``: a ring embedding in which every virtual link ``v -> v+1`` (and ``n -> 1``)
+  is one hop, where the grid has a Hamiltonian cycle (an even processor count); on an
+  odd x odd grid exactly one link takes two hops, on a line every link at most two;
+* ``random``: a random placement from ``seed``;
+* ``gray``: reflected Gray code, for a hypercube (``2**d`` processors): a ring, or a
+  grid or torus with power-of-two sizes, lands with every link one hop.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from parasol_core.model import Machine, VirtualTopology
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.index import TopologyIndex, index_of
+from parasol_core.topology.shape import Shape
+from parasol_core.topology.virtual import (
+    find_virtual,
+    hardware_of,
+    virtual_count,
+    virtual_label,
+    virtual_links,
+    virtual_shape,
+)
+
+# --------------------------------------------------------------------------- quality
+
+
+@dataclass(frozen=True)
+class MappingQuality:
+    virtual_links: int  # undirected
+    dilation_max: int
+    dilation_mean: float
+    congestion: int
+    congested_links: tuple[int, ...]  # hardware link ids carrying `congestion` virtual links
+    long_links: tuple[tuple[int, int], ...]  # virtual links of `dilation_max` hops (if > 1)
+
+
+def mapping_quality(
+    machine: Machine,
+    virtual: VirtualTopology | int,
+    mapping: Mapping[int, int] | None = None,
+) -> MappingQuality:
+    """Dilation and congestion of the virtual topology's mapping, or of ``mapping``
+    (virtual -> hardware) proposed for it."""
+    virtual = find_virtual(machine, virtual)
+    mapping = virtual.mapping if mapping is None else mapping
+    links = virtual_links(machine, virtual, directed=False)
+    index = index_of(hardware_of(machine))
+    if not links:
+        return MappingQuality(0, 0, 0.0, 0, (), ())
+    src, dst = [], []
+    for v, w in links:
+        for p in (v, w):
+            if p not in mapping:
+                raise RoutingError(
+                    f"virtual processor {p} of {virtual_label(virtual)} is not mapped to a "
+                    "hardware processor"
+                )
+        src.append(mapping[v])
+        dst.append(mapping[w])
+    try:
+        batch = index.routes(src, dst)
+    except RoutingError as e:
+        raise RoutingError(f"{e} (routing {virtual_label(virtual)})") from None
+    hops = batch.hops
+    dmax = int(hops.max())
+    # congestion: distinct virtual links per hardware link
+    which = np.repeat(np.arange(len(links)), hops)
+    pairs = np.unique(which * (int(batch.links.max(initial=0)) + 1) + batch.links)
+    per_link = np.bincount(pairs % (int(batch.links.max(initial=0)) + 1))
+    congestion = int(per_link.max(initial=0))
+    busiest = tuple(int(i) for i in np.flatnonzero(per_link == congestion)) if congestion else ()
+    long_links = tuple(links[i] for i in np.flatnonzero(hops == dmax)) if dmax > 1 else ()
+    return MappingQuality(
+        virtual_links=len(links),
+        dilation_max=dmax,
+        dilation_mean=float(hops.mean()),
+        congestion=congestion,
+        congested_links=busiest,
+        long_links=long_links,
+    )
+
+
+# --------------------------------------------------------------------------- schemes
+
+Scheme = Callable[[TopologyIndex, int, "Shape | None", "int | None"], list[int]]
+
+
+def _need_room(hw: TopologyIndex, count: int) -> None:
+    if count > hw.count:
+        raise RoutingError(
+            f"{count} virtual processors do not fit on the {hw.count} processors of {hw.label}"
+        )
+
+
+def _need_grid(hw: TopologyIndex, scheme: str) -> Shape:
+    if hw.shape is None:
+        raise RoutingError(f"the {scheme} mapping needs a grid shape, and {hw.label} has none")
+    return hw.shape
+
+
+def identity(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
+    _need_room(hw, count)
+    return list(range(1, count + 1))
+
+
+def row_major(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
+    _need_room(hw, count)
+    if shape is None or sum(n > 1 for n in shape.dims) <= 1 or hw.shape is None:
+        return list(range(1, count + 1))
+    ndim = max(shape.ndim, hw.shape.ndim)
+    vdims, hdims = shape.padded(ndim).dims, hw.shape.padded(ndim).dims
+    if any(v > h for v, h in zip(vdims, hdims)):
+        raise RoutingError(
+            f"a {shape} virtual grid does not fit in the {hw.shape} grid of {hw.label}"
+        )
+    hgrid = Shape(hdims)
+    vgrid = Shape(vdims)
+    return [hgrid.processor(vgrid.coordinates(v)) for v in range(1, count + 1)]
+
+
+def snake_order(dims: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every cell of a grid, each next to the one before: rows along X alternate
+    direction, and rows run through Y then Z, also alternating."""
+    dims = tuple(dims) + (1,) * (3 - len(dims))
+    w, h, d = dims
+    rows = []
+    for z in range(d):
+        ys = range(h) if z % 2 == 0 else range(h - 1, -1, -1)
+        rows.extend((y, z) for y in ys)
+    out = []
+    for i, (y, z) in enumerate(rows):
+        xs = range(w) if i % 2 == 0 else range(w - 1, -1, -1)
+        out.extend((x, y, z) for x in xs)
+    return out
+
+
+def snake(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
+    _need_room(hw, count)
+    grid = _need_grid(hw, "snake")
+    padded = grid.padded(3)
+    return [padded.processor(c) for c in snake_order(grid.dims)[:count]]
+
+
+def ring_order(dims: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """A closed tour of every cell of a grid, as few steps longer than one hop as
+    possible: none when the cell count is even (and the grid is not a line), one
+    two-hop step on an odd x odd grid, two-hop steps throughout on a line."""
+    ndim = len(dims)
+    active = [a for a, n in enumerate(dims) if n > 1]
+
+    def cell(values: dict[int, int]) -> tuple[int, ...]:
+        return tuple(values.get(a, 0) for a in range(ndim))
+
+    if not active:
+        return [cell({})]
+    if len(active) == 1:
+        (axis,) = active
+        n = dims[axis]
+        order = list(range(0, n, 2)) + list(range(n - 1 if n % 2 == 0 else n - 2, 0, -2))
+        return [cell({axis: c}) for c in order]
+    # Reduce to a 2D problem: a straight axis A across, and "rows" B that are either one
+    # axis or a snake through two, consecutive rows always neighbours. B gets an even
+    # size when any axis has one.
+    even = [a for a in active if dims[a] % 2 == 0]
+    if len(active) == 2:
+        x, y = active
+        across, rows_axes = (y, [x]) if dims[y] % 2 and even else (x, [y])
+    else:
+        b_first = even[0] if even else active[1]
+        rest = [a for a in active if a != b_first]
+        across, rows_axes = rest[0], [b_first, rest[1]]
+    width = dims[across]
+    if len(rows_axes) == 1:
+        rows = [{rows_axes[0]: r} for r in range(dims[rows_axes[0]])]
+    else:
+        u, v = rows_axes
+        rows = []
+        for j in range(dims[v]):
+            us = range(dims[u]) if j % 2 == 0 else range(dims[u] - 1, -1, -1)
+            rows.extend({u: i, v: j} for i in us)
+    height = len(rows)
+
+    def at(a: int, r: int) -> tuple[int, ...]:
+        return cell({across: a, **rows[r]})
+
+    if height % 2 == 0:
+        tour = [(a, 0) for a in range(width)]
+        tour += _comb(width, 1, height)
+    else:  # odd x odd: row 0 spliced into a tour of rows 1.. with one 2-hop step
+        tour = [(0, 1), (0, 0)]
+        for a in range(1, width, 2):
+            tour += [(a, 1), (a, 0), (a + 1, 0), (a + 1, 1)]
+        tour += _comb(width, 2, height)
+    return [at(a, r) for a, r in tour]
+
+
+def _comb(width: int, first: int, height: int) -> list[tuple[int, int]]:
+    """Rows ``first..height-1`` over columns 1..width-1, alternating direction from
+    the right, then column 0 back down to row ``first`` (an odd number of rows, so
+    the last one ends in column 1)."""
+    out = []
+    for i, r in enumerate(range(first, height)):
+        cols = range(width - 1, 0, -1) if i % 2 == 0 else range(1, width)
+        out.extend((a, r) for a in cols)
+    out.extend((0, r) for r in range(height - 1, first - 1, -1))
+    return out
+
+
+def _sub_grid(dims: tuple[int, ...], count: int) -> tuple[int, ...] | None:
+    """A sub-grid of ``dims`` with exactly ``count`` cells, best for a ring: an even
+    count with two sizes above 1 first, then the most compact."""
+    best = None
+    for sub in product(*(range(1, n + 1) for n in dims)):
+        if int(np.prod(sub)) != count:
+            continue
+        big = [n for n in sub if n > 1]
+        key = (not (count % 2 == 0 and len(big) >= 2), max(big, default=1) / min(big, default=1))
+        if best is None or key < best[0]:
+            best = (key, sub)
+    return best[1] if best else None
+
+
+def ring(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
+    _need_room(hw, count)
+    grid = _need_grid(hw, "ring")
+    sub = _sub_grid(grid.dims, count)
+    if sub is None:  # no sub-grid of that size: a snake, closed by one long link
+        return snake(hw, count, shape, seed)
+    return [grid.processor(c) for c in ring_order(sub)]
+
+
+def random_mapping(
+    hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None
+) -> list[int]:
+    _need_room(hw, count)
+    return random.Random(seed).sample(range(1, hw.count + 1), count)
+
+
+def gray_code(i: int) -> int:
+    return i ^ (i >> 1)
+
+
+def gray(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
+    _need_room(hw, count)
+    n = hw.count
+    if n < 1 or n & (n - 1):
+        raise RoutingError(
+            f"the gray mapping needs a hypercube (2**d processors); {hw.label} has {n}"
+        )
+    sizes = shape.dims if shape is not None else (count,)
+    if any(s & (s - 1) for s in sizes) or shape is None or shape.size != count:
+        sizes = (count,)  # not a power-of-two grid: Gray code along the numbering
+    out = []
+    for v in range(1, count + 1):
+        coords = Shape(sizes).coordinates(v) if len(sizes) > 1 else (v - 1,)
+        code, shift = 0, 0
+        for c, s in zip(coords, sizes):
+            code |= gray_code(c) << shift
+            shift += s.bit_length() - 1
+        out.append(code + 1)
+    return out
+
+
+MAPPING_SCHEMES: dict[str, Scheme] = {
+    "identity": identity,
+    "row-major": row_major,
+    "snake": snake,
+    "ring": ring,
+    "random": random_mapping,
+    "gray": gray,
+}
+
+
+def mapping_schemes() -> list[str]:
+    return list(MAPPING_SCHEMES)
+
+
+def make_mapping(
+    machine: Machine,
+    virtual: VirtualTopology | int,
+    scheme: str,
+    *,
+    seed: int | None = None,
+) -> dict[int, int]:
+    """A mapping (virtual -> hardware processor) for the virtual topology by a named
+    scheme. The model is not changed: set ``virtual.mapping`` (through an undoable
+    command in the editor) to apply it."""
+    virtual = find_virtual(machine, virtual)
+    func = MAPPING_SCHEMES.get(scheme)
+    if func is None:
+        raise RoutingError(
+            f"unknown mapping scheme {scheme!r} (known: {', '.join(MAPPING_SCHEMES)})"
+        )
+    hw = index_of(hardware_of(machine))
+    count = virtual_count(virtual)
+    placed = func(hw, count, virtual_shape(machine, virtual), seed)
+    return {v: int(h) for v, h in zip(range(1, count + 1), placed)}

@@ -1,0 +1,353 @@
+"""Network states and message transfer times (DESIGN.md, "Network state and transfer
+time"; the report's steps I-V in section 2.2.2).
+
+The estimator plots each message's route once and keeps its integer id
+(:class:`RouteTable`, steps I-II). At each point of its event trace it names the routes
+that are active (a :class:`NetworkState`, a multiset of route ids, step IV) and asks
+how long one of them takes. For a message of ``b`` bytes on route ``R`` in state ``S``
+(``R`` itself counted in ``S``)::
+
+    t = sum(latency(l) for l in R) + b * max(speed(l) * n_S(l) for l in R)
+
+where ``n_S(l)`` is how many routes in ``S`` cross link ``l`` (a route counts once per
+link, however often it crosses it). A route of no links (a message to oneself) takes no
+time. Topology setup times are not part of it.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from parasol_core.model import Machine, Topology, VirtualTopology
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.index import Route, TopologyIndex, index_of
+from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
+
+
+class RouteTable:
+    """Routes plotted once and named by integer ids (1, 2, 3, ...).
+
+    Built on a hardware topology; with ``mapping`` (virtual -> hardware processor),
+    :meth:`add` takes virtual processor numbers. The table keeps the index it was built
+    with, so the routes and timings stay those of the topology as it was then.
+    """
+
+    def __init__(
+        self,
+        topology: Topology,
+        mapping: Mapping[int, int] | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.index: TopologyIndex = index_of(topology)
+        self.mapping = dict(mapping) if mapping is not None else None
+        self.label = label or self.index.label
+        # every route end to end: its processors, its link slots (positions in
+        # index.link_ids), and its link slots without repeats (for the link loads)
+        self._procs = array("q")
+        self._proc_ends = array("q", [0])
+        self._slots = array("q")
+        self._ends = array("q", [0])
+        self._unique = array("q")
+        self._unique_ends = array("q", [0])
+        self._arrays: tuple[np.ndarray, ...] | None = None
+
+    @classmethod
+    def for_machine(
+        cls, machine: Machine, virtual: VirtualTopology | int | None = None
+    ) -> RouteTable:
+        """Routes through the machine's hardware topology, between hardware processors or,
+        given a virtual topology, between its virtual processors."""
+        hw = hardware_of(machine)
+        if virtual is None:
+            return cls(hw)
+        virt = find_virtual(machine, virtual)
+        return cls(hw, virt.mapping, virtual_label(virt))
+
+    def __len__(self) -> int:
+        return len(self._ends) - 1
+
+    def __getitem__(self, route_id: int) -> Route:
+        """The route with this id."""
+        i = self._position(route_id)
+        procs = self._procs[self._proc_ends[i] : self._proc_ends[i + 1]]
+        slots = self._slots[self._ends[i] : self._ends[i + 1]]
+        ids = self.index.link_ids
+        return Route(tuple(procs), tuple(int(ids[s]) for s in slots))
+
+    def _position(self, route_id: int) -> int:
+        if not 1 <= route_id <= len(self):
+            raise KeyError(f"there is no route with id {route_id}")
+        return route_id - 1
+
+    def _hardware(self, p: int) -> int:
+        if self.mapping is None:
+            return p
+        h = self.mapping.get(p)
+        if h is None:
+            raise RoutingError(
+                f"virtual processor {p} of {self.label} is not mapped to a hardware processor"
+            )
+        return h
+
+    def add(self, src: int, dst: int) -> int:
+        """Plot the route of a message from ``src`` to ``dst``; its id."""
+        a, b = self._hardware(src), self._hardware(dst)
+        try:
+            route = self.index.route(a, b)
+        except RoutingError as e:
+            if self.mapping is None:
+                raise
+            raise RoutingError(
+                f"{e} (from virtual processor {src} to {dst} of {self.label})"
+            ) from None
+        return self.add_route(route)
+
+    def add_route(self, route: Route) -> int:
+        """Keep an already plotted (hardware) route; its id."""
+        slot_of = self.index.slot_of
+        try:
+            slots = [slot_of[lid] for lid in route.links]
+        except KeyError as e:
+            raise RoutingError(f"link {e.args[0]} is not in {self.index.label}") from None
+        self._procs.extend(route.processors)
+        self._proc_ends.append(len(self._procs))
+        self._slots.extend(slots)
+        self._ends.append(len(self._slots))
+        self._unique.extend(dict.fromkeys(slots))
+        self._unique_ends.append(len(self._unique))
+        self._arrays = None
+        return len(self)
+
+    def add_many(self, src: Any, dst: Any) -> np.ndarray:
+        """Plot many routes at once (numpy); their ids, in order."""
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+        if self.mapping is not None:
+            table = mapping_table(self.mapping)
+            for ends in (src, dst):
+                bad = (ends < 1) | (ends >= table.shape[0])
+                bad[~bad] = table[ends[~bad]] == 0
+                if bad.any():
+                    self._hardware(int(ends[np.argmax(bad)]))
+            src, dst = table[src], table[dst]
+        batch = self.index.routes(src, dst)
+        first = len(self) + 1
+        slots = self.index.slots(batch.links)
+        _append(self._procs, self._proc_ends, batch.processors, batch.offsets)
+        _append(self._slots, self._ends, slots, batch.link_offsets)
+        # distinct links per route: sorting (route, slot) keys groups them by route
+        nslots = self.index.link_ids.shape[0] + 1
+        which = np.repeat(np.arange(len(batch), dtype=np.int64), batch.hops)
+        keys = np.sort(which * nslots + slots)
+        if keys.shape[0] > 1:
+            keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+        counts = np.bincount(keys // nslots, minlength=len(batch))
+        offsets = np.zeros(len(batch) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        _append(self._unique, self._unique_ends, keys % nslots, offsets)
+        self._arrays = None
+        return np.arange(first, first + len(batch), dtype=np.int64)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(slots, ends, unique_slots, unique_ends)``: route ``i`` (id ``i + 1``) crosses
+        link slots ``slots[ends[i]:ends[i + 1]]``."""
+        if self._arrays is None:
+            self._arrays = (
+                np.array(self._slots, dtype=np.int64),
+                np.array(self._ends, dtype=np.int64),
+                np.array(self._unique, dtype=np.int64),
+                np.array(self._unique_ends, dtype=np.int64),
+            )
+        return self._arrays
+
+    def state(self, route_ids: Iterable[int] = ()) -> NetworkState:
+        """A network state of this table's routes."""
+        return NetworkState(self, route_ids)
+
+    def transfer_time(self, route_id: int, others: Iterable[int], nbytes: float) -> float:
+        """The transfer time of ``nbytes`` on route ``route_id`` while the messages on
+        the routes ``others`` are under way (the state is ``others`` plus this one)."""
+        state = self.state(others)
+        state.add(route_id)
+        return state.transfer_time(route_id, nbytes)
+
+
+def _append(flat: array, ends: array, values: np.ndarray, offsets: np.ndarray) -> None:
+    """Append segments given as (values, offsets from 0) to an (array, ends) pair."""
+    base = len(flat)
+    flat.frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
+    ends.frombytes(np.ascontiguousarray(offsets[1:] + base, dtype=np.int64).tobytes())
+
+
+def mapping_table(mapping: Mapping[int, int]) -> np.ndarray:
+    """``table[v]`` = ``mapping[v]`` for array lookups (0 where unmapped)."""
+    size = max((v for v in mapping if v >= 0), default=0) + 1
+    table = np.zeros(size, dtype=np.int64)
+    for v, h in mapping.items():
+        if v >= 0:
+            table[v] = h
+    return table
+
+
+class NetworkState:
+    """A multiset of active routes of one :class:`RouteTable`, and the load it puts on
+    every link."""
+
+    def __init__(self, table: RouteTable, route_ids: Iterable[int] = ()) -> None:
+        self.table = table
+        self.counts: Counter[int] = Counter()
+        self._load: np.ndarray | None = None
+        ids = route_ids.tolist() if isinstance(route_ids, np.ndarray) else list(route_ids)
+        if ids and not (1 <= min(ids) and max(ids) <= len(table)):
+            bad = next(rid for rid in ids if not 1 <= rid <= len(table))
+            table._position(bad)
+        self.counts.update(ids)
+
+    def __contains__(self, route_id: object) -> bool:
+        return self.counts.get(route_id, 0) > 0  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return sum(self.counts.values())
+
+    def add(self, route_id: int, times: int = 1) -> None:
+        """One more active copy (or ``times`` more) of a route."""
+        self.table._position(route_id)
+        self.counts[route_id] += times
+        if self._load is not None:
+            self._load[self._unique_slots(route_id)] += times
+
+    def remove(self, route_id: int, times: int = 1) -> None:
+        """One copy (or ``times``) of a route fewer; KeyError if it is not that active."""
+        if self.counts.get(route_id, 0) < times:
+            raise KeyError(f"route {route_id} is not active {times} time(s)")
+        self.counts[route_id] -= times
+        if not self.counts[route_id]:
+            del self.counts[route_id]
+        if self._load is not None:
+            self._load[self._unique_slots(route_id)] -= times
+
+    def _unique_slots(self, route_id: int) -> np.ndarray:
+        _, _, uslots, uends = self.table.arrays()
+        i = route_id - 1
+        return uslots[uends[i] : uends[i + 1]]
+
+    @property
+    def loads(self) -> np.ndarray:
+        """``n_S`` per link slot (see ``table.index.link_ids``)."""
+        if self._load is None:
+            _, _, uslots, uends = self.table.arrays()
+            nlinks = self.table.index.link_ids.shape[0]
+            if not self.counts:
+                self._load = np.zeros(nlinks, dtype=np.int64)
+            else:
+                ids = np.fromiter(self.counts.keys(), dtype=np.int64, count=len(self.counts))
+                times = np.fromiter(self.counts.values(), dtype=np.int64, count=len(self.counts))
+                flat, which = _gather(uslots, uends, ids - 1)
+                self._load = np.bincount(flat, weights=times[which], minlength=nlinks).astype(
+                    np.int64
+                )
+        return self._load
+
+    def load(self, link_id: int) -> int:
+        """How many active routes cross link ``link_id``."""
+        slot = self.table.index.slot_of.get(link_id)
+        if slot is None:
+            raise KeyError(f"link {link_id} is not in {self.table.index.label}")
+        return int(self.loads[slot])
+
+    def transfer_time(self, route_id: int, nbytes: float) -> float:
+        """Seconds to send ``nbytes`` over an active route in this state."""
+        if route_id not in self:
+            raise ValueError(
+                f"route {route_id} is not in the network state (a message's own route "
+                "counts in the state it is sent in)"
+            )
+        slots, ends, _, _ = self.table.arrays()
+        mine = slots[ends[route_id - 1] : ends[route_id]]
+        if mine.shape[0] == 0:
+            return 0.0
+        index = self.table.index
+        lat, spd = index.latency[mine], index.speed[mine]
+        _check_timings(index, mine, lat, spd)
+        return float(lat.sum() + nbytes * (spd * self.loads[mine]).max())
+
+    def transfer_times(self, route_ids: Any = None, nbytes: Any = 1.0) -> np.ndarray:
+        """Transfer times of many messages in this state at once (numpy).
+
+        ``route_ids``: the routes asked about (all must be active); None means every
+        distinct active route, in ascending id order. ``nbytes``: one size for all or
+        one per route.
+        """
+        if route_ids is None:
+            ids = np.asarray(sorted(self.counts), dtype=np.int64)
+        else:
+            ids = np.atleast_1d(np.asarray(route_ids, dtype=np.int64))
+            active = np.fromiter(self.counts, dtype=np.int64, count=len(self.counts))
+            inactive = ~np.isin(ids, active)
+            if inactive.any():
+                raise ValueError(f"route {ids[np.argmax(inactive)]} is not in the network state")
+        slots, ends, _, _ = self.table.arrays()
+        flat, which = _gather(slots, ends, ids - 1)
+        index = self.table.index
+        lat, spd = index.latency[flat], index.speed[flat]
+        _check_timings(index, flat, lat, spd)
+        per_byte = spd * self.loads[flat]
+        hops = ends[ids] - ends[ids - 1]
+        starts = np.zeros(ids.shape[0], dtype=np.int64)
+        np.cumsum(hops[:-1], out=starts[1:])
+        latency = _segment_reduce(np.add, lat, starts, hops)
+        worst = _segment_reduce(np.maximum, per_byte, starts, hops)
+        return latency + np.asarray(nbytes, dtype=np.float64) * worst
+
+
+def _gather(
+    flat: np.ndarray, ends: np.ndarray, positions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The concatenated segments ``flat[ends[i]:ends[i+1]]`` for each i in
+    ``positions``, and for every element which of ``positions`` it came from."""
+    lengths = ends[positions + 1] - ends[positions]
+    which = np.repeat(np.arange(positions.shape[0]), lengths)
+    starts = np.zeros(positions.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    at = np.arange(which.shape[0], dtype=np.int64) - starts[which] + ends[positions][which]
+    return flat[at], which
+
+
+def _segment_reduce(
+    ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
+    """``ufunc.reduce`` over consecutive segments; 0 for an empty one."""
+    out = np.zeros(starts.shape[0], dtype=np.float64)
+    full = lengths > 0
+    if values.shape[0] and full.any():
+        out[full] = ufunc.reduceat(values, starts[full])
+    return out
+
+
+def _check_timings(
+    index: TopologyIndex, slots: np.ndarray, lat: np.ndarray, spd: np.ndarray
+) -> None:
+    bad = np.isnan(lat) | np.isnan(spd)
+    if bad.any():
+        i = int(np.argmax(bad))
+        what = "latency" if np.isnan(lat[i]) else "speed"
+        lid = int(index.link_ids[slots[i]])
+        raise RoutingError(f"link {lid} of {index.label} has no {what}")
+
+
+def transfer_time(
+    topology: Topology, route: Route, others: Iterable[Route], nbytes: float
+) -> float:
+    """The formula on plain routes: ``nbytes`` over ``route`` while messages on the
+    routes ``others`` are under way (the state is ``others`` plus ``route``)."""
+    table = RouteTable(topology)
+    rid = table.add_route(route)
+    state = table.state([rid])
+    for other in others:
+        state.add(table.add_route(other))
+    return state.transfer_time(rid, nbytes)

@@ -1,0 +1,227 @@
+"""Where processors sit: the grid shape of a topology and the coordinates it implies.
+
+Processors of a grid, torus or cube are numbered from 1 in row-major order,
+``p = 1 + x + W*y + W*H*z`` (DESIGN.md, "Topologies"). The shape ``W [H [D]]`` comes
+from the ``# piui: shape`` comment when it agrees with the processor count, else it is
+inferred from the links: the smallest shape in which every two-processor link joins
+neighbours (one coordinate differs by one, or wraps around).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import product
+
+import numpy as np
+
+from parasol_core.model import Topology
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes ``(W,)``, ``(W, H)`` or ``(W, H, D)`` of a grid of processors."""
+
+    dims: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not self.dims or any(int(n) < 1 for n in self.dims):
+            raise ValueError(f"a shape needs positive sizes, got {self.dims!r}")
+        object.__setattr__(self, "dims", tuple(int(n) for n in self.dims))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.dims)
+
+    # cached_property writes the instance dict directly, which a frozen dataclass allows
+    @cached_property
+    def size(self) -> int:
+        return math.prod(self.dims)
+
+    @cached_property
+    def strides(self) -> tuple[int, ...]:
+        out, step = [], 1
+        for n in self.dims:
+            out.append(step)
+            step *= n
+        return tuple(out)
+
+    def padded(self, ndim: int) -> Shape:
+        """The same grid with sizes of 1 added up to ``ndim`` dimensions."""
+        return Shape(self.dims + (1,) * max(0, ndim - self.ndim))
+
+    def fits(self, ndim: int) -> bool:
+        """Whether all sizes above 1 are among the first ``ndim`` (a 4 x 4 x 1 grid is
+        two-dimensional)."""
+        return all(n == 1 for n in self.dims[ndim:])
+
+    def coordinates(self, p: int) -> tuple[int, ...]:
+        """0-based coordinates of processor ``p`` (1-based)."""
+        if not 1 <= p <= self.size:
+            raise ValueError(f"processor {p} is outside the {self} grid")
+        rest, out = p - 1, []
+        for n in self.dims:
+            rest, c = divmod(rest, n)
+            out.append(c)
+        return tuple(out)
+
+    def processor(self, coords: Sequence[int]) -> int:
+        """The processor number at 0-based ``coords`` (missing trailing ones are 0)."""
+        if len(coords) > self.ndim and any(coords[self.ndim :]):
+            raise ValueError(f"coordinates {tuple(coords)} are outside the {self} grid")
+        p = 1
+        for c, n, s in zip(coords, self.dims, self.strides):
+            if not 0 <= c < n:
+                raise ValueError(f"coordinates {tuple(coords)} are outside the {self} grid")
+            p += c * s
+        return p
+
+    def coordinates_array(self, p: np.ndarray) -> np.ndarray:
+        """Coordinates of many processors at once: shape ``(len(p), ndim)``."""
+        rest = np.asarray(p, dtype=np.int64) - 1
+        out = np.empty((rest.shape[0], self.ndim), dtype=np.int64)
+        for axis, n in enumerate(self.dims):
+            out[:, axis] = rest % n
+            rest = rest // n
+        return out
+
+    def processors_array(self, coords: np.ndarray) -> np.ndarray:
+        """Processor numbers of many coordinate rows at once."""
+        coords = np.asarray(coords, dtype=np.int64)
+        return 1 + coords @ np.asarray(self.strides[: coords.shape[1]], dtype=np.int64)
+
+    def __str__(self) -> str:
+        return " x ".join(map(str, self.dims))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Processors 1..count, optionally arranged on a grid: what a routing technique sees.
+
+    ``label`` names the topology in messages (``"topology 1"``, ``"virtual topology 3"``).
+    """
+
+    count: int
+    shape: Shape | None = None
+    label: str = "the topology"
+    _grids: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+
+    def contains(self, p: int) -> bool:
+        return 1 <= p <= self.count
+
+    def grid(self, technique: str, ndim: int) -> Shape:
+        """The shape padded to ``ndim`` dimensions, or a RoutingError saying why a
+        technique that needs one cannot have it."""
+        grid = self._grids.get(ndim)
+        if grid is not None:
+            return grid
+        from parasol_core.topology.errors import RoutingError
+
+        if self.shape is None:
+            raise RoutingError(
+                f"{technique} routing needs a grid shape, and {self.label} has none "
+                "(add a '# piui: shape = W H [D]' comment or links in grid order)"
+            )
+        if not self.shape.fits(ndim):
+            raise RoutingError(
+                f"{technique} routing works on grids of up to {ndim} dimensions; "
+                f"{self.label} is {self.shape}"
+            )
+        grid = self._grids[ndim] = self.shape.padded(ndim)
+        return grid
+
+
+# --------------------------------------------------------------------------- topologies
+
+
+def processor_count(topology: Topology) -> int:
+    """The number of processors: the ``processors`` field, else the highest number seen."""
+    if topology.processor_count is not None:
+        return topology.processor_count
+    numbers = list(topology.types)
+    for link in topology.links:
+        numbers.extend(link.connect or ())
+    return max(numbers, default=0)
+
+
+def declared_shape(topology: Topology) -> Shape | None:
+    """The shape of the ``# piui: shape`` comment, if it agrees with the processor count."""
+    dims = topology.shape
+    if not dims:
+        return None
+    try:
+        shape = Shape(tuple(dims))
+    except ValueError:
+        return None
+    return shape if shape.size == processor_count(topology) else None
+
+
+def shape_of(topology: Topology) -> Shape | None:
+    """The topology's shape: its shape comment when it fits, else inferred from the links."""
+    return declared_shape(topology) or infer_shape(topology)
+
+
+def infer_shape(topology: Topology) -> Shape | None:
+    """The grid shape the links imply, or None when they are not those of a grid or torus.
+
+    Every candidate ``W``, ``W x H``, ``W x H x D`` (sizes above 1) with the right
+    processor count is tried; it fits when each link joins two processors that are
+    neighbours in it. Of those that fit, the one needing the fewest wrap-around links
+    wins, then the one with the fewest dimensions. Links joining more than two
+    processors (a bus) mean there is no grid.
+    """
+    n = processor_count(topology)
+    pairs = []
+    for link in topology.links:
+        if not link.connect:
+            continue
+        if len(link.connect) != 2:
+            return None
+        pairs.append(tuple(link.connect))
+    if n < 2 or not pairs:
+        return None
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    if a.min() < 1 or b.min() < 1 or max(a.max(), b.max()) > n:
+        return None
+    best: tuple[int, int, Shape] | None = None
+    for dims in candidate_shapes(n):
+        shape = Shape(dims)
+        wraps = _wraps_if_fits(shape, a, b)
+        if wraps is None:
+            continue
+        key = (wraps, shape.ndim)
+        if best is None or key < best[:2]:
+            best = (wraps, shape.ndim, shape)
+    return best[2] if best else None
+
+
+def candidate_shapes(n: int) -> Iterable[tuple[int, ...]]:
+    """Every ``(W,)``, ``(W, H)``, ``(W, H, D)`` with product ``n`` and sizes above 1."""
+    yield (n,)
+    divisors = [d for d in range(2, n // 2 + 1) if n % d == 0]
+    for w in divisors:
+        yield (w, n // w)
+    for w, h in product(divisors, divisors):
+        if n % (w * h) == 0 and n // (w * h) >= 2:
+            yield (w, h, n // (w * h))
+
+
+def _wraps_if_fits(shape: Shape, a: np.ndarray, b: np.ndarray) -> int | None:
+    """How many of the links a-b wrap around in ``shape``, or None if one is not a
+    neighbour link there."""
+    ca, cb = shape.coordinates_array(a), shape.coordinates_array(b)
+    diff = np.abs(ca - cb)
+    sizes = np.asarray(shape.dims, dtype=np.int64)
+    moved = diff != 0
+    if not np.all(moved.sum(axis=1) == 1):
+        return None
+    step = diff.sum(axis=1)
+    size = (moved * sizes).sum(axis=1)
+    plain = step == 1
+    wrap = (step == size - 1) & (size >= 3)
+    if not np.all(plain | wrap):
+        return None
+    return int(np.count_nonzero(~plain))
