@@ -239,3 +239,95 @@ def scale_group(
                 proc.timings[name] = timing.scaled(factor)
                 changed += 1
     return changed
+
+
+# --------------------------------------------------------------------------- change keys
+
+
+def stored_key(machine: Machine, s: Slot) -> str | None:
+    """The reference key (as the engine names stored values) of the value a slot holds,
+    or None when the change is structural (an id, an expression, a routing name): the
+    engine must then rebuild its graph rather than re-evaluate a few expressions.
+
+    Computed from the objects, not from the slot's label, so it stays right when ids
+    change after the slot was made.
+    """
+    from parasol_core.model import ExprSection, Link, Topology, VirtualTopology
+
+    obj, attr = s.obj, s.attr
+    if s.kind == EXPR or isinstance(obj, ExprSection) or attr == "id":
+        return None
+    if obj is machine:
+        names = {"processor_count": "processors", "topology_count": "topologies"}
+        return f"ma.{names[attr]}" if attr in names else None
+    if isinstance(obj, Processor):
+        return f"pt({obj.id}).{s.key}" if attr == "timings" else None
+    if isinstance(obj, Cache):
+        proc = next((p for p in machine.processors if p.cache is obj), None)
+        return None if proc is None else f"pc({proc.id}).{attr}"
+    if isinstance(obj, Topology):
+        if attr == "types":
+            return f"tp({obj.id})({s.key})"
+        names = {"setup": "setup", "processor_count": "processors", "link_count": "links"}
+        return f"to({obj.id}).{names[attr]}" if attr in names else None
+    if isinstance(obj, Link):
+        topo = next((t for t in machine.topologies if any(lk is obj for lk in t.links)), None)
+        if topo is None or attr not in ("latency", "speed", "connect"):
+            return None
+        return f"tl({topo.id})({obj.id}).{attr}"
+    if isinstance(obj, VirtualTopology):
+        if attr == "mapping":
+            return f"vm({obj.id})({s.key})"
+        names = {"setup": "setup", "processor_count": "processors"}
+        return f"vt({obj.id}).{names[attr]}" if attr in names else None
+    return None
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def _retarget(node: Any, old_id: int, new_id: int) -> Any:
+    """A tree with processor references to ``old_id`` pointed at ``new_id``."""
+    from dataclasses import replace
+
+    from parasol_core.expr.tree import Binary, Call, Unary
+
+    if isinstance(node, Reference):
+        if node.prefix in ("pr", "pt", "pc", "po") and node.indices == (old_id,):
+            return replace(node, indices=(new_id,))
+        return node
+    if isinstance(node, Binary):
+        return replace(node, left=_retarget(node.left, old_id, new_id),
+                       right=_retarget(node.right, old_id, new_id))  # fmt: skip
+    if isinstance(node, Unary):
+        return replace(node, operand=_retarget(node.operand, old_id, new_id))
+    if isinstance(node, Call):
+        return replace(node, arg=_retarget(node.arg, old_id, new_id))
+    return node
+
+
+def copy_processor(proc: Processor, new_id: int, name: str | None = None) -> Processor:
+    """A new processor type with the timings, cache and combinations of ``proc``; its
+    combinations refer to the copy itself where the original's referred to the original."""
+    cache = None
+    if proc.cache is not None:
+        c = proc.cache
+        cache = Cache(c.size, c.speed, c.smallloopspeedup)
+    combinations = {}
+    for key, expr in proc.combinations.items():
+        if proc.id is None:
+            combinations[key] = Expression(expr.text, expr.tree, expr.offset)
+        else:
+            tree = _retarget(expr.tree, proc.id, new_id)
+            combinations[key] = (
+                Expression(expr.text, expr.tree, expr.offset)
+                if tree == expr.tree
+                else Expression.from_tree(tree)
+            )
+    return Processor(
+        new_id,
+        name if name is not None else f"{proc.name or 'processor'} (copy)",
+        dict(proc.timings),
+        cache,
+        combinations,
+    )

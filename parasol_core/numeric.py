@@ -1,0 +1,58 @@
+"""Number representations the editor's controls use, kept here so they are tested
+without a display: mantissa x 10^exponent, and logarithmic scales."""
+
+from __future__ import annotations
+
+import math
+
+
+def split(value: float) -> tuple[float, int]:
+    """``value`` as (mantissa in [1, 10), exponent); 0 gives (0.0, 0)."""
+    if value == 0 or not math.isfinite(value):
+        return 0.0, 0
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = value / 10.0**exponent
+    # log10 can land one off at exact powers of ten
+    if abs(mantissa) >= 10:
+        mantissa /= 10
+        exponent += 1
+    elif abs(mantissa) < 1:
+        mantissa *= 10
+        exponent -= 1
+    return mantissa, exponent
+
+
+def join(mantissa: float, exponent: int) -> float:
+    """mantissa x 10^exponent, rounded to the digits a mantissa slider can set so that
+    a slider value reads back as a short number (2.5e-07, not 2.4999999999999998e-07)."""
+    return float(f"{mantissa:.6g}e{exponent}")
+
+
+def log_position(value: float, low: float, high: float, steps: int) -> int:
+    """Slider position (0..steps) of ``value`` on a log scale from low to high."""
+    value = min(max(value, low), high)
+    span = math.log10(high) - math.log10(low)
+    return round((math.log10(value) - math.log10(low)) / span * steps)
+
+
+def log_value(position: int, low: float, high: float, steps: int) -> float:
+    span = math.log10(high) - math.log10(low)
+    return 10 ** (math.log10(low) + span * position / steps)
+
+
+def cache_size_shown(size: int | None) -> int:
+    """The report's logarithmic scale cannot show 0: a size of 0 is shown as 1."""
+    return 1 if not size or size < 1 else size
+
+
+def parse_positive(text: str) -> float:
+    """A positive finite number typed by a user; ValueError with a message otherwise."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise ValueError(f"'{text.strip()}' is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"'{text.strip()}' is not a finite number")
+    if value <= 0:
+        raise ValueError(f"{text.strip()} is not a positive number")
+    return value

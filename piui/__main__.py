@@ -1,0 +1,5 @@
+import sys
+
+from piui.app import main
+
+sys.exit(main())

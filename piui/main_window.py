@@ -1,0 +1,372 @@
+"""The main window ("Machine Model"): menus, the overview, and every other window as a
+dock that can be shown, hidden, moved, or floated as a window of its own."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QWidget,
+)
+
+from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
+from piui.document import Document
+from piui.windows.diagnostics import DiagnosticsPanel
+from piui.windows.overview import MachineOverview
+from piui.windows.processor_master import ProcessorMaster
+from piui.windows.terminal import TerminalHandler, TerminalWindow
+
+log = logging.getLogger("piui")
+
+SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
+MAX_RECENT = 10
+FILE_FILTER = "Machine models (*.machine);;All files (*)"
+
+SHORTCUTS = [
+    ("Ctrl+N", "New model from the Parsytec GCel sample"),
+    ("Ctrl+O", "Open a model"),
+    ("Ctrl+S", "Save"),
+    ("Ctrl+Shift+S", "Save as"),
+    ("Ctrl+Z", "Undo (a whole slider drag is one step)"),
+    ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
+    ("Ctrl+1 … Ctrl+7", "Show processor master, instruction groups, individual "
+     "instructions, cache, combinations, diagnostics, terminal"),
+    ("Ctrl+Q", "Quit"),
+    ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
+    ("Enter", "Apply a typed value"),
+]  # fmt: skip
+
+
+def settings() -> QSettings:
+    """Settings persist window layout and recent files. PIUI_SETTINGS names an INI file
+    to use instead of the platform's store (the tests use a temporary one)."""
+    path = os.environ.get("PIUI_SETTINGS")
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings("PIUI", "PIUI")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
+                 ) -> None:  # fmt: skip
+        super().__init__()
+        self.resize(1280, 820)  # before the docks, so they are laid out once, at this size
+        self.document = document or Document(self)
+        self.setObjectName("MainWindow")
+        self.handler = handler or TerminalHandler()
+        if handler is None:
+            for name in ("piui", "parasol_core"):
+                logger = logging.getLogger(name)
+                logger.addHandler(self.handler)
+                if logger.level == logging.NOTSET or logger.level > logging.INFO:
+                    logger.setLevel(logging.DEBUG)
+        self.docks: dict[str, QDockWidget] = {}
+        self.panels: dict[str, QWidget] = {}
+
+        self.overview = MachineOverview(self.document)
+        self.setCentralWidget(self.overview)
+        self.processor_master = ProcessorMaster(self.document)
+        self.diagnostics = DiagnosticsPanel(self.document)
+        self.terminal = TerminalWindow(self.handler)
+        self.add_panel("processors", "Processor master", self.processor_master,
+                       Qt.DockWidgetArea.LeftDockWidgetArea)  # fmt: skip
+        for key, title, factory, area in self.panel_factories():
+            self.add_panel(key, title, factory(self.document), area)
+        self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
+                       Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
+        self.add_panel(
+            "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
+        self.docks["diagnostics"].raise_()
+        right = [k for k in self.docks if self.dockWidgetArea(self.docks[k])
+                 == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
+        if right:
+            self.docks[right[-1]].raise_()
+            self.resizeDocks([self.docks[right[0]]], [560], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["processors"]], [260], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["diagnostics"]], [160], Qt.Orientation.Vertical)
+
+        # dialogs, replaceable so tests can answer them
+        self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
+        self.ask_open_path: Callable[[], str] = self._ask_open_path
+        self.ask_save_path: Callable[[], str] = self._ask_save_path
+        self.show_error: Callable[[str, str], None] = self._show_error
+
+        self._build_menus()
+        self.processor_master.openRequested.connect(self.show_panel)
+        self.overview.processorActivated.connect(self._processor_activated)
+        self.diagnostics.activated.connect(self.go_to)
+        self.document.undo_stack.cleanChanged.connect(self._update_title)
+        self.document.pathChanged.connect(self._update_title)
+        self.document.modelReset.connect(self._update_title)
+        self.resize(1280, 820)
+        self._restore_settings()
+        self._update_title()
+
+    # ---- panels
+
+    def panel_factories(self) -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
+        """The windows beyond the fixed ones, as (key, title, factory, area)."""
+        from piui.windows import registry
+
+        return registry.panels()
+
+    def add_panel(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
+                  ) -> QDockWidget:  # fmt: skip
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"dock-{key}")
+        dock.setWidget(widget)
+        # Panels sharing an area share one tab group; tabifying as each is added (rather
+        # than stacking them first) leaves no stray tab bar behind.
+        same_area = [d for d in self.docks.values() if self.dockWidgetArea(d) == area]
+        if same_area and area != Qt.DockWidgetArea.LeftDockWidgetArea:
+            self.tabifyDockWidget(same_area[-1], dock)
+        else:
+            self.addDockWidget(area, dock)
+        self.docks[key] = dock
+        self.panels[key] = widget
+        return dock
+
+    def extra_windows(self) -> list[tuple[str, QWidget]]:
+        """Top-level windows the panels open (for screenshots)."""
+        out: list[tuple[str, QWidget]] = []
+        for panel in self.panels.values():
+            out.extend(getattr(panel, "extra_windows", lambda: [])())
+        return out
+
+    def show_panel(self, key: str) -> None:
+        dock = self.docks[key]
+        dock.show()
+        dock.raise_()
+        dock.widget().setFocus()
+
+    # ---- menus
+
+    def _action(self, text: str, slot: Callable, shortcut: QKeySequence | str | None = None,
+                ) -> QAction:  # fmt: skip
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        new = file.addMenu("&New from sample")
+        for path in sorted(SAMPLES_DIR.glob("*.machine")):
+            shortcut = (
+                QKeySequence.StandardKey.New if path.name == "parsytec-gcel.machine" else None
+            )
+            new.addAction(self._action(path.stem, lambda _=False, p=path: self.new_from(p),
+                                       shortcut))  # fmt: skip
+        file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
+        self.recent_menu = file.addMenu("Open &recent")
+        file.addSeparator()
+        file.addAction(self._action("&Save", self.save, QKeySequence.StandardKey.Save))
+        file.addAction(self._action("Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs))
+        file.addSeparator()
+        file.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
+
+        edit = bar.addMenu("&Edit")
+        undo = self.document.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = self.document.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
+        edit.addAction(undo)
+        edit.addAction(redo)
+        self.undo_action, self.redo_action = undo, redo
+
+        view = bar.addMenu("&View")
+        for n, dock in enumerate(self.docks.values(), start=1):
+            action = dock.toggleViewAction()
+            if n <= 9:
+                action.setShortcut(QKeySequence(f"Ctrl+{n}"))
+            view.addAction(action)
+        self.view_menu = view
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&Keyboard shortcuts", self.show_shortcuts,
+                                         QKeySequence.StandardKey.HelpContents))  # fmt: skip
+        help_menu.addAction(self._action("&About PIUI", self.show_about))
+        self._fill_recent()
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        for path in files:
+            self.recent_menu.addAction(
+                self._action(path, lambda _=False, p=path: self.open_file(p))
+            )
+        self.recent_menu.setEnabled(bool(files))
+
+    # ---- files
+
+    def recent_files(self) -> list[str]:
+        value = settings().value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember(self, path: Path) -> None:
+        files = [str(path.resolve())] + [f for f in self.recent_files()
+                                         if f != str(path.resolve())]  # fmt: skip
+        settings().setValue("recentFiles", files[:MAX_RECENT])
+        self._fill_recent()
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current model (saved, discarded)."""
+        if not self.document.is_modified:
+            return True
+        answer = self.ask_save_changes()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def open_file(self, path: str | Path) -> bool:
+        if not self.maybe_save():
+            return False
+        try:
+            self.document.open(path)
+        except ModelSyntaxError as e:
+            log.error("%s", e.format())
+            self.show_error("Cannot open the model", f"{e.format()}\n\n{e.context}".strip())
+            return False
+        except OSError as e:
+            log.error("cannot open %s: %s", path, e.strerror or e)
+            self.show_error("Cannot open the model", f"{path}: {e.strerror or e}")
+            return False
+        self._remember(Path(path))
+        errors = sum(d.is_error for d in self.document.diagnostics)
+        if errors:
+            log.warning("%s has %d error(s): see Diagnostics", Path(path).name, errors)
+            self.show_panel("diagnostics")
+        return True
+
+    def new_from(self, path: Path) -> None:
+        if self.maybe_save():
+            self.document.open_copy(path)
+
+    def open_dialog(self) -> None:
+        path = self.ask_open_path()
+        if path:
+            self.open_file(path)
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self) -> bool:
+        path = self.ask_save_path()
+        if not path:
+            return False
+        return self._save_to(Path(path))
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.document.save(path)
+        except (OSError, ValueError) as e:
+            message = getattr(e, "strerror", None) or str(e)
+            log.error("cannot save %s: %s", path, message)
+            self.show_error("Cannot save the model", f"{path}: {message}\n\nThe model is "
+                            "unchanged in PIUI; save it somewhere else.")  # fmt: skip
+            return False
+        self._remember(path)
+        return True
+
+    # ---- dialogs (replaced in tests)
+
+    def _ask_save_changes(self) -> QMessageBox.StandardButton:
+        return QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to {self.document.title()}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save,
+        )  # fmt: skip
+
+    def _ask_open_path(self) -> str:
+        start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
+        return QFileDialog.getOpenFileName(self, "Open model", start, FILE_FILTER)[0]
+
+    def _ask_save_path(self) -> str:
+        start = str(self.document.path or Path.cwd() / f"{self.document.title()}.machine")
+        return QFileDialog.getSaveFileName(self, "Save model as", start, FILE_FILTER)[0]
+
+    def _show_error(self, title: str, text: str) -> None:
+        QMessageBox.critical(self, title, text)
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
+        QMessageBox.information(self, "Keyboard shortcuts", f"<table>{rows}</table>")
+
+    def show_about(self) -> None:
+        from piui import __version__
+
+        QMessageBox.about(
+            self, "About PIUI",
+            f"<b>PIUI {__version__}</b><p>An editor for PARASOL machine models of parallel "
+            "computers, after the PARASOL I user interface of 1994.</p>",
+        )  # fmt: skip
+
+    # ---- navigation
+
+    def _processor_activated(self, proc_id: int) -> None:
+        self.document.set_current_processor(proc_id)
+        self.show_panel("processors")
+
+    def go_to(self, diagnostic: Diagnostic) -> None:
+        """Show the thing a diagnostic is about."""
+        target = diagnostic.target or ()
+        if target[:1] == ("processor",) and len(target) > 1 and target[1] is not None:
+            self.document.set_current_processor(target[1])
+            self.show_panel("processors")
+        elif target[:1] in (("topology",), ("virtual",)):
+            self.overview.topologies.setFocus()
+            for r in range(self.overview.topologies.rowCount()):
+                kind, ident = self.overview.topologies.item(r, 0).data(Qt.ItemDataRole.UserRole)
+                if kind == ("hardware" if target[0] == "topology" else "virtual") and (
+                    len(target) < 2 or ident == target[1]
+                ):
+                    self.overview.topologies.selectRow(r)
+                    break
+        elif target[:1] in (("machinecombinations",), ("pvm",), ("express",), ("mpi",)):
+            if "combinations" in self.docks:
+                self.show_panel("combinations")
+        else:
+            self.overview.id_field.setFocus()
+
+    # ---- window state
+
+    def _update_title(self, *_: object) -> None:
+        self.setWindowTitle(f"{self.document.title()}[*] — PIUI")
+        self.setWindowModified(self.document.is_modified)
+
+    def _restore_settings(self) -> None:
+        s = settings()
+        geometry = s.value("geometry")
+        state = s.value("windowState")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.maybe_save():
+            event.ignore()
+            return
+        s = settings()
+        s.setValue("geometry", self.saveGeometry())
+        s.setValue("windowState", self.saveState())
+        s.sync()
+        for logger in ("piui", "parasol_core"):
+            logging.getLogger(logger).removeHandler(self.handler)
+        event.accept()

@@ -1,0 +1,264 @@
+"""Number controls the report's Tk interface had to build by hand: a real number as
+mantissa and exponent sliders, an integer on a logarithmic slider, a scale factor.
+
+Each emits ``valueEdited(value, merge_key)`` only for the user's own changes. During a
+slider drag every step carries the same merge key, so the document's undo stack folds
+the drag into one step; a typed value carries None. ``setValue`` never emits.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QIntValidator
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QWidget
+
+from parasol_core.expr.tree import format_number
+from parasol_core.numeric import (
+    cache_size_shown,
+    join,
+    log_position,
+    log_value,
+    parse_positive,
+    split,
+)
+
+_INVALID_STYLE = "QLineEdit { background: #ffd6d6; }"
+
+
+class _DragKeys:
+    """A fresh merge key per slider drag; None for keyboard and wheel steps."""
+
+    def __init__(self, *sliders: QSlider) -> None:
+        self.key: object | None = None
+        for s in sliders:
+            s.sliderPressed.connect(self._start)
+            s.sliderReleased.connect(self._end)
+
+    def _start(self) -> None:
+        self.key = object()
+
+    def _end(self) -> None:
+        self.key = None
+
+
+class ValueField(QLineEdit):
+    """A text field that reports rejected input and puts the last good text back."""
+
+    rejected = Signal(str)
+
+    def reject_input(self, message: str, good_text: str) -> None:
+        logging.getLogger("piui").warning("input rejected: %s", message)
+        self.setToolTip(message)
+        self.setStyleSheet(_INVALID_STYLE)
+        self.setText(good_text)
+        self.rejected.emit(message)
+
+    def accept_input(self) -> None:
+        self.setToolTip("")
+        self.setStyleSheet("")
+
+
+class MantissaExponentEdit(QWidget):
+    """A timing as mantissa [1, 10) x 10^exponent: two sliders and an exact field."""
+
+    valueEdited = Signal(float, object)
+    rejected = Signal(str)
+
+    MANTISSA_STEPS = 100  # mantissa resolution 0.01
+
+    def __init__(self, exponent_range: tuple[int, int] = (-12, 1), parent: QWidget | None = None,
+                 ) -> None:  # fmt: skip
+        super().__init__(parent)
+        self._value: float | None = None
+        self.mantissa = QSlider(Qt.Orientation.Horizontal)
+        self.mantissa.setRange(self.MANTISSA_STEPS, 10 * self.MANTISSA_STEPS - 1)
+        self.mantissa.setMinimumWidth(120)
+        self.mantissa.setToolTip("mantissa (1 to 10)")
+        self.exponent = QSlider(Qt.Orientation.Horizontal)
+        self.exponent.setRange(*exponent_range)
+        self.exponent.setMinimumWidth(80)
+        self.exponent.setToolTip("exponent (power of ten)")
+        self.exponent.setPageStep(1)
+        self.exponent_label = QLabel()
+        self.exponent_label.setMinimumWidth(44)
+        self.field = ValueField()
+        self.field.setMaximumWidth(110)
+        self.field.setToolTip("exact value in seconds")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.mantissa, 3)
+        layout.addWidget(self.exponent_label)
+        layout.addWidget(self.exponent, 2)
+        layout.addWidget(self.field)
+        self._drag = _DragKeys(self.mantissa, self.exponent)
+        self.mantissa.valueChanged.connect(self._slid)
+        self.exponent.valueChanged.connect(self._slid)
+        self.field.editingFinished.connect(self._typed)
+        self.field.rejected.connect(self.rejected)
+        self._show(None)
+
+    def value(self) -> float | None:
+        return self._value
+
+    def setValue(self, value: float | None) -> None:
+        self._value = value
+        self._show(value)
+
+    def _show(self, value: float | None) -> None:
+        for w in (self.mantissa, self.exponent):
+            w.blockSignals(True)
+        if value is None or value == 0:
+            self.mantissa.setValue(self.MANTISSA_STEPS)
+            low, high = self.exponent.minimum(), self.exponent.maximum()
+            self.exponent.setValue(max(low, min(high, -7)))
+            self.field.setText("" if value is None else "0")
+            self.field.setPlaceholderText("not set")
+        else:
+            m, e = split(value)
+            if e < self.exponent.minimum() or e > self.exponent.maximum():
+                self.exponent.setRange(min(e, self.exponent.minimum()),
+                                       max(e, self.exponent.maximum()))  # fmt: skip
+            self.mantissa.setValue(round(m * self.MANTISSA_STEPS))
+            self.exponent.setValue(e)
+            self.field.setText(format_number(float(value)))
+        self.exponent_label.setText(f"×10^{self.exponent.value()}")
+        for w in (self.mantissa, self.exponent):
+            w.blockSignals(False)
+        self.field.accept_input()
+
+    def _slid(self) -> None:
+        m = min(self.mantissa.value(), 10 * self.MANTISSA_STEPS - 1) / self.MANTISSA_STEPS
+        value = join(m, self.exponent.value())
+        self._value = value
+        self.exponent_label.setText(f"×10^{self.exponent.value()}")
+        self.field.setText(format_number(value))
+        self.valueEdited.emit(value, self._drag.key)
+
+    def _typed(self) -> None:
+        text = self.field.text()
+        good = "" if self._value is None else format_number(float(self._value))
+        if text.strip() == good or (not text.strip() and self._value is None):
+            return
+        try:
+            value = parse_positive(text)
+        except ValueError as e:
+            self.field.reject_input(str(e), good)
+            return
+        self.setValue(value)
+        self.valueEdited.emit(value, None)
+
+
+class LogIntEdit(QWidget):
+    """A positive integer on a logarithmic slider (1 to 10^7) with an exact field."""
+
+    valueEdited = Signal(int, object)
+    rejected = Signal(str)
+
+    STEPS = 700
+
+    def __init__(self, low: int = 1, high: int = 10**7, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.low, self.high = low, high
+        self._value: int | None = None
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, self.STEPS)
+        self.slider.setMinimumWidth(200)
+        self.field = ValueField()
+        self.field.setValidator(QIntValidator(0, 2**31 - 1))
+        self.field.setMaximumWidth(110)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.field)
+        self._drag = _DragKeys(self.slider)
+        self.slider.valueChanged.connect(self._slid)
+        self.field.editingFinished.connect(self._typed)
+        self.field.rejected.connect(self.rejected)
+
+    def value(self) -> int | None:
+        return self._value
+
+    def setValue(self, value: int | None) -> None:
+        self._value = value
+        self.slider.blockSignals(True)
+        shown = cache_size_shown(value)
+        self.slider.setValue(log_position(shown, self.low, self.high, self.STEPS))
+        self.slider.blockSignals(False)
+        self.field.setText("" if value is None else str(shown))
+        self.field.accept_input()
+
+    def _slid(self, position: int) -> None:
+        value = round(log_value(position, self.low, self.high, self.STEPS))
+        if value == self._value:
+            return
+        self._value = value
+        self.field.setText(str(value))
+        self.valueEdited.emit(value, self._drag.key)
+
+    def _typed(self) -> None:
+        text = self.field.text().strip()
+        good = "" if self._value is None else str(cache_size_shown(self._value))
+        if text == good:
+            return
+        try:
+            value = int(text)
+            if value < 1:
+                raise ValueError
+        except ValueError:
+            self.field.reject_input(f"'{text}' is not a positive whole number", good)
+            return
+        self.setValue(value)
+        self.valueEdited.emit(value, None)
+
+
+class FactorSlider(QWidget):
+    """A scale factor from 0.1x to 10x on a logarithmic slider."""
+
+    valueEdited = Signal(float, object)
+
+    STEPS = 2000
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._value = 1.0
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, self.STEPS)
+        self.slider.setPageStep(100)
+        self.slider.setMinimumWidth(200)
+        self.label = QLabel()
+        self.label.setMinimumWidth(56)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self._drag = _DragKeys(self.slider)
+        self.slider.valueChanged.connect(self._slid)
+        self.setValue(1.0)
+
+    def value(self) -> float:
+        return self._value
+
+    def setValue(self, factor: float) -> None:
+        self._value = factor
+        self.slider.blockSignals(True)
+        self.slider.setValue(log_position(factor, 0.1, 10.0, self.STEPS))
+        self.slider.blockSignals(False)
+        self.label.setText(_factor_text(factor))
+
+    def _slid(self, position: int) -> None:
+        factor = log_value(position, 0.1, 10.0, self.STEPS)
+        # snap to 1 near the middle so a scaler can be put back exactly
+        if abs(math.log10(factor)) < 0.5 / (self.STEPS / 2):
+            factor = 1.0
+        factor = float(f"{factor:.4g}")
+        self._value = factor
+        self.label.setText(_factor_text(factor))
+        self.valueEdited.emit(factor, self._drag.key)
+
+
+def _factor_text(factor: float) -> str:
+    return f"×{factor:.3g}"

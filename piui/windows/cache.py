@@ -1,0 +1,171 @@
+"""The "Processor Cache Parameters" window (report section 3.2.1): the cache size on a
+logarithmic scale, the cache speed as mantissa and exponent, and the small loop speedup.
+
+A size of 0 in a file is shown as 1 and stays 0 in the file until it is edited
+(DESIGN.md, "Number controls"). A processor type without a cache section shows empty
+controls; setting any of them adds the section, in the same undo step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QSizePolicy,
+    QSpacerItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.edit import Slot
+from parasol_core.model import INT, TIMING, Cache, Timing
+from piui.commands import SetValues
+from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
+from piui.windows.groups import processor_title
+
+_FIELDS = {"size": INT, "speed": TIMING, "smallloopspeedup": TIMING}
+_LABELS = {"size": "cache size", "speed": "cache speed", "smallloopspeedup": "small loop speedup"}
+
+
+def _note(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: palette(dark);")
+    return label
+
+
+class CacheWindow(QWidget):
+    """The cache of the document's current processor type."""
+
+    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.document = document
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: bold;")
+
+        self.size_edit = LogIntEdit()
+        self.size_edit.setToolTip("Fortran instructions that fit in the cache (1 to 10^7)")
+        self.speed_edit = MantissaExponentEdit()
+        self.speed_edit.setToolTip("time of one cache access in seconds")
+        self.speedup_edit = MantissaExponentEdit(exponent_range=(-1, 1))
+        self.speedup_edit.setToolTip("how much faster a loop that fits in the cache runs")
+        self.speedup_edit.field.setToolTip("exact small loop speedup (a ratio, > 0)")
+        for edit in (self.speed_edit, self.speedup_edit):
+            edit.field.setMinimumWidth(90)
+            edit.exponent_label.setMinimumWidth(56)
+        self.size_edit.field.setMinimumWidth(90)
+
+        box = QGroupBox("Processor cache parameters")
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        form.setVerticalSpacing(4)
+        form.addRow("Cache size (instructions):", self.size_edit)
+        form.addRow(_note("The number of Fortran instructions that fit in the cache."))
+        form.addItem(QSpacerItem(0, 8))
+        form.addRow("Cache speed (seconds per access):", self.speed_edit)
+        form.addItem(QSpacerItem(0, 8))
+        form.addRow("Small loop speedup (ratio to normal memory):", self.speedup_edit)
+        self.speedup_note = _note("")
+        form.addRow(self.speedup_note)
+
+        self.no_cache = _note("This processor type has no cache section: setting a value "
+                              "adds one.")  # fmt: skip
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(self.title)
+        layout.addWidget(box)
+        layout.addWidget(self.no_cache)
+        layout.addWidget(self.message)
+        layout.addStretch(1)
+
+        self.size_edit.valueEdited.connect(lambda v, key: self._edited("size", int(v), key))
+        self.speed_edit.valueEdited.connect(lambda v, key: self._edited("speed", v, key))
+        self.speedup_edit.valueEdited.connect(
+            lambda v, key: self._edited("smallloopspeedup", v, key)
+        )
+        for w in (self.size_edit, self.speed_edit, self.speedup_edit):
+            w.rejected.connect(self._rejected)
+        document.modelReset.connect(self.refresh)
+        document.structureChanged.connect(self.refresh)
+        document.currentProcessorChanged.connect(self.refresh)
+        document.valuesChanged.connect(self._values_changed)
+        self._first = True
+        self.refresh()
+
+    # ---- showing
+
+    def refresh(self, *_: object) -> None:
+        proc = self.document.current_processor()
+        self.title.setText(processor_title(proc))
+        cache = proc.cache if proc is not None else None
+        for w in (self.size_edit, self.speed_edit, self.speedup_edit):
+            w.setEnabled(proc is not None)
+        self.no_cache.setVisible(proc is not None and cache is None)
+        size = cache.size if cache is not None else None
+        speed = _mean(cache.speed) if cache is not None else None
+        speedup = _mean(cache.smallloopspeedup) if cache is not None else None
+        # a control keeps what it shows while its own slider is dragged
+        if self._first or self.size_edit.value() != size:
+            self.size_edit.setValue(size)
+        if self._first or self.speed_edit.value() != speed:
+            self.speed_edit.setValue(speed)
+        if self._first or self.speedup_edit.value() != speedup:
+            self.speedup_edit.setValue(speedup)
+        self._first = False
+        self._show_speedup_note(speedup)
+
+    def _show_speedup_note(self, speedup: float | None) -> None:
+        if speedup is not None and speedup < 1:
+            self.speedup_note.setText("Below 1.0: the cache is slower than normal memory "
+                                      "(unlikely, but may be experimented with).")  # fmt: skip
+            self.speedup_note.setStyleSheet("color: #9a6700;")
+        else:
+            self.speedup_note.setText("How much faster a loop runs when it fits in the cache; "
+                                      "1.0 for no gain.")  # fmt: skip
+            self.speedup_note.setStyleSheet("color: palette(dark);")
+
+    def _values_changed(self, keys: set[str]) -> None:
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        prefix = f"pc({proc.id})."
+        if any(k.startswith((prefix, "Processor.", "Cache.")) for k in keys):
+            self.refresh()
+
+    def _rejected(self, message: str) -> None:
+        self.message.setText(message)
+        self.message.setStyleSheet("color: #b00020;")
+
+    # ---- editing
+
+    def _edited(self, attr: str, value: Any, merge_key: object) -> None:
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        self.message.clear()
+        cache = proc.cache
+        if _FIELDS[attr] == TIMING:
+            old = getattr(cache, attr) if cache is not None else None
+            value = Timing(value, None if old is None else old.sd)
+        label = _LABELS[attr]
+        if cache is None:
+            # the section is new: add it whole, in the same undo step
+            new = Cache()
+            setattr(new, attr, value)
+            change = (Slot(proc, "cache", "cache", None, f"pr({proc.id}).cache"), new)
+            text = f"Add cache with {label}"
+        else:
+            change = (Slot(cache, attr, _FIELDS[attr], None, f"pc({proc.id}).{attr}"), value)
+            text = f"Set {label}"
+        self.document.push(SetValues(self.document, [change], text, merge_key))
+
+
+def _mean(timing: Timing | None) -> float | None:
+    return None if timing is None else timing.mean

@@ -1,0 +1,59 @@
+"""The diagnostics panel: every error and warning of the model; activating one goes to
+the thing it names."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.syntax.diagnostics import Diagnostic
+
+
+class DiagnosticsPanel(QWidget):
+    activated = Signal(object)  # Diagnostic
+
+    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.document = document
+        self.summary = QLabel()
+        self.tree = QTreeWidget()
+        self.tree.setRootIsDecorated(False)
+        self.tree.setHeaderLabels(["", "Line", "Message"])
+        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.tree.setColumnWidth(0, 70)
+        self.tree.setColumnWidth(1, 60)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree)
+        self.tree.itemActivated.connect(self._activated)
+        document.diagnosticsChanged.connect(self.show_diagnostics)
+        self.show_diagnostics(document.diagnostics)
+
+    def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+        self.tree.clear()
+        for d in diagnostics:
+            item = QTreeWidgetItem([d.severity, "" if d.line is None else str(d.line), d.message])
+            item.setData(0, Qt.ItemDataRole.UserRole, d)
+            item.setToolTip(2, d.message)
+            color = Qt.GlobalColor.darkRed if d.is_error else Qt.GlobalColor.darkYellow
+            item.setForeground(0, color)
+            self.tree.addTopLevelItem(item)
+        n_err = sum(d.is_error for d in diagnostics)
+        n_warn = len(diagnostics) - n_err
+        self.summary.setText(
+            "No problems found." if not diagnostics else f"{n_err} error(s), {n_warn} warning(s)"
+        )
+
+    def diagnostic_at(self, row: int) -> Diagnostic:
+        return self.tree.topLevelItem(row).data(0, Qt.ItemDataRole.UserRole)
+
+    def _activated(self, item: QTreeWidgetItem) -> None:
+        self.activated.emit(item.data(0, Qt.ItemDataRole.UserRole))

@@ -1,0 +1,354 @@
+"""The "Instructions" window of the report (section 3.2.1): one scaler per group of
+timings, so that, say, every addition can be made slower with one slider.
+
+The arithmetic is :mod:`parasol_core.scalers`; this window keeps one
+:class:`~parasol_core.scalers.ScalerState` per processor type and stores it with every
+undo command it pushes, so undo and redo bring the factors back with the timings. A
+drag is one undo step. OK accepts the scaling done since the window was opened (or last
+OK) and puts every factor back to 1.0 on the new values; Cancel undoes it, as one undo
+step of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import (
+    QDialogButtonBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSlider,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.edit import Slot
+from parasol_core.model import TIMING, Processor, Timing
+from parasol_core.params import GROUPS
+from parasol_core.scalers import ScalerState, move_factor, reset_factors
+from piui.commands import SetValues
+from piui.widgets.number_controls import FactorSlider
+
+log = logging.getLogger("piui")
+
+# The groups of DESIGN.md, in sections, in display order.
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Overall", ("all", "global", "local")),
+    ("Arithmetic operations", ("arithmetic", "addition", "multiplication", "division",
+                               "simple_power", "complex_power", "store", "memory_transfer")),
+    ("Numeric types", ("integer", "real", "double", "complex")),
+    ("Other instructions", ("logic", "flow", "array", "intrinsic")),
+)  # fmt: skip
+
+
+def processor_title(proc: Processor | None) -> str:
+    if proc is None:
+        return "No processor type selected"
+    return f"Processor {proc.id}: {proc.name or '(no name)'}"
+
+
+def timing_slot(proc: Processor, name: str) -> Slot:
+    """The slot of timing ``name`` of ``proc`` (made directly: no reference to parse)."""
+    return Slot(proc, "timings", TIMING, name, f"pt({proc.id}).{name}")
+
+
+class ScalerBook:
+    """The scaler state of each processor type, keyed by the processor object itself,
+    so that it survives a change of the processor's id."""
+
+    def __init__(self) -> None:
+        self._states: dict[int, tuple[Processor, ScalerState]] = {}
+
+    def get(self, proc: Processor) -> ScalerState:
+        entry = self._states.get(id(proc))
+        return entry[1] if entry is not None and entry[0] is proc else ScalerState()
+
+    def set(self, proc: Processor, state: ScalerState) -> None:
+        self._states[id(proc)] = (proc, state)
+
+    def clear(self) -> None:
+        self._states.clear()
+
+
+class _Row:
+    """One group: its name, the factor slider, a 1x button and how many timings it has."""
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+        info = GROUPS[group]
+        self.label = QLabel(info.label)
+        self.label.setToolTip(f"{info.label}: {len(info.members)} timing parameters")
+        self.slider = FactorSlider()
+        self.slider.slider.setMinimumWidth(100)
+        self.slider.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.slider.slider.setTickInterval(FactorSlider.STEPS // 2)  # 0.1x, 1x, 10x
+        self.slider.label.setFixedWidth(48)
+        self.slider.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.slider.setToolTip(f"Scale every {info.label.lower()} timing (mean and standard "
+                               "deviation) by 0.1× to 10×; double-click for 1×")  # fmt: skip
+        self.reset = QPushButton("1×")
+        self.reset.setToolTip(f"Put the {info.label.lower()} scaler back to 1×")
+        self.reset.setFixedWidth(34)
+        self.count = QLabel()
+        self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.count.setStyleSheet("color: palette(dark);")
+        self.defined = -1
+
+    def show_count(self, defined: int) -> None:
+        total = len(GROUPS[self.group].members)
+        self.defined = defined
+        self.count.setText(f"{defined}/{total}")
+        self.count.setToolTip(f"{defined} of the {total} timings of this group are defined "
+                              "for this processor type; the others are left alone")  # fmt: skip
+
+
+class InstructionGroupsWindow(QWidget):
+    """A scaler per instruction group, for the document's current processor type."""
+
+    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.document = document
+        self.book = ScalerBook()
+        # (merge key, group, processor, timings and state at the start of the drag)
+        self._drag: tuple[object, str, Processor, dict[str, Timing], ScalerState] | None = None
+        self._defined: frozenset[str] | None = None
+
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: bold;")
+        hint = QLabel("Each scaler multiplies every timing of its group, mean and standard "
+                      "deviation, by its factor. Scalers compose by multiplication.")  # fmt: skip
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: palette(dark);")
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(4)
+        grid.setColumnStretch(1, 1)
+        self.rows: dict[str, _Row] = {}
+        scale = QHBoxLayout()
+        scale.setContentsMargins(0, 0, 0, 0)
+        for text, align in (("0.1×", Qt.AlignmentFlag.AlignLeft),
+                            ("1×", Qt.AlignmentFlag.AlignHCenter),
+                            ("10×", Qt.AlignmentFlag.AlignRight)):  # fmt: skip
+            mark = QLabel(text)
+            mark.setStyleSheet("color: palette(dark);")
+            scale.addWidget(mark, 1, align)
+        scale.setContentsMargins(0, 0, 48 + 6, 0)  # the slider's part of a FactorSlider
+        scale_widget = QWidget()
+        scale_widget.setLayout(scale)
+        grid.addWidget(scale_widget, 0, 1)
+        count_head = QLabel("defined")
+        count_head.setStyleSheet("color: palette(dark);")
+        count_head.setToolTip("how many of the group's timings this processor type defines")
+        grid.addWidget(count_head, 0, 3, Qt.AlignmentFlag.AlignRight)
+        r = 1
+        for heading, groups in SECTIONS:
+            head = QLabel(heading)
+            head.setStyleSheet("font-weight: bold; padding-top: 6px;")
+            grid.addWidget(head, r, 0, 1, 4)
+            line = QFrame()
+            line.setFrameShape(QFrame.Shape.HLine)
+            line.setFrameShadow(QFrame.Shadow.Sunken)
+            grid.addWidget(line, r + 1, 0, 1, 4)
+            r += 2
+            for group in groups:
+                row = _Row(group)
+                self.rows[group] = row
+                grid.addWidget(row.label, r, 0)
+                grid.addWidget(row.slider, r, 1)
+                grid.addWidget(row.reset, r, 2)
+                grid.addWidget(row.count, r, 3)
+                row.slider.valueEdited.connect(
+                    lambda f, key, g=group: self._factor_edited(g, f, key)
+                )
+                row.reset.clicked.connect(lambda _=False, g=group: self.reset_group(g))
+                row.slider.slider.installEventFilter(self)
+                r += 1
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(8, 0, 8, 8)
+        body_layout.addLayout(grid)
+        body_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # never narrower than the rows: a clipped count or button would mislead
+        bar = scroll.verticalScrollBar().sizeHint().width()
+        scroll.setMinimumWidth(body.minimumSizeHint().width() + bar)
+
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button.setToolTip("Keep the scaled timings and start again from 1× on them")
+        self.cancel_button.setToolTip("Put the timings and factors back as they were at the "
+                                      "last OK (one undo step)")  # fmt: skip
+        self.ok_button.clicked.connect(self.accept)
+        self.cancel_button.clicked.connect(self.cancel)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        top = QVBoxLayout()
+        top.setContentsMargins(8, 4, 8, 0)
+        top.addWidget(self.title)
+        top.addWidget(hint)
+        layout.addLayout(top)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.message)
+        layout.addWidget(self.buttons)
+
+        document.modelReset.connect(self._model_reset)
+        document.structureChanged.connect(self.refresh)
+        document.currentProcessorChanged.connect(self.refresh)
+        document.valuesChanged.connect(self._values_changed)
+        self.refresh()
+
+    # ---- showing
+
+    def refresh(self, *_: object) -> None:
+        proc = self.document.current_processor()
+        self._drag = None
+        self._defined = None
+        self.title.setText(processor_title(proc))
+        self._show_counts(proc)
+        self._show_factors()
+
+    def _model_reset(self) -> None:
+        self.book.clear()
+        self.message.clear()
+        self.refresh()
+
+    def _show_counts(self, proc: Processor | None) -> None:
+        defined = frozenset(proc.timings) if proc is not None else frozenset()
+        if defined == self._defined:
+            return
+        self._defined = defined
+        for row in self.rows.values():
+            row.show_count(len(defined.intersection(GROUPS[row.group].members)))
+        self._enable(proc)
+
+    def _show_factors(self) -> None:
+        proc = self.document.current_processor()
+        state = self.book.get(proc) if proc is not None else ScalerState()
+        for group, row in self.rows.items():
+            factor = state.factor(group)
+            if row.slider.value() != factor:  # not the slider being dragged
+                row.slider.setValue(factor)
+            row.reset.setEnabled(proc is not None and factor != 1.0)
+            if row.label.font().bold() != (factor != 1.0):  # a scaled group stands out
+                font = row.label.font()
+                font.setBold(factor != 1.0)
+                row.label.setFont(font)
+        self._enable(proc)
+
+    def _enable(self, proc: Processor | None) -> None:
+        state = self.book.get(proc) if proc is not None else ScalerState()
+        for group, row in self.rows.items():
+            # a group with nothing to scale stays usable while it holds a factor
+            row.slider.setEnabled(proc is not None and (row.defined > 0
+                                                        or state.factor(group) != 1.0))  # fmt: skip
+        self.ok_button.setEnabled(not state.is_neutral)
+        self.cancel_button.setEnabled(not state.is_neutral)
+
+    def _values_changed(self, keys: set[str]) -> None:
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        if "Processor.id" in keys or "Processor.name" in keys:
+            self.title.setText(processor_title(proc))
+        prefix = f"pt({proc.id})."
+        if any(k.startswith(prefix) for k in keys):
+            self._show_counts(proc)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.MouseButtonDblClick:
+            for group, row in self.rows.items():
+                if watched is row.slider.slider:
+                    self.reset_group(group)
+                    return True
+        return super().eventFilter(watched, event)
+
+    # ---- editing
+
+    def _factor_edited(self, group: str, factor: float, merge_key: object) -> None:
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        drag = self._drag
+        if (merge_key is None or drag is None or drag[0] is not merge_key
+                or drag[1] != group or drag[2] is not proc):  # fmt: skip
+            drag = (merge_key, group, proc, dict(proc.timings), self.book.get(proc))
+            self._drag = drag if merge_key is not None else None
+        _, _, _, start, start_state = drag
+        new, state = move_factor(start, start_state, group, factor)
+        label = GROUPS[group].label.lower()
+        self._push(proc, new, state, f"Scale {label} ×{factor:.3g}", merge_key)
+
+    def reset_group(self, group: str) -> None:
+        """Put one group's scaler back to 1x (one undo step)."""
+        proc = self.document.current_processor()
+        if proc is None or self.book.get(proc).factor(group) == 1.0:
+            return
+        self._drag = None
+        new, state = move_factor(dict(proc.timings), self.book.get(proc), group, 1.0)
+        self._push(proc, new, state, f"Scale {GROUPS[group].label.lower()} ×1", None)
+
+    def accept(self) -> None:
+        """OK: keep the scaled timings; every factor starts again from 1x on them."""
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        self._drag = None
+        self.book.set(proc, ScalerState())
+        self.message.setText("Scaled timings kept; the scalers start again from 1×.")
+        log.info("instruction group scaling of processor %s accepted", proc.id)
+        self._show_factors()
+
+    def cancel(self) -> None:
+        """Cancel: the timings and factors as they were at the last OK, in one undo step."""
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        state = self.book.get(proc)
+        if state.is_neutral:
+            return
+        self._drag = None
+        new, neutral = reset_factors(dict(proc.timings), state)
+        self._push(proc, new, neutral, "Cancel instruction group scaling", None)
+        self.message.setText("Scaling since the last OK undone.")
+
+    def _push(self, proc: Processor, new: dict[str, Timing], state: ScalerState, text: str,
+              merge_key: object) -> None:  # fmt: skip
+        before = self.book.get(proc)
+        changes = [(timing_slot(proc, name), t) for name, t in new.items()
+                   if proc.timings.get(name) != t]  # fmt: skip
+        if not changes and state == before:
+            return
+        command = SetValues(self.document, changes, text, merge_key)
+        command.extra_redo = [self._restorer(proc, state)]
+        command.extra_undo = [self._end_drag, self._restorer(proc, before)]
+        self.document.push(command)
+
+    def _end_drag(self) -> None:
+        self._drag = None
+
+    def _restorer(self, proc: Processor, state: ScalerState) -> Callable[[], None]:
+        def restore() -> None:
+            self.book.set(proc, state)
+            if proc is self.document.current_processor():
+                self._show_factors()
+
+        return restore

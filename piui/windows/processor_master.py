@@ -1,0 +1,148 @@
+"""The "Processor master": the processor types (add, duplicate, remove, id and name) and,
+for the selected one, the way into its sections: Instructions, Cache, Combinations and
+Other (report section 3.2.1)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.edit import EditError, copy_processor, parse_value, slot
+from parasol_core.model import INT, STR, Cache, Processor, Timing
+from piui.commands import SetValues, add_processor, next_processor_id, remove_processor
+from piui.widgets.number_controls import ValueField
+
+SECTIONS = [
+    ("groups", "Instruction groups…"),
+    ("instructions", "Individual instructions…"),
+    ("cache", "Cache…"),
+    ("combinations", "Combinations…"),
+]
+
+
+class ProcessorMaster(QWidget):
+    openRequested = Signal(str)  # one of the SECTIONS keys
+
+    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.document = document
+        self.list = QListWidget()
+        self.add_button = QPushButton("Add")
+        self.duplicate_button = QPushButton("Duplicate")
+        self.remove_button = QPushButton("Remove")
+        buttons = QHBoxLayout()
+        for b in (self.add_button, self.duplicate_button, self.remove_button):
+            buttons.addWidget(b)
+        self.id_field = ValueField()
+        self.name_field = ValueField()
+        other = QGroupBox("Other")
+        form = QFormLayout(other)
+        form.addRow("Id:", self.id_field)
+        form.addRow("Name:", self.name_field)
+        sections = QGroupBox("Sections")
+        section_layout = QVBoxLayout(sections)
+        self.section_buttons: dict[str, QPushButton] = {}
+        for key, label in SECTIONS:
+            b = QPushButton(label)
+            b.clicked.connect(lambda _=False, k=key: self.openRequested.emit(k))
+            section_layout.addWidget(b)
+            self.section_buttons[key] = b
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        layout.addWidget(other)
+        layout.addWidget(sections)
+
+        self.list.currentItemChanged.connect(self._selected)
+        self.add_button.clicked.connect(self.add)
+        self.duplicate_button.clicked.connect(self.duplicate)
+        self.remove_button.clicked.connect(self.remove)
+        self.id_field.editingFinished.connect(lambda: self._edit("id", self.id_field, INT))
+        self.name_field.editingFinished.connect(lambda: self._edit("name", self.name_field, STR))
+        document.modelReset.connect(self.refresh)
+        document.structureChanged.connect(self.refresh)
+        document.valuesChanged.connect(self._values_changed)
+        document.currentProcessorChanged.connect(self._follow)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.list.blockSignals(True)
+        self.list.clear()
+        for p in self.document.machine.processors:
+            item = QListWidgetItem(f"{p.id}: {p.name or '(no name)'}")
+            item.setData(Qt.ItemDataRole.UserRole, p.id)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        self._follow(self.document.current_processor_id)
+
+    def _follow(self, proc_id: object) -> None:
+        for i in range(self.list.count()):
+            if self.list.item(i).data(Qt.ItemDataRole.UserRole) == proc_id:
+                self.list.blockSignals(True)
+                self.list.setCurrentRow(i)
+                self.list.blockSignals(False)
+        proc = self.document.current_processor()
+        has = proc is not None
+        for w in (self.id_field, self.name_field, self.duplicate_button, self.remove_button,
+                  *self.section_buttons.values()):  # fmt: skip
+            w.setEnabled(has)
+        self.id_field.setText("" if not has or proc.id is None else str(proc.id))
+        self.name_field.setText("" if not has else proc.name or "")
+        self.id_field.accept_input()
+        self.name_field.accept_input()
+
+    def _values_changed(self, keys: set[str]) -> None:
+        if "Processor.id" in keys or "Processor.name" in keys:
+            self.refresh()
+
+    def _selected(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is not None:
+            self.document.set_current_processor(current.data(Qt.ItemDataRole.UserRole))
+
+    def add(self) -> None:
+        new_id = next_processor_id(self.document)
+        proc = Processor(new_id, f"processor {new_id}", {}, Cache(1, None, Timing(1.0)))
+        add_processor(self.document, proc)
+
+    def duplicate(self) -> None:
+        proc = self.document.current_processor()
+        if proc is not None:
+            copy = copy_processor(proc, next_processor_id(self.document))
+            add_processor(self.document, copy, f"Duplicate processor type {proc.id}")
+
+    def remove(self) -> None:
+        proc = self.document.current_processor()
+        if proc is not None:
+            remove_processor(self.document, proc)
+
+    def _edit(self, field: str, widget: ValueField, kind: str) -> None:
+        proc = self.document.current_processor()
+        if proc is None:
+            return
+        s = slot(self.document.machine, f"pr({proc.id}).{field}")
+        current = s.get()
+        current_text = "" if current is None else str(current)
+        if widget.text() == current_text:
+            return
+        try:
+            value = parse_value(kind, widget.text(), f"processor {field}")
+            if field == "id":
+                if value < 0:
+                    raise EditError("an id must not be negative")
+                if self.document.machine.processor(value) is not None:
+                    raise EditError(f"processor id {value} is already used")
+        except EditError as e:
+            widget.reject_input(str(e), current_text)
+            return
+        self.document.push(SetValues(self.document, [(s, value)], f"Set processor {field}"))
+        if field == "id":
+            self.document.set_current_processor(value)

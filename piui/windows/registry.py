@@ -1,0 +1,28 @@
+"""The windows the main window docks beside its fixed ones, in View-menu order.
+
+Each entry is (key, title, factory(document) -> QWidget, dock area). A panel may offer
+``extra_windows() -> list[(name, QWidget)]``: top-level windows it opens (the
+instruction category windows), which `piui --screenshots` renders too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+
+RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
+
+
+def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
+    from piui.windows.cache import CacheWindow
+    from piui.windows.combinations import CombinationsWindow
+    from piui.windows.groups import InstructionGroupsWindow
+    from piui.windows.instructions import InstructionsWindow
+
+    return [
+        ("groups", "Instruction groups", InstructionGroupsWindow, RIGHT),
+        ("instructions", "Individual instructions", InstructionsWindow, RIGHT),
+        ("cache", "Cache", CacheWindow, RIGHT),
+        ("combinations", "Combinations", CombinationsWindow, RIGHT),
+    ]

@@ -1,0 +1,104 @@
+"""The Terminal: log messages and errors (report section 3.2.1), with a level filter.
+
+Everything PIUI logs (the "piui" and "parasol_core" loggers) and every exception raised
+inside a Qt slot ends up here, so nothing fails silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+LEVELS = [("Debug", logging.DEBUG), ("Info", logging.INFO), ("Warnings", logging.WARNING),
+          ("Errors", logging.ERROR)]  # fmt: skip
+MAX_RECORDS = 5000
+
+
+class _Bridge(QObject):
+    record = Signal(object)
+
+
+class TerminalHandler(logging.Handler):
+    """A logging handler that hands records to the Terminal on the GUI thread."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.bridge = _Bridge()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.bridge.record.emit(record)
+        except RuntimeError:  # the window is gone at shutdown
+            pass
+
+
+class TerminalWindow(QWidget):
+    def __init__(self, handler: TerminalHandler, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.records: list[logging.LogRecord] = []
+        self.text = QPlainTextEdit(readOnly=True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setMaximumBlockCount(MAX_RECORDS)
+        self.level = QComboBox()
+        for name, value in LEVELS:
+            self.level.addItem(name, value)
+        self.level.setCurrentIndex(1)
+        clear = QPushButton("Clear")
+        clear.clicked.connect(self.clear)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Show:"))
+        bar.addWidget(self.level)
+        bar.addStretch(1)
+        bar.addWidget(clear)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(bar)
+        layout.addWidget(self.text)
+        self.level.currentIndexChanged.connect(self._refilter)
+        handler.bridge.record.connect(self.add_record)
+
+    def threshold(self) -> int:
+        return int(self.level.currentData())
+
+    def set_threshold(self, level: int) -> None:
+        self.level.setCurrentIndex([v for _, v in LEVELS].index(level))
+
+    def add_record(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        del self.records[:-MAX_RECORDS]
+        if record.levelno >= self.threshold():
+            self.text.appendPlainText(self._format(record))
+
+    def clear(self) -> None:
+        self.records.clear()
+        self.text.clear()
+
+    def lines(self) -> list[str]:
+        return self.text.toPlainText().splitlines()
+
+    def _refilter(self) -> None:
+        self.text.clear()
+        level = self.threshold()
+        self.text.appendPlainText(
+            "\n".join(self._format(r) for r in self.records if r.levelno >= level)
+        )
+
+    @staticmethod
+    def _format(record: logging.LogRecord) -> str:
+        stamp = time.strftime("%H:%M:%S", time.localtime(record.created))
+        text = f"{stamp} {record.levelname.lower():8} {record.getMessage()}"
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f"\n    {type(record.exc_info[1]).__name__}: {record.exc_info[1]}"
+        return text
