@@ -31,6 +31,12 @@ def render_all(window, directory: Path) -> list[Path]:  # noqa: ANN001
         dock.show()
         dock.raise_()
         save(dock.widget(), key)
+        tabs = getattr(dock.widget(), "tabs", None)  # panels with pages: one picture each
+        if tabs is not None:
+            for i in range(1, tabs.count()):
+                tabs.setCurrentIndex(i)
+                save(dock.widget(), f"{key}-{i + 1}")
+            tabs.setCurrentIndex(0)
     for name, widget in getattr(window, "extra_windows", lambda: [])():
         widget.show()
         save(widget, name)
