@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parasol_core import params
+from parasol_core.expr import refs
 from parasol_core.expr.refs import ARITY
 from parasol_core.expr.tree import Expression, Reference
 from parasol_core.model import (
@@ -56,12 +57,9 @@ class Slot:
 
 def parse_reference(text: str) -> Reference:
     try:
-        tree = Expression.parse(text.strip()).tree
-    except ModelSyntaxError as e:
-        raise EditError(f"'{text}' is not a reference: {e.message}") from None
-    if not isinstance(tree, Reference):
-        raise EditError(f"'{text}' is not a reference such as pt(1).iga")
-    return tree
+        return refs.parse_reference(text)
+    except refs.UnresolvedReference as e:
+        raise EditError(str(e)) from None
 
 
 def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:

@@ -569,12 +569,13 @@ def _compile_binary(node: Binary, resolver: Resolver) -> Compiled:
     return binary
 
 
-def _compile_unary(node: Unary, resolver: Resolver) -> Compiled:
-    operand = _compile(node.operand, resolver)
-    fn = UNARY_OPERATORS[node.op]
+def _compile_applied(operand_node: Node, fn: Callable, node: Unary | Call,
+                     resolver: Resolver) -> Compiled:  # fmt: skip
+    """A unary operator or a function: one operand, errors passed through."""
+    operand = _compile(operand_node, resolver)
     start, end = node.start, node.end
 
-    def unary(env: Env) -> Value:
+    def applied(env: Env) -> Value:
         a = operand(env)
         if type(a) is EvalError:
             return a
@@ -583,21 +584,12 @@ def _compile_unary(node: Unary, resolver: Resolver) -> Compiled:
         except _Fault as f:
             return EvalError(f.message, start, end)
 
-    return unary
+    return applied
+
+
+def _compile_unary(node: Unary, resolver: Resolver) -> Compiled:
+    return _compile_applied(node.operand, UNARY_OPERATORS[node.op], node, resolver)
 
 
 def _compile_call(node: Call, resolver: Resolver) -> Compiled:
-    arg = _compile(node.arg, resolver)
-    fn = FUNCTIONS[node.func]
-    start, end = node.start, node.end
-
-    def call(env: Env) -> Value:
-        a = arg(env)
-        if type(a) is EvalError:
-            return a
-        try:
-            return fn(a)
-        except _Fault as f:
-            return EvalError(f.message, start, end)
-
-    return call
+    return _compile_applied(node.arg, FUNCTIONS[node.func], node, resolver)

@@ -196,6 +196,19 @@ def _mapped(machine: Machine, ref: Reference) -> Target:
     return Target("value", key, value=virt.mapping[number])
 
 
+def parse_reference(text: str) -> Reference:
+    """The reference ``text`` spells; UnresolvedReference when it is not one."""
+    from parasol_core.syntax.diagnostics import ModelSyntaxError
+
+    try:
+        tree = Expression.parse(text.strip()).tree
+    except ModelSyntaxError as e:
+        raise _fail(f"'{text.strip()}' is not a reference: {e.message}") from None
+    if not isinstance(tree, Reference):
+        raise _fail(f"'{text.strip()}' is not a reference such as pt(1).iga")
+    return tree
+
+
 def reference_key(ref: Reference) -> str:
     """The key :func:`resolve` gives ``ref``'s target, worked out from the reference alone
     (no model needed): its text, with a timing alias replaced by the canonical name
@@ -216,15 +229,7 @@ def canonical_key(ref: Reference | str) -> str:
     not a reference raises UnresolvedReference.
     """
     if isinstance(ref, str):
-        from parasol_core.syntax.diagnostics import ModelSyntaxError
-
-        try:
-            tree = Expression.parse(ref.strip()).tree
-        except ModelSyntaxError as e:
-            raise _fail(f"'{ref.strip()}' is not a reference: {e.message}") from None
-        if not isinstance(tree, Reference):
-            raise _fail(f"'{ref.strip()}' is not a reference such as pt(1).iga")
-        ref = tree
+        ref = parse_reference(ref)
     if ref.prefix == "tl" and ref.field == "connect" and ref.field_index is not None:
         return "tl" + "".join(f"({i})" for i in ref.indices) + ".connect"
     return reference_key(ref)

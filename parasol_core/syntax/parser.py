@@ -564,21 +564,9 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
         text = _decode(bytes(text), file)
     _check_lines(text, file)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
-    parser, builder, _ = _get_parsers()
-    with _lock:
-        builder.reset(parse_text)
-        try:
-            machine = parser.parse(parse_text)
-        except _Fail as e:
-            raise _error_at(e.message, e.token, parse_text, file) from None
-        except UnexpectedInput as e:
-            raise _syntax_error(e, parse_text, parser, file) from None
-        except RecursionError:
-            raise ModelSyntaxError("the file is nested too deeply", 1, 1, file=file) from None
-        diagnostics = [
-            Diagnostic(d.severity, d.message, d.line, d.column, file) for d in builder.diagnostics
-        ]
-        builder.reset("")
+    parser, _, _ = _get_parsers()
+    machine, found = _parse(parser, parse_text, file, "file")
+    diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
     _clip(machine, text)
     machine.src.diagnostics = diagnostics
     machine.src.path = file
@@ -596,18 +584,27 @@ def parse_expression(text: str) -> Expression:
     if "\n" in text or "\r" in text or "\x0b" in text or ";" in text:
         pos = min(i for i in (text.find(c) for c in "\n\r\x0b;") if i >= 0)
         raise ModelSyntaxError("an expression must fit on one line", 1, pos + 1, text=text)
-    _, builder, expr_parser = _get_parsers()
+    _, _, expr_parser = _get_parsers()
+    tree, _ = _parse(expr_parser, text, None, "expression")
+    return Expression(text.strip(), tree, len(text) - len(text.lstrip()))
+
+
+def _parse(parser: Lark, text: str, file: str | None, what: str) -> tuple[Any, list[Diagnostic]]:
+    """Run one of the parsers (the builder is shared, hence the lock); lark's and the
+    builder's failures become a ModelSyntaxError saying where."""
+    _, builder, _ = _get_parsers()
     with _lock:
         builder.reset(text)
         try:
-            tree = expr_parser.parse(text)
+            return parser.parse(text), list(builder.diagnostics)
         except _Fail as e:
-            raise _error_at(e.message, e.token, text, None) from None
+            raise _error_at(e.message, e.token, text, file) from None
         except UnexpectedInput as e:
-            raise _syntax_error(e, text, expr_parser, None, "expression") from None
+            raise _syntax_error(e, text, parser, file, what) from None
+        except RecursionError:
+            raise ModelSyntaxError(f"the {what} is nested too deeply", 1, 1, file=file) from None
         finally:
-            builder.reset("")
-    return Expression(text.strip(), tree, len(text) - len(text.lstrip()))
+            builder.reset("")  # do not keep the text alive
 
 
 def _clip(machine: Machine, text: str) -> None:
