@@ -258,3 +258,17 @@ def test_screenshots_render_every_window(tmp_path):
     assert any(n.startswith("instructions-") for n in names)
     assert all(p.stat().st_size > 2000 for p in out.glob("*.png"))
     QApplication.processEvents()
+
+
+def test_the_overview_counts_timings_as_they_are_added_and_removed(main_window):
+    table = main_window.overview.processors
+    assert table.item(0, 2).text() == "7"
+    set_value(main_window, "pt(1).cga", Timing(1e-06))
+    assert table.item(0, 2).text() == "8"
+    set_value(main_window, "pt(1).iga", Timing(9e-07))
+    assert table.item(0, 2).text() == "8"
+    main_window.document.undo_stack.undo()
+    main_window.document.undo_stack.undo()
+    assert table.item(0, 2).text() == "7"
+    set_value(main_window, "pc(1).size", 4096)
+    assert table.item(0, 3).text() == "4096"

@@ -135,8 +135,20 @@ class MachineOverview(QWidget):
         self.maxtotalspd.setText(text + (" bytes/s" if isinstance(value, (int, float)) else ""))
 
     def _values_changed(self, keys: set[str]) -> None:
-        if any(k.startswith(("ma.", "Machine.", "pt(", "pc(", "Processor.")) for k in keys):
+        # A slider step sends one key per step: redraw only what the key can change.
+        if any(k.startswith(("ma.", "Machine.", "Processor.")) for k in keys):
             self.refresh()
+        elif any(k.startswith("pc(") for k in keys):
+            self._fill_processors()
+        elif any(k.startswith("pt(") for k in keys):
+            self._update_timing_counts()
+
+    def _update_timing_counts(self) -> None:
+        """A timing added or removed changes a processor's count; a changed one, nothing."""
+        for r, p in enumerate(self.document.machine.processors):
+            item = self.processors.item(r, 2)
+            if item is not None and item.text() != str(len(p.timings)):
+                item.setText(str(len(p.timings)))
 
     def _derived_changed(self, values: dict) -> None:
         if "mc.maxtotalspd" in values:
