@@ -568,3 +568,12 @@ def test_sqrti_alias_works_in_a_reference():
 def test_expression_must_fit_on_one_line():
     with pytest.raises(ModelSyntaxError):
         parse_expression("1 +\n 2")
+
+
+def test_a_byte_order_mark_is_accepted_and_kept():
+    from parasol_core.syntax.writer import dumps
+
+    data = ("\ufeff" + MINIMAL).encode("utf-8")
+    m = loads(data)
+    assert m == loads(MINIMAL) and errors(m) == []
+    assert dumps(m).encode("utf-8") == data
