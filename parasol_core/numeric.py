@@ -45,14 +45,33 @@ def cache_size_shown(size: int | None) -> int:
     return 1 if not size or size < 1 else size
 
 
+def _parse_finite(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a number{what}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"'{text}' is not a finite number")
+    return value
+
+
 def parse_positive(text: str) -> float:
     """A positive finite number typed by a user; ValueError with a message otherwise."""
-    try:
-        value = float(text.strip())
-    except ValueError:
-        raise ValueError(f"'{text.strip()}' is not a number") from None
-    if not math.isfinite(value):
-        raise ValueError(f"'{text.strip()}' is not a finite number")
+    text = text.strip()
+    value = _parse_finite(text, "")
     if value <= 0:
-        raise ValueError(f"{text.strip()} is not a positive number")
+        raise ValueError(f"{text} is not a positive number")
+    return value
+
+
+def parse_sd(text: str) -> float | None:
+    """A standard deviation as typed: empty for none, else a finite number >= 0."""
+    text = text.strip()
+    if not text:
+        return None
+    value = _parse_finite(
+        text, ": a standard deviation is a number of seconds, 0 or more (or nothing)"
+    )
+    if value < 0:
+        raise ValueError(f"{text} is negative: a standard deviation is 0 or more")
     return value

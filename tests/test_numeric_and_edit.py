@@ -115,3 +115,12 @@ def test_scale_group_scales_mean_and_sd_of_members_only():
     assert m.processors[0].timings == {"iga": Timing(7.37e-07), "ila": Timing(1e-06, 2e-08)}
     with pytest.raises(EditError):
         scale_group(m, "local", math.inf)
+
+
+def test_parse_sd_allows_empty_and_zero_but_not_negative_or_garbage():
+    from parasol_core.numeric import parse_sd
+
+    assert parse_sd("  ") is None and parse_sd("0") == 0.0 and parse_sd("2e-9") == 2e-9
+    for text, message in [("-1e-9", "negative"), ("x", "not a number"), ("inf", "finite")]:
+        with pytest.raises(ValueError, match=message):
+            parse_sd(text)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from parasol_core.expr.tree import format_number
 from parasol_core.model import Processor, Timing
+from parasol_core.numeric import parse_sd
 from parasol_core.params import BY_NAME, PARAMS, Kind, Locality, NumericType, Operation
 from piui.commands import SetValues
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
@@ -93,23 +94,6 @@ CATEGORIES: tuple[Category, ...] = _categories()
 
 def sd_text(timing: Timing | None) -> str:
     return "" if timing is None or timing.sd is None else format_number(timing.sd)
-
-
-def parse_sd(text: str) -> float | None:
-    """A standard deviation as typed: empty for none, else a number >= 0."""
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"'{text}' is not a number: a standard deviation is a number "
-                         "of seconds, 0 or more (or nothing)") from None  # fmt: skip
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"'{text}' is not a finite number")
-    if value < 0:
-        raise ValueError(f"{text} is negative: a standard deviation is 0 or more")
-    return value
 
 
 # --------------------------------------------------------------------------- one row
