@@ -31,22 +31,9 @@ MAX_ID = 2**31 - 1
 
 def known_routings() -> set[str]:
     """Routing names the topology library knows (plug-ins included)."""
-    try:
-        from parasol_core.topology.routing import available_routings
-    except ImportError:
-        return set(_BUILTIN_ROUTINGS)
+    from parasol_core.topology.routing import available_routings
+
     return set(available_routings())
-
-
-def _builtin_routings() -> tuple[str, ...]:
-    from itertools import permutations
-
-    names = ["XY", "YX", "1Dtorus", "2Dtorus", "3Dtorus", "broadcast"]
-    names += ["".join(p) for p in permutations("XYZ")]
-    return tuple(names)
-
-
-_BUILTIN_ROUTINGS = _builtin_routings()
 
 
 class _Checker:
