@@ -62,9 +62,15 @@ def parse_reference(text: str) -> Reference:
         raise EditError(str(e)) from None
 
 
-def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:
+def slot(
+    machine: Machine,
+    ref: Reference | str,
+    create: bool = True,
+    created: list[tuple[Any, str, Any]] | None = None,
+) -> Slot:
     """The stored value a reference names. With ``create``, a missing cache, section or
-    table entry is made, so that setting it adds it."""
+    table entry is made, so that setting it adds it; each section made is appended to
+    ``created`` as ``(owner, attr, section)`` (the session records it for undo)."""
     if isinstance(ref, str):
         ref = parse_reference(ref)
     p, fld = ref.prefix, ref.field
@@ -82,6 +88,8 @@ def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:
             if not create:
                 raise EditError(f"'{ref}': the model has no machine combinations")
             machine.combinations = MachineCombinations()
+            if created is not None:
+                created.append((machine, "combinations", machine.combinations))
         return Slot(machine.combinations, "entries", EXPR, fld, label)
     if p in ("pv", "ex", "mp"):
         attr = {"pv": "pvm", "ex": "express", "mp": "mpi"}[p]
@@ -96,6 +104,8 @@ def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:
                 raise EditError(f"'{ref}': the model has no {attr} section")
             section = cls()
             setattr(machine, attr, section)
+            if created is not None:
+                created.append((machine, attr, section))
         if fld not in section.NAMES:
             raise EditError(f"'{ref}': the {attr} section has no function '{fld}' "
                             f"(known: {', '.join(section.NAMES)})")  # fmt: skip
@@ -121,6 +131,8 @@ def slot(machine: Machine, ref: Reference | str, create: bool = True) -> Slot:
                 if not create:
                     raise EditError(f"'{ref}': processor {ident} has no cache section")
                 proc.cache = Cache()
+                if created is not None:
+                    created.append((proc, "cache", proc.cache))
             return _attr(proc.cache, fld, {"size": ("size", INT), "speed": ("speed", TIMING),
                                            "smallloopspeedup": ("smallloopspeedup", TIMING)},
                          label)  # fmt: skip
@@ -201,6 +213,23 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
     raise EditError(f"{label}: unknown kind {kind}")
 
 
+INT_LIMIT = 2**63 - 1
+"""The largest integer the file format reads (a 64-bit signed integer)."""
+ID_LIMIT = 2**31 - 1
+"""The largest id (ids are 32-bit in the PARASOL II tools)."""
+
+
+def check_int(attr: str, value: Any, label: str = "value") -> None:
+    """Refuse an integer the file format cannot read back: the grammar reads whole
+    numbers from 0 up, within 64 bits, and ids within 32 bits. Raises EditError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EditError(f"{label}: expected a whole number, not {value!r}")
+    limit = ID_LIMIT if attr == "id" else INT_LIMIT
+    if not 0 <= value <= limit:
+        raise EditError(f"{label}: {value} is outside the range the file format holds "
+                        f"(0 to {limit})")  # fmt: skip
+
+
 def set_value(machine: Machine, ref: str, text: str) -> Slot:
     """Set the value ``ref`` names from ``text``; returns the slot. Raises EditError."""
     s = slot(machine, ref)
@@ -242,7 +271,9 @@ def scale_group(
 # --------------------------------------------------------------------------- change keys
 
 
-def stored_key(machine: Machine, s: Slot) -> str | None:
+def stored_key(
+    machine: Machine, s: Slot | Any, attr: str | None = None, key: Any = None
+) -> str | None:
     """The reference key (as the engine names stored values) of the value a slot holds,
     or None when the change is structural (an id, an expression, a routing name): the
     engine must then rebuild its graph rather than re-evaluate a few expressions.
@@ -252,20 +283,25 @@ def stored_key(machine: Machine, s: Slot) -> str | None:
     """
     from parasol_core.model import ExprSection, Link, Topology, VirtualTopology
 
-    obj, attr = s.obj, s.attr
-    if s.kind == EXPR or isinstance(obj, ExprSection) or attr == "id":
+    if isinstance(s, Slot):
+        obj, attr, key = s.obj, s.attr, s.key
+    else:
+        obj = s
+    if isinstance(obj, ExprSection) or attr == "id":
+        return None
+    if isinstance(obj, Processor) and attr == "combinations":
         return None
     if obj is machine:
         names = {"processor_count": "processors", "topology_count": "topologies"}
         return f"ma.{names[attr]}" if attr in names else None
     if isinstance(obj, Processor):
-        return f"pt({obj.id}).{s.key}" if attr == "timings" else None
+        return f"pt({obj.id}).{key}" if attr == "timings" else None
     if isinstance(obj, Cache):
         proc = next((p for p in machine.processors if p.cache is obj), None)
         return None if proc is None else f"pc({proc.id}).{attr}"
     if isinstance(obj, Topology):
         if attr == "types":
-            return f"tp({obj.id})({s.key})"
+            return f"tp({obj.id})({key})"
         names = {"setup": "setup", "processor_count": "processors", "link_count": "links"}
         return f"to({obj.id}).{names[attr]}" if attr in names else None
     if isinstance(obj, Link):
@@ -275,7 +311,7 @@ def stored_key(machine: Machine, s: Slot) -> str | None:
         return f"tl({topo.id})({obj.id}).{attr}"
     if isinstance(obj, VirtualTopology):
         if attr == "mapping":
-            return f"vm({obj.id})({s.key})"
+            return f"vm({obj.id})({key})"
         names = {"setup": "setup", "processor_count": "processors"}
         return f"vt({obj.id}).{names[attr]}" if attr in names else None
     return None
@@ -284,7 +320,7 @@ def stored_key(machine: Machine, s: Slot) -> str | None:
 # --------------------------------------------------------------------------- structure
 
 
-def _retarget(node: Any, old_id: int, new_id: int) -> Any:
+def retarget(node: Any, old_id: int, new_id: int) -> Any:
     """A tree with processor references to ``old_id`` pointed at ``new_id``."""
     from dataclasses import replace
 
@@ -295,12 +331,12 @@ def _retarget(node: Any, old_id: int, new_id: int) -> Any:
             return replace(node, indices=(new_id,))
         return node
     if isinstance(node, Binary):
-        return replace(node, left=_retarget(node.left, old_id, new_id),
-                       right=_retarget(node.right, old_id, new_id))  # fmt: skip
+        return replace(node, left=retarget(node.left, old_id, new_id),
+                       right=retarget(node.right, old_id, new_id))  # fmt: skip
     if isinstance(node, Unary):
-        return replace(node, operand=_retarget(node.operand, old_id, new_id))
+        return replace(node, operand=retarget(node.operand, old_id, new_id))
     if isinstance(node, Call):
-        return replace(node, arg=_retarget(node.arg, old_id, new_id))
+        return replace(node, arg=retarget(node.arg, old_id, new_id))
     return node
 
 
@@ -316,7 +352,7 @@ def copy_processor(proc: Processor, new_id: int, name: str | None = None) -> Pro
         if proc.id is None:
             combinations[key] = Expression(expr.text, expr.tree, expr.offset)
         else:
-            tree = _retarget(expr.tree, proc.id, new_id)
+            tree = retarget(expr.tree, proc.id, new_id)
             combinations[key] = (
                 Expression(expr.text, expr.tree, expr.offset)
                 if tree == expr.tree

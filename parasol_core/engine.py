@@ -451,6 +451,11 @@ class Engine:
         self.evaluations += count
         return out
 
+    def rebuild_and_compare(self) -> dict[str, Value]:
+        """Rebuild the graph (after a structural edit); returns the expressions whose
+        value changed, appeared or moved."""
+        return self._rebuild_and_compare()
+
     def _rebuild_and_compare(self) -> dict[str, Value]:
         before = self.values()
         self.rebuild()
@@ -561,6 +566,10 @@ class Engine:
         where that is one circle (otherwise sorted)."""
         return [list(c) for c in self._cycles]
 
+    def cycle_entries(self) -> list[list[ExpressionEntry]]:
+        """Each cycle of references, as the entries of its members."""
+        return [[self._entries[key] for key in members] for members in self._cycles]
+
     def diagnostics(self) -> list[Diagnostic]:
         """Unresolved references (at their line and column) and cycles (one error at each
         member, naming every member)."""
@@ -584,8 +593,7 @@ class Engine:
 
 def reference_cycles(machine: Machine) -> list[list[ExpressionEntry]]:
     """The cycles of references among the model's expressions, each as its members."""
-    engine = Engine(machine)
-    return [[engine._entries[key] for key in members] for members in engine._cycles]
+    return Engine(machine).cycle_entries()
 
 
 # ---------------------------------------------------------------------- helpers

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from parasol_core import params
 from parasol_core.expr.refs import UnresolvedReference, resolve
@@ -26,6 +27,9 @@ from parasol_core.model import (
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.syntax.source import LineIndex
 
+if TYPE_CHECKING:
+    from parasol_core.engine import Engine
+
 MAX_ID = 2**31 - 1
 
 
@@ -37,8 +41,9 @@ def known_routings() -> set[str]:
 
 
 class _Checker:
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, engine: Engine | None = None) -> None:
         self.m = machine
+        self.engine = engine
         self.out: list[Diagnostic] = []
         self.file = machine.src.path if machine.src is not None else None
         self._lines: LineIndex | None = None
@@ -103,10 +108,11 @@ class _Checker:
         return self.out
 
     def check_cycles(self) -> None:
-        from parasol_core.engine import reference_cycles  # the engine builds on this package
+        from parasol_core.engine import Engine  # the engine builds on this package
 
+        engine = self.engine if self.engine is not None else Engine(self.m)
         found = []
-        for members in reference_cycles(self.m):
+        for members in engine.cycle_entries():
             chain = " -> ".join([e.key for e in members] + [members[0].key])
             found += [(e.owner.location(e.location_key) or (0, 0), e, chain) for e in members]
         for _, e, chain in sorted(found, key=lambda item: item[0]):
@@ -297,10 +303,12 @@ class _Checker:
                            f"1..{hw_count}", virt, f"mapping.{v}", target)  # fmt: skip
 
 
-def validate(machine: Machine) -> list[Diagnostic]:
-    """Every diagnostic for a model: the loader's warnings, then the semantic checks."""
+def validate(machine: Machine, engine: Engine | None = None) -> list[Diagnostic]:
+    """Every diagnostic for a model: the loader's warnings, then the semantic checks.
+    Pass the model's engine when there is one (a session's): the cycle check reads it
+    instead of building another."""
     loaded = list(machine.src.diagnostics) if machine.src is not None else []
-    return loaded + _Checker(machine).run()
+    return loaded + _Checker(machine, engine).run()
 
 
 def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:

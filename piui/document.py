@@ -1,14 +1,17 @@
-"""The open model: one owner, an undo stack, change signals.
+"""The open model as Qt sees it: a thin relay of a :class:`parasol_core.session.Session`.
 
-Windows never keep their own copy of a value. They read from ``Document.machine``,
-change it only by pushing a command (see :mod:`piui.commands`), and redraw when the
-document says what changed:
+The session owns the model, its engine, its diagnostics, the group-scaler factors and
+the undo history; every edit is one of its operations. This class only turns the
+session's change records into Qt signals and gives the Edit menu a view of the history.
+Windows never keep their own copy of a value: they read from ``document.machine``, edit
+through ``document.session``, and redraw from these signals:
 
-* ``valuesChanged(set[str])``: stored values changed; the set holds engine keys
-  (``pt(1).iga``) and, for values no expression can reference, ``obj-attr`` markers;
+* ``changed(Change)``: every record the session publishes;
+* ``valuesChanged(Change)``: stored values changed (``change.keys``, ``change.fields``);
 * ``derivedChanged(dict)``: expression key -> new value, only those that changed;
-* ``structureChanged()``: processors, sections or expressions were added, removed or
-  renamed; redraw everything;
+* ``structureChanged()``: sections, links or expressions were added, removed or
+  re-identified; redraw lists;
+* ``scalersChanged()``: group-scaler factors changed;
 * ``modelReset()``: another model was opened.
 """
 
@@ -16,90 +19,199 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QAction
 
-from parasol_core.edit import Slot, stored_key
 from parasol_core.engine import Engine
 from parasol_core.model import Machine, Processor
+from parasol_core.session import EDIT, OPEN, REDO, SAVED, UNDO, VALIDATED, Change, Session
 from parasol_core.syntax.parser import load
-from parasol_core.syntax.writer import save
-from parasol_core.validate import validate
 
 log = logging.getLogger("piui")
 
 
+class UndoHistory(QObject):
+    """The session's history as the Edit menu and the tests see it (the parts of
+    ``QUndoStack``'s interface PIUI uses)."""
+
+    indexChanged = Signal(int)
+    cleanChanged = Signal(bool)
+    canUndoChanged = Signal(bool)
+    canRedoChanged = Signal(bool)
+    undoTextChanged = Signal(str)
+    redoTextChanged = Signal(str)
+
+    def __init__(self, document: Document) -> None:
+        super().__init__(document)
+        self._document = document
+        self._seen: tuple = ()
+        self.sync()
+
+    @property
+    def _history(self):  # noqa: ANN202 - the session's History
+        return self._document.session.history
+
+    def count(self) -> int:
+        return len(self._history.steps)
+
+    def index(self) -> int:
+        return self._history.index
+
+    def canUndo(self) -> bool:  # noqa: N802 - Qt's naming
+        return self._history.can_undo
+
+    def canRedo(self) -> bool:  # noqa: N802
+        return self._history.can_redo
+
+    def undoText(self) -> str:  # noqa: N802
+        return self._history.undo_label
+
+    def redoText(self) -> str:  # noqa: N802
+        return self._history.redo_label
+
+    def isClean(self) -> bool:  # noqa: N802
+        return self._history.at_saved
+
+    def undo(self) -> None:
+        self._document.commit_pending()
+        self._document.session.undo()
+
+    def redo(self) -> None:
+        self._document.commit_pending()
+        self._document.session.redo()
+
+    def setClean(self) -> None:  # noqa: N802
+        self._document.session.mark_saved()
+
+    def createUndoAction(self, parent: QObject, prefix: str = "&Undo") -> QAction:  # noqa: N802
+        return self._action(parent, prefix, self.undo, self.canUndo, self.undoText,
+                            self.canUndoChanged, self.undoTextChanged)  # fmt: skip
+
+    def createRedoAction(self, parent: QObject, prefix: str = "&Redo") -> QAction:  # noqa: N802
+        return self._action(parent, prefix, self.redo, self.canRedo, self.redoText,
+                            self.canRedoChanged, self.redoTextChanged)  # fmt: skip
+
+    def _action(self, parent, prefix, trigger, can, text, can_changed, text_changed) -> QAction:  # noqa: ANN001
+        action = QAction(prefix, parent)
+
+        def show(*_: object) -> None:
+            action.setEnabled(can())
+            label = text()
+            action.setText(f"{prefix} {label}" if label else prefix)
+
+        action.triggered.connect(lambda _=False: trigger())
+        can_changed.connect(show)
+        text_changed.connect(show)
+        show()
+        return action
+
+    def sync(self) -> None:
+        """Emit what changed in the history since the last call."""
+        h = self._history
+        now = (h.index, h.at_saved, h.can_undo, h.can_redo, h.undo_label, h.redo_label)
+        before = self._seen or (None,) * 6
+        self._seen = now
+        if now[0] != before[0]:
+            self.indexChanged.emit(now[0])
+        if now[1] != before[1]:
+            self.cleanChanged.emit(now[1])
+        if now[2] != before[2]:
+            self.canUndoChanged.emit(now[2])
+        if now[3] != before[3]:
+            self.canRedoChanged.emit(now[3])
+        if now[4] != before[4]:
+            self.undoTextChanged.emit(now[4])
+        if now[5] != before[5]:
+            self.redoTextChanged.emit(now[5])
+
+
 class Document(QObject):
+    changed = Signal(object)  # Change
     modelReset = Signal()
-    valuesChanged = Signal(object)  # set[str]
+    valuesChanged = Signal(object)  # Change
     derivedChanged = Signal(object)  # dict[str, Value]
     structureChanged = Signal()
+    scalersChanged = Signal()
     pathChanged = Signal(str)
     diagnosticsChanged = Signal(object)  # list[Diagnostic]
     currentProcessorChanged = Signal(object)  # processor id or None
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    # Keyboard steps on one control less than this many seconds apart are one undo
+    # step, as a drag is.
+    KEY_MERGE_WINDOW = 1.0
+
+    def __init__(self, parent: QObject | None = None, session: Session | None = None) -> None:
         super().__init__(parent)
-        self.machine: Machine = Machine()
-        self.path: Path | None = None
-        self.undo_stack = QUndoStack(self)
-        self.engine = Engine(self.machine)
-        self.diagnostics: list = []
+        self.session = session if session is not None else Session()
+        self._unsubscribe = self.session.subscribe(self._relay)
         self._current_processor: int | None = None
+        self._pending: list = []  # callables that commit a field being typed in
+        self.undo_stack = UndoHistory(self)
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
         self._validate_timer.setInterval(250)
         self._validate_timer.timeout.connect(self.revalidate)
+        self._adopt_current()
+
+    # ---- the session's state, read through
+
+    @property
+    def machine(self) -> Machine:
+        return self.session.machine
+
+    @property
+    def engine(self) -> Engine:
+        return self.session.engine
+
+    @property
+    def path(self) -> Path | None:
+        return self.session.path
+
+    @property
+    def diagnostics(self) -> list:
+        return self.session.diagnostics
 
     # ---- opening and saving
 
     def open(self, path: str | Path) -> None:
         """Load a file. Raises ModelSyntaxError or OSError and keeps the current model."""
         machine = load(path)
-        self._adopt(machine, Path(path))
+        self.session.replace(machine, Path(path))
         log.info("opened %s", path)
 
     def open_copy(self, path: str | Path) -> None:
-        """A new, unnamed model with the contents of ``path`` (File > New from sample)."""
+        """A new, unnamed model with the contents of ``path`` (File > New from sample);
+        not modified until it is edited."""
         machine = load(path)
-        self._adopt(machine, None)
-        self.undo_stack.resetClean()
-        # a model that was never saved counts as modified only once it is edited
+        self.session.replace(machine, None)
         log.info("new model from %s", path)
-
-    def _adopt(self, machine: Machine, path: Path | None) -> None:
-        self.machine = machine
-        self.path = path
-        self.undo_stack.clear()
-        self.engine = Engine(machine)
-        procs = [p.id for p in machine.processors]
-        self._current_processor = procs[0] if procs else None
-        self.revalidate()
-        self.modelReset.emit()
-        self.pathChanged.emit(str(path) if path else "")
-        self.currentProcessorChanged.emit(self._current_processor)
 
     def save(self, path: str | Path | None = None) -> None:
         """Save (atomically). Raises OSError/ValueError; the document stays unsaved then."""
-        target = Path(path) if path is not None else self.path
-        if target is None:
-            raise ValueError("the model has no file name yet: use Save As")
-        save(self.machine, target)
-        self.path = target
-        self.undo_stack.setClean()
-        self.pathChanged.emit(str(target))
+        self.commit_pending()
+        target = self.session.save(path)
         log.info("saved %s", target)
 
     @property
     def is_modified(self) -> bool:
-        return not self.undo_stack.isClean()
+        return self.session.is_modified
 
     def title(self) -> str:
         if self.path is not None:
             return self.path.name
         return self.machine.name or "untitled"
+
+    # ---- fields being typed in: committed before save, undo and export
+
+    def add_pending(self, commit: object) -> None:
+        """Register a callable that commits a value being typed (the report's "Ok is
+        assumed")."""
+        self._pending.append(commit)
+
+    def commit_pending(self) -> None:
+        for commit in list(self._pending):
+            commit()
 
     # ---- the current processor, which the processor windows follow
 
@@ -117,42 +229,58 @@ class Document(QObject):
             self._current_processor = proc_id
             self.currentProcessorChanged.emit(proc_id)
 
-    # ---- edits: commands call these after changing the model
-
-    def push(self, command: Any) -> None:
-        self.undo_stack.push(command)
-
-    def slots_changed(self, slots: list[Slot]) -> None:
-        """Values in these slots changed: re-evaluate what depends on them, tell windows."""
-        keys: set[str] = set()
-        structural = False
-        for s in slots:
-            key = stored_key(self.machine, s)
-            if key is None:
-                structural = True
-                keys.add(f"{type(s.obj).__name__}.{s.attr}")
-            else:
-                keys.add(key)
-        if structural:
-            self.structure_changed()
-            self.valuesChanged.emit(keys)
-            return
-        derived = self.engine.update(keys)
-        self.valuesChanged.emit(keys)
-        if derived:
-            self.derivedChanged.emit(derived)
-        self._validate_timer.start()
-
-    def structure_changed(self) -> None:
-        """Something was added, removed or re-identified: rebuild and redraw everything."""
-        self.engine.rebuild()
+    def _adopt_current(self) -> None:
+        self._known_processors = {id(p) for p in self.machine.processors}
         ids = [p.id for p in self.machine.processors]
-        if self._current_processor not in ids:
-            self.set_current_processor(ids[0] if ids else None)
-        self.structureChanged.emit()
-        self.derivedChanged.emit(dict(self.engine.values()))
-        self._validate_timer.start()
+        self._current_processor = ids[0] if ids else None
+
+    # ---- the relay
+
+    def _relay(self, change: Change) -> None:
+        self.changed.emit(change)
+        if change.reason == OPEN:
+            self._adopt_current()
+            self._validate_timer.stop()
+            self.modelReset.emit()
+            self.pathChanged.emit(str(self.path) if self.path else "")
+            self.currentProcessorChanged.emit(self._current_processor)
+            self.diagnosticsChanged.emit(self.diagnostics)
+        elif change.reason == SAVED:
+            self.pathChanged.emit(str(self.path) if self.path else "")
+        elif change.reason == VALIDATED:
+            self.diagnosticsChanged.emit(self.diagnostics)
+        elif change.reason in (EDIT, UNDO, REDO):
+            if change.structure:
+                self._follow_processors(change)
+                self.structureChanged.emit()
+            if change.fields:
+                self.valuesChanged.emit(change)
+            if change.derived:
+                self.derivedChanged.emit(dict(change.derived))
+            if change.scalers:
+                self.scalersChanged.emit()
+            if change.fields:
+                self._validate_timer.start()
+        self.undo_stack.sync()
+
+    def _follow_processors(self, change: Change) -> None:
+        """Keep a current processor: follow one that appears (added, or brought back by
+        undo) or is renumbered; else keep it, or take the first."""
+        before = self._known_processors
+        procs = self.machine.processors
+        self._known_processors = {id(p) for p in procs}
+        ids = [p.id for p in procs]
+        appeared = [p.id for p in procs if id(p) not in before]
+        if appeared:
+            self.set_current_processor(appeared[-1])
+            return
+        if self._current_processor in ids:
+            return
+        for f in change.fields:
+            if isinstance(f.obj, Processor) and f.attr == "id" and f.obj.id in ids:
+                self.set_current_processor(f.obj.id)
+                return
+        self.set_current_processor(ids[0] if ids else None)
 
     def revalidate(self) -> None:
-        self.diagnostics = validate(self.machine)
-        self.diagnosticsChanged.emit(self.diagnostics)
+        self.session.revalidate()

@@ -9,7 +9,6 @@ from PySide6.QtCore import Qt
 
 from parasol_core.model import Cache, Processor, Timing
 from parasol_core.numeric import log_position
-from piui.commands import add_processor
 from piui.document import Document
 from piui.widgets.number_controls import LogIntEdit
 from piui.windows.cache import CacheWindow
@@ -152,7 +151,7 @@ def test_the_small_loop_speedup_may_go_below_one(window, qtbot):
 def test_a_processor_without_a_cache_shows_empty_controls_and_editing_adds_one(window, qtbot):
     w = window()
     doc = w.document
-    add_processor(doc, Processor(2, "bare", {"iga": Timing(1e-6)}, None))
+    doc.session.add_processor(Processor(2, "bare", {"iga": Timing(1e-6)}, None))
     assert doc.current_processor_id == 2
     assert w.title.text() == "Processor 2: bare"
     assert w.no_cache.isVisibleTo(w)
@@ -175,7 +174,7 @@ def test_a_processor_without_a_cache_shows_empty_controls_and_editing_adds_one(w
 def test_a_drag_on_a_processor_without_a_cache_adds_it_and_undoes_in_one_step(window):
     w = window()
     doc = w.document
-    add_processor(doc, Processor(2, "bare", {}, None))
+    doc.session.add_processor(Processor(2, "bare", {}, None))
     slider = w.size_edit.slider
     slider.setSliderDown(True)
     for size in (10, 100, 1000):

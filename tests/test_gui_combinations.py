@@ -6,14 +6,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from parasol_core.edit import slot
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import COMBINATION_NAMES, Timing
-from piui.commands import SetValues
 from piui.document import Document
 from piui.widgets.expression_edit import INVALID_STYLE, ExpressionEdit, check_expression
 from piui.windows.combinations import MAXTOTALSPD, CombinationsWindow
-from piui.windows.overview import value_text
+from piui.widgets.labels import value_text
 
 
 @pytest.fixture
@@ -171,11 +169,11 @@ def test_check_expression_without_a_window(sample_copy):
 def test_a_value_follows_a_timing_while_a_slider_is_dragged(open_window, qtbot):
     window = open_window()
     doc = window.document
-    ref = slot(doc.machine, "pt(1).iga")
+    ref = "pt(1).iga"
     drag = object()
     seen = []
     for factor in (1.5, 2.0, 3.0):  # three slider steps of one drag
-        doc.push(SetValues(doc, [(ref, Timing(7.37e-07 * factor))], "Set iga", drag))
+        doc.session.set_value(ref, Timing(7.37e-07 * factor), label="Set iga", merge=drag)
         expected = value_text(doc.engine.value("po(1).ia_spd"))
         assert value_label(window, "ia_spd") == expected
         seen.append(expected)
@@ -189,7 +187,7 @@ def test_a_value_follows_a_timing_while_a_slider_is_dragged(open_window, qtbot):
 def test_an_evaluation_error_shows_in_place_of_the_value(open_window, qtbot):
     window = open_window()
     doc = window.document
-    doc.push(SetValues(doc, [(slot(doc.machine, "tl(1)(1).speed"), Timing(0.0))], "zero"))
+    doc.session.set_value("tl(1)(1).speed", Timing(0.0), label="zero")
     text = value_label(window, "ia_spd")
     assert text.startswith("error:") and "division by zero" in text
     assert text == value_text(doc.engine.value("po(1).ia_spd"))
@@ -221,7 +219,7 @@ def test_the_selected_processor_type_is_followed(open_window, qtbot):
     doc.set_current_processor(2)
     # a timing of another processor type does not touch the rows shown
     shown = value_label(window, "ia_spd")
-    doc.push(SetValues(doc, [(slot(doc.machine, "pt(1).iga"), Timing(1e-3))], "Set"))
+    doc.session.set_value("pt(1).iga", Timing(1e-3), label="Set")
     assert value_label(window, "ia_spd") == shown
 
 
@@ -307,7 +305,7 @@ def test_the_chart_has_a_bar_group_per_processor_type(open_window, qtbot):
     # bars follow the engine (log axis: the bar reaches log10 of the ratio)
     top = chart.bars[1].opts["y0"][0] + chart.bars[1].opts["height"][0]
     assert 10**top == pytest.approx(doc.engine.value("po(2).ia_spd"))
-    doc.push(SetValues(doc, [(slot(doc.machine, "pt(2).iga"), Timing(1.7e-06))], "Set"))
+    doc.session.set_value("pt(2).iga", Timing(1.7e-06), label="Set")
     qtbot.waitUntil(lambda: not window._chart_timer.isActive())
     top = chart.bars[1].opts["y0"][0] + chart.bars[1].opts["height"][0]
     assert 10**top == pytest.approx(doc.engine.value("po(2).ia_spd"))
@@ -373,7 +371,7 @@ def test_sensitivity_follows_an_edited_expression_and_values(open_window, qtbot)
     assert sensitivity_rows(window) == {"pt(1).dga": "+2", "tl(1)(1).speed": "-1"}
     table = window.sensitivity
     before = table.item(0, 3).text()
-    doc.push(SetValues(doc, [(slot(doc.machine, "pt(1).dga"), Timing(2.4e-06))], "Set"))
+    doc.session.set_value("pt(1).dga", Timing(2.4e-06), label="Set")
     qtbot.waitUntil(lambda: table.item(0, 3) is not None and table.item(0, 3).text() != before)
     assert sensitivity_rows(window) == {"pt(1).dga": "+2", "tl(1)(1).speed": "-1"}
 
@@ -384,7 +382,7 @@ def test_the_window_is_a_dock_of_the_main_window_and_follows_its_processor(main_
     main_window.show_panel("combinations")
     doc = main_window.document
     assert window.document is doc and value_label(window, "ia_spd") == "0.80989"
-    doc.push(SetValues(doc, [(slot(doc.machine, "tl(1)(1).speed"), Timing(1.82e-06))], "Set"))
+    doc.session.set_value("tl(1)(1).speed", Timing(1.82e-06), label="Set")
     assert value_label(window, "ia_spd") == "0.404945"
     assert value_label(window, MAXTOTALSPD) == value_text(doc.engine.value("mc.maxtotalspd"))
     main_window.undo_action.trigger()

@@ -11,9 +11,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from parasol_core.edit import slot
 from parasol_core.model import Timing
-from piui.commands import SetValues
 from piui.main_window import MainWindow
 
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "sample_models").glob("*.machine"))
@@ -29,7 +27,7 @@ def changed_lines(before: str, after: str) -> list[str]:
 
 def set_value(window, ref, value):
     doc = window.document
-    doc.push(SetValues(doc, [(slot(doc.machine, ref), value)], f"Set {ref}"))
+    doc.session.set_value(ref, value, label=f"Set {ref}")
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)

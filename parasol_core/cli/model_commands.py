@@ -16,10 +16,11 @@ from parasol_core.cli.common import (
     run,
     write_output,
 )
-from parasol_core.edit import EditError, scale_group, set_value
+from parasol_core.edit import EditError
 from parasol_core.jsonio import to_data
 from parasol_core.model import Machine, Timing
-from parasol_core.syntax.writer import dumps, save
+from parasol_core.session import Session, SessionError
+from parasol_core.syntax.writer import dumps
 from parasol_core.validate import validate
 
 
@@ -139,37 +140,41 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _finish(machine: Machine, args: argparse.Namespace) -> int:
+def _finish(session: Session, args: argparse.Namespace) -> int:
     if args.in_place:
         try:
-            save(machine, args.file)
+            session.save(args.file)
         except OSError as e:
             raise CommandError(f"{args.file}: cannot write: {e.strerror or e}",
                                EXIT_USAGE) from None  # fmt: skip
     else:
-        write_output(dumps(machine), args.output)
+        write_output(session.text(), args.output)
     return EXIT_OK
 
 
 @run
 def cmd_set(args: argparse.Namespace) -> int:
-    machine = load_or_fail(args.file)
+    session = Session(load_or_fail(args.file), args.file)
+    assignments = []
     for assignment in args.assignments:
         ref, eq, value = assignment.partition("=")
         if not eq:
             raise CommandError(f"'{assignment}': expected REF=VALUE", EXIT_USAGE)
-        try:
-            set_value(machine, ref, value)
-        except EditError as e:
-            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    return _finish(machine, args)
+        assignments.append((ref, value))
+    try:
+        with session.group("set"):  # all or nothing
+            for ref, value in assignments:
+                session.set(ref, value)
+    except (EditError, SessionError) as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    return _finish(session, args)
 
 
 @run
 def cmd_scale(args: argparse.Namespace) -> int:
-    machine = load_or_fail(args.file)
+    session = Session(load_or_fail(args.file), args.file)
     try:
-        scale_group(machine, args.group, args.factor, args.processor)
-    except EditError as e:
+        session.scale_group(args.group, args.factor, args.processor)
+    except (EditError, SessionError) as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    return _finish(machine, args)
+    return _finish(session, args)

@@ -20,11 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import Slot
-from parasol_core.model import INT, TIMING, Cache, Timing
-from piui.commands import SetValues
+from parasol_core.model import INT, TIMING, Timing
+from parasol_core.session import Change
+from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
-from piui.windows.groups import processor_title
 
 _FIELDS = {"size": INT, "speed": TIMING, "smallloopspeedup": TIMING}
 _LABELS = {"size": "cache size", "speed": "cache speed", "smallloopspeedup": "small loop speedup"}
@@ -131,12 +130,11 @@ class CacheWindow(QWidget):
                                       "1.0 for no gain.")  # fmt: skip
             self.speedup_note.setStyleSheet("color: palette(dark);")
 
-    def _values_changed(self, keys: set[str]) -> None:
+    def _values_changed(self, change: Change) -> None:
         proc = self.document.current_processor()
         if proc is None:
             return
-        prefix = f"pc({proc.id})."
-        if any(k.startswith((prefix, "Processor.", "Cache.")) for k in keys):
+        if change.touches(proc) or (proc.cache is not None and change.touches(proc.cache)):
             self.refresh()
 
     def _rejected(self, message: str) -> None:
@@ -155,16 +153,10 @@ class CacheWindow(QWidget):
             old = getattr(cache, attr) if cache is not None else None
             value = Timing(value, None if old is None else old.sd)
         label = _LABELS[attr]
-        if cache is None:
-            # the section is new: add it whole, in the same undo step
-            new = Cache()
-            setattr(new, attr, value)
-            change = (Slot(proc, "cache", "cache", None, f"pr({proc.id}).cache"), new)
-            text = f"Add cache with {label}"
-        else:
-            change = (Slot(cache, attr, _FIELDS[attr], None, f"pc({proc.id}).{attr}"), value)
-            text = f"Set {label}"
-        self.document.push(SetValues(self.document, [change], text, merge_key))
+        # a missing cache section is created by the same undo step
+        verb = "Add cache with" if cache is None else "Set"
+        self.document.session.set_value(f"pc({proc.id}).{attr}", value, label=f"{verb} {label}",
+                                        merge=merge_key)  # fmt: skip
 
 
 def _mean(timing: Timing | None) -> float | None:

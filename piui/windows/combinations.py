@@ -35,38 +35,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core import params
-from parasol_core.edit import Slot
 from parasol_core.engine import Engine
 from parasol_core.expr import symbolic
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
-from parasol_core.model import COMBINATION_NAMES, EXPR, MachineCombinations, Processor
-from piui.commands import SetValues
+from parasol_core.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS, parameter_meaning
+from parasol_core.model import COMBINATION_NAMES, Processor
+from parasol_core.session import Change
 from piui.widgets.expression_edit import Check, ExpressionEdit
-from piui.windows.overview import value_text
+from piui.widgets.labels import value_text
 
 log = logging.getLogger("piui")
 
-MAXTOTALSPD = "maxtotalspd"
 MACHINE_KEY = "mc.maxtotalspd"
 
-# Each ratio is the time of an operation over the send time per byte (report section
-# 2.2.1); the table says the operation, its tooltip the whole ratio.
-OPERATIONS: dict[str, str] = {
-    "ia_spd": "integer addition",
-    "im_spd": "integer multiplication",
-    "da_spd": "double addition",
-    "dm_spd": "double multiplication",
-    "dd_spd": "double division",
-    "ds_spd": "double sine",
-    "dp_spd": "double power (**)",
-    MAXTOTALSPD: "total link throughput, bytes/s",
-}
-DESCRIPTIONS: dict[str, str] = {
-    **{name: f"{op} / send time per byte" for name, op in OPERATIONS.items()},
-    MAXTOTALSPD: "the sum of the maximum transfer rates of all the processors, in bytes/s",
-}
 # Qualitative colours, one per processor type (Tableau 10), easy to tell apart.
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
@@ -91,24 +73,6 @@ def _mono() -> QFont:
     font = QFont("monospace")
     font.setStyleHint(QFont.StyleHint.TypeWriter)
     return font
-
-
-def parameter_meaning(key: str) -> str:
-    """A parameter key in words: ``pt(1).iga`` -> ``integer global addition``."""
-    if key.startswith("pt(") and "." in key:
-        p = params.BY_NAME.get(key.rsplit(".", 1)[1])
-        return p.description if p else ""
-    if key.startswith("tl("):
-        field = key.rsplit(".", 1)[1]
-        return {"speed": "link send time per byte", "latency": "link latency",
-                "connect(0)": "processors on the link"}.get(field, "link " + field)  # fmt: skip
-    if key.startswith("to(") and key.endswith(".links"):
-        return "links in the topology"
-    if key.startswith("to(") and key.endswith(".processors"):
-        return "processors in the topology"
-    if key.startswith("pc("):
-        return "cache " + key.rsplit(".", 1)[1]
-    return ""
 
 
 def _signed(x: float | None) -> str:
@@ -570,8 +534,8 @@ class CombinationsWindow(QWidget):
         if self._selected is not None and self.key(self._selected) in values:
             self._schedule_sensitivity()
 
-    def _values_changed(self, keys: set) -> None:
-        if self._selected_inputs & set(keys):
+    def _values_changed(self, change: Change) -> None:
+        if self._selected_inputs & change.keys:
             self._schedule_sensitivity()
 
     def _schedule_sensitivity(self) -> None:
@@ -737,41 +701,17 @@ class CombinationsWindow(QWidget):
         self.message.setText(f"{label} would be {preview} — Enter applies, Esc reverts.")
 
     def apply(self, name: str, expr: Expression | None) -> None:
-        """Set (or, with None, remove) a row's expression: one undoable step."""
-        doc = self.document
+        """Set (or, with None, remove) a row's expression: one undoable step. A
+        ``maxtotalspd`` with no machine combinations section adds the section; removing
+        the section's last expression removes it."""
         old = self.expression(name)
         if old is None and expr is None:
             return
         verb = "Remove" if expr is None else ("Add" if old is None else "Edit")
-        if name == MAXTOTALSPD:
-            command = self._machine_command(expr, f"{verb} maxtotalspd")
-        else:
-            proc = self.processor()
-            if proc is None:
-                return
-            label = f"po({proc.id}).{name}"
-            s = Slot(proc, "combinations", EXPR, name, label)
-            command = SetValues(doc, [(s, expr)], f"{verb} {label}")
-        if command is not None:
-            doc.push(command)
-
-    def _machine_command(self, expr: Expression | None, text: str) -> SetValues | None:
-        """maxtotalspd lives in a machine combinations section, which may not exist yet:
-        adding the expression adds the section, removing the last one removes it."""
-        machine = self.document.machine
-        section = machine.combinations
-        attached = section is not None
-        if section is None:
-            section = MachineCombinations()
-        s = Slot(section, "entries", EXPR, MAXTOTALSPD, MACHINE_KEY)
-        command = SetValues(self.document, [(s, expr)], text)
-        if not attached:
-            command.extra_redo.append(lambda: setattr(machine, "combinations", section))
-            command.extra_undo.append(lambda: setattr(machine, "combinations", None))
-        elif expr is None and set(section.entries) <= {MAXTOTALSPD}:
-            command.extra_redo.append(lambda: setattr(machine, "combinations", None))
-            command.extra_undo.append(lambda: setattr(machine, "combinations", section))
-        return command
+        key = self.key(name)
+        if key is None:
+            return
+        self.document.session.set_expression(key, expr, label=f"{verb} {key}")
 
 
 def _compact_rows(table: QTableWidget) -> None:

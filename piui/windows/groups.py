@@ -1,18 +1,17 @@
 """The "Instructions" window of the report (section 3.2.1): one scaler per group of
 timings, so that, say, every addition can be made slower with one slider.
 
-The arithmetic is :mod:`parasol_core.scalers`; this window keeps one
-:class:`~parasol_core.scalers.ScalerState` per processor type and stores it with every
-undo command it pushes, so undo and redo bring the factors back with the timings. A
-drag is one undo step. OK accepts the scaling done since the window was opened (or last
-OK) and puts every factor back to 1.0 on the new values; Cancel undoes it, as one undo
-step of its own.
+The arithmetic is :mod:`parasol_core.scalers` and the factors of each processor type are
+the session's (``session.scaler``, ``move_scaler``, ``accept_scalers``,
+``cancel_scalers``), kept with its undo steps, so undo and redo bring the factors back
+with the timings. A drag is one undo step. OK accepts the scaling done since the last OK
+and puts every factor back to 1.0 on the new values; Cancel undoes it, as one undo step
+of its own.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
@@ -29,11 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import Slot
-from parasol_core.model import TIMING, Processor, Timing
+from parasol_core.model import Processor
 from parasol_core.params import GROUPS
-from parasol_core.scalers import ScalerState, move_factor, reset_factors
-from piui.commands import SetValues
+from parasol_core.scalers import ScalerState
+from parasol_core.session import Change
+from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import FactorSlider
 
 log = logging.getLogger("piui")
@@ -46,35 +45,6 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Numeric types", ("integer", "real", "double", "complex")),
     ("Other instructions", ("logic", "flow", "array", "intrinsic")),
 )  # fmt: skip
-
-
-def processor_title(proc: Processor | None) -> str:
-    if proc is None:
-        return "No processor type selected"
-    return f"Processor {proc.id}: {proc.name or '(no name)'}"
-
-
-def timing_slot(proc: Processor, name: str) -> Slot:
-    """The slot of timing ``name`` of ``proc`` (made directly: no reference to parse)."""
-    return Slot(proc, "timings", TIMING, name, f"pt({proc.id}).{name}")
-
-
-class ScalerBook:
-    """The scaler state of each processor type, keyed by the processor object itself,
-    so that it survives a change of the processor's id."""
-
-    def __init__(self) -> None:
-        self._states: dict[int, tuple[Processor, ScalerState]] = {}
-
-    def get(self, proc: Processor) -> ScalerState:
-        entry = self._states.get(id(proc))
-        return entry[1] if entry is not None and entry[0] is proc else ScalerState()
-
-    def set(self, proc: Processor, state: ScalerState) -> None:
-        self._states[id(proc)] = (proc, state)
-
-    def clear(self) -> None:
-        self._states.clear()
 
 
 class _Row:
@@ -115,9 +85,6 @@ class InstructionGroupsWindow(QWidget):
     def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
         super().__init__(parent)
         self.document = document
-        self.book = ScalerBook()
-        # (merge key, group, processor, timings and state at the start of the drag)
-        self._drag: tuple[object, str, Processor, dict[str, Timing], ScalerState] | None = None
         self._defined: frozenset[str] | None = None
 
         self.title = QLabel()
@@ -214,20 +181,19 @@ class InstructionGroupsWindow(QWidget):
         document.structureChanged.connect(self.refresh)
         document.currentProcessorChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
+        document.scalersChanged.connect(self._show_factors)
         self.refresh()
 
     # ---- showing
 
     def refresh(self, *_: object) -> None:
         proc = self.document.current_processor()
-        self._drag = None
         self._defined = None
         self.title.setText(processor_title(proc))
         self._show_counts(proc)
         self._show_factors()
 
     def _model_reset(self) -> None:
-        self.book.clear()
         self.message.clear()
         self.refresh()
 
@@ -242,7 +208,7 @@ class InstructionGroupsWindow(QWidget):
 
     def _show_factors(self) -> None:
         proc = self.document.current_processor()
-        state = self.book.get(proc) if proc is not None else ScalerState()
+        state = self._state(proc)
         for group, row in self.rows.items():
             factor = state.factor(group)
             if row.slider.value() != factor:  # not the slider being dragged
@@ -255,7 +221,7 @@ class InstructionGroupsWindow(QWidget):
         self._enable(proc)
 
     def _enable(self, proc: Processor | None) -> None:
-        state = self.book.get(proc) if proc is not None else ScalerState()
+        state = self._state(proc)
         for group, row in self.rows.items():
             # a group with nothing to scale stays usable while it holds a factor
             row.slider.setEnabled(proc is not None and (row.defined > 0
@@ -263,14 +229,16 @@ class InstructionGroupsWindow(QWidget):
         self.ok_button.setEnabled(not state.is_neutral)
         self.cancel_button.setEnabled(not state.is_neutral)
 
-    def _values_changed(self, keys: set[str]) -> None:
+    def _state(self, proc: Processor | None) -> ScalerState:
+        return self.document.session.scaler(proc) if proc is not None else ScalerState()
+
+    def _values_changed(self, change: Change) -> None:
         proc = self.document.current_processor()
         if proc is None:
             return
-        if "Processor.id" in keys or "Processor.name" in keys:
+        if change.touches(proc, "id") or change.touches(proc, "name"):
             self.title.setText(processor_title(proc))
-        prefix = f"pt({proc.id})."
-        if any(k.startswith(prefix) for k in keys):
+        if change.touches(proc, "timings"):
             self._show_counts(proc)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
@@ -287,32 +255,22 @@ class InstructionGroupsWindow(QWidget):
         proc = self.document.current_processor()
         if proc is None:
             return
-        drag = self._drag
-        if (merge_key is None or drag is None or drag[0] is not merge_key
-                or drag[1] != group or drag[2] is not proc):  # fmt: skip
-            drag = (merge_key, group, proc, dict(proc.timings), self.book.get(proc))
-            self._drag = drag if merge_key is not None else None
-        _, _, _, start, start_state = drag
-        new, state = move_factor(start, start_state, group, factor)
-        label = GROUPS[group].label.lower()
-        self._push(proc, new, state, f"Scale {label} ×{factor:.3g}", merge_key)
+        self.message.clear()
+        self.document.session.move_scaler(proc.id, group, factor, merge=merge_key)
 
     def reset_group(self, group: str) -> None:
         """Put one group's scaler back to 1x (one undo step)."""
         proc = self.document.current_processor()
-        if proc is None or self.book.get(proc).factor(group) == 1.0:
+        if proc is None or self._state(proc).factor(group) == 1.0:
             return
-        self._drag = None
-        new, state = move_factor(dict(proc.timings), self.book.get(proc), group, 1.0)
-        self._push(proc, new, state, f"Scale {GROUPS[group].label.lower()} ×1", None)
+        self.document.session.move_scaler(proc.id, group, 1.0)
 
     def accept(self) -> None:
         """OK: keep the scaled timings; every factor starts again from 1x on them."""
         proc = self.document.current_processor()
         if proc is None:
             return
-        self._drag = None
-        self.book.set(proc, ScalerState())
+        self.document.session.accept_scalers(proc.id)
         self.message.setText("Scaled timings kept; the scalers start again from 1×.")
         log.info("instruction group scaling of processor %s accepted", proc.id)
         self._show_factors()
@@ -320,35 +278,7 @@ class InstructionGroupsWindow(QWidget):
     def cancel(self) -> None:
         """Cancel: the timings and factors as they were at the last OK, in one undo step."""
         proc = self.document.current_processor()
-        if proc is None:
+        if proc is None or self._state(proc).is_neutral:
             return
-        state = self.book.get(proc)
-        if state.is_neutral:
-            return
-        self._drag = None
-        new, neutral = reset_factors(dict(proc.timings), state)
-        self._push(proc, new, neutral, "Cancel instruction group scaling", None)
+        self.document.session.cancel_scalers(proc.id)
         self.message.setText("Scaling since the last OK undone.")
-
-    def _push(self, proc: Processor, new: dict[str, Timing], state: ScalerState, text: str,
-              merge_key: object) -> None:  # fmt: skip
-        before = self.book.get(proc)
-        changes = [(timing_slot(proc, name), t) for name, t in new.items()
-                   if proc.timings.get(name) != t]  # fmt: skip
-        if not changes and state == before:
-            return
-        command = SetValues(self.document, changes, text, merge_key)
-        command.extra_redo = [self._restorer(proc, state)]
-        command.extra_undo = [self._end_drag, self._restorer(proc, before)]
-        self.document.push(command)
-
-    def _end_drag(self) -> None:
-        self._drag = None
-
-    def _restorer(self, proc: Processor, state: ScalerState) -> Callable[[], None]:
-        def restore() -> None:
-            self.book.set(proc, state)
-            if proc is self.document.current_processor():
-                self._show_factors()
-
-        return restore

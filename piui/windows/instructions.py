@@ -9,8 +9,6 @@ set"; giving it a value adds it to the model (undo removes it again).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QFontDatabase, QShowEvent
 from PySide6.QtWidgets import (
@@ -25,71 +23,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.categories import CATEGORIES, Category
 from parasol_core.expr.tree import format_number
 from parasol_core.model import Processor, Timing
 from parasol_core.numeric import parse_sd
-from parasol_core.params import BY_NAME, PARAMS, Kind, Locality, NumericType, Operation
-from piui.commands import SetValues
+from parasol_core.params import BY_NAME
+from parasol_core.session import Change
+from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
-from piui.windows.groups import processor_title, timing_slot
-
-# --------------------------------------------------------------------------- categories
-
-
-@dataclass(frozen=True)
-class Category:
-    """A category of the chooser: its parameters, in sections with an optional heading."""
-
-    slug: str
-    title: str
-    sections: tuple[tuple[str | None, tuple[str, ...]], ...]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for _, names in self.sections for n in names)
-
-
-_TYPE_ORDER = [None, NumericType.INTEGER, NumericType.REAL, NumericType.DOUBLE,
-               NumericType.COMPLEX]  # fmt: skip
-_OPERATION_ORDER = list(Operation)
-_FLOW_ORDER = ("goto", "gcom", "pcall", "argld", "loopi1", "loopin", "loopoh1", "loopohn")
-
-
-def _by_locality(kind: Kind, numeric_type: NumericType | None, key) -> tuple:  # noqa: ANN001
-    sections = []
-    for locality in Locality:
-        names = sorted((p for p in PARAMS if p.kind is kind and p.locality is locality
-                        and (numeric_type is None or p.numeric_type is numeric_type)),
-                       key=key)  # fmt: skip
-        sections.append((f"{locality.value.capitalize()} variables",
-                         tuple(p.name for p in names)))  # fmt: skip
-    return tuple(sections)
-
-
-def _categories() -> tuple[Category, ...]:
-    out = []
-    for numeric_type in (NumericType.INTEGER, NumericType.REAL, NumericType.DOUBLE,
-                         NumericType.COMPLEX):  # fmt: skip
-        out.append(Category(
-            f"{numeric_type.value}-arithmetic", f"{numeric_type.value.capitalize()} arithmetic",
-            _by_locality(Kind.ARITHMETIC, numeric_type,
-                         lambda p: _OPERATION_ORDER.index(p.operation)),
-        ))  # fmt: skip
-    out.append(Category("logic-compare", "Logic and compare",
-                        _by_locality(Kind.LOGIC_COMPARE, None,
-                                     lambda p: _TYPE_ORDER.index(p.numeric_type))))  # fmt: skip
-    out.append(Category("flow-control", "Flow control", ((None, _FLOW_ORDER),)))
-    out.append(Category("array-indexing", "Array indexing",
-                        ((None, tuple(p.name for p in PARAMS
-                                      if p.kind is Kind.ARRAY_INDEX)),)))  # fmt: skip
-    out.append(Category("intrinsic-functions", "Intrinsic functions",
-                        ((None, tuple(p.name for p in PARAMS
-                                      if p.kind is Kind.INTRINSIC)),)))  # fmt: skip
-    return tuple(out)
-
-
-CATEGORIES: tuple[Category, ...] = _categories()
-"""The chooser's categories; together they hold each of the 150 parameters once."""
 
 
 def sd_text(timing: Timing | None) -> str:
@@ -264,21 +205,19 @@ class CategoryWindow(QWidget):
         name = f" — {proc.name}" if proc is not None and proc.name else ""
         self.setWindowTitle(f"{self.category.title}{name}")
 
-    def _values_changed(self, keys: set[str]) -> None:
+    def _values_changed(self, change: Change) -> None:
         if not self.isVisible():
             self._stale = True
             return
         proc = self.document.current_processor()
         if proc is None:
             return
-        if "Processor.id" in keys or "Processor.name" in keys:
+        if change.touches(proc, "id") or change.touches(proc, "name"):
             self._show_title()
-        prefix = f"pt({proc.id})."
-        for key in keys:
-            if key.startswith(prefix):
-                row = self.rows.get(key[len(prefix) :])
-                if row is not None:
-                    row.show(proc.timings.get(row.name), True)
+        for name in change.entries(proc, "timings"):
+            row = self.rows.get(name)
+            if row is not None:
+                row.show(proc.timings.get(row.name), True)
 
     def _rejected(self, message: str) -> None:
         self.message.setText(message)
@@ -292,8 +231,8 @@ class CategoryWindow(QWidget):
 
     def _push(self, proc: Processor, name: str, timing: Timing | None, text: str,
               merge_key: object = None) -> None:  # fmt: skip
-        self.document.push(SetValues(self.document, [(timing_slot(proc, name), timing)],
-                                     text, merge_key))  # fmt: skip
+        self.document.session.set_value(f"pt({proc.id}).{name}", timing, label=text,
+                                        merge=merge_key)  # fmt: skip
 
     def _mean_edited(self, name: str, value: float, merge_key: object) -> None:
         proc = self.document.current_processor()
@@ -403,14 +342,13 @@ class InstructionsWindow(QWidget):
             label.setToolTip(f"{n} of the {len(category.names)} {category.title.lower()} "
                              "timings are defined for this processor type")  # fmt: skip
 
-    def _values_changed(self, keys: set[str]) -> None:
+    def _values_changed(self, change: Change) -> None:
         proc = self.document.current_processor()
         if proc is None:
             return
-        if "Processor.id" in keys or "Processor.name" in keys:
+        if change.touches(proc, "id") or change.touches(proc, "name"):
             self.title.setText(processor_title(proc))
-        prefix = f"pt({proc.id})."
-        if any(k.startswith(prefix) for k in keys):
+        if change.touches(proc, "timings"):
             self._show_counts(proc)
 
     def category_window(self, slug: str) -> CategoryWindow:

@@ -16,24 +16,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import EditError, parse_value, slot
+from parasol_core.edit import EditError, parse_value
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import format_number
-from parasol_core.model import INT, STR
-from piui.commands import SetValues
+from parasol_core.model import INT, STR, Cache, Machine, Processor
+from parasol_core.session import Change, SessionError
+from piui.widgets.labels import value_text
 from piui.widgets.number_controls import ValueField
-
-
-def value_text(value: object) -> str:
-    """A derived value for display: a number, or the error message in its place."""
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    message = getattr(value, "message", None)
-    return f"error: {message}" if message else "—"
 
 
 class MachineOverview(QWidget):
@@ -134,13 +123,15 @@ class MachineOverview(QWidget):
         text = value_text(value)
         self.maxtotalspd.setText(text + (" bytes/s" if isinstance(value, (int, float)) else ""))
 
-    def _values_changed(self, keys: set[str]) -> None:
-        # A slider step sends one key per step: redraw only what the key can change.
-        if any(k.startswith(("ma.", "Machine.", "Processor.")) for k in keys):
+    def _values_changed(self, change: Change) -> None:
+        # A slider step changes one value: redraw only what it can change.
+        if change.touches(Machine) or change.touches(Processor, "id") or change.touches(
+            Processor, "name"
+        ):
             self.refresh()
-        elif any(k.startswith("pc(") for k in keys):
+        elif change.touches(Cache) or change.touches(Processor, "cache"):
             self._fill_processors()
-        elif any(k.startswith("pt(") for k in keys):
+        elif change.touches(Processor, "timings"):
             self._update_timing_counts()
 
     def _update_timing_counts(self) -> None:
@@ -155,18 +146,17 @@ class MachineOverview(QWidget):
             self._show_maxtotalspd()
 
     def _edit(self, ref: str, field: ValueField, kind: str) -> None:
-        s = slot(self.document.machine, ref)
-        current = s.get()
+        current = getattr(self.document.machine, ref.removeprefix("ma."))
         text = field.text()
         if text == ("" if current is None else str(current)):
             return
         try:
             value = parse_value(kind, text, ref)
-        except EditError as e:
+            self.document.session.set_value(ref, value, label=f"Set {ref}")
+        except (EditError, SessionError) as e:
             field.reject_input(str(e), "" if current is None else str(current))
             return
         field.accept_input()
-        self.document.push(SetValues(self.document, [(s, value)], f"Set {ref}"))
 
     def _processor_selected(self) -> None:
         rows = self.processors.selectionModel().selectedRows()

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import EditError, copy_processor, parse_value, slot
+from parasol_core.edit import EditError, parse_value
 from parasol_core.model import INT, STR, Cache, Processor, Timing
-from piui.commands import SetValues, add_processor, next_processor_id, remove_processor
+from parasol_core.session import Change, SessionError
 from piui.widgets.number_controls import ValueField
 
 SECTIONS = [
@@ -100,8 +100,8 @@ class ProcessorMaster(QWidget):
         self.id_field.accept_input()
         self.name_field.accept_input()
 
-    def _values_changed(self, keys: set[str]) -> None:
-        if "Processor.id" in keys or "Processor.name" in keys:
+    def _values_changed(self, change: Change) -> None:
+        if change.touches(Processor, "id") or change.touches(Processor, "name"):
             self.refresh()
 
     def _selected(self, current: QListWidgetItem | None, _previous: object) -> None:
@@ -109,40 +109,36 @@ class ProcessorMaster(QWidget):
             self.document.set_current_processor(current.data(Qt.ItemDataRole.UserRole))
 
     def add(self) -> None:
-        new_id = next_processor_id(self.document)
-        proc = Processor(new_id, f"processor {new_id}", {}, Cache(1, None, Timing(1.0)))
-        add_processor(self.document, proc)
+        session = self.document.session
+        new_id = session.next_processor_id()
+        session.add_processor(Processor(new_id, f"processor {new_id}", {},
+                                        Cache(1, None, Timing(1.0))))  # fmt: skip
 
     def duplicate(self) -> None:
         proc = self.document.current_processor()
         if proc is not None:
-            copy = copy_processor(proc, next_processor_id(self.document))
-            add_processor(self.document, copy, f"Duplicate processor type {proc.id}")
+            self.document.session.duplicate_processor(proc.id)
 
     def remove(self) -> None:
         proc = self.document.current_processor()
         if proc is not None:
-            remove_processor(self.document, proc)
+            self.document.session.remove_processor(proc.id)
 
     def _edit(self, field: str, widget: ValueField, kind: str) -> None:
         proc = self.document.current_processor()
         if proc is None:
             return
-        s = slot(self.document.machine, f"pr({proc.id}).{field}")
-        current = s.get()
+        current = getattr(proc, field)
         current_text = "" if current is None else str(current)
         if widget.text() == current_text:
             return
+        session = self.document.session
         try:
             value = parse_value(kind, widget.text(), f"processor {field}")
             if field == "id":
-                if value < 0:
-                    raise EditError("an id must not be negative")
-                if self.document.machine.processor(value) is not None:
-                    raise EditError(f"processor id {value} is already used")
-        except EditError as e:
+                session.renumber_processor(proc.id, value)
+            else:
+                session.set_value(f"pr({proc.id}).{field}", value, label=f"Set processor {field}")
+        except (EditError, SessionError) as e:
             widget.reject_input(str(e), current_text)
             return
-        self.document.push(SetValues(self.document, [(s, value)], f"Set processor {field}"))
-        if field == "id":
-            self.document.set_current_processor(value)

@@ -1,0 +1,92 @@
+"""What an edit changed: the typed record a session publishes after every operation.
+
+A front end never decodes strings to find out what moved. It asks the record:
+``change.touches(Processor, "name")``, ``"pt(1).iga" in change.keys``,
+``change.derived`` for the expressions whose value moved, ``change.structure`` when
+sections, links or expressions were added, removed or re-identified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from parasol_core.expr.evaluate import Value
+
+# Why a record was published.
+EDIT = "edit"  # an operation was done
+UNDO = "undo"
+REDO = "redo"
+OPEN = "open"  # another model was opened: redraw everything
+SAVED = "saved"  # the file name or the saved state changed; the model did not
+VALIDATED = "validated"  # the diagnostics were recomputed
+
+
+@dataclass(frozen=True)
+class FieldRef:
+    """One stored place that changed: ``obj.attr`` or the entry ``key`` of the dict
+    ``obj.attr``. For a list of child sections (``Machine.processors``,
+    ``Topology.links``) ``key`` is None and the whole list counts as changed."""
+
+    obj: Any = field(compare=False)
+    attr: str
+    key: Any = None
+    obj_id: int = field(default=0, repr=False)
+
+    @staticmethod
+    def of(obj: Any, attr: str, key: Any = None) -> FieldRef:
+        return FieldRef(obj, attr, key, id(obj))
+
+    @property
+    def cls(self) -> type:
+        return type(self.obj)
+
+
+_EMPTY: Mapping[str, Value] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Change:
+    """One published change.
+
+    - ``fields``: every stored place the operation wrote (model objects only);
+    - ``keys``: the engine keys of the stored values that changed (``pt(1).iga``);
+    - ``derived``: expression key -> new value, for exactly the expressions whose value
+      moved;
+    - ``structure``: sections, links or expressions were added, removed or re-identified;
+      a view that lists such things redraws;
+    - ``scalers``: the group-scaler factors of some processor type changed;
+    - ``diagnostics``: the session's diagnostics were recomputed.
+    """
+
+    reason: str
+    label: str = ""
+    fields: tuple[FieldRef, ...] = ()
+    keys: frozenset[str] = frozenset()
+    derived: Mapping[str, Value] = field(default_factory=lambda: _EMPTY)
+    structure: bool = False
+    scalers: bool = False
+    diagnostics: bool = False
+
+    @property
+    def is_edit(self) -> bool:
+        """The model's values changed (an edit, an undo, a redo or another model)."""
+        return self.reason in (EDIT, UNDO, REDO, OPEN)
+
+    def touches(self, what: type | object, attr: str | None = None) -> bool:
+        """Whether a field of ``what`` (a model class, or one object) changed; with
+        ``attr``, only that attribute."""
+        if self.reason == OPEN:
+            return True
+        for f in self.fields:
+            hit = isinstance(f.obj, what) if isinstance(what, type) else f.obj is what
+            if hit and (attr is None or f.attr == attr):
+                return True
+        return False
+
+    def entries(self, obj: object, attr: str) -> set[Any]:
+        """The keys of the dict ``obj.attr`` that changed (say, the timing names of one
+        processor)."""
+        return {f.key for f in self.fields if f.obj is obj and f.attr == attr}

@@ -1,0 +1,652 @@
+"""One open model, edited by operations, with undo and typed change records.
+
+Every front end edits a model through a :class:`Session`: the windows of PIUI (through a
+thin Qt relay), the command line's ``set`` and ``scale``, and the estimator. An
+operation changes the model, is recorded as one undo step (or merged into the last one:
+a slider drag is one step), lets the engine re-evaluate exactly what depends on it, and
+publishes one :class:`~parasol_core.session.changes.Change` to every subscriber.
+
+    session = Session.open("gcel.machine")
+    session.subscribe(lambda change: print(change.label, dict(change.derived)))
+    session.set("pt(1).iga", "2e-6")
+    session.undo()
+    session.save()
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from parasol_core import edit, params
+from parasol_core.engine import Engine
+from parasol_core.expr.tree import Expression
+from parasol_core.model import (
+    EXPR,
+    INT,
+    Block,
+    ExprSection,
+    Link,
+    Machine,
+    Processor,
+    Timing,
+    Topology,
+    VirtualTopology,
+)
+from parasol_core.scalers import ScalerState, move_factor, reset_factors
+from parasol_core.session.changes import (
+    EDIT,
+    OPEN,
+    REDO,
+    SAVED,
+    UNDO,
+    VALIDATED,
+    Change,
+    FieldRef,
+)
+from parasol_core.session.history import (
+    ABSENT,
+    History,
+    ListEdit,
+    Mutation,
+    SetField,
+    SetState,
+    Step,
+)
+
+Observer = Callable[[Change], None]
+
+MAX_ID = 2**31 - 1
+"""The largest id the file format's readers accept (ids are 32-bit in PARASOL II)."""
+
+# Fields no expression can read: changing them needs no re-evaluation.
+_UNREFERENCED = frozenset({"name", "routing", "shape"})
+
+
+class SessionError(ValueError):
+    """An operation that cannot be done; the message says why. Nothing was changed."""
+
+
+class Session:
+    """One open model: the machine, its engine and diagnostics, its file and saved
+    state, the group-scaler factors of each processor type, and the undo history."""
+
+    def __init__(self, machine: Machine | None = None, path: str | Path | None = None) -> None:
+        self.machine: Machine = machine if machine is not None else Machine()
+        self.path: Path | None = Path(path) if path is not None else None
+        self.engine = Engine(self.machine)
+        self.history = History()
+        self._observers: list[Observer] = []
+        self._diagnostics: list | None = None
+        self._scalers: dict[int, tuple[Processor, ScalerState]] = {}
+        self._open: Step | None = None
+        self._drag: tuple[Any, str, Processor, dict[str, Timing], ScalerState] | None = None
+
+    # ------------------------------------------------------------------ files
+
+    @classmethod
+    def open(cls, path: str | Path) -> Session:
+        """A session on a model file. Raises ModelSyntaxError or OSError."""
+        from parasol_core.syntax.parser import load
+
+        return cls(load(path), path)
+
+    @classmethod
+    def from_text(cls, text: str | bytes, path: str | Path | None = None) -> Session:
+        from parasol_core.syntax.parser import loads
+
+        return cls(loads(text, str(path) if path is not None else None), path)
+
+    def replace(self, machine: Machine, path: str | Path | None) -> None:
+        """Put another model in this session (File > Open): history and scalers start
+        afresh; subscribers get one ``open`` record."""
+        self.machine = machine
+        self.path = Path(path) if path is not None else None
+        self.engine = Engine(machine)
+        self.history.clear()
+        self._scalers.clear()
+        self._drag = None
+        self._diagnostics = None
+        self._publish(Change(OPEN, "open", structure=True, scalers=True, diagnostics=True,
+                             derived=dict(self.engine.values())))  # fmt: skip
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the model (atomically, changing only what was edited). Raises OSError
+        or ValueError; the session stays unsaved then."""
+        from parasol_core.syntax.writer import save
+
+        target = Path(path) if path is not None else self.path
+        if target is None:
+            raise SessionError("the model has no file name yet: save it under a name")
+        save(self.machine, target)
+        self.path = target
+        self.history.saved = self.history.index
+        self._publish(Change(SAVED, f"saved {target}"))
+        return target
+
+    def text(self) -> str:
+        """The model as it would be saved."""
+        from parasol_core.syntax.writer import dumps
+
+        return dumps(self.machine)
+
+    @property
+    def is_modified(self) -> bool:
+        return not self.history.at_saved
+
+    def mark_saved(self) -> None:
+        """Take the present state as the saved one (say, after writing it elsewhere)."""
+        self.history.saved = self.history.index
+        self._publish(Change(SAVED, "marked saved"))
+
+    # ------------------------------------------------------------------ observers
+
+    def subscribe(self, observer: Observer) -> Callable[[], None]:
+        """Call ``observer(change)`` after every operation; returns the unsubscriber."""
+        self._observers.append(observer)
+        return lambda: self._observers.remove(observer) if observer in self._observers else None
+
+    def _publish(self, change: Change) -> None:
+        for observer in list(self._observers):
+            observer(change)
+
+    # ------------------------------------------------------------------ diagnostics
+
+    @property
+    def diagnostics(self) -> list:
+        """Every diagnostic of the model as it is now (computed when first asked after
+        a change, with the session's own engine)."""
+        if self._diagnostics is None:
+            from parasol_core.validate import validate
+
+            self._diagnostics = validate(self.machine, self.engine)
+        return self._diagnostics
+
+    @property
+    def diagnostics_stale(self) -> bool:
+        return self._diagnostics is None
+
+    def revalidate(self) -> list:
+        """Recompute the diagnostics now and publish a ``validated`` record."""
+        self._diagnostics = None
+        out = self.diagnostics
+        self._publish(Change(VALIDATED, "validated", diagnostics=True))
+        return out
+
+    # ------------------------------------------------------------------ undo
+
+    @property
+    def can_undo(self) -> bool:
+        return self.history.can_undo
+
+    @property
+    def can_redo(self) -> bool:
+        return self.history.can_redo
+
+    def undo(self) -> Change | None:
+        if self._open is not None:
+            raise SessionError("cannot undo inside a group of operations")
+        self._drag = None
+        step = self.history.undo()
+        return None if step is None else self._after(UNDO, step.label, step.mutations)
+
+    def redo(self) -> Change | None:
+        if self._open is not None:
+            raise SessionError("cannot redo inside a group of operations")
+        self._drag = None
+        step = self.history.redo()
+        return None if step is None else self._after(REDO, step.label, step.mutations)
+
+    @contextmanager
+    def group(self, label: str) -> Iterator[None]:
+        """Operations inside the block make one undo step and one change record. If the
+        block raises, everything it did is reverted."""
+        with self._operation(label):
+            yield
+
+    @contextmanager
+    def _operation(
+        self, label: str, merge: Any = None, window: float | None = None
+    ) -> Iterator[Step]:
+        if self._open is not None:  # inside a group: join it
+            yield self._open
+            return
+        step = Step(label, merge_key=merge)
+        self._open = step
+        try:
+            yield step
+        except BaseException:
+            step.revert()
+            self._open = None
+            raise
+        self._open = None
+        self._commit(step, window)
+
+    def _commit(self, step: Step, window: float | None) -> None:
+        if step.empty:
+            return
+        if self._drag is not None and self._drag[0] != step.merge_key:
+            self._drag = None
+        target = self.history.mergeable(step.merge_key, window)
+        if target is not None:
+            target.absorb(step)
+        else:
+            self.history.push(step)
+        self._after(EDIT, step.label, step.mutations)
+
+    def _record(self, mutation: Mutation) -> None:
+        """Apply a mutation as part of the operation under way."""
+        if self._open is None:
+            raise RuntimeError("a mutation outside an operation")
+        mutation.apply()
+        self._open.mutations.append(mutation)
+
+    def _set(
+        self, obj: Any, attr: str, new: Any, key: Any = None, structural: bool = False
+    ) -> None:
+        old = SetField.read(obj, attr, key)
+        if old is new or (old == new and type(old) is type(new)):
+            return
+        self._record(SetField(obj, attr, key, old, new, structural))
+
+    def _after(self, reason: str, label: str, mutations: list[Mutation]) -> Change:
+        """Re-evaluate what the mutations touched and publish the change."""
+        fields: list[FieldRef] = []
+        keys: set[str] = set()
+        rebuild = False
+        scalers = False
+        for m in mutations:
+            f = m.field()
+            if f is None:
+                scalers = True
+                continue
+            fields.append(f)
+            if m.structural:
+                rebuild = True
+                continue
+            if f.attr in _UNREFERENCED:
+                continue
+            key = edit.stored_key(self.machine, f.obj, f.attr, f.key)
+            if key is None:
+                rebuild = True
+            else:
+                keys.add(key)
+        if rebuild:
+            derived = self.engine.rebuild_and_compare()
+        elif keys:
+            derived = self.engine.update(keys)
+        else:
+            derived = {}
+        self._diagnostics = None
+        change = Change(reason, label, tuple(fields), frozenset(keys), derived, rebuild,
+                        scalers, diagnostics=False)  # fmt: skip
+        self._publish(change)
+        return change
+
+    # ------------------------------------------------------------------ values
+
+    def set(self, ref: str, text: str, *, label: str | None = None, merge: Any = None,
+            window: float | None = None) -> edit.Slot:  # fmt: skip
+        """Set the value a reference names from text read as the file format reads it
+        (``session.set("pt(1).iga", "7.4e-7 1e-9")``). Raises EditError."""
+        with self._operation(label or f"Set {ref}", merge, window):
+            s = self.slot(ref)
+            self._set_slot(s, edit.parse_value(s.kind, text, s.label))
+        return s
+
+    def set_value(self, target: str | edit.Slot, value: Any, *, label: str | None = None,
+                  merge: Any = None, window: float | None = None) -> None:  # fmt: skip
+        """Set a value (already of the slot's kind; None or ABSENT removes a table entry)."""
+        if label is None:
+            label = f"Set {target if isinstance(target, str) else target.label}"
+        self.set_values([(target, value)], label=label, merge=merge, window=window)
+
+    def set_values(self, changes: list[tuple[str | edit.Slot, Any]], *, label: str,
+                   merge: Any = None, window: float | None = None) -> None:  # fmt: skip
+        """Set several values as one step."""
+        with self._operation(label, merge, window):
+            for target, value in changes:
+                s = self.slot(target) if isinstance(target, str) else target
+                self._set_slot(s, value)
+
+    def slot(self, ref: str) -> edit.Slot:
+        """The stored place ``ref`` names; a missing cache or section it needs is created
+        as part of the operation under way (so undo removes it)."""
+        if self._open is None:
+            return edit.slot(self.machine, ref, create=False)
+        created: list[tuple[Any, str, Any]] = []
+        s = edit.slot(self.machine, ref, create=True, created=created)
+        for obj, attr, value in created:  # already set by edit.slot: record it
+            self._open.mutations.append(SetField(obj, attr, None, None, value, structural=True))
+        return s
+
+    def _set_slot(self, s: edit.Slot, value: Any) -> None:
+        if value is None and s.key is not None:
+            value = ABSENT
+        if s.kind == INT and value is not ABSENT and value is not None:
+            edit.check_int(s.attr, value, s.label)
+        if s.attr == "id" and isinstance(s.obj, Processor) and value != s.obj.id:
+            self._renumber(s.obj, value)
+            return
+        structural = s.attr == "id" or s.kind == EXPR
+        self._set(s.obj, s.attr, value, s.key, structural)
+
+    # ------------------------------------------------------------------ expressions
+
+    def set_expression(self, ref: str, expression: str | Expression | None, *,
+                       label: str | None = None) -> None:  # fmt: skip
+        """Set (or with None remove) the expression a reference names, creating the
+        section it belongs in if needed. Raises EditError for a reference that names no
+        expression and for text that does not parse."""
+        if isinstance(expression, str):
+            expression = edit.parse_value(EXPR, expression, ref)
+        verb = "Remove" if expression is None else "Set"
+        with self._operation(label or f"{verb} {ref}"):
+            s = self.slot(ref)
+            if s.kind != EXPR:
+                raise edit.EditError(f"'{ref}' is not an expression")
+            self._set(s.obj, s.attr, ABSENT if expression is None else expression, s.key, True)
+            if expression is None and isinstance(s.obj, ExprSection) and not s.obj.entries:
+                owner = self._section_owner(s.obj)
+                if owner is not None:  # the section goes with its last expression
+                    self._set(owner[0], owner[1], None, None, True)
+
+    def _section_owner(self, section: ExprSection) -> tuple[Machine, str] | None:
+        for attr in ("combinations", "pvm", "express", "mpi"):
+            if getattr(self.machine, attr) is section:
+                return self.machine, attr
+        return None
+
+    # ------------------------------------------------------------------ scalers
+
+    def scaler(self, proc: Processor | int) -> ScalerState:
+        """The group-scaler factors of a processor type (kept by the object, so they
+        survive a change of its id)."""
+        if isinstance(proc, int):
+            proc = self._processor(proc)
+        entry = self._scalers.get(id(proc))
+        return entry[1] if entry is not None and entry[0] is proc else ScalerState()
+
+    def move_scaler(self, proc_id: int, group: str, factor: float, *, merge: Any = None,
+                    window: float | None = None) -> None:  # fmt: skip
+        """Move one group's scaler of a processor type to ``factor``. Calls with the same
+        ``merge`` key (a drag) are one undo step, computed from the values at its start
+        so that returning to the start factor restores the exact values."""
+        proc = self._processor(proc_id)
+        if group not in params.GROUPS:
+            raise SessionError(f"unknown group '{group}' (known: {', '.join(params.GROUPS)})")
+        drag = self._drag
+        if (merge is None or drag is None or drag[0] != merge or drag[1] != group
+                or drag[2] is not proc
+                or self.history.mergeable(merge, window) is None):  # fmt: skip
+            drag = (merge, group, proc, dict(proc.timings), self.scaler(proc))
+        try:
+            new, state = move_factor(drag[3], drag[4], group, factor)
+        except ValueError as e:
+            raise SessionError(str(e)) from None
+        label = f"Scale {params.GROUPS[group].label.lower()} ×{factor:.3g}"
+        self._apply_scaling(proc, new, state, label, merge, window)
+        self._drag = drag if merge is not None else None
+
+    def accept_scalers(self, proc_id: int) -> None:
+        """OK: keep the scaled timings; every factor starts again from 1x on them. Not
+        an undo step (the timings do not change)."""
+        proc = self._processor(proc_id)
+        self._drag = None
+        if self.scaler(proc).is_neutral:
+            return
+        self._scalers.pop(id(proc), None)
+        self._publish(Change(EDIT, "Accept scaling", scalers=True))
+
+    def cancel_scalers(self, proc_id: int) -> None:
+        """Cancel: timings and factors as at the last OK, as one undo step."""
+        proc = self._processor(proc_id)
+        state = self.scaler(proc)
+        if state.is_neutral:
+            return
+        new, neutral = reset_factors(dict(proc.timings), state)
+        self._apply_scaling(proc, new, neutral, "Cancel instruction group scaling", None, None)
+
+    def _apply_scaling(self, proc: Processor, new: Mapping[str, Timing], state: ScalerState,
+                       label: str, merge: Any, window: float | None) -> None:  # fmt: skip
+        with self._operation(label, merge, window):
+            for name, timing in new.items():
+                if not (
+                    math.isfinite(timing.mean) and (timing.sd is None or math.isfinite(timing.sd))
+                ):
+                    raise SessionError(f"scaling makes timing '{name}' of processor {proc.id} "
+                                       "too large to represent")  # fmt: skip
+                self._set(proc, "timings", timing, name)
+            old = self._scalers.get(id(proc), ABSENT)
+            entry = ABSENT if state.is_neutral else (proc, state)
+            if old != entry:
+                self._record(SetState(self._scalers, id(proc), old, entry))
+
+    def scale_group(self, group: str, factor: float, processor_id: int | None = None) -> int:
+        """Multiply every timing of ``group`` (mean and standard deviation) by ``factor``
+        on one processor type or all, as one step; returns how many timings changed."""
+        if group not in params.GROUPS:
+            raise SessionError(f"unknown group '{group}' (known: {', '.join(params.GROUPS)})")
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, (int, float))
+            or (not math.isfinite(factor) or factor <= 0)
+        ):
+            raise SessionError(f"a scale factor must be a positive number, not {factor!r}")
+        procs = (list(self.machine.processors) if processor_id is None
+                 else [self._processor(processor_id)])  # fmt: skip
+        members = params.GROUPS[group].members
+        count = 0
+        with self._operation(f"Scale {group} ×{factor:g}"):
+            for proc in procs:
+                for name in members:
+                    timing = proc.timings.get(name)
+                    if timing is None:
+                        continue
+                    scaled = timing.scaled(factor)
+                    if not math.isfinite(scaled.mean) or (
+                        scaled.sd is not None and not math.isfinite(scaled.sd)
+                    ):
+                        raise SessionError(
+                            f"scaling '{name}' of processor {proc.id} by {factor:g} gives "
+                            "a number too large to represent"
+                        )
+                    self._set(proc, "timings", scaled, name)
+                    count += 1
+        return count
+
+    # ------------------------------------------------------------------ processors
+
+    def _processor(self, proc_id: int) -> Processor:
+        proc = self.machine.processor(proc_id)
+        if proc is None:
+            raise SessionError(f"there is no processor with id {proc_id}")
+        return proc
+
+    def next_processor_id(self) -> int:
+        return max((p.id or 0 for p in self.machine.processors), default=0) + 1
+
+    def add_processor(self, proc: Processor | None = None, *, label: str = "Add processor type",
+                      ) -> Processor:  # fmt: skip
+        """Add a processor type (a new empty one by default) at the end."""
+        if proc is None:
+            ident = self.next_processor_id()
+            proc = Processor(ident, f"processor {ident}")
+        self.check_new_id(proc.id, self.machine.processors, "processor")
+        with self._operation(label):
+            self._record(ListEdit(self.machine, "processors", len(self.machine.processors), proc))
+            self._set(self.machine, "processor_count", len(self.machine.processors))
+        return proc
+
+    def duplicate_processor(self, proc_id: int) -> Processor:
+        """A copy of a processor type under the next free id; its ratios refer to the copy."""
+        source = self._processor(proc_id)
+        copy = edit.copy_processor(source, self.next_processor_id())
+        return self.add_processor(copy, label=f"Duplicate processor type {proc_id}")
+
+    def remove_processor(self, proc_id: int) -> None:
+        proc = self._processor(proc_id)
+        index = next(i for i, p in enumerate(self.machine.processors) if p is proc)
+        with self._operation(f"Remove processor type {proc_id}"):
+            self._record(ListEdit(self.machine, "processors", index, proc, remove=True))
+            self._set(self.machine, "processor_count", len(self.machine.processors))
+
+    def processor_users(self, proc_id: int) -> list[str]:
+        """What would break if processor type ``proc_id`` went: the expressions that
+        reference it and the topology processors of that type, in words."""
+        out = []
+        for owner, name, expr in self._expressions():
+            if any(r.prefix in ("pr", "pt", "pc", "po") and r.indices == (proc_id,)
+                   for r in expr.references()):  # fmt: skip
+                out.append(f"{_owner_label(owner)} {name} = {expr.text}")
+        for topo in self.machine.topologies:
+            n = sum(1 for t in topo.types.values() if t == proc_id)
+            if n:
+                out.append(f"{n} processor(s) of topology {topo.id} are of this type")
+        return out
+
+    def renumber_processor(self, old_id: int, new_id: int) -> None:
+        """Give processor type ``old_id`` the id ``new_id`` and re-point every reference
+        to it (expressions anywhere, topology processor types) as one step."""
+        proc = self._processor(old_id)
+        if new_id == old_id:
+            return
+        with self._operation(f"Renumber processor type {old_id} to {new_id}"):
+            self._renumber(proc, new_id)
+
+    def _renumber(self, proc: Processor, new_id: int) -> None:
+        old_id = proc.id
+        self.check_new_id(new_id, [p for p in self.machine.processors if p is not proc],
+                          "processor")  # fmt: skip
+        self._set(proc, "id", new_id, structural=True)
+        if old_id is None:
+            return
+        for owner, name, expr in self._expressions():
+            tree = edit.retarget(expr.tree, old_id, new_id)
+            if tree != expr.tree:
+                attr = "combinations" if isinstance(owner, Processor) else "entries"
+                self._set(owner, attr, Expression.from_tree(tree), name, structural=True)
+        for topo in self.machine.topologies:
+            for number, type_id in list(topo.types.items()):
+                if type_id == old_id:
+                    self._set(topo, "types", new_id, number)
+
+    def _expressions(self) -> Iterator[tuple[Block, str, Expression]]:
+        m = self.machine
+        for proc in m.processors:
+            for name, expr in proc.combinations.items():
+                yield proc, name, expr
+        for section in (m.combinations, m.pvm, m.express, m.mpi):
+            if section is not None:
+                for name, expr in section.entries.items():
+                    yield section, name, expr
+
+    def check_new_id(self, ident: Any, others: list, what: str) -> None:
+        """Refuse an id the file format cannot hold or that another object has."""
+        if isinstance(ident, bool) or not isinstance(ident, int):
+            raise SessionError(f"a {what} id must be a whole number, not {ident!r}")
+        if not 1 <= ident <= MAX_ID:
+            raise SessionError(f"a {what} id must be between 1 and {MAX_ID}, not {ident}")
+        if any(o.id == ident for o in others):
+            raise SessionError(f"there is already a {what} with id {ident}")
+
+    # ------------------------------------------------------------------ topologies
+
+    def _topology(self, topo_id: int) -> Topology:
+        topo = self.machine.topology(topo_id)
+        if topo is None:
+            raise SessionError(f"there is no hardware topology with id {topo_id}")
+        return topo
+
+    def _virtual(self, virt_id: int) -> VirtualTopology:
+        virt = self.machine.virtual(virt_id)
+        if virt is None:
+            raise SessionError(f"there is no virtual topology with id {virt_id}")
+        return virt
+
+    def add_link(self, topo_id: int, link: Link) -> Link:
+        """Add a link at the end of a topology's link list (its count follows)."""
+        topo = self._topology(topo_id)
+        self.check_new_id(link.id, topo.links, "link")
+        with self._operation(f"Add link {link.id} to topology {topo_id}"):
+            self._record(ListEdit(topo, "links", len(topo.links), link))
+            self._set(topo, "link_count", len(topo.links))
+        return link
+
+    def remove_link(self, topo_id: int, link_id: int) -> None:
+        topo = self._topology(topo_id)
+        index = next((i for i, link in enumerate(topo.links) if link.id == link_id), None)
+        if index is None:
+            raise SessionError(f"topology {topo_id} has no link with id {link_id}")
+        link = topo.links[index]
+        with self._operation(f"Remove link {link_id} of topology {topo_id}"):
+            self._record(ListEdit(topo, "links", index, link, remove=True))
+            self._set(topo, "link_count", len(topo.links))
+
+    def set_links(self, topo_id: int, link_ids: list[int], *, latency: Timing | None = None,
+                  speed: Timing | None = None, label: str | None = None, merge: Any = None,
+                  window: float | None = None) -> None:  # fmt: skip
+        """Set the latency and/or speed of several links of a topology as one step."""
+        topo = self._topology(topo_id)
+        wanted = set(link_ids)
+        links = [lk for lk in topo.links if lk.id in wanted]
+        if len(links) != len(wanted):
+            missing = sorted(wanted - {lk.id for lk in links})
+            raise SessionError(f"topology {topo_id} has no link with id {missing[0]}")
+        for value, what in ((latency, "latency"), (speed, "speed")):
+            if value is not None and (not math.isfinite(value.mean) or value.mean < 0):
+                raise SessionError(f"a link {what} must be a non-negative number")
+        with self._operation(label or f"Set {len(links)} link(s) of topology {topo_id}",
+                             merge, window):  # fmt: skip
+            for link in links:
+                if latency is not None:
+                    self._set(link, "latency", latency)
+                if speed is not None:
+                    self._set(link, "speed", speed)
+
+    def replace_topology(self, topo_id: int, topology: Topology) -> None:
+        """Put a new topology (say, a generated torus) in place of hardware topology
+        ``topo_id``; undo brings back the old one, as it was in the file."""
+        old = self._topology(topo_id)
+        index = next(i for i, t in enumerate(self.machine.topologies) if t is old)
+        with self._operation(f"Replace topology {topo_id}"):
+            self._record(ListEdit(self.machine, "topologies", index, old, remove=True))
+            self._record(ListEdit(self.machine, "topologies", index, topology))
+
+    def set_mapping(self, virt_id: int, mapping: Mapping[int, int], *, label: str | None = None,
+                    merge: Any = None, window: float | None = None) -> None:  # fmt: skip
+        """Map virtual processors onto hardware processors (only the entries given)."""
+        virt = self._virtual(virt_id)
+        for v, h in mapping.items():
+            for n in (v, h):
+                if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ID:
+                    raise SessionError(f"a processor number must be between 1 and {MAX_ID}, "
+                                       f"not {n!r}")  # fmt: skip
+        with self._operation(label or f"Map virtual topology {virt_id}", merge, window):
+            for v, h in mapping.items():
+                self._set(virt, "mapping", h, v)
+
+    def add_virtual(self, virtual: VirtualTopology) -> VirtualTopology:
+        self.check_new_id(virtual.id, self.machine.virtuals, "virtual topology")
+        m = self.machine
+        with self._operation(f"Add virtual topology {virtual.id}"):
+            self._record(ListEdit(m, "virtuals", len(m.virtuals), virtual))
+            self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
+        return virtual
+
+    def remove_virtual(self, virt_id: int) -> None:
+        virt = self._virtual(virt_id)
+        m = self.machine
+        index = next(i for i, v in enumerate(m.virtuals) if v is virt)
+        with self._operation(f"Remove virtual topology {virt_id}"):
+            self._record(ListEdit(m, "virtuals", index, virt, remove=True))
+            self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
+
+
+def _owner_label(owner: Block) -> str:
+    if isinstance(owner, Processor):
+        return f"processor {owner.id}:"
+    return f"{owner.KEYWORD}:"
