@@ -10,8 +10,8 @@ from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import COMBINATION_NAMES, Timing
 from piui.document import Document
 from piui.widgets.expression_edit import INVALID_STYLE, ExpressionEdit, check_expression
-from piui.windows.combinations import MAXTOTALSPD, CombinationsWindow
 from piui.widgets.labels import value_text
+from piui.windows.combinations import MAXTOTALSPD, CombinationsWindow
 
 
 @pytest.fixture

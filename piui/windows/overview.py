@@ -125,8 +125,10 @@ class MachineOverview(QWidget):
 
     def _values_changed(self, change: Change) -> None:
         # A slider step changes one value: redraw only what it can change.
-        if change.touches(Machine) or change.touches(Processor, "id") or change.touches(
-            Processor, "name"
+        if (
+            change.touches(Machine)
+            or change.touches(Processor, "id")
+            or change.touches(Processor, "name")
         ):
             self.refresh()
         elif change.touches(Cache) or change.touches(Processor, "cache"):
