@@ -16,6 +16,7 @@ from parasol_core.expr import refs
 from parasol_core.expr.refs import ARITY
 from parasol_core.expr.tree import Expression, Reference
 from parasol_core.model import (
+    CONNECT,
     EXPR,
     INT,
     STR,
@@ -25,6 +26,7 @@ from parasol_core.model import (
     MachineCombinations,
     Processor,
     Timing,
+    reference_fields,
 )
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
@@ -78,9 +80,7 @@ def slot(
         raise EditError(f"'{ref}': {p} takes {ARITY[p]} number(s) in parentheses")
     label = str(ref)
     if p == "ma":
-        return _attr(machine, fld, {"id": ("id", INT), "name": ("name", STR),
-                                    "processors": ("processor_count", INT),
-                                    "topologies": ("topology_count", INT)}, label)  # fmt: skip
+        return _attr(machine, fld, "ma", label)
     if p == "mc":
         if fld != "maxtotalspd":
             raise EditError(f"'{ref}': the machine combinations hold only maxtotalspd")
@@ -118,7 +118,7 @@ def slot(
         if proc is None:
             raise EditError(f"'{ref}': there is no processor with id {ident}")
         if p == "pr":
-            return _attr(proc, fld, {"id": ("id", INT), "name": ("name", STR)}, label)
+            return _attr(proc, fld, "pr", label)
         if p == "pt":
             name, _ = params.resolve_name(fld or "")
             if name is None:
@@ -133,9 +133,7 @@ def slot(
                 proc.cache = Cache()
                 if created is not None:
                     created.append((proc, "cache", proc.cache))
-            return _attr(proc.cache, fld, {"size": ("size", INT), "speed": ("speed", TIMING),
-                                           "smallloopspeedup": ("smallloopspeedup", TIMING)},
-                         label)  # fmt: skip
+            return _attr(proc.cache, fld, "pc", label)
         from parasol_core.model import COMBINATION_NAMES
 
         if fld not in COMBINATION_NAMES:
@@ -147,10 +145,7 @@ def slot(
         if topo is None:
             raise EditError(f"'{ref}': there is no hardware topology with id {ident}")
         if p == "to":
-            return _attr(topo, fld, {"id": ("id", INT), "name": ("name", STR),
-                                     "setup": ("setup", TIMING), "routing": ("routing", STR),
-                                     "processors": ("processor_count", INT),
-                                     "links": ("link_count", INT)}, label)  # fmt: skip
+            return _attr(topo, fld, "to", label)
         if p == "tp":
             return Slot(topo, "types", INT, ref.indices[1], label)
         link = topo.link_by_id(ref.indices[1])
@@ -158,24 +153,21 @@ def slot(
             raise EditError(f"'{ref}': topology {ident} has no link with id {ref.indices[1]}")
         if fld == "connect" and ref.field_index is not None:
             raise EditError(f"'{ref}': set the whole list with tl(T)(L).connect")
-        return _attr(link, fld, {"id": ("id", INT), "latency": ("latency", TIMING),
-                                 "speed": ("speed", TIMING),
-                                 "connect": ("connect", "connect")}, label)  # fmt: skip
+        return _attr(link, fld, "tl", label)
     virt = machine.virtual(ident)
     if virt is None:
         raise EditError(f"'{ref}': there is no virtual topology with id {ident}")
     if p == "vm":
         return Slot(virt, "mapping", INT, ref.indices[1], label)
-    return _attr(virt, fld, {"id": ("id", INT), "name": ("name", STR),
-                             "setup": ("setup", TIMING), "routing": ("routing", STR),
-                             "processors": ("processor_count", INT)}, label)  # fmt: skip
+    return _attr(virt, fld, "vt", label)
 
 
-def _attr(obj: Any, fld: str | None, table: dict[str, tuple[str, str]], label: str) -> Slot:
+def _attr(obj: Any, fld: str | None, prefix: str, label: str) -> Slot:
+    table = reference_fields(prefix)
     if fld not in table:
         raise EditError(f"'{label}': no settable field '{fld}' here (known: {', '.join(table)})")
-    attr, kind = table[fld]
-    return Slot(obj, attr, kind, None, label)
+    f = table[fld]
+    return Slot(obj, f.attr, f.kind, None, label)
 
 
 def parse_value(kind: str, text: str, label: str = "value") -> Any:
@@ -201,7 +193,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
             return Expression.parse(text)
-        if kind == "connect":
+        if kind == CONNECT:
             numbers = [int(p) for p in text.split()]
             if not numbers or numbers[0] != len(numbers) - 1:
                 raise ValueError("expected a count followed by that many processor numbers")

@@ -366,3 +366,68 @@ def _by_id(items: list, ident: int) -> Any:
         if item.id == ident:
             return item
     return None
+
+
+# --------------------------------------------------------------------------- references
+
+
+@dataclass(frozen=True)
+class RefField:
+    """A field a reference can name after its dot, as in ``to(1).processors``.
+
+    ``attr`` is the attribute of the object the prefix selects and ``kind`` its value
+    kind. ``readable``: an expression can read it (a number); names and routing
+    techniques can be set but not read.
+    """
+
+    name: str
+    attr: str
+    kind: str
+    readable: bool = True
+
+
+REFERENCE_FIELDS: dict[str, tuple[RefField, ...]] = {
+    "ma": (
+        RefField("id", "id", INT),
+        RefField("name", "name", STR, readable=False),
+        RefField("processors", "processor_count", INT),
+        RefField("topologies", "topology_count", INT),
+    ),
+    "pr": (RefField("id", "id", INT), RefField("name", "name", STR, readable=False)),
+    "pc": (
+        RefField("size", "size", INT),
+        RefField("speed", "speed", TIMING),
+        RefField("smallloopspeedup", "smallloopspeedup", TIMING),
+    ),
+    "to": (
+        RefField("id", "id", INT),
+        RefField("name", "name", STR, readable=False),
+        RefField("setup", "setup", TIMING),
+        RefField("routing", "routing", STR, readable=False),
+        RefField("processors", "processor_count", INT),
+        RefField("links", "link_count", INT),
+    ),
+    "tl": (
+        RefField("id", "id", INT),
+        RefField("latency", "latency", TIMING),
+        RefField("speed", "speed", TIMING),
+        RefField("connect", "connect", CONNECT),
+    ),
+    "vt": (
+        RefField("id", "id", INT),
+        RefField("name", "name", STR, readable=False),
+        RefField("setup", "setup", TIMING),
+        RefField("routing", "routing", STR, readable=False),
+        RefField("processors", "processor_count", INT),
+    ),
+}
+"""The one table of what references name directly on an object: the reference
+resolver (what an expression may read), ``edit`` (what may be set) and the session's
+change keys all derive from it. Tables (timings, combinations, ``tp``, ``vm``) and the
+expression sections are named by their own prefixes."""
+
+
+def reference_fields(prefix: str, readable: bool = False) -> dict[str, RefField]:
+    """The fields of ``prefix`` by name (with ``readable``, only those an expression
+    can read)."""
+    return {f.name: f for f in REFERENCE_FIELDS.get(prefix, ()) if f.readable or not readable}

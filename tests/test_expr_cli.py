@@ -141,3 +141,21 @@ def test_the_installed_command_runs():
                             text=True, check=False)  # fmt: skip
     assert result.returncode == 0
     assert round(float(result.stdout), 2) == 0.81
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [("-7/2", "-3"), ("-2**2", "-4"), ("-7 / 2", "-3"), ("-(1+2)", "-3"), ("--3", "3"),
+     ("-ar.bytes", "-1024"), ("-pt(1).iga", "-7.37e-07")],
+)  # fmt: skip
+def test_eval_takes_expressions_that_start_with_a_minus_without_dashes(capsys, expr, value):
+    status, out, err = run(capsys, "eval", GCEL, expr)
+    assert (status, out.strip(), err) == (0, value, "")
+
+
+def test_eval_takes_options_between_expressions_in_either_form(capsys):
+    status, out, _ = run(capsys, "eval", GCEL, "-ar.bytes", "--arg", "bytes=8", "ar.procs",
+                         "--arg=procs=4", "-1")  # fmt: skip
+    assert status == 0 and out.split() == ["-8", "4", "-1"]
+    status, out, _ = run(capsys, "eval", GCEL, "--", "--arg")
+    assert status == 1  # after "--" everything is an expression, and this one is wrong

@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "eval":
+        argv = ["eval", *eval_commands.order_eval_arguments(argv[1:])]
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

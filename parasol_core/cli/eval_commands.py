@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 
 from parasol_core.block import estimate_block
 from parasol_core.cli.common import (
@@ -27,21 +28,35 @@ from parasol_core.expr.refs import (
 from parasol_core.expr.tree import Expression, Reference, format_number
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
+EVAL_OPTIONS = ("-h", "--help", "--arg")
 
-class _IntermixedParser(argparse.ArgumentParser):
-    """A parser that takes positionals on both sides of options
-    (``eval FILE EXPR --arg bytes=8 EXPR``), which plain argparse refuses."""
 
-    _inside = False
+def order_eval_arguments(args: Sequence[str]) -> list[str]:
+    """The arguments of ``eval`` (after the word ``eval``) in the form plain argparse
+    reads: its options first, then ``--`` and the file and expressions in their order.
 
-    def parse_known_args(self, args=None, namespace=None):  # noqa: ANN001, ANN201
-        if self._inside:  # parse_known_intermixed_args calls back in here
-            return super().parse_known_args(args, namespace)
-        self._inside = True
-        try:
-            return self.parse_known_intermixed_args(args, namespace)
-        finally:
-            self._inside = False
+    An expression may start with ``-`` (``-7/2``, ``-2**2``, ``-x``), which argparse
+    would take for an unknown option; and options may come between expressions
+    (``eval FILE EXPR --arg bytes=8 EXPR``). Only ``-h``/``--help`` and ``--arg``
+    (``--arg V`` or ``--arg=V``) are options here; everything else is positional.
+    """
+    options: list[str] = []
+    positionals: list[str] = []
+    it = iter(args)
+    for token in it:
+        if token == "--":
+            positionals.extend(it)
+            break
+        if token in ("-h", "--help") or token.startswith("--arg="):
+            options.append(token)
+        elif token == "--arg":
+            options.append(token)
+            value = next(it, None)
+            if value is not None:
+                options.append(value)
+        else:
+            positionals.append(token)
+    return [*options, "--", *positionals]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +67,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "shortest round-trip form. Without EXPR, print every expression of the model. "
         "Examples: 'po(1).ia_spd'  'mc.maxtotalspd / 1e9'  'mp.send' --arg bytes=4096",
     )
-    p.__class__ = _IntermixedParser  # subparsers make plain ArgumentParsers
     p.add_argument("file", metavar="FILE")
     p.add_argument("exprs", nargs="*", metavar="EXPR")
     p.add_argument(

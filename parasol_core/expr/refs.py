@@ -16,7 +16,7 @@ from typing import Any
 
 from parasol_core import params
 from parasol_core.expr.tree import Expression, Reference
-from parasol_core.model import COMBINATION_NAMES, Machine
+from parasol_core.model import COMBINATION_NAMES, Machine, reference_fields
 
 PREFIXES: dict[str, str] = {
     "ma": "a machine field: ma.id, ma.processors or ma.topologies",
@@ -91,8 +91,7 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
         raise _fail(f"'{ref}': only connect takes a number after the field")
     key = str(ref)
     if p == "ma":
-        attr = {"id": "id", "processors": "processor_count", "topologies": "topology_count"}
-        return _value(key, machine, attr, fld, "the machine")
+        return _value(key, machine, "ma", fld, "the machine")
     if p == "mc":
         entries = machine.combinations.entries if machine.combinations else {}
         if fld not in entries:
@@ -116,7 +115,7 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
         if proc is None:
             raise _fail(f"'{ref}': there is no processor with id {ident}")
         if p == "pr":
-            return _value(key, proc, {"id": "id"}, fld, f"processor {ident}")
+            return _value(key, proc, "pr", fld, f"processor {ident}")
         if p == "pt":
             name, _ = params.resolve_name(fld)
             if name is None:
@@ -126,7 +125,7 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
                 raise _fail(f"'{ref}': processor {ident} has no timing '{name}'")
             return Target("value", f"pt({ident}).{name}", value=timing.mean)
         if p == "pc":
-            if fld not in ("size", "speed", "smallloopspeedup"):
+            if fld not in reference_fields("pc", readable=True):
                 raise _fail(f"'{ref}': {PREFIXES['pc']}")
             value = None if proc.cache is None else getattr(proc.cache, fld)
             if value is None:
@@ -141,9 +140,7 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
         if topo is None:
             raise _fail(f"'{ref}': there is no hardware topology with id {ident}")
         if p == "to":
-            attr = {"id": "id", "setup": "setup", "processors": "processor_count",
-                    "links": "link_count"}  # fmt: skip
-            return _value(key, topo, attr, fld, f"topology {ident}")
+            return _value(key, topo, "to", fld, f"topology {ident}")
         link_id = ref.indices[1]
         link = topo.link_by_id(link_id)
         if link is None:
@@ -159,20 +156,20 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
                 raise _fail(f"'{ref}': link {link_id} connects {len(procs)} processors, "
                             f"so connect(K) needs 0 <= K <= {len(procs)}")  # fmt: skip
             return Target("value", key, value=procs[k - 1])
-        attr = {"id": "id", "latency": "latency", "speed": "speed"}
-        return _value(key, link, attr, fld, f"link {link_id} of topology {ident}")
+        return _value(key, link, "tl", fld, f"link {link_id} of topology {ident}")
     # vt
     virt = machine.virtual(ident)
     if virt is None:
         raise _fail(f"'{ref}': there is no virtual topology with id {ident}")
-    attr = {"id": "id", "setup": "setup", "processors": "processor_count"}
-    return _value(key, virt, attr, fld, f"virtual topology {ident}")
+    return _value(key, virt, "vt", fld, f"virtual topology {ident}")
 
 
-def _value(key: str, obj: Any, attrs: dict[str, str], fld: str, owner: str) -> Target:
-    if fld not in attrs:
-        raise _fail(f"'{key}': {owner} has no field '{fld}' (it has {', '.join(attrs)})")
-    value = getattr(obj, attrs[fld])
+def _value(key: str, obj: Any, prefix: str, fld: str, owner: str) -> Target:
+    fields = reference_fields(prefix, readable=True)
+    fields.pop("connect", None)  # read as connect(K), above
+    if fld not in fields:
+        raise _fail(f"'{key}': {owner} has no field '{fld}' (it has {', '.join(fields)})")
+    value = getattr(obj, fields[fld].attr)
     if value is None:
         raise _fail(f"'{key}': {fld} of {owner} is not defined")
     return Target("value", key, value=getattr(value, "mean", value))

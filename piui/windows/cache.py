@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.model import INT, TIMING, Timing
+from parasol_core.model import TIMING, Timing, reference_fields
 from parasol_core.session import Change
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
 
-_FIELDS = {"size": INT, "speed": TIMING, "smallloopspeedup": TIMING}
+_FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
 _LABELS = {"size": "cache size", "speed": "cache speed", "smallloopspeedup": "small loop speedup"}
 
 
