@@ -113,7 +113,7 @@ def _child_startup(kind: str) -> dict[str, float]:
     class FirstPaint(QObject):
         painted = False
 
-        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
             if event.type() == QEvent.Type.Paint:
                 self.painted = True
             return False
@@ -131,7 +131,7 @@ def _child_startup(kind: str) -> dict[str, float]:
     return t
 
 
-def _no_dialogs(window) -> None:  # noqa: ANN001
+def _no_dialogs(window) -> None:
     """No modal dialog can block a child: the main window's questions are answered."""
     from PySide6.QtWidgets import QMessageBox
 
@@ -165,7 +165,7 @@ class _Session:
                 self.painted: set[int] = set()
                 self.requests = 0
 
-            def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            def eventFilter(self, watched: QObject, event: QEvent) -> bool:
                 kind = event.type()
                 if kind == paint:
                     self.painted.add(id(watched))
@@ -177,7 +177,7 @@ class _Session:
         self.watched: list = []  # keeps the wrappers (and so their ids) alive
         self.fired: list[str] = []  # deferred refreshes that ran since the last look
 
-    def observe(self, *widgets) -> list[int]:  # noqa: ANN002
+    def observe(self, *widgets) -> list[int]:
         """Watch these widgets (and windows); their ids, for ``drag``."""
         for w in widgets:
             if w not in self.watched:
@@ -185,7 +185,7 @@ class _Session:
                 self.watched.append(w)
         return [id(w) for w in widgets]
 
-    def mark(self, signal, name: str) -> None:  # noqa: ANN001
+    def mark(self, signal, name: str) -> None:
         """Note when ``signal`` (a timer's timeout) has run its slots."""
         signal.connect(lambda: self.fired.append(name))
 

@@ -102,7 +102,9 @@ def expression_entries(machine: Machine) -> list[ExpressionEntry]:
     out: list[ExpressionEntry] = []
     seen: set[str] = set()
 
-    def add(key: str, expr: Expression, owner: Block, loc: str, runtime: bool, target: tuple):
+    def add(
+        key: str, expr: Expression, owner: Block, loc: str, runtime: bool, target: tuple
+    ) -> None:
         if key not in seen:
             seen.add(key)
             out.append(ExpressionEntry(key, expr, owner, loc, runtime, target))

@@ -9,6 +9,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
 
@@ -18,7 +19,7 @@ log = logging.getLogger("piui")
 def install_exception_hook() -> None:
     """An exception inside a Qt slot is logged to the Terminal, never silently lost."""
 
-    def hook(kind, value, tb):  # noqa: ANN001
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         log.error("internal error: %s: %s\n%s", kind.__name__, value,
                   "".join(traceback.format_tb(tb)).rstrip())  # fmt: skip
         sys.__excepthook__(kind, value, tb)

@@ -18,14 +18,16 @@ through ``document.session``, and redraw from these signals:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction
 
 from parasol_core.engine import Engine
 from parasol_core.model import Machine, Processor
 from parasol_core.session import EDIT, OPEN, REDO, SAVED, UNDO, VALIDATED, Change, Session
+from parasol_core.session.history import History
 from parasol_core.syntax.parser import load
 
 log = logging.getLogger("piui")
@@ -49,7 +51,7 @@ class UndoHistory(QObject):
         self.sync()
 
     @property
-    def _history(self):  # noqa: ANN202 - the session's History
+    def _history(self) -> History:
         return self._document.session.history
 
     def count(self) -> int:
@@ -58,19 +60,19 @@ class UndoHistory(QObject):
     def index(self) -> int:
         return self._history.index
 
-    def canUndo(self) -> bool:  # noqa: N802 - Qt's naming
+    def canUndo(self) -> bool:
         return self._history.can_undo
 
-    def canRedo(self) -> bool:  # noqa: N802
+    def canRedo(self) -> bool:
         return self._history.can_redo
 
-    def undoText(self) -> str:  # noqa: N802
+    def undoText(self) -> str:
         return self._history.undo_label
 
-    def redoText(self) -> str:  # noqa: N802
+    def redoText(self) -> str:
         return self._history.redo_label
 
-    def isClean(self) -> bool:  # noqa: N802
+    def isClean(self) -> bool:
         return self._history.at_saved
 
     def undo(self) -> None:
@@ -81,18 +83,27 @@ class UndoHistory(QObject):
         self._document.commit_pending()
         self._document.session.redo()
 
-    def setClean(self) -> None:  # noqa: N802
+    def setClean(self) -> None:
         self._document.session.mark_saved()
 
-    def createUndoAction(self, parent: QObject, prefix: str = "&Undo") -> QAction:  # noqa: N802
+    def createUndoAction(self, parent: QObject, prefix: str = "&Undo") -> QAction:
         return self._action(parent, prefix, self.undo, self.canUndo, self.undoText,
                             self.canUndoChanged, self.undoTextChanged)  # fmt: skip
 
-    def createRedoAction(self, parent: QObject, prefix: str = "&Redo") -> QAction:  # noqa: N802
+    def createRedoAction(self, parent: QObject, prefix: str = "&Redo") -> QAction:
         return self._action(parent, prefix, self.redo, self.canRedo, self.redoText,
                             self.canRedoChanged, self.redoTextChanged)  # fmt: skip
 
-    def _action(self, parent, prefix, trigger, can, text, can_changed, text_changed) -> QAction:  # noqa: ANN001
+    def _action(
+        self,
+        parent: QObject,
+        prefix: str,
+        trigger: Callable[[], None],
+        can: Callable[[], bool],
+        text: Callable[[], str],
+        can_changed: SignalInstance,
+        text_changed: SignalInstance,
+    ) -> QAction:
         action = QAction(prefix, parent)
 
         def show(*_: object) -> None:

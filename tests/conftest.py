@@ -31,8 +31,8 @@ def _no_modal_dialogs(monkeypatch):
         yield asked
         return
 
-    def answer(default):  # noqa: ANN001, ANN202
-        def dialog(parent, title, text="", *args, **kwargs):  # noqa: ANN001, ANN202
+    def answer(default):
+        def dialog(parent, title, text="", *args, **kwargs):
             asked.append((title, text))
             return default
 

@@ -45,7 +45,7 @@ def type_into(qtbot, field, text: str) -> None:
     qtbot.keyClick(field, Qt.Key.Key_Return)
 
 
-def proc_timings(w) -> dict[str, Timing]:  # noqa: ANN001
+def proc_timings(w) -> dict[str, Timing]:
     return dict(w.document.current_processor().timings)
 
 

@@ -77,7 +77,7 @@ def _integer_args(*args: sp.Basic) -> list[int] | None:
     return None
 
 
-class trunc(sp.Function):  # noqa: N801 - printed as C's name for it
+class trunc(sp.Function):
     """Rounding toward zero (C's integer division and ``int(x)``)."""
 
     @classmethod
@@ -90,7 +90,7 @@ class trunc(sp.Function):  # noqa: N801 - printed as C's name for it
         return sp.S.Zero
 
 
-class cround(sp.Function):  # noqa: N801
+class cround(sp.Function):
     """Rounding half away from zero (the model's ``round``)."""
 
     @classmethod

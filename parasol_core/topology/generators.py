@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from typing import Any
 
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.topology.shape import Shape
@@ -114,7 +115,7 @@ def _name(kind: str, dims: Sequence[int]) -> str:
     return f"{' x '.join(map(str, dims))} {kind}"
 
 
-def grid(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+def grid(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """A 1D, 2D or 3D mesh with dimension-order routing (``XY`` or ``XYZ``)."""
     shape = _shape(dims, "grid")
     routing = "XYZ" if shape.ndim == 3 else "XY"
@@ -124,7 +125,7 @@ def grid(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topolog
     )
 
 
-def torus(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+def torus(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """A ring, 2D or 3D torus with wrap-around links and ``kDtorus`` routing."""
     shape = _shape(dims, "torus")
     kw.setdefault(
@@ -141,12 +142,12 @@ def torus(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topolo
     )
 
 
-def ring(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+def ring(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``n`` processors in a ring: ``1-2, 2-3, ..., (n-1)-n`` then ``1-n``."""
     return torus([n], latency, speed, **kw)
 
 
-def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``2**dimension`` processors, ``p - 1`` and ``q - 1`` linked when they differ in
     one bit; links by bit (lowest first), then by processor."""
     if not 0 <= dimension <= 20:
@@ -163,7 +164,7 @@ def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw) -> Topolog
     return build(pairs, n, latency, speed, routing="hypercube", shape=shape, **kw)
 
 
-def bus(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+def bus(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``n`` processors on one shared link (an Ethernet, say)."""
     _check_count(n)
     if n < 2:
@@ -172,7 +173,7 @@ def bus(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
     return build([list(range(1, n + 1))], n, latency, speed, routing="broadcast", **kw)
 
 
-def clique(n: int, latency: Seconds, speed: Seconds, **kw) -> Topology:
+def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``n`` processors, one link per pair (``1-2, 1-3, ..., (n-1)-n``)."""
     _check_count(n)
     if n * (n - 1) // 2 > MAX_PROCESSORS:
@@ -193,7 +194,7 @@ def _shape(dims: Sequence[int], kind: str) -> Shape:
 
 
 def _single(func: Callable[..., Topology], what: str) -> Callable[..., Topology]:
-    def gen(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+    def gen(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
         if len(dims) != 1:
             raise ValueError(f"expected one size ({what}), got {len(dims)}")
         return func(int(dims[0]), latency, speed, **kw)
@@ -211,7 +212,9 @@ GENERATORS: dict[str, Callable[..., Topology]] = {
 }
 
 
-def generate(kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds, **kw) -> Topology:
+def generate(
+    kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any
+) -> Topology:
     """A topology by kind name (see :data:`GENERATORS`) and sizes."""
     func = GENERATORS.get(kind)
     if func is None:

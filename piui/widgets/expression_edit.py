@@ -116,18 +116,18 @@ class ExpressionEdit(QLineEdit):
             self.committed.emit(self._check.expression)
         return True
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt's name
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape and self.text() != self._model_text:
             self.revert()
             event.accept()
             return
         super().keyPressEvent(event)
 
-    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802
+    def focusInEvent(self, event: QFocusEvent) -> None:
         super().focusInEvent(event)
         self.focusReceived.emit()
 
-    def focusOutEvent(self, event: QFocusEvent) -> None:  # noqa: N802
+    def focusOutEvent(self, event: QFocusEvent) -> None:
         super().focusOutEvent(event)
         # a popup (the context menu, a completer) takes focus without ending the edit
         if event.reason() == Qt.FocusReason.PopupFocusReason:

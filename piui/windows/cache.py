@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from parasol_core.model import TIMING, Timing, reference_fields
 from parasol_core.session import Change
+from piui.document import Document
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
 
@@ -39,7 +40,7 @@ def _note(text: str) -> QLabel:
 class CacheWindow(QWidget):
     """The cache of the document's current processor type."""
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.title = QLabel()

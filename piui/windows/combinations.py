@@ -42,6 +42,7 @@ from parasol_core.expr.tree import Expression
 from parasol_core.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS, parameter_meaning
 from parasol_core.model import COMBINATION_NAMES, Processor
 from parasol_core.session import Change
+from piui.document import Document
 from piui.widgets.expression_edit import Check, ExpressionEdit
 from piui.widgets.labels import value_text
 
@@ -93,7 +94,7 @@ class _Row:
 class _PlotWidget(pg.PlotWidget):
     """A plot that asks for a modest height and takes whatever is left over."""
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         return QSize(480, 180)
 
 
@@ -246,7 +247,7 @@ def _plottable(v: object, log_scale: bool) -> bool:
 class CombinationsWindow(QWidget):
     """See the module docstring. Follows the document's current processor type."""
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.setObjectName("CombinationsWindow")
@@ -435,7 +436,7 @@ class CombinationsWindow(QWidget):
         self.table.setItem(r, VALUE, value)
         self.rows[name] = _Row(name, edit, value)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_columns()
 
@@ -624,7 +625,7 @@ class CombinationsWindow(QWidget):
         except symbolic.SymbolicError as e:
             self.sensitivity_note.setText(f"No sensitivity here: {e}")
             return
-        except Exception as e:  # noqa: BLE001 - sympy may fail in ways of its own
+        except Exception as e:
             log.warning("sensitivity of %s: %s", key, e)
             self.sensitivity_note.setText(f"No sensitivity here: {e}")
             return
@@ -670,7 +671,7 @@ class CombinationsWindow(QWidget):
         if text is None:
             try:
                 text = _label_pretty(key, symbolic.pretty(key, self.document.engine))
-            except Exception as e:  # noqa: BLE001 - a display nicety must never break the window
+            except Exception as e:
                 text = f"{key} = {expr.text}    ({e})"
             self._pretty_cache[cache_key] = text
         return text

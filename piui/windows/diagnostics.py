@@ -14,12 +14,13 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.syntax.diagnostics import Diagnostic
+from piui.document import Document
 
 
 class DiagnosticsPanel(QWidget):
     activated = Signal(object)  # Diagnostic
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.summary = QLabel()

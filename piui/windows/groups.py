@@ -32,6 +32,7 @@ from parasol_core.model import Processor
 from parasol_core.params import GROUPS
 from parasol_core.scalers import ScalerState
 from parasol_core.session import Change
+from piui.document import Document
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import FactorSlider
 
@@ -82,7 +83,7 @@ class _Row:
 class InstructionGroupsWindow(QWidget):
     """A scaler per instruction group, for the document's current processor type."""
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self._defined: frozenset[str] | None = None
@@ -241,7 +242,7 @@ class InstructionGroupsWindow(QWidget):
         if change.touches(proc, "timings"):
             self._show_counts(proc)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.MouseButtonDblClick:
             for group, row in self.rows.items():
                 if watched is row.slider.slider:

@@ -29,6 +29,7 @@ from parasol_core.model import Processor, Timing
 from parasol_core.numeric import parse_sd
 from parasol_core.params import BY_NAME
 from parasol_core.session import Change
+from piui.document import Document
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 
@@ -90,8 +91,8 @@ class _Row:
 class CategoryWindow(QWidget):
     """Every parameter of one category, for the document's current processor type."""
 
-    def __init__(self, document, category: Category, parent: QWidget | None = None,
-                 ) -> None:  # noqa: ANN001  # fmt: skip
+    def __init__(self, document: Document, category: Category, parent: QWidget | None = None,
+                 ) -> None:  # fmt: skip
         super().__init__(parent, Qt.WindowType.Window)
         self.document = document
         self.category = category
@@ -190,12 +191,12 @@ class CategoryWindow(QWidget):
         for name, row in self.rows.items():
             row.show(None if proc is None else proc.timings.get(name), proc is not None)
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._stale:
             self.refresh()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event: QCloseEvent) -> None:
         self.message.clear()
         super().closeEvent(event)
 
@@ -282,7 +283,7 @@ class CategoryWindow(QWidget):
 class InstructionsWindow(QWidget):
     """The chooser: one button per category, each opening its category window."""
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.windows: dict[str, CategoryWindow] = {}

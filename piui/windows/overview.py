@@ -21,6 +21,7 @@ from parasol_core.engine import Engine
 from parasol_core.expr.tree import format_number
 from parasol_core.model import INT, STR, Cache, Machine, Processor
 from parasol_core.session import Change, SessionError
+from piui.document import Document
 from piui.widgets.labels import value_text
 from piui.widgets.number_controls import ValueField
 
@@ -29,7 +30,7 @@ class MachineOverview(QWidget):
     processorActivated = Signal(int)
     topologyActivated = Signal(str, int)
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.id_field = ValueField()

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from parasol_core.edit import EditError, parse_value
 from parasol_core.model import INT, STR, Cache, Processor, Timing
 from parasol_core.session import Change, SessionError
+from piui.document import Document
 from piui.widgets.number_controls import ValueField
 
 SECTIONS = [
@@ -32,7 +33,7 @@ SECTIONS = [
 class ProcessorMaster(QWidget):
     openRequested = Signal(str)  # one of the SECTIONS keys
 
-    def __init__(self, document, parent: QWidget | None = None) -> None:  # noqa: ANN001
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
         self.list = QListWidget()
