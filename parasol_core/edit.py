@@ -175,8 +175,9 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
     text = text.strip()
     try:
         if kind == INT:
-            value = int(text, 16) if text.lower().startswith("0x") else int(text)
-            return value
+            from parasol_core.numeric import parse_whole
+
+            return parse_whole(text, 0, INT_LIMIT)
         if kind == STR:
             if len(text) >= 2 and text[0] == text[-1] == '"':
                 text = text[1:-1]

@@ -51,7 +51,12 @@ def _parse_finite(text: str, what: str) -> float:
     except ValueError:
         raise ValueError(f"'{text}' is not a number{what}") from None
     if not math.isfinite(value):
-        raise ValueError(f"'{text}' is not a finite number")
+        raise ValueError(
+            f"'{text}' is too large to represent (the largest number is about 1.8e308)"
+        )
+    if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise ValueError(f"'{text}' is too small to represent (the smallest positive number "
+                         "is about 5e-324)")  # fmt: skip
     return value
 
 
@@ -61,6 +66,30 @@ def parse_positive(text: str) -> float:
     value = _parse_finite(text, "")
     if value <= 0:
         raise ValueError(f"{text} is not a positive number")
+    return value
+
+
+def parse_whole(text: str, low: int = 0, high: int = 2**63 - 1, what: str = "a whole number",
+                ) -> int:  # fmt: skip
+    """A whole number typed by a user, as the user meant it: ``4096``, ``1e3`` (1000),
+    ``0x10``. Refuses with the reason: ``1.5`` is not whole, ``-3`` is below ``low``,
+    ``abc`` is not a number. ValueError with a message."""
+    text = text.strip()
+    if not text:
+        raise ValueError(f"empty: {what} is needed")
+    try:
+        value = int(text, 16) if text.lower().startswith("0x") else int(text)
+    except ValueError:
+        number = _parse_finite(text, f": {what} is needed")
+        if number != int(number):
+            raise ValueError(f"'{text}' is not {what}") from None
+        value = int(number)
+    if value < low:
+        if low == 1:
+            raise ValueError(f"'{text}' is not a positive whole number ({what} is needed)")
+        raise ValueError(f"'{text}' is too small: {what} of at least {low} is needed")
+    if value > high:
+        raise ValueError(f"'{text}' is too large: {what} of at most {high} is needed")
     return value
 
 

@@ -157,6 +157,7 @@ class Document(QObject):
         self.session = session if session is not None else Session()
         self._unsubscribe = self.session.subscribe(self._relay)
         self._current_processor: int | None = None
+        self.origin: Path | None = None  # the sample a new model was copied from
         self._pending: list = []  # callables that commit a field being typed in
         self.undo_stack = UndoHistory(self)
         self._validate_timer = QTimer(self)
@@ -188,6 +189,7 @@ class Document(QObject):
     def open(self, path: str | Path) -> None:
         """Load a file. Raises ModelSyntaxError or OSError and keeps the current model."""
         machine = load(path)
+        self.origin = None
         self.session.replace(machine, Path(path))
         log.info("opened %s", path)
 
@@ -195,6 +197,7 @@ class Document(QObject):
         """A new, unnamed model with the contents of ``path`` (File > New from sample);
         not modified until it is edited."""
         machine = load(path)
+        self.origin = Path(path)
         self.session.replace(machine, None)
         log.info("new model from %s", path)
 
@@ -209,9 +212,12 @@ class Document(QObject):
         return self.session.is_modified
 
     def title(self) -> str:
+        """The file's name; for a model not saved yet, its name, and the sample it was
+        copied from."""
         if self.path is not None:
             return self.path.name
-        return self.machine.name or "untitled"
+        name = self.machine.name or "untitled"
+        return f"{name} (copy of {self.origin.name})" if self.origin is not None else name
 
     # ---- fields being typed in: committed before save, undo and export
 

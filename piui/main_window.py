@@ -12,7 +12,6 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
-    QFileDialog,
     QMainWindow,
     QMessageBox,
     QWidget,
@@ -20,6 +19,8 @@ from PySide6.QtWidgets import (
 
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
+from piui.widgets.file_dialogs import ask_path
+from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.windows.diagnostics import DiagnosticsPanel
 from piui.windows.overview import MachineOverview
 from piui.windows.processor_master import ProcessorMaster
@@ -29,7 +30,6 @@ log = logging.getLogger("piui")
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
-FILE_FILTER = "Machine models (*.machine);;All files (*)"
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
@@ -99,7 +99,10 @@ class MainWindow(QMainWindow):
         self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
         self.ask_open_path: Callable[[], str] = self._ask_open_path
         self.ask_save_path: Callable[[], str] = self._ask_save_path
-        self.show_error: Callable[[str, str], None] = self._show_error
+        self.show_error: Callable[..., None] = self._show_error
+        self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
+            self, title, text, details
+        )
 
         self._build_menus()
         self.processor_master.openRequested.connect(self.show_panel)
@@ -198,6 +201,11 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self._action("&Keyboard shortcuts", self.show_shortcuts,
                                          QKeySequence.StandardKey.HelpContents))  # fmt: skip
         help_menu.addAction(self._action("&About PIUI", self.show_about))
+        # Every window of the application answers these shortcuts: the instruction
+        # category windows and floating docks are windows of their own.
+        for menu in (file, new, edit, view, help_menu):
+            for action in menu.actions():
+                action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         self._fill_recent()
 
     def _fill_recent(self) -> None:
@@ -239,7 +247,7 @@ class MainWindow(QMainWindow):
             self.document.open(path)
         except ModelSyntaxError as e:
             log.error("%s", e.format())
-            self.show_error("Cannot open the model", f"{e.format()}\n\n{e.context}".strip())
+            self.show_error("Cannot open the model", e.format(), e.context)
             return False
         except OSError as e:
             log.error("cannot open %s: %s", path, e.strerror or e)
@@ -255,6 +263,9 @@ class MainWindow(QMainWindow):
     def new_from(self, path: Path) -> None:
         if self.maybe_save():
             self.document.open_copy(path)
+            self.statusBar().showMessage(
+                f"A new model, copied from the sample {path.name}: Save as to keep it."
+            )
 
     def open_dialog(self) -> None:
         path = self.ask_open_path()
@@ -273,6 +284,15 @@ class MainWindow(QMainWindow):
         return self._save_to(Path(path))
 
     def _save_to(self, path: Path) -> bool:
+        self.document.commit_pending()
+        errors = [d for d in self.document.diagnostics if d.is_error]
+        if errors and not self.confirm(
+            "Save a model with errors",
+            f"The model has {len(errors)} error(s); PIUI and other readers will report them "
+            "when it is opened again. Save it anyway?",
+            [d.format() for d in errors],
+        ):
+            return False
         try:
             self.document.save(path)
         except (OSError, ValueError) as e:
@@ -295,14 +315,15 @@ class MainWindow(QMainWindow):
 
     def _ask_open_path(self) -> str:
         start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
-        return QFileDialog.getOpenFileName(self, "Open model", start, FILE_FILTER)[0]
+        return ask_path(self, "Open model", start, saving=False)
 
     def _ask_save_path(self) -> str:
-        start = str(self.document.path or Path.cwd() / f"{self.document.title()}.machine")
-        return QFileDialog.getSaveFileName(self, "Save model as", start, FILE_FILTER)[0]
+        name = self.document.machine.name or "untitled"
+        start = str(self.document.path or Path.cwd() / f"{name}.machine")
+        return ask_path(self, "Save model as", start, saving=True)
 
-    def _show_error(self, title: str, text: str) -> None:
-        QMessageBox.critical(self, title, text)
+    def _show_error(self, title: str, text: str, source: str = "") -> None:
+        error_box(self, title, text, source).exec()
 
     def show_shortcuts(self) -> None:
         rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
@@ -358,6 +379,11 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray):
             self.restoreState(state)
+        for dock in self.docks.values():
+            if dock.isFloating():
+                place_on_screen(dock)
+                if dock.isVisible():
+                    dock.raise_()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

@@ -44,6 +44,12 @@ def _no_modal_dialogs(monkeypatch):
     monkeypatch.setattr(QMessageBox, "warning", answer(B.Ok))
     monkeypatch.setattr(QMessageBox, "information", answer(B.Ok))
     monkeypatch.setattr(QMessageBox, "about", answer(None))
+
+    def box_exec(self):  # QMessageBox instances (confirmations, error boxes): "Go on"/OK
+        asked.append((self.windowTitle(), self.text()))
+        return B.Ok
+
+    monkeypatch.setattr(QMessageBox, "exec", box_exec)
     yield asked
 
 
@@ -77,7 +83,8 @@ def main_window(qtbot, sample_copy):
     # discards unsaved changes unless a test says otherwise.
     window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
     window.errors = []
-    window.show_error = lambda title, text: window.errors.append((title, text))
+    window.show_error = lambda title, text, source="": window.errors.append((title, text))
+    window.confirm = lambda title, text, details: True  # "Go on"
     assert window.open_file(sample_copy("parsytec-gcel.machine"))
     window.show()
     return window

@@ -184,3 +184,29 @@ def test_a_drag_on_a_processor_without_a_cache_adds_it_and_undoes_in_one_step(wi
     doc.undo_stack.undo()
     assert cache(w) is None
     assert doc.current_processor().id == 2
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"), [("1e3", 1000), ("4096", 4096), ("0x100", 256), ("1e8", 10**8)]
+)
+def test_a_typed_cache_size_is_taken_as_the_user_meant_it(window, qtbot, typed, stored):
+    w = window("fwi-csys.machine")
+    type_into(qtbot, w.size_edit.field, typed)
+    assert cache(w).size == stored
+    assert w.message.text() == ""
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [("1.5", "not a cache size"), ("-3", "not a positive whole number"),
+     ("abc", "not a number"), ("1e400", "too large to represent")],
+)  # fmt: skip
+def test_a_cache_size_that_is_not_a_whole_number_is_refused_with_its_reason(
+    window, qtbot, typed, reason
+):
+    w = window("fwi-csys.machine")
+    type_into(qtbot, w.size_edit.field, typed)
+    assert cache(w).size == 100  # kept
+    assert w.size_edit.field.text() == "100"
+    assert reason in w.message.text()
+    assert w.document.undo_stack.count() == 0

@@ -138,6 +138,7 @@ class Step:
     mutations: list[Mutation] = field(default_factory=list)
     merge_key: Any = None
     last_time: float = field(default_factory=lambda: time.monotonic())
+    _index: dict | None = field(default=None, repr=False, compare=False)
 
     def apply(self) -> None:
         for m in self.mutations:
@@ -150,31 +151,37 @@ class Step:
     def absorb(self, other: Step) -> None:
         """Merge a later step into this one: a place written by both keeps this step's
         old value and takes the other's new one, so undo returns to before the first."""
+        index = self._index
+        if index is None:
+            index = self._index = {}
+            for m in self.mutations:
+                place = _place(m)
+                if place is not None:
+                    index[place] = m
         for m in other.mutations:
-            if isinstance(m, SetField):
-                mine = next(
-                    (x for x in self.mutations if isinstance(x, SetField) and x.same_place(m)),
-                    None,
-                )
-                if mine is not None:
-                    mine.new = m.new
-                    continue
-            if isinstance(m, SetState):
-                mine = next(
-                    (x for x in self.mutations
-                     if isinstance(x, SetState) and x.table is m.table and x.key == m.key),
-                    None,
-                )  # fmt: skip
-                if mine is not None:
-                    mine.new = m.new
-                    continue
+            place = _place(m)
+            mine = index.get(place) if place is not None else None
+            if mine is not None:
+                mine.new = m.new
+                continue
             self.mutations.append(m)
+            if place is not None:
+                index[place] = m
         self.label = other.label
         self.last_time = other.last_time
 
     @property
     def empty(self) -> bool:
         return not self.mutations
+
+
+def _place(m: Mutation) -> tuple | None:
+    """Where a mergeable mutation writes (None: not mergeable, kept as it is)."""
+    if isinstance(m, SetField):
+        return ("field", id(m.obj), m.attr, m.key)
+    if isinstance(m, SetState):
+        return ("state", id(m.table), m.key)
+    return None
 
 
 class History:

@@ -214,6 +214,8 @@ class Session:
         if self._open is not None:  # inside a group: join it
             yield self._open
             return
+        if window is None:  # a merge key may carry its own window (key presses)
+            window = getattr(merge, "merge_window", None)
         step = Step(label, merge_key=merge)
         self._open = step
         try:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 import math
+import weakref
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QIntValidator
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QToolTip, QWidget
 
 from parasol_core.expr.tree import format_number
 from parasol_core.numeric import (
@@ -22,26 +22,45 @@ from parasol_core.numeric import (
     log_position,
     log_value,
     parse_positive,
+    parse_whole,
     split,
 )
 
 _INVALID_STYLE = "QLineEdit { background: #ffd6d6; }"
 
 
+class KeyRun:
+    """The merge key of keyboard and wheel steps on one control: steps less than
+    ``merge_window`` seconds apart merge into one undo step, as a drag does (the
+    session reads the window from the key)."""
+
+    merge_window = 1.0
+
+
 class _DragKeys:
-    """A fresh merge key per slider drag; None for keyboard and wheel steps."""
+    """A fresh merge key per slider drag; one :class:`KeyRun` per control for its
+    keyboard and wheel steps."""
 
     def __init__(self, *sliders: QSlider) -> None:
-        self.key: object | None = None
+        self._drag: object | None = None
+        self._keys = KeyRun()
         for s in sliders:
             s.sliderPressed.connect(self._start)
             s.sliderReleased.connect(self._end)
 
+    @property
+    def key(self) -> object:
+        return self._drag if self._drag is not None else self._keys
+
     def _start(self) -> None:
-        self.key = object()
+        self._drag = object()
 
     def _end(self) -> None:
-        self.key = None
+        self._drag = None
+
+
+REFUSED: weakref.WeakSet[ValueField] = weakref.WeakSet()
+"""The fields that show a refusal now (so that clearing them costs nothing when none do)."""
 
 
 class ValueField(QLineEdit):
@@ -50,15 +69,29 @@ class ValueField(QLineEdit):
     rejected = Signal(str)
 
     def reject_input(self, message: str, good_text: str) -> None:
+        """Refuse what was typed: say why at the field (a tooltip shown at once, and
+        the ``rejected`` signal for the window's message line), keep the old value."""
         logging.getLogger("piui").warning("input rejected: %s", message)
+        self._refused = True
+        REFUSED.add(self)
         self.setToolTip(message)
         self.setStyleSheet(_INVALID_STYLE)
         self.setText(good_text)
+        if self.isVisible():
+            QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), message, self)
         self.rejected.emit(message)
 
     def accept_input(self) -> None:
+        if not getattr(self, "_refused", False):
+            return  # nothing to undo (and setStyleSheet is dear: a slider step calls this)
+        self._refused = False
+        REFUSED.discard(self)
         self.setToolTip("")
         self.setStyleSheet("")
+
+    def is_refused(self) -> bool:
+        """Whether the field shows a refusal (its input was rejected since last accepted)."""
+        return getattr(self, "_refused", False)
 
 
 class MantissaExponentEdit(QWidget):
@@ -159,15 +192,16 @@ class LogIntEdit(QWidget):
 
     STEPS = 700
 
-    def __init__(self, low: int = 1, high: int = 10**7, parent: QWidget | None = None) -> None:
+    def __init__(self, low: int = 1, high: int = 10**7, parent: QWidget | None = None,
+                 what: str = "a whole number") -> None:  # fmt: skip
         super().__init__(parent)
         self.low, self.high = low, high
+        self.what = what
         self._value: int | None = None
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, self.STEPS)
         self.slider.setMinimumWidth(200)
         self.field = ValueField()
-        self.field.setValidator(QIntValidator(0, 2**31 - 1))
         self.field.setMaximumWidth(110)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -204,11 +238,10 @@ class LogIntEdit(QWidget):
         if text == good:
             return
         try:
-            value = int(text)
-            if value < 1:
-                raise ValueError
-        except ValueError:
-            self.field.reject_input(f"'{text}' is not a positive whole number", good)
+            # typed values may go beyond the slider's range: the slider shows its end
+            value = parse_whole(text, self.low, 2**63 - 1, self.what)
+        except ValueError as e:
+            self.field.reject_input(str(e), good)
             return
         self.setValue(value)
         self.valueEdited.emit(value, None)

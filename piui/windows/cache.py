@@ -24,6 +24,7 @@ from parasol_core.model import TIMING, Timing, reference_fields
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
+from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
 
 _FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
@@ -46,7 +47,7 @@ class CacheWindow(QWidget):
         self.title = QLabel()
         self.title.setStyleSheet("font-weight: bold;")
 
-        self.size_edit = LogIntEdit()
+        self.size_edit = LogIntEdit(what="a cache size (a whole number of bytes)")
         self.size_edit.setToolTip("Fortran instructions that fit in the cache (1 to 10^7)")
         self.speed_edit = MantissaExponentEdit()
         self.speed_edit.setToolTip("time of one cache access in seconds")
@@ -96,6 +97,7 @@ class CacheWindow(QWidget):
         document.structureChanged.connect(self.refresh)
         document.currentProcessorChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
+        forget_on_change(document, self, self.message)
         self._first = True
         self.refresh()
 

@@ -34,6 +34,7 @@ from parasol_core.scalers import ScalerState
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
+from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import FactorSlider
 
 log = logging.getLogger("piui")
@@ -183,6 +184,7 @@ class InstructionGroupsWindow(QWidget):
         document.currentProcessorChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
         document.scalersChanged.connect(self._show_factors)
+        forget_on_change(document, self, self.message)
         self.refresh()
 
     # ---- showing

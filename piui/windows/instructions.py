@@ -9,6 +9,8 @@ set"; giving it a value adds it to the model (undo removes it again).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QFontDatabase, QShowEvent
 from PySide6.QtWidgets import (
@@ -31,6 +33,7 @@ from parasol_core.params import BY_NAME
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
+from piui.widgets.messages import confirm, forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 
 
@@ -65,6 +68,7 @@ class _Row:
         self.remove.setAutoRaise(True)
         self.remove.setToolTip(f"Remove {name} from this processor type")
         self.timing: object = ()  # what is shown; () before the first show
+        self.shown_unset = False
 
     def show(self, timing: Timing | None, enabled: bool) -> None:
         for w in (self.mean, self.sd):
@@ -81,8 +85,10 @@ class _Row:
         self.sd.accept_input()
         self.sd.setPlaceholderText("none" if timing is not None else "")
         unset = timing is None
-        self.mnemonic.setStyleSheet("color: palette(dark);" if unset else "font-weight: bold;")
-        self.description.setStyleSheet("color: palette(dark);" if unset else "")
+        if first or unset != (self.shown_unset):  # restyling is dear: only on a change
+            self.shown_unset = unset
+            self.mnemonic.setStyleSheet("color: palette(dark);" if unset else "font-weight: bold;")
+            self.description.setStyleSheet("color: palette(dark);" if unset else "")
 
 
 # --------------------------------------------------------------------------- a category
@@ -93,7 +99,8 @@ class CategoryWindow(QWidget):
 
     def __init__(self, document: Document, category: Category, parent: QWidget | None = None,
                  ) -> None:  # fmt: skip
-        super().__init__(parent, Qt.WindowType.Window)
+        # a tool window stays above the main window instead of being buried by a click
+        super().__init__(parent, Qt.WindowType.Tool)
         self.document = document
         self.category = category
         self.setObjectName(f"instructions-{category.slug}")
@@ -174,6 +181,11 @@ class CategoryWindow(QWidget):
         document.modelReset.connect(self.refresh)
         document.structureChanged.connect(self.refresh)
         document.currentProcessorChanged.connect(self.refresh)
+        # asked before an edit that breaks something; replaceable so tests can answer
+        self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
+            self, title, text, details
+        )
+        forget_on_change(document, self, self.message)
         document.valuesChanged.connect(self._values_changed)
         self.refresh()
 
@@ -272,6 +284,15 @@ class CategoryWindow(QWidget):
     def remove_timing(self, name: str) -> None:
         proc = self.document.current_processor()
         if proc is None or name not in proc.timings:
+            return
+        engine = self.document.engine
+        key = f"pt({proc.id}).{name}"
+        users = [k for k in engine.dependents(key) if engine.entry(k) is not None]
+        if users and not self.confirm(
+            f"Remove {name}",
+            f"{name} of processor {proc.id} is used; removing it leaves these without a value:",
+            [f"{k} = {engine.entry(k).expr.text}" for k in users],
+        ):
             return
         self._push(proc, name, None, f"Remove {name}")
         self._done(f"{name} removed (Undo brings it back).")

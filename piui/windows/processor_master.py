@@ -4,6 +4,8 @@ Other (report section 3.2.1)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -20,6 +22,7 @@ from parasol_core.edit import EditError, parse_value
 from parasol_core.model import INT, STR, Cache, Processor, Timing
 from parasol_core.session import Change, SessionError
 from piui.document import Document
+from piui.widgets.messages import confirm, forget_on_change, message_label, show_refusal
 from piui.widgets.number_controls import ValueField
 
 SECTIONS = [
@@ -49,6 +52,14 @@ class ProcessorMaster(QWidget):
         form = QFormLayout(other)
         form.addRow("Id:", self.id_field)
         form.addRow("Name:", self.name_field)
+        self.message = message_label()
+        form.addRow(self.message)
+        for field in (self.id_field, self.name_field):
+            field.rejected.connect(lambda text: show_refusal(self.message, text))
+        # asked before an edit that breaks something; replaceable so tests can answer
+        self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
+            self, title, text, details
+        )
         sections = QGroupBox("Sections")
         section_layout = QVBoxLayout(sections)
         self.section_buttons: dict[str, QPushButton] = {}
@@ -73,6 +84,7 @@ class ProcessorMaster(QWidget):
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
         document.currentProcessorChanged.connect(self._follow)
+        forget_on_change(document, self, self.message)
         self.refresh()
 
     def refresh(self) -> None:
@@ -122,8 +134,16 @@ class ProcessorMaster(QWidget):
 
     def remove(self) -> None:
         proc = self.document.current_processor()
-        if proc is not None:
-            self.document.session.remove_processor(proc.id)
+        if proc is None:
+            return
+        users = self.document.session.processor_users(proc.id)
+        if users and not self.confirm(
+            "Remove processor type",
+            f"Processor type {proc.id} is used; removing it breaks these:",
+            users,
+        ):
+            return
+        self.document.session.remove_processor(proc.id)
 
     def _edit(self, field: str, widget: ValueField, kind: str) -> None:
         proc = self.document.current_processor()

@@ -1,0 +1,59 @@
+"""File dialogs that never block on what they list.
+
+Qt's own file dialog asks its icon provider for each listed file's type, and the
+default provider guesses a type from the file's contents when its name does not say;
+on a device file such as ``/proc/kmsg`` that read never returns and the window freezes
+for good. These dialogs use a provider that decides from the name and the file's kind
+(folder, file, link) only, and they are always Qt's own dialog, so that this holds on
+every desktop.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QFileInfo
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
+
+FILE_FILTER = "Machine models (*.machine);;All files (*)"
+
+
+class NameOnlyIconProvider(QFileIconProvider):
+    """Icons and type names from a file's name and kind, never from its contents."""
+
+    def icon(self, what: object) -> QIcon:  # type: ignore[override]
+        if isinstance(what, QFileInfo):
+            kind = QFileIconProvider.IconType.Folder if what.isDir() else (
+                QFileIconProvider.IconType.File)  # fmt: skip
+            return super().icon(kind)
+        return super().icon(what)
+
+    def type(self, info: QFileInfo) -> str:
+        if info.isDir():
+            return "Folder"
+        if info.isSymLink():
+            return "Link"
+        suffix = info.suffix()
+        return f"{suffix.upper()} file" if suffix else "File"
+
+
+def file_dialog(parent: QWidget | None, title: str, start: str, saving: bool) -> QFileDialog:
+    dialog = QFileDialog(parent, title, start, FILE_FILTER)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setOption(QFileDialog.Option.DontUseCustomDirectoryIcons, True)
+    dialog.setIconProvider(NameOnlyIconProvider())
+    if saving:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        dialog.setDefaultSuffix("machine")
+    else:
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    return dialog
+
+
+def ask_path(parent: QWidget | None, title: str, start: str, saving: bool) -> str:
+    """The path the user chose, or "" when cancelled."""
+    dialog = file_dialog(parent, title, start, saving)
+    if dialog.exec() != QFileDialog.DialogCode.Accepted:
+        return ""
+    files = dialog.selectedFiles()
+    return files[0] if files else ""

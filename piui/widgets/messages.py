@@ -1,0 +1,111 @@
+"""Messages that describe a state go when the state does.
+
+A window's message line ("iga removed (Undo brings it back)", a rejected value) and the
+pink of a field whose input was refused speak of the model as it was at that moment.
+:func:`forget_on_change` clears them when the model changes under them: another model
+is opened, an undo or redo, or any later edit (an edit that wants to say something sets
+its message after it is done, so it is not cleared by its own change record).
+"""
+
+from __future__ import annotations
+
+import shiboken6
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+
+from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
+from piui.document import Document
+from piui.widgets.number_controls import REFUSED
+
+_STALE_AFTER = (EDIT, UNDO, REDO, OPEN)
+
+
+class _Forgetter(QObject):
+    """Lives as a child of the window it serves, so that the connection goes with it."""
+
+    def __init__(self, owner: QWidget, label: QLabel | None) -> None:
+        super().__init__(owner)
+        self.owner = owner
+        self.label = label
+
+    def changed(self, change: Change) -> None:
+        if change.reason not in _STALE_AFTER:
+            return
+        label = self.label
+        if label is not None and label.text():
+            label.clear()
+            label.setStyleSheet("")
+        for field in list(REFUSED):
+            if shiboken6.isValid(field) and self.owner.isAncestorOf(field):
+                field.accept_input()
+
+
+def forget_on_change(document: Document, owner: QWidget, label: QLabel | None) -> None:
+    """Clear ``label`` and every refused-input highlight among ``owner``'s fields
+    whenever the model changes."""
+    forgetter = _Forgetter(owner, label)
+    document.changed.connect(forgetter.changed)
+
+
+def message_label() -> QLabel:
+    """A message line under a form: wraps, never widens its window."""
+    from PySide6.QtWidgets import QSizePolicy
+
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
+def show_refusal(label: QLabel, message: str) -> None:
+    label.setText(message)
+    label.setStyleSheet("color: #b00020;")
+
+
+def confirm(parent: QWidget, title: str, text: str, details: list[str] | None = None) -> bool:
+    """Ask before an edit that breaks something: say what, offer to go on. True: go on."""
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text,
+                      QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+                      parent)  # fmt: skip
+    box.button(QMessageBox.StandardButton.Ok).setText("Go on")
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    if details:
+        shown = details[:12] + ([f"… and {len(details) - 12} more"] if len(details) > 12 else [])
+        box.setInformativeText("\n".join(shown))
+    return box.exec() == QMessageBox.StandardButton.Ok
+
+
+def error_box(parent: QWidget | None, title: str, text: str, source: str = "") -> QMessageBox:
+    """An error message; ``source`` (a line of the file and a caret under the column)
+    is shown in a monospaced font, so that the caret stands under the right character."""
+    import html
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Critical, title, "", QMessageBox.StandardButton.Ok,
+                      parent)  # fmt: skip
+    box.setTextFormat(Qt.TextFormat.RichText)
+    body = f"<p>{html.escape(text)}</p>"
+    if source:
+        body += ('<pre style="font-family: monospace; white-space: pre;">'
+                 f"{html.escape(source)}</pre>")  # fmt: skip
+    box.setText(body)
+    return box
+
+
+def place_on_screen(window: QWidget) -> None:
+    """Move a window that would open off every screen (a monitor gone since it was
+    saved) onto the primary screen."""
+    from PySide6.QtGui import QGuiApplication
+
+    frame = window.frameGeometry()
+    screens = QGuiApplication.screens()
+    if any(s.availableGeometry().intersects(frame) for s in screens) or not screens:
+        return
+    area = QGuiApplication.primaryScreen().availableGeometry()
+    width, height = min(frame.width(), area.width()), min(frame.height(), area.height())
+    window.setGeometry(area.x() + (area.width() - width) // 2,
+                       area.y() + (area.height() - height) // 2, width, height)  # fmt: skip
