@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -49,6 +50,8 @@ from piui.widgets.labels import value_text
 log = logging.getLogger("piui")
 
 MACHINE_KEY = "mc.maxtotalspd"
+# Words of sympy's that must not reach the user (complex infinity, not-a-number, ...).
+_SYMPY_ONLY = re.compile(r"\b(zoo|nan|oo)\b|\btrunc\(|[∞]")
 
 # Qualitative colours, one per processor type (Tableau 10), easy to tell apart.
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
@@ -282,6 +285,7 @@ class CombinationsWindow(QWidget):
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setWordWrap(False)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (the editors take it)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(DESCRIPTION, QHeaderView.ResizeMode.Interactive)
@@ -332,6 +336,7 @@ class CombinationsWindow(QWidget):
         self.sensitivity_note.setWordWrap(True)
         self.sensitivity_note.setStyleSheet("color: #555;")
         self.sensitivity = QTableWidget(0, 5)
+        self.sensitivity.setTabKeyNavigation(False)
         self.sensitivity.setHorizontalHeaderLabels(
             ["Parameter x", "Meaning", "Value", "∂f/∂x", "d ln f / d ln x"]
         )
@@ -618,6 +623,14 @@ class CombinationsWindow(QWidget):
             self.sensitivity_note.setText(f"{key} is not defined: type an expression for it.")
             return
         engine: Engine = self.document.engine
+        value = engine.value(key)
+        if isinstance(value, EvalError):
+            # no value, no slope: and sympy's forms of it (zoo, nan) mean nothing to a user
+            self.symbolic.setText(f"{key} = {expr.text}")
+            self.symbolic.show()
+            self.sensitivity_note.setText(f"{key} has no value ({value.message}), so it has "
+                                          "no sensitivity either.")  # fmt: skip
+            return
         self.symbolic.setText(self._pretty(key, expr))
         self.symbolic.show()
         try:
@@ -627,7 +640,9 @@ class CombinationsWindow(QWidget):
             return
         except Exception as e:
             log.warning("sensitivity of %s: %s", key, e)
-            self.sensitivity_note.setText(f"No sensitivity here: {e}")
+            self.sensitivity_note.setText(
+                "No sensitivity here: the expression cannot be differentiated symbolically."
+            )
             return
         # strongest first; 0.9999999999999999 and 1.0 count as equal
         ordered = sorted(found.values(),
@@ -672,7 +687,10 @@ class CombinationsWindow(QWidget):
             try:
                 text = _label_pretty(key, symbolic.pretty(key, self.document.engine))
             except Exception as e:
-                text = f"{key} = {expr.text}    ({e})"
+                log.info("no symbolic form of %s: %s", key, e)
+                text = f"{key} = {expr.text}"
+            if _SYMPY_ONLY.search(text):
+                text = f"{key} = {expr.text}"  # sympy's infinities are no help to a user
             self._pretty_cache[cache_key] = text
         return text
 
