@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := sample_models/parsytec-gcel.machine
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench clean install-desktop
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ lint: $(VENV)/.installed
 format: $(VENV)/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The application-menu entry and icon, for this user (~/.local/share).
+install-desktop: $(VENV)/.installed
+	$(BIN)/piui --install-desktop
 
 bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -27,25 +27,99 @@ def install_exception_hook() -> None:
     sys.excepthook = hook
 
 
+# The shared libraries Qt's xcb platform plugin loads that a desktop system may lack,
+# with the Debian/Ubuntu package of each (Qt aborts the process when one is missing).
+XCB_LIBRARIES = {
+    "xcb-cursor": "libxcb-cursor0",
+    "xcb-icccm": "libxcb-icccm4",
+    "xcb-keysyms": "libxcb-keysyms1",
+    "xcb-image": "libxcb-image0",
+    "xcb-render-util": "libxcb-render-util0",
+    "xcb-shape": "libxcb-shape0",
+    "xcb-randr": "libxcb-randr0",
+    "xcb-xkb": "libxcb-xkb1",
+    "xkbcommon-x11": "libxkbcommon-x11-0",
+}
+
+
+def missing_platform_packages(
+    env: Mapping[str, str] | None = None, find: Callable[[str], str | None] | None = None
+) -> list[str]:
+    """The packages to install before Qt's xcb platform can start (empty when it will
+    not be used: another platform is asked for, or there is no X display)."""
+    env = os.environ if env is None else env
+    platform = env.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return []
+    if not env.get("DISPLAY") or (not platform and env.get("WAYLAND_DISPLAY")):
+        return []
+    if find is None:
+        import ctypes.util
+
+        find = ctypes.util.find_library
+    return [package for lib, package in XCB_LIBRARIES.items() if find(lib) is None]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="piui", description="Edit PARASOL machine models.")
     parser.add_argument("file", nargs="?", help="a model file to open")
     parser.add_argument("--screenshots", metavar="DIR",
                         help="render every window to PNG files in DIR and exit")  # fmt: skip
+    parser.add_argument("--install-desktop", action="store_true",
+                        help="install PIUI's application-menu entry and icon for this user "
+                        "and exit")  # fmt: skip
     return parser
+
+
+def install_desktop(data_home: Path | None = None) -> list[Path]:
+    """Install the desktop entry and the icon under ``$XDG_DATA_HOME`` (default
+    ``~/.local/share``), the entry running this installation's ``piui``."""
+    import shutil
+
+    from piui.resources import DESKTOP_ENTRY, ICON
+
+    if data_home is None:
+        data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    apps = data_home / "applications"
+    icons = data_home / "icons" / "hicolor" / "scalable" / "apps"
+    apps.mkdir(parents=True, exist_ok=True)
+    icons.mkdir(parents=True, exist_ok=True)
+    exe = shutil.which("piui") or str(Path(sys.executable).with_name("piui"))
+    entry = DESKTOP_ENTRY.read_text().replace("Exec=piui %f", f"Exec={exe} %f")
+    written = [apps / "piui.desktop", icons / "piui.svg"]
+    written[0].write_text(entry)
+    shutil.copyfile(ICON, written[1])
+    return written
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.install_desktop:
+        for path in install_desktop():
+            print(path)
+        return 0
     if args.screenshots and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    app = QApplication.instance()
+    if app is None:
+        missing = missing_platform_packages()
+        if missing:
+            print("piui: Qt cannot open a window on this X display: its xcb platform needs "
+                  f"system libraries that are missing.\nInstall them with:\n\n    sudo "
+                  f"apt-get install {' '.join(missing)}\n\n(or run without a display: "
+                  "QT_QPA_PLATFORM=offscreen piui --screenshots DIR)", file=sys.stderr)  # fmt: skip
+            return 1
+        app = QApplication(sys.argv[:1])
     from piui.main_window import MainWindow
+    from piui.resources import ICON
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("PIUI")
     app.setOrganizationName("PIUI")
+    app.setDesktopFileName("piui")
+    app.setWindowIcon(QIcon(str(ICON)))
     logging.getLogger("piui").setLevel(logging.DEBUG)
     install_exception_hook()
     window = MainWindow()

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -62,6 +62,9 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)  # before the docks, so they are laid out once, at this size
         self.document = document or Document(self)
         self.setObjectName("MainWindow")
+        from piui.resources import ICON
+
+        self.setWindowIcon(QIcon(str(ICON)))
         self.handler = handler or TerminalHandler()
         if handler is None:
             for name in ("piui", "parasol_core"):

@@ -303,3 +303,46 @@ def test_a_run_of_key_presses_on_a_scaler_is_one_undo_step(main_window, qtbot, m
     doc.undo_stack.undo()
     assert doc.session.scaler(1).is_neutral
     assert time.monotonic() > 0  # the real clock is untouched
+
+
+# ---------------------------------------------------------------------- setup, furniture
+
+
+def test_the_xcb_libraries_a_desktop_may_lack_are_named_by_package():
+    from piui.app import missing_platform_packages
+
+    x11 = {"DISPLAY": ":0"}
+    none = missing_platform_packages(x11, find=lambda lib: None)
+    assert {"libxcb-cursor0", "libxcb-icccm4", "libxcb-keysyms1"} <= set(none)
+    assert missing_platform_packages(x11, find=lambda lib: f"lib{lib}.so") == []
+    only_cursor = missing_platform_packages(
+        x11, find=lambda lib: None if lib == "xcb-cursor" else "x"
+    )
+    assert only_cursor == ["libxcb-cursor0"]
+    # not using xcb: nothing to check
+    assert missing_platform_packages({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"},
+                                     find=lambda lib: None) == []  # fmt: skip
+    assert missing_platform_packages({}, find=lambda lib: None) == []
+
+
+def test_piui_says_which_packages_to_install_instead_of_aborting(monkeypatch, capsys):
+    import piui.app
+
+    monkeypatch.setattr("PySide6.QtWidgets.QApplication.instance", staticmethod(lambda: None))
+    monkeypatch.setattr(piui.app, "missing_platform_packages", lambda: ["libxcb-cursor0"])
+    assert piui.app.main([]) == 1
+    err = capsys.readouterr().err
+    assert "sudo apt-get install libxcb-cursor0" in err
+
+
+def test_the_window_has_the_icon_and_the_desktop_entry_installs(main_window, tmp_path):
+    from piui.app import install_desktop
+    from piui.resources import DESKTOP_ENTRY, ICON
+
+    assert not main_window.windowIcon().isNull()
+    assert ICON.is_file() and "Icon=piui" in DESKTOP_ENTRY.read_text()
+    entry, icon = install_desktop(tmp_path)
+    assert entry == tmp_path / "applications" / "piui.desktop" and icon.is_file()
+    text = entry.read_text()
+    exec_line = next(line for line in text.splitlines() if line.startswith("Exec="))
+    assert Path(exec_line.split()[0].removeprefix("Exec=")).is_absolute()
