@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
@@ -30,6 +30,8 @@ log = logging.getLogger("piui")
 
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
+LEFT_DOCK_WIDTH = 260
+RIGHT_DOCK_WIDTH = 560
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
@@ -94,8 +96,8 @@ class MainWindow(QMainWindow):
                  == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
         if right:
             self.docks[right[-1]].raise_()
-            self.resizeDocks([self.docks[right[0]]], [560], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["processors"]], [260], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.docks[right[0]]], [RIGHT_DOCK_WIDTH], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["processors"]], [LEFT_DOCK_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["diagnostics"]], [160], Qt.Orientation.Vertical)
 
         # dialogs, replaceable so tests can answer them
@@ -369,6 +371,29 @@ class MainWindow(QMainWindow):
             self.overview.id_field.setFocus()
 
     # ---- window state
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """When the window grows, side docks squeezed by an earlier shrink get their
+        width back (Qt gives all new room to the central widget), as far as the central
+        widget can spare it."""
+        super().resizeEvent(event)
+        if event.size().width() > event.oldSize().width() > 0:
+            self._restore_dock_widths()
+
+    def _restore_dock_widths(self) -> None:
+        central = self.centralWidget()
+        spare = central.width() - central.minimumSizeHint().width()
+        for area, wanted in ((Qt.DockWidgetArea.RightDockWidgetArea, RIGHT_DOCK_WIDTH),
+                             (Qt.DockWidgetArea.LeftDockWidgetArea, LEFT_DOCK_WIDTH)):  # fmt: skip
+            docks = [d for d in self.docks.values() if d.isVisible() and not d.isFloating()
+                     and self.dockWidgetArea(d) == area]  # fmt: skip
+            if not docks or spare <= 0:
+                continue
+            width = max(d.width() for d in docks)
+            if width < wanted:
+                grow = min(wanted - width, spare)
+                self.resizeDocks([docks[0]], [width + grow], Qt.Orientation.Horizontal)
+                spare -= grow
 
     def _update_title(self, *_: object) -> None:
         self.setWindowTitle(f"{self.document.title()}[*] — PIUI")

@@ -346,3 +346,34 @@ def test_the_window_has_the_icon_and_the_desktop_entry_installs(main_window, tmp
     text = entry.read_text()
     exec_line = next(line for line in text.splitlines() if line.startswith("Exec="))
     assert Path(exec_line.split()[0].removeprefix("Exec=")).is_absolute()
+
+
+# ---------------------------------------------------------------------- 8, 15. layout
+
+
+def test_a_long_error_never_pushes_the_values_out_of_sight(main_window, qtbot):
+    win = main_window.panels["combinations"]
+    main_window.show_panel("combinations")
+    long = " + ".join(["pt(1).dgd"] * 12)
+    main_window.document.session.set_expression("po(1).dd_spd", f"pt(1).dgd / 0 + {long}")
+    win.select("dd_spd")
+    win.refresh_sensitivity()
+    qtbot.wait(50)
+    table = win.table
+    value_right = table.columnViewportPosition(3) + table.columnWidth(3)
+    assert value_right <= table.viewport().width() + 1
+    assert win.width() <= main_window.docks["combinations"].width()
+
+
+def test_side_docks_get_their_width_back_when_the_window_grows(main_window, qtbot):
+    from piui.main_window import RIGHT_DOCK_WIDTH
+
+    main_window.resize(1280, 820)
+    qtbot.wait(20)
+    dock = main_window.docks["combinations"]
+    main_window.resize(main_window.minimumSizeHint())
+    qtbot.wait(20)
+    narrow = dock.width()
+    main_window.resize(1280, 820)
+    qtbot.waitUntil(lambda: dock.width() > narrow)
+    assert dock.width() >= min(RIGHT_DOCK_WIDTH, 1280 // 3)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -332,8 +333,15 @@ class CombinationsWindow(QWidget):
         self.symbolic.setTextFormat(Qt.TextFormat.PlainText)
         self.symbolic.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.symbolic.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.sensitivity_title.setWordWrap(True)
+        self.sensitivity_title.setSizePolicy(
+            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        )
         self.sensitivity_note = QLabel()
         self.sensitivity_note.setWordWrap(True)
+        self.sensitivity_note.setSizePolicy(
+            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        )
         self.sensitivity_note.setStyleSheet("color: #555;")
         self.sensitivity = QTableWidget(0, 5)
         self.sensitivity.setTabKeyNavigation(False)
@@ -360,7 +368,16 @@ class CombinationsWindow(QWidget):
         self.sensitivity_page = QWidget()
         sens_layout = QVBoxLayout(self.sensitivity_page)
         sens_layout.addWidget(self.sensitivity_title)
-        sens_layout.addWidget(self.symbolic)
+        # A long formula scrolls in its own strip: it never widens the window, which
+        # would push the Value column out of sight.
+        self.symbolic_scroll = QScrollArea()
+        self.symbolic_scroll.setWidget(self.symbolic)
+        self.symbolic_scroll.setWidgetResizable(True)
+        self.symbolic_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.symbolic_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.symbolic_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.symbolic_scroll.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        sens_layout.addWidget(self.symbolic_scroll)
         sens_layout.addWidget(self.sensitivity)
         sens_layout.addWidget(self.sensitivity_note)
         sens_layout.addStretch(1)
@@ -386,6 +403,8 @@ class CombinationsWindow(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.scroll.setWidget(body)
+        # the window is as wide as its dock: long texts wrap or scroll in their place
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.scroll)
@@ -609,7 +628,7 @@ class CombinationsWindow(QWidget):
         key = self.key(name) if name else None
         self.sensitivity.setRowCount(0)
         self.sensitivity.hide()
-        self.symbolic.hide()
+        self.symbolic_scroll.hide()
         if name is None or key is None:
             self.sensitivity_title.setText("Sensitivity")
             self.symbolic.setText("")
@@ -626,13 +645,11 @@ class CombinationsWindow(QWidget):
         value = engine.value(key)
         if isinstance(value, EvalError):
             # no value, no slope: and sympy's forms of it (zoo, nan) mean nothing to a user
-            self.symbolic.setText(f"{key} = {expr.text}")
-            self.symbolic.show()
+            self._show_symbolic(f"{key} = {expr.text}")
             self.sensitivity_note.setText(f"{key} has no value ({value.message}), so it has "
                                           "no sensitivity either.")  # fmt: skip
             return
-        self.symbolic.setText(self._pretty(key, expr))
-        self.symbolic.show()
+        self._show_symbolic(self._pretty(key, expr))
         try:
             found = symbolic.sensitivities(engine, key)
         except symbolic.SymbolicError as e:
@@ -678,6 +695,13 @@ class CombinationsWindow(QWidget):
                 f"f = {key} = {value_text(value)}. A relative sensitivity of +1 means f grows "
                 "in proportion to x; −1, in inverse proportion."
             )
+
+    def _show_symbolic(self, text: str) -> None:
+        self.symbolic.setText(text)
+        self.symbolic.adjustSize()
+        bar = self.symbolic_scroll.horizontalScrollBar().sizeHint().height()
+        self.symbolic_scroll.setFixedHeight(self.symbolic.sizeHint().height() + bar + 2)
+        self.symbolic_scroll.show()
 
     def _pretty(self, key: str, expr: Expression) -> str:
         """The expression in symbolic form (sympy's pretty printer), cached per text."""
