@@ -88,7 +88,8 @@ def error_box(parent: QWidget | None, title: str, text: str, source: str = "") -
     box = QMessageBox(QMessageBox.Icon.Critical, title, "", QMessageBox.StandardButton.Ok,
                       parent)  # fmt: skip
     box.setTextFormat(Qt.TextFormat.RichText)
-    body = f"<p>{html.escape(text)}</p>"
+    body = "".join(f"<p>{html.escape(part)}</p>" for part in text.split("\n\n"))
+    body = body.replace("\n", "<br>")
     if source:
         body += ('<pre style="font-family: monospace; white-space: pre;">'
                  f"{html.escape(source)}</pre>")  # fmt: skip
