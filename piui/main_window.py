@@ -356,14 +356,8 @@ class MainWindow(QMainWindow):
             self.document.set_current_processor(target[1])
             self.show_panel("processors")
         elif target[:1] in (("topology",), ("virtual",)):
-            self.overview.topologies.setFocus()
-            for r in range(self.overview.topologies.rowCount()):
-                kind, ident = self.overview.topologies.item(r, 0).data(Qt.ItemDataRole.UserRole)
-                if kind == ("hardware" if target[0] == "topology" else "virtual") and (
-                    len(target) < 2 or ident == target[1]
-                ):
-                    self.overview.topologies.selectRow(r)
-                    break
+            kind = "hardware" if target[0] == "topology" else "virtual"
+            self.overview.select_topology(kind, target[1] if len(target) > 1 else None)
         elif target[:1] in (("machinecombinations",), ("pvm",), ("express",), ("mpi",)):
             if "combinations" in self.docks:
                 self.show_panel("combinations")

@@ -12,51 +12,40 @@ side, the comparison the report suggests the ratios are for.
 from __future__ import annotations
 
 import logging
-import math
-import re
 from dataclasses import dataclass
 
-import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QFont, QPalette, QResizeEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
-    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from parasol_core.engine import Engine
-from parasol_core.expr import symbolic
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
-from parasol_core.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS, parameter_meaning
+from parasol_core.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS
 from parasol_core.model import COMBINATION_NAMES, Processor
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.expression_edit import Check, ExpressionEdit
 from piui.widgets.labels import value_text
+from piui.widgets.ratio_chart import RatioChart
+from piui.widgets.sensitivity import SensitivityPanel, compact_rows, fit_height, mono
 
 log = logging.getLogger("piui")
 
 MACHINE_KEY = "mc.maxtotalspd"
-# Words of sympy's that must not reach the user (complex infinity, not-a-number, ...).
-_SYMPY_ONLY = re.compile(r"\b(zoo|nan|oo)\b|\btrunc\(|[∞]")
-
-# Qualitative colours, one per processor type (Tableau 10), easy to tell apart.
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
 
 NAME, DESCRIPTION, EXPRESSION, VALUE = range(4)
 # A light selection, so that the expression editors sitting in a selected row stay legible.
@@ -74,178 +63,11 @@ CHART_INTERVAL_MS = 40  # at most ~25 chart redraws a second while a slider is d
 SENSITIVITY_INTERVAL_MS = 120
 
 
-def _mono() -> QFont:
-    font = QFont("monospace")
-    font.setStyleHint(QFont.StyleHint.TypeWriter)
-    return font
-
-
-def _signed(x: float | None) -> str:
-    if x is None:
-        return "—"
-    if abs(x) < 5e-13:
-        x = 0.0  # d ln f / d ln x = 0.9999999999999999 reads better as +1
-    return f"{x:+.4g}"
-
-
 @dataclass
 class _Row:
     name: str
     edit: ExpressionEdit
     value: QTableWidgetItem
-
-
-class _PlotWidget(pg.PlotWidget):
-    """A plot that asks for a modest height and takes whatever is left over."""
-
-    def sizeHint(self) -> QSize:
-        return QSize(480, 180)
-
-
-class RatioChart(QWidget):
-    """Grouped bars: the seven ratios (x) of every processor type (one colour each)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.plot = _PlotWidget(background="w")
-        self.plot.setMinimumHeight(140)
-        item = self.plot.getPlotItem()
-        item.showGrid(x=False, y=True, alpha=0.25)
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        self.plot.setMouseEnabled(x=False, y=False)
-        for side in ("left", "bottom"):
-            axis = item.getAxis(side)
-            axis.setPen(pg.mkPen("#555"))
-            axis.setTextPen(pg.mkPen("#222"))
-        item.getAxis("bottom").setTicks([list(enumerate(COMBINATION_NAMES))])
-        item.setLabel("left", "ratio")
-        self.log_scale = QCheckBox("Logarithmic scale")
-        self.log_scale.setChecked(True)
-        self.log_scale.setToolTip("The ratios differ by orders of magnitude; a log axis shows "
-                                  "them all. Ratios ≤ 0 or in error have no bar then.")  # fmt: skip
-        self.log_scale.toggled.connect(lambda _: self.redraw())
-        self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.note = QLabel()
-        self.note.setStyleSheet("color: #666;")
-        self.note.setWordWrap(True)
-        top = QHBoxLayout()
-        top.addWidget(self.legend, 1)
-        top.addWidget(self.log_scale, 0, Qt.AlignmentFlag.AlignTop)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(top)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.note)
-        self.bars: list[pg.BarGraphItem] = []
-        self._band = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(0, 0, 0, 18),
-                                         pen=pg.mkPen(None))  # fmt: skip
-        self._band.setZValue(-10)
-        item.addItem(self._band)
-        self._data: list[tuple[str, list]] = []  # (processor label, values) per type
-        self._geometry: list[tuple[float, float, int, int]] = []  # x0, x1, type, ratio
-        self.current: int | None = None  # the index of the processor type shown above
-        self._selected: int | None = None  # the index of the selected ratio
-        self.plot.scene().sigMouseMoved.connect(self._hover)
-
-    def set_data(self, series: list[tuple[str, list]], current: int | None,
-                 selected: int | None) -> None:  # fmt: skip
-        """``series``: per processor type its label and its seven values (or errors)."""
-        self._data = series
-        self.current = current
-        self._selected = selected
-        self.redraw()
-
-    def redraw(self) -> None:
-        item = self.plot.getPlotItem()
-        if len(self.bars) != len(self._data):  # else the bar items are reused: cheaper
-            for bar in self.bars:
-                item.removeItem(bar)
-            self.bars = []
-        self._geometry = []
-        log_scale = self.log_scale.isChecked()
-        n = max(len(self._data), 1)
-        width = 0.8 / n
-        numbers = [v for _, values in self._data for v in values if _plottable(v, log_scale)]
-        if log_scale:
-            logs = [math.log10(v) for v in numbers]
-            low = math.floor(min(logs)) if logs else 0
-            high = math.ceil(max(logs)) if logs else 1
-            if high <= low:
-                high = low + 1
-            base = low - 0.04 * (high - low)
-        else:
-            low = min([0.0, *numbers])
-            high = max([0.0, *numbers]) or 1.0
-            base = 0.0
-        missing = 0
-        legend = []
-        for t, (label, values) in enumerate(self._data):
-            color = QColor(PALETTE[t % len(PALETTE)])
-            xs, heights, bottoms = [], [], []
-            for r, v in enumerate(values):
-                if not _plottable(v, log_scale):
-                    missing += v is not None
-                    continue
-                x = r - 0.4 + width * (t + 0.5)
-                top = math.log10(v) if log_scale else v
-                xs.append(x)
-                bottoms.append(min(base, top))
-                heights.append(abs(top - base))
-                self._geometry.append((x - width / 2, x + width / 2, t, r))
-            emphasis = t == self.current
-            pen = pg.mkPen(color.darker(170), width=1.5 if emphasis else 0.8)
-            opts = dict(x=xs, y0=bottoms, height=heights, width=width * 0.92,
-                        brush=pg.mkBrush(color), pen=pen)  # fmt: skip
-            if t < len(self.bars):
-                self.bars[t].setOpts(**opts)
-            else:
-                bar = pg.BarGraphItem(**opts)
-                item.addItem(bar)
-                self.bars.append(bar)
-            swatch = f"<span style='color:{color.name()}; font-size:14px'>■</span>"
-            text = f"<b>{label}</b>" if emphasis else label
-            legend.append(f"<span style='white-space:nowrap'>{swatch}&nbsp;{text}</span>")
-        self.legend.setText("&nbsp;&nbsp; ".join(legend))
-        item.setLogMode(False, log_scale)
-        item.getAxis("left").setLogMode(False, log_scale)
-        pad = 0.04 * (high - low)
-        item.setYRange(low - (pad if log_scale else 0), high + pad, padding=0)
-        item.setXRange(-0.55, len(COMBINATION_NAMES) - 0.45, padding=0)
-        selected = self._selected
-        self._band.setVisible(selected is not None)
-        if selected is not None:
-            self._band.setRegion((selected - 0.48, selected + 0.48))
-        notes = []
-        if missing:
-            what = "≤ 0 or in error" if log_scale else "in error"
-            notes.append(f"{missing} value{'s' if missing != 1 else ''} {what}: no bar")
-        self.note.setText("; ".join(notes))
-        self.note.setVisible(bool(notes))
-
-    def bar_count(self) -> int:
-        return len(self._geometry)
-
-    def _hover(self, pos: QPointF) -> None:
-        vb = self.plot.getPlotItem().getViewBox()
-        if not vb.sceneBoundingRect().contains(pos):
-            return
-        point = vb.mapSceneToView(pos)
-        for x0, x1, t, r in self._geometry:
-            if x0 <= point.x() <= x1:
-                label, values = self._data[t]
-                text = f"{label}\n{COMBINATION_NAMES[r]} = {value_text(values[r])}"
-                QToolTip.showText(self.plot.mapToGlobal(self.plot.mapFromScene(pos)), text)
-                return
-        QToolTip.hideText()
-
-
-def _plottable(v: object, log_scale: bool) -> bool:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return False
-    return v > 0 if log_scale else True
 
 
 class CombinationsWindow(QWidget):
@@ -255,7 +77,6 @@ class CombinationsWindow(QWidget):
         super().__init__(parent)
         self.document = document
         self.setObjectName("CombinationsWindow")
-        self._pretty_cache: dict[tuple[str, str], str] = {}
         self._selected: str | None = None  # a COMBINATION_NAMES entry or MAXTOTALSPD
         self._selected_inputs: set[str] = set()
         self._active: str | None = None  # the row whose editor the message line speaks of
@@ -279,7 +100,7 @@ class CombinationsWindow(QWidget):
         )
         self.table.verticalHeader().hide()
         self.table.setStyleSheet(TABLE_STYLE)
-        _compact_rows(self.table)
+        compact_rows(self.table)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -324,63 +145,11 @@ class CombinationsWindow(QWidget):
         ratios_layout.addWidget(self.message)
 
         # ---- sensitivity of the selected row
-        self.sensitivity_title = QLabel()
-        title_font = self.sensitivity_title.font()
-        title_font.setBold(True)
-        self.sensitivity_title.setFont(title_font)
-        self.symbolic = QLabel()
-        self.symbolic.setFont(_mono())
-        self.symbolic.setTextFormat(Qt.TextFormat.PlainText)
-        self.symbolic.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.symbolic.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.sensitivity_title.setWordWrap(True)
-        self.sensitivity_title.setSizePolicy(
-            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
-        )
-        self.sensitivity_note = QLabel()
-        self.sensitivity_note.setWordWrap(True)
-        self.sensitivity_note.setSizePolicy(
-            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
-        )
-        self.sensitivity_note.setStyleSheet("color: #555;")
-        self.sensitivity = QTableWidget(0, 5)
-        self.sensitivity.setTabKeyNavigation(False)
-        self.sensitivity.setHorizontalHeaderLabels(
-            ["Parameter x", "Meaning", "Value", "∂f/∂x", "d ln f / d ln x"]
-        )
-        tips = ["A stored value the expression uses", "", "Its current value",
-                "The partial derivative of the ratio f with respect to x",
-                "Relative sensitivity: the % change of f for a 1 % change of x"]  # fmt: skip
-        for c, tip in enumerate(tips):
-            self.sensitivity.horizontalHeaderItem(c).setToolTip(tip)
-        self.sensitivity.verticalHeader().hide()
-        self.sensitivity.setStyleSheet(TABLE_STYLE)
-        self.sensitivity.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        _compact_rows(self.sensitivity)
-        self.sensitivity.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.sensitivity.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.sensitivity.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.sensitivity.setWordWrap(False)
-        sheader = self.sensitivity.horizontalHeader()
-        sheader.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        sheader.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        sheader.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.sensitivity_page = QWidget()
-        sens_layout = QVBoxLayout(self.sensitivity_page)
-        sens_layout.addWidget(self.sensitivity_title)
-        # A long formula scrolls in its own strip: it never widens the window, which
-        # would push the Value column out of sight.
-        self.symbolic_scroll = QScrollArea()
-        self.symbolic_scroll.setWidget(self.symbolic)
-        self.symbolic_scroll.setWidgetResizable(True)
-        self.symbolic_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.symbolic_scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.symbolic_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.symbolic_scroll.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        sens_layout.addWidget(self.symbolic_scroll)
-        sens_layout.addWidget(self.sensitivity)
-        sens_layout.addWidget(self.sensitivity_note)
-        sens_layout.addStretch(1)
+        self.sensitivity_page = SensitivityPanel()
+        self.sensitivity_title = self.sensitivity_page.title
+        self.symbolic = self.sensitivity_page.symbolic
+        self.sensitivity = self.sensitivity_page.table
+        self.sensitivity_note = self.sensitivity_page.note
 
         # ---- every processor type side by side
         self.chart = RatioChart()
@@ -433,7 +202,7 @@ class CombinationsWindow(QWidget):
 
     def _make_row(self, r: int, name: str) -> None:
         item = QTableWidgetItem(name)
-        item.setFont(_mono())
+        item.setFont(mono())
         item.setData(Qt.ItemDataRole.UserRole, name)
         item.setToolTip(DESCRIPTIONS[name])
         self.table.setItem(r, NAME, item)
@@ -454,7 +223,7 @@ class CombinationsWindow(QWidget):
         edit.textEdited.connect(lambda _, n=name: setattr(self, "_active", n))
         self.table.setCellWidget(r, EXPRESSION, edit)
         value = QTableWidgetItem()
-        value.setFont(_mono())
+        value.setFont(mono())
         value.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         value.setData(Qt.ItemDataRole.UserRole, name)
         self.table.setItem(r, VALUE, value)
@@ -473,7 +242,7 @@ class CombinationsWindow(QWidget):
         table.setColumnHidden(DESCRIPTION, room - self._description_width < MIN_EXPRESSION_WIDTH)
 
     def _fit_table_height(self) -> None:
-        _fit_height(self.table)
+        fit_height(self.table)
 
     # ------------------------------------------------------------------ reading the model
 
@@ -499,7 +268,7 @@ class CombinationsWindow(QWidget):
 
     def refresh(self, keep_edits: bool = True) -> None:
         """Redraw everything from the model (a new processor, expression or model)."""
-        self._pretty_cache.clear()
+        self.sensitivity_page.forget()
         self._fill_processor_box()
         proc = self.processor()
         for name, row in self.rows.items():
@@ -626,97 +395,8 @@ class CombinationsWindow(QWidget):
         self._sensitivity_timer.stop()
         name = self._selected
         key = self.key(name) if name else None
-        self.sensitivity.setRowCount(0)
-        self.sensitivity.hide()
-        self.symbolic_scroll.hide()
-        if name is None or key is None:
-            self.sensitivity_title.setText("Sensitivity")
-            self.symbolic.setText("")
-            self.sensitivity_note.setText("Select a ratio to see how it responds to "
-                                          "the parameters it uses.")  # fmt: skip
-            return
-        self.sensitivity_title.setText(f"Sensitivity of {key} to the parameters it uses")
-        expr = self.expression(name)
-        if expr is None:
-            self.symbolic.setText("")
-            self.sensitivity_note.setText(f"{key} is not defined: type an expression for it.")
-            return
-        engine: Engine = self.document.engine
-        value = engine.value(key)
-        if isinstance(value, EvalError):
-            # no value, no slope: and sympy's forms of it (zoo, nan) mean nothing to a user
-            self._show_symbolic(f"{key} = {expr.text}")
-            self.sensitivity_note.setText(f"{key} has no value ({value.message}), so it has "
-                                          "no sensitivity either.")  # fmt: skip
-            return
-        self._show_symbolic(self._pretty(key, expr))
-        try:
-            found = symbolic.sensitivities(engine, key)
-        except symbolic.SymbolicError as e:
-            self.sensitivity_note.setText(f"No sensitivity here: {e}")
-            return
-        except Exception as e:
-            log.warning("sensitivity of %s: %s", key, e)
-            self.sensitivity_note.setText(
-                "No sensitivity here: the expression cannot be differentiated symbolically."
-            )
-            return
-        # strongest first; 0.9999999999999999 and 1.0 count as equal
-        ordered = sorted(found.values(),
-                         key=lambda s: (-round(abs(s.relative or 0), 9), s.parameter))  # fmt: skip
-        self.sensitivity.setRowCount(len(ordered))
-        for r, s in enumerate(ordered):
-            cells = [s.parameter, parameter_meaning(s.parameter), f"{s.value:.6g}",
-                     f"{s.partial:.4g}", _signed(s.relative)]  # fmt: skip
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if c in (0, 2, 3, 4):
-                    item.setFont(_mono())
-                if c >= 2:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                if c == 1:
-                    item.setForeground(QColor("#555"))
-                self.sensitivity.setItem(r, c, item)
-            if s.relative is not None:
-                rel = self.sensitivity.item(r, 4)
-                rel.setToolTip(f"1 % more {s.parameter} changes {key} by {s.relative:+.3g} %")
-                rel.setForeground(QColor("#1b5e20") if s.relative > 0 else QColor("#8e1b1b"))
-        _fit_height(self.sensitivity)
-        self.sensitivity.setVisible(bool(ordered))
-        value = engine.value(key)
-        if not ordered:
-            self.sensitivity_note.setText(f"{key} uses no stored parameters: it is a constant.")
-        elif isinstance(value, EvalError):
-            self.sensitivity_note.setText(f"{key} has no value: {value}")
-        else:
-            self.sensitivity_note.setText(
-                f"f = {key} = {value_text(value)}. A relative sensitivity of +1 means f grows "
-                "in proportion to x; −1, in inverse proportion."
-            )
-
-    def _show_symbolic(self, text: str) -> None:
-        self.symbolic.setText(text)
-        self.symbolic.adjustSize()
-        bar = self.symbolic_scroll.horizontalScrollBar().sizeHint().height()
-        self.symbolic_scroll.setFixedHeight(self.symbolic.sizeHint().height() + bar + 2)
-        self.symbolic_scroll.show()
-
-    def _pretty(self, key: str, expr: Expression) -> str:
-        """The expression in symbolic form (sympy's pretty printer), cached per text."""
-        cache_key = (key, expr.text)
-        text = self._pretty_cache.get(cache_key)
-        if text is None:
-            try:
-                text = _label_pretty(key, symbolic.pretty(key, self.document.engine))
-            except Exception as e:
-                log.info("no symbolic form of %s: %s", key, e)
-                text = f"{key} = {expr.text}"
-            if _SYMPY_ONLY.search(text):
-                text = f"{key} = {expr.text}"  # sympy's infinities are no help to a user
-            self._pretty_cache[cache_key] = text
-        return text
+        expr = self.expression(name) if name else None
+        self.sensitivity_page.show_for(key, expr, self.document.engine)
 
     # ------------------------------------------------------------------ editing
 
@@ -755,34 +435,3 @@ class CombinationsWindow(QWidget):
         if key is None:
             return
         self.document.session.set_expression(key, expr, label=f"{verb} {key}")
-
-
-def _compact_rows(table: QTableWidget) -> None:
-    height = table.fontMetrics().height() + 8
-    table.verticalHeader().setDefaultSectionSize(height)
-    table.verticalHeader().setMinimumSectionSize(height)
-
-
-def _fit_height(table: QTableWidget, min_rows: int = 0) -> None:
-    """Make a table exactly as high as its header and rows (at least ``min_rows``)."""
-    rows = table.rowCount()
-    height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
-    height += sum(table.rowHeight(r) for r in range(rows))
-    height += max(0, min_rows - rows) * table.verticalHeader().defaultSectionSize()
-    if table.horizontalScrollBar().isVisible():
-        height += table.horizontalScrollBar().sizeHint().height()
-    table.setFixedHeight(height)
-
-
-def _label_pretty(key: str, pretty: str) -> str:
-    """``key = `` in front of a (possibly multi-line) pretty print, on its middle line."""
-    lines = pretty.split("\n")
-    middle = (len(lines) - 1) // 2
-    if len(lines) >= 3:
-        # the fraction bar of a fraction: the line of box-drawing characters
-        bars = [i for i, line in enumerate(lines) if line.strip() and set(line.strip()) <= {"─"}]
-        if bars:
-            middle = bars[0]
-    prefix = f"{key} = "
-    pad = " " * len(prefix)
-    return "\n".join((prefix if i == middle else pad) + line for i, line in enumerate(lines))

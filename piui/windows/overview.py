@@ -3,26 +3,25 @@ topologies at a glance. It is the main window's central widget."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
     QGroupBox,
     QHeaderView,
     QLabel,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from parasol_core.edit import EditError, parse_value
 from parasol_core.engine import Engine
-from parasol_core.expr.tree import format_number
 from parasol_core.model import INT, STR, Cache, Machine, Processor
 from parasol_core.session import Change, SessionError
 from piui.document import Document
 from piui.widgets.labels import value_text
+from piui.widgets.models import ROW_KEY, ColumnsModel, processor_types_model, topologies_model
 from piui.widgets.number_controls import ValueField
 
 
@@ -42,10 +41,10 @@ class MachineOverview(QWidget):
         form.addRow("Name:", self.name_field)
         form.addRow("Max. total transfer speed:", self.maxtotalspd)
 
-        self.processors = self._table(["Id", "Name", "Timings", "Cache size", "Small loop speedup"])
-        self.topologies = self._table(
-            ["Kind", "Id", "Name", "Routing", "Processors", "Links", "Shape"]
-        )
+        self.processor_model = processor_types_model(lambda: self.document.machine)
+        self.topology_model = topologies_model(lambda: self.document.machine)
+        self.processors = self._table(self.processor_model)
+        self.topologies = self._table(self.topology_model)
         procs_box = QGroupBox("Processor types")
         QVBoxLayout(procs_box).addWidget(self.processors)
         topo_box = QGroupBox("Topologies")
@@ -57,9 +56,9 @@ class MachineOverview(QWidget):
 
         self.id_field.editingFinished.connect(lambda: self._edit("ma.id", self.id_field, INT))
         self.name_field.editingFinished.connect(lambda: self._edit("ma.name", self.name_field, STR))
-        self.processors.cellDoubleClicked.connect(self._processor_clicked)
-        self.processors.itemSelectionChanged.connect(self._processor_selected)
-        self.topologies.cellDoubleClicked.connect(self._topology_clicked)
+        self.processors.doubleClicked.connect(self._processor_clicked)
+        self.processors.selectionModel().selectionChanged.connect(self._processor_selected)
+        self.topologies.doubleClicked.connect(self._topology_clicked)
         document.modelReset.connect(self.refresh)
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
@@ -68,9 +67,9 @@ class MachineOverview(QWidget):
         self.refresh()
 
     @staticmethod
-    def _table(headers: list[str]) -> QTableWidget:
-        table = QTableWidget(0, len(headers))
-        table.setHorizontalHeaderLabels(headers)
+    def _table(model: ColumnsModel) -> QTableView:
+        table = QTableView()
+        table.setModel(model)
         table.verticalHeader().hide()
         table.setTabKeyNavigation(False)  # Tab moves on to the next control, not cell by cell
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -86,35 +85,10 @@ class MachineOverview(QWidget):
         self.name_field.setText(m.name or "")
         self.id_field.accept_input()
         self.name_field.accept_input()
-        self._fill_processors()
-        rows = [("hardware", t.id, t.name, t.routing, t.processor_count, len(t.links), t.shape)
-                for t in m.topologies]  # fmt: skip
-        rows += [("virtual", v.id, v.name, v.routing, v.processor_count, None, v.shape)
-                 for v in m.virtuals]  # fmt: skip
-        self.topologies.setRowCount(len(rows))
-        for r, row in enumerate(rows):
-            kind, ident, name, routing, procs, links, shape = row
-            cells = [kind, ident, name or "", routing or "", procs, links,
-                     " × ".join(map(str, shape)) if shape else ""]  # fmt: skip
-            for c, value in enumerate(cells):
-                item = QTableWidgetItem("" if value is None else str(value))
-                item.setData(Qt.ItemDataRole.UserRole, (kind, ident))
-                self.topologies.setItem(r, c, item)
+        self.processor_model.reset()
+        self.topology_model.reset()
         self._show_maxtotalspd()
         self._select_current(self.document.current_processor_id)
-
-    def _fill_processors(self) -> None:
-        procs = self.document.machine.processors
-        self.processors.setRowCount(len(procs))
-        for r, p in enumerate(procs):
-            cache = p.cache
-            sls = cache.smallloopspeedup.mean if cache and cache.smallloopspeedup else None
-            cells = [p.id, p.name or "", len(p.timings), cache.size if cache else None, sls]
-            for c, value in enumerate(cells):
-                text = "" if value is None else (format_number(value) if c == 4 else str(value))
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, p.id)
-                self.processors.setItem(r, c, item)
 
     def _show_maxtotalspd(self) -> None:
         engine: Engine = self.document.engine
@@ -134,16 +108,9 @@ class MachineOverview(QWidget):
         ):
             self.refresh()
         elif change.touches(Cache) or change.touches(Processor, "cache"):
-            self._fill_processors()
+            self.processor_model.rows_changed(columns=[3, 4])
         elif change.touches(Processor, "timings"):
-            self._update_timing_counts()
-
-    def _update_timing_counts(self) -> None:
-        """A timing added or removed changes a processor's count; a changed one, nothing."""
-        for r, p in enumerate(self.document.machine.processors):
-            item = self.processors.item(r, 2)
-            if item is not None and item.text() != str(len(p.timings)):
-                item.setText(str(len(p.timings)))
+            self.processor_model.rows_changed(columns=[2])
 
     def _derived_changed(self, values: dict) -> None:
         if "mc.maxtotalspd" in values:
@@ -162,24 +129,30 @@ class MachineOverview(QWidget):
             return
         field.accept_input()
 
-    def _processor_selected(self) -> None:
+    def _processor_selected(self, *_: object) -> None:
         rows = self.processors.selectionModel().selectedRows()
         if rows:
-            item = self.processors.item(rows[0].row(), 0)
-            self.document.set_current_processor(item.data(Qt.ItemDataRole.UserRole))
+            self.document.set_current_processor(rows[0].data(ROW_KEY))
 
     def _select_current(self, proc_id: object) -> None:
-        for r in range(self.processors.rowCount()):
-            item = self.processors.item(r, 0)
-            if item is not None and item.data(Qt.ItemDataRole.UserRole) == proc_id:
-                self.processors.blockSignals(True)
-                self.processors.selectRow(r)
-                self.processors.blockSignals(False)
-                return
+        row = self.processor_model.row_of(proc_id)
+        if row is not None:
+            self.processors.selectionModel().blockSignals(True)
+            self.processors.selectRow(row)
+            self.processors.selectionModel().blockSignals(False)
 
-    def _processor_clicked(self, row: int, _col: int) -> None:
-        self.processorActivated.emit(self.processors.item(row, 0).data(Qt.ItemDataRole.UserRole))
+    def _processor_clicked(self, index: QModelIndex) -> None:
+        self.processorActivated.emit(index.data(ROW_KEY))
 
-    def _topology_clicked(self, row: int, _col: int) -> None:
-        kind, ident = self.topologies.item(row, 0).data(Qt.ItemDataRole.UserRole)
+    def _topology_clicked(self, index: QModelIndex) -> None:
+        kind, ident = index.data(ROW_KEY)
         self.topologyActivated.emit(kind, ident)
+
+    def select_topology(self, kind: str, ident: int | None) -> bool:
+        """Select a topology's row (``kind`` is hardware or virtual); False if absent."""
+        for r, obj in enumerate(self.topology_model.rows()):
+            if obj[0] == kind and (ident is None or obj[1].id == ident):
+                self.topologies.setFocus()
+                self.topologies.selectRow(r)
+                return True
+        return False
