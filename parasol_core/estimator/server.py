@@ -313,6 +313,11 @@ async def serve(
 ) -> None:
     """Run until SIGINT or SIGTERM; requests in flight are finished first."""
     _raise_file_limit()
+    # Build the model parser now, on one thread: its lazy construction in
+    # parasol_core.syntax.parser is not safe when two worker threads race to do it.
+    from parasol_core.syntax.parser import parse_expression
+
+    parse_expression("1")
     store = ModelStore(store_dir)
     service = Service(store)
     executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="estimator")
