@@ -44,7 +44,7 @@ def test_a_pushed_model_survives_kill_9(tmp_path) -> None:  # noqa: ANN001
         est.kill()
 
 
-def test_sigterm_finishes_the_requests_in_flight(tmp_path) -> None:  # noqa: ANN001
+def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) -> None:  # noqa: ANN001
     est = Estimator(tmp_path / "store").start()
     try:
         with est.client() as c:
@@ -52,23 +52,35 @@ def test_sigterm_finishes_the_requests_in_flight(tmp_path) -> None:  # noqa: ANN
         pairs = [[1 + i % 512, 1 + (i * 7) % 512] for i in range(300_000)]
         got: dict = {}
 
-        def slow_request() -> None:
-            with est.client(timeout=60) as c:
+        def long_request() -> None:
+            with est.client(timeout=120) as c:
                 got["result"] = c.plot_many(mid, pairs)
 
-        t = threading.Thread(target=slow_request)
+        t = threading.Thread(target=long_request)
         t.start()
-        deadline = time.monotonic() + 20
-        while "rpc route.plot_many" not in est.log() and time.monotonic() < deadline:
-            if not t.is_alive():
-                break
-            time.sleep(0.005)
-        # the request is under way (or, on a fast machine, already answered)
-        est.proc.send_signal(signal.SIGTERM)
-        t.join(60)
+        with est.client() as c:
+            deadline = time.monotonic() + 30
+            while c.info()["in_flight"] < 2 and time.monotonic() < deadline:
+                time.sleep(0.002)
+            assert c.info()["in_flight"] >= 2, "the long request never arrived"
+            # others are answered while it runs
+            start = time.monotonic()
+            assert c.plot(mid, 1, 512)["processors"][-1] == 512
+            quick = time.monotonic() - start
+            still_running = c.info()["in_flight"] >= 2
+        est.proc.send_signal(signal.SIGTERM)  # while the long one is in flight
+        t.join(120)
         assert len(got["result"]["routes"]) == 300_000
+        res = got["result"]
+        for i in (0, 1, 299_999):
+            want = route(loads(GCEL.read_text()).hardware(), *pairs[i])
+            assert res["links"][res["link_offsets"][i] : res["link_offsets"][i + 1]] == list(
+                want.links
+            )
         assert est.proc.wait(30) == 0
         assert "stopped" in est.log()
+        assert still_running, "the long request ended before the check: make it longer"
+        assert quick < 2.0
     finally:
         est.kill()
 

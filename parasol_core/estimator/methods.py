@@ -190,6 +190,8 @@ class Service:
     def __init__(self, store: ModelStore) -> None:
         self.store = store
         self.started = time.monotonic()
+        self.in_flight = 0  # HTTP requests being handled (kept by the server)
+        self.stopping = False  # set by the server on SIGINT/SIGTERM
         self._loaded: dict[str, LoadedModel] = {}
         self._lock = threading.Lock()
 
@@ -514,6 +516,7 @@ def server_info(svc: Service) -> dict:
         "package": package,
         "uptime": round(time.monotonic() - svc.started, 3),
         "models": len(svc.store),
+        "in_flight": svc.in_flight,
         "methods": sorted(METHODS),
     }
 

@@ -184,6 +184,16 @@ def build_app(
         return await handler(request)
 
     async def rpc(request: web.Request) -> web.StreamResponse:
+        if service.stopping:
+            log.info("http POST %s 503 (stopping)", RPC_PATH)
+            return _json_response(_error_body(INVALID_REQUEST, "the estimator is stopping"), 503)
+        service.in_flight += 1
+        try:
+            return await handle(request)
+        finally:
+            service.in_flight -= 1
+
+    async def handle(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
         if request.content_type not in JSON_TYPES:
             log.info("http POST %s 415 (content type %s)", RPC_PATH, request.content_type)
@@ -340,6 +350,12 @@ async def serve(
              store_dir, len(store), ", token required" if token else "")  # fmt: skip
     await stop.wait()
     log.info("stopping: finishing the requests in flight")
+    # Finish every request first, uploads included (aiohttp's own graceful shutdown
+    # stops reading request bodies), answering new ones 503 meanwhile; then close.
+    service.stopping = True
+    deadline = loop.time() + shutdown_timeout
+    while service.in_flight and loop.time() < deadline:
+        await asyncio.sleep(0.01)
     await runner.cleanup()
     executor.shutdown(wait=True)
     log.info("stopped")
