@@ -10,7 +10,8 @@ client (``parasol_core.estimator.Client``, one kept-alive connection):
 * **in a batch**: routes per second through ``route.plot_many`` (10,000 random pairs,
   the whole round trip: encoding, HTTP, routing, decoding the answer) against the
   core's batch call :meth:`TopologyIndex.routes` on the same pairs, directly in this
-  process (numpy arrays, nothing encoded), against the core's one-route call in a loop,
+  process (numpy arrays, nothing encoded), the same turned into Python lists (what a
+  client of the estimator ends up holding), against the core's one-route call in a loop,
   and against a ``server.ping`` round trip.
 
 Each figure is the best of ``--repeat`` runs; every answer is checked against the core.
@@ -101,6 +102,13 @@ def main() -> None:
             core_one = best(lambda: [index.route(s, d) for s, d in singles], args.repeat)
             many = best(lambda: client.plot_many(mid, pairs), args.repeat)
             core_many = best(lambda: index.routes(pairs[:, 0], pairs[:, 1]), args.repeat)
+
+            def core_lists() -> object:  # the same answer as Python lists, as a client gets
+                b = index.routes(pairs[:, 0], pairs[:, 1])
+                return (b.offsets.tolist(), b.processors.tolist(), b.link_offsets.tolist(),
+                        b.links.tolist())  # fmt: skip
+
+            core_many_lists = best(core_lists, args.repeat)
             ping_one = ping / len(singles)
             client.close()
         finally:
@@ -126,8 +134,11 @@ def main() -> None:
           f"{many * 1000:.1f} ms per call")  # fmt: skip
     print(f"  core index.routes()     {args.pairs / core_many:10,.0f} routes/s    "
           f"{core_many * 1000:.1f} ms per call")  # fmt: skip
+    print(f"  core, as Python lists   {args.pairs / core_many_lists:10,.0f} routes/s    "
+          f"{core_many_lists * 1000:.1f} ms per call")  # fmt: skip
     print(f"  no-op round trip        {ping_one * 1000:10.2f} ms")
-    print(f"  route.plot_many / core: {many / core_many:.2f}x the time (target: within 2x)")
+    print(f"  route.plot_many / core: {many / core_many:.2f}x the time (target: within 2x); "
+          f"/ core as lists: {many / core_many_lists:.2f}x")  # fmt: skip
     print(f"  route.plot_many vs the core's index.route() in a loop: "
           f"{(core_one / n) / (many / args.pairs):.2f}x the routes per second")  # fmt: skip
     print(f"  route.plot_many vs route.plot one at a time: {(plot / n) / (many / args.pairs):.0f}x "

