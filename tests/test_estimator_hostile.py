@@ -236,6 +236,16 @@ def test_deeply_nested_json(estimator, models) -> None:  # noqa: ANN001, F811
     assert error_code(rpc_raw(estimator, body)) == INVALID_PARAMS
 
 
+def test_deeply_nested_expressions(estimator, models) -> None:  # noqa: ANN001, F811
+    for expression in ["(" * 50_000 + "1" + ")" * 50_000, "-" * 90_000 + "1", "1" + "+1" * 40_000]:
+        params = {"model": models["grid"], "expression": expression}
+        answer = rpc_raw(estimator, req("model.evaluate", params))
+        if "result" in answer:  # a long flat sum is fine
+            assert answer["result"] == 40_001
+        else:
+            assert error_code(answer) == INVALID_PARAMS, answer
+
+
 def test_unknown_model_ids(estimator) -> None:  # noqa: ANN001, F811
     for mid in ["0" * 32, "../../etc/passwd", ""]:
         assert call_code(estimator, "model.get", {"model": mid}) == UNKNOWN_MODEL

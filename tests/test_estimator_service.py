@@ -30,6 +30,8 @@ def test_a_pushed_model_survives_kill_9(tmp_path) -> None:  # noqa: ANN001
         text = GRID.read_text() + "# pushed right before the kill\n"
         with est.client() as c:
             answer = c.push(text, name="durable")
+            rid = c.plot(answer["model"], 1, 16)["route"]
+            before = c.transfer_time(answer["model"], rid, 4096)
         est.kill(signal.SIGKILL)  # right after the answer
         assert est.proc.returncode == -signal.SIGKILL
         est2 = Estimator(store).start()
@@ -38,6 +40,8 @@ def test_a_pushed_model_survives_kill_9(tmp_path) -> None:  # noqa: ANN001
                 assert c.get(answer["model"]) == text
                 assert c.latest("durable") == answer["model"]
                 assert c.plot(answer["model"], 1, 16)["processors"][-1] == 16
+                # route ids stay valid while their model is stored, across restarts
+                assert c.transfer_time(answer["model"], rid, 4096) == before
         finally:
             est2.kill()
     finally:
