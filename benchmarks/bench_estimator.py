@@ -41,13 +41,16 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_models" / "parsytec-gcel.machine"
 
 
-def best(fn: Callable[[], object], repeat: int) -> float:
-    times = []
+def interleaved(fns: list[Callable[[], object]], repeat: int) -> list[float]:
+    """The best time of each function over ``repeat`` rounds, each round running all of
+    them in turn."""
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        for i, fn in enumerate(fns):
+            t = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - t)
+    return [min(t) for t in times]
 
 
 def start_server(store: Path, log: Path) -> tuple[subprocess.Popen, str]:
@@ -97,18 +100,23 @@ def main() -> None:
             assert result["links"] == batch.links.tolist()
             assert result["offsets"] == batch.offsets.tolist()
 
-            ping = best(lambda: [client.ping() for _ in singles], args.repeat)
-            plot = best(lambda: [client.plot(mid, s, d) for s, d in singles], args.repeat)
-            core_one = best(lambda: [index.route(s, d) for s, d in singles], args.repeat)
-            many = best(lambda: client.plot_many(mid, pairs), args.repeat)
-            core_many = best(lambda: index.routes(pairs[:, 0], pairs[:, 1]), args.repeat)
-
             def core_lists() -> object:  # the same answer as Python lists, as a client gets
                 b = index.routes(pairs[:, 0], pairs[:, 1])
                 return (b.offsets.tolist(), b.processors.tolist(), b.link_offsets.tolist(),
                         b.links.tolist())  # fmt: skip
 
-            core_many_lists = best(core_lists, args.repeat)
+            # the workloads take turns, so that a busy machine slows them alike
+            ping, plot, core_one, many, core_many, core_many_lists = interleaved(
+                [
+                    lambda: [client.ping() for _ in singles],
+                    lambda: [client.plot(mid, s, d) for s, d in singles],
+                    lambda: [index.route(s, d) for s, d in singles],
+                    lambda: client.plot_many(mid, pairs),
+                    lambda: index.routes(pairs[:, 0], pairs[:, 1]),
+                    core_lists,
+                ],
+                args.repeat,
+            )
             ping_one = ping / len(singles)
             client.close()
         finally:
