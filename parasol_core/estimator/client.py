@@ -1,0 +1,293 @@
+"""A client for the estimator: one Python method per protocol method.
+
+``Client`` keeps one HTTP/1.1 connection open (and opens a new one when the server has
+closed it), so it is cheap to call in a loop. It is not thread-safe: give each thread
+its own. Failures raise subclasses of :class:`EstimatorError`:
+
+* :class:`EstimatorUnreachable`: nothing answers at the URL (refused, unknown host);
+* :class:`EstimatorTimeout`: no answer within ``timeout`` seconds;
+* :class:`Unauthorized`: the server wants a token, or another one;
+* :class:`ProtocolError`: an answer that is not a JSON-RPC 2.0 response;
+* :class:`RemoteError` (``code``, ``message``, ``data``): the server's JSON-RPC error,
+  as :class:`ModelRefused` (with ``diagnostics``) for a refused push and
+  :class:`UnknownModel` for a model id or name the estimator does not hold.
+"""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from parasol_core.estimator.protocol import (
+    DEFAULT_URL,
+    INVALID_PARAMS,
+    RPC_PATH,
+    UNKNOWN_MODEL,
+)
+
+__all__ = [
+    "Client",
+    "EstimatorError",
+    "EstimatorTimeout",
+    "EstimatorUnreachable",
+    "ModelRefused",
+    "ProtocolError",
+    "RemoteError",
+    "Unauthorized",
+    "UnknownModel",
+    "default_url",
+]
+
+
+def default_url() -> str:
+    """``$PARASOL_ESTIMATOR_URL``, or the estimator's default address."""
+    return os.environ.get("PARASOL_ESTIMATOR_URL") or DEFAULT_URL
+
+
+class EstimatorError(Exception):
+    """Talking to the estimator failed."""
+
+    def __init__(self, message: str, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class EstimatorUnreachable(EstimatorError):
+    """No estimator answers at the URL."""
+
+
+class EstimatorTimeout(EstimatorError):
+    """The estimator did not answer in time."""
+
+
+class Unauthorized(EstimatorError):
+    """The estimator refused the request's token (HTTP 401)."""
+
+
+class ProtocolError(EstimatorError):
+    """The answer is not a JSON-RPC 2.0 response to the request."""
+
+
+class RemoteError(EstimatorError):
+    """A JSON-RPC error object from the estimator."""
+
+    def __init__(self, code: int, message: str, data: Any = None, url: str | None = None) -> None:
+        super().__init__(f"{message} (error {code})", url)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class ModelRefused(RemoteError):
+    """``model.push`` refused the model: ``diagnostics`` say where and why."""
+
+    @property
+    def diagnostics(self) -> list[dict]:
+        data = self.data if isinstance(self.data, dict) else {}
+        return list(data.get("diagnostics", []))
+
+
+class UnknownModel(RemoteError):
+    """The estimator holds no model with that id (or name)."""
+
+
+class Client:
+    """``Client("http://127.0.0.1:7911")``; ``token`` for an estimator started with one."""
+
+    def __init__(self, url: str | None = None, token: str | None = None,
+                 timeout: float = 60.0) -> None:  # fmt: skip
+        self.url = url or default_url()
+        parts = urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {self.url!r}")
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname
+        self._port = parts.port or (443 if self._https else 80)
+        self._path = parts.path if parts.path not in ("", "/") else RPC_PATH
+        self.token = token
+        self.timeout = timeout
+        self._conn: http.client.HTTPConnection | None = None
+        self._ids = itertools.count(1)
+
+    # ------------------------------------------------------------------ transport
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+            self._conn = cls(self._host, self._port, timeout=self.timeout)
+        return self._conn
+
+    def _post(self, body: bytes) -> tuple[int, bytes]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        for attempt in (1, 2):
+            reused = self._conn is not None
+            conn = self._connection()
+            try:
+                conn.request("POST", self._path, body, headers)
+                response = conn.getresponse()
+                data = response.read()
+                if response.will_close:
+                    self.close()
+                return response.status, data
+            except TimeoutError:
+                self.close()
+                raise EstimatorTimeout(
+                    f"the estimator at {self.url} did not answer within {self.timeout:g} s",
+                    self.url,
+                ) from None
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+                self.close()
+                if reused and attempt == 1:
+                    continue  # the server closed an idle connection: once more, anew
+                raise EstimatorUnreachable(
+                    f"the estimator at {self.url} closed the connection: {e}", self.url
+                ) from None
+            except OSError as e:
+                self.close()
+                raise EstimatorUnreachable(
+                    f"cannot reach the estimator at {self.url}: {e.strerror or e}", self.url
+                ) from None
+            except http.client.HTTPException as e:
+                self.close()
+                raise ProtocolError(f"bad HTTP answer from {self.url}: {e!r}", self.url) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def call(self, method: str, **params: Any) -> Any:
+        """Call any method by name; its result."""
+        rid = next(self._ids)
+        request = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+        status, data = self._post(orjson.dumps(request, option=orjson.OPT_SERIALIZE_NUMPY))
+        if status == 401:
+            raise Unauthorized(
+                f"the estimator at {self.url} wants a token"
+                + (" (the one given is wrong)" if self.token else " (give one with --token)"),
+                self.url,
+            )
+        try:
+            answer = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            raise ProtocolError(
+                f"the answer from {self.url} (HTTP {status}) is not JSON: {data[:200]!r}", self.url
+            ) from None
+        if not isinstance(answer, dict) or answer.get("jsonrpc") != "2.0":
+            raise ProtocolError(f"the answer from {self.url} is not JSON-RPC 2.0", self.url)
+        if "error" in answer:
+            error = answer["error"]
+            if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+                raise ProtocolError(f"a malformed error object from {self.url}", self.url)
+            code, message, edata = error["code"], str(error.get("message", "")), error.get("data")
+            if method == "model.push" and code == INVALID_PARAMS and isinstance(edata, dict) \
+                    and "diagnostics" in edata:  # fmt: skip
+                raise ModelRefused(code, message, edata, self.url)
+            if code == UNKNOWN_MODEL:
+                raise UnknownModel(code, message, edata, self.url)
+            raise RemoteError(code, message, edata, self.url)
+        if answer.get("id") != rid or "result" not in answer:
+            raise ProtocolError(f"the answer from {self.url} is not for this request", self.url)
+        return answer["result"]
+
+    # ------------------------------------------------------------------ methods
+
+    def info(self) -> dict:
+        return self.call("server.info")
+
+    def ping(self) -> bool:
+        return self.call("server.ping")
+
+    def push(self, text: str, name: str | None = None) -> dict:
+        """``{"model": ID, "name": NAME, "diagnostics": [...]}``; ModelRefused if refused."""
+        return self.call("model.push", text=text, name=name)
+
+    def list(self) -> list[dict]:
+        return self.call("model.list")
+
+    def get(self, model: str) -> str:
+        """The model's text, exactly as pushed."""
+        return self.call("model.get", model=model)["text"]
+
+    def latest(self, name: str) -> str:
+        return self.call("model.latest", name=name)
+
+    def drop(self, model: str) -> bool:
+        return self.call("model.drop", model=model)
+
+    def evaluate(self, model: str, expression: str,
+                 args: Mapping[str, float] | None = None) -> int | float:  # fmt: skip
+        params: dict[str, Any] = {"model": model, "expression": expression}
+        if args is not None:
+            params["args"] = dict(args)
+        return self.call("model.evaluate", **params)
+
+    def plot(self, model: str, src: int, dst: int, virtual: int | None = None) -> dict:
+        params: dict[str, Any] = {"model": model, "src": src, "dst": dst}
+        if virtual is not None:
+            params["virtual"] = virtual
+        return self.call("route.plot", **params)
+
+    def plot_many(self, model: str, pairs: Iterable[Sequence[int]],
+                  virtual: int | None = None) -> dict:  # fmt: skip
+        """The columnar answer of ``route.plot_many``; :func:`routes_of` unpacks it."""
+        params: dict[str, Any] = {"model": model, "pairs": _pairs(pairs)}
+        if virtual is not None:
+            params["virtual"] = virtual
+        return self.call("route.plot_many", **params)
+
+    def transfer_time(self, model: str, route: str, nbytes: float,
+                      active: Iterable[str] = ()) -> float:  # fmt: skip
+        return self.call("network.transfer_time", model=model, route=route, bytes=nbytes,
+                         active=list(active))  # fmt: skip
+
+    def transfer_times(self, model: str, requests: Iterable[tuple[str, float]],
+                       active: Iterable[str] = ()) -> list[float]:  # fmt: skip
+        reqs = [{"route": r, "bytes": b} for r, b in requests]
+        return self.call("network.transfer_times", model=model, requests=reqs,
+                         active=list(active))  # fmt: skip
+
+    def block(self, model: str, processor: int, counts: Mapping[str, float],
+              cached: bool = False) -> dict:  # fmt: skip
+        return self.call("estimate.block", model=model, processor=processor,
+                         counts=dict(counts), cached=cached)  # fmt: skip
+
+
+def _pairs(pairs: Any) -> Any:
+    try:
+        import numpy as np
+
+        if isinstance(pairs, np.ndarray):
+            return pairs.astype(np.int64)
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        pass
+    return [list(p) for p in pairs]
+
+
+def routes_of(result: Mapping[str, Any]) -> list[dict]:
+    """``route.plot_many``'s columns as one ``{"route", "processors", "links"}`` per route."""
+    off, loff = result["offsets"], result["link_offsets"]
+    procs, links = result["processors"], result["links"]
+    return [
+        {
+            "route": rid,
+            "processors": procs[off[i] : off[i + 1]],
+            "links": links[loff[i] : loff[i + 1]],
+        }
+        for i, rid in enumerate(result["routes"])
+    ]

@@ -1,0 +1,448 @@
+"""`parasol-estimator`: the estimator as a JSON-RPC 2.0 service over HTTP.
+
+Two layers, each a maintained library: aiohttp serves HTTP (``POST /rpc``) and pjrpc
+dispatches JSON-RPC requests to the methods of :mod:`.methods` (method lookup, params
+bound by name, notifications, error objects). This module adds what neither does for
+us: the bearer token, the body limit and upload timeout, strict JSON (orjson: no NaN
+or infinities, a depth limit), batches whose bad members get their own errors (pjrpc
+refuses a whole batch for one bad member), one log line per call, running model work
+on worker threads, and a clean stop on SIGINT/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import hmac
+import inspect
+import ipaddress
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+from aiohttp import web
+from pjrpc.common import UNSET
+from pjrpc.server import AsyncDispatcher, MethodRegistry
+from pjrpc.server import exceptions as rpcx
+from pjrpc.server.validators import ValidationError
+
+from parasol_core.estimator.methods import METHODS, MethodSpec, Service
+from parasol_core.estimator.protocol import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    RPC_PATH,
+    MethodError,
+    ParamError,
+)
+from parasol_core.estimator.store import ModelStore
+
+__all__ = ["build_app", "main", "serve"]
+
+log = logging.getLogger("parasol.estimator")
+
+MAX_BODY = 64 * 1024 * 1024
+BODY_TIMEOUT = 30.0  # seconds to receive a whole request body
+MAX_BATCH = 10_000
+WORKERS = 4
+JSON_TYPES = ("application/json", "application/json-rpc")
+
+SERVICE = web.AppKey("service", Service)
+EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
+
+
+def _dumps(data: Any) -> bytes:
+    return orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def _error_body(code: int, message: str) -> dict:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
+def _short(value: Any) -> str:
+    return value[:12] if isinstance(value, str) else "-"
+
+
+# --------------------------------------------------------------------------- dispatch
+
+
+def _wrap(spec: MethodSpec, service: Service, executor: ThreadPoolExecutor) -> Any:
+    """An async pjrpc method calling ``spec.func(service, **params)``, on a worker
+    thread if it is CPU work; our errors become JSON-RPC error objects."""
+    params = list(inspect.signature(spec.func).parameters.values())[1:]
+
+    async def call(context: Any, **kwargs: Any) -> Any:
+        try:
+            if spec.cpu:
+                loop = asyncio.get_running_loop()
+                job = functools.partial(spec.func, service, **kwargs)
+                return await loop.run_in_executor(executor, job)
+            return spec.func(service, **kwargs)
+        except ParamError as e:
+            raise rpcx.InvalidParamsError(
+                e.message, e.data if e.data is not None else UNSET
+            ) from None
+        except MethodError as e:
+            data = e.data if e.data is not None else UNSET
+            raise rpcx.JsonRpcError(e.code, e.message, data) from None
+        except RecursionError:
+            raise rpcx.InvalidParamsError("the params are nested too deeply") from None
+        except Exception:
+            log.exception("%s failed", spec.name)
+            raise rpcx.InternalError("internal error (the estimator's log says more)") from None
+
+    context_param = inspect.Parameter("context", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    call.__signature__ = inspect.Signature([context_param, *params])  # type: ignore[attr-defined]
+    call.__name__ = spec.func.__name__
+    return call
+
+
+async def _per_call(request: Any, context: Any, handler: Any) -> Any:
+    """pjrpc middleware: params by name only, readable binding errors, one log line."""
+    start = time.perf_counter()
+    params = request.params
+    outcome = "ok"
+    try:
+        if isinstance(params, list):
+            if params:
+                raise rpcx.InvalidParamsError("params must be an object (by name), not an array")
+            request.params = {}
+        response = await handler(request, context)
+        return response
+    except rpcx.InvalidParamsError as e:
+        if isinstance(e.data, ValidationError):  # the signature did not bind
+            detail = str(e.data)
+            outcome = f"error {INVALID_PARAMS}"
+            raise rpcx.InvalidParamsError(f"invalid params: {detail}") from None
+        outcome = f"error {e.code}"
+        raise
+    except rpcx.MethodNotFoundError:
+        outcome = "error -32601"
+        raise rpcx.MethodNotFoundError(f"method not found: {str(request.method)[:100]!r}") from None
+    except rpcx.JsonRpcError as e:
+        outcome = f"error {e.code}"
+        raise
+    finally:
+        model = params.get("model") if isinstance(params, dict) else None
+        ms = (time.perf_counter() - start) * 1000
+        log.info("rpc %s model=%s %.2fms %s", request.method[:60], _short(model), ms, outcome)
+
+
+def make_dispatcher(service: Service, executor: ThreadPoolExecutor) -> AsyncDispatcher:
+    registry = MethodRegistry()
+    for spec in METHODS.values():
+        registry.add_method(_wrap(spec, service, executor), spec.name, pass_context="context")
+    dispatcher = AsyncDispatcher(
+        json_loader=lambda data, cls=None: data,  # parsed already (strictly, by orjson)
+        json_dumper=lambda data, cls=None: data,  # serialized by us (orjson, numpy)
+        middlewares=[_per_call],
+    )
+    dispatcher.add_methods(registry)
+    return dispatcher
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def _json_response(data: Any, status: int = 200) -> web.Response:
+    return web.Response(body=_dumps(data), status=status, content_type="application/json")
+
+
+def build_app(
+    service: Service,
+    executor: ThreadPoolExecutor,
+    token: str | None = None,
+    max_body: int = MAX_BODY,
+    body_timeout: float = BODY_TIMEOUT,
+) -> web.Application:
+    dispatcher = make_dispatcher(service, executor)
+    expected = f"Bearer {token}".encode() if token else None
+
+    @web.middleware
+    async def auth(request: web.Request, handler: Any) -> web.StreamResponse:
+        if expected is not None:
+            given = request.headers.get("Authorization", "").encode("utf-8", "replace")
+            if not hmac.compare_digest(given, expected):
+                log.info("http %s %s 401 (no or wrong token)", request.method, request.path)
+                return web.json_response(
+                    _error_body(INVALID_REQUEST, "unauthorized: send Authorization: Bearer TOKEN"),
+                    status=401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+        return await handler(request)
+
+    async def rpc(request: web.Request) -> web.StreamResponse:
+        if service.stopping:
+            log.info("http POST %s 503 (stopping)", RPC_PATH)
+            return _json_response(_error_body(INVALID_REQUEST, "the estimator is stopping"), 503)
+        service.in_flight += 1
+        try:
+            return await handle(request)
+        finally:
+            service.in_flight -= 1
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        loop = asyncio.get_running_loop()
+        if request.content_type not in JSON_TYPES:
+            log.info("http POST %s 415 (content type %s)", RPC_PATH, request.content_type)
+            return _json_response(
+                _error_body(INVALID_REQUEST, "the request must be application/json"), 415
+            )
+        try:
+            async with asyncio.timeout(body_timeout):
+                body = await request.read()
+        except TimeoutError:
+            log.info("http POST %s 408 (body not received in %gs)", RPC_PATH, body_timeout)
+            return _json_response(
+                _error_body(INVALID_REQUEST, f"the body did not arrive within {body_timeout:g} s"),
+                408,
+            )
+        except web.HTTPRequestEntityTooLarge:
+            log.info("http POST %s 413 (body over %d bytes)", RPC_PATH, max_body)
+            return _json_response(
+                _error_body(INVALID_REQUEST, f"the body is larger than {max_body} bytes"), 413
+            )
+        try:
+            if len(body) > 256 * 1024:
+                data = await loop.run_in_executor(executor, orjson.loads, body)
+            else:
+                data = orjson.loads(body)
+        except orjson.JSONDecodeError as e:
+            log.info("rpc - parse error: %s", e)
+            return _json_response(_error_body(PARSE_ERROR, f"parse error: {e}"))
+        bulk = False
+        if isinstance(data, list):
+            if not data:
+                return _json_response(_error_body(INVALID_REQUEST, "an empty batch"))
+            if len(data) > MAX_BATCH:
+                return _json_response(
+                    _error_body(INVALID_REQUEST, f"a batch of more than {MAX_BATCH} requests")
+                )
+            answers = await asyncio.gather(*(_one(dispatcher, m, request) for m in data))
+            result: Any = [a for a in answers if a is not None]
+            bulk = True
+            if not result:  # only notifications
+                return web.Response(status=204)
+        else:
+            result = await _one(dispatcher, data, request)
+            if result is None:
+                return web.Response(status=204)
+            spec = METHODS.get(data.get("method")) if isinstance(data, dict) else None
+            bulk = spec is not None and spec.bulk
+        try:
+            if bulk:
+                out = await loop.run_in_executor(executor, _dumps, result)
+            else:
+                out = _dumps(result)
+        except (TypeError, ValueError, orjson.JSONEncodeError):
+            log.exception("cannot serialize a result")
+            out = _dumps(_error_body(INTERNAL_ERROR, "internal error: the result is not JSON"))
+        return web.Response(body=out, content_type="application/json")
+
+    app = web.Application(client_max_size=max_body, middlewares=[auth])
+    app[SERVICE] = service
+    app[EXECUTOR] = executor
+    app.router.add_post(RPC_PATH, rpc)
+    return app
+
+
+async def _one(dispatcher: AsyncDispatcher, member: Any, context: Any) -> Any:
+    """The response to one request object (None for a notification)."""
+    if isinstance(member, list):  # pjrpc would take it for a batch of its own
+        log.info("rpc - invalid request: an array inside a batch")
+        return _error_body(INVALID_REQUEST, "invalid request: a request must be an object")
+    # pjrpc takes "id": null for a notification; JSON-RPC 2.0 answers it, with id null
+    if isinstance(member, dict) and "id" in member and member["id"] is None:
+        answer = await dispatcher.dispatch(member | {"id": "\0null"}, context=context)
+        if answer is None:
+            return None
+        answer[0]["id"] = None
+        return answer[0]
+    answer = await dispatcher.dispatch(member, context=context)
+    if answer is None:
+        return None
+    data = answer[0]
+    if "error" in data and data["error"]["code"] == INVALID_REQUEST:
+        log.info("rpc - invalid request: %s", data["error"].get("data", ""))
+        data["error"]["message"] = f"invalid request: {data['error'].get('data', '')}".rstrip(": ")
+    return data
+
+
+# --------------------------------------------------------------------------- running
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def default_store() -> Path:
+    import platformdirs
+
+    return platformdirs.user_data_path("parasol-estimator", appauthor=False)
+
+
+def _raise_file_limit() -> None:
+    """Let the server hold a thousand connections and more."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = hard if hard != resource.RLIM_INFINITY else 65536
+        if soft < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not on this platform
+        pass
+
+
+async def serve(
+    host: str,
+    port: int,
+    store_dir: Path,
+    token: str | None = None,
+    *,
+    max_body: int = MAX_BODY,
+    body_timeout: float = BODY_TIMEOUT,
+    shutdown_timeout: float = 30.0,
+) -> None:
+    """Run until SIGINT or SIGTERM; requests in flight are finished first."""
+    _raise_file_limit()
+    # Build the model parser now, on one thread: its lazy construction in
+    # parasol_core.syntax.parser is not safe when two worker threads race to do it.
+    from parasol_core.syntax.parser import parse_expression
+
+    parse_expression("1")
+    store = ModelStore(store_dir)
+    service = Service(store)
+    executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="estimator")
+    app = build_app(service, executor, token, max_body, body_timeout)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=shutdown_timeout)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=2048)
+    try:
+        await site.start()
+    except OSError as e:
+        await runner.cleanup()
+        executor.shutdown()
+        message = f"parasol-estimator: cannot listen on {host}:{port}: {e.strerror or e}"
+        raise SystemExit(message) from None
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("listening on http://%s:%d%s (store %s, %d models%s)", host, port, RPC_PATH,
+             store_dir, len(store), ", token required" if token else "")  # fmt: skip
+    await stop.wait()
+    log.info("stopping: finishing the requests in flight")
+    # Finish every request first, uploads included (aiohttp's own graceful shutdown
+    # stops reading request bodies), answering new ones 503 meanwhile; then close.
+    service.stopping = True
+    deadline = loop.time() + shutdown_timeout
+    while service.in_flight and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+    await runner.cleanup()
+    executor.shutdown(wait=True)
+    log.info("stopped")
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="parasol-estimator",
+        description="The PARASOL estimator: routes, transfer times and block estimates for "
+        "pushed machine models, over JSON-RPC 2.0 (docs/estimator.md).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    p = sub.add_parser("serve", help="run the estimator until SIGINT or SIGTERM")
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument("--store", metavar="DIR", help="where pushed models are kept "
+                   "(default: the user data directory)")  # fmt: skip
+    p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: "
+                   "$PARASOL_ESTIMATOR_TOKEN); needed to listen beyond loopback")  # fmt: skip
+    p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
+                   help="largest request body (default 64 MiB)")  # fmt: skip
+    p.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="S",
+                   help="seconds to receive a request body (default 30)")  # fmt: skip
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("status", help="say whether an estimator is running and what it holds")
+    p.add_argument("--url", default=None, help="default: $PARASOL_ESTIMATOR_URL or "
+                   f"http://{DEFAULT_HOST}:{DEFAULT_PORT}")  # fmt: skip
+    p.add_argument("--token", help="default: $PARASOL_ESTIMATOR_TOKEN")
+    p.set_defaults(func=cmd_status)
+    return parser
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("PARASOL_ESTIMATOR_TOKEN") or None
+    if not is_loopback(args.host) and not token:
+        print(f"parasol-estimator: refusing to listen on {args.host} (not loopback) without "
+              "--token", file=sys.stderr)  # fmt: skip
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"parasol-estimator: bad port {args.port}", file=sys.stderr)
+        return 2
+    store_dir = Path(args.store) if args.store else default_store()
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(message)s")  # fmt: skip
+    logging.getLogger("pjrpc").setLevel(logging.WARNING)  # we log each call ourselves
+    try:
+        asyncio.run(serve(args.host, args.port, store_dir, token, max_body=args.max_body,
+                          body_timeout=args.body_timeout))  # fmt: skip
+    except OSError as e:
+        print(f"parasol-estimator: {store_dir}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from parasol_core.estimator.client import Client, EstimatorError, default_url
+
+    url = args.url or default_url()
+    token = args.token or os.environ.get("PARASOL_ESTIMATOR_TOKEN") or None
+    client = Client(url, token=token, timeout=10.0)
+    try:
+        info = client.info()
+        models = client.list()
+    except EstimatorError as e:
+        print(f"no estimator answering at {url}: {e}")
+        return 1
+    finally:
+        client.close()
+    print(f"estimator at {url}: running for {info['uptime']:.0f} s, protocol "
+          f"{info['protocol']}, package {info['package']}")  # fmt: skip
+    print(f"models: {len(models)}")
+    for m in models:
+        names = ", ".join(m["names"]) or "(no name)"
+        print(f"  {m['model']}  {names}  {m['size']} bytes  pushed {m['pushed']}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        return int(args.func(args) or 0)
+    return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

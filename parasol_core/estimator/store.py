@@ -1,0 +1,233 @@
+"""Pushed models on disk: written atomically and durably, read back after a restart.
+
+Layout of a store directory::
+
+    models/<ID>.machine     the text exactly as pushed (UTF-8)
+    journal.jsonl           one line per push or drop, in order: names and drops
+
+A push writes the model file (temporary file, fsync, rename, fsync of the directory)
+unless it is there already, then appends its journal line and fsyncs the journal. Only
+then is the push acknowledged, so a model the server answered for survives a ``kill -9``
+(or a power cut, as far as the file system honours fsync). A torn last journal line is
+ignored on reading. At start-up the journal is compacted to one line per stored model.
+
+The store is used from worker threads: every public method takes the store's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["ModelStore", "StoredText", "model_id"]
+
+ID_LENGTH = 32  # hex digits of SHA-256: 128 bits
+
+
+def model_id(text: str) -> str:
+    """The content hash naming a model: the same text always gets the same id."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def is_model_id(value: str) -> bool:
+    return len(value) == ID_LENGTH and all(c in "0123456789abcdef" for c in value)
+
+
+@dataclass
+class StoredText:
+    """One stored model: its text and what the journal says about it."""
+
+    id: str
+    text: str
+    pushed: float  # seconds since the epoch, of the latest push
+    seq: int  # order of the latest push
+    names: list[str] = field(default_factory=list)  # in push order, most recent last
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one,
+    and the new one is on disk when this returns."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+class ModelStore:
+    """The models of one store directory, in memory and on disk."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.models_dir = self.directory / "models"
+        self.journal_path = self.directory / "journal.jsonl"
+        self._lock = threading.Lock()
+        self._models: dict[str, StoredText] = {}
+        self._names: dict[str, list[str]] = {}  # name -> model ids, most recent last
+        self._seq = 0
+        self.models_dir.mkdir(parents=True, exist_ok=True)
+        self._load()
+
+    # ------------------------------------------------------------------ start-up
+
+    def _load(self) -> None:
+        for path in self.models_dir.glob("*.machine"):
+            mid = path.stem
+            if not is_model_id(mid):
+                continue
+            try:
+                text = path.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if model_id(text) != mid:  # not what was pushed: never serve it
+                continue
+            self._models[mid] = StoredText(mid, text, path.stat().st_mtime, 0)
+        dropped: set[str] = set()
+        for record in self._journal_records():
+            mid = record.get("model")
+            if not isinstance(mid, str):
+                continue
+            if record.get("op") == "drop":
+                dropped.add(mid)
+                self._forget(mid)
+            elif record.get("op") == "push" and mid in self._models:
+                dropped.discard(mid)
+                self._seq += 1
+                self._note_push(self._models[mid], record.get("name"), record.get("time"))
+        for mid in dropped:  # killed between the journal line and the unlink
+            with contextlib.suppress(OSError):
+                (self.models_dir / f"{mid}.machine").unlink()
+            self._models.pop(mid, None)
+        self._compact()
+
+    def _journal_records(self) -> list[dict]:
+        try:
+            lines = self.journal_path.read_bytes().split(b"\n")
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn last line
+            if isinstance(record, dict):
+                out.append(record)
+        return out
+
+    def _compact(self) -> None:
+        lines = []
+        for stored in sorted(self._models.values(), key=lambda s: s.seq):
+            names = stored.names or [None]
+            for name in names:
+                lines.append(_record("push", stored.id, name, stored.pushed))
+        _write_atomic(self.journal_path, "".join(lines).encode("utf-8"))
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def _note_push(self, stored: StoredText, name: object, when: object) -> None:
+        stored.seq = self._seq
+        if isinstance(when, (int, float)):
+            stored.pushed = float(when)
+        if isinstance(name, str):
+            if name in stored.names:
+                stored.names.remove(name)
+            stored.names.append(name)
+            ids = self._names.setdefault(name, [])
+            if stored.id in ids:
+                ids.remove(stored.id)
+            ids.append(stored.id)
+
+    def _forget(self, mid: str) -> None:
+        stored = self._models.pop(mid, None)
+        if stored is None:
+            return
+        for name in stored.names:
+            ids = self._names.get(name, [])
+            if mid in ids:
+                ids.remove(mid)
+            if not ids:
+                self._names.pop(name, None)
+
+    def _append(self, line: str) -> None:
+        with open(self.journal_path, "ab") as f:
+            f.write(line.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+
+    # ------------------------------------------------------------------ the API
+
+    def put(self, text: str, name: str | None = None) -> StoredText:
+        """Store ``text`` (under ``name``); on disk when this returns."""
+        mid = model_id(text)
+        with self._lock:
+            path = self.models_dir / f"{mid}.machine"
+            stored = self._models.get(mid)
+            if stored is None or not path.exists():
+                _write_atomic(path, text.encode("utf-8"))
+            now = time.time()
+            self._append(_record("push", mid, name, now))
+            if stored is None:
+                stored = StoredText(mid, text, now, 0)
+                self._models[mid] = stored
+            self._seq += 1
+            self._note_push(stored, name, now)
+            return stored
+
+    def get(self, mid: str) -> StoredText | None:
+        with self._lock:
+            return self._models.get(mid)
+
+    def latest(self, name: str) -> str | None:
+        """The newest model id pushed under ``name`` that is still stored."""
+        with self._lock:
+            ids = self._names.get(name)
+            return ids[-1] if ids else None
+
+    def drop(self, mid: str) -> bool:
+        """Remove a model; False if it was not stored."""
+        with self._lock:
+            if mid not in self._models:
+                return False
+            self._append(_record("drop", mid, None, time.time()))
+            self._forget(mid)
+            with contextlib.suppress(FileNotFoundError):
+                (self.models_dir / f"{mid}.machine").unlink()
+            _fsync_dir(self.models_dir)
+            return True
+
+    def all(self) -> list[StoredText]:
+        """Every stored model, oldest push first."""
+        with self._lock:
+            return sorted(self._models.values(), key=lambda s: s.seq)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._models)
+
+
+def _record(op: str, mid: str, name: str | None, when: float) -> str:
+    data = {"op": op, "model": mid, "name": name, "time": when}
+    return json.dumps(data, ensure_ascii=True) + "\n"
