@@ -129,7 +129,7 @@ def error_code(answer: object) -> int:
 
 
 @pytest.fixture(scope="module")
-def estimator(tmp_path_factory):  # noqa: ANN001, ANN201
+def estimator(tmp_path_factory):
     """A server for the module: 4 MiB body limit, 1.5 s body timeout."""
     store = tmp_path_factory.mktemp("store") / "models"
     est = Estimator(store, "--max-body", str(4 * 1024 * 1024), "--body-timeout", "1.5")

@@ -33,30 +33,30 @@ GCEL = SAMPLES / "parsytec-gcel.machine"
 GRID = SAMPLES / "grid4x4.machine"
 
 
-def read(path) -> str:  # noqa: ANN001
+def read(path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
 @pytest.fixture(scope="module")
-def client(estimator):  # noqa: ANN001, ANN201, F811
+def client(estimator):  # noqa: F811
     with estimator.client() as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def pushed(client):  # noqa: ANN001, ANN201
+def pushed(client):
     """Every sample pushed once: file name -> model id."""
     return {p.name: client.push(read(p), name=p.stem)["model"] for p in SAMPLE_FILES}
 
 
-def test_server_info_gives_the_protocol_version(client) -> None:  # noqa: ANN001
+def test_server_info_gives_the_protocol_version(client) -> None:
     info = client.info()
     assert info["protocol"] == PROTOCOL_VERSION
     assert info["uptime"] >= 0
     assert "route.plot" in info["methods"]
 
 
-def test_push_gives_a_content_id_and_get_returns_the_text_byte_for_byte(client, pushed) -> None:  # noqa: ANN001
+def test_push_gives_a_content_id_and_get_returns_the_text_byte_for_byte(client, pushed) -> None:
     for path in SAMPLE_FILES:
         text = read(path)
         mid = pushed[path.name]
@@ -69,7 +69,7 @@ def test_push_gives_a_content_id_and_get_returns_the_text_byte_for_byte(client, 
     assert listed[pushed[GCEL.name]]["size"] == GCEL.stat().st_size
 
 
-def test_a_second_push_under_a_name_becomes_its_latest(client) -> None:  # noqa: ANN001
+def test_a_second_push_under_a_name_becomes_its_latest(client) -> None:
     first = client.push(read(GRID), name="moving")["model"]
     changed = read(GRID) + "# another version\n"
     second = client.push(changed, name="moving")["model"]
@@ -85,7 +85,7 @@ def test_a_second_push_under_a_name_becomes_its_latest(client) -> None:  # noqa:
         client.latest("never pushed")
 
 
-def test_a_model_with_a_syntax_error_is_refused_with_line_and_column(client) -> None:  # noqa: ANN001
+def test_a_model_with_a_syntax_error_is_refused_with_line_and_column(client) -> None:
     before = client.list()
     text = read(GRID).replace("begin topology", "begin topolgy", 1)
     with pytest.raises(ModelRefused) as e:
@@ -98,7 +98,7 @@ def test_a_model_with_a_syntax_error_is_refused_with_line_and_column(client) -> 
         client.latest("broken")
 
 
-def test_a_model_with_a_semantic_error_is_refused_and_stored_nowhere(client) -> None:  # noqa: ANN001
+def test_a_model_with_a_semantic_error_is_refused_and_stored_nowhere(client) -> None:
     before = client.list()
     text = read(GRID).replace('routing = "XY"', 'routing = "NoSuchRouting"', 1)
     assert "NoSuchRouting" in text
@@ -112,7 +112,7 @@ def test_a_model_with_a_semantic_error_is_refused_and_stored_nowhere(client) -> 
         client.get(model_id(text))
 
 
-def test_warnings_come_back_with_the_acknowledgement(client) -> None:  # noqa: ANN001
+def test_warnings_come_back_with_the_acknowledgement(client) -> None:
     text = "".join(read(GRID).rsplit("end machine", 1))
     assert loads(text) is not None
     answer = client.push(text)
@@ -121,7 +121,7 @@ def test_warnings_come_back_with_the_acknowledgement(client) -> None:  # noqa: A
     client.drop(answer["model"])
 
 
-def test_routes_match_the_core(client, pushed) -> None:  # noqa: ANN001
+def test_routes_match_the_core(client, pushed) -> None:
     machine = load(GCEL)
     hw = machine.hardware()
     mid = pushed[GCEL.name]
@@ -133,7 +133,7 @@ def test_routes_match_the_core(client, pushed) -> None:  # noqa: ANN001
         assert answer["route"].startswith(mid[:8])
 
 
-def test_virtual_routes_match_the_core(client, pushed) -> None:  # noqa: ANN001
+def test_virtual_routes_match_the_core(client, pushed) -> None:
     machine = load(GRID)
     mid = pushed[GRID.name]
     for virt in (2, 3):
@@ -148,7 +148,7 @@ def test_virtual_routes_match_the_core(client, pushed) -> None:  # noqa: ANN001
         ]
 
 
-def test_plot_many_matches_the_core_and_plot(client, pushed) -> None:  # noqa: ANN001
+def test_plot_many_matches_the_core_and_plot(client, pushed) -> None:
     hw = load(GCEL).hardware()
     mid = pushed[GCEL.name]
     rng = np.random.default_rng(7)
@@ -165,7 +165,7 @@ def test_plot_many_matches_the_core_and_plot(client, pushed) -> None:  # noqa: A
     assert client.plot_many(mid, [])["routes"] == []
 
 
-def test_transfer_times_match_the_core(client, pushed) -> None:  # noqa: ANN001
+def test_transfer_times_match_the_core(client, pushed) -> None:
     machine = load(GCEL)
     mid = pushed[GCEL.name]
     msgs = [(1, 512), (2, 500), (17, 400), (1, 512)]
@@ -199,7 +199,7 @@ def test_transfer_times_match_the_core(client, pushed) -> None:  # noqa: ANN001
     assert alone == pytest.approx(idx.latency[slots].sum() + 1000 * idx.speed[slots].max())
 
 
-def test_evaluate_matches_the_engine(client, pushed) -> None:  # noqa: ANN001
+def test_evaluate_matches_the_engine(client, pushed) -> None:
     mid = pushed[GRID.name]
     engine = Engine(load(GRID))
     for expr in ["1 + 2 * 3", "7 / 2", "pt(1).iga", "tl(1)(1).speed * 1e6"]:
@@ -217,7 +217,7 @@ def test_evaluate_matches_the_engine(client, pushed) -> None:  # noqa: ANN001
     assert e.value.code == INVALID_PARAMS
 
 
-def test_block_estimates_match_the_core(client, pushed) -> None:  # noqa: ANN001
+def test_block_estimates_match_the_core(client, pushed) -> None:
     machine = load(GRID)
     mid = pushed[GRID.name]
     proc = machine.processors[0]
@@ -236,7 +236,7 @@ def test_block_estimates_match_the_core(client, pushed) -> None:  # noqa: ANN001
     assert e.value.code == INVALID_PARAMS and "999" in e.value.message
 
 
-def test_unknown_models_are_their_own_error(client) -> None:  # noqa: ANN001
+def test_unknown_models_are_their_own_error(client) -> None:
     with pytest.raises(UnknownModel) as e:
         client.plot("0" * 32, 1, 2)
     assert e.value.code == UNKNOWN_MODEL
@@ -253,7 +253,7 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
 
 
-def test_push_command_prints_the_id(estimator) -> None:  # noqa: ANN001, F811
+def test_push_command_prints_the_id(estimator) -> None:  # noqa: F811
     p = run(*MODEL_CLI, "push", str(GRID), "--url",
             estimator.url, "--name", "from-cli")  # fmt: skip
     assert p.returncode == 0, p.stderr
@@ -262,7 +262,7 @@ def test_push_command_prints_the_id(estimator) -> None:  # noqa: ANN001, F811
         assert c.latest("from-cli") == p.stdout.strip()
 
 
-def test_push_command_exits_1_with_the_diagnostics_when_refused(estimator, tmp_path) -> None:  # noqa: ANN001, F811
+def test_push_command_exits_1_with_the_diagnostics_when_refused(estimator, tmp_path) -> None:  # noqa: F811
     bad = tmp_path / "bad.machine"
     bad.write_text(read(GRID).replace('routing = "XY"', 'routing = "Nowhere"', 1))
     p = run(*MODEL_CLI, "push", str(bad), "--url", estimator.url)
@@ -286,7 +286,7 @@ def test_the_client_says_when_nothing_answers() -> None:
     assert "127.0.0.1" in str(e.value)
 
 
-def test_status_command(estimator, pushed) -> None:  # noqa: ANN001, F811
+def test_status_command(estimator, pushed) -> None:  # noqa: F811
     p = run(sys.executable, "-m", "parasol_core.estimator.server", "status", "--url", estimator.url)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "running" in p.stdout and pushed[GCEL.name] in p.stdout
@@ -295,14 +295,14 @@ def test_status_command(estimator, pushed) -> None:  # noqa: ANN001, F811
     assert p.returncode == 1 and "no estimator" in p.stdout
 
 
-def test_one_log_line_per_request(estimator, client, pushed) -> None:  # noqa: ANN001, F811
+def test_one_log_line_per_request(estimator, client, pushed) -> None:  # noqa: F811
     client.plot(pushed[GCEL.name], 1, 2)
     lines = [ln for ln in estimator.log().splitlines() if " rpc route.plot " in ln]
     assert lines and f"model={pushed[GCEL.name][:12]}" in lines[-1]
     assert lines[-1].rstrip().endswith("ok") and "ms" in lines[-1]
 
 
-def test_results_are_finite_numbers(client, pushed) -> None:  # noqa: ANN001
+def test_results_are_finite_numbers(client, pushed) -> None:
     mid = pushed[GCEL.name]
     rid = client.plot(mid, 1, 512)["route"]
     assert math.isfinite(client.transfer_time(mid, rid, 2.0**53))

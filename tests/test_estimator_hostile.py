@@ -32,7 +32,7 @@ GRID = SAMPLES / "grid4x4.machine"
 
 
 @pytest.fixture(scope="module")
-def models(estimator):  # noqa: ANN001, ANN201, F811
+def models(estimator):  # noqa: F811
     with estimator.client() as c:
         gcel = c.push(GCEL.read_text())["model"]
         grid = c.push(GRID.read_text())["model"]
@@ -40,7 +40,7 @@ def models(estimator):  # noqa: ANN001, ANN201, F811
 
 
 @pytest.fixture(autouse=True)
-def _unharmed(estimator, models):  # noqa: ANN001, ANN202, F811
+def _unharmed(estimator, models):  # noqa: F811
     """After every case: the server answers and the stored models are as pushed."""
     yield
     assert estimator.alive()
@@ -57,7 +57,7 @@ def req(method: str, params: object = None, rid: object = 1) -> dict:
     return out
 
 
-def call_code(est, method: str, params: object) -> int:  # noqa: ANN001
+def call_code(est, method: str, params: object) -> int:
     answer = rpc_raw(est, req(method, params))
     assert "Traceback" not in json.dumps(answer)
     return error_code(answer)
@@ -74,7 +74,7 @@ def call_code(est, method: str, params: object) -> int:  # noqa: ANN001
         b"",
     ],  # fmt: skip
 )
-def test_malformed_json_is_a_parse_error(estimator, body) -> None:  # noqa: ANN001, F811
+def test_malformed_json_is_a_parse_error(estimator, body) -> None:  # noqa: F811
     answer = rpc_raw(estimator, body)
     assert error_code(answer) == PARSE_ERROR
     assert answer["id"] is None
@@ -86,16 +86,16 @@ def test_malformed_json_is_a_parse_error(estimator, body) -> None:  # noqa: ANN0
                                   b'{"jsonrpc": "2.0", "id": 1.5, "method": "server.ping"}',
                                   b'{"jsonrpc": "2.0", "id": 1, "method": "server.ping", '
                                   b'"params": 3}', b"[]"])  # fmt: skip
-def test_a_non_request_is_an_invalid_request(estimator, body) -> None:  # noqa: ANN001, F811
+def test_a_non_request_is_an_invalid_request(estimator, body) -> None:  # noqa: F811
     assert error_code(rpc_raw(estimator, body)) == INVALID_REQUEST
 
 
-def test_unknown_methods(estimator) -> None:  # noqa: ANN001, F811
+def test_unknown_methods(estimator) -> None:  # noqa: F811
     assert call_code(estimator, "no.such.method", {}) == METHOD_NOT_FOUND
     assert call_code(estimator, "__init__", {}) == METHOD_NOT_FOUND
 
 
-def test_missing_extra_and_ill_typed_params(estimator, models) -> None:  # noqa: ANN001, F811
+def test_missing_extra_and_ill_typed_params(estimator, models) -> None:  # noqa: F811
     gcel = models["gcel"]
     cases = [
         ("route.plot", {"model": gcel, "src": 1}),  # missing
@@ -124,7 +124,7 @@ def test_missing_extra_and_ill_typed_params(estimator, models) -> None:  # noqa:
         assert call_code(estimator, method, params) == INVALID_PARAMS, (method, params)
 
 
-def test_batches_with_bad_members_answer_each_member(estimator, models) -> None:  # noqa: ANN001, F811
+def test_batches_with_bad_members_answer_each_member(estimator, models) -> None:  # noqa: F811
     batch = [
         req("server.ping", rid=1),
         5,
@@ -145,7 +145,7 @@ def test_batches_with_bad_members_answer_each_member(estimator, models) -> None:
     assert [a["error"]["code"] for a in nulls] == [INVALID_REQUEST, INVALID_REQUEST]
 
 
-def test_notifications_get_no_answer(estimator) -> None:  # noqa: ANN001, F811
+def test_notifications_get_no_answer(estimator) -> None:  # noqa: F811
     status, body = post_raw(
         estimator, json.dumps({"jsonrpc": "2.0", "method": "server.ping"}).encode()
     )
@@ -155,19 +155,19 @@ def test_notifications_get_no_answer(estimator) -> None:  # noqa: ANN001, F811
     assert (status, body) == (204, b"")
 
 
-def test_a_body_over_the_limit_is_413(estimator) -> None:  # noqa: ANN001, F811
+def test_a_body_over_the_limit_is_413(estimator) -> None:  # noqa: F811
     big = json.dumps(req("model.push", {"text": "#" * (5 * 1024 * 1024)})).encode()
     status, body = post_raw(estimator, big)
     assert status == 413
     assert json.loads(body)["error"]["code"] == INVALID_REQUEST
 
 
-def test_the_wrong_content_type_is_415(estimator) -> None:  # noqa: ANN001, F811
+def test_the_wrong_content_type_is_415(estimator) -> None:  # noqa: F811
     status, _ = post_raw(estimator, b"{}", {"Content-Type": "text/plain"})
     assert status == 415
 
 
-def test_a_slow_upload_times_out_and_does_not_block_others(estimator) -> None:  # noqa: ANN001, F811
+def test_a_slow_upload_times_out_and_does_not_block_others(estimator) -> None:  # noqa: F811
     with socket.create_connection(("127.0.0.1", estimator.port), timeout=10) as s:
         s.sendall(b"POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 1000\r\n\r\n{\"jsonrpc\"")  # fmt: skip
@@ -179,7 +179,7 @@ def test_a_slow_upload_times_out_and_does_not_block_others(estimator) -> None:  
     assert waited < 8
 
 
-def test_route_ids_of_another_model(estimator, models) -> None:  # noqa: ANN001, F811
+def test_route_ids_of_another_model(estimator, models) -> None:  # noqa: F811
     with estimator.client() as c:
         grid_route = c.plot(models["grid"], 1, 2)["route"]
         gcel_route = c.plot(models["gcel"], 1, 2)["route"]
@@ -193,7 +193,7 @@ def test_route_ids_of_another_model(estimator, models) -> None:  # noqa: ANN001,
         assert call_code(estimator, "network.transfer_time", params) == INVALID_PARAMS, params
 
 
-def test_processors_that_do_not_exist(estimator, models) -> None:  # noqa: ANN001, F811
+def test_processors_that_do_not_exist(estimator, models) -> None:  # noqa: F811
     gcel = models["gcel"]
     for method, params in [
         ("route.plot", {"model": gcel, "src": 0, "dst": 2}),
@@ -210,7 +210,7 @@ def test_processors_that_do_not_exist(estimator, models) -> None:  # noqa: ANN00
         assert answer["error"]["message"]
 
 
-def test_negative_huge_and_non_finite_bytes(estimator, models) -> None:  # noqa: ANN001, F811
+def test_negative_huge_and_non_finite_bytes(estimator, models) -> None:  # noqa: F811
     gcel = models["gcel"]
     rid = f"{gcel[:8]}:1-2"
     for nbytes in [-1, -1e-9, 2.0**60, 10**30, "10", None]:
@@ -224,7 +224,7 @@ def test_negative_huge_and_non_finite_bytes(estimator, models) -> None:  # noqa:
         assert error_code(rpc_raw(estimator, body)) == PARSE_ERROR, literal
 
 
-def test_deeply_nested_json(estimator, models) -> None:  # noqa: ANN001, F811
+def test_deeply_nested_json(estimator, models) -> None:  # noqa: F811
     deep = "[" * 100_000 + "]" * 100_000
     assert error_code(rpc_raw(estimator, deep)) == PARSE_ERROR
     body = '{"jsonrpc": "2.0", "id": 1, "method": "server.ping", "params": ' + deep + "}"
@@ -236,7 +236,7 @@ def test_deeply_nested_json(estimator, models) -> None:  # noqa: ANN001, F811
     assert error_code(rpc_raw(estimator, body)) == INVALID_PARAMS
 
 
-def test_deeply_nested_expressions(estimator, models) -> None:  # noqa: ANN001, F811
+def test_deeply_nested_expressions(estimator, models) -> None:  # noqa: F811
     for expression in ["(" * 50_000 + "1" + ")" * 50_000, "-" * 90_000 + "1", "1" + "+1" * 40_000]:
         params = {"model": models["grid"], "expression": expression}
         answer = rpc_raw(estimator, req("model.evaluate", params))
@@ -246,7 +246,7 @@ def test_deeply_nested_expressions(estimator, models) -> None:  # noqa: ANN001, 
             assert error_code(answer) == INVALID_PARAMS, answer
 
 
-def test_unknown_model_ids(estimator) -> None:  # noqa: ANN001, F811
+def test_unknown_model_ids(estimator) -> None:  # noqa: F811
     for mid in ["0" * 32, "../../etc/passwd", ""]:
         assert call_code(estimator, "model.get", {"model": mid}) == UNKNOWN_MODEL
         assert call_code(estimator, "model.drop", {"model": mid}) == UNKNOWN_MODEL
@@ -280,7 +280,7 @@ asyncio.run(main())
 """
 
 
-def test_a_thousand_concurrent_connections(estimator) -> None:  # noqa: ANN001, F811
+def test_a_thousand_concurrent_connections(estimator) -> None:  # noqa: F811
     helper = subprocess.Popen([sys.executable, "-c", THOUSAND, str(estimator.port)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:

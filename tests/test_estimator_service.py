@@ -23,7 +23,7 @@ GRID = SAMPLES / "grid4x4.machine"
 GCEL = SAMPLES / "parsytec-gcel.machine"
 
 
-def test_a_pushed_model_survives_kill_9(tmp_path) -> None:  # noqa: ANN001
+def test_a_pushed_model_survives_kill_9(tmp_path) -> None:
     store = tmp_path / "store"
     est = Estimator(store).start()
     try:
@@ -48,7 +48,7 @@ def test_a_pushed_model_survives_kill_9(tmp_path) -> None:  # noqa: ANN001
         est.kill()
 
 
-def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) -> None:  # noqa: ANN001
+def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) -> None:
     est = Estimator(tmp_path / "store").start()
     try:
         with est.client() as c:
@@ -89,7 +89,7 @@ def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) ->
         est.kill()
 
 
-def test_the_token_is_required_and_checked(tmp_path) -> None:  # noqa: ANN001
+def test_the_token_is_required_and_checked(tmp_path) -> None:
     est = Estimator(tmp_path / "store", token="s3cret").start()
     try:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server.ping"}).encode()
@@ -109,7 +109,7 @@ def test_the_token_is_required_and_checked(tmp_path) -> None:  # noqa: ANN001
         est.kill()
 
 
-def test_refuses_a_non_loopback_address_without_a_token(tmp_path) -> None:  # noqa: ANN001
+def test_refuses_a_non_loopback_address_without_a_token(tmp_path) -> None:
     p = subprocess.run(
         [sys.executable, "-m", "parasol_core.estimator.server", "serve", "--host", "0.0.0.0",
          "--port", "1", "--store", str(tmp_path / "s")],
@@ -119,7 +119,7 @@ def test_refuses_a_non_loopback_address_without_a_token(tmp_path) -> None:  # no
     assert "--token" in p.stderr and "0.0.0.0" in p.stderr
 
 
-def test_eight_clients_at_once(estimator) -> None:  # noqa: ANN001, F811
+def test_eight_clients_at_once(estimator) -> None:  # noqa: F811
     """Each pushes its own variants and queries them; every answer is checked."""
     base = GRID.read_text()
     machine = loads(base)
@@ -154,7 +154,7 @@ def test_eight_clients_at_once(estimator) -> None:  # noqa: ANN001, F811
                     if c.get(mid) != text:
                         failures.append(f"{n}/{i}: text")
                     counts[n] += 1
-        except Exception as e:  # noqa: BLE001 - reported below
+        except Exception as e:
             failures.append(f"{n}: {e!r}")
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
@@ -170,7 +170,7 @@ def test_eight_clients_at_once(estimator) -> None:  # noqa: ANN001, F811
 # --------------------------------------------------------------------------- the store
 
 
-def test_store_ignores_a_torn_journal_line_and_keeps_drops(tmp_path) -> None:  # noqa: ANN001
+def test_store_ignores_a_torn_journal_line_and_keeps_drops(tmp_path) -> None:
     store = ModelStore(tmp_path)
     a = store.put("text a", "n")
     b = store.put("text b", "n")
@@ -184,7 +184,7 @@ def test_store_ignores_a_torn_journal_line_and_keeps_drops(tmp_path) -> None:  #
     assert not (tmp_path / "models" / f"{a.id}.machine").exists()
 
 
-def test_store_never_serves_a_file_that_does_not_match_its_id(tmp_path) -> None:  # noqa: ANN001
+def test_store_never_serves_a_file_that_does_not_match_its_id(tmp_path) -> None:
     store = ModelStore(tmp_path)
     a = store.put("text a", "n")
     (tmp_path / "models" / f"{a.id}.machine").write_text("tampered")
