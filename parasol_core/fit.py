@@ -416,11 +416,13 @@ def read_osu(text: str, procs: int) -> Measurements:
 
 def read_measurements(text: str, procs: int | None = None) -> Measurements:
     """A CSV (first line ``procs,...``) or OSU output (``procs`` required)."""
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = next((ln for ln in lines if not ln.startswith("#")), "")
     if first.lower().startswith("procs"):
         return read_csv(text)
-    if first.startswith("#"):
+    if any(_OSU_HEADER.match(ln) for ln in lines):
         if procs is None:
             raise FitError("OSU benchmark output: give the number of processes it ran on")
         return read_osu(text, procs)
-    raise FitError("not a procs,bytes,seconds[,error] CSV nor OSU benchmark output")
+    raise FitError("not a procs,bytes,seconds[,error] CSV nor OSU benchmark output "
+                   "(no '# Size  Latency (us)' header)")  # fmt: skip

@@ -32,6 +32,26 @@ class Series:
     in_legend: bool = True
 
 
+class _LogTicks(pg.AxisItem):
+    """On a log scale: labels at the decades (and at 2 and 5 when fewer than two decades
+    show), unlabelled ticks between; pyqtgraph's own labels every minor tick, which
+    overlap. A linear scale is left to pyqtgraph."""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
+        if not self.logMode:
+            return super().tickValues(minVal, maxVal, size)
+        lo, hi = math.floor(minVal), math.ceil(maxVal)
+        inside = lambda v: minVal <= v <= maxVal  # noqa: E731
+        majors = [float(v) for v in range(lo, hi + 1) if inside(v)]
+        minors = [v + math.log10(m) for v in range(lo, hi) for m in range(2, 10)]
+        minors = [v for v in minors if inside(v)]
+        if len(majors) < 2:
+            extra = [v for v in minors if round(10 ** (v % 1)) in (2, 5)]
+            majors = sorted(majors + extra)
+            minors = [v for v in minors if v not in extra]
+        return [(1.0, majors), (None, minors)]
+
+
 class CostPlot(pg.PlotWidget):
     """A white plot with labelled axes, a legend, a current-value marker and a crosshair.
 
@@ -42,7 +62,11 @@ class CostPlot(pg.PlotWidget):
     def __init__(self, x_label: str, log_x: bool, log_y: bool, x_text=None,  # noqa: ANN001
                  y_text=None, legend_corner: str = "top left",  # noqa: ANN001
                  parent: QWidget | None = None) -> None:  # fmt: skip
-        super().__init__(parent=parent, background="w")
+        super().__init__(
+            parent=parent,
+            background="w",
+            axisItems={"bottom": _LogTicks("bottom"), "left": _LogTicks("left")},
+        )
         self.log_x, self.log_y = log_x, log_y
         self.x_text = x_text or (lambda x: f"{x:.4g}")
         self.y_text = y_text or (lambda y: f"{y:.4g}")
@@ -56,6 +80,7 @@ class CostPlot(pg.PlotWidget):
             axis.setPen(pg.mkPen("#555"))
             axis.setTextPen(pg.mkPen("#222"))
             axis.enableAutoSIPrefix(False)  # seconds stay seconds; the read-out scales
+            axis.setStyle(maxTextLevel=0)  # labels on the major ticks only
         self.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         item.setMenuEnabled(False)

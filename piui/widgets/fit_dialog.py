@@ -157,7 +157,7 @@ class FitDialog(QDialog):
         except FitError as e:
             self._error(f"{label}: {e}")
             return False
-        osu = not text.lstrip().lower().startswith("procs")
+        osu = not any(ln.strip().lower().startswith("procs") for ln in text.splitlines())
         self.sources.append((f"{label}" + (f" ({procs} processes)" if osu else ""), m))
         self.source_list.addItem(f"{self.sources[-1][0]}: {len(m)} measurements")
         self.refit()

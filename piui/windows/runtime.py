@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -124,10 +125,13 @@ class RuntimePage(QWidget):
         self.fit_button.clicked.connect(self.open_fit_dialog)
         self.plot_title = QLabel()
         self.plot_title.setFont(_mono())
+        self.overlay_box.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.overlay_box.setMinimumContentsLength(16)
         controls = QHBoxLayout()
-        controls.addWidget(self.plot_title, 1)
         controls.addWidget(QLabel("Compare with"))
-        controls.addWidget(self.overlay_box)
+        controls.addWidget(self.overlay_box, 1)
         controls.addWidget(self.fit_button)
 
         self.bytes_plot = CostPlot("message size (bytes)", log_x=True, log_y=True,
@@ -153,6 +157,7 @@ class RuntimePage(QWidget):
         bottom = QWidget()
         bottom_layout = QVBoxLayout(bottom)
         bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.plot_title)
         bottom_layout.addLayout(controls)
         bottom_layout.addWidget(plots, 1)
         bottom_layout.addWidget(self.readout)
@@ -427,15 +432,15 @@ class RuntimeSystemsWindow(QWidget):
         self.procs_label = QLabel()
         for label in (self.bytes_label, self.procs_label):
             label.setFont(_mono())
-            label.setMinimumWidth(label.fontMetrics().horizontalAdvance("ar.bytes = 64.00 MiB"))
-        sliders = QHBoxLayout()
-        sliders.addWidget(QLabel("Message size"))
-        sliders.addWidget(self.bytes_slider, 1)
-        sliders.addWidget(self.bytes_label)
-        sliders.addSpacing(12)
-        sliders.addWidget(QLabel("Processes"))
-        sliders.addWidget(self.procs_slider, 1)
-        sliders.addWidget(self.procs_label)
+            label.setMinimumWidth(label.fontMetrics().horizontalAdvance("1000 KiB"))
+        sliders = QGridLayout()
+        sliders.addWidget(QLabel("Message size (ar.bytes)"), 0, 0)
+        sliders.addWidget(self.bytes_slider, 0, 1)
+        sliders.addWidget(self.bytes_label, 0, 2)
+        sliders.addWidget(QLabel("Processes (ar.procs)"), 1, 0)
+        sliders.addWidget(self.procs_slider, 1, 1)
+        sliders.addWidget(self.procs_label, 1, 2)
+        sliders.setColumnStretch(1, 1)
 
         self.tabs = QTabWidget()
         self.pages: dict[str, RuntimePage] = {}
@@ -530,6 +535,14 @@ class RuntimeSystemsWindow(QWidget):
     def extra_windows(self) -> list[tuple[str, QWidget]]:
         """The fit dialog of the current tab's primitive (for `piui --screenshots`)."""
         page = self.tabs.currentWidget()
+        path = self.document.path
+        if path is not None:  # a primitive with measurements beside the model, if any
+            found = [(p, name) for p in self.pages.values() for name in p.rows
+                     if (path.parent / "measurements"
+                         / f"{path.stem}.{p.system.attr}.{name}.csv").exists()]  # fmt: skip
+            if found:
+                page, name = found[0]
+                page.select(name)
         if not isinstance(page, RuntimePage):
             return []
         dialog = page.open_fit_dialog()
