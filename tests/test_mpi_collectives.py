@@ -88,3 +88,42 @@ def test_sweep_checks_its_arguments(bad):
     machine = loads(with_mpi("        bcast = ar.bytes\n"))
     with pytest.raises(ValueError):
         Engine(machine).sweep("mp.bcast", [bad])
+
+
+# the data sheet's Large messages table, in microseconds and 8-byte ints
+SHEET = {
+    "send": lambda p, n: 30 + 0.09 * n,
+    "receive": lambda p, n: 60 + 0.5 * n,
+    "sendrecv": lambda p, n: 90 + 0.6 * n,
+    "alltoall": lambda p, n: 40 * p + 0.3 * p * n,
+    "gather": lambda p, n: 200 * math.log(p) + 0.0009 * p * p * n,
+    "allgather": lambda p, n: 40 * p + 0.3 * p * n,
+    "reduce": lambda p, n: 300 + 2 * p + 0.6 * math.log(p) * n,
+    "allreduce": lambda p, n: 300 + 6 * p + 1 * math.log(p) * n,
+    "bcast": lambda p, n: 100 + 2 * p + 0.2 * math.log(p) * n,
+    "barrier": lambda p, n: 10 + 8 * math.log(p),
+}
+
+
+def test_the_t3d_sample_is_the_data_sheet_in_seconds_and_bytes():
+    from parasol_core import load
+
+    machine = load(SAMPLES / "cray-t3d.machine")
+    assert validate(machine) == []
+    assert set(machine.mpi.entries) == set(SHEET)
+    engine = Engine(machine)
+    for name, sheet in SHEET.items():
+        for p, ints in ((2, 32), (16, 1024), (128, 8192)):
+            got = engine.sweep(f"mp.{name}", [{"procs": p, "bytes": 8 * ints}])[0]
+            assert got == pytest.approx(sheet(p, ints) * 1e-6, rel=1e-12), name
+
+
+def test_fitting_the_synthetic_t3d_measurements_recovers_the_sheet_form():
+    from parasol_core.fit import Form, fit, read_csv
+
+    text = (SAMPLES / "measurements" / "cray-t3d.mpi.bcast.csv").read_text()
+    assert text.startswith("# SYNTHETIC")
+    best = fit(read_csv(text))[0]
+    assert best.form == Form("p", "bytes*log(p)")
+    for name, sheet in (("c", 100e-6), ("s", 2e-6), ("d", 0.2e-6 / 8)):
+        assert abs(best.coefficients[name] - sheet) <= 3 * best.errors[name]
