@@ -42,7 +42,7 @@ from parasol_core.edit import EditError
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.runtime import RuntimeSystem
-from parasol_core.session import Change, SessionError
+from parasol_core.session import SessionError
 from parasol_core.syntax.parser import load
 from piui.document import Document
 from piui.widgets.cost_plot import PALETTE, CostPlot, Series
@@ -528,9 +528,6 @@ class RuntimeSystemsWindow(QWidget):
         page = self.tabs.currentWidget()
         if isinstance(page, RuntimePage):
             page.redraw()
-
-    def values_changed(self, change: Change) -> None:  # pragma: no cover - kept for symmetry
-        self._redraw_timer.start()
 
     def extra_windows(self) -> list[tuple[str, QWidget]]:
         """The fit dialog of the current tab's primitive (for `piui --screenshots`)."""
