@@ -519,6 +519,33 @@ class Engine:
                 env[key] = self._evaluate(key, env)
         return env
 
+    def sweep(self, key: str, points: Iterable[Mapping[str, int | float]]) -> list[Value]:
+        """The value of expression ``key`` under each set of run-time arguments (a plot
+        of a cost against message size or process count). Nothing is parsed or
+        compiled again: per point, only the expressions between the arguments and
+        ``key`` are re-evaluated, on a private copy of the environment."""
+        key = self._canonical(key)
+        if key not in self._index:  # a cycle member or no expression: the same everywhere
+            value = self.value(key)
+            return [value for _ in points]
+        affected: set[str] = set()
+        for arg in ARG_KEYS:
+            affected.update(self._closure(arg, self._rdeps))
+        needed = ({key} | self._closure(key, self._deps)) & affected
+        chain = [(k, self._fns[k]) for k in sorted(needed, key=self._index.__getitem__)]
+        env = dict(self._env)
+        base = {k: env[k] for k in ARG_KEYS}
+        out: list[Value] = []
+        for point in points:
+            env.update(base)
+            for name, value in _check_args(point).items():
+                env[f"ar.{name}"] = value
+            for k, fn in chain:
+                env[k] = fn(env)
+            self.evaluations += len(chain)
+            out.append(env[key])
+        return out
+
     # ------------------------------------------------------------------ the graph
 
     def dependencies(self, key: str, transitive: bool = True) -> list[str]:

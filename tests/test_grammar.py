@@ -402,8 +402,8 @@ def test_malformed_shape_comment_warns():
 def test_unknown_combination_and_runtime_names_are_errors():
     m = loads(insert_after("ia_spd = pt(1).iga / tl(1)(1).speed", "xx_spd = 1"))
     assert any("unknown combination 'xx_spd'" in e.message for e in errors(m))
-    m = loads(insert_after("end topology", "begin mpi\nbcast = 1\nend mpi"))
-    assert any("unknown name 'bcast' in the mpi section" in e.message for e in errors(m))
+    m = loads(insert_after("end topology", "begin mpi\nscan = 1\nend mpi"))
+    assert any("unknown name 'scan' in the mpi section" in e.message for e in errors(m))
 
 
 # ---------------------------------------------------------------- expressions

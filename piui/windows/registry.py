@@ -19,10 +19,12 @@ def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
     from piui.windows.combinations import CombinationsWindow
     from piui.windows.groups import InstructionGroupsWindow
     from piui.windows.instructions import InstructionsWindow
+    from piui.windows.runtime import RuntimeSystemsWindow
 
     return [
         ("groups", "Instruction groups", InstructionGroupsWindow, RIGHT),
         ("instructions", "Individual instructions", InstructionsWindow, RIGHT),
         ("cache", "Cache", CacheWindow, RIGHT),
         ("combinations", "Combinations", CombinationsWindow, RIGHT),
+        ("runtime", "Run-time systems", RuntimeSystemsWindow, RIGHT),
     ]
