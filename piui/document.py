@@ -76,11 +76,9 @@ class UndoHistory(QObject):
         return self._history.at_saved
 
     def undo(self) -> None:
-        self._document.commit_pending()
         self._document.session.undo()
 
     def redo(self) -> None:
-        self._document.commit_pending()
         self._document.session.redo()
 
     def setClean(self) -> None:
@@ -227,8 +225,20 @@ class Document(QObject):
         self._pending.append(commit)
 
     def commit_pending(self) -> None:
+        """Apply what is being typed in the focused field, as Enter would (before a
+        save or an export: the report's "Ok is assumed")."""
+        from PySide6.QtWidgets import QApplication, QLineEdit
+
         for commit in list(self._pending):
             commit()
+        widget = QApplication.focusWidget()
+        if isinstance(widget, QLineEdit) and widget.isModified():
+            widget.setModified(False)
+            commit = getattr(widget, "commit", None)  # an expression editor
+            if callable(commit):
+                commit()
+            else:
+                widget.editingFinished.emit()
 
     # ---- the current processor, which the processor windows follow
 

@@ -17,12 +17,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.estimator.local import LocalEstimator
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
+from piui.export import EstimatorSettings, Exporter, ExportResult
 from piui.widgets.file_dialogs import ask_path
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.windows.diagnostics import DiagnosticsPanel
+from piui.windows.estimate import EstimatePanel
 from piui.windows.overview import MachineOverview
+from piui.windows.preferences import PreferencesDialog
 from piui.windows.processor_master import ProcessorMaster
 from piui.windows.terminal import TerminalHandler, TerminalWindow
 
@@ -86,6 +90,13 @@ class MainWindow(QMainWindow):
                        Qt.DockWidgetArea.LeftDockWidgetArea)  # fmt: skip
         for key, title, factory, area in self.panel_factories():
             self.add_panel(key, title, factory(self.document), area)
+        # Export and the estimator it pushes to (Preferences say which)
+        self.local_estimator: LocalEstimator | None = None
+        self.exporter = Exporter(self.document, self.estimator_settings, self)
+        self.exporter.started.connect(self._export_started)
+        self.exporter.finished.connect(self._export_finished)
+        self.estimate = EstimatePanel(self.exporter)
+        self.add_panel("estimate", "Estimate", self.estimate, Qt.DockWidgetArea.RightDockWidgetArea)
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.add_panel(
@@ -183,6 +194,11 @@ class MainWindow(QMainWindow):
         file.addAction(self._action("&Save", self.save, QKeySequence.StandardKey.Save))
         file.addAction(self._action("Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs))
         file.addSeparator()
+        self.export_action = self._action("&Export to estimator", self.export, "Ctrl+E")
+        self.export_action.setToolTip("Push the model to the estimator set in Preferences")
+        file.addAction(self.export_action)
+        file.addAction(self._action("Export to &file…", self.export_to_file))
+        file.addSeparator()
         file.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
         edit = bar.addMenu("&Edit")
@@ -192,6 +208,9 @@ class MainWindow(QMainWindow):
         redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
         edit.addAction(undo)
         edit.addAction(redo)
+        edit.addSeparator()
+        edit.addAction(self._action("&Preferences…", self.show_preferences,
+                                    QKeySequence.StandardKey.Preferences))  # fmt: skip
         self.undo_action, self.redo_action = undo, redo
 
         view = bar.addMenu("&View")
@@ -201,6 +220,10 @@ class MainWindow(QMainWindow):
                 action.setShortcut(QKeySequence(f"Ctrl+{n}"))
             view.addAction(action)
         self.view_menu = view
+
+        toolbar = self.addToolBar("Export")
+        toolbar.setObjectName("toolbar-export")
+        toolbar.addAction(self.export_action)
 
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&Keyboard shortcuts", self.show_shortcuts,
@@ -308,6 +331,61 @@ class MainWindow(QMainWindow):
             return False
         self._remember(path)
         return True
+
+    # ---- export
+
+    def estimator_settings(self) -> EstimatorSettings:
+        return EstimatorSettings.load(settings())
+
+    def export(self) -> bool:
+        """Push the model to the estimator (off the GUI thread); False if one is under way."""
+        if not self.exporter.export():
+            self.statusBar().showMessage("An export is under way already.", 4000)
+            return False
+        return True
+
+    def _export_started(self, url: str) -> None:
+        self.export_action.setEnabled(False)
+        self.statusBar().showMessage(f"Exporting to {url}…")
+
+    def _export_finished(self, result: ExportResult) -> None:
+        self.export_action.setEnabled(True)
+        if result.ok:
+            warnings = f", {len(result.diagnostics)} warning(s)" if result.diagnostics else ""
+            self.statusBar().showMessage(
+                f"Exported to {result.url} as model {result.model} ({result.name}){warnings}.",
+                10000,
+            )
+        else:
+            self.statusBar().showMessage(f"Export failed: {result.error}. Nothing is lost; "
+                                         "Ctrl+E tries again.")  # fmt: skip
+            if result.diagnostics:
+                self.diagnostics.show_external("estimator", result.diagnostics)
+                self.show_panel("diagnostics")
+
+    def export_to_file(self) -> bool:
+        """Write the model to a file of the user's choice; the open file stays as it is."""
+        path = self.ask_save_path()
+        if not path:
+            return False
+        from parasol_core.syntax.writer import write_text_atomic
+
+        self.document.commit_pending()
+        try:
+            write_text_atomic(Path(path), self.document.session.text())
+        except OSError as e:
+            self.show_error("Cannot export the model", f"{path}: {e.strerror or e}")
+            return False
+        log.info("exported the model to %s", path)
+        self.statusBar().showMessage(f"Exported to {path}.", 8000)
+        return True
+
+    def show_preferences(self) -> None:
+        dialog = PreferencesDialog(self.estimator_settings(), self.local_estimator, self)
+        if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
+            dialog.settings().save(settings())
+        if dialog.local is not None:
+            self.local_estimator = dialog.local
 
     # ---- dialogs (replaced in tests)
 
@@ -417,4 +495,7 @@ class MainWindow(QMainWindow):
         s.sync()
         for logger in ("piui", "parasol_core"):
             logging.getLogger(logger).removeHandler(self.handler)
+        self.exporter.worker.shutdown()
+        if self.local_estimator is not None:
+            self.local_estimator.stop()
         event.accept()

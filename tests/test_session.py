@@ -301,7 +301,7 @@ def test_renumbering_repoints_every_reference_as_one_undoable_step():
     assert users_before
     session.renumber_processor(old, 42)
     assert session.machine.processor(42) is not None
-    assert not [d for d in session.diagnostics if d.is_error()]
+    assert not [d for d in session.diagnostics if d.is_error]
     assert session.processor_users(42) and not session.processor_users(old)
     assert len(session.history.steps) == 1
     session.undo()
@@ -312,7 +312,7 @@ def test_setting_pr_id_renumbers_too(gcel):
     session, _ = gcel
     session.set("pr(1).id", "7")
     assert session.engine.value("po(7).ia_spd") == pytest.approx(0.80989, rel=1e-4)
-    assert not [d for d in session.diagnostics if d.is_error()]
+    assert not [d for d in session.diagnostics if d.is_error]
 
 
 @pytest.mark.parametrize("new_id", [0, -1, 2**31, 99999999999])

@@ -38,7 +38,19 @@ class DiagnosticsPanel(QWidget):
         document.diagnosticsChanged.connect(self.show_diagnostics)
         self.show_diagnostics(document.diagnostics)
 
+    def show_external(self, source: str, diagnostics: list[Diagnostic]) -> None:
+        """Show another program's diagnostics of the model (the estimator's, when it
+        refuses an export) under the model's own, until the model changes."""
+        self._external = [Diagnostic(d.severity, f"{source}: {d.message}", d.line, d.column,
+                                     d.file, d.target) for d in diagnostics]  # fmt: skip
+        self._show(self.document.diagnostics)
+
     def show_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+        self._external = []
+        self._show(diagnostics)
+
+    def _show(self, diagnostics: list[Diagnostic]) -> None:
+        diagnostics = list(diagnostics) + list(getattr(self, "_external", []))
         self.tree.clear()
         for d in diagnostics:
             item = QTreeWidgetItem([d.severity, "" if d.line is None else str(d.line), d.message])

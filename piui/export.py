@@ -1,0 +1,192 @@
+"""Export: push the open model to the estimator without freezing the window.
+
+Every call to the estimator runs on a worker thread (the client blocks on the network);
+the result comes back to the GUI thread as a Qt signal. The estimator to use is in the
+settings (Preferences): its URL, a token, and the name to push under. Preferences can
+also start a private estimator (:class:`~parasol_core.estimator.local.LocalEstimator`),
+stopped when PIUI exits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, QTimer, Signal
+
+from parasol_core.estimator.client import Client, EstimatorError, ModelRefused, default_url
+from parasol_core.session import EDIT, REDO, UNDO, Change
+from parasol_core.syntax.diagnostics import Diagnostic
+from piui.document import Document
+
+log = logging.getLogger("piui")
+
+AUTO_EXPORT_DELAY_MS = 1000  # auto-export pushes this long after the last edit
+TIMEOUT = 30.0  # seconds an estimator call may take
+
+
+@dataclass
+class EstimatorSettings:
+    url: str = field(default_factory=default_url)
+    token: str = ""
+    name: str = ""  # empty: the model's own name
+    auto: bool = False
+
+    @classmethod
+    def load(cls, settings: QSettings) -> EstimatorSettings:
+        s = cls()
+        s.url = str(settings.value("estimator/url", s.url) or s.url)
+        s.token = str(settings.value("estimator/token", "") or "")
+        s.name = str(settings.value("estimator/name", "") or "")
+        s.auto = str(settings.value("estimator/auto", "false")).lower() == "true"
+        return s
+
+    def save(self, settings: QSettings) -> None:
+        settings.setValue("estimator/url", self.url)
+        settings.setValue("estimator/token", self.token)
+        settings.setValue("estimator/name", self.name)
+        settings.setValue("estimator/auto", "true" if self.auto else "false")
+        settings.sync()
+
+    def client(self) -> Client:
+        return Client(self.url, token=self.token or None, timeout=TIMEOUT)
+
+
+@dataclass
+class ExportResult:
+    """What one export came to."""
+
+    url: str
+    model: str | None = None  # the id the estimator gave it
+    name: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # refused, or warnings
+    error: str | None = None  # unreachable, timeout, refused: in words
+
+    @property
+    def ok(self) -> bool:
+        return self.model is not None
+
+
+def diagnostics_from(items: list[dict], file: str | None) -> list[Diagnostic]:
+    out = []
+    for d in items:
+        out.append(Diagnostic(str(d.get("severity", "error")), str(d.get("message", "")),
+                              d.get("line"), d.get("column"), file))  # fmt: skip
+    return out
+
+
+class Worker(QObject):
+    """Runs blocking calls one at a time off the GUI thread; ``done`` brings each result
+    (or the exception it raised) back to the GUI thread."""
+
+    done = Signal(object, object, object)  # callback, result, exception
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="piui-estimator")
+        self.pending = 0
+        self.done.connect(self._deliver)
+
+    def run(self, call: Callable[[], Any], then: Callable[[Any, BaseException | None], None],
+            ) -> None:  # fmt: skip
+        self.pending += 1
+
+        def job() -> None:
+            try:
+                result, error = call(), None
+            except BaseException as e:  # delivered to the GUI thread, never lost
+                result, error = None, e
+            self.done.emit(then, result, error)
+
+        self._pool.submit(job)
+
+    def _deliver(self, then: Callable, result: Any, error: BaseException | None) -> None:
+        self.pending -= 1
+        then(result, error)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Exporter(QObject):
+    """Pushes the document's model to the configured estimator."""
+
+    started = Signal(str)  # url
+    finished = Signal(object)  # ExportResult
+
+    def __init__(self, document: Document, settings: Callable[[], EstimatorSettings],
+                 parent: QObject | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.document = document
+        self.settings = settings
+        self.worker = Worker(self)
+        self.last: ExportResult | None = None
+        self._auto = QTimer(self)
+        self._auto.setSingleShot(True)
+        self._auto.setInterval(AUTO_EXPORT_DELAY_MS)
+        self._auto.timeout.connect(self.export)
+        document.changed.connect(self._changed)
+
+    @property
+    def busy(self) -> bool:
+        return self.worker.pending > 0
+
+    def export(self) -> bool:
+        """Push now; False (and nothing done) while an export is under way."""
+        if self.busy:
+            return False
+        self.document.commit_pending()  # "Ok is assumed": a value being typed goes too
+        s = self.settings()
+        text = self.document.session.text()
+        name = s.name or self.document.machine.name or self.document.title()
+        file = str(self.document.path) if self.document.path else None
+        url = s.url
+        self.started.emit(url)
+        log.info("exporting %s to the estimator at %s", name, url)
+
+        def push() -> dict:
+            with s.client() as client:
+                return client.push(text, name=name)
+
+        def then(answer: dict | None, error: BaseException | None) -> None:
+            result = ExportResult(url, name=name)
+            if isinstance(error, ModelRefused):
+                result.error = f"the estimator at {url} refused the model: {error}"
+                result.diagnostics = diagnostics_from(error.diagnostics, file)
+            elif isinstance(error, EstimatorError):
+                result.error = f"cannot export to {url}: {error}"
+            elif isinstance(error, ValueError):
+                result.error = f"cannot export: {error}"  # a URL that is not one
+            elif error is not None:
+                result.error = f"export to {url} failed: {type(error).__name__}: {error}"
+            else:
+                result.model = answer["model"]
+                result.name = answer.get("name", name)
+                result.diagnostics = diagnostics_from(answer.get("diagnostics", []), file)
+            self.last = result
+            if result.ok:
+                log.info("exported %s to %s as model %s", result.name, url, result.model)
+            else:
+                log.error("%s", result.error)
+            self.finished.emit(result)
+
+        self.worker.run(push, then)
+        return True
+
+    def _changed(self, change: Change) -> None:
+        if change.reason in (EDIT, UNDO, REDO) and change.fields and self.settings().auto:
+            self._auto.start()  # a second after the last edit
+
+    def call(self, method: Callable[[Client], Any],
+             then: Callable[[Any, BaseException | None], None]) -> None:  # fmt: skip
+        """Any estimator call off the GUI thread (the Estimate panel's)."""
+        s = self.settings()
+
+        def run() -> Any:
+            with s.client() as client:
+                return method(client)
+
+        self.worker.run(run, then)

@@ -1,0 +1,126 @@
+"""Preferences: which estimator Export pushes to (URL, token, name), whether to push
+again a second after each edit, and a private estimator started for the user."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.estimator.client import Client
+from parasol_core.estimator.local import LocalEstimator
+from piui.export import EstimatorSettings, Worker
+
+
+class PreferencesDialog(QDialog):
+    """Edits an :class:`EstimatorSettings`; ``local`` holds the private estimator (the
+    main window stops it when PIUI exits)."""
+
+    def __init__(self, current: EstimatorSettings, local: LocalEstimator | None,
+                 parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.setWindowTitle("Preferences")
+        self.local = local
+        self.worker = Worker(self)
+        self.url = QLineEdit(current.url)
+        self.url.setPlaceholderText("http://127.0.0.1:7911")
+        self.token = QLineEdit(current.token)
+        self.token.setEchoMode(QLineEdit.EchoMode.Password)
+        self.token.setPlaceholderText("none")
+        self.name = QLineEdit(current.name)
+        self.name.setPlaceholderText("the model's own name")
+        self.auto = QCheckBox("Export again a second after each edit")
+        self.auto.setChecked(current.auto)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.check_button = QPushButton("Check")
+        self.check_button.setToolTip("Ask the estimator at this URL whether it answers")
+        self.start_button = QPushButton("Start a local estimator")
+        self.start_button.setToolTip("Run an estimator for this session on a free port; "
+                                     "it stops when PIUI exits")  # fmt: skip
+        form = QFormLayout()
+        form.addRow("Estimator URL:", self.url)
+        form.addRow("Token:", self.token)
+        form.addRow("Push as:", self.name)
+        form.addRow(self.auto)
+        row = QHBoxLayout()
+        row.addWidget(self.check_button)
+        row.addWidget(self.start_button)
+        row.addStretch(1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                                   | QDialogButtonBox.StandardButton.Cancel)  # fmt: skip
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+        self.check_button.clicked.connect(self.check)
+        self.start_button.clicked.connect(self.start_local)
+        self.resize(520, self.sizeHint().height())
+        if local is not None and local.running():
+            self.status.setText(f"A local estimator is running at {local.url}.")
+
+    def settings(self) -> EstimatorSettings:
+        return EstimatorSettings(self.url.text().strip(), self.token.text(),
+                                 self.name.text().strip(), self.auto.isChecked())  # fmt: skip
+
+    def check(self, then: Callable[[bool], None] | None = None) -> None:
+        """Say whether the estimator at the URL answers (asked off the GUI thread)."""
+        s = self.settings()
+        self.status.setText(f"Asking {s.url}…")
+
+        def ask() -> dict:
+            with Client(s.url, token=s.token or None, timeout=5) as client:
+                return client.info()
+
+        def done(info: dict | None, error: BaseException | None) -> None:
+            if error is None:
+                self.status.setText(f"The estimator at {s.url} answers: protocol "
+                                    f"{info.get('protocol')}, {info.get('models', 0)} "
+                                    "model(s) stored.")  # fmt: skip
+            else:
+                self.status.setText(f"No estimator answers at {s.url}: {error}")
+            if then is not None:
+                then(error is None)
+
+        self.worker.run(ask, done)
+
+    def start_local(self, then: Callable[[bool], None] | None = None) -> None:
+        """Start a private estimator (off the GUI thread) and point the URL at it."""
+        if self.local is not None and self.local.running():
+            self.url.setText(self.local.url)
+            self.status.setText(f"A local estimator is running at {self.local.url}.")
+            if then is not None:
+                then(True)
+            return
+        local = LocalEstimator()
+        self.start_button.setEnabled(False)
+        self.status.setText("Starting a local estimator…")
+
+        def done(_: object, error: BaseException | None) -> None:
+            self.start_button.setEnabled(True)
+            if error is None:
+                self.local = local
+                self.url.setText(local.url)
+                self.token.clear()
+                self.status.setText(f"A local estimator is running at {local.url}; it "
+                                    "stops when PIUI exits.")  # fmt: skip
+            else:
+                self.status.setText(f"The local estimator did not start: {error}")
+            if then is not None:
+                then(error is None)
+
+        self.worker.run(local.start, done)
