@@ -1,0 +1,727 @@
+"""Communication phases: the estimator's event trace (report section 2.2.2, steps III-V;
+DESIGN.md, "Communication phases").
+
+A phase is a list of messages, each from ``src`` to ``dst`` (hardware processors, or
+virtual ones when a virtual topology is named) with ``bytes``, an optional ``start``
+(seconds, default 0) and ``after`` (indices of messages that must end first; it starts
+at the later of ``start`` and their last end). Every message takes its hardware route.
+It is in flight from its start to its end and counts in ``n(l)`` on every link ``l`` of
+its route all that time. It first spends its route's summed latency, then moves its
+bytes at ``1 / max(speed(l) * n(l) for l in route)`` bytes per second, ``n`` being the
+messages in flight at that moment. A message to itself takes no time.
+
+The trace visits only the moments when a message starts or ends, the only moments a
+rate can change. At each, the link loads change on the routes of the messages that
+started or ended; only the messages in flight on those links are looked at again, and
+only those whose rate did change are brought up to date (bytes moved so far, new
+predicted end). Messages whose rates never differ end at the same computed time and are
+taken out together, so k equal messages starting together make two events, not 2k.
+
+:func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
+(:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
+:class:`~parasol_core.topology.network.RouteTable`. Bad input raises :class:`PhaseError`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasol_core.model import Machine, VirtualTopology
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
+
+# Ends predicted within this relative distance of the earliest one are one event: they
+# differ by rounding only, and taking them out together keeps the event count down.
+END_RTOL = 1e-12
+# A candidate list for "who shares a link with what just changed" larger than this share
+# of the messages in flight is not worth gathering: every message in flight is looked at.
+FULL_RECOMPUTE_SHARE = 0.5
+
+
+class PhaseError(ValueError):
+    """A phase that cannot be simulated: an unknown processor or virtual topology, a
+    route that cannot be plotted, a negative size or start, a cycle in ``after``, a
+    malformed message list. The message says which message is wrong."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a phase (``after``: indices into the phase's message list)."""
+
+    src: int
+    dst: int
+    bytes: float
+    start: float = 0.0
+    after: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"src": self.src, "dst": self.dst, "bytes": self.bytes}
+        if self.start:
+            out["start"] = self.start
+        if self.after:
+            out["after"] = list(self.after)
+        return out
+
+
+class MessageArrays:
+    """Many messages as numpy arrays (what the pattern generators build and the trace
+    runs on). ``after``: message ``i`` waits for ``after_idx[after_ptr[i]:after_ptr[i+1]]``;
+    both None when no message waits for another."""
+
+    def __init__(
+        self,
+        src: Any,
+        dst: Any,
+        nbytes: Any,
+        start: Any = None,
+        after_ptr: np.ndarray | None = None,
+        after_idx: np.ndarray | None = None,
+    ) -> None:
+        self.src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        self.dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+        n = self.src.shape[0]
+        self.nbytes = np.broadcast_to(np.asarray(nbytes, dtype=np.float64), (n,)).copy()
+        self.start = (
+            np.zeros(n)
+            if start is None
+            else np.broadcast_to(np.asarray(start, dtype=np.float64), (n,)).copy()
+        )
+        self.after_ptr = after_ptr
+        self.after_idx = after_idx
+        if self.dst.shape != (n,):
+            raise PhaseError("src and dst must have the same length")
+        if (after_ptr is None) != (after_idx is None):
+            raise PhaseError("after_ptr and after_idx go together")
+        if after_ptr is not None and (
+            after_ptr.shape != (n + 1,) or after_ptr[-1] != len(after_idx)
+        ):
+            raise PhaseError("after_ptr must have one entry per message, plus one")
+
+    def __len__(self) -> int:
+        return self.src.shape[0]
+
+    @classmethod
+    def from_messages(cls, messages: Sequence[Message]) -> MessageArrays:
+        n = len(messages)
+        src = np.fromiter((m.src for m in messages), dtype=np.int64, count=n)
+        dst = np.fromiter((m.dst for m in messages), dtype=np.int64, count=n)
+        nbytes = np.fromiter((m.bytes for m in messages), dtype=np.float64, count=n)
+        start = np.fromiter((m.start for m in messages), dtype=np.float64, count=n)
+        ptr = idx = None
+        if any(m.after for m in messages):
+            lengths = np.fromiter((len(m.after) for m in messages), dtype=np.int64, count=n)
+            ptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(lengths, out=ptr[1:])
+            idx = np.fromiter(
+                (a for m in messages for a in m.after), dtype=np.int64, count=int(ptr[-1])
+            )
+        return cls(src, dst, nbytes, start, ptr, idx)
+
+    def after_of(self, i: int) -> tuple[int, ...]:
+        if self.after_ptr is None:
+            return ()
+        return tuple(int(a) for a in self.after_idx[self.after_ptr[i] : self.after_ptr[i + 1]])
+
+    def to_messages(self) -> list[Message]:
+        src, dst = self.src.tolist(), self.dst.tolist()
+        nbytes, start = self.nbytes.tolist(), self.start.tolist()
+        return [
+            Message(src[i], dst[i], nbytes[i], start[i], self.after_of(i)) for i in range(len(self))
+        ]
+
+
+# --------------------------------------------------------------------------- input
+
+
+_KEYS = {"src", "dst", "bytes", "start", "after"}
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise PhaseError(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PhaseError(f"{what} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or x < 0:
+        raise PhaseError(f"{what} must be zero or positive, got {value!r}")
+    return x
+
+
+def parse_messages(data: Any) -> list[Message]:
+    """Messages from decoded JSON: a list of ``{"src", "dst", "bytes", "start"?,
+    "after"?}`` objects (``Message`` objects pass through)."""
+    if not isinstance(data, list):
+        raise PhaseError(f"a message list must be a JSON list, got {type(data).__name__}")
+    out = []
+    for i, item in enumerate(data):
+        if isinstance(item, Message):
+            out.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise PhaseError(f"message {i}: expected an object, got {item!r}")
+        unknown = set(item) - _KEYS
+        if unknown:
+            raise PhaseError(
+                f"message {i}: unknown field(s) {', '.join(sorted(map(str, unknown)))} "
+                "(known: src, dst, bytes, start, after)"
+            )
+        for key in ("src", "dst", "bytes"):
+            if key not in item:
+                raise PhaseError(f"message {i}: missing {key!r}")
+        after = item.get("after", [])
+        if not isinstance(after, list):
+            raise PhaseError(f"message {i}: 'after' must be a list of message indices")
+        out.append(
+            Message(
+                _int(item["src"], f"message {i}: src"),
+                _int(item["dst"], f"message {i}: dst"),
+                _number(item["bytes"], f"message {i}: bytes"),
+                _number(item.get("start", 0.0), f"message {i}: start"),
+                tuple(_int(a, f"message {i}: after") for a in after),
+            )
+        )
+    return out
+
+
+def load_messages(path: str | Path) -> list[Message]:
+    """Messages from a JSON file (see :func:`parse_messages`); OSError if unreadable."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PhaseError(f"{path}: not valid JSON: {e}") from None
+    return parse_messages(data)
+
+
+def _as_arrays(messages: Any) -> MessageArrays:
+    if isinstance(messages, MessageArrays):
+        return messages
+    if isinstance(messages, (str, bytes)):
+        try:
+            messages = json.loads(messages)
+        except json.JSONDecodeError as e:
+            raise PhaseError(f"not valid JSON: {e}") from None
+    return MessageArrays.from_messages(parse_messages(list(messages)))
+
+
+def _check(arrays: MessageArrays) -> None:
+    n = len(arrays)
+    for name, values in (("bytes", arrays.nbytes), ("start", arrays.start)):
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise PhaseError(f"message {i}: {name} must be zero or positive, got {values[i]!r}")
+    if arrays.after_idx is not None:
+        idx = arrays.after_idx
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            at = int(np.argmax(bad))
+            i = int(np.searchsorted(arrays.after_ptr, at, side="right") - 1)
+            raise PhaseError(
+                f"message {i}: 'after' names message {int(idx[at])}, and there are "
+                f"messages 0..{n - 1}"
+            )
+
+
+def _topological_order(arrays: MessageArrays) -> np.ndarray:
+    """An order in which every message comes after those it waits for; PhaseError
+    naming a cycle if there is none."""
+    n = len(arrays)
+    ptr, idx = arrays.after_ptr, arrays.after_idx
+    waiting = np.diff(ptr)
+    who = np.repeat(np.arange(n), waiting)  # who[k] waits for idx[k]
+    order_by_dep = np.argsort(idx, kind="stable")
+    dep_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(idx, minlength=n), out=dep_ptr[1:])
+    dependents = who[order_by_dep].tolist()
+    dp = dep_ptr.tolist()
+    count = waiting.tolist()
+    ready = [i for i in range(n) if count[i] == 0]
+    out = []
+    while ready:
+        i = ready.pop()
+        out.append(i)
+        for j in dependents[dp[i] : dp[i + 1]]:
+            count[j] -= 1
+            if count[j] == 0:
+                ready.append(j)
+    if len(out) < n:
+        raise PhaseError(f"'after' has a cycle: {_a_cycle(arrays, count)}")
+    return np.asarray(out, dtype=np.int64)
+
+
+def _a_cycle(arrays: MessageArrays, count: list[int]) -> str:
+    """One cycle among the messages left waiting, as 'message a waits for b ...'."""
+    left = {i for i, c in enumerate(count) if c > 0}
+    i = min(left)
+    seen: dict[int, int] = {}
+    path = []
+    while i not in seen:
+        seen[i] = len(path)
+        path.append(i)
+        i = next(a for a in arrays.after_of(i) if a in left)
+    cycle = path[seen[i] :] + [i]
+    return " waits for ".join(f"message {j}" for j in cycle)
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class PhaseResult:
+    """What a phase took. Per message (input order): ``start``, ``end``; per link
+    crossed (``link_ids``, ascending): ``busy`` (seconds with at least one message in
+    flight on it) and ``max_in_flight`` (its largest ``n(l)``)."""
+
+    makespan: float
+    uncontended: float
+    src: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    alone: np.ndarray  # each message's time alone on the network
+    topology: int | None
+    link_ids: np.ndarray
+    busy: np.ndarray
+    max_in_flight: np.ndarray
+    events: int = 0
+
+    @property
+    def ratio(self) -> float:
+        """Makespan over the uncontended makespan (1 when there was no contention)."""
+        if self.uncontended > 0:
+            return self.makespan / self.uncontended
+        return 1.0 if self.makespan == 0 else math.inf
+
+    def busiest(self, count: int = 5) -> list[tuple[int, float, int]]:
+        """``(link id, busy, max_in_flight)`` of the busiest links, busiest first."""
+        order = np.lexsort((self.link_ids, -self.max_in_flight, -self.busy))[:count]
+        return [
+            (int(self.link_ids[i]), float(self.busy[i]), int(self.max_in_flight[i])) for i in order
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"makespan", "uncontended", "messages": [{"src", "dst", "bytes", "start",
+        "end"}...], "links": [{"topology", "link", "busy", "max_in_flight"}...]}``."""
+        src, dst = self.src.tolist(), self.dst.tolist()
+        nbytes, start, end = self.nbytes.tolist(), self.start.tolist(), self.end.tolist()
+        messages = [
+            {"src": s, "dst": d, "bytes": b, "start": t0, "end": t1}
+            for s, d, b, t0, t1 in zip(src, dst, nbytes, start, end)
+        ]
+        links = [
+            {"topology": self.topology, "link": lid, "busy": busy, "max_in_flight": n}
+            for lid, busy, n in zip(
+                self.link_ids.tolist(), self.busy.tolist(), self.max_in_flight.tolist()
+            )
+        ]
+        return {
+            "makespan": self.makespan,
+            "uncontended": self.uncontended,
+            "messages": messages,
+            "links": links,
+        }
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def simulate_phase(
+    machine: Machine,
+    messages: Sequence[Message] | Sequence[Mapping[str, Any]] | MessageArrays | str,
+    virtual: VirtualTopology | int | None = None,
+) -> PhaseResult:
+    """Run the event trace of a phase on the machine's hardware topology.
+
+    ``messages``: :class:`Message` objects, decoded JSON objects, JSON text or
+    :class:`MessageArrays`; with ``virtual`` (a virtual topology or its id), ``src`` and
+    ``dst`` are its virtual processors. Raises :class:`PhaseError` on bad input.
+    """
+    arrays = _as_arrays(messages)
+    _check(arrays)
+    try:
+        table = RouteTable.for_machine(machine, virtual)
+        ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
+    except RoutingError as e:
+        raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None
+    return simulate_routes(table, ids, arrays)
+
+
+def table_or_none(machine: Machine, virtual: VirtualTopology | int | None) -> RouteTable | None:
+    try:
+        return RouteTable.for_machine(machine, virtual)
+    except RoutingError:
+        return None
+
+
+def _which_message(error: str, arrays: MessageArrays, table: RouteTable | None) -> str:
+    """The routing error, prefixed with the first message it concerns."""
+    if table is None:
+        return error
+    for i in range(len(arrays)):
+        try:
+            table.add(int(arrays.src[i]), int(arrays.dst[i]))
+        except RoutingError as e:
+            return f"message {i} ({arrays.src[i]} -> {arrays.dst[i]}): {e}"
+    return error
+
+
+def simulate(
+    machine: Machine,
+    *,
+    messages: Any = None,
+    pattern: str | None = None,
+    bytes: float | None = None,  # noqa: A002 - the name callers use
+    dim: int | str | None = None,
+    root: int | None = None,
+    virtual: VirtualTopology | int | None = None,
+) -> PhaseResult:
+    """A phase given either as ``messages`` or as a ``pattern`` name with ``bytes``
+    (and ``dim`` for ``shift``, ``root`` for the broadcasts): what the command line and
+    the estimator's ``estimate.phase`` call."""
+    if (messages is None) == (pattern is None):
+        raise PhaseError("give either messages or a pattern, not both")
+    if pattern is not None:
+        from parasol_core.topology.patterns import make_pattern_arrays
+
+        if bytes is None:
+            raise PhaseError(f"the {pattern} pattern needs a message size (bytes)")
+        messages = make_pattern_arrays(machine, pattern, bytes, dim=dim, root=root, virtual=virtual)
+    return simulate_phase(machine, messages, virtual)
+
+
+# --------------------------------------------------------------------------- the trace
+
+
+def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) -> PhaseResult:
+    """The event trace on routes already plotted: message ``i`` takes route
+    ``route_ids[i]`` of ``table``."""
+    _check(messages)
+    ids = np.asarray(route_ids, dtype=np.int64)
+    m = len(messages)
+    if ids.shape != (m,):
+        raise PhaseError("one route id per message")
+    order = _topological_order(messages) if messages.after_ptr is not None else None
+    trace = _Trace(table, ids, messages)
+    trace.run()
+    alone_end = _uncontended_ends(messages, trace.alone, order)
+    index = table.index
+    used = np.flatnonzero(trace.max_n[:-1] > 0)
+    return PhaseResult(
+        makespan=float(trace.end.max()) if m else 0.0,
+        uncontended=float(alone_end.max()) if m else 0.0,
+        src=messages.src,
+        dst=messages.dst,
+        nbytes=messages.nbytes,
+        start=trace.t0,
+        end=trace.end,
+        alone=trace.alone,
+        topology=index.topology.id,
+        link_ids=index.link_ids[used],
+        busy=trace.busy[used],
+        max_in_flight=trace.max_n[used],
+        events=trace.events,
+    )
+
+
+def _uncontended_ends(
+    messages: MessageArrays, alone: np.ndarray, order: np.ndarray | None
+) -> np.ndarray:
+    """Every message's end if each took its time alone (starts and ``after`` kept)."""
+    if order is None:
+        return messages.start + alone
+    end = np.zeros(len(messages))
+    ptr, idx = messages.after_ptr.tolist(), messages.after_idx.tolist()
+    start, took = messages.start.tolist(), alone.tolist()
+    out = end.tolist()
+    for i in order.tolist():
+        t = start[i]
+        for j in idx[ptr[i] : ptr[i + 1]]:
+            if out[j] > t:
+                t = out[j]
+        out[i] = t + took[i]
+    return np.asarray(out)
+
+
+class _Trace:
+    """The state of one event trace (arrays over messages and over link slots; the
+    extra last link slot is a sentinel with no load, padding route rows)."""
+
+    def __init__(self, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> None:
+        m = ids.shape[0]
+        self.m = m
+        self.messages = messages
+        index = table.index
+        nlinks = index.link_ids.shape[0]
+        self.nlinks = nlinks
+        slots, ends, uslots, uends = table.arrays()
+        pos = ids - 1
+        # latency: summed over every crossing; rates: over the distinct links
+        flat, which = _gather(slots, ends, pos)
+        hops = ends[pos + 1] - ends[pos]
+        lat, spd = index.latency[flat], index.speed[flat]
+        bad = np.isnan(lat) | np.isnan(spd)
+        if bad.any():
+            k = int(np.argmax(bad))
+            what = "latency" if np.isnan(lat[k]) else "speed"
+            raise PhaseError(
+                f"message {int(which[k])}: link {int(index.link_ids[flat[k]])} of "
+                f"{index.label} has no {what}"
+            )
+        starts = np.zeros(m, dtype=np.int64)
+        np.cumsum(hops[:-1], out=starts[1:])
+        self.latency = _segment_reduce(np.add, lat, starts, hops)
+        self.u_flat, u_which = _gather(uslots, uends, pos)
+        self.u_hops = uends[pos + 1] - uends[pos]
+        self.u_start = np.zeros(m, dtype=np.int64)
+        np.cumsum(self.u_hops[:-1], out=self.u_start[1:])
+        self.speed = np.append(index.speed, 0.0)
+        self.smax = _segment_reduce(np.maximum, self.speed[self.u_flat], self.u_start, self.u_hops)
+        nbytes = messages.nbytes
+        self.alone = np.where(self.u_hops > 0, self.latency + nbytes * self.smax, 0.0)
+        self.u_which = u_which
+        self._rows: np.ndarray | None = None
+        self._link_msgs: tuple[np.ndarray, np.ndarray] | None = None
+
+        self.load = np.zeros(nlinks + 1, dtype=np.int64)
+        self.w = np.zeros(nlinks + 1)  # speed * load
+        self.max_n = np.zeros(nlinks + 1, dtype=np.int64)
+        self.busy = np.zeros(nlinks + 1)
+        self.since = np.zeros(nlinks + 1)
+
+        self.inflight = np.zeros(m, dtype=bool)
+        self.count = 0
+        self.t0 = np.full(m, np.nan)
+        self.end = np.full(m, np.nan)
+        self.tx = np.zeros(m)  # when the bytes start to move
+        self.rem = nbytes.copy()  # bytes still to move at tlast
+        self.tlast = np.zeros(m)
+        self.c = np.full(m, np.nan)  # current seconds per byte
+        self.pred = np.full(m, np.inf)  # predicted end while in flight
+        self.events = 0
+
+        # when each message may start: its start if it waits for nobody
+        self.waits = (
+            np.diff(messages.after_ptr) if messages.after_ptr is not None else np.zeros(m, np.int64)
+        )
+        self.ready = messages.start.copy()
+        free = np.flatnonzero(self.waits == 0)
+        self.queue = free[np.argsort(messages.start[free], kind="stable")]
+        self.queue_times = messages.start[self.queue]
+        self.qpos = 0
+        self.heap: list[tuple[float, int]] = []
+        if messages.after_ptr is not None:
+            who = np.repeat(np.arange(m), self.waits)
+            by = np.argsort(messages.after_idx, kind="stable")
+            self.dep_ptr = np.zeros(m + 1, dtype=np.int64)
+            np.cumsum(np.bincount(messages.after_idx, minlength=m), out=self.dep_ptr[1:])
+            self.dependents = who[by]
+            self.left = self.waits.copy()
+
+    # ------------------------------------------------------------------ helpers
+
+    def rows(self) -> np.ndarray:
+        """Each message's distinct link slots as one padded row (sentinel-filled)."""
+        if self._rows is None:
+            width = int(self.u_hops.max(initial=0))
+            rows = np.full((self.m, max(width, 1)), self.nlinks, dtype=np.int64)
+            col = np.arange(self.u_flat.shape[0]) - self.u_start[self.u_which]
+            rows[self.u_which, col] = self.u_flat
+            self._rows = rows
+        return self._rows
+
+    def link_messages(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each link slot, the messages whose routes cross it (CSR)."""
+        if self._link_msgs is None:
+            by = np.argsort(self.u_flat, kind="stable")
+            ptr = np.zeros(self.nlinks + 2, dtype=np.int64)
+            np.cumsum(np.bincount(self.u_flat, minlength=self.nlinks + 1), out=ptr[1:])
+            self._link_msgs = (ptr, self.u_which[by])
+        return self._link_msgs
+
+    def links_of(self, msgs: np.ndarray) -> np.ndarray:
+        if msgs.shape[0] == self.m:
+            return self.u_flat
+        if msgs.shape[0] == 1:
+            i = int(msgs[0])
+            return self.u_flat[self.u_start[i] : self.u_start[i] + self.u_hops[i]]
+        rows = self.rows()[msgs].ravel()
+        return rows[rows != self.nlinks]
+
+    def rate_of(self, msgs: np.ndarray, every: bool = False) -> np.ndarray:
+        """Seconds per byte of these messages under the current loads (``every``:
+        ``msgs`` is every message, in order)."""
+        if every:
+            return _segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
+        return self.w[self.rows()[msgs]].max(axis=1)
+
+    # ------------------------------------------------------------------ the loop
+
+    def next_start(self) -> float:
+        t = self.queue_times[self.qpos] if self.qpos < self.queue.shape[0] else math.inf
+        if self.heap and self.heap[0][0] < t:
+            t = self.heap[0][0]
+        return t
+
+    def run(self) -> None:
+        pred = self.pred
+        while True:
+            t_end = float(pred.min()) if self.count else math.inf
+            t_start = self.next_start()
+            if t_end == math.inf and t_start == math.inf:
+                break
+            self.events += 1
+            if t_end <= t_start:
+                t = t_end
+                ending = np.flatnonzero(pred <= t_end + END_RTOL * abs(t_end))
+                self.finish(ending, pred[ending].copy())
+            else:
+                t = t_start
+                ending = np.zeros(0, dtype=np.int64)
+            starting = self.take_starts(t)
+            self.change(t, starting, ending)
+
+    def take_starts(self, t: float) -> np.ndarray:
+        """The messages that start at ``t`` (those that take no time end there too,
+        which may let others start at ``t``)."""
+        found = []
+        while True:
+            hi = self.qpos
+            if hi < self.queue.shape[0] and self.queue_times[hi] <= t:
+                hi = int(np.searchsorted(self.queue_times, t, side="right"))
+            batch = self.queue[self.qpos : hi]
+            self.qpos = hi
+            if self.heap and self.heap[0][0] <= t:
+                more = []
+                while self.heap and self.heap[0][0] <= t:
+                    more.append(heapq.heappop(self.heap)[1])
+                batch = np.concatenate((batch, np.asarray(more, dtype=np.int64)))
+            if not batch.shape[0]:
+                break
+            self.t0[batch] = t
+            self.tx[batch] = t + self.latency[batch]
+            self.tlast[batch] = t
+            instant = (self.u_hops[batch] == 0) | (
+                (self.latency[batch] == 0)
+                & ((self.messages.nbytes[batch] == 0) | (self.smax[batch] == 0))
+            )
+            if instant.any():
+                done = batch[instant]
+                self.finish(done, np.full(done.shape[0], t), in_flight=False)
+                batch = batch[~instant]
+            found.append(batch)
+            if not (self.heap and self.heap[0][0] <= t):
+                if not (self.qpos < self.queue.shape[0] and self.queue_times[self.qpos] <= t):
+                    break
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        return found[0] if len(found) == 1 else np.concatenate(found)
+
+    def finish(self, msgs: np.ndarray, at: np.ndarray, in_flight: bool = True) -> None:
+        """Messages end (at their own predicted times); release those waiting for them."""
+        self.end[msgs] = at
+        if in_flight:
+            self.pred[msgs] = np.inf
+            self.inflight[msgs] = False
+            self.count -= msgs.shape[0]
+        if self.messages.after_ptr is None:
+            return
+        ptr = self.dep_ptr
+        lengths = ptr[msgs + 1] - ptr[msgs]
+        if not lengths.any():
+            return
+        waiting, which = _gather(self.dependents, ptr, msgs)
+        np.maximum.at(self.ready, waiting, at[which])
+        np.subtract.at(self.left, waiting, 1)
+        released = np.unique(waiting[self.left[waiting] == 0])
+        for j, when in zip(released.tolist(), self.ready[released].tolist()):
+            heapq.heappush(self.heap, (when, j))
+
+    def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
+        """Loads, link statistics and rates after ``starting`` and ``ending`` at ``t``."""
+        if starting.shape[0]:
+            self.inflight[starting] = True
+            self.count += starting.shape[0]
+        up, down = self.links_of(starting), self.links_of(ending)
+        big = up.shape[0] + down.shape[0] > self.nlinks // 8
+        if big:
+            delta = np.bincount(up, minlength=self.nlinks + 1) - np.bincount(
+                down, minlength=self.nlinks + 1
+            )
+            changed = np.flatnonzero(delta)
+            delta = delta[changed]
+        else:
+            both = np.concatenate((up, down))
+            changed, inverse = np.unique(both, return_inverse=True)
+            sign = np.ones(both.shape[0], dtype=np.int64)
+            sign[up.shape[0] :] = -1
+            delta = np.bincount(inverse, weights=sign, minlength=changed.shape[0]).astype(np.int64)
+            keep = delta != 0
+            changed, delta = changed[keep], delta[keep]
+        if not changed.shape[0] and not starting.shape[0]:
+            return
+        old = self.load[changed]
+        new = old + delta
+        self.load[changed] = new
+        self.w[changed] = self.speed[changed] * new
+        opened = changed[(old == 0) & (new > 0)]
+        self.since[opened] = t
+        closed = changed[(old > 0) & (new == 0)]
+        self.busy[closed] += t - self.since[closed]
+        self.max_n[changed] = np.maximum(self.max_n[changed], new)
+        if not self.count:
+            return
+        # who may have a new rate: everyone in flight on a changed link
+        every = False
+        if big or self.count <= 64:
+            every = self.count == self.m
+            look = np.arange(self.m) if every else np.flatnonzero(self.inflight)
+        else:
+            ptr, msgs = self.link_messages()
+            lengths = ptr[changed + 1] - ptr[changed]
+            if int(lengths.sum()) > FULL_RECOMPUTE_SHARE * self.m:
+                look = np.flatnonzero(self.inflight)
+            else:
+                cand, _ = _gather(msgs, ptr, changed)
+                cand = np.concatenate((cand[self.inflight[cand]], starting))
+                mark = self._mark()
+                mark[cand] = np.arange(cand.shape[0])
+                look = cand[mark[cand] == np.arange(cand.shape[0])]
+        rate = self.rate_of(look, every)
+        moved = rate != self.c[look]  # NaN (just started) counts as moved
+        look, rate = look[moved], rate[moved]
+        if not look.shape[0]:
+            return
+        old_c = self.c[look]
+        tx = self.tx[look]
+        going = np.maximum(self.tlast[look], tx)
+        elapsed = t - going
+        run = (elapsed > 0) & (old_c > 0)
+        if run.any():
+            rem = self.rem[look]
+            rem[run] = np.maximum(rem[run] - elapsed[run] / old_c[run], 0.0)
+            self.rem[look] = rem
+        self.tlast[look] = t
+        self.c[look] = rate
+        self.pred[look] = np.maximum(tx, t) + self.rem[look] * rate
+
+    def _mark(self) -> np.ndarray:
+        mark = getattr(self, "_mark_array", None)
+        if mark is None:
+            mark = self._mark_array = np.zeros(self.m, dtype=np.int64)
+        return mark
