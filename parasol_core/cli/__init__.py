@@ -11,9 +11,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from parasol_core.cli import eval_commands, model_commands, topology_commands
+from parasol_core.cli import eval_commands, model_commands, simulate_commands, topology_commands
 
-COMMAND_MODULES = [model_commands, eval_commands, topology_commands]
+COMMAND_MODULES = [model_commands, eval_commands, topology_commands, simulate_commands]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 

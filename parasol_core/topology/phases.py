@@ -41,9 +41,6 @@ from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
 # Ends predicted within this relative distance of the earliest one are one event: they
 # differ by rounding only, and taking them out together keeps the event count down.
 END_RTOL = 1e-12
-# A candidate list for "who shares a link with what just changed" larger than this share
-# of the messages in flight is not worth gathering: every message in flight is looked at.
-FULL_RECOMPUTE_SHARE = 0.5
 
 
 class PhaseError(ValueError):
@@ -215,7 +212,9 @@ def _as_arrays(messages: Any) -> MessageArrays:
             messages = json.loads(messages)
         except json.JSONDecodeError as e:
             raise PhaseError(f"not valid JSON: {e}") from None
-    return MessageArrays.from_messages(parse_messages(list(messages)))
+    if isinstance(messages, tuple):
+        messages = list(messages)
+    return MessageArrays.from_messages(parse_messages(messages))
 
 
 def _check(arrays: MessageArrays) -> None:
@@ -459,8 +458,15 @@ def _uncontended_ends(
 
 
 class _Trace:
-    """The state of one event trace (arrays over messages and over link slots; the
-    extra last link slot is a sentinel with no load, padding route rows)."""
+    """The state of one event trace: arrays over messages and over link slots (the
+    extra last slot is a sentinel with no load and no speed, padding route rows).
+
+    A message in flight keeps its predicted end ``pred`` and its seconds per byte ``c``;
+    when ``c`` changes at ``t`` the bytes left are ``(pred - max(t, tx)) / c`` (``tx``:
+    when its bytes start to move), so the new end is ``max(t, tx) + (pred - max(t, tx))
+    * c_new / c``. ``c`` is infinite for a message not in flight, so no test below ever
+    picks one.
+    """
 
     def __init__(self, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> None:
         m = ids.shape[0]
@@ -486,7 +492,7 @@ class _Trace:
         starts = np.zeros(m, dtype=np.int64)
         np.cumsum(hops[:-1], out=starts[1:])
         self.latency = _segment_reduce(np.add, lat, starts, hops)
-        self.u_flat, u_which = _gather(uslots, uends, pos)
+        self.u_flat, self.u_which = _gather(uslots, uends, pos)
         self.u_hops = uends[pos + 1] - uends[pos]
         self.u_start = np.zeros(m, dtype=np.int64)
         np.cumsum(self.u_hops[:-1], out=self.u_start[1:])
@@ -494,44 +500,51 @@ class _Trace:
         self.smax = _segment_reduce(np.maximum, self.speed[self.u_flat], self.u_start, self.u_hops)
         nbytes = messages.nbytes
         self.alone = np.where(self.u_hops > 0, self.latency + nbytes * self.smax, 0.0)
-        self.u_which = u_which
+        self.instant = (self.u_hops == 0) | (
+            (self.latency == 0) & ((nbytes == 0) | (self.smax == 0))
+        )
         self._rows: np.ndarray | None = None
-        self._link_msgs: tuple[np.ndarray, np.ndarray] | None = None
+        self._link_msgs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._bounds = (self.u_start.tolist(), (self.u_start + self.u_hops).tolist())
+        self.mean_hops = self.u_flat.shape[0] / max(m, 1)
+        self._msg_mark = np.zeros(m, dtype=np.int64)
 
         self.load = np.zeros(nlinks + 1, dtype=np.int64)
         self.w = np.zeros(nlinks + 1)  # speed * load
         self.max_n = np.zeros(nlinks + 1, dtype=np.int64)
         self.busy = np.zeros(nlinks + 1)
         self.since = np.zeros(nlinks + 1)
+        self._acc = np.zeros(nlinks + 1, dtype=np.int64)
+        self._mark = np.zeros(nlinks + 1, dtype=np.int64)
 
-        self.inflight = np.zeros(m, dtype=bool)
+        # the messages in flight, members[:count], and their predicted ends
+        self.members = np.zeros(m, dtype=np.int64)
+        self.cpred = np.zeros(m)
+        self.slot = np.full(m, -1, dtype=np.int64)  # where a message is in members
         self.count = 0
         self.t0 = np.full(m, np.nan)
         self.end = np.full(m, np.nan)
-        self.tx = np.zeros(m)  # when the bytes start to move
-        self.rem = nbytes.copy()  # bytes still to move at tlast
-        self.tlast = np.zeros(m)
-        self.c = np.full(m, np.nan)  # current seconds per byte
-        self.pred = np.full(m, np.inf)  # predicted end while in flight
+        self.tx = np.zeros(m)
+        self.c = np.full(m, np.inf)
         self.events = 0
 
-        # when each message may start: its start if it waits for nobody
-        self.waits = (
-            np.diff(messages.after_ptr) if messages.after_ptr is not None else np.zeros(m, np.int64)
-        )
+        # the messages that wait for nobody start in order of their start times; the
+        # others go on a heap when the last one they wait for ends
+        after = messages.after_ptr is not None
         self.ready = messages.start.copy()
-        free = np.flatnonzero(self.waits == 0)
+        waits = np.diff(messages.after_ptr) if after else np.zeros(m, np.int64)
+        free = np.flatnonzero(waits == 0)
         self.queue = free[np.argsort(messages.start[free], kind="stable")]
         self.queue_times = messages.start[self.queue]
         self.qpos = 0
         self.heap: list[tuple[float, int]] = []
-        if messages.after_ptr is not None:
-            who = np.repeat(np.arange(m), self.waits)
+        if after:
+            who = np.repeat(np.arange(m), waits)
             by = np.argsort(messages.after_idx, kind="stable")
             self.dep_ptr = np.zeros(m + 1, dtype=np.int64)
             np.cumsum(np.bincount(messages.after_idx, minlength=m), out=self.dep_ptr[1:])
             self.dependents = who[by]
-            self.left = self.waits.copy()
+            self.left = waits.copy()
 
     # ------------------------------------------------------------------ helpers
 
@@ -545,89 +558,93 @@ class _Trace:
             self._rows = rows
         return self._rows
 
-    def link_messages(self) -> tuple[np.ndarray, np.ndarray]:
-        """For each link slot, the messages whose routes cross it (CSR)."""
+    def link_messages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each link slot, the messages whose routes cross it (CSR: ``msgs``,
+        ``first``, ``past``)."""
         if self._link_msgs is None:
             by = np.argsort(self.u_flat, kind="stable")
             ptr = np.zeros(self.nlinks + 2, dtype=np.int64)
             np.cumsum(np.bincount(self.u_flat, minlength=self.nlinks + 1), out=ptr[1:])
-            self._link_msgs = (ptr, self.u_which[by])
+            self._link_msgs = (self.u_which[by], ptr[:-1], ptr[1:])
         return self._link_msgs
 
     def links_of(self, msgs: np.ndarray) -> np.ndarray:
         if msgs.shape[0] == self.m:
             return self.u_flat
-        if msgs.shape[0] == 1:
-            i = int(msgs[0])
-            return self.u_flat[self.u_start[i] : self.u_start[i] + self.u_hops[i]]
         rows = self.rows()[msgs].ravel()
         return rows[rows != self.nlinks]
 
-    def rate_of(self, msgs: np.ndarray, every: bool = False) -> np.ndarray:
-        """Seconds per byte of these messages under the current loads (``every``:
-        ``msgs`` is every message, in order)."""
-        if every:
-            return _segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
-        return self.w[self.rows()[msgs]].max(axis=1)
-
     # ------------------------------------------------------------------ the loop
 
-    def next_start(self) -> float:
-        t = self.queue_times[self.qpos] if self.qpos < self.queue.shape[0] else math.inf
-        if self.heap and self.heap[0][0] < t:
-            t = self.heap[0][0]
-        return t
-
     def run(self) -> None:
-        pred = self.pred
+        inf = math.inf
+        queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
+        heap = self.heap
+        cpred, members = self.cpred, self.members
         while True:
-            t_end = float(pred.min()) if self.count else math.inf
-            t_start = self.next_start()
-            if t_end == math.inf and t_start == math.inf:
+            t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
+            if heap and heap[0][0] < t_start:
+                t_start = heap[0][0]
+            n = self.count
+            t_end = float(cpred[:n].min()) if n else inf
+            if t_end == inf and t_start == inf:
                 break
             self.events += 1
+            ending = None
             if t_end <= t_start:
                 t = t_end
-                ending = np.flatnonzero(pred <= t_end + END_RTOL * abs(t_end))
-                self.finish(ending, pred[ending].copy())
+                at = np.flatnonzero(cpred[:n] <= t_end + END_RTOL * abs(t_end))
+                ending = members[at]
+                self.finish(ending, cpred[at])
             else:
                 t = t_start
-                ending = np.zeros(0, dtype=np.int64)
-            starting = self.take_starts(t)
+            # the messages that wait for nobody, in order of their start times
+            lo = hi = self.qpos
+            while hi < nqueue and queue_times[hi] <= t:
+                hi += 1
+            self.qpos = hi
+            starting = self.take_starts(t, self.queue[lo:hi])
+            if ending is None:
+                if starting.shape[0] == 1 and self.count > 64:
+                    self.one(t, int(starting[0]), True)
+                    continue
+                ending = starting[:0]
+            elif not starting.shape[0] and ending.shape[0] == 1 and self.count > 64:
+                self.one(t, int(ending[0]), False)
+                continue
             self.change(t, starting, ending)
 
-    def take_starts(self, t: float) -> np.ndarray:
-        """The messages that start at ``t`` (those that take no time end there too,
-        which may let others start at ``t``)."""
+    def take_starts(self, t: float, batch: np.ndarray) -> np.ndarray:
+        """``batch`` and the messages released to start at ``t`` start (those that take
+        no time end there too, which may release others at ``t``)."""
         found = []
+        heap = self.heap
         while True:
-            hi = self.qpos
-            if hi < self.queue.shape[0] and self.queue_times[hi] <= t:
-                hi = int(np.searchsorted(self.queue_times, t, side="right"))
-            batch = self.queue[self.qpos : hi]
-            self.qpos = hi
-            if self.heap and self.heap[0][0] <= t:
+            if heap and heap[0][0] <= t:
                 more = []
-                while self.heap and self.heap[0][0] <= t:
-                    more.append(heapq.heappop(self.heap)[1])
+                while heap and heap[0][0] <= t:
+                    more.append(heapq.heappop(heap)[1])
                 batch = np.concatenate((batch, np.asarray(more, dtype=np.int64)))
             if not batch.shape[0]:
                 break
             self.t0[batch] = t
-            self.tx[batch] = t + self.latency[batch]
-            self.tlast[batch] = t
-            instant = (self.u_hops[batch] == 0) | (
-                (self.latency[batch] == 0)
-                & ((self.messages.nbytes[batch] == 0) | (self.smax[batch] == 0))
-            )
+            instant = self.instant[batch]
             if instant.any():
                 done = batch[instant]
                 self.finish(done, np.full(done.shape[0], t), in_flight=False)
                 batch = batch[~instant]
+            tx = t + self.latency[batch]
+            self.tx[batch] = tx
+            self.c[batch] = np.nan  # not rated yet
+            k, n = self.count, batch.shape[0]
+            self.members[k : k + n] = batch
+            self.slot[batch] = np.arange(k, k + n)
+            self.cpred[k : k + n] = np.inf
+            self.count = k + n
             found.append(batch)
-            if not (self.heap and self.heap[0][0] <= t):
-                if not (self.qpos < self.queue.shape[0] and self.queue_times[self.qpos] <= t):
-                    break
+            batch = batch[:0]
+            if not (heap and heap[0][0] <= t):
+                break
         if not found:
             return np.zeros(0, dtype=np.int64)
         return found[0] if len(found) == 1 else np.concatenate(found)
@@ -636,14 +653,31 @@ class _Trace:
         """Messages end (at their own predicted times); release those waiting for them."""
         self.end[msgs] = at
         if in_flight:
-            self.pred[msgs] = np.inf
-            self.inflight[msgs] = False
-            self.count -= msgs.shape[0]
+            self.c[msgs] = np.inf
+            slot, members, cpred = self.slot, self.members, self.cpred
+            n = self.count
+            if msgs.shape[0] == 1:  # move the last one into its place
+                i = int(msgs[0])
+                k, last = int(slot[i]), n - 1
+                j = int(members[last])
+                members[k] = j
+                slot[j] = k
+                cpred[k] = cpred[last]
+                slot[i] = -1
+                self.count = last
+            else:
+                keep = np.ones(n, dtype=bool)
+                keep[slot[msgs]] = False
+                rest = members[:n][keep]
+                cpred[: rest.shape[0]] = cpred[:n][keep]
+                members[: rest.shape[0]] = rest
+                slot[rest] = np.arange(rest.shape[0])
+                slot[msgs] = -1
+                self.count = rest.shape[0]
         if self.messages.after_ptr is None:
             return
         ptr = self.dep_ptr
-        lengths = ptr[msgs + 1] - ptr[msgs]
-        if not lengths.any():
+        if not (ptr[msgs + 1] - ptr[msgs]).any():
             return
         waiting, which = _gather(self.dependents, ptr, msgs)
         np.maximum.at(self.ready, waiting, at[which])
@@ -652,11 +686,38 @@ class _Trace:
         for j, when in zip(released.tolist(), self.ready[released].tolist()):
             heapq.heappush(self.heap, (when, j))
 
+    def one(self, t: float, i: int, starts: bool) -> None:
+        """:meth:`change` for the common event: one message starts or ends."""
+        a, b = self._bounds[0][i], self._bounds[1][i]
+        links = self.u_flat[a:b]
+        old = self.load[links]
+        new = old + 1 if starts else old - 1
+        self.load[links] = new
+        speed = self.speed[links]
+        w_old = speed * old
+        w_new = speed * new
+        self.w[links] = w_new
+        if starts:
+            self.since[links[old == 0]] = t
+            self.max_n[links] = np.maximum(self.max_n[links], new)
+        else:
+            closed = links[new == 0]
+            self.busy[closed] += t - self.since[closed]
+        msgs, first, past = self.link_messages()
+        lo = first[links]
+        lengths = past[links] - lo
+        ends = np.cumsum(lengths)
+        cand = msgs[np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)]
+        c = self.c[cand]
+        if starts:  # a link got busier: it sets the rate of those it now outweighs
+            look = cand[c < np.repeat(w_new, lengths)]
+            look = np.append(look, i)
+        else:  # a link got quieter: those whose rate it set may speed up
+            look = cand[c == np.repeat(w_old, lengths)]
+        self.rate(t, look)
+
     def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
         """Loads, link statistics and rates after ``starting`` and ``ending`` at ``t``."""
-        if starting.shape[0]:
-            self.inflight[starting] = True
-            self.count += starting.shape[0]
         up, down = self.links_of(starting), self.links_of(ending)
         big = up.shape[0] + down.shape[0] > self.nlinks // 8
         if big:
@@ -665,63 +726,87 @@ class _Trace:
             )
             changed = np.flatnonzero(delta)
             delta = delta[changed]
-        else:
+        else:  # a few links: no pass over all of them, no sort
             both = np.concatenate((up, down))
-            changed, inverse = np.unique(both, return_inverse=True)
-            sign = np.ones(both.shape[0], dtype=np.int64)
-            sign[up.shape[0] :] = -1
-            delta = np.bincount(inverse, weights=sign, minlength=changed.shape[0]).astype(np.int64)
+            acc, mark = self._acc, self._mark
+            np.add.at(acc, up, 1)
+            np.subtract.at(acc, down, 1)
+            order = np.arange(both.shape[0])
+            mark[both] = order
+            links = both[mark[both] == order]
+            delta = acc[links]
+            acc[links] = 0
             keep = delta != 0
-            changed, delta = changed[keep], delta[keep]
-        if not changed.shape[0] and not starting.shape[0]:
-            return
+            changed, delta = links[keep], delta[keep]
         old = self.load[changed]
         new = old + delta
         self.load[changed] = new
-        self.w[changed] = self.speed[changed] * new
-        opened = changed[(old == 0) & (new > 0)]
-        self.since[opened] = t
+        w_old = self.w[changed]
+        w_new = self.speed[changed] * new
+        self.w[changed] = w_new
+        self.since[changed[(old == 0) & (new > 0)]] = t
         closed = changed[(old > 0) & (new == 0)]
         self.busy[closed] += t - self.since[closed]
         self.max_n[changed] = np.maximum(self.max_n[changed], new)
         if not self.count:
             return
-        # who may have a new rate: everyone in flight on a changed link
-        every = False
-        if big or self.count <= 64:
-            every = self.count == self.m
-            look = np.arange(self.m) if every else np.flatnonzero(self.inflight)
-        else:
-            ptr, msgs = self.link_messages()
-            lengths = ptr[changed + 1] - ptr[changed]
-            if int(lengths.sum()) > FULL_RECOMPUTE_SHARE * self.m:
-                look = np.flatnonzero(self.inflight)
-            else:
-                cand, _ = _gather(msgs, ptr, changed)
-                cand = np.concatenate((cand[self.inflight[cand]], starting))
-                mark = self._mark()
-                mark[cand] = np.arange(cand.shape[0])
-                look = cand[mark[cand] == np.arange(cand.shape[0])]
-        rate = self.rate_of(look, every)
-        moved = rate != self.c[look]  # NaN (just started) counts as moved
-        look, rate = look[moved], rate[moved]
-        if not look.shape[0]:
-            return
-        old_c = self.c[look]
-        tx = self.tx[look]
-        going = np.maximum(self.tlast[look], tx)
-        elapsed = t - going
-        run = (elapsed > 0) & (old_c > 0)
-        if run.any():
-            rem = self.rem[look]
-            rem[run] = np.maximum(rem[run] - elapsed[run] / old_c[run], 0.0)
-            self.rem[look] = rem
-        self.tlast[look] = t
-        self.c[look] = rate
-        self.pred[look] = np.maximum(tx, t) + self.rem[look] * rate
+        look = None
+        if self.count > 64:
+            # only those whose rate a changed link may set: one that got busier and now
+            # outweighs the message's rate, or one that got quieter and set it (the
+            # rate is a max over the route, so nothing else moves it), unless that
+            # means looking at more link crossings than those of everyone in flight
+            msgs, first, past = self.link_messages()
+            lengths = past[changed] - first[changed]
+            if int(lengths.sum()) < self.count * self.mean_hops:
+                cand, which = _segments(msgs, first[changed], lengths)
+                c = self.c[cand]
+                need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
+                look = np.concatenate((cand[need], starting))
+        if look is None:
+            look = self.members[: self.count]
+        self.rate(t, look)
 
-    def _mark(self) -> np.ndarray:
-        mark = getattr(self, "_mark_array", None)
-        if mark is None:
-            mark = self._mark_array = np.zeros(self.m, dtype=np.int64)
-        return mark
+    def rate(self, t: float, look: np.ndarray) -> None:
+        """Rate these messages (in flight; repeats allowed) again at ``t``."""
+        if look.shape[0] == self.m and self.count == self.m:
+            rate = _segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
+            look = np.arange(self.m)
+        else:
+            if look.shape[0] > 1024:  # drop repeats (of a message on several links)
+                mark = self._msg_mark
+                order = np.arange(look.shape[0])
+                mark[look] = order
+                look = look[mark[look] == order]
+            if look.shape[0] > 1024 and self.rows().shape[1] > 2 * self.mean_hops:
+                flat, _ = _segments(self.u_flat, self.u_start[look], self.u_hops[look])
+                starts = np.zeros(look.shape[0], dtype=np.int64)
+                np.cumsum(self.u_hops[look][:-1], out=starts[1:])
+                rate = _segment_reduce(np.maximum, self.w[flat], starts, self.u_hops[look])
+            else:
+                rate = self.w[self.rows()[look]].max(axis=1)
+        c = self.c[look]
+        moved = rate != c
+        if not moved.all():
+            look, rate, c = look[moved], rate[moved], c[moved]
+        tx = self.tx[look]
+        go = np.maximum(tx, t)
+        at = self.slot[look]
+        new = go + (self.cpred[at] - go) * (rate / c)
+        fresh = np.isnan(c)
+        if fresh.any():
+            new[fresh] = tx[fresh] + self.messages.nbytes[look[fresh]] * rate[fresh]
+        self.cpred[at] = new
+        self.c[look] = rate
+
+
+def _segments(
+    flat: np.ndarray, first: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``flat[first[k]:first[k] + lengths[k]]`` for every k, end to end, and for every
+    element its k."""
+    which = np.repeat(np.arange(first.shape[0]), lengths)
+    starts = np.zeros(first.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    at = np.arange(which.shape[0], dtype=np.int64) - starts[which] + first[which]
+    return flat[at], which
