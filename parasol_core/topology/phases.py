@@ -505,9 +505,12 @@ class _Trace:
         )
         self._rows: np.ndarray | None = None
         self._link_msgs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._pad: np.ndarray | None = None
         self._bounds = (self.u_start.tolist(), (self.u_start + self.u_hops).tolist())
         self.mean_hops = self.u_flat.shape[0] / max(m, 1)
+        self._latency, self._nbytes = self.latency.tolist(), nbytes.tolist()
         self._msg_mark = np.zeros(m, dtype=np.int64)
+        self._scratch = np.zeros(m)
 
         self.load = np.zeros(nlinks + 1, dtype=np.int64)
         self.w = np.zeros(nlinks + 1)  # speed * load
@@ -525,7 +528,7 @@ class _Trace:
         self.t0 = np.full(m, np.nan)
         self.end = np.full(m, np.nan)
         self.tx = np.zeros(m)
-        self.c = np.full(m, np.inf)
+        self.c = np.full(m + 1, np.inf)  # the last: the padding of the per-link lists
         self.events = 0
 
         # the messages that wait for nobody start in order of their start times; the
@@ -560,12 +563,21 @@ class _Trace:
 
     def link_messages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each link slot, the messages whose routes cross it (CSR: ``msgs``,
-        ``first``, ``past``)."""
+        ``first``, ``past``); also, when it is not much bigger, the same as a matrix
+        (:attr:`_pad`, one row per link, padded with the sentinel message ``m``)."""
         if self._link_msgs is None:
             by = np.argsort(self.u_flat, kind="stable")
+            counts = np.bincount(self.u_flat, minlength=self.nlinks + 1)
             ptr = np.zeros(self.nlinks + 2, dtype=np.int64)
-            np.cumsum(np.bincount(self.u_flat, minlength=self.nlinks + 1), out=ptr[1:])
-            self._link_msgs = (self.u_which[by], ptr[:-1], ptr[1:])
+            np.cumsum(counts, out=ptr[1:])
+            msgs = self.u_which[by]
+            self._link_msgs = (msgs, ptr[:-1], ptr[1:])
+            width = int(counts.max(initial=0))
+            if (self.nlinks + 1) * width <= 4 * msgs.shape[0] + (1 << 20):
+                pad = np.full((self.nlinks + 1, max(width, 1)), self.m, dtype=np.int64)
+                col = np.arange(msgs.shape[0]) - ptr[:-1][self.u_flat[by]]
+                pad[self.u_flat[by], col] = msgs
+                self._pad = pad
         return self._link_msgs
 
     def links_of(self, msgs: np.ndarray) -> np.ndarray:
@@ -581,6 +593,7 @@ class _Trace:
         queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
         heap = self.heap
         cpred, members = self.cpred, self.members
+        queue, instant = self.queue.tolist(), self.instant.tolist()
         while True:
             t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
             if heap and heap[0][0] < t_start:
@@ -598,6 +611,18 @@ class _Trace:
                 self.finish(ending, cpred[at])
             else:
                 t = t_start
+                q = self.qpos
+                if (
+                    self.count >= 64
+                    and q < nqueue
+                    and queue_times[q] == t
+                    and (q + 1 == nqueue or queue_times[q + 1] > t)
+                    and not (heap and heap[0][0] <= t)
+                    and not instant[queue[q]]
+                ):  # the common event: one message starts, alone
+                    self.qpos = q + 1
+                    self.one(t, queue[q], True)
+                    continue
             # the messages that wait for nobody, in order of their start times
             lo = hi = self.qpos
             while hi < nqueue and queue_times[hi] <= t:
@@ -605,9 +630,6 @@ class _Trace:
             self.qpos = hi
             starting = self.take_starts(t, self.queue[lo:hi])
             if ending is None:
-                if starting.shape[0] == 1 and self.count > 64:
-                    self.one(t, int(starting[0]), True)
-                    continue
                 ending = starting[:0]
             elif not starting.shape[0] and ending.shape[0] == 1 and self.count > 64:
                 self.one(t, int(ending[0]), False)
@@ -687,7 +709,8 @@ class _Trace:
             heapq.heappush(self.heap, (when, j))
 
     def one(self, t: float, i: int, starts: bool) -> None:
-        """:meth:`change` for the common event: one message starts or ends."""
+        """:meth:`change` for the common event: one message starts (it waits for
+        nobody and takes time) or ends, while more than a few are in flight."""
         a, b = self._bounds[0][i], self._bounds[1][i]
         links = self.u_flat[a:b]
         old = self.load[links]
@@ -703,18 +726,64 @@ class _Trace:
         else:
             closed = links[new == 0]
             self.busy[closed] += t - self.since[closed]
-        msgs, first, past = self.link_messages()
-        lo = first[links]
-        lengths = past[links] - lo
-        ends = np.cumsum(lengths)
-        cand = msgs[np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)]
-        c = self.c[cand]
-        if starts:  # a link got busier: it sets the rate of those it now outweighs
-            look = cand[c < np.repeat(w_new, lengths)]
-            look = np.append(look, i)
-        else:  # a link got quieter: those whose rate it set may speed up
-            look = cand[c == np.repeat(w_old, lengths)]
-        self.rate(t, look)
+        # who may change pace: on a link that got busier, those it now outweighs; on
+        # one that got quieter, those whose rate it set
+        if self._link_msgs is None:
+            self.link_messages()
+        if self._pad is not None:
+            block = self._pad[links]
+            c = self.c[block]
+            if starts:
+                hit = c < w_new[:, None]
+                look = block[hit]
+                pace = np.broadcast_to(w_new[:, None], hit.shape)[hit]
+            else:
+                look = block[c == w_old[:, None]]
+        else:
+            msgs, first, past = self._link_msgs
+            lo = first[links]
+            lengths = past[links] - lo
+            ends = np.cumsum(lengths)
+            cand = msgs[np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)]
+            c = self.c[cand]
+            if starts:
+                hit = c < np.repeat(w_new, lengths)
+                look = cand[hit]
+                pace = np.repeat(w_new, lengths)[hit]
+            else:
+                look = cand[c == np.repeat(w_old, lengths)]
+        if look.shape[0]:
+            scratch = self._scratch
+            if starts:
+                # only links of this route got busier: a message's new rate is the
+                # busiest of those it shares that outweigh it (writes in ascending
+                # order, so the last one for each message, the largest, stays)
+                if look.shape[0] > 1:
+                    order = np.argsort(pace, kind="stable")
+                    look, pace = look[order], pace[order]
+                scratch[look] = pace
+                rate = scratch[look]
+            else:
+                if look.shape[0] > 32:  # a message tied on several of these links
+                    where = np.arange(look.shape[0])
+                    self._msg_mark[look] = where
+                    look = look[self._msg_mark[look] == where]
+                rate = self.w[self.rows()[look]].max(axis=1)
+            go = np.maximum(self.tx[look], t)
+            at = self.slot[look]
+            self.cpred[at] = go + (self.cpred[at] - go) * (rate / self.c[look])
+            self.c[look] = rate
+        if starts:  # the new one, at the pace of its busiest link
+            tx = t + self._latency[i]
+            k = self.count
+            self.t0[i] = t
+            self.tx[i] = tx
+            self.members[k] = i
+            self.slot[i] = k
+            rate = float(w_new.max())
+            self.c[i] = rate
+            self.cpred[k] = tx + self._nbytes[i] * rate
+            self.count = k + 1
 
     def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
         """Loads, link statistics and rates after ``starting`` and ``ending`` at ``t``."""
