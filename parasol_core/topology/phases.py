@@ -734,9 +734,9 @@ class _Trace:
             block = self._pad[links]
             c = self.c[block]
             if starts:
-                hit = c < w_new[:, None]
-                look = block[hit]
-                pace = np.broadcast_to(w_new[:, None], hit.shape)[hit]
+                row, col = np.nonzero(c < w_new[:, None])
+                look = block[row, col]
+                pace = w_new[row]
             else:
                 look = block[c == w_old[:, None]]
         else:
