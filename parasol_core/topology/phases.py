@@ -420,7 +420,8 @@ def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) 
     trace.run()
     alone_end = _uncontended_ends(messages, trace.alone, order)
     index = table.index
-    used = np.flatnonzero(trace.max_n[:-1] > 0)
+    busy, max_n = trace.link_statistics()
+    used = np.flatnonzero(max_n[:-1] > 0)
     return PhaseResult(
         makespan=float(trace.end.max()) if m else 0.0,
         uncontended=float(alone_end.max()) if m else 0.0,
@@ -432,8 +433,8 @@ def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) 
         alone=trace.alone,
         topology=index.topology.id,
         link_ids=index.link_ids[used],
-        busy=trace.busy[used],
-        max_in_flight=trace.max_n[used],
+        busy=busy[used],
+        max_in_flight=max_n[used],
         events=trace.events,
     )
 
@@ -461,11 +462,11 @@ class _Trace:
     """The state of one event trace: arrays over messages and over link slots (the
     extra last slot is a sentinel with no load and no speed, padding route rows).
 
-    A message in flight keeps its predicted end ``pred`` and its seconds per byte ``c``;
-    when ``c`` changes at ``t`` the bytes left are ``(pred - max(t, tx)) / c`` (``tx``:
-    when its bytes start to move), so the new end is ``max(t, tx) + (pred - max(t, tx))
-    * c_new / c``. ``c`` is infinite for a message not in flight, so no test below ever
-    picks one.
+    The messages in flight are ``members[:count]``, their predicted ends ``cpred[:count]``
+    (``slot[i]``: where message ``i`` is). Each keeps its seconds per byte ``c``; when it
+    changes at ``t`` the bytes left are ``(end - max(t, tx)) / c`` (``tx``: when its bytes
+    start to move), so the new end is ``max(t, tx) + (end - max(t, tx)) * c_new / c``.
+    ``c`` is infinite for a message not in flight, so no test below ever picks one.
     """
 
     def __init__(self, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> None:
@@ -481,13 +482,13 @@ class _Trace:
         flat, which = _gather(slots, ends, pos)
         hops = ends[pos + 1] - ends[pos]
         lat, spd = index.latency[flat], index.speed[flat]
-        bad = np.isnan(lat) | np.isnan(spd)
+        bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
         if bad.any():
             k = int(np.argmax(bad))
-            what = "latency" if np.isnan(lat[k]) else "speed"
+            what = "latency" if not lat[k] >= 0 else "speed"
             raise PhaseError(
                 f"message {int(which[k])}: link {int(index.link_ids[flat[k]])} of "
-                f"{index.label} has no {what}"
+                f"{index.label} has no usable {what} ({lat[k] if what == 'latency' else spd[k]})"
             )
         starts = np.zeros(m, dtype=np.int64)
         np.cumsum(hops[:-1], out=starts[1:])
@@ -514,9 +515,10 @@ class _Trace:
 
         self.load = np.zeros(nlinks + 1, dtype=np.int64)
         self.w = np.zeros(nlinks + 1)  # speed * load
-        self.max_n = np.zeros(nlinks + 1, dtype=np.int64)
-        self.busy = np.zeros(nlinks + 1)
-        self.since = np.zeros(nlinks + 1)
+        # every change of the link loads, in time order: (links, +-1 or deltas, t)
+        self.log_links: list[np.ndarray] = []
+        self.log_delta: list[Any] = []
+        self.log_t: list[float] = []
         self._acc = np.zeros(nlinks + 1, dtype=np.int64)
         self._mark = np.zeros(nlinks + 1, dtype=np.int64)
 
@@ -585,6 +587,35 @@ class _Trace:
             return self.u_flat
         rows = self.rows()[msgs].ravel()
         return rows[rows != self.nlinks]
+
+    def link_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per link slot, the seconds it had a message in flight and its largest load,
+        from the log of load changes (kept in time order, so a stable sort by link
+        gives every link's history; each link's changes sum to 0, so one running sum
+        gives every link's load)."""
+        size = self.nlinks + 1
+        if not self.log_links:
+            return np.zeros(size), np.zeros(size, dtype=np.int64)
+        lengths = np.fromiter(map(len, self.log_links), dtype=np.int64, count=len(self.log_links))
+        links = np.concatenate(self.log_links)
+        signs = [d if isinstance(d, int) else 0 for d in self.log_delta]
+        delta = np.repeat(np.asarray(signs, dtype=np.int64), lengths)
+        at = 0
+        for d, k in zip(self.log_delta, lengths.tolist()):
+            if not isinstance(d, int):  # a batch: its own deltas
+                delta[at : at + k] = d
+            at += k
+        times = np.repeat(np.asarray(self.log_t), lengths)
+        order = np.argsort(links, kind="stable")
+        links, delta, times = links[order], delta[order], times[order]
+        load = np.cumsum(delta)
+        max_n = np.zeros(size, dtype=np.int64)
+        np.maximum.at(max_n, links, load)
+        held = (load[:-1] > 0) & (links[1:] == links[:-1])
+        busy = np.bincount(
+            links[:-1], weights=np.where(held, times[1:] - times[:-1], 0.0), minlength=size
+        )
+        return busy, max_n
 
     # ------------------------------------------------------------------ the loop
 
@@ -720,12 +751,9 @@ class _Trace:
         w_old = speed * old
         w_new = speed * new
         self.w[links] = w_new
-        if starts:
-            self.since[links[old == 0]] = t
-            self.max_n[links] = np.maximum(self.max_n[links], new)
-        else:
-            closed = links[new == 0]
-            self.busy[closed] += t - self.since[closed]
+        self.log_links.append(links)
+        self.log_delta.append(1 if starts else -1)
+        self.log_t.append(t)
         # who may change pace: on a link that got busier, those it now outweighs; on
         # one that got quieter, those whose rate it set
         if self._link_msgs is None:
@@ -813,10 +841,9 @@ class _Trace:
         w_old = self.w[changed]
         w_new = self.speed[changed] * new
         self.w[changed] = w_new
-        self.since[changed[(old == 0) & (new > 0)]] = t
-        closed = changed[(old > 0) & (new == 0)]
-        self.busy[closed] += t - self.since[closed]
-        self.max_n[changed] = np.maximum(self.max_n[changed], new)
+        self.log_links.append(changed)
+        self.log_delta.append(delta)
+        self.log_t.append(t)
         if not self.count:
             return
         look = None
