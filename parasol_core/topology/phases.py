@@ -41,6 +41,8 @@ from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
 # Ends predicted within this relative distance of the earliest one are one event: they
 # differ by rounding only, and taking them out together keeps the event count down.
 END_RTOL = 1e-12
+# Events with at most this many messages starting or ending go one message at a time.
+SMALL_EVENT = 8
 
 
 class PhaseError(ValueError):
@@ -662,8 +664,12 @@ class _Trace:
             starting = self.take_starts(t, self.queue[lo:hi])
             if ending is None:
                 ending = starting[:0]
-            elif not starting.shape[0] and ending.shape[0] == 1 and self.count > 64:
-                self.one(t, int(ending[0]), False)
+            if self.count > 64 and ending.shape[0] + starting.shape[0] <= SMALL_EVENT:
+                # a few at once: one by one, the ends first (no state in between lasts)
+                for i in ending.tolist():
+                    self.one(t, i, False)
+                for i in starting.tolist():
+                    self.one(t, i, True)
                 continue
             self.change(t, starting, ending)
 
@@ -686,14 +692,6 @@ class _Trace:
                 done = batch[instant]
                 self.finish(done, np.full(done.shape[0], t), in_flight=False)
                 batch = batch[~instant]
-            tx = t + self.latency[batch]
-            self.tx[batch] = tx
-            self.c[batch] = np.nan  # not rated yet
-            k, n = self.count, batch.shape[0]
-            self.members[k : k + n] = batch
-            self.slot[batch] = np.arange(k, k + n)
-            self.cpred[k : k + n] = np.inf
-            self.count = k + n
             found.append(batch)
             batch = batch[:0]
             if not (heap and heap[0][0] <= t):
@@ -814,7 +812,15 @@ class _Trace:
             self.count = k + 1
 
     def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
-        """Loads, link statistics and rates after ``starting`` and ``ending`` at ``t``."""
+        """Loads and rates after ``starting`` and ``ending`` at ``t``."""
+        if starting.shape[0]:
+            self.tx[starting] = t + self.latency[starting]
+            self.c[starting] = np.nan  # not rated yet
+            k, n = self.count, starting.shape[0]
+            self.members[k : k + n] = starting
+            self.slot[starting] = np.arange(k, k + n)
+            self.cpred[k : k + n] = np.inf
+            self.count = k + n
         up, down = self.links_of(starting), self.links_of(ending)
         big = up.shape[0] + down.shape[0] > self.nlinks // 8
         if big:
