@@ -139,6 +139,20 @@ def test_message_to_itself_takes_no_time(grid4):
     assert result.link_ids.tolist() == [1]
 
 
+def test_links_of_speed_zero_cost_latency_only():
+    line = Machine(topologies=[grid([8], L, 0.0)])
+    rng = np.random.default_rng(3)
+    msgs = [
+        Message(int(a), int(b), 4096.0, float(t0))
+        for a, b, t0 in zip(
+            rng.integers(1, 9, 150), rng.integers(1, 9, 150), rng.uniform(0, 1e-4, 150)
+        )
+    ]
+    result = simulate_phase(line, msgs)
+    hops = np.abs([m.src - m.dst for m in msgs])
+    assert result.end.tolist() == pytest.approx((result.start + hops * L).tolist(), rel=1e-12)
+
+
 def test_empty_phase(grid4):
     result = simulate_phase(grid4, [])
     assert result.makespan == 0 and result.uncontended == 0

@@ -635,6 +635,8 @@ class _Trace:
             t_end = float(cpred[:n].min()) if n else inf
             if t_end == inf and t_start == inf:
                 break
+            if t_end != t_end:  # NaN: a bug, not bad input; never loop on it
+                raise RuntimeError("the event trace lost a message's predicted end")
             self.events += 1
             ending = None
             if t_end <= t_start:
@@ -753,7 +755,10 @@ class _Trace:
         self.log_delta.append(1 if starts else -1)
         self.log_t.append(t)
         # who may change pace: on a link that got busier, those it now outweighs; on
-        # one that got quieter, those whose rate it set
+        # one that got quieter, those whose rate it set (not a link of speed 0: it
+        # sets nobody's rate but that of messages moving at no cost per byte)
+        if not starts:
+            w_old = np.where(w_old > 0, w_old, -1.0)
         if self._link_msgs is None:
             self.link_messages()
         if self._pad is not None:
@@ -863,6 +868,7 @@ class _Trace:
             if int(lengths.sum()) < self.count * self.mean_hops:
                 cand, which = _segments(msgs, first[changed], lengths)
                 c = self.c[cand]
+                w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
                 need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
                 look = np.concatenate((cand[need], starting))
         if look is None:
