@@ -16,10 +16,18 @@ from parasol_core.cli import (
     fit_commands,
     model_commands,
     push_commands,
+    simulate_commands,
     topology_commands,
 )
 
-COMMAND_MODULES = [model_commands, eval_commands, topology_commands, fit_commands, push_commands]
+COMMAND_MODULES = [
+    model_commands,
+    eval_commands,
+    topology_commands,
+    simulate_commands,
+    fit_commands,
+    push_commands,
+]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 

@@ -1,0 +1,135 @@
+"""Speed of the communication-phase event trace (``parasol_core.topology.phases``).
+
+Two workloads of issue 11, each against a baseline measured in the same run:
+
+* **halo**: every processor of a 32 x 32 x 32 torus (3Dtorus routing) sends ``--bytes``
+  to each of its 6 neighbours, all at once: 196,608 messages of equal size.
+  - ``baseline``: one batch transfer time over the same routes, the network state of
+    all of them built in the timing (``table.state(ids).transfer_times(ids, bytes)``),
+    what the report's step IV asks once per event;
+  - ``trace``: :func:`simulate_routes` on the same plotted routes (the whole event
+    trace: start and end of every message, per-link busy times and maximum loads).
+  Target: trace within 3x the baseline. Also shown: plotting the routes
+  (``RouteTable.add_many``) and :func:`simulate_phase` end to end.
+* **random**: ``--messages`` messages between random processor pairs of the Parsytec
+  GCel sample (16 x 32 grid, XY routing), sizes uniform in [1 KiB, 64 KiB], start times
+  uniform in [0, ``--window``] s (1 s: the network saturates, the makespan is about 10x
+  the uncontended one), then the same over 10x the window (little contention). Target:
+  under 2 s for 10,000 messages. ``baseline``: one batch transfer time of all those
+  routes at once. Wall-clock and CPU time are both shown: on a shared machine the CPU
+  time is the part that was ours.
+
+``--scaling`` also runs both random phases at 1/4, 1/2, 2 and 4 times the message count
+with the window scaled alike (the same arrival rate), and the halo on 8^3 and 16^3 tori,
+to show how the cost grows with the number of messages.
+
+Each figure is the best of ``--repeat`` runs.
+
+    .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S] [--scaling]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from parasol_core.model import Machine
+from parasol_core.syntax.parser import load
+from parasol_core.topology.generators import torus
+from parasol_core.topology.network import RouteTable
+from parasol_core.topology.patterns import make_pattern_arrays
+from parasol_core.topology.phases import MessageArrays, simulate_phase, simulate_routes
+
+ROOT = Path(__file__).resolve().parent.parent
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+LATENCY, SPEED = 2.85e-05, 9.1e-07  # the GCel's links (report 4.3.2)
+
+
+def best(func: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """The best wall-clock time of ``repeat`` runs (the CPU time of that run is kept in
+    ``CPU[0]``: on a shared machine it shows how much of the wall time was ours)."""
+    times, result = [], None
+    for _ in range(repeat):
+        start, cpu = time.perf_counter(), time.process_time()
+        result = func()
+        times.append((time.perf_counter() - start, time.process_time() - cpu))
+    wall, CPU[0] = min(times)
+    return wall, result
+
+
+CPU = [0.0]
+
+
+def halo(side: int, nbytes: float, repeat: int, end_to_end: bool) -> None:
+    machine = Machine(topologies=[torus([side] * 3, LATENCY, SPEED)])
+    msgs = make_pattern_arrays(machine, "halo", nbytes)
+    table = RouteTable(machine.hardware())
+    t_plot, ids = best(lambda: RouteTable(machine.hardware()).add_many(msgs.src, msgs.dst), 1)
+    ids = table.add_many(msgs.src, msgs.dst)
+    t_base, times = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
+    t_trace, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    # every message shares its link with the one coming the other way: n = 2 throughout
+    assert np.allclose(result.end, times), "the trace disagrees with the batch transfer time"
+    print(
+        f"halo {side}^3 torus, {len(msgs):,} messages: batch transfer_time {t_base * 1e3:.1f} ms, "
+        f"trace {t_trace * 1e3:.1f} ms (ratio {t_trace / t_base:.2f}x, {result.events} events); "
+        f"plotting the routes {t_plot * 1e3:.1f} ms"
+    )
+    if end_to_end:
+        t_all, _ = best(lambda: simulate_phase(machine, msgs), repeat)
+        print(f"  simulate_phase end to end (routes plotted inside): {t_all * 1e3:.1f} ms")
+
+
+def random_phase(machine: Machine, count: int, window: float, repeat: int, seed: int = 1) -> None:
+    rng = np.random.default_rng(seed)
+    n = machine.hardware().processor_count
+    src = rng.integers(1, n + 1, count)
+    dst = rng.integers(1, n, count)
+    dst[dst >= src] += 1  # another processor
+    msgs = MessageArrays(src, dst, rng.uniform(1024, 65536, count), rng.uniform(0, window, count))
+    table = RouteTable(machine.hardware())
+    ids = table.add_many(msgs.src, msgs.dst)
+    t_base, _ = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
+    t_trace, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    cpu = CPU[0]
+    busy = float(result.busy.max())
+    inflight = float(((result.end - result.start).sum()) / result.makespan)
+    print(
+        f"random phase on the GCel, {count:,} messages over {window:g} s: trace "
+        f"{t_trace * 1e3:.0f} ms (CPU {cpu * 1e3:.0f} ms; {result.events:,} events, {t_trace / result.events * 1e6:.0f} "
+        f"us each; batch transfer_time {t_base * 1e3:.1f} ms); makespan {result.makespan:.3f} s, "
+        f"uncontended {result.uncontended:.3f} s, ratio {result.ratio:.2f}, "
+        f"{inflight:.0f} messages in flight on average, busiest link busy {busy:.3f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--messages", type=int, default=10_000)
+    parser.add_argument("--window", type=float, default=1.0, help="start times, seconds")
+    parser.add_argument("--bytes", type=float, default=4096.0, help="halo message size")
+    parser.add_argument("--scaling", action="store_true")
+    args = parser.parse_args()
+
+    halo(32, args.bytes, args.repeat, end_to_end=True)
+    gcel = load(GCEL)
+    random_phase(gcel, args.messages, args.window, args.repeat)
+    # the same messages spread over 10x the time: little contention, few in flight
+    random_phase(gcel, args.messages, args.window * 10, args.repeat)
+    if args.scaling:
+        for side in (8, 16):
+            halo(side, args.bytes, args.repeat, end_to_end=False)
+        for spread in (1, 10):
+            for factor in (0.25, 0.5, 2, 4):
+                count = int(args.messages * factor)
+                window = args.window * spread * factor
+                random_phase(gcel, count, window, max(1, args.repeat // 2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""`simulate`: the event trace of a communication phase (docs/topology.md,
+"Communication phases")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from parasol_core.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    load_or_fail,
+    run,
+)
+
+BUSIEST = 5
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from parasol_core.topology.patterns import PATTERNS
+
+    p = sub.add_parser(
+        "simulate",
+        help="how long a communication phase takes (event trace)",
+        description="Run the event trace of a phase: every message takes its hardware "
+        "route, spends the route's latency, then moves its bytes at 1 / max(speed x "
+        "messages in flight) over its links, recomputed whenever a message starts or "
+        "ends. Prints the makespan, the time with no contention (each message alone) "
+        "and the busiest links; --json prints every message's start and end and every "
+        "link's busy time and largest load.",
+    )
+    p.add_argument("file", metavar="FILE")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--pattern", choices=PATTERNS, metavar="NAME", help=", ".join(PATTERNS))
+    what.add_argument(
+        "--messages",
+        metavar="M.json",
+        help='a JSON list of {"src", "dst", "bytes", "start"?, "after"?}',
+    )
+    p.add_argument("--bytes", type=float, metavar="B", help="message size (with --pattern)")
+    p.add_argument("--dim", metavar="D", help="dimension for shift: 0, 1, 2 or x, y, z")
+    p.add_argument("--root", type=int, metavar="R", help="root of the broadcasts (default 1)")
+    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(func=cmd_simulate)
+
+
+@run
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from parasol_core.topology.phases import PhaseError, load_messages, simulate
+
+    if args.pattern is not None and args.bytes is None:
+        raise CommandError("error: --pattern needs --bytes", EXIT_USAGE)
+    if args.messages is not None:
+        for option in ("bytes", "dim", "root"):
+            if getattr(args, option) is not None:
+                raise CommandError(f"error: --{option} goes with --pattern", EXIT_USAGE)
+    machine = load_or_fail(args.file)
+    if args.virtual is not None and machine.virtual(args.virtual) is None:
+        known = ", ".join(str(v.id) for v in machine.virtuals) or "none"
+        raise CommandError(
+            f"error: there is no virtual topology with id {args.virtual} (ids: {known})",
+            EXIT_USAGE,
+        )
+    try:
+        messages = None
+        if args.messages is not None:
+            try:
+                messages = load_messages(args.messages)
+            except OSError as e:
+                raise CommandError(
+                    f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE
+                ) from None
+        result = simulate(
+            machine,
+            messages=messages,
+            pattern=args.pattern,
+            bytes=args.bytes,
+            dim=args.dim,
+            root=args.root,
+            virtual=args.virtual,
+        )
+    except PhaseError as e:
+        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return EXIT_OK
+    print(f"messages: {len(result.src)}")
+    print(f"makespan: {result.makespan:.6g} s")
+    print(f"uncontended: {result.uncontended:.6g} s")
+    print(f"ratio: {result.ratio:.4g}")
+    busiest = result.busiest(BUSIEST)
+    if busiest:
+        print("busiest links:")
+        print(f"  {'link':>6}  {'busy (s)':>12}  {'max in flight':>13}")
+        for link, busy, most in busiest:
+            print(f"  {link:>6}  {busy:>12.6g}  {most:>13}")
+    return EXIT_OK

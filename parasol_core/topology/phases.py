@@ -1,0 +1,920 @@
+"""Communication phases: the estimator's event trace (report section 2.2.2, steps III-V;
+DESIGN.md, "Communication phases").
+
+A phase is a list of messages, each from ``src`` to ``dst`` (hardware processors, or
+virtual ones when a virtual topology is named) with ``bytes``, an optional ``start``
+(seconds, default 0) and ``after`` (indices of messages that must end first; it starts
+at the later of ``start`` and their last end). Every message takes its hardware route.
+It is in flight from its start to its end and counts in ``n(l)`` on every link ``l`` of
+its route all that time. It first spends its route's summed latency, then moves its
+bytes at ``1 / max(speed(l) * n(l) for l in route)`` bytes per second, ``n`` being the
+messages in flight at that moment. A message to itself takes no time.
+
+The trace visits only the moments when a message starts or ends, the only moments a
+rate can change. At each, the link loads change on the routes of the messages that
+started or ended; only the messages in flight on those links are looked at again, and
+only those whose rate did change are brought up to date (bytes moved so far, new
+predicted end). Messages whose rates never differ end at the same computed time and are
+taken out together, so k equal messages starting together make two events, not 2k.
+
+:func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
+(:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
+:class:`~parasol_core.topology.network.RouteTable`. Bad input raises :class:`PhaseError`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasol_core.model import Machine, VirtualTopology
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
+
+# Ends predicted within this relative distance of the earliest one are one event: they
+# differ by rounding only, and taking them out together keeps the event count down.
+END_RTOL = 1e-12
+# Events with at most this many messages starting or ending go one message at a time.
+SMALL_EVENT = 8
+
+
+class PhaseError(ValueError):
+    """A phase that cannot be simulated: an unknown processor or virtual topology, a
+    route that cannot be plotted, a negative size or start, a cycle in ``after``, a
+    malformed message list. The message says which message is wrong."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a phase (``after``: indices into the phase's message list)."""
+
+    src: int
+    dst: int
+    bytes: float
+    start: float = 0.0
+    after: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"src": self.src, "dst": self.dst, "bytes": self.bytes}
+        if self.start:
+            out["start"] = self.start
+        if self.after:
+            out["after"] = list(self.after)
+        return out
+
+
+class MessageArrays:
+    """Many messages as numpy arrays (what the pattern generators build and the trace
+    runs on). ``after``: message ``i`` waits for ``after_idx[after_ptr[i]:after_ptr[i+1]]``;
+    both None when no message waits for another."""
+
+    def __init__(
+        self,
+        src: Any,
+        dst: Any,
+        nbytes: Any,
+        start: Any = None,
+        after_ptr: np.ndarray | None = None,
+        after_idx: np.ndarray | None = None,
+    ) -> None:
+        self.src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        self.dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+        n = self.src.shape[0]
+        self.nbytes = np.broadcast_to(np.asarray(nbytes, dtype=np.float64), (n,)).copy()
+        self.start = (
+            np.zeros(n)
+            if start is None
+            else np.broadcast_to(np.asarray(start, dtype=np.float64), (n,)).copy()
+        )
+        self.after_ptr = after_ptr
+        self.after_idx = after_idx
+        if self.dst.shape != (n,):
+            raise PhaseError("src and dst must have the same length")
+        if (after_ptr is None) != (after_idx is None):
+            raise PhaseError("after_ptr and after_idx go together")
+        if after_ptr is not None and (
+            after_ptr.shape != (n + 1,) or after_ptr[-1] != len(after_idx)
+        ):
+            raise PhaseError("after_ptr must have one entry per message, plus one")
+
+    def __len__(self) -> int:
+        return self.src.shape[0]
+
+    @classmethod
+    def from_messages(cls, messages: Sequence[Message]) -> MessageArrays:
+        n = len(messages)
+        src = np.fromiter((m.src for m in messages), dtype=np.int64, count=n)
+        dst = np.fromiter((m.dst for m in messages), dtype=np.int64, count=n)
+        nbytes = np.fromiter((m.bytes for m in messages), dtype=np.float64, count=n)
+        start = np.fromiter((m.start for m in messages), dtype=np.float64, count=n)
+        ptr = idx = None
+        if any(m.after for m in messages):
+            lengths = np.fromiter((len(m.after) for m in messages), dtype=np.int64, count=n)
+            ptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(lengths, out=ptr[1:])
+            idx = np.fromiter(
+                (a for m in messages for a in m.after), dtype=np.int64, count=int(ptr[-1])
+            )
+        return cls(src, dst, nbytes, start, ptr, idx)
+
+    def after_of(self, i: int) -> tuple[int, ...]:
+        if self.after_ptr is None:
+            return ()
+        return tuple(int(a) for a in self.after_idx[self.after_ptr[i] : self.after_ptr[i + 1]])
+
+    def to_messages(self) -> list[Message]:
+        src, dst = self.src.tolist(), self.dst.tolist()
+        nbytes, start = self.nbytes.tolist(), self.start.tolist()
+        return [
+            Message(src[i], dst[i], nbytes[i], start[i], self.after_of(i)) for i in range(len(self))
+        ]
+
+
+# --------------------------------------------------------------------------- input
+
+
+_KEYS = {"src", "dst", "bytes", "start", "after"}
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise PhaseError(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PhaseError(f"{what} must be a number, got {value!r}")
+    x = float(value)
+    if not math.isfinite(x) or x < 0:
+        raise PhaseError(f"{what} must be zero or positive, got {value!r}")
+    return x
+
+
+def parse_messages(data: Any) -> list[Message]:
+    """Messages from decoded JSON: a list of ``{"src", "dst", "bytes", "start"?,
+    "after"?}`` objects (``Message`` objects pass through)."""
+    if not isinstance(data, list):
+        raise PhaseError(f"a message list must be a JSON list, got {type(data).__name__}")
+    out = []
+    for i, item in enumerate(data):
+        if isinstance(item, Message):
+            out.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise PhaseError(f"message {i}: expected an object, got {item!r}")
+        unknown = set(item) - _KEYS
+        if unknown:
+            raise PhaseError(
+                f"message {i}: unknown field(s) {', '.join(sorted(map(str, unknown)))} "
+                "(known: src, dst, bytes, start, after)"
+            )
+        for key in ("src", "dst", "bytes"):
+            if key not in item:
+                raise PhaseError(f"message {i}: missing {key!r}")
+        after = item.get("after", [])
+        if not isinstance(after, list):
+            raise PhaseError(f"message {i}: 'after' must be a list of message indices")
+        out.append(
+            Message(
+                _int(item["src"], f"message {i}: src"),
+                _int(item["dst"], f"message {i}: dst"),
+                _number(item["bytes"], f"message {i}: bytes"),
+                _number(item.get("start", 0.0), f"message {i}: start"),
+                tuple(_int(a, f"message {i}: after") for a in after),
+            )
+        )
+    return out
+
+
+def load_messages(path: str | Path) -> list[Message]:
+    """Messages from a JSON file (see :func:`parse_messages`); OSError if unreadable."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise PhaseError(f"{path}: not valid JSON: {e}") from None
+    return parse_messages(data)
+
+
+def _as_arrays(messages: Any) -> MessageArrays:
+    if isinstance(messages, MessageArrays):
+        return messages
+    if isinstance(messages, (str, bytes)):
+        try:
+            messages = json.loads(messages)
+        except json.JSONDecodeError as e:
+            raise PhaseError(f"not valid JSON: {e}") from None
+    if isinstance(messages, tuple):
+        messages = list(messages)
+    return MessageArrays.from_messages(parse_messages(messages))
+
+
+def _check(arrays: MessageArrays) -> None:
+    n = len(arrays)
+    for name, values in (("bytes", arrays.nbytes), ("start", arrays.start)):
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise PhaseError(f"message {i}: {name} must be zero or positive, got {values[i]!r}")
+    if arrays.after_idx is not None:
+        idx = arrays.after_idx
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            at = int(np.argmax(bad))
+            i = int(np.searchsorted(arrays.after_ptr, at, side="right") - 1)
+            raise PhaseError(
+                f"message {i}: 'after' names message {int(idx[at])}, and there are "
+                f"messages 0..{n - 1}"
+            )
+
+
+def _topological_order(arrays: MessageArrays) -> np.ndarray:
+    """An order in which every message comes after those it waits for; PhaseError
+    naming a cycle if there is none."""
+    n = len(arrays)
+    ptr, idx = arrays.after_ptr, arrays.after_idx
+    waiting = np.diff(ptr)
+    who = np.repeat(np.arange(n), waiting)  # who[k] waits for idx[k]
+    order_by_dep = np.argsort(idx, kind="stable")
+    dep_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(idx, minlength=n), out=dep_ptr[1:])
+    dependents = who[order_by_dep].tolist()
+    dp = dep_ptr.tolist()
+    count = waiting.tolist()
+    ready = [i for i in range(n) if count[i] == 0]
+    out = []
+    while ready:
+        i = ready.pop()
+        out.append(i)
+        for j in dependents[dp[i] : dp[i + 1]]:
+            count[j] -= 1
+            if count[j] == 0:
+                ready.append(j)
+    if len(out) < n:
+        raise PhaseError(f"'after' has a cycle: {_a_cycle(arrays, count)}")
+    return np.asarray(out, dtype=np.int64)
+
+
+def _a_cycle(arrays: MessageArrays, count: list[int]) -> str:
+    """One cycle among the messages left waiting, as 'message a waits for b ...'."""
+    left = {i for i, c in enumerate(count) if c > 0}
+    i = min(left)
+    seen: dict[int, int] = {}
+    path = []
+    while i not in seen:
+        seen[i] = len(path)
+        path.append(i)
+        i = next(a for a in arrays.after_of(i) if a in left)
+    cycle = path[seen[i] :] + [i]
+    return " waits for ".join(f"message {j}" for j in cycle)
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class PhaseResult:
+    """What a phase took. Per message (input order): ``start``, ``end``; per link
+    crossed (``link_ids``, ascending): ``busy`` (seconds with at least one message in
+    flight on it) and ``max_in_flight`` (its largest ``n(l)``)."""
+
+    makespan: float
+    uncontended: float
+    src: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    alone: np.ndarray  # each message's time alone on the network
+    topology: int | None
+    link_ids: np.ndarray
+    busy: np.ndarray
+    max_in_flight: np.ndarray
+    events: int = 0
+
+    @property
+    def ratio(self) -> float:
+        """Makespan over the uncontended makespan (1 when there was no contention)."""
+        if self.uncontended > 0:
+            return self.makespan / self.uncontended
+        return 1.0 if self.makespan == 0 else math.inf
+
+    def busiest(self, count: int = 5) -> list[tuple[int, float, int]]:
+        """``(link id, busy, max_in_flight)`` of the busiest links, busiest first."""
+        order = np.lexsort((self.link_ids, -self.max_in_flight, -self.busy))[:count]
+        return [
+            (int(self.link_ids[i]), float(self.busy[i]), int(self.max_in_flight[i])) for i in order
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"makespan", "uncontended", "messages": [{"src", "dst", "bytes", "start",
+        "end"}...], "links": [{"topology", "link", "busy", "max_in_flight"}...]}``."""
+        src, dst = self.src.tolist(), self.dst.tolist()
+        nbytes, start, end = self.nbytes.tolist(), self.start.tolist(), self.end.tolist()
+        messages = [
+            {"src": s, "dst": d, "bytes": b, "start": t0, "end": t1}
+            for s, d, b, t0, t1 in zip(src, dst, nbytes, start, end)
+        ]
+        links = [
+            {"topology": self.topology, "link": lid, "busy": busy, "max_in_flight": n}
+            for lid, busy, n in zip(
+                self.link_ids.tolist(), self.busy.tolist(), self.max_in_flight.tolist()
+            )
+        ]
+        return {
+            "makespan": self.makespan,
+            "uncontended": self.uncontended,
+            "messages": messages,
+            "links": links,
+        }
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def simulate_phase(
+    machine: Machine,
+    messages: Sequence[Message] | Sequence[Mapping[str, Any]] | MessageArrays | str,
+    virtual: VirtualTopology | int | None = None,
+) -> PhaseResult:
+    """Run the event trace of a phase on the machine's hardware topology.
+
+    ``messages``: :class:`Message` objects, decoded JSON objects, JSON text or
+    :class:`MessageArrays`; with ``virtual`` (a virtual topology or its id), ``src`` and
+    ``dst`` are its virtual processors. Raises :class:`PhaseError` on bad input.
+    """
+    arrays = _as_arrays(messages)
+    _check(arrays)
+    try:
+        table = RouteTable.for_machine(machine, virtual)
+        ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
+    except RoutingError as e:
+        raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None
+    return simulate_routes(table, ids, arrays)
+
+
+def table_or_none(machine: Machine, virtual: VirtualTopology | int | None) -> RouteTable | None:
+    try:
+        return RouteTable.for_machine(machine, virtual)
+    except RoutingError:
+        return None
+
+
+def _which_message(error: str, arrays: MessageArrays, table: RouteTable | None) -> str:
+    """The routing error, prefixed with the first message it concerns."""
+    if table is None:
+        return error
+    for i in range(len(arrays)):
+        try:
+            table.add(int(arrays.src[i]), int(arrays.dst[i]))
+        except RoutingError as e:
+            return f"message {i} ({arrays.src[i]} -> {arrays.dst[i]}): {e}"
+    return error
+
+
+def simulate(
+    machine: Machine,
+    *,
+    messages: Any = None,
+    pattern: str | None = None,
+    bytes: float | None = None,
+    dim: int | str | None = None,
+    root: int | None = None,
+    virtual: VirtualTopology | int | None = None,
+) -> PhaseResult:
+    """A phase given either as ``messages`` or as a ``pattern`` name with ``bytes``
+    (and ``dim`` for ``shift``, ``root`` for the broadcasts): what the command line and
+    the estimator's ``estimate.phase`` call."""
+    if (messages is None) == (pattern is None):
+        raise PhaseError("give either messages or a pattern, not both")
+    if pattern is not None:
+        from parasol_core.topology.patterns import make_pattern_arrays
+
+        if bytes is None:
+            raise PhaseError(f"the {pattern} pattern needs a message size (bytes)")
+        messages = make_pattern_arrays(machine, pattern, bytes, dim=dim, root=root, virtual=virtual)
+    return simulate_phase(machine, messages, virtual)
+
+
+# --------------------------------------------------------------------------- the trace
+
+
+def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) -> PhaseResult:
+    """The event trace on routes already plotted: message ``i`` takes route
+    ``route_ids[i]`` of ``table``."""
+    _check(messages)
+    ids = np.asarray(route_ids, dtype=np.int64)
+    m = len(messages)
+    if ids.shape != (m,):
+        raise PhaseError("one route id per message")
+    order = _topological_order(messages) if messages.after_ptr is not None else None
+    trace = _Trace(table, ids, messages)
+    trace.run()
+    alone_end = _uncontended_ends(messages, trace.alone, order)
+    index = table.index
+    busy, max_n = trace.link_statistics()
+    used = np.flatnonzero(max_n[:-1] > 0)
+    return PhaseResult(
+        makespan=float(trace.end.max()) if m else 0.0,
+        uncontended=float(alone_end.max()) if m else 0.0,
+        src=messages.src,
+        dst=messages.dst,
+        nbytes=messages.nbytes,
+        start=trace.t0,
+        end=trace.end,
+        alone=trace.alone,
+        topology=index.topology.id,
+        link_ids=index.link_ids[used],
+        busy=busy[used],
+        max_in_flight=max_n[used],
+        events=trace.events,
+    )
+
+
+def _uncontended_ends(
+    messages: MessageArrays, alone: np.ndarray, order: np.ndarray | None
+) -> np.ndarray:
+    """Every message's end if each took its time alone (starts and ``after`` kept)."""
+    if order is None:
+        return messages.start + alone
+    end = np.zeros(len(messages))
+    ptr, idx = messages.after_ptr.tolist(), messages.after_idx.tolist()
+    start, took = messages.start.tolist(), alone.tolist()
+    out = end.tolist()
+    for i in order.tolist():
+        t = start[i]
+        for j in idx[ptr[i] : ptr[i + 1]]:
+            if out[j] > t:
+                t = out[j]
+        out[i] = t + took[i]
+    return np.asarray(out)
+
+
+class _Trace:
+    """The state of one event trace: arrays over messages and over link slots (the
+    extra last slot is a sentinel with no load and no speed, padding route rows).
+
+    The messages in flight are ``members[:count]``, their predicted ends ``cpred[:count]``
+    (``slot[i]``: where message ``i`` is). Each keeps its seconds per byte ``c``; when it
+    changes at ``t`` the bytes left are ``(end - max(t, tx)) / c`` (``tx``: when its bytes
+    start to move), so the new end is ``max(t, tx) + (end - max(t, tx)) * c_new / c``.
+    ``c`` is infinite for a message not in flight, so no test below ever picks one.
+    """
+
+    def __init__(self, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> None:
+        m = ids.shape[0]
+        self.m = m
+        self.messages = messages
+        index = table.index
+        nlinks = index.link_ids.shape[0]
+        self.nlinks = nlinks
+        slots, ends, uslots, uends = table.arrays()
+        pos = ids - 1
+        # latency: summed over every crossing; rates: over the distinct links
+        flat, which = _gather(slots, ends, pos)
+        hops = ends[pos + 1] - ends[pos]
+        lat, spd = index.latency[flat], index.speed[flat]
+        bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
+        if bad.any():
+            k = int(np.argmax(bad))
+            what = "latency" if not lat[k] >= 0 else "speed"
+            raise PhaseError(
+                f"message {int(which[k])}: link {int(index.link_ids[flat[k]])} of "
+                f"{index.label} has no usable {what} ({lat[k] if what == 'latency' else spd[k]})"
+            )
+        starts = np.zeros(m, dtype=np.int64)
+        np.cumsum(hops[:-1], out=starts[1:])
+        self.latency = _segment_reduce(np.add, lat, starts, hops)
+        self.u_flat, self.u_which = _gather(uslots, uends, pos)
+        self.u_hops = uends[pos + 1] - uends[pos]
+        self.u_start = np.zeros(m, dtype=np.int64)
+        np.cumsum(self.u_hops[:-1], out=self.u_start[1:])
+        self.speed = np.append(index.speed, 0.0)
+        self.smax = _segment_reduce(np.maximum, self.speed[self.u_flat], self.u_start, self.u_hops)
+        nbytes = messages.nbytes
+        self.alone = np.where(self.u_hops > 0, self.latency + nbytes * self.smax, 0.0)
+        self.instant = (self.u_hops == 0) | (
+            (self.latency == 0) & ((nbytes == 0) | (self.smax == 0))
+        )
+        self._rows: np.ndarray | None = None
+        self._link_msgs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._pad: np.ndarray | None = None
+        self._bounds = (self.u_start.tolist(), (self.u_start + self.u_hops).tolist())
+        self.mean_hops = self.u_flat.shape[0] / max(m, 1)
+        self._latency, self._nbytes = self.latency.tolist(), nbytes.tolist()
+        self._msg_mark = np.zeros(m, dtype=np.int64)
+        self._scratch = np.zeros(m)
+
+        self.load = np.zeros(nlinks + 1, dtype=np.int64)
+        self.w = np.zeros(nlinks + 1)  # speed * load
+        # every change of the link loads, in time order: (links, +-1 or deltas, t)
+        self.log_links: list[np.ndarray] = []
+        self.log_delta: list[Any] = []
+        self.log_t: list[float] = []
+        self._acc = np.zeros(nlinks + 1, dtype=np.int64)
+        self._mark = np.zeros(nlinks + 1, dtype=np.int64)
+
+        # the messages in flight, members[:count], and their predicted ends
+        self.members = np.zeros(m, dtype=np.int64)
+        self.cpred = np.zeros(m)
+        self.slot = np.full(m, -1, dtype=np.int64)  # where a message is in members
+        self.count = 0
+        self.t0 = np.full(m, np.nan)
+        self.end = np.full(m, np.nan)
+        self.tx = np.zeros(m)
+        self.c = np.full(m + 1, np.inf)  # the last: the padding of the per-link lists
+        self.events = 0
+
+        # the messages that wait for nobody start in order of their start times; the
+        # others go on a heap when the last one they wait for ends
+        after = messages.after_ptr is not None
+        self.ready = messages.start.copy()
+        waits = np.diff(messages.after_ptr) if after else np.zeros(m, np.int64)
+        free = np.flatnonzero(waits == 0)
+        self.queue = free[np.argsort(messages.start[free], kind="stable")]
+        self.queue_times = messages.start[self.queue]
+        self.qpos = 0
+        self.heap: list[tuple[float, int]] = []
+        if after:
+            who = np.repeat(np.arange(m), waits)
+            by = np.argsort(messages.after_idx, kind="stable")
+            self.dep_ptr = np.zeros(m + 1, dtype=np.int64)
+            np.cumsum(np.bincount(messages.after_idx, minlength=m), out=self.dep_ptr[1:])
+            self.dependents = who[by]
+            self.left = waits.copy()
+
+    # ------------------------------------------------------------------ helpers
+
+    def rows(self) -> np.ndarray:
+        """Each message's distinct link slots as one padded row (sentinel-filled)."""
+        if self._rows is None:
+            width = int(self.u_hops.max(initial=0))
+            rows = np.full((self.m, max(width, 1)), self.nlinks, dtype=np.int64)
+            col = np.arange(self.u_flat.shape[0]) - self.u_start[self.u_which]
+            rows[self.u_which, col] = self.u_flat
+            self._rows = rows
+        return self._rows
+
+    def link_messages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each link slot, the messages whose routes cross it (CSR: ``msgs``,
+        ``first``, ``past``); also, when it is not much bigger, the same as a matrix
+        (:attr:`_pad`, one row per link, padded with the sentinel message ``m``)."""
+        if self._link_msgs is None:
+            by = np.argsort(self.u_flat, kind="stable")
+            counts = np.bincount(self.u_flat, minlength=self.nlinks + 1)
+            ptr = np.zeros(self.nlinks + 2, dtype=np.int64)
+            np.cumsum(counts, out=ptr[1:])
+            msgs = self.u_which[by]
+            self._link_msgs = (msgs, ptr[:-1], ptr[1:])
+            width = int(counts.max(initial=0))
+            if (self.nlinks + 1) * width <= 4 * msgs.shape[0] + (1 << 20):
+                pad = np.full((self.nlinks + 1, max(width, 1)), self.m, dtype=np.int64)
+                col = np.arange(msgs.shape[0]) - ptr[:-1][self.u_flat[by]]
+                pad[self.u_flat[by], col] = msgs
+                self._pad = pad
+        return self._link_msgs
+
+    def links_of(self, msgs: np.ndarray) -> np.ndarray:
+        if msgs.shape[0] == self.m:
+            return self.u_flat
+        rows = self.rows()[msgs].ravel()
+        return rows[rows != self.nlinks]
+
+    def link_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per link slot, the seconds it had a message in flight and its largest load,
+        from the log of load changes (kept in time order, so a stable sort by link
+        gives every link's history; each link's changes sum to 0, so one running sum
+        gives every link's load)."""
+        size = self.nlinks + 1
+        if not self.log_links:
+            return np.zeros(size), np.zeros(size, dtype=np.int64)
+        lengths = np.fromiter(map(len, self.log_links), dtype=np.int64, count=len(self.log_links))
+        links = np.concatenate(self.log_links)
+        signs = [d if isinstance(d, int) else 0 for d in self.log_delta]
+        delta = np.repeat(np.asarray(signs, dtype=np.int64), lengths)
+        at = 0
+        for d, k in zip(self.log_delta, lengths.tolist()):
+            if not isinstance(d, int):  # a batch: its own deltas
+                delta[at : at + k] = d
+            at += k
+        times = np.repeat(np.asarray(self.log_t), lengths)
+        order = np.argsort(links, kind="stable")
+        links, delta, times = links[order], delta[order], times[order]
+        load = np.cumsum(delta)
+        max_n = np.zeros(size, dtype=np.int64)
+        np.maximum.at(max_n, links, load)
+        held = (load[:-1] > 0) & (links[1:] == links[:-1])
+        busy = np.bincount(
+            links[:-1], weights=np.where(held, times[1:] - times[:-1], 0.0), minlength=size
+        )
+        return busy, max_n
+
+    # ------------------------------------------------------------------ the loop
+
+    def run(self) -> None:
+        inf = math.inf
+        queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
+        heap = self.heap
+        cpred, members = self.cpred, self.members
+        queue, instant = self.queue.tolist(), self.instant.tolist()
+        while True:
+            t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
+            if heap and heap[0][0] < t_start:
+                t_start = heap[0][0]
+            n = self.count
+            t_end = float(cpred[:n].min()) if n else inf
+            if t_end == inf and t_start == inf:
+                break
+            if t_end != t_end:  # NaN: a bug, not bad input; never loop on it
+                raise RuntimeError("the event trace lost a message's predicted end")
+            self.events += 1
+            ending = None
+            if t_end <= t_start:
+                t = t_end
+                at = np.flatnonzero(cpred[:n] <= t_end + END_RTOL * abs(t_end))
+                ending = members[at]
+                self.finish(ending, cpred[at])
+            else:
+                t = t_start
+                q = self.qpos
+                if (
+                    self.count >= 64
+                    and q < nqueue
+                    and queue_times[q] == t
+                    and (q + 1 == nqueue or queue_times[q + 1] > t)
+                    and not (heap and heap[0][0] <= t)
+                    and not instant[queue[q]]
+                ):  # the common event: one message starts, alone
+                    self.qpos = q + 1
+                    self.one(t, queue[q], True)
+                    continue
+            # the messages that wait for nobody, in order of their start times
+            lo = hi = self.qpos
+            while hi < nqueue and queue_times[hi] <= t:
+                hi += 1
+            self.qpos = hi
+            starting = self.take_starts(t, self.queue[lo:hi])
+            if ending is None:
+                ending = starting[:0]
+            if self.count > 64 and ending.shape[0] + starting.shape[0] <= SMALL_EVENT:
+                # a few at once: one by one, the ends first (no state in between lasts)
+                for i in ending.tolist():
+                    self.one(t, i, False)
+                for i in starting.tolist():
+                    self.one(t, i, True)
+                continue
+            self.change(t, starting, ending)
+
+    def take_starts(self, t: float, batch: np.ndarray) -> np.ndarray:
+        """``batch`` and the messages released to start at ``t`` start (those that take
+        no time end there too, which may release others at ``t``)."""
+        found = []
+        heap = self.heap
+        while True:
+            if heap and heap[0][0] <= t:
+                more = []
+                while heap and heap[0][0] <= t:
+                    more.append(heapq.heappop(heap)[1])
+                batch = np.concatenate((batch, np.asarray(more, dtype=np.int64)))
+            if not batch.shape[0]:
+                break
+            self.t0[batch] = t
+            instant = self.instant[batch]
+            if instant.any():
+                done = batch[instant]
+                self.finish(done, np.full(done.shape[0], t), in_flight=False)
+                batch = batch[~instant]
+            found.append(batch)
+            batch = batch[:0]
+            if not (heap and heap[0][0] <= t):
+                break
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        return found[0] if len(found) == 1 else np.concatenate(found)
+
+    def finish(self, msgs: np.ndarray, at: np.ndarray, in_flight: bool = True) -> None:
+        """Messages end (at their own predicted times); release those waiting for them."""
+        self.end[msgs] = at
+        if in_flight:
+            self.c[msgs] = np.inf
+            slot, members, cpred = self.slot, self.members, self.cpred
+            n = self.count
+            if msgs.shape[0] == 1:  # move the last one into its place
+                i = int(msgs[0])
+                k, last = int(slot[i]), n - 1
+                j = int(members[last])
+                members[k] = j
+                slot[j] = k
+                cpred[k] = cpred[last]
+                slot[i] = -1
+                self.count = last
+            else:
+                keep = np.ones(n, dtype=bool)
+                keep[slot[msgs]] = False
+                rest = members[:n][keep]
+                cpred[: rest.shape[0]] = cpred[:n][keep]
+                members[: rest.shape[0]] = rest
+                slot[rest] = np.arange(rest.shape[0])
+                slot[msgs] = -1
+                self.count = rest.shape[0]
+        if self.messages.after_ptr is None:
+            return
+        ptr = self.dep_ptr
+        if not (ptr[msgs + 1] - ptr[msgs]).any():
+            return
+        waiting, which = _gather(self.dependents, ptr, msgs)
+        np.maximum.at(self.ready, waiting, at[which])
+        np.subtract.at(self.left, waiting, 1)
+        released = np.unique(waiting[self.left[waiting] == 0])
+        for j, when in zip(released.tolist(), self.ready[released].tolist()):
+            heapq.heappush(self.heap, (when, j))
+
+    def one(self, t: float, i: int, starts: bool) -> None:
+        """:meth:`change` for the common event: one message starts (it waits for
+        nobody and takes time) or ends, while more than a few are in flight."""
+        a, b = self._bounds[0][i], self._bounds[1][i]
+        links = self.u_flat[a:b]
+        old = self.load[links]
+        new = old + 1 if starts else old - 1
+        self.load[links] = new
+        speed = self.speed[links]
+        w_old = speed * old
+        w_new = speed * new
+        self.w[links] = w_new
+        self.log_links.append(links)
+        self.log_delta.append(1 if starts else -1)
+        self.log_t.append(t)
+        # who may change pace: on a link that got busier, those it now outweighs; on
+        # one that got quieter, those whose rate it set (not a link of speed 0: it
+        # sets nobody's rate but that of messages moving at no cost per byte)
+        if not starts:
+            w_old = np.where(w_old > 0, w_old, -1.0)
+        if self._link_msgs is None:
+            self.link_messages()
+        if self._pad is not None:
+            block = self._pad[links]
+            c = self.c[block]
+            if starts:
+                row, col = np.nonzero(c < w_new[:, None])
+                look = block[row, col]
+                pace = w_new[row]
+            else:
+                look = block[c == w_old[:, None]]
+        else:
+            msgs, first, past = self._link_msgs
+            lo = first[links]
+            lengths = past[links] - lo
+            ends = np.cumsum(lengths)
+            cand = msgs[np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)]
+            c = self.c[cand]
+            if starts:
+                hit = c < np.repeat(w_new, lengths)
+                look = cand[hit]
+                pace = np.repeat(w_new, lengths)[hit]
+            else:
+                look = cand[c == np.repeat(w_old, lengths)]
+        if look.shape[0]:
+            scratch = self._scratch
+            if starts:
+                # only links of this route got busier: a message's new rate is the
+                # busiest of those it shares that outweigh it (writes in ascending
+                # order, so the last one for each message, the largest, stays)
+                if look.shape[0] > 1:
+                    order = np.argsort(pace, kind="stable")
+                    look, pace = look[order], pace[order]
+                scratch[look] = pace
+                rate = scratch[look]
+            else:
+                if look.shape[0] > 32:  # a message tied on several of these links
+                    where = np.arange(look.shape[0])
+                    self._msg_mark[look] = where
+                    look = look[self._msg_mark[look] == where]
+                rate = self.w[self.rows()[look]].max(axis=1)
+            go = np.maximum(self.tx[look], t)
+            at = self.slot[look]
+            self.cpred[at] = go + (self.cpred[at] - go) * (rate / self.c[look])
+            self.c[look] = rate
+        if starts:  # the new one, at the pace of its busiest link
+            tx = t + self._latency[i]
+            k = self.count
+            self.t0[i] = t
+            self.tx[i] = tx
+            self.members[k] = i
+            self.slot[i] = k
+            rate = float(w_new.max())
+            self.c[i] = rate
+            self.cpred[k] = tx + self._nbytes[i] * rate
+            self.count = k + 1
+
+    def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
+        """Loads and rates after ``starting`` and ``ending`` at ``t``."""
+        if starting.shape[0]:
+            self.tx[starting] = t + self.latency[starting]
+            self.c[starting] = np.nan  # not rated yet
+            k, n = self.count, starting.shape[0]
+            self.members[k : k + n] = starting
+            self.slot[starting] = np.arange(k, k + n)
+            self.cpred[k : k + n] = np.inf
+            self.count = k + n
+        up, down = self.links_of(starting), self.links_of(ending)
+        big = up.shape[0] + down.shape[0] > self.nlinks // 8
+        if big:
+            delta = np.bincount(up, minlength=self.nlinks + 1) - np.bincount(
+                down, minlength=self.nlinks + 1
+            )
+            changed = np.flatnonzero(delta)
+            delta = delta[changed]
+        else:  # a few links: no pass over all of them, no sort
+            both = np.concatenate((up, down))
+            acc, mark = self._acc, self._mark
+            np.add.at(acc, up, 1)
+            np.subtract.at(acc, down, 1)
+            order = np.arange(both.shape[0])
+            mark[both] = order
+            links = both[mark[both] == order]
+            delta = acc[links]
+            acc[links] = 0
+            keep = delta != 0
+            changed, delta = links[keep], delta[keep]
+        old = self.load[changed]
+        new = old + delta
+        self.load[changed] = new
+        w_old = self.w[changed]
+        w_new = self.speed[changed] * new
+        self.w[changed] = w_new
+        self.log_links.append(changed)
+        self.log_delta.append(delta)
+        self.log_t.append(t)
+        if not self.count:
+            return
+        look = None
+        if self.count > 64:
+            # only those whose rate a changed link may set: one that got busier and now
+            # outweighs the message's rate, or one that got quieter and set it (the
+            # rate is a max over the route, so nothing else moves it), unless that
+            # means looking at more link crossings than those of everyone in flight
+            msgs, first, past = self.link_messages()
+            lengths = past[changed] - first[changed]
+            if int(lengths.sum()) < self.count * self.mean_hops:
+                cand, which = _segments(msgs, first[changed], lengths)
+                c = self.c[cand]
+                w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
+                need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
+                look = np.concatenate((cand[need], starting))
+        if look is None:
+            look = self.members[: self.count]
+        self.rate(t, look)
+
+    def rate(self, t: float, look: np.ndarray) -> None:
+        """Rate these messages (in flight; repeats allowed) again at ``t``."""
+        if look.shape[0] == self.m and self.count == self.m:
+            rate = _segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
+            look = np.arange(self.m)
+        else:
+            if look.shape[0] > 1024:  # drop repeats (of a message on several links)
+                mark = self._msg_mark
+                order = np.arange(look.shape[0])
+                mark[look] = order
+                look = look[mark[look] == order]
+            if look.shape[0] > 1024 and self.rows().shape[1] > 2 * self.mean_hops:
+                flat, _ = _segments(self.u_flat, self.u_start[look], self.u_hops[look])
+                starts = np.zeros(look.shape[0], dtype=np.int64)
+                np.cumsum(self.u_hops[look][:-1], out=starts[1:])
+                rate = _segment_reduce(np.maximum, self.w[flat], starts, self.u_hops[look])
+            else:
+                rate = self.w[self.rows()[look]].max(axis=1)
+        c = self.c[look]
+        moved = rate != c
+        if not moved.all():
+            look, rate, c = look[moved], rate[moved], c[moved]
+        tx = self.tx[look]
+        go = np.maximum(tx, t)
+        at = self.slot[look]
+        new = go + (self.cpred[at] - go) * (rate / c)
+        fresh = np.isnan(c)
+        if fresh.any():
+            new[fresh] = tx[fresh] + self.messages.nbytes[look[fresh]] * rate[fresh]
+        self.cpred[at] = new
+        self.c[look] = rate
+
+
+def _segments(
+    flat: np.ndarray, first: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``flat[first[k]:first[k] + lengths[k]]`` for every k, end to end, and for every
+    element its k."""
+    which = np.repeat(np.arange(first.shape[0]), lengths)
+    starts = np.zeros(first.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    at = np.arange(which.shape[0], dtype=np.int64) - starts[which] + first[which]
+    return flat[at], which
