@@ -306,3 +306,23 @@ def test_results_are_finite_numbers(client, pushed) -> None:
     mid = pushed[GCEL.name]
     rid = client.plot(mid, 1, 512)["route"]
     assert math.isfinite(client.transfer_time(mid, rid, 2.0**53))
+
+
+def test_estimate_phase_is_the_core_event_trace(client, pushed) -> None:
+    from parasol_core.topology.phases import simulate
+
+    machine = load(GRID)
+    mid = pushed[GRID.name]
+    virt = machine.virtuals[-1].id
+    expected = simulate(machine, pattern="halo", bytes=4096, virtual=virt).to_json()
+    assert client.phase(mid, pattern="halo", nbytes=4096, virtual=virt) == expected
+    msgs = [{"src": 1, "dst": 2, "bytes": 1000}, {"src": 1, "dst": 3, "bytes": 500, "after": [0]}]
+    assert client.phase(mid, messages=msgs) == simulate(machine, messages=msgs).to_json()
+    for bad in ({"messages": [{"src": 1, "dst": 99, "bytes": 1}]},
+                {"messages": [{"src": 1, "dst": 2, "bytes": -1}]},
+                {"messages": [{"src": 1, "dst": 2, "bytes": 1, "after": [0]}]},
+                {"pattern": "halo"}, {}, {"pattern": "nosuch", "bytes": 8}):  # fmt: skip
+        with pytest.raises(RemoteError) as e:
+            client.call("estimate.phase", model=mid, **bad)
+        assert e.value.code == -32602
+    assert client.ping()

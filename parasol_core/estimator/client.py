@@ -262,10 +262,23 @@ class Client:
         return self.call("network.transfer_times", model=model, requests=reqs,
                          active=list(active))  # fmt: skip
 
+    def phase(self, model: str, messages: Sequence[Mapping[str, Any]] | None = None,
+              pattern: str | None = None, nbytes: float | None = None,
+              dim: int | str | None = None, root: int | None = None,
+              virtual: int | None = None) -> dict:  # fmt: skip
+        """The event trace of a phase: ``messages``, or a ``pattern`` with ``nbytes``."""
+        return self.call("estimate.phase", **_phase_params(
+            model=model, messages=None if messages is None else list(messages),
+            pattern=pattern, bytes=nbytes, dim=dim, root=root, virtual=virtual))  # fmt: skip
+
     def block(self, model: str, processor: int, counts: Mapping[str, float],
               cached: bool = False) -> dict:  # fmt: skip
         return self.call("estimate.block", model=model, processor=processor,
                          counts=dict(counts), cached=cached)  # fmt: skip
+
+
+def _phase_params(**params: Any) -> dict:
+    return {k: v for k, v in params.items() if v is not None}
 
 
 def _pairs(pairs: Any) -> Any:

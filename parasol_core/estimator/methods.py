@@ -509,6 +509,51 @@ def estimate_block_method(
     return {"mean": _finite(estimate.mean, "the mean"), "sd": _finite(estimate.sd, "the sd")}
 
 
+# --------------------------------------------------------------------------- phases
+
+
+MAX_PHASE_MESSAGES = 1_000_000
+
+
+@method("estimate.phase", bulk=True)
+def estimate_phase(
+    svc: Service,
+    model: str,
+    messages: list | None = None,
+    pattern: str | None = None,
+    bytes: float | None = None,
+    dim: int | str | None = None,
+    root: int | None = None,
+    virtual: int | None = None,
+) -> dict:
+    """The event trace of a communication phase (docs/topology.md): ``messages`` as
+    ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``."""
+    from parasol_core.topology.phases import PhaseError, simulate
+
+    loaded = svc.model(model)
+    virtual = _virtual_param(virtual)
+    if messages is not None:
+        if not isinstance(messages, list):
+            raise ParamError("messages must be a list of {src, dst, bytes, start?, after?}")
+        if len(messages) > MAX_PHASE_MESSAGES:
+            raise ParamError(f"at most {MAX_PHASE_MESSAGES} messages in one phase")
+    if pattern is not None and not isinstance(pattern, str):
+        raise ParamError("pattern must be a pattern name")
+    if bytes is not None:
+        if isinstance(bytes, bool) or not isinstance(bytes, (int, float)):
+            raise ParamError("bytes must be a number")
+        if not math.isfinite(bytes) or bytes < 0:
+            raise ParamError("bytes must be a finite number, 0 or more")
+    if root is not None:
+        check_int("root", root)
+    try:
+        result = simulate(loaded.machine, messages=messages, pattern=pattern, bytes=bytes,
+                          dim=dim, root=root, virtual=virtual)  # fmt: skip
+    except (PhaseError, RoutingError, ValueError) as e:
+        raise ParamError(str(e)) from None
+    return result.to_json()
+
+
 # --------------------------------------------------------------------------- the server
 
 
