@@ -106,7 +106,9 @@ def main() -> None:
                         b.links.tolist())  # fmt: skip
 
             # the workloads take turns, so that a busy machine slows them alike
-            ping, plot, core_one, many, core_many, core_many_lists = interleaved(
+            compact_answer = client.plot_many(mid, pairs, compact=True)
+            assert compact_answer["links"].tolist() == batch.links.tolist()
+            ping, plot, core_one, many, core_many, core_many_lists, compact = interleaved(
                 [
                     lambda: [client.ping() for _ in singles],
                     lambda: [client.plot(mid, s, d) for s, d in singles],
@@ -114,6 +116,7 @@ def main() -> None:
                     lambda: client.plot_many(mid, pairs),
                     lambda: index.routes(pairs[:, 0], pairs[:, 1]),
                     core_lists,
+                    lambda: client.plot_many(mid, pairs, compact=True),
                 ],
                 args.repeat,
             )
@@ -145,7 +148,12 @@ def main() -> None:
     print(f"  core, as Python lists   {args.pairs / core_many_lists:10,.0f} routes/s    "
           f"{core_many_lists * 1000:.1f} ms per call")  # fmt: skip
     print(f"  no-op round trip        {ping_one * 1000:10.2f} ms")
-    print(f"  route.plot_many / core: {many / core_many:.2f}x the time (target: within 2x); "
+    print(f"  route.plot_many, compact {args.pairs / compact:10,.0f} routes/s    "
+          f"{compact * 1000:.1f} ms per call (base64 columns, numpy arrays back)")  # fmt: skip
+    print(
+        f"  route.plot_many compact / core: {compact / core_many:.2f}x the time (target: within 2x)"
+    )
+    print(f"  route.plot_many / core: {many / core_many:.2f}x the time (JSON lists); "
           f"/ core as lists: {many / core_many_lists:.2f}x")  # fmt: skip
     print(f"  route.plot_many vs the core's index.route() in a loop: "
           f"{(core_one / n) / (many / args.pairs):.2f}x the routes per second")  # fmt: skip

@@ -163,6 +163,27 @@ def test_plot_many_matches_the_core_and_plot(client, pushed) -> None:
         single = client.plot(mid, int(pairs[i, 0]), int(pairs[i, 1]))
         assert single["route"] == got[i]["route"]
     assert client.plot_many(mid, [])["routes"] == []
+    compact = client.plot_many(mid, pairs, compact=True)  # the base64 form
+    for key in ("offsets", "processors", "link_offsets", "links"):
+        assert compact[key].tolist() == result[key]
+    ids = [f"{compact['route_prefix']}{a}-{b}" for a, b in pairs.tolist()]
+    assert ids == result["routes"]
+    assert client.plot_many(mid, [], compact=True)["links"].size == 0
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [{"dtype": "<i8", "data": "not base64!"}, {"dtype": "<f8", "data": ""},
+     {"dtype": "<i8", "data": "AAAA"}, {"dtype": "<i8"}, {"dtype": "<i8", "data": 5}],
+)  # fmt: skip
+def test_bad_compact_pairs_are_refused(client, pushed, pairs) -> None:
+    with pytest.raises(RemoteError) as e:
+        client.call("route.plot_many", model=pushed[GCEL.name], pairs=pairs)
+    assert e.value.code == INVALID_PARAMS
+    with pytest.raises(RemoteError) as e:
+        client.call("route.plot_many", model=pushed[GCEL.name], pairs=[[1, 2]], encoding="xml")
+    assert e.value.code == INVALID_PARAMS
+    assert client.ping()
 
 
 def test_transfer_times_match_the_core(client, pushed) -> None:

@@ -19,6 +19,8 @@ is checking params, naming routes and keeping per-model state between calls.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import importlib.metadata
 import math
 import threading
@@ -392,10 +394,44 @@ def _pairs_array(pairs: Any) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+ENCODINGS = ("json", "base64")
+
+
+def encode_array(values: np.ndarray) -> dict:
+    """A whole-number array as ``{"dtype": "<i4", "data": base64}``: the protocol's
+    compact form (little-endian, 32-bit when the values fit)."""
+    dtype = (
+        "<i4" if values.size == 0 or (values.min() >= -(2**31) and values.max() < 2**31) else "<i8"
+    )
+    return {"dtype": dtype, "data": base64.b64encode(values.astype(dtype).tobytes()).decode()}
+
+
+def decode_pairs(pairs: dict) -> np.ndarray:
+    """``pairs`` in the compact form: ``{"dtype", "data"}`` of 2n integers."""
+    dtype = pairs.get("dtype")
+    data = pairs.get("data")
+    if set(pairs) != {"dtype", "data"} or dtype not in ("<i4", "<i8") or not isinstance(data, str):
+        raise ParamError("'pairs' in the compact form is {\"dtype\": \"<i4\" | \"<i8\", "
+                         "\"data\": base64}")  # fmt: skip
+    if len(data) > MAX_PAIRS * 2 * 8 * 4 // 3 + 8:
+        raise ParamError(f"'pairs' holds more than {MAX_PAIRS} pairs")
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (ValueError, binascii.Error):
+        raise ParamError("'pairs': the data is not base64") from None
+    width = 2 * np.dtype(dtype).itemsize
+    if len(raw) % width:
+        raise ParamError("'pairs': the data does not hold whole [src, dst] pairs")
+    return np.frombuffer(raw, dtype=dtype).astype(np.int64).reshape(-1, 2)
+
+
 @method("route.plot_many", bulk=True)
-def route_plot_many(svc: Service, model: str, pairs: list, virtual: int | None = None) -> dict:
+def route_plot_many(svc: Service, model: str, pairs: list | dict, virtual: int | None = None,
+                    encoding: str = "json") -> dict:  # fmt: skip
     loaded = svc.model(model)
-    arr = _pairs_array(pairs)
+    if encoding not in ENCODINGS:
+        raise ParamError(f"'encoding' must be one of {', '.join(ENCODINGS)}, not {encoding!r}")
+    arr = decode_pairs(pairs) if isinstance(pairs, dict) else _pairs_array(pairs)
     virtual = _virtual_param(virtual)
     src, dst = arr[:, 0], arr[:, 1]
     try:
@@ -405,6 +441,16 @@ def route_plot_many(svc: Service, model: str, pairs: list, virtual: int | None =
             batch = virtual_routes(loaded.machine, virtual, src, dst)
     except RoutingError as e:
         raise _routing(e) from None
+    if encoding == "base64":
+        # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing to send
+        return {
+            "encoding": "base64",
+            "route_prefix": loaded.route_id(0, 0, virtual)[:-3],
+            "offsets": encode_array(batch.offsets),
+            "processors": encode_array(batch.processors),
+            "link_offsets": encode_array(batch.link_offsets),
+            "links": encode_array(batch.links),
+        }
     return {
         "routes": loaded.route_ids(src, dst, virtual),
         "offsets": batch.offsets,
