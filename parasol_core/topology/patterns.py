@@ -43,7 +43,7 @@ _AXES = {"x": 0, "y": 1, "z": 2}
 def make_pattern(
     machine: Machine,
     name: str,
-    bytes: float,  # noqa: A002 - the name callers use
+    bytes: float,
     dim: int | str | None = None,
     root: int | None = None,
     virtual: VirtualTopology | int | None = None,
@@ -56,7 +56,7 @@ def make_pattern(
 def make_pattern_arrays(
     machine: Machine,
     name: str,
-    bytes: float,  # noqa: A002
+    bytes: float,
     dim: int | str | None = None,
     root: int | None = None,
     virtual: VirtualTopology | int | None = None,

@@ -387,7 +387,7 @@ def simulate(
     *,
     messages: Any = None,
     pattern: str | None = None,
-    bytes: float | None = None,  # noqa: A002 - the name callers use
+    bytes: float | None = None,
     dim: int | str | None = None,
     root: int | None = None,
     virtual: VirtualTopology | int | None = None,
