@@ -49,6 +49,13 @@ class _LogTicks(pg.AxisItem):
             extra = [v for v in minors if round(10 ** (v % 1)) in (2, 5)]
             majors = sorted(majors + extra)
             minors = [v for v in minors if v not in extra]
+        # labels at least ~45 pixels apart: in a narrow plot, every 2nd or 3rd decade
+        span = max(maxVal - minVal, 1e-9)
+        step = max(1, math.ceil(len(majors) * 45 / max(size, 1.0))) if len(majors) > 2 else 1
+        if step > 1 and span >= 2:
+            labelled = [v for v in majors if round(v) % step == 0]
+            minors = sorted(minors + [v for v in majors if v not in labelled])
+            majors = labelled
         return [(1.0, majors), (None, minors)]
 
 
