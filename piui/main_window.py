@@ -44,8 +44,10 @@ SHORTCUTS = [
     ("Ctrl+Shift+S", "Save as"),
     ("Ctrl+Z", "Undo (a whole slider drag is one step)"),
     ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
-    ("Ctrl+1 … Ctrl+7", "Show processor master, instruction groups, individual "
-     "instructions, cache, combinations, diagnostics, terminal"),
+    ("Ctrl+1 … Ctrl+9", "Show the docks, in View-menu order: processor master, instruction "
+     "groups, individual instructions, cache, combinations, run-time systems, …"),
+    ("Ctrl+E", "Export the model to the estimator"),
+    ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
     ("Enter", "Apply a typed value"),
@@ -96,12 +98,13 @@ class MainWindow(QMainWindow):
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
         self.estimate = EstimatePanel(self.exporter)
-        self.add_panel("estimate", "Estimate", self.estimate, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.add_panel(
             "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
         )
+        self.add_panel("estimate", "Estimate", self.estimate, self.estimate_panel_area)
         self.docks["diagnostics"].raise_()
         right = [k for k in self.docks if self.dockWidgetArea(self.docks[k])
                  == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
@@ -209,8 +212,7 @@ class MainWindow(QMainWindow):
         edit.addAction(undo)
         edit.addAction(redo)
         edit.addSeparator()
-        edit.addAction(self._action("&Preferences…", self.show_preferences,
-                                    QKeySequence.StandardKey.Preferences))  # fmt: skip
+        edit.addAction(self._action("&Preferences…", self.show_preferences, "Ctrl+,"))
         self.undo_action, self.redo_action = undo, redo
 
         view = bar.addMenu("&View")

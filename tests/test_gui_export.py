@@ -244,3 +244,71 @@ def test_preferences_start_a_local_estimator_that_stops_with_piui(main_window, q
     proc = dialog.local.proc
     main_window.close()
     assert proc.poll() is not None  # stopped with PIUI
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            state = next(line for line in f if line.startswith("State:"))
+    except (FileNotFoundError, StopIteration):
+        return False
+    return "Z" not in state.split()[1]
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_local_estimator_dies_with_the_process_that_started_it(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from parasol_core.estimator.local import LocalEstimator\n"
+        "est = LocalEstimator(Path(sys.argv[1])).start()\n"
+        "print(est.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "models")],
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    child = None
+    try:
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+        parent.kill()  # no chance to clean up
+        parent.wait(10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _alive(child):
+            time.sleep(0.1)
+        assert not _alive(child), "the estimator outlived the process that started it"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        if child is not None and _alive(child):
+            import os
+
+            os.kill(child, 9)
+
+
+def test_the_preferences_buttons_work_when_clicked(main_window, qtbot, estimator):
+    from PySide6.QtCore import Qt
+
+    from piui.windows.preferences import PreferencesDialog
+
+    dialog = PreferencesDialog(EstimatorSettings(estimator.url), None, main_window)
+    qtbot.addWidget(dialog)
+    qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "answers" in dialog.status.text(), timeout=10000)
+
+
+def test_ctrl_e_exports_even_from_a_text_field(main_window, qtbot, estimator):
+    from PySide6.QtCore import Qt
+
+    use(estimator.url)
+    main_window.activateWindow()
+    field = main_window.overview.name_field
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    with qtbot.waitSignal(main_window.exporter.finished, timeout=20000) as blocker:
+        qtbot.keyClick(field, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert blocker.args[0].ok

@@ -377,3 +377,9 @@ def test_side_docks_get_their_width_back_when_the_window_grows(main_window, qtbo
     main_window.resize(1280, 820)
     qtbot.waitUntil(lambda: dock.width() > narrow)
     assert dock.width() >= min(RIGHT_DOCK_WIDTH, 1280 // 3)
+
+
+def test_the_main_window_fits_a_1280_by_800_screen(main_window, qtbot):
+    qtbot.wait(20)
+    hint = main_window.minimumSizeHint()
+    assert hint.width() <= 1280 and hint.height() <= 800, hint

@@ -24,6 +24,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _die_with_parent() -> None:
+    """In the child, before it runs: on Linux, have the kernel stop it when the process
+    that started it dies, however that happens (a crash, kill -9), so that no private
+    estimator is ever left behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 class LocalEstimator:
     """``LocalEstimator().start()`` -> an estimator answering at ``.url``."""
 
@@ -49,7 +64,8 @@ class LocalEstimator:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                     stdin=subprocess.DEVNULL)  # fmt: skip
+                                     stdin=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_parent)  # fmt: skip
         log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -10,11 +10,13 @@ import json
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -87,13 +89,26 @@ class EstimatePanel(QWidget):
         bf.addRow(self.block_button, self.block_text)
 
         self.message = message_label()
+        body = QWidget()
+        inner = QVBoxLayout(body)
+        inner.addWidget(self.model_label)
+        row = QHBoxLayout()  # side by side: the panel usually sits in a wide, low dock
+        left = QVBoxLayout()
+        left.addWidget(route_box)
+        left.addWidget(transfer_box)
+        left.addStretch(1)
+        row.addLayout(left, 1)
+        row.addWidget(block_box, 1)
+        inner.addLayout(row)
+        inner.addWidget(self.message)
+        inner.addStretch(1)
+        scroll = QScrollArea()  # never forces the main window taller than the screen
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.model_label)
-        layout.addWidget(route_box)
-        layout.addWidget(transfer_box)
-        layout.addWidget(block_box)
-        layout.addWidget(self.message)
-        layout.addStretch(1)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
 
         self.route_button.clicked.connect(self.ask_route)
         self.transfer_button.clicked.connect(self.ask_transfer)

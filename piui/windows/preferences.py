@@ -67,8 +67,9 @@ class PreferencesDialog(QDialog):
         layout.addLayout(row)
         layout.addWidget(self.status)
         layout.addWidget(buttons)
-        self.check_button.clicked.connect(self.check)
-        self.start_button.clicked.connect(self.start_local)
+        # (clicked passes a bool: never let it become the callback)
+        self.check_button.clicked.connect(lambda: self.check())
+        self.start_button.clicked.connect(lambda: self.start_local())
         self.resize(520, self.sizeHint().height())
         if local is not None and local.running():
             self.status.setText(f"A local estimator is running at {local.url}.")
