@@ -46,7 +46,7 @@ SHORTCUTS = [
     ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
     ("Ctrl+1 … Ctrl+9", "Show the docks, in View-menu order: processor master, instruction "
      "groups, individual instructions, cache, combinations, run-time systems, …"),
-    ("Ctrl+E", "Export the model to the estimator"),
+    ("Ctrl+Shift+E", "Export the model to the estimator"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
         file.addAction(self._action("&Save", self.save, QKeySequence.StandardKey.Save))
         file.addAction(self._action("Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs))
         file.addSeparator()
-        self.export_action = self._action("&Export to estimator", self.export, "Ctrl+E")
+        self.export_action = self._action("&Export to estimator", self.export, "Ctrl+Shift+E")
         self.export_action.setToolTip("Push the model to the estimator set in Preferences")
         file.addAction(self.export_action)
         file.addAction(self._action("Export to &file…", self.export_to_file))
@@ -360,7 +360,7 @@ class MainWindow(QMainWindow):
             )
         else:
             self.statusBar().showMessage(f"Export failed: {result.error}. Nothing is lost; "
-                                         "Ctrl+E tries again.")  # fmt: skip
+                                         "Ctrl+Shift+E tries again.")  # fmt: skip
             if result.diagnostics:
                 self.diagnostics.show_external("estimator", result.diagnostics)
                 self.show_panel("diagnostics")

@@ -132,7 +132,7 @@ class EstimatePanel(QWidget):
             w.setEnabled(ready)
         self.model_label.setText(
             f"Asking the estimator about model {self.model[:12]}… (the last export)."
-            if ready else "Export the model first (File > Export to estimator, Ctrl+E)."
+            if ready else "Export the model first (File > Export to estimator, Ctrl+Shift+E)."
         )  # fmt: skip
 
     def _failed(self, error: BaseException) -> None:
