@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from parasol_core import params
+from parasol_core import limits, params
 from parasol_core.expr import refs
 from parasol_core.expr.refs import ARITY
 from parasol_core.expr.tree import Expression, Reference
@@ -172,13 +172,13 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
     try:
         if kind == INT:
             value = int(text, 16) if text.lower().startswith("0x") else int(text)
-            return value
+            return limits.check_int(value, "the number")
         if kind == STR:
             if len(text) >= 2 and text[0] == text[-1] == '"':
                 text = text[1:-1]
             if any(c in text for c in '"\n\r\x0b'):
                 raise ValueError("a name cannot contain quotes or line ends")
-            return text
+            return limits.check_name(text)
         if kind == TIMING:
             parts = text.split()
             if not 1 <= len(parts) <= 2:
@@ -188,9 +188,9 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
                 raise ValueError("not a finite number")
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
-            return Expression.parse(text)
+            return Expression.parse(limits.check_text(text, "the expression"))
         if kind == "connect":
-            numbers = [int(p) for p in text.split()]
+            numbers = limits.check_ints((int(p) for p in text.split()), "a connect number")
             if not numbers or numbers[0] != len(numbers) - 1:
                 raise ValueError("expected a count followed by that many processor numbers")
             return numbers[1:]

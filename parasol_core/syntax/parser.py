@@ -28,6 +28,7 @@ from parasol_core.expr.tree import (
     Reference,
     Unary,
 )
+from parasol_core.limits import MAX_INT, MAX_LINE_LENGTH
 from parasol_core.model import (
     BLOCK_CLASSES,
     EXPR,
@@ -47,8 +48,6 @@ from parasol_core.syntax.source import (
 )
 
 GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
-MAX_LINE_LENGTH = 1_000_000
-MAX_INT = 2**63 - 1
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
 _LINE_BREAK = re.compile(r"[\n\r\x0b;]")
 
