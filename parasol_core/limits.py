@@ -86,3 +86,45 @@ def check_text(text: str, what: str = "a value") -> str:
             f"at most {MAX_LINE_LENGTH:,})"
         )
     return text
+
+
+# --------------------------------------------------------------------------- reading
+
+MAX_FILE_BYTES = 512 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+def read_model_bytes(path: str) -> bytes:
+    """The bytes of a model file, read in chunks that stop early: at the first byte
+    that is not UTF-8, or once a line has grown past the line length limit (the loader
+    then reports either at its line and column from what was read), or past
+    :data:`MAX_FILE_BYTES` (ValueRangeError). ``check /dev/zero`` reads 4 MB, not
+    gigabytes. Raises OSError as ``open`` does."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    chunks: list[bytes] = []
+    size = 0
+    run = 0  # bytes since the last line break
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError:
+                break  # the loader reports the byte where it is
+            at = max(chunk.rfind(c) for c in (b"\n", b"\r", b"\x0b", b";"))
+            run = len(chunk) - at - 1 if at >= 0 else run + len(chunk)
+            # a UTF-8 character has at most 4 bytes: this many is surely too long a line
+            if run > 4 * MAX_LINE_LENGTH + 4:
+                break
+            if size > MAX_FILE_BYTES:
+                raise ValueRangeError(
+                    f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the limit "
+                    "for a model file; stopped reading"
+                )
+    return b"".join(chunks)
