@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GRID = (ROOT / "sample_models" / "grid4x4.machine").read_text(encoding="utf-8")
 
 FAST = settings(
-    max_examples=60,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
