@@ -350,14 +350,19 @@ def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
     """Write a model to ``path`` atomically: a temporary file beside it, then a rename,
     so a crash never leaves half a file. The text is read back *before* anything is
     written, and nothing is written unless it loads as the same model (a value the
-    format cannot hold raises ModelSyntaxError or ValueError and leaves the file as it
-    was). The model then records the saved text, so the next save again changes only
-    what is edited after this one. A symbolic link is followed: the file it points to
-    is replaced and the link kept."""
+    format cannot hold raises ValueError and leaves the file as it was). The model
+    then records the saved text, so the next save again changes only what is edited
+    after this one. A symbolic link is followed: the file it points to is replaced and
+    the link kept."""
+    from parasol_core.syntax.diagnostics import ModelSyntaxError
     from parasol_core.syntax.parser import loads
 
     text = dumps(machine, canonical=canonical)
-    fresh = loads(text, str(path))  # the read-back rebase needs anyway, done first
+    try:
+        fresh = loads(text, str(path))  # the read-back rebase needs anyway, done first
+    except ModelSyntaxError as e:  # a ValueError, as callers (the editor) expect
+        raise ValueError(f"the text would not load back (line {e.line}: {e.message}); "
+                         "not saved") from None  # fmt: skip
     check_same_model(machine, fresh)
     write_text_atomic(Path(path), text)
     rebase(machine, fresh)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QIntValidator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QWidget
 
 from parasol_core.expr.tree import format_number
+from parasol_core.limits import check_int
 from parasol_core.numeric import (
     cache_size_shown,
     join,
@@ -207,6 +208,7 @@ class LogIntEdit(QWidget):
             value = int(text)
             if value < 1:
                 raise ValueError
+            check_int(value)  # what the file can hold (parasol_core.limits)
         except ValueError:
             self.field.reject_input(f"'{text}' is not a positive whole number", good)
             return
