@@ -29,6 +29,11 @@ class BlockEstimate:
     sd: float
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
 def estimate_block(
     machine: Machine,
     processor_id: int,
@@ -57,9 +62,13 @@ def estimate_block(
             continue
         if isinstance(count, bool) or not isinstance(count, (int, float)):
             raise ValueError(f"the count for '{name}' must be a number, not {count!r}")
+        try:
+            count = float(count)  # a 400-digit integer does not fit a float
+        except OverflowError:
+            count = math.inf
         if not math.isfinite(count) or count < 0:
             raise ValueError(f"the count for '{name}' must be finite and non-negative, "
-                             f"not {count!r}")  # fmt: skip
+                             f"not {_shown(counts[name])}")  # fmt: skip
         merged[canonical] = merged.get(canonical, 0) + count
     if unknown:
         names = ", ".join(repr(n) for n in unknown)
@@ -67,16 +76,20 @@ def estimate_block(
     missing = [n for n, c in merged.items() if c and n not in proc.timings]
     if missing:
         raise ValueError(f"{label} has no timing for {', '.join(missing)}")
-    mean = 0.0
-    variance = 0.0
+    terms = []
+    spreads = []
     for name, count in merged.items():
         if not count:
             continue
         timing = proc.timings[name]
-        mean += count * timing.mean
+        terms.append(count * timing.mean)
         if timing.sd:
-            variance += (count * timing.sd) ** 2
-    sd = math.sqrt(variance)
+            spreads.append(count * timing.sd)
+    try:
+        mean = math.fsum(terms)
+    except OverflowError:  # fsum raises where a plain sum would give inf
+        mean = math.inf
+    sd = math.hypot(*spreads)  # sqrt(sum of squares) without overflowing the squares
     if cached:
         speedup = proc.cache.smallloopspeedup if proc.cache is not None else None
         if speedup is None:
@@ -86,4 +99,7 @@ def estimate_block(
                              f"not {speedup.mean!r}")  # fmt: skip
         mean /= speedup.mean
         sd /= speedup.mean
+    if not (math.isfinite(mean) and math.isfinite(sd)):
+        raise ValueError(f"the estimate for {label} is too large for a floating-point "
+                         "number (the counts or timings overflow)")  # fmt: skip
     return BlockEstimate(mean, sd)

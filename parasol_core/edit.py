@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from parasol_core import params
+from parasol_core import limits, params
 from parasol_core.expr import refs
 from parasol_core.expr.refs import ARITY
 from parasol_core.expr.tree import Expression, Reference
@@ -177,13 +177,13 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
         if kind == INT:
             from parasol_core.numeric import parse_whole
 
-            return parse_whole(text, 0, INT_LIMIT)
+            return limits.check_int(parse_whole(text, 0, INT_LIMIT), "the number")
         if kind == STR:
             if len(text) >= 2 and text[0] == text[-1] == '"':
                 text = text[1:-1]
             if any(c in text for c in '"\n\r\x0b'):
                 raise ValueError("a name cannot contain quotes or line ends")
-            return text
+            return limits.check_name(text)
         if kind == TIMING:
             parts = text.split()
             if not 1 <= len(parts) <= 2:
@@ -193,9 +193,9 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
                 raise ValueError("not a finite number")
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
-            return Expression.parse(text)
+            return Expression.parse(limits.check_text(text, "the expression"))
         if kind == CONNECT:
-            numbers = [int(p) for p in text.split()]
+            numbers = limits.check_ints((int(p) for p in text.split()), "a connect number")
             if not numbers or numbers[0] != len(numbers) - 1:
                 raise ValueError("expected a count followed by that many processor numbers")
             return numbers[1:]
@@ -206,7 +206,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
     raise EditError(f"{label}: unknown kind {kind}")
 
 
-INT_LIMIT = 2**63 - 1
+INT_LIMIT = limits.MAX_INT
 """The largest integer the file format reads (a 64-bit signed integer)."""
 ID_LIMIT = 2**31 - 1
 """The largest id (ids are 32-bit in the PARASOL II tools)."""

@@ -51,9 +51,11 @@ def _parse_finite(text: str, what: str) -> float:
     except ValueError:
         raise ValueError(f"'{text}' is not a number{what}") from None
     if not math.isfinite(value):
-        raise ValueError(
-            f"'{text}' is too large to represent (the largest number is about 1.8e308)"
-        )
+        if any(c.isdigit() for c in text):  # 1e400: a number, beyond a double
+            raise ValueError(
+                f"'{text}' is too large to represent (the largest number is about 1.8e308)"
+            )
+        raise ValueError(f"'{text}' is not a finite number")
     if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
         raise ValueError(f"'{text}' is too small to represent (the smallest positive number "
                          "is about 5e-324)")  # fmt: skip

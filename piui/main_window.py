@@ -459,8 +459,10 @@ class MainWindow(QMainWindow):
         spare = central.width() - central.minimumSizeHint().width()
         for area, wanted in ((Qt.DockWidgetArea.RightDockWidgetArea, RIGHT_DOCK_WIDTH),
                              (Qt.DockWidgetArea.LeftDockWidgetArea, LEFT_DOCK_WIDTH)):  # fmt: skip
+            # the docks on show (a tab behind another keeps a stale width)
             docks = [d for d in self.docks.values() if d.isVisible() and not d.isFloating()
-                     and self.dockWidgetArea(d) == area]  # fmt: skip
+                     and self.dockWidgetArea(d) == area
+                     and not d.visibleRegion().isEmpty()]  # fmt: skip
             if not docks or spare <= 0:
                 continue
             width = max(d.width() for d in docks)

@@ -369,6 +369,7 @@ def test_side_docks_get_their_width_back_when_the_window_grows(main_window, qtbo
     from piui.main_window import RIGHT_DOCK_WIDTH
 
     main_window.resize(1280, 820)
+    main_window.show_panel("combinations")
     qtbot.wait(20)
     dock = main_window.docks["combinations"]
     main_window.resize(main_window.minimumSizeHint())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterable
 
 import pytest
@@ -162,7 +163,8 @@ def edit_replace_timing(draw: st.DrawFn, m: Machine):
     vs = proc.src.tables["timings"].entries[name]
     proc.timings[name] = new = draw(S.timings())
     spellings = [name] + [alias for alias, canonical in ALIASES.items() if canonical == name]
-    assert any(s in m.src.text.split("\n")[vs.line - 1] for s in spellings)
+    physical = re.split(r"\r\n?|[\n\x0b]", m.src.text)  # lines as positions count them
+    assert any(s in physical[vs.line - 1] for s in spellings)
     return f"replace {name} by {new}", (vs.start, vs.end), True
 
 

@@ -1,13 +1,15 @@
-"""What the subcommands share: loading a file with clean errors, writing output."""
+"""What the subcommands share: loading a file with clean errors, writing output, and
+turning every failure into a message and an exit status (never a traceback)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from parasol_core.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
 from parasol_core.syntax.diagnostics import ModelSyntaxError
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.parser import loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -23,7 +25,9 @@ class CommandError(Exception):
 def load_or_fail(path: str) -> Machine:
     """Load a model; an unreadable file exits 2, a syntax error exits 1."""
     try:
-        return load(path)
+        return loads(read_model_bytes(path), path)
+    except ValueRangeError as e:
+        raise CommandError(str(e), EXIT_USAGE) from None
     except ModelSyntaxError as e:
         raise CommandError(e.format() + (("\n" + e.context) if e.context else ""),
                            EXIT_ERRORS) from None  # fmt: skip
@@ -31,6 +35,40 @@ def load_or_fail(path: str) -> Machine:
         raise CommandError(f"{path}: is a directory", EXIT_USAGE) from None
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
+
+
+def checked_text(machine: Machine, canonical: bool = False) -> str:
+    """The text of a model, read back before it is written anywhere: a value the file
+    cannot hold ends the command (exit 1) with the file, stdout or -o target untouched."""
+    from parasol_core.syntax.parser import loads as read_back
+    from parasol_core.syntax.writer import check_same_model, dumps
+
+    try:
+        text = dumps(machine, canonical=canonical)
+        check_same_model(machine, read_back(text))
+    except ModelSyntaxError as e:
+        raise CommandError(f"error: the result would not load ({e.message}, line {e.line}); "
+                           "nothing was written", EXIT_ERRORS) from None  # fmt: skip
+    except (ValueError, TypeError) as e:
+        raise CommandError(f"error: the result cannot be written: {e}; nothing was written",
+                           EXIT_ERRORS) from None  # fmt: skip
+    return text
+
+
+def save_or_fail(machine: Machine, path: str) -> None:
+    """Save in place (verified before the rename); every failure a CommandError."""
+    from parasol_core.syntax.writer import save
+
+    try:
+        save(machine, path)
+    except ModelSyntaxError as e:
+        raise CommandError(f"error: the result would not load ({e.message}, line {e.line}); "
+                           f"{path} is unchanged", EXIT_ERRORS) from None  # fmt: skip
+    except OSError as e:
+        raise CommandError(f"{path}: cannot write: {e.strerror or e}", EXIT_USAGE) from None
+    except (ValueError, TypeError) as e:
+        raise CommandError(f"error: the result cannot be written: {e}; {path} is unchanged",
+                           EXIT_ERRORS) from None  # fmt: skip
 
 
 def write_output(text: str, out: str | None) -> None:
@@ -55,5 +93,18 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
         except CommandError as e:
             print(str(e), file=sys.stderr)
             return e.status
+        except (BrokenPipeError, KeyboardInterrupt):
+            raise  # main() handles these
+        except ModelSyntaxError as e:
+            print(e.format(), file=sys.stderr)
+            return EXIT_ERRORS
+        except (MemoryError, RecursionError):
+            print("error: the input is too large or too deeply nested to process",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_ERRORS
+        except Exception as e:
+            print(f"error: {e or type(e).__name__} (an unexpected {type(e).__name__}; "
+                  "please report it)", file=sys.stderr)  # fmt: skip
+            return EXIT_ERRORS
 
     return wrapper

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 
@@ -29,6 +30,7 @@ from parasol_core.expr.tree import Expression, Reference, format_number
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")
+MAX_COUNTS_BYTES = 16 * 1024 * 1024
 
 
 def order_eval_arguments(args: Sequence[str]) -> list[str]:
@@ -120,6 +122,13 @@ def parse_args_option(items: list[str]) -> dict[str, int | float]:
                 value = float(text)
             except ValueError:
                 raise CommandError(f"--arg {item}: '{text}' is not a number", EXIT_USAGE) from None
+        if not math.isfinite(value):
+            raise CommandError(f"--arg {item}: the value must be a finite number", EXIT_USAGE)
+        least = 0 if name == "bytes" else 1
+        if value < least:
+            what = "a message size is 0 bytes or more" if name == "bytes" else (
+                "a process count is 1 or more")  # fmt: skip
+            raise CommandError(f"--arg {item}: {what}", EXIT_USAGE)
         out[name] = value
     return out
 
@@ -206,17 +215,31 @@ def cmd_deps(args: argparse.Namespace) -> int:
 def _read_counts(path: str) -> dict:
     try:
         if path == "-":
-            text = sys.stdin.read()
+            stream = getattr(sys.stdin, "buffer", None)  # None: a text stream (tests)
+            if stream is None:
+                data = sys.stdin.read(MAX_COUNTS_BYTES + 1).encode("utf-8", "surrogateescape")
+            else:
+                data = stream.read(MAX_COUNTS_BYTES + 1)
         else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            with open(path, "rb") as f:
+                data = f.read(MAX_COUNTS_BYTES + 1)
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
+    if len(data) > MAX_COUNTS_BYTES:
+        raise CommandError(f"{path}: larger than {MAX_COUNTS_BYTES:,} bytes, the limit for "
+                           "a counts file", EXIT_USAGE)  # fmt: skip
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CommandError(f"{path}: not a UTF-8 text file (byte 0x{data[e.start]:02x} at "
+                           f"offset {e.start})", EXIT_USAGE) from None  # fmt: skip
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CommandError(f"{path}: not JSON: {e.msg} (line {e.lineno}, column {e.colno})",
                            EXIT_USAGE) from None  # fmt: skip
+    except (ValueError, RecursionError) as e:  # a 5000-digit number, [[[[...]]]]
+        raise CommandError(f"{path}: not usable JSON: {str(e)[:200]}", EXIT_USAGE) from None
     if not isinstance(data, dict):
         raise CommandError(f"{path}: expected a JSON object of mnemonic: count", EXIT_USAGE)
     return data

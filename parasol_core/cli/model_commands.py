@@ -12,15 +12,16 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    checked_text,
     load_or_fail,
     run,
+    save_or_fail,
     write_output,
 )
 from parasol_core.edit import EditError
 from parasol_core.jsonio import to_data
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
-from parasol_core.syntax.writer import dumps
 from parasol_core.validate import validate
 
 
@@ -90,7 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 @run
 def cmd_format(args: argparse.Namespace) -> int:
     machine = load_or_fail(args.file)
-    write_output(dumps(machine, canonical=True), args.output)
+    write_output(checked_text(machine, canonical=True), args.output)
     return EXIT_OK
 
 
@@ -142,13 +143,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def _finish(session: Session, args: argparse.Namespace) -> int:
     if args.in_place:
-        try:
-            session.save(args.file)
-        except OSError as e:
-            raise CommandError(f"{args.file}: cannot write: {e.strerror or e}",
-                               EXIT_USAGE) from None  # fmt: skip
+        save_or_fail(session.machine, args.file)
     else:
-        write_output(session.text(), args.output)
+        write_output(checked_text(session.machine), args.output)
     return EXIT_OK
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 
+from parasol_core import limits
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -146,8 +148,9 @@ def cmd_transfer(args: argparse.Namespace) -> int:
     from parasol_core.topology.errors import RoutingError
     from parasol_core.topology.network import RouteTable
 
-    if not args.bytes >= 0:
-        raise CommandError("error: --bytes must be zero or positive", EXIT_USAGE)
+    if not (args.bytes >= 0 and math.isfinite(args.bytes)):
+        raise CommandError("error: --bytes must be a finite number, zero or positive",
+                           EXIT_USAGE)  # fmt: skip
     machine = load_or_fail(args.file)
     virt = _virtual(machine, args.virtual)
     _hardware(machine)
@@ -158,6 +161,9 @@ def cmd_transfer(args: argparse.Namespace) -> int:
         seconds = table.transfer_time(first, others, args.bytes)
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    if not math.isfinite(seconds):
+        raise CommandError(f"error: the transfer time of {args.bytes:g} bytes is too large "
+                           "for a floating-point number", EXIT_ERRORS)  # fmt: skip
     print(f"{seconds:.12g}")
     return EXIT_OK
 
@@ -170,6 +176,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     options = {"processor_type": args.processor_type, "id": args.id, "setup": args.setup}
     if args.name is not None:
         options["name"] = args.name
+    try:  # what the file format can hold, as for every value (parasol_core.limits)
+        limits.check_int(args.id, "--id")
+        limits.check_int(args.processor_type, "--processor-type")
+        for option in ("latency", "speed", "setup"):
+            if getattr(args, option) is not None:
+                limits.check_float(getattr(args, option), f"--{option}")
+        if args.name is not None:
+            limits.check_name(args.name, "--name")
+    except ValueError as e:
+        raise CommandError(f"error: {e}", EXIT_USAGE) from None
     try:
         topology = generate(args.kind, args.dims, args.latency, args.speed, **options)
         text = "\n".join(canonical_lines(topology))

@@ -34,9 +34,12 @@ FUNCTIONS: tuple[str, ...] = (
     "log", "log10", "round", "sgn", "sin", "sinh", "sqrt", "tan", "tanh",
 )  # fmt: skip
 
-# Deeper trees are refused at load: every tree walk here is recursive, and no real
-# model comes near this.
+# Limits on expressions, checked at load. ``MAX_DEPTH`` is nesting as a reader counts
+# it (parentheses, calls, unary operators, ``**`` chains); a flat chain of one
+# operator (``a + b + c ...``) is one level. ``MAX_TREE_DEPTH`` bounds the depth of the
+# tree itself, which a long flat chain also grows: every tree walk here is recursive.
 MAX_DEPTH = 200
+MAX_TREE_DEPTH = 400
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Number:
     start: int = field(default=0, compare=False)
     end: int = field(default=0, compare=False)
     depth: int = field(default=1, compare=False, repr=False)
+    nesting: int = field(default=1, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,7 @@ class Reference:
     start: int = _field(default=0, compare=False)
     end: int = _field(default=0, compare=False)
     depth: int = _field(default=1, compare=False, repr=False)
+    nesting: int = _field(default=1, compare=False, repr=False)
 
     def __str__(self) -> str:
         text = self.prefix + "".join(f"({i})" for i in self.indices)
@@ -77,6 +82,7 @@ class Unary:
     start: int = field(default=0, compare=False)
     end: int = field(default=0, compare=False)
     depth: int = field(default=1, compare=False, repr=False)
+    nesting: int = field(default=1, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,7 @@ class Binary:
     start: int = field(default=0, compare=False)
     end: int = field(default=0, compare=False)
     depth: int = field(default=1, compare=False, repr=False)
+    nesting: int = field(default=1, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,7 @@ class Call:
     start: int = field(default=0, compare=False)
     end: int = field(default=0, compare=False)
     depth: int = field(default=1, compare=False, repr=False)
+    nesting: int = field(default=1, compare=False, repr=False)
 
 
 Node = Number | Reference | Unary | Binary | Call

@@ -21,6 +21,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from parasol_core import params
 from parasol_core.expr.tree import (
     MAX_DEPTH,
+    MAX_TREE_DEPTH,
+    PRECEDENCE,
     Binary,
     Call,
     Expression,
@@ -28,6 +30,7 @@ from parasol_core.expr.tree import (
     Reference,
     Unary,
 )
+from parasol_core.limits import MAX_INT, MAX_LINE_LENGTH
 from parasol_core.model import (
     BLOCK_CLASSES,
     EXPR,
@@ -39,16 +42,17 @@ from parasol_core.model import (
 )
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
 from parasol_core.syntax.source import (
+    BOM,
     BlockSource,
     TableSource,
     ValueSource,
+    counting_text,
     line_end,
     line_start,
+    position,
 )
 
 GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
-MAX_LINE_LENGTH = 1_000_000
-MAX_INT = 2**63 - 1
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
 _LINE_BREAK = re.compile(r"[\n\r\x0b;]")
 
@@ -424,10 +428,13 @@ class _Builder(Transformer):
 
     # ---- expressions
 
-    def _check_depth(self, depth: int, tok: Token) -> int:
-        if depth > MAX_DEPTH:
+    def _check_depth(self, depth: int, nesting: int, tok: Token) -> tuple[int, int]:
+        if nesting > MAX_DEPTH:
             raise _Fail(f"expression nested too deeply (more than {MAX_DEPTH} levels)", tok)
-        return depth
+        if depth > MAX_TREE_DEPTH:
+            raise _Fail(f"expression too long: more than {MAX_TREE_DEPTH} operators in one "
+                        "chain (split it, or use parentheses)", tok)  # fmt: skip
+        return depth, nesting
 
     def integer(self, c: list) -> Number:
         t = c[0]
@@ -439,25 +446,30 @@ class _Builder(Transformer):
 
     def binary(self, c: list) -> Binary:
         left, op, right = c
-        depth = self._check_depth(1 + max(_depth(left), _depth(right)), op)
-        return Binary(str(op), left, right, left.start, right.end, depth)
+        # a left operand continuing a chain at the same precedence is not nested deeper
+        chained = isinstance(left, Binary) and PRECEDENCE[left.op] == PRECEDENCE[str(op)]
+        left_nesting = _nesting(left) - 1 if chained else _nesting(left)
+        depth, nesting = self._check_depth(
+            1 + max(_depth(left), _depth(right)), 1 + max(left_nesting, _nesting(right)), op
+        )
+        return Binary(str(op), left, right, left.start, right.end, depth, nesting)
 
     def unary(self, c: list) -> Unary:
         op, operand = c
-        depth = self._check_depth(1 + _depth(operand), op)
-        return Unary(str(op), operand, op.start_pos, operand.end, depth)
+        depth, nesting = self._check_depth(1 + _depth(operand), 1 + _nesting(operand), op)
+        return Unary(str(op), operand, op.start_pos, operand.end, depth, nesting)
 
     def call(self, c: list) -> Call:
         func, _, arg, rpar = c
-        depth = self._check_depth(1 + _depth(arg), func)
-        return Call(str(func), arg, func.start_pos, rpar.end_pos, depth)
+        depth, nesting = self._check_depth(1 + _depth(arg), 1 + _nesting(arg), func)
+        return Call(str(func), arg, func.start_pos, rpar.end_pos, depth, nesting)
 
     def paren(self, c: list) -> Any:
         lpar, inner, rpar = c
-        depth = self._check_depth(1 + _depth(inner), lpar)
+        depth, nesting = self._check_depth(1 + _depth(inner), 1 + _nesting(inner), lpar)
         # Parentheses leave no node; the span widens so messages point at them, and the
         # depth counts them, as a reader counts nesting.
-        return _with_span(inner, lpar.start_pos, rpar.end_pos, depth)
+        return _with_span(inner, lpar.start_pos, rpar.end_pos, depth, nesting)
 
     def index(self, c: list) -> int:
         return _int(c[1])
@@ -491,10 +503,14 @@ def _depth(node: Any) -> int:
     return getattr(node, "depth", 1)
 
 
-def _with_span(node: Any, start: int, end: int, depth: int) -> Any:
+def _nesting(node: Any) -> int:
+    return getattr(node, "nesting", 1)
+
+
+def _with_span(node: Any, start: int, end: int, depth: int, nesting: int) -> Any:
     from dataclasses import replace
 
-    return replace(node, start=start, end=end, depth=depth)
+    return replace(node, start=start, end=end, depth=depth, nesting=nesting)
 
 
 # --------------------------------------------------------------------------- the parser
@@ -526,8 +542,8 @@ def _decode(data: bytes, file: str | None) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        before = data[: e.start].decode("utf-8")  # valid up to there: count characters
+        line, col = position(before, len(before))
         raise ModelSyntaxError(
             f"this is not a text file: byte 0x{data[e.start]:02x} is not valid UTF-8",
             line, col, file=file,
@@ -545,8 +561,7 @@ def _check_lines(text: str, file: str | None) -> None:
         return
     i = lengths.index(longest)
     start = sum(lengths[:i]) + i
-    line = text.count("\n", 0, start) + 1
-    column = start - text.rfind("\n", 0, start)
+    line, column = position(text, start)
     raise ModelSyntaxError(
         f"line {line} is too long ({longest:,} characters; the limit is {MAX_LINE_LENGTH:,})",
         line, column, file=file,
@@ -565,12 +580,45 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     _check_lines(text, file)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
     parser, _, _ = _get_parsers()
-    machine, found = _parse(parser, parse_text, file, "file")
+    # lark counts lines by `\n`: give it a text of the same length whose `\n`s are the
+    # physical line ends (see source.counting_text); the model keeps the original text
+    try:
+        machine, found = _parse(parser, counting_text(parse_text), file, "file")
+    except ModelSyntaxError as e:
+        raise _bom_shifted(e, text) from None
     diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
+    if text.startswith(BOM):
+        diagnostics = [_bom_shifted(d, text) for d in diagnostics]
+        _bom_shift_sources(machine)
     _clip(machine, text)
     machine.src.diagnostics = diagnostics
     machine.src.path = file
     return machine
+
+
+def _bom_shifted(where: Any, text: str) -> Any:
+    """A diagnostic or syntax error on line 1 of a text that starts with a byte-order
+    mark, one column to the left: the mark takes no column on screen."""
+    if not (text.startswith(BOM) and where.line == 1 and (where.column or 1) > 1):
+        return where
+    if isinstance(where, ModelSyntaxError):
+        return ModelSyntaxError(
+            where.message, 1, where.column - 1, text=where.text, expected=where.expected,
+            file=where.file, context=where.context,
+        )  # fmt: skip
+    from dataclasses import replace
+
+    return replace(where, column=where.column - 1)
+
+
+def _bom_shift_sources(machine: Machine) -> None:
+    for block in machine.blocks():
+        records = [block.src, *block.src.values.values()]
+        for ts in list(block.src.tables.values()) + list(block.src.containers.values()):
+            records.extend(ts.entries.values())
+        for r in records:
+            if r.line == 1 and r.column > 1:
+                r.column -= 1
 
 
 def load(path: str | Path) -> Machine:
@@ -686,8 +734,9 @@ def _expected(names: set[str] | frozenset[str] | None, parser: Lark) -> tuple[st
 
 
 def _show(text: str) -> str:
+    """What was found, as it reads after "unexpected"."""
     if text in ("\n", "\r\n", "\r"):
-        return "the end of the line"
+        return "end of line"
     if text == "\x0b":
         return "a vertical tab"
     if text == ";":
@@ -770,7 +819,7 @@ def _syntax_error(
         else:
             found = str(tok)
             pos = tok.start_pos if tok.start_pos is not None else pos
-            shown = _show(found) if tok.type != "NL" else "the end of the line"
+            shown = _show(found) if tok.type != "NL" else "end of line"
             message = f"unexpected {shown}"
             if tok.type == "NAME" and {"a function", "a reference"} <= set(expected):
                 message = _unknown_name(found)

@@ -18,20 +18,49 @@ NEWLINE_CHARS = "\n\r\x0b;"
 _LINE_END = re.compile(r"[ \t\f]*(#[^\n\r\x0b]*)?(\r\n|\n|\r|\x0b|;)")
 
 
+# Where lines are, for every position a user is shown: a physical line ends at `\r\n`,
+# `\n`, a lone `\r` or a vertical tab (`;` ends a definition, not a line on screen), and
+# a byte-order mark at the start of the file takes no column.
+PHYSICAL_LINE_END = re.compile(r"\r\n?|[\n\x0b]")
+BOM = "\ufeff"
+_LONE_BREAK = re.compile(r"\r(?!\n)|\x0b")
+
+
 class LineIndex:
-    """Offsets to 1-based (line, column), counting physical lines (`\\n`)."""
+    """Offsets to 1-based (line, column) in characters, by the rule above."""
 
     def __init__(self, text: str) -> None:
         self.starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos >= 0:
-            self.starts.append(pos + 1)
-            pos = find("\n", pos + 1)
+        if "\r" in text or "\x0b" in text:
+            self.starts += [m.end() for m in PHYSICAL_LINE_END.finditer(text)]
+        else:  # the common case, faster than the regex
+            find = text.find
+            pos = find("\n")
+            while pos >= 0:
+                self.starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+        self.bom = text.startswith(BOM)
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset)
-        return line, offset - self.starts[line - 1] + 1
+        column = offset - self.starts[line - 1] + 1
+        if line == 1 and self.bom and offset > 0:
+            column -= 1
+        return line, column
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """(line, column) of ``offset`` in ``text``, without building an index."""
+    return LineIndex(text[:offset]).position(offset)
+
+
+def counting_text(text: str) -> str:
+    """``text`` with every lone `\r` and vertical tab made a `\n`: the same length (every
+    offset stays), and a counter of `\n` (lark's) now counts physical lines as
+    :class:`LineIndex` does. Only for counting: the model keeps the text as it was."""
+    if "\r" not in text and "\x0b" not in text:
+        return text
+    return _LONE_BREAK.sub("\n", text)
 
 
 @dataclass

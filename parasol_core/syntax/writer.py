@@ -348,17 +348,66 @@ def _forget(block: Block) -> None:
 
 def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
     """Write a model to ``path`` atomically: a temporary file beside it, then a rename,
-    so a crash never leaves half a file. The model then records the saved text, so the
-    next save again changes only what is edited after this one."""
+    so a crash never leaves half a file. The text is read back *before* anything is
+    written, and nothing is written unless it loads as the same model (a value the
+    format cannot hold raises ValueError and leaves the file as it was). The model
+    then records the saved text, so the next save again changes only what is edited
+    after this one. A symbolic link is followed: the file it points to is replaced and
+    the link kept."""
+    from parasol_core.syntax.diagnostics import ModelSyntaxError
     from parasol_core.syntax.parser import loads
 
     text = dumps(machine, canonical=canonical)
+    try:
+        fresh = loads(text, str(path))  # the read-back rebase needs anyway, done first
+    except ModelSyntaxError as e:  # a ValueError, as callers (the editor) expect
+        raise ValueError(f"the text would not load back (line {e.line}: {e.message}); "
+                         "not saved") from None  # fmt: skip
+    check_same_model(machine, fresh)
     write_text_atomic(Path(path), text)
-    rebase(machine, loads(text, str(path)))
+    rebase(machine, fresh)
+
+
+def check_same_model(machine: Machine, fresh: Machine) -> None:
+    """Raise ValueError unless ``fresh`` (the written text, read back) holds the same
+    sections and values as ``machine``, compared as the writer sees them (``_same``)."""
+    a, b = list(walk(machine)), list(walk(fresh))
+    same = len(a) == len(b) and all(
+        type(x) is type(y)
+        and all(_reads_back(f.kind, v, getattr(y, f.attr)) for f, v in x.field_items())
+        and all(_same_table(t.kind, getattr(x, t.attr), getattr(y, t.attr)) for t in x.TABLES)
+        for x, y in zip(a, b)
+    )  # fmt: skip
+    if not same:
+        raise ValueError("the written text does not read back as the same model; not saved")
+
+
+def _reads_back(kind: str, current: Any, loaded: Any) -> bool:
+    if current is None or loaded is None:
+        return current is loaded
+    if kind == TIMING and not isinstance(current, Timing):
+        current = Timing(float(current))
+    elif kind == SHAPE:
+        return tuple(current) == tuple(loaded)
+    elif kind == EXPR and isinstance(current, str):
+        return current.strip() == loaded.text
+    return _same(kind, current, loaded)
+
+
+def _same_table(kind: str, current: dict, loaded: dict) -> bool:
+    return current.keys() == loaded.keys() and all(
+        _reads_back(kind, v, loaded[k]) for k, v in current.items()
+    )
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    """Write ``text`` to ``path`` through a temporary file and a rename.
+
+    A symbolic link is resolved first, so the file it points to is replaced and the link
+    stays. The new file gets the old one's permission bits (a read-only file stays
+    read-only) and its owner and group; when they cannot be kept (the file belongs to
+    someone else), nothing is replaced and PermissionError says why."""
+    path = Path(os.path.realpath(path))
     data = text.encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -367,11 +416,14 @@ def write_text_atomic(path: Path, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         try:
-            mode = path.stat().st_mode & 0o777
+            st = path.stat()
         except FileNotFoundError:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
+        else:
+            mode = st.st_mode & 0o777
+            _keep_owner(tmp, path, st)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -380,6 +432,19 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def _keep_owner(tmp: str, path: Path, st: os.stat_result) -> None:
+    new = os.stat(tmp)
+    if (new.st_uid, new.st_gid) == (st.st_uid, st.st_gid):
+        return
+    try:
+        os.chown(tmp, st.st_uid, st.st_gid)
+    except OSError:
+        raise PermissionError(
+            f"{path} belongs to user {st.st_uid}, group {st.st_gid}; the new file could "
+            "not be given the same owner, so the file was not replaced"
+        ) from None
 
 
 def rebase(machine: Machine, fresh: Machine) -> None:

@@ -33,6 +33,10 @@ BIG_LINK = 32
 # Up to this many processor pairs, batch lookups use a dense pair -> link table (4 bytes
 # a pair: 16 MB at the limit, about 2000 processors); above it, a binary search.
 DENSE_PAIRS = 1 << 22
+# A processor count is believed up to this, or up to what the topology's own entries
+# (p[i] lines, connect lists) could number; beyond, it is a number written in the file
+# that no input backs, and routing refuses it rather than do work in proportion to it.
+FREE_COUNT = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -107,9 +111,21 @@ class TopologyIndex:
         latency: list[float] = []
         speed: list[float] = []
         self.members: dict[int, tuple[int, ...]] = {}
+        #: why routing through this topology is refused (a RoutingError), or None
+        self.problem: RoutingError | None = None
+        present = len(topology.types)
         for link in topology.links:
             if link.id is None or not link.connect or link.id in self.members:
                 continue  # the validator reports these; routing skips them
+            present += len(link.connect)
+            outside = next((p for p in link.connect if not 1 <= p <= self.count), None)
+            if outside is not None:
+                if self.problem is None:
+                    self.problem = RoutingError(
+                        f"link {link.id} of {self.label} connects processor {outside}, "
+                        f"which is not one of its processors (1..{self.count})"
+                    )
+                continue  # never in a lookup: its numbers would stand for other pairs
             ids.append(link.id)
             latency.append(link.latency.mean if link.latency is not None else np.nan)
             speed.append(link.speed.mean if link.speed is not None else np.nan)
@@ -119,6 +135,12 @@ class TopologyIndex:
         self.latency = np.asarray(latency, dtype=np.float64)
         self.speed = np.asarray(speed, dtype=np.float64)
         self.slot_of: dict[int, int] = {lid: s for s, lid in enumerate(ids)}
+        if self.count > max(FREE_COUNT, 2 * present):
+            self.problem = RoutingError(
+                f"{self.label} says it has {self.count} processors, far more than its "
+                f"{len(topology.types)} p[i] lines and its links hold; correct its "
+                "'processors' count"
+            )
 
         stride = self.count + 1
         self._stride = stride
@@ -147,6 +169,8 @@ class TopologyIndex:
 
     def link_between(self, a: int, b: int) -> int | None:
         """The lowest-id link connecting processors ``a`` and ``b``, or None."""
+        if not (1 <= a <= self.count and 1 <= b <= self.count):
+            return None  # outside, a key would stand for another pair
         key = a * self._stride + b if a < b else b * self._stride + a
         found = self._pairs.get(key)
         for lid, procs in self._big:
@@ -156,29 +180,54 @@ class TopologyIndex:
                 return lid
         return found
 
+    def check(self) -> None:
+        """Raise the RoutingError that says why this topology cannot be routed, if any."""
+        if self.problem is not None:
+            raise RoutingError(str(self.problem))
+
     def links_between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """:meth:`link_between` for many pairs at once; 0 where no link connects them."""
+        slots = self.slots_between(a, b)
+        out = np.zeros(slots.shape[0], dtype=np.int64)
+        found = slots >= 0
+        out[found] = self.link_ids[slots[found]]
+        return out
+
+    def slots_between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Slots (positions in :attr:`link_ids`) of the lowest-id links joining ``a[i]``
+        and ``b[i]``; -1 where none does. Exact whatever the ids' size."""
         a = np.asarray(a, dtype=np.int64)
         b = np.asarray(b, dtype=np.int64)
         if self._stride * self._stride <= DENSE_PAIRS:
             inside = (a >= 1) & (a <= self.count) & (b >= 1) & (b <= self.count)
             if inside.all():
-                return self._dense[a * self._stride + b].astype(np.int64)
-            out = np.zeros(a.shape[0], dtype=np.int64)
-            out[inside] = self._dense[a[inside] * self._stride + b[inside]]
+                return self._dense[a * self._stride + b].astype(np.int64) - 1
+            out = np.full(a.shape[0], -1, dtype=np.int64)
+            out[inside] = self._dense[a[inside] * self._stride + b[inside]].astype(np.int64) - 1
             return out
+        return self._slots(self._sparse_links_between(a, b))
+
+    def _slots(self, ids: np.ndarray) -> np.ndarray:
+        out = np.full(ids.shape[0], -1, dtype=np.int64)
+        found = ids != 0
+        out[found] = self.slots(ids[found])
+        return out
+
+    def _sparse_links_between(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         keys, values = self._pair_arrays
         lo, hi = np.minimum(a, b), np.maximum(a, b)
-        wanted = lo * self._stride + hi
+        inside = (lo >= 1) & (hi <= self.count)
+        wanted = np.where(inside, lo, 0) * self._stride + np.where(inside, hi, 0)
         out = np.zeros(wanted.shape[0], dtype=np.int64)
         if keys.shape[0]:
             at = np.searchsorted(keys, wanted)
             at[at == keys.shape[0]] = 0
             hit = keys[at] == wanted
+            hit &= inside
             out[hit] = values[at[hit]]
         if self._big:
             ids, member = self._big_arrays
-            ok = (lo >= 0) & (hi <= self.count)
+            ok = (lo >= 1) & (hi <= self.count)
             lo_c, hi_c = np.where(ok, lo, 0), np.where(ok, hi, 0)
             common = member[:, lo_c] & member[:, hi_c]
             has = common.any(axis=0) & ok
@@ -196,24 +245,29 @@ class TopologyIndex:
 
     @cached_property
     def _dense(self) -> np.ndarray:
-        """``table[a * stride + b]``: the lowest-id link joining a and b, or 0."""
+        """``table[a * stride + b]``: 1 + the slot of the lowest-id link joining a and b,
+        or 0. Slots, not ids, so that ids of any size fit 4 bytes (slots are
+        positions: fewer than the links in the file)."""
         stride = self._stride
         table = np.zeros(stride * stride, dtype=np.int32)
         keys, values = self._pair_arrays
         lo, hi = keys // stride, keys % stride
-        table[lo * stride + hi] = values
-        table[hi * stride + lo] = values
+        slots = (self.slots(values) + 1).astype(np.int32)
+        table[lo * stride + hi] = slots
+        table[hi * stride + lo] = slots
         square = table.reshape(stride, stride)
         for lid, procs in self._big:
             at = np.ix_(sorted(procs), sorted(procs))
             block = square[at]
-            square[at] = np.where((block == 0) | (block > lid), lid, block)
+            current = np.where(block > 0, self.link_ids[np.maximum(block - 1, 0)], 0)
+            replace = (block == 0) | (current > lid)
+            square[at] = np.where(replace, self.slot_of[lid] + 1, block)
         return table
 
     @cached_property
     def _big_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         ids = np.asarray([lid for lid, _ in self._big], dtype=np.int64)
-        member = np.zeros((len(self._big), self.count + 1), dtype=bool)
+        member = np.zeros((len(self._big), self.count + 1), dtype=bool)  # count is checked
         for row, (_, procs) in enumerate(self._big):
             member[row, [p for p in procs if 1 <= p <= self.count]] = True
         return ids, member
@@ -253,6 +307,7 @@ class TopologyIndex:
 
     def route(self, src: int, dst: int) -> Route:
         """The route from ``src`` to ``dst`` by the topology's routing technique."""
+        self.check()
         self.check_processor(src)
         self.check_processor(dst)
         path = self.technique.path(self.layout, src, dst)
@@ -260,6 +315,11 @@ class TopologyIndex:
             raise RoutingError(
                 f"the {self.routing} routing technique gave a path from {path[:1]} to "
                 f"{path[-1:]} for a message from processor {src} to processor {dst}"
+            )
+        if min(path) < 1 or max(path) > self.count:
+            raise RoutingError(
+                f"the {self.routing} routing technique left {self.label} (processors "
+                f"1..{self.count}) on the way from processor {src} to processor {dst}"
             )
         if self._big:
             links = [self.link_between(a, b) for a, b in zip(path, path[1:])]
@@ -280,6 +340,7 @@ class TopologyIndex:
         dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
         if src.shape != dst.shape or src.ndim != 1:
             raise ValueError("routes() needs two sequences of the same length")
+        self.check()
         for ends in (src, dst):
             bad = (ends < 1) | (ends > self.count)
             if bad.any():
@@ -290,12 +351,12 @@ class TopologyIndex:
         steps = np.ones(max(procs.shape[0] - 1, 0), dtype=bool)
         steps[offsets[1:-1] - 1] = False  # the last processor of one route -> the next's first
         a, b = procs[:-1][steps], procs[1:][steps]
-        links = self.links_between(a, b)
-        missing = links == 0
+        slots = self.slots_between(a, b)
+        missing = slots < 0
         if missing.any():
             i = int(np.argmax(missing))
             raise self.missing_link(int(a[i]), int(b[i]))
-        return RouteBatch(offsets, procs, links)
+        return RouteBatch(offsets, procs, self.link_ids[slots])
 
 
 # --------------------------------------------------------------------------- the cache

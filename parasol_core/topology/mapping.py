@@ -69,8 +69,9 @@ def mapping_quality(
     (virtual -> hardware) proposed for it."""
     virtual = find_virtual(machine, virtual)
     mapping = virtual.mapping if mapping is None else mapping
-    links = virtual_links(machine, virtual, directed=False)
     index = index_of(hardware_of(machine))
+    index.check()
+    links = virtual_links(machine, virtual, directed=False)
     if not links:
         return MappingQuality(0, 0, 0.0, 0, (), ())
     src, dst = [], []
@@ -89,12 +90,18 @@ def mapping_quality(
         raise RoutingError(f"{e} (routing {virtual_label(virtual)})") from None
     hops = batch.hops
     dmax = int(hops.max())
-    # congestion: distinct virtual links per hardware link
-    which = np.repeat(np.arange(len(links)), hops)
-    pairs = np.unique(which * (int(batch.links.max(initial=0)) + 1) + batch.links)
-    per_link = np.bincount(pairs % (int(batch.links.max(initial=0)) + 1))
+    # congestion: distinct virtual links per hardware link, counted by link slot (a
+    # position, bounded by the links in the file) rather than by id (any size)
+    nslots = max(index.link_ids.shape[0], 1)
+    which = np.repeat(np.arange(len(links), dtype=np.int64), hops)
+    pairs = np.unique(which * nslots + index.slots(batch.links))
+    per_link = np.bincount(pairs % nslots, minlength=nslots)
     congestion = int(per_link.max(initial=0))
-    busiest = tuple(int(i) for i in np.flatnonzero(per_link == congestion)) if congestion else ()
+    busiest = (
+        tuple(sorted(int(index.link_ids[i]) for i in np.flatnonzero(per_link == congestion)))
+        if congestion
+        else ()
+    )
     long_links = tuple(links[i] for i in np.flatnonzero(hops == dmax)) if dmax > 1 else ()
     return MappingQuality(
         virtual_links=len(links),
@@ -318,6 +325,7 @@ def make_mapping(
             f"unknown mapping scheme {scheme!r} (known: {', '.join(MAPPING_SCHEMES)})"
         )
     hw = index_of(hardware_of(machine))
+    hw.check()
     count = virtual_count(virtual)
     placed = func(hw, count, virtual_shape(machine, virtual), seed)
     return {v: int(h) for v, h in zip(range(1, count + 1), placed)}

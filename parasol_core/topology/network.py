@@ -25,7 +25,7 @@ import numpy as np
 
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.index import Route, TopologyIndex, index_of
+from parasol_core.topology.index import FREE_COUNT, Route, TopologyIndex, index_of
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
 
 
@@ -186,10 +186,11 @@ def _append(flat: array, ends: array, values: np.ndarray, offsets: np.ndarray) -
 
 def mapping_table(mapping: Mapping[int, int]) -> np.ndarray:
     """``table[v]`` = ``mapping[v]`` for array lookups (0 where unmapped)."""
-    size = max((v for v in mapping if v >= 0), default=0) + 1
+    limit = max(FREE_COUNT, 2 * len(mapping))  # no table as long as a number in the file
+    size = max((v for v in mapping if 0 <= v <= limit), default=0) + 1
     table = np.zeros(size, dtype=np.int64)
     for v, h in mapping.items():
-        if v >= 0:
+        if 0 <= v < size:
             table[v] = h
     return table
 

@@ -180,7 +180,9 @@ def infer_shape(topology: Topology) -> Shape | None:
         if len(link.connect) != 2:
             return None
         pairs.append(tuple(link.connect))
-    if n < 2 or not pairs:
+    # A grid of n processors has at least n - 1 links; fewer, and n is only a number
+    # written in the file: no search in proportion to it.
+    if n < 2 or not pairs or n > 2 * len(pairs) + 2:
         return None
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
@@ -201,7 +203,8 @@ def infer_shape(topology: Topology) -> Shape | None:
 def candidate_shapes(n: int) -> Iterable[tuple[int, ...]]:
     """Every ``(W,)``, ``(W, H)``, ``(W, H, D)`` with product ``n`` and sizes above 1."""
     yield (n,)
-    divisors = [d for d in range(2, n // 2 + 1) if n % d == 0]
+    small = [d for d in range(2, math.isqrt(n) + 1) if n % d == 0]
+    divisors = sorted(set(small) | {n // d for d in small})
     for w in divisors:
         yield (w, n // w)
     for w, h in product(divisors, divisors):

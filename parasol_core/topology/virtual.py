@@ -15,7 +15,7 @@ import numpy as np
 
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.index import Route, RouteBatch, TopologyIndex, index_of
+from parasol_core.topology.index import FREE_COUNT, Route, RouteBatch, TopologyIndex, index_of
 from parasol_core.topology.routing import get_routing
 from parasol_core.topology.shape import Layout, Shape, processor_count, shape_of
 
@@ -85,6 +85,11 @@ def virtual_links(
         raise RoutingError(f"{virtual_label(virtual)} has no routing technique")
     technique = get_routing(virtual.routing)
     layout = virtual_layout(machine, virtual)
+    if layout.count > max(FREE_COUNT, 2 * len(virtual.mapping)):
+        raise RoutingError(
+            f"{virtual_label(virtual)} says it has {layout.count} processors, far more "
+            "than its mapping holds; correct its 'processors' count"
+        )
     out = []
     for v in range(1, layout.count + 1):
         for w in technique.neighbours(layout, v):
@@ -141,7 +146,11 @@ def virtual_routes(
 
 def mapping_array(virtual: VirtualTopology) -> np.ndarray:
     """``table[v]`` is the hardware processor of virtual processor ``v`` (0: unmapped)."""
-    size = max([virtual_count(virtual), *virtual.mapping], default=0) + 1
+    # numbers beyond what the mapping could hold are not looked up (no table as long as
+    # a number written in the file)
+    limit = max(FREE_COUNT, 2 * len(virtual.mapping))
+    size = max([v for v in [virtual_count(virtual), *virtual.mapping] if v <= limit], default=0)
+    size += 1
     table = np.zeros(size, dtype=np.int64)
     for v, h in virtual.mapping.items():
         if 0 <= v < size:
