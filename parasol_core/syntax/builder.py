@@ -48,10 +48,13 @@ class _Builder(ExprBuilder):
         super().__init__()
         self.text = ""
         self.diagnostics: list[Diagnostic] = []
+        self.bulk: dict[int, Any] = {}
 
-    def reset(self, text: str) -> None:
+    def reset(self, text: str, bulk: dict[int, Any] | None = None) -> None:
         self.text = text
         self.diagnostics = []
+        # sections read by the fast path (parasol_core.syntax.fastscan), by body start
+        self.bulk = bulk or {}
 
     def warn(self, message: str, line: int, column: int, severity: str = WARNING) -> None:
         self.diagnostics.append(Diagnostic(severity, message, line, column))
@@ -77,10 +80,21 @@ class _Builder(ExprBuilder):
         items = [
             c for c in children[2:-2] if not isinstance(c, Token) and not _is_comment(c, keyword)
         ]
+        body_start = line_end(self.text, children[1].start_pos)
+        if self.bulk and body_start in self.bulk:
+            # the body was read by the fast path; lark saw it as blank lines
+            found = self.bulk.pop(body_start)
+            if keyword == "linklist":
+                items = found + items
+            else:
+                found_items, warnings = found
+                for message, line, column in warnings:
+                    self.warn(message, line, column)
+                items = found_items + items
         return _Section(
             keyword, items, line_start(self.text, begin.start_pos),
             line_end(self.text, last_nl.start_pos), line_start(self.text, end.start_pos),
-            begin.line, begin.column, line_end(self.text, children[1].start_pos),
+            begin.line, begin.column, body_start,
         )  # fmt: skip
 
     # ---- definitions
@@ -314,9 +328,8 @@ class _Builder(ExprBuilder):
                 child = children[item.keyword]
                 ts = src.containers.setdefault(child.attr, TableSource())
                 ts.start, ts.end, ts.insert_at = item.start, item.end, item.insert_at
-                for sub in item.items:
-                    getattr(obj, child.attr).append(sub)
-                    src.children[child.attr].append(sub)
+                getattr(obj, child.attr).extend(item.items)
+                src.children[child.attr].extend(item.items)
             else:  # a child block
                 child = children[item.KEYWORD]
                 if child.many:

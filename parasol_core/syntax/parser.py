@@ -19,6 +19,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from parasol_core.model import Machine
+from parasol_core.syntax import fastscan
 from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
@@ -28,7 +29,9 @@ from parasol_core.syntax.messages import _error_at, _syntax_error
 MAX_LINE_LENGTH = 1_000_000
 _LINE_BREAK = re.compile(r"[\n\r\x0b;]")
 
+
 _lock = threading.Lock()
+_fast = True  # the fast path for the bulk of a file (tests turn it off to compare)
 _parser: Lark | None = None
 _builder: _Builder | None = None
 
@@ -59,9 +62,20 @@ def _decode(data: bytes, file: str | None) -> str:
     return text
 
 
+def _may_have_long_line(text: str) -> bool:
+    """False when every stretch of half the limit holds a line end, so that no line can
+    be longer than the limit (a quick test: a few ``str.find`` calls a megabyte)."""
+    step = MAX_LINE_LENGTH // 2
+    for a in range(0, len(text), step):
+        b = a + step
+        if not any(text.find(c, a, b) >= 0 for c in "\n;\r\x0b"):
+            return True
+    return False
+
+
 def _check_lines(text: str, file: str | None) -> None:
     """Refuse a line longer than the limit, whatever character ends it."""
-    if len(text) <= MAX_LINE_LENGTH:
+    if len(text) <= MAX_LINE_LENGTH or not _may_have_long_line(text):
         return
     lengths = [len(part) for part in _LINE_BREAK.split(text)]
     longest = max(lengths)
@@ -89,7 +103,10 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     _check_lines(text, file)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
     parser, _ = _get_parser()
-    machine, found = _parse(parser, parse_text, file, "file")
+    # The bulk (link lists, procid and mapping tables, timings) is read by the fast path
+    # where it is of the strictest form; lark reads the rest, and everything when unsure.
+    lark_text, bulk = fastscan.scan(parse_text, text) if _fast else (parse_text, {})
+    machine, found = _parse(parser, parse_text, file, "file", lark_text, bulk)
     diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
     _clip(machine, text)
     machine.src.diagnostics = diagnostics
@@ -103,14 +120,20 @@ def load(path: str | Path) -> Machine:
     return loads(data, str(path))
 
 
-def _parse(parser: Lark, text: str, file: str | None, what: str) -> tuple[Any, list[Diagnostic]]:
-    """Run one of the parsers (the builder is shared, hence the lock); lark's and the
-    builder's failures become a ModelSyntaxError saying where."""
+def _parse(
+    parser: Lark, text: str, file: str | None, what: str, lark_text: str, bulk: dict[int, Any]
+) -> tuple[Any, list[Diagnostic]]:
+    """Run the parser (the builder is shared, hence the lock); lark's and the builder's
+    failures become a ModelSyntaxError saying where. Lark reads ``lark_text``, which is
+    ``text`` with the bodies in ``bulk`` blanked out (same length, same line ends)."""
     _, builder = _get_parser()
     with _lock:
-        builder.reset(text)
+        builder.reset(text, bulk)
         try:
-            return parser.parse(text), list(builder.diagnostics)
+            result = parser.parse(lark_text)
+            if builder.bulk:  # pragma: no cover - a body the builder did not take
+                raise AssertionError(f"sections read by the fast path were not used: {bulk}")
+            return result, list(builder.diagnostics)
         except _Fail as e:
             raise _error_at(e.message, e.token, text, file) from None
         except UnexpectedInput as e:
@@ -126,6 +149,9 @@ def _clip(machine: Machine, text: str) -> None:
     may have added) are cut."""
     n = len(text)
     for block in machine.blocks():
+        d = block.__dict__
+        if "src" not in d and "_lazy_src" in d:
+            continue  # a link read by the fast path: never at the end, built from ``text``
         src = block.src
         src.text = text
         src.end = min(src.end, n)
