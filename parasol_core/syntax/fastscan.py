@@ -149,6 +149,7 @@ _TABLE_RES = {
 _BEGIN_RE = re.compile(rf"begin[ \t]+(linklist|procid|mapping|timings){_EOL}")
 _END_RES = {k: re.compile(rf"end[ \t]+{k}{_EOL}") for k in ("linklist", *_TABLE_RES)}
 _INDENT = " \t"
+MIN_ITEMS = 8  # smaller bodies are left to lark (the tests lower it to 1)
 
 
 class LinkRegion:
@@ -202,25 +203,19 @@ def getattr_loaded(lazy: tuple, attr: str) -> Any:
 
 
 def link_is_unedited(link: Link) -> bool:
-    """True when ``link`` still has the values it was loaded with and its source record
-    was never built, so the writer can leave its text as it is without looking closer."""
+    """True when ``link`` was read by the fast path, its source record was never built
+    and it still holds the very values it was loaded with, so the writer can leave its
+    text as it is without looking closer. (False only means "look closer".)"""
     d = link.__dict__
     lazy = d.get("_lazy_src")
-    if lazy is None or "src" in d:
-        return False
-    lid, lat, spd, conn = lazy[3:]
-    cur = d["id"]
-    if type(cur) is not int or cur != lid:
-        return False
-    latency, speed, connect = d["latency"], d["speed"], d["connect"]
-    if type(latency) is not Timing or latency != lat:
-        return False
-    if type(speed) is not Timing or speed != spd:
-        return False
-    if type(connect) is not list:
-        return False
-    count, *numbers = map(int, conn.split())
-    return connect == numbers
+    return (
+        lazy is not None
+        and "src" not in d
+        and d["latency"] is lazy[4]
+        and d["speed"] is lazy[5]
+        and d["id"] is lazy[3]
+        and d["connect"] == lazy[6]
+    )
 
 
 def _timing(text: str, cache: dict[str, Timing | None]) -> Timing | None:
@@ -266,7 +261,7 @@ def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None
         link = new(Link)
         link.__dict__ = {
             "id": ident, "latency": latency, "speed": speed, "connect": connect,
-            "_lazy_src": (region, offset, line, ident, latency, speed, conn),
+            "_lazy_src": (region, offset, line, ident, latency, speed, connect.copy()),
         }  # fmt: skip
         append(link)
         line += LINK_LINES
@@ -318,13 +313,13 @@ def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple 
     return items, warnings
 
 
-def scan(text: str, source_text: str | None = None, min_items: int = 8) -> tuple[str, dict]:
+def scan(text: str, source_text: str | None = None) -> tuple[str, dict]:
     """The text for lark (bulk bodies blanked out) and the bulk items by body start.
 
     ``source_text`` is the text the model records (``text`` may have a line end added);
     the links' source records are built from it.
 
-    A body is taken only when it has at least ``min_items`` items: below that, lark is
+    A body is taken only when it has at least ``MIN_ITEMS`` items: below that, lark is
     as quick and there is nothing to gain.
     """
     bulk: dict[int, Any] = {}
@@ -357,11 +352,11 @@ def scan(text: str, source_text: str | None = None, min_items: int = 8) -> tuple
         line += text.count("\n", line_pos, body)
         line_pos = body
         if kind == "linklist":
-            if text.count("begin", body, end) < min_items:
+            if text.count("begin", body, end) < MIN_ITEMS:
                 continue
             found: Any = _scan_links(source_text or text, body, end, line)
         else:
-            if text.count("=", body, end) < min_items:
+            if text.count("=", body, end) < MIN_ITEMS:
                 continue
             found = _scan_table(kind, text, body, end, line)
         if found is None:
