@@ -7,6 +7,8 @@ is imported when the first expression is parsed, not before.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,18 +26,37 @@ def grammar_text() -> str:
     return GRAMMAR_PATH.read_text(encoding="utf-8")
 
 
+def _cache_file(start: str) -> str | bool:
+    """Where lark keeps its analysis of the grammar between runs (building it takes about
+    a second; loading it a tenth of that). Lark checks the grammar's hash stored in the
+    file, so an edited grammar is analysed afresh. In the user's own cache directory,
+    not the shared temporary one, since the file is a pickle."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "parasol_core")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(folder, f"lark-{start}-{sys.version_info[0]}.{sys.version_info[1]}.tmp")
+
+
+def make_parser(start: str, transformer: Any) -> Any:
+    """Lark's LALR parser for the grammar's ``start`` rule, with ``transformer`` inline."""
+    from lark import Lark
+
+    return Lark(
+        grammar_text(), parser="lalr", lexer="contextual", transformer=transformer,
+        start=start, maybe_placeholders=False, cache=_cache_file(start),
+    )  # fmt: skip
+
+
 def _get_expr_parser() -> Any:
     global _expr_parser
     with _lock:
         if _expr_parser is None:
-            from lark import Lark
-
             from parasol_core.syntax.build_expr import ExprBuilder
 
-            _expr_parser = Lark(
-                grammar_text(), parser="lalr", lexer="contextual", transformer=ExprBuilder(),
-                start="expr", maybe_placeholders=False,
-            )  # fmt: skip
+            _expr_parser = make_parser("expr", ExprBuilder())
     return _expr_parser
 
 

@@ -23,7 +23,7 @@ from parasol_core.syntax import fastscan
 from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
-from parasol_core.syntax.expression import GRAMMAR_PATH, grammar_text, parse_expression
+from parasol_core.syntax.expression import GRAMMAR_PATH, make_parser, parse_expression
 from parasol_core.syntax.messages import _error_at, _syntax_error
 
 MAX_LINE_LENGTH = 1_000_000
@@ -41,10 +41,7 @@ def _get_parser() -> tuple[Lark, _Builder]:
     with _lock:
         if _parser is None:
             _builder = _Builder()
-            _parser = Lark(
-                grammar_text(), parser="lalr", lexer="contextual", transformer=_builder,
-                start="start", maybe_placeholders=False,
-            )  # fmt: skip
+            _parser = make_parser("start", _builder)
     assert _builder is not None
     return _parser, _builder
 

@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
 from parasol_core import params
 from parasol_core.edit import Slot
 from parasol_core.engine import Engine
-from parasol_core.expr import symbolic
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
 from parasol_core.model import COMBINATION_NAMES, EXPR, MachineCombinations, Processor
@@ -655,6 +654,8 @@ class CombinationsWindow(QWidget):
         engine: Engine = self.document.engine
         self.symbolic.setText(self._pretty(key, expr))
         self.symbolic.show()
+        from parasol_core.expr import symbolic  # sympy: imported when first needed
+
         try:
             found = symbolic.sensitivities(engine, key)
         except symbolic.SymbolicError as e:
@@ -704,6 +705,8 @@ class CombinationsWindow(QWidget):
         cache_key = (key, expr.text)
         text = self._pretty_cache.get(cache_key)
         if text is None:
+            from parasol_core.expr import symbolic  # sympy: imported when first needed
+
             try:
                 text = _label_pretty(key, symbolic.pretty(key, self.document.engine))
             except Exception as e:  # noqa: BLE001 - a display nicety must never break the window
