@@ -218,6 +218,21 @@ def link_is_unedited(link: Link) -> bool:
     )
 
 
+def rebased_lazy(old: Link, new: Link) -> tuple:
+    """The lazy record for ``old`` after a save read its text back as ``new``: ``new``'s,
+    holding ``old``'s own values where they equal the ones read (as they do when the text
+    was written from them), so that ``old`` counts as unedited until it is edited."""
+    region, offset, line, lid, lat, spd, conn = new.__dict__["_lazy_src"]
+    d = old.__dict__
+    if type(d["id"]) is int and d["id"] == lid:
+        lid = d["id"]
+    if d["latency"] == lat:
+        lat = d["latency"]
+    if d["speed"] == spd:
+        spd = d["speed"]
+    return (region, offset, line, lid, lat, spd, conn)
+
+
 def _timing(text: str, cache: dict[str, Timing | None]) -> Timing | None:
     """The timing a value text reads as, or None when it is not of the strict form."""
     try:

@@ -36,7 +36,7 @@ from parasol_core.model import (
     children_of,
     walk,
 )
-from parasol_core.syntax.fastscan import link_is_unedited
+from parasol_core.syntax.fastscan import link_is_unedited, rebased_lazy
 from parasol_core.syntax.source import BlockSource, ValueSource, indent_of, is_lazy
 
 INDENT = "    "
@@ -400,7 +400,7 @@ def rebase(machine: Machine, fresh: Machine) -> None:
     for old, new in zip(old_blocks, new_blocks):
         if is_lazy(new):  # a fast-path link: its record is built when first read
             old.__dict__.pop("src", None)
-            old.__dict__["_lazy_src"] = new.__dict__["_lazy_src"]
+            old.__dict__["_lazy_src"] = rebased_lazy(old, new)
             continue
         src = new.src
         src.children = {k: [by_new[id(c)] for c in v] for k, v in src.children.items()}
