@@ -10,7 +10,6 @@ messages in :mod:`parasol_core.syntax.messages`.
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from parasol_core.syntax.expression import GRAMMAR_PATH, make_parser, parse_expr
 from parasol_core.syntax.messages import _error_at, _syntax_error
 
 MAX_LINE_LENGTH = 1_000_000
-_LINE_BREAK = re.compile(r"[\n\r\x0b;]")
+_BREAKS = "\n;\r\x0b"  # what ends a line
 
 
 _lock = threading.Lock()
@@ -59,27 +58,39 @@ def _decode(data: bytes, file: str | None) -> str:
     return text
 
 
-def _may_have_long_line(text: str) -> bool:
-    """False when every stretch of half the limit holds a line end, so that no line can
-    be longer than the limit (a quick test: a few ``str.find`` calls a megabyte)."""
+def _long_lines(text: str) -> list[tuple[int, int]]:
+    """(start, length) of every line longer than the limit, in order, with a few
+    ``str.find`` calls a megabyte: such a line holds a whole stretch of half the limit
+    without a line end, and only the lines around those stretches are measured."""
     step = MAX_LINE_LENGTH // 2
+    found: list[tuple[int, int]] = []
+    line_end = 0
     for a in range(0, len(text), step):
         b = a + step
-        if not any(text.find(c, a, b) >= 0 for c in "\n;\r\x0b"):
-            return True
-    return False
+        if a < line_end or any(text.find(c, a, b) >= 0 for c in _BREAKS):
+            continue
+        start = 0
+        for c in _BREAKS:
+            start = max(start, text.rfind(c, start, a) + 1)
+        line_end = len(text)
+        for c in _BREAKS:
+            e = text.find(c, b, line_end)
+            if e >= 0:
+                line_end = e
+        if line_end - start > MAX_LINE_LENGTH:
+            found.append((start, line_end - start))
+    return found
 
 
 def _check_lines(text: str, file: str | None) -> None:
     """Refuse a line longer than the limit, whatever character ends it."""
-    if len(text) <= MAX_LINE_LENGTH or not _may_have_long_line(text):
+    if len(text) <= MAX_LINE_LENGTH:
         return
-    lengths = [len(part) for part in _LINE_BREAK.split(text)]
-    longest = max(lengths)
-    if longest <= MAX_LINE_LENGTH:
+    long_lines = _long_lines(text)
+    if not long_lines:
         return
-    i = lengths.index(longest)
-    start = sum(lengths[:i]) + i
+    longest = max(length for _, length in long_lines)
+    start = next(at for at, length in long_lines if length == longest)
     line = text.count("\n", 0, start) + 1
     column = start - text.rfind("\n", 0, start)
     raise ModelSyntaxError(
