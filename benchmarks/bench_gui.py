@@ -33,6 +33,7 @@ Everything runs offscreen (QT_QPA_PLATFORM=offscreen unless set), in child proce
 with a time limit, with a temporary settings file and every dialog answered.
 
     .venv/bin/python benchmarks/bench_gui.py [--repeat N] [--steps N] [--drags N] [--profile]
+        [--startup-only]
 
 With ``--profile`` one more iga drag is run under cProfile (its steps only) and the
 functions with the most time are printed.
@@ -543,6 +544,7 @@ def main() -> None:
     parser.add_argument("--drags", type=int, default=3, help="drags per slider")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per child")
     parser.add_argument("--profile", action="store_true", help="cProfile an extra iga drag")
+    parser.add_argument("--startup-only", action="store_true", help="skip the slider drags")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -562,6 +564,8 @@ def main() -> None:
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     _print_startup(_startup(env, args.repeat, args.timeout))
     sys.stdout.flush()
+    if args.startup_only:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         env["PIUI_SETTINGS"] = str(Path(tmp) / "settings.ini")
         options = f"--steps {args.steps} --drags {args.drags} --timeout {args.timeout}"

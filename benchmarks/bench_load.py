@@ -14,9 +14,21 @@ For the Parsytec GCel sample and a generated 32 x 32 x 32 3D torus (32,768 proce
 * ``json.dumps``: ``json.dumps(to_data(machine))``, the baseline for writing;
 
 taking turns within each repetition, and prints the median of each with its ratio to
-``json.loads`` of the same model.
+``json.loads`` of the same model. For the torus it also measures
+
+* ``edit + save``: one link's latency changed and the model saved (lossless) to a
+  temporary file, as the editor does (the saved text differs from the loaded one in that
+  value's characters only, which is checked); and an unedited save, checked to give the
+  loaded bytes;
+* how load time grows: load + validate per link of a smaller torus (``--small-side``,
+  15 x 15 x 15: 10,125 links) against the large one's;
+* memory (tracemalloc, in a separate pass since it slows everything): the peak while
+  loading, and what the loaded model holds (the text itself included).
+
+``--lark`` also times the GCel sample with the fast path off (lark alone).
 
     .venv/bin/python benchmarks/bench_load.py [--repeat N] [--side N] [--torus-repeat N]
+        [--small-side N] [--lark]
 """
 
 from __future__ import annotations
@@ -25,13 +37,16 @@ import argparse
 import gc
 import json
 import statistics
+import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from parasol_core import Machine, loads
+import parasol_core.syntax.parser as parser_module
+from parasol_core import Machine, Timing, loads
 from parasol_core.jsonio import to_data
-from parasol_core.syntax.writer import dumps
+from parasol_core.syntax.writer import dumps, save
 from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,16 +186,70 @@ def _format(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
+def edit_and_save(text: str, repeat: int) -> dict[str, float]:
+    """Median seconds of an unedited save and of one timing edit plus a save."""
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.machine"
+        for _ in range(repeat):
+            machine = loads(text)
+            t, _ = _timed(save, machine, path)
+            if path.read_text(encoding="utf-8") != text:
+                raise SystemExit("an unedited save changed the file")
+            times.setdefault("save (unedited)", []).append(t)
+            link = machine.topologies[0].links[len(machine.topologies[0].links) // 2]
+            gc.collect()
+            start = time.perf_counter()
+            link.latency = Timing(3.25e-05)
+            save(machine, path)
+            times.setdefault("edit + save", []).append(time.perf_counter() - start)
+            saved = path.read_text(encoding="utf-8")
+            if len(saved) != len(text) or sum(a != b for a, b in zip(saved, text)) > 8:
+                raise SystemExit("the edit changed more than its value's characters")
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def memory(text: str) -> tuple[float, float]:
+    """(peak MB while loading, MB the loaded model holds), by tracemalloc; the text is
+    counted in the model (its records refer to it)."""
+    gc.collect()
+    tracemalloc.start()
+    machine = loads(text)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del machine
+    size = len(text)  # one byte a character (ASCII)
+    return (peak + size) / 1e6, (current + size) / 1e6
+
+
+def per_link(text: str, repeat: int) -> float:
+    """Median seconds of load + validate per link."""
+    seconds = []
+    for _ in range(repeat):
+        t_load, machine = _timed(loads, text)
+        t_validate, _ = _timed(validate, machine)
+        seconds.append(t_load + t_validate)
+    links = sum(len(t.links) for t in machine.topologies)
+    return statistics.median(seconds) / links
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=7, help="rounds for the GCel sample")
     parser.add_argument("--torus-repeat", type=int, default=3, help="rounds for the torus")
     parser.add_argument("--side", type=int, default=32, help="torus side (default 32)")
+    parser.add_argument("--small-side", type=int, default=15, help="torus for the growth")
+    parser.add_argument("--lark", action="store_true", help="also time GCel with lark alone")
     args = parser.parse_args()
 
     if GCEL.exists():
         medians, facts = measure(GCEL.read_text(encoding="utf-8"), args.repeat)
         report(GCEL.name, medians, facts, args.repeat)
+        if args.lark:
+            parser_module._fast = False
+            medians, facts = measure(GCEL.read_text(encoding="utf-8"), args.repeat)
+            parser_module._fast = True
+            report(GCEL.name + " with lark alone (no fast path)", medians, facts, args.repeat)
     else:
         print(f"({GCEL} is missing: only the torus is measured)")
     start = time.perf_counter()
@@ -190,6 +259,19 @@ def main() -> None:
     medians, facts = measure(text, args.torus_repeat)
     report(f"{side} x {side} x {side} 3D torus (text generated in {generated:.2f} s)",
            medians, facts, args.torus_repeat)  # fmt: skip
+    base = medians["json.loads"]
+    for name, seconds in edit_and_save(text, args.torus_repeat).items():
+        print(f"  {name:<18} {_format(seconds):>10}  {seconds / base:>12.1f}")
+    small = torus_text(args.small_side)
+    large_per_link = per_link(text, args.torus_repeat)
+    small_per_link = per_link(small, args.torus_repeat)
+    small_links = 3 * args.small_side**3
+    print(f"\n  load + validate per link: {large_per_link * 1e6:.2f} us at {facts['links']:,} "
+          f"links, {small_per_link * 1e6:.2f} us at {small_links:,} links: "
+          f"{large_per_link / small_per_link:.2f}x")  # fmt: skip
+    peak, held = memory(text)
+    print(f"  memory: {peak:.0f} MB at the peak of loading, {held:.0f} MB held by the "
+          f"loaded model (text included; tracemalloc)")  # fmt: skip
 
 
 if __name__ == "__main__":

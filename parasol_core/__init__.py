@@ -18,9 +18,24 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
-from parasol_core.syntax.parser import load, loads, parse_expression
 
 __version__ = "0.1.0"
+
+# The parser (and lark with it) is imported when first used, so that importing the model
+# objects alone stays light (`import parasol_core.model` does not load lark).
+_LAZY = {"load": "parser", "loads": "parser", "parse_expression": "expression"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f"parasol_core.syntax.{_LAZY[name]}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'parasol_core' has no attribute {name!r}")
+
 
 __all__ = [
     "Cache", "Diagnostic", "Express", "Expression", "Link", "Machine",

@@ -170,6 +170,25 @@ class Link(Block):
     src: Any = _src()
 
 
+class _LazySource:
+    """``Link.src`` of a link read by the fast path: the source record is built from the
+    text the first time it is read (an editor reads few of a large model's links), then
+    kept. Other links keep ``src`` in their ``__dict__`` as usual."""
+
+    def __get__(self, obj: Any, cls: type | None = None) -> Any:
+        if obj is None:
+            return None  # the dataclass default
+        d = obj.__dict__
+        lazy = d.get("_lazy_src")
+        if lazy is None:
+            return None
+        src = d["src"] = lazy[0].build(lazy)
+        return src
+
+
+Link.src = _LazySource()  # type: ignore[assignment]
+
+
 @dataclass(eq=True)
 class Topology(Block):
     """A hardware topology: processors with their types, links and a routing technique."""

@@ -25,7 +25,7 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic
-from parasol_core.syntax.source import LineIndex
+from parasol_core.syntax.source import LineIndex, loaded_connect
 
 if TYPE_CHECKING:
     from parasol_core.engine import Engine
@@ -254,7 +254,7 @@ class _Checker:
             if link.connect is None:
                 self.error(f"{llabel} has no 'connect' field", link, None, ltarget)
                 continue
-            vs = link.src.values.get("connect") if link.src is not None else None
+            vs = loaded_connect(link)
             if vs is not None and tuple(link.connect) == vs.value and vs.count != len(vs.value):
                 self.error(f"{llabel}: 'connect = {vs.count} ...' but {len(vs.value)} "
                            "processor numbers follow", link, "connect", ltarget)  # fmt: skip
@@ -266,6 +266,8 @@ class _Checker:
                 if bad:
                     self.error(f"{llabel} connects processor {bad[0]}, out of range 1..{count}",
                                link, "connect", ltarget)  # fmt: skip
+            if len(set(link.connect)) == len(link.connect):
+                continue
             dup = [p for p, k in Counter(link.connect).items() if k > 1]
             if dup:
                 self.error(f"{llabel} lists processor {dup[0]} twice", link, "connect", ltarget)

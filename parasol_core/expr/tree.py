@@ -139,7 +139,7 @@ class Expression:
     @classmethod
     def parse(cls, text: str) -> Expression:
         """Parse expression text; raises ModelSyntaxError."""
-        from parasol_core.syntax.parser import parse_expression
+        from parasol_core.syntax.expression import parse_expression
 
         return parse_expression(text)
 

@@ -144,3 +144,20 @@ def indent_of(text: str, start: int) -> str:
     while end < len(text) and text[end] in " \t":
         end += 1
     return text[start:end]
+
+
+def is_lazy(block: Any) -> bool:
+    """True for a link read by the fast path whose source record is not built yet
+    (reading ``block.src`` builds it; see :mod:`parasol_core.syntax.fastscan`)."""
+    d = block.__dict__
+    return "src" not in d and "_lazy_src" in d
+
+
+def loaded_connect(link: Any) -> ValueSource | None:
+    """The record of a link's `connect` line as loaded, or None. A link the fast path
+    read wrote as many numbers as its count says (else lark would have read it), so
+    there is nothing to report and its record is not built just to be looked at."""
+    if is_lazy(link):
+        return None
+    src = link.src
+    return src.values.get("connect") if src is not None else None

@@ -36,7 +36,8 @@ from parasol_core.model import (
     children_of,
     walk,
 )
-from parasol_core.syntax.source import BlockSource, ValueSource, indent_of
+from parasol_core.syntax.fastscan import link_is_unedited, rebased_lazy
+from parasol_core.syntax.source import BlockSource, ValueSource, indent_of, is_lazy
 
 INDENT = "    "
 
@@ -277,7 +278,8 @@ def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edi
             break
     for i, c in enumerate(current):
         if id(c) in kept_ids:
-            _edit_block(c, edits)
+            if not link_is_unedited(c):  # a fast-path link never edited: nothing to do
+                _edit_block(c, edits)
             continue
         at = None
         for prev in reversed(current[:i]):
@@ -334,7 +336,10 @@ def _check_sources(machine: Machine) -> None:
     as new."""
     text = machine.src.text
     for block in walk(machine):
-        if block.src is not None and block.src.text is not text:
+        if is_lazy(block):
+            if block.__dict__["_lazy_src"][0].text is not text:
+                _forget(block)
+        elif block.src is not None and block.src.text is not text:
             _forget(block)
 
 
@@ -458,6 +463,10 @@ def rebase(machine: Machine, fresh: Machine) -> None:
         raise AssertionError("the written text does not read back as the same model")
     by_new = {id(b): a for a, b in zip(old_blocks, new_blocks)}
     for old, new in zip(old_blocks, new_blocks):
+        if is_lazy(new):  # a fast-path link: its record is built when first read
+            old.__dict__.pop("src", None)
+            old.__dict__["_lazy_src"] = rebased_lazy(old, new)
+            continue
         src = new.src
         src.children = {k: [by_new[id(c)] for c in v] for k, v in src.children.items()}
         old.src = src

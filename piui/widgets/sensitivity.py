@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.engine import Engine
-from parasol_core.expr import symbolic
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
 from parasol_core.meanings import parameter_meaning
@@ -150,6 +149,8 @@ class SensitivityPanel(QWidget):
 
     def show_for(self, key: str | None, expr: Expression | None, engine: Engine) -> None:
         """Show the sensitivity of the expression ``key`` (None: nothing selected)."""
+        from parasol_core.expr import symbolic  # sympy: loaded when first needed
+
         self.table.setRowCount(0)
         self.table.hide()
         self.symbolic_scroll.hide()
@@ -227,6 +228,8 @@ class SensitivityPanel(QWidget):
 
     def _pretty(self, key: str, expr: Expression, engine: Engine) -> str:
         """The expression in symbolic form (sympy's pretty printer), cached per text."""
+        from parasol_core.expr import symbolic
+
         cache_key = (key, expr.text)
         text = self._pretty_cache.get(cache_key)
         if text is None:

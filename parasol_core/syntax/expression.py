@@ -1,0 +1,82 @@
+"""Parsing one expression, as typed in an editor: the grammar's ``expr`` rule.
+
+This module does not import the model objects (:mod:`parasol_core.model`), so
+:meth:`parasol_core.expr.tree.Expression.parse` can use it without an import cycle; lark
+is imported when the first expression is parsed, not before.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from parasol_core.expr.tree import Expression
+from parasol_core.syntax.diagnostics import ModelSyntaxError
+
+GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
+
+_lock = threading.Lock()
+_expr_parser: Any = None
+
+
+def grammar_text() -> str:
+    return GRAMMAR_PATH.read_text(encoding="utf-8")
+
+
+def _cache_file(start: str) -> str | bool:
+    """Where lark keeps its analysis of the grammar between runs (building it takes about
+    a second; loading it a tenth of that). Lark checks the grammar's hash stored in the
+    file, so an edited grammar is analysed afresh. In the user's own cache directory,
+    not the shared temporary one, since the file is a pickle."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "parasol_core")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(folder, f"lark-{start}-{sys.version_info[0]}.{sys.version_info[1]}.tmp")
+
+
+def make_parser(start: str, transformer: Any) -> Any:
+    """Lark's LALR parser for the grammar's ``start`` rule, with ``transformer`` inline."""
+    from lark import Lark
+
+    return Lark(
+        grammar_text(), parser="lalr", lexer="contextual", transformer=transformer,
+        start=start, maybe_placeholders=False, cache=_cache_file(start),
+    )  # fmt: skip
+
+
+def _get_expr_parser() -> Any:
+    global _expr_parser
+    with _lock:
+        if _expr_parser is None:
+            from parasol_core.syntax.build_expr import ExprBuilder
+
+            _expr_parser = make_parser("expr", ExprBuilder())
+    return _expr_parser
+
+
+def parse_expression(text: str) -> Expression:
+    """Parse one expression (as typed in an editor); raises ModelSyntaxError."""
+    if "\n" in text or "\r" in text or "\x0b" in text or ";" in text:
+        pos = min(i for i in (text.find(c) for c in "\n\r\x0b;") if i >= 0)
+        raise ModelSyntaxError("an expression must fit on one line", 1, pos + 1, text=text)
+    from lark.exceptions import UnexpectedInput
+
+    from parasol_core.syntax.build_expr import _Fail
+    from parasol_core.syntax.messages import _error_at, _syntax_error
+
+    parser = _get_expr_parser()
+    try:
+        tree = parser.parse(text)
+    except _Fail as e:
+        raise _error_at(e.message, e.token, text, None) from None
+    except UnexpectedInput as e:
+        raise _syntax_error(e, text, parser, None, "expression") from None
+    except RecursionError:
+        raise ModelSyntaxError("the expression is nested too deeply", 1, 1) from None
+    return Expression(text.strip(), tree, len(text) - len(text.lstrip()))

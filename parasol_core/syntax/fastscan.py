@@ -1,0 +1,403 @@
+"""The fast path for the bulk of a model file: link lists, `procid`/`mapping` tables and
+timings.
+
+A large model is almost all link sections (`begin link` ... `end link`, six lines each)
+and `p[i] = t` lines. Lark's LALR loop handles about a token per 10 microseconds; this
+module reads those sections with one strict regular expression per item instead, and
+the rest of the file still goes through lark, the reference parser:
+
+1. :func:`scan` finds each `begin linklist|procid|mapping|timings` section whose body is,
+   line for line, items of the strictest form (decimal numbers of bounded length, `\\n`
+   line ends, nothing the grammar would read differently) followed by its `end` line,
+   and reads its items. A section with anything else in it is left to lark whole:
+   when unsure, the fast path steps aside.
+2. The text lark parses has each such body replaced by blanks of the same length with
+   the same line ends, so every position, line and column lark reports (including every
+   syntax error) is that of the real text; the blank body is one end-of-line token.
+3. The builder (:mod:`parasol_core.syntax.builder`) takes the items read here when it
+   builds the section, exactly where lark would have given it the same items.
+
+The items are the builder's own (``_Def`` records with their ``ValueSource``), except
+links: a link's source record is built from the text only when something reads
+``link.src`` (see :class:`LinkRegion`), since an editor opening a 98,304-link model reads
+a few of them. ``tests/test_fast_parser_differential.py`` holds the fast path to
+lark's result, source records and diagnostics included, on samples and generated and
+mutated files.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from parasol_core import params
+from parasol_core.model import INT, TIMING, Link, Timing
+from parasol_core.syntax.source import BlockSource, ValueSource
+
+# Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
+# none of the builder's range errors can arise here.
+_INT = r"\d{1,18}"
+_NUM = r"-?\d{1,20}(?:\.\d{0,20})?(?:[eE][-+]?\d{1,2})?"
+_TIMING = rf"({_NUM})(?:[ \t]+({_NUM}))?"
+# The end of a line: blanks, an ordinary comment (not a shape comment), one `\n`.
+_EOL = r"[ \t]*(?:#(?![ \t]*piui:[ \t]*shape)[^\n\r\x0b;]*)?\n"
+
+_KEYWORDS = [
+    "begin",
+    "end",
+    "machine",
+    "id",
+    "name",
+    "processors",
+    "topologies",
+    "links",
+    "size",
+    "setup",
+    "routing",
+    "speed",
+    "latency",
+    "smallloopspeedup",
+    "smallloopsspeedup",
+    "connect",
+    "processor",
+    "timings",
+    "cache",
+    "combinations",
+    "machinecombinations",
+    "pvm",
+    "express",
+    "mpi",
+    "topology",
+    "procid",
+    "linklist",
+    "link",
+    "virtual",
+    "mapping",
+    "p",
+    "map",
+    "abs",
+    "acos",
+    "asin",
+    "atan",
+    "cosh",
+    "cos",
+    "double",
+    "exp",
+    "floor",
+    "int",
+    "log10",
+    "log",
+    "round",
+    "sgn",
+    "sinh",
+    "sin",
+    "sqrt",
+    "tanh",
+    "tan",
+    "ma",
+    "pr",
+    "pt",
+    "pc",
+    "po",
+    "mc",
+    "to",
+    "tp",
+    "tl",
+    "vt",
+    "vm",
+    "pv",
+    "ex",
+    "mp",
+    "ar",
+]
+
+# A link section as the fast path takes it: six lines, no comments. The timings are
+# captured loosely and checked strictly (against _TIMING_RE) the first time each text is
+# seen; most links of a large model share their latency and speed texts.
+_LOOSE = r"[^\s#;]+(?:[ \t]+[^\s#;]+)?"
+LINK_RE = re.compile(
+    r"[ \t]*begin[ \t]+link[ \t]*\n"
+    r"[ \t]*id[ \t]*=[ \t]*(\d+)[ \t]*\n"
+    rf"[ \t]*latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
+    rf"[ \t]*speed[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
+    r"[ \t]*connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
+    r"[ \t]*end[ \t]+link[ \t]*\n"
+)
+# The same, with the positions a source record needs: (indent, value) of each line.
+LINK_POS_RE = re.compile(
+    r"([ \t]*)begin[ \t]+link[ \t]*\n"
+    r"([ \t]*)id[ \t]*=[ \t]*(\d+)[ \t]*\n"
+    rf"([ \t]*)latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
+    rf"([ \t]*)speed[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
+    r"([ \t]*)connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
+    r"([ \t]*)end[ \t]+link[ \t]*\n"
+)
+_TIMING_RE = re.compile(_TIMING)
+LINK_LINES = 6
+_LINK_FIELDS = (("id", 2, 3), ("latency", 4, 5), ("speed", 6, 7), ("connect", 8, 9))
+_END_INDENT = 10
+MAX_INT = 2**63 - 1
+
+_TABLE_RES = {
+    "procid": re.compile(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
+    "mapping": re.compile(rf"([ \t]*)map[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
+    "timings": re.compile(
+        rf"([ \t]*)(?!(?:{'|'.join(_KEYWORDS)})\b)([A-Za-z_][A-Za-z0-9_]*)"
+        rf"[ \t]*=[ \t]*({_TIMING}){_EOL}"
+    ),
+}
+_BEGIN_RE = re.compile(rf"begin[ \t]+(linklist|procid|mapping|timings){_EOL}")
+_END_RES = {k: re.compile(rf"end[ \t]+{k}{_EOL}") for k in ("linklist", *_TABLE_RES)}
+_INDENT = " \t"
+_CHUNK = 1000
+MIN_ITEMS = 8  # smaller bodies are left to lark (the tests lower it to 1)
+
+
+class LinkRegion:
+    """The text of one link list read by the fast path; builds a link's source record
+    (what the lark builder would have recorded) when it is first asked for."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __copy__(self) -> LinkRegion:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> LinkRegion:
+        return self  # immutable, and shared by every link of the list
+
+    def build(self, lazy: tuple) -> BlockSource:
+        """The source record of the link at ``lazy`` (see :func:`_scan_links`)."""
+        _, offset, line = lazy[:3]
+        text = self.text
+        m = LINK_POS_RE.match(text, offset)
+        assert m is not None, "the text of a loaded link changed"
+        src = BlockSource(
+            m.start(), m.end(), line, len(m.group(1)) + 1, m.start(_END_INDENT),
+            text.index("\n", offset) + 1, text,
+        )  # fmt: skip
+        values = src.values
+        n = line
+        for attr, gi, gv in _LINK_FIELDS:
+            n += 1
+            ls = m.start(gi)
+            if attr == "connect":
+                numbers = [int(x) for x in m.group(gv).split()]
+                value: Any = tuple(numbers[1:])
+            else:
+                value = getattr_loaded(lazy, attr)
+            vs = ValueSource(
+                value, m.start(gv), m.end(gv), ls, text.index("\n", ls) + 1, n,
+                len(m.group(gi)) + 1,
+            )  # fmt: skip
+            if attr == "connect":
+                vs.count = numbers[0]
+            values[attr] = vs
+        return src
+
+
+def getattr_loaded(lazy: tuple, attr: str) -> Any:
+    """A loaded link's value of ``attr`` as read from the file."""
+    return lazy[("id", "latency", "speed", "connect").index(attr) + 3]
+
+
+def link_is_unedited(link: Link) -> bool:
+    """True when ``link`` was read by the fast path, its source record was never built
+    and it still holds the very values it was loaded with, so the writer can leave its
+    text as it is without looking closer. (False only means "look closer".)"""
+    d = link.__dict__
+    lazy = d.get("_lazy_src")
+    return (
+        lazy is not None
+        and "src" not in d
+        and d["latency"] is lazy[4]
+        and d["speed"] is lazy[5]
+        and d["id"] is lazy[3]
+        and d["connect"] == lazy[6]
+    )
+
+
+def rebased_lazy(old: Link, new: Link) -> tuple:
+    """The lazy record for ``old`` after a save read its text back as ``new``: ``new``'s,
+    holding ``old``'s own values where they equal the ones read (as they do when the text
+    was written from them), so that ``old`` counts as unedited until it is edited."""
+    region, offset, line, lid, lat, spd, conn = new.__dict__["_lazy_src"]
+    d = old.__dict__
+    if type(d["id"]) is int and d["id"] == lid:
+        lid = d["id"]
+    if d["latency"] == lat:
+        lat = d["latency"]
+    if d["speed"] == spd:
+        spd = d["speed"]
+    return (region, offset, line, lid, lat, spd, conn)
+
+
+def _timing(text: str, cache: dict[str, Timing | None]) -> Timing | None:
+    """The timing a value text reads as, or None when it is not of the strict form."""
+    try:
+        return cache[text]
+    except KeyError:
+        pass
+    t = None
+    if _TIMING_RE.fullmatch(text):
+        parts = text.split()
+        t = Timing(float(parts[0]), float(parts[1]) if len(parts) > 1 else None)
+    cache[text] = t
+    return t
+
+
+def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None:
+    """The links of a link-list body, or None when it is not all strict link sections.
+    ``line`` is the line number of ``start``."""
+    region = LinkRegion(text)
+    cache: dict[str, Timing | None] = {}
+    links: list[Link] = []
+    append = links.append
+    new = object.__new__
+    pos = start
+    get = cache.get
+    for m in LINK_RE.finditer(text, start, end):
+        offset = m.start()
+        if offset != pos:
+            return None
+        pos = m.end()
+        lid, lat, spd, conn = m.groups()
+        count, *connect = map(int, conn.split())
+        if count != len(connect):
+            return None  # the lark builder records it; the validator reports it
+        if (len(conn) > 18 or len(lid) > 18) and max(int(lid), *connect) > MAX_INT:
+            return None  # the lark builder's range error
+        latency = get(lat) or _timing(lat, cache)
+        speed = get(spd) or _timing(spd, cache)
+        if latency is None or speed is None:
+            return None
+        ident = int(lid)
+        link = new(Link)
+        link.__dict__ = {
+            "id": ident, "latency": latency, "speed": speed, "connect": connect,
+            "_lazy_src": (region, offset, line, ident, latency, speed, connect.copy()),
+        }  # fmt: skip
+        append(link)
+        line += LINK_LINES
+    if pos != end:
+        return None
+    return links
+
+
+def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple | None:
+    """(items, warnings) of a table body, or None when it is not all strict lines."""
+    from parasol_core.syntax.builder import _Def
+
+    pattern = _TABLE_RES[kind]
+    items: list = []
+    warnings: list[tuple[str, int, int]] = []
+    pos = start
+    if kind == "timings":
+        cache: dict[str, Timing | None] = {}
+        resolve = params.resolve_name
+        for m in pattern.finditer(text, start, end):
+            ls = m.start()
+            if ls != pos:
+                return None
+            pos = m.end()
+            name, value_text = m.group(2, 3)
+            canonical, warning = resolve(name)
+            name_col = m.end(1) - ls + 1
+            if warning:
+                warnings.append((warning, line, name_col))
+            value = _timing(value_text, cache)
+            if value is None:
+                return None
+            vs = ValueSource(value, m.start(3), m.end(3), ls, pos, line, name_col)
+            items.append(_Def(TIMING, canonical or name, value, vs))
+            line += 1
+    else:
+        for m in pattern.finditer(text, start, end):
+            ls = m.start()
+            if ls != pos:
+                return None
+            pos = m.end()
+            key, value_text = m.group(2, 3)
+            value = int(value_text)
+            vs = ValueSource(value, m.start(3), m.end(3), ls, pos, line, m.end(1) - ls + 1)
+            items.append(_Def(INT, int(key), value, vs))
+            line += 1
+    if pos != end:
+        return None
+    return items, warnings
+
+
+def _blank(length: int, lines: int) -> str:
+    """Blank text of ``length`` characters holding ``lines`` line ends, the last at the
+    end. Lark reads blank lines as one end-of-line token, a regular expression whose
+    engine keeps a record of every line it repeats over (320 MB for the 590,000 lines of
+    the torus's links); a byte-order mark, which lark skips as white space, on a line of
+    its own every _CHUNK lines cuts that token into short ones."""
+    chunks = (lines - 1) // _CHUNK
+    return (
+        " " * (length - lines - chunks)
+        + ("\n" * _CHUNK + "\ufeff") * chunks
+        + "\n" * (lines - chunks * _CHUNK)
+    )
+
+
+def scan(text: str, source_text: str | None = None) -> tuple[str, dict]:
+    """The text for lark (bulk bodies blanked out) and the bulk items by body start.
+
+    ``source_text`` is the text the model records (``text`` may have a line end added);
+    the links' source records are built from it.
+
+    A body is taken only when it has at least ``MIN_ITEMS`` items: below that, lark is
+    as quick and there is nothing to gain.
+    """
+    bulk: dict[int, Any] = {}
+    pieces: list[str] = []
+    done = 0  # text[:done] is in pieces
+    line, line_pos = 1, 0
+    search = _BEGIN_RE.search
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            break
+        pos = m.end()
+        kind = m.group(1)
+        # `begin` must start a line of its own (after `\n` and blanks only)
+        ls = m.start()
+        while ls > 0 and text[ls - 1] in _INDENT:
+            ls -= 1
+        if ls > 0 and text[ls - 1] != "\n":
+            continue
+        body = m.end()
+        end_m = _END_RES[kind].search(text, body)
+        if end_m is None:
+            continue
+        end = end_m.start()
+        while end > body and text[end - 1] in _INDENT:
+            end -= 1
+        if end > body and text[end - 1] != "\n":
+            continue
+        line += text.count("\n", line_pos, body)
+        line_pos = body
+        if kind == "linklist":
+            if text.count("begin", body, end) < MIN_ITEMS:
+                continue
+            found: Any = _scan_links(source_text or text, body, end, line)
+        else:
+            if text.count("=", body, end) < MIN_ITEMS:
+                continue
+            found = _scan_table(kind, text, body, end, line)
+        if found is None:
+            continue
+        bulk[body] = found
+        lines = text.count("\n", body, end)
+        pieces.append(text[done:body])
+        pieces.append(_blank(end - body, lines))
+        done = end
+        pos = end
+    if not bulk:
+        return text, bulk
+    pieces.append(text[done:])
+    return "".join(pieces), bulk
