@@ -17,12 +17,20 @@ RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
     from piui.windows.cache import CacheWindow
     from piui.windows.combinations import CombinationsWindow
+    from piui.windows.grid_view import GridViewWindow
     from piui.windows.groups import InstructionGroupsWindow
     from piui.windows.instructions import InstructionsWindow
+    from piui.windows.link_groups import LinkGroupsWindow
+    from piui.windows.machine_combination import MachineCombinationWindow
+    from piui.windows.mapping_editor import MappingEditorWindow
 
     return [
         ("groups", "Instruction groups", InstructionGroupsWindow, RIGHT),
         ("instructions", "Individual instructions", InstructionsWindow, RIGHT),
         ("cache", "Cache", CacheWindow, RIGHT),
         ("combinations", "Combinations", CombinationsWindow, RIGHT),
+        ("grid-view", "Grid view", GridViewWindow, RIGHT),
+        ("link-groups", "Link groups", LinkGroupsWindow, RIGHT),
+        ("mapping-editor", "Mapping editor", MappingEditorWindow, RIGHT),
+        ("machine-combination", "Machine combination", MachineCombinationWindow, RIGHT),
     ]
