@@ -260,3 +260,59 @@ def test_open_gcel_and_a_32_cubed_torus(qtbot, document, tmp_path):
     assert int(w.canvas.seg_wrap.sum()) == 3 * 32 * 32
     w.canvas.export_svg(str(tmp_path / "view.svg"))
     assert (tmp_path / "view.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_generate_a_torus_over_the_grid_preview_apply_undo(qtbot, document, tmp_path):
+    from parasol_core.topology.compare import compare_topologies
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    original = doc.path.read_bytes()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    old = doc.machine.hardware()
+    w.kind.setCurrentText("torus")
+    w.sizes.setText("4 4")
+    change = w.preview()
+    expected = compare_topologies(old, generate("torus", (4, 4), float(w.gen_latency.text()),
+                                                float(w.gen_speed.text())))  # fmt: skip
+    assert [lk.connect for lk in change.added] == [lk.connect for lk in expected.added]
+    assert change.removed == expected.removed == []
+    assert len(change.added) == 8  # the wrap-around links of a 4 x 4 torus
+    assert "adds 8 link(s)" in w.preview_text.toPlainText()
+    assert w.apply_button.isEnabled()
+    w.apply_button.click()
+    hw = doc.machine.hardware()
+    assert hw is not old and hw.routing == "2Dtorus" and len(hw.links) == 32
+    assert hw.types == old.types
+    doc.session.undo()
+    assert doc.machine.hardware() is old
+    out = tmp_path / "saved.machine"
+    doc.save(out)
+    assert out.read_bytes() == original
+
+
+def test_topology_fields_types_and_single_links(qtbot, document):
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    hw = doc.machine.hardware()
+    w.routing.setCurrentIndex(w.routing.findData("YX"))
+    w.routing.activated.emit(w.routing.currentIndex())
+    assert hw.routing == "YX"
+    selection_of(doc).set(hw.id, [3, 4], [])
+    doc.session.add_processor()
+    new_type = doc.machine.processors[-1].id
+    w.type_box.setCurrentIndex(w.type_box.findData(new_type))
+    w.set_type.click()
+    assert hw.types[3] == hw.types[4] == new_type and hw.types[5] == 1
+    doc.session.undo()
+    assert hw.types[3] == 1
+    n = len(hw.links)
+    link = w.add_link(1, 16)
+    assert len(hw.links) == n + 1 and hw.links[-1].connect == [1, 16]
+    selection_of(doc).set(hw.id, [], [link.id, 1])
+    w.remove_links.click()
+    assert len(hw.links) == n - 1 and all(lk.id not in (1, link.id) for lk in hw.links)
+    doc.session.undo()
+    assert len(hw.links) == n + 1

@@ -23,6 +23,7 @@ def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
     from piui.windows.link_groups import LinkGroupsWindow
     from piui.windows.machine_combination import MachineCombinationWindow
     from piui.windows.mapping_editor import MappingEditorWindow
+    from piui.windows.topology_editor import TopologyEditorWindow
 
     return [
         ("groups", "Instruction groups", InstructionGroupsWindow, RIGHT),
@@ -31,6 +32,7 @@ def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
         ("combinations", "Combinations", CombinationsWindow, RIGHT),
         ("grid-view", "Grid view", GridViewWindow, RIGHT),
         ("link-groups", "Link groups", LinkGroupsWindow, RIGHT),
+        ("topology-editor", "Topology editor", TopologyEditorWindow, RIGHT),
         ("mapping-editor", "Mapping editor", MappingEditorWindow, RIGHT),
         ("machine-combination", "Machine combination", MachineCombinationWindow, RIGHT),
     ]
