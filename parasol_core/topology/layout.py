@@ -58,14 +58,13 @@ class Placement:
 
 def _pairs(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(link ids, a, b) of the two-processor links."""
-    ids, a, b = [], [], []
-    for link in topology.links:
-        if link.id is not None and link.connect and len(link.connect) == 2:
-            ids.append(link.id)
-            a.append(link.connect[0])
-            b.append(link.connect[1])
-    return (np.asarray(ids, dtype=np.int64), np.asarray(a, dtype=np.int64),
-            np.asarray(b, dtype=np.int64))  # fmt: skip
+    rows = [
+        (link.id, link.connect[0], link.connect[1])
+        for link in topology.links
+        if link.connect and len(link.connect) == 2 and link.id is not None
+    ]
+    table = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+    return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
 
 
 def _is_bus(topology: Topology) -> bool:
@@ -187,7 +186,7 @@ def link_classes(topology: Topology, shape: Shape | None = None) -> LinkClasses:
     ids, a, b = _pairs(topology)
     others = tuple(
         link.id for link in topology.links
-        if link.id is not None and not (link.connect and len(link.connect) == 2)
+        if not (link.connect and len(link.connect) == 2) and link.id is not None
     )  # fmt: skip
     axis = np.full(ids.shape[0], -1, dtype=np.int64)
     wrap = np.zeros(ids.shape[0], dtype=bool)
@@ -231,17 +230,16 @@ def segments(topology: Topology, where: Placement) -> tuple[np.ndarray, np.ndarr
     """What to draw for each link: ``(link ids, a, b)`` as 0-based processor indices, one
     row per segment. A two-processor link is one segment; a link of more processors
     (a bus) is the chain through them in order of position."""
-    ids, a, b = [], [], []
     count = where.count
+    ids, a, b = _pairs(topology)
+    ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
+    ids, a, b = [ids[ok]], [a[ok] - 1], [b[ok] - 1]
     for link in topology.links:
-        if link.id is None or not link.connect:
+        if link.id is None or not link.connect or len(link.connect) <= 2:
             continue
-        members = [p for p in link.connect if 1 <= p <= count]
-        if len(members) > 2:
-            members = sorted(set(members), key=lambda p: (where.xy[p - 1, 0], where.xy[p - 1, 1]))
-        for s, t in zip(members, members[1:]):
-            ids.append(link.id)
-            a.append(s - 1)
-            b.append(t - 1)
-    return (np.asarray(ids, dtype=np.int64), np.asarray(a, dtype=np.int64),
-            np.asarray(b, dtype=np.int64))  # fmt: skip
+        members = sorted({p for p in link.connect if 1 <= p <= count},
+                         key=lambda p: (where.xy[p - 1, 0], where.xy[p - 1, 1]))  # fmt: skip
+        ids.append(np.full(max(len(members) - 1, 0), link.id, dtype=np.int64))
+        a.append(np.asarray(members[:-1], dtype=np.int64) - 1)
+        b.append(np.asarray(members[1:], dtype=np.int64) - 1)
+    return np.concatenate(ids), np.concatenate(a), np.concatenate(b)

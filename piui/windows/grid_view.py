@@ -42,6 +42,7 @@ class GridViewWindow(QWidget):
         self.selection = selection_of(document)
         self.canvas = TopologyCanvas()
         self.virtual_box = QComboBox()
+        self.virtual_box.setMinimumContentsLength(16)
         self.virtual_box.setToolTip("draw the virtual links of this virtual topology, dotted")
         self.width_box = QComboBox()
         self.width_box.addItems([f"width: {w}" for w in WIDTH_BY])
@@ -114,7 +115,6 @@ class GridViewWindow(QWidget):
             self.clicked = []
             self.click_route = ((), ())
         self.canvas.set_topology(hw)
-        self.canvas.refresh_links()
         if hw is None:
             self.title.setText("No hardware topology")
         else:
