@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.processor_master.openRequested.connect(self.show_panel)
         self.overview.processorActivated.connect(self._processor_activated)
+        self.overview.topologyActivated.connect(self._topology_activated)
         self.diagnostics.activated.connect(self.go_to)
         self.document.undo_stack.cleanChanged.connect(self._update_title)
         self.document.pathChanged.connect(self._update_title)
@@ -329,6 +330,8 @@ class MainWindow(QMainWindow):
         if target[:1] == ("processor",) and len(target) > 1 and target[1] is not None:
             self.document.set_current_processor(target[1])
             self.show_panel("processors")
+        elif target[:1] in (("topology",), ("virtual",)) and self._show_topology(target):
+            pass
         elif target[:1] in (("topology",), ("virtual",)):
             self.overview.topologies.setFocus()
             for r in range(self.overview.topologies.rowCount()):
@@ -343,6 +346,29 @@ class MainWindow(QMainWindow):
                 self.show_panel("combinations")
         else:
             self.overview.id_field.setFocus()
+
+    def _show_topology(self, target: tuple) -> bool:
+        """A link or a mapping in the grid view (its dock registered by the topology
+        windows); False when there is no grid view."""
+        if "grid-view" not in self.docks:
+            return False
+        from piui.widgets.topology_selection import selection_of
+
+        self.show_panel("grid-view")
+        if target[0] == "topology" and len(target) >= 4 and target[2] == "link":
+            selection_of(self.document).showRequested.emit("link", target[3])
+        elif target[0] == "virtual" and len(target) >= 2:
+            selection_of(self.document).showRequested.emit("virtual", target[1])
+        return True
+
+    def _topology_activated(self, kind: str, ident: int) -> None:
+        from piui.widgets.topology_selection import selection_of
+
+        key = "mapping-editor" if kind == "virtual" else "grid-view"
+        if key in self.docks:
+            self.show_panel(key)
+            if kind == "virtual":
+                selection_of(self.document).showRequested.emit("virtual", ident)
 
     # ---- window state
 

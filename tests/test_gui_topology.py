@@ -316,3 +316,19 @@ def test_topology_fields_types_and_single_links(qtbot, document):
     assert len(hw.links) == n - 1 and all(lk.id not in (1, link.id) for lk in hw.links)
     doc.session.undo()
     assert len(hw.links) == n + 1
+
+
+def test_main_window_goes_to_links_and_mappings(qtbot, sample_copy):
+    from parasol_core.syntax.diagnostics import Diagnostic
+    from piui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.document.open(sample_copy("grid4x4.machine"))
+    grid = window.panels["grid-view"]
+    window.go_to(Diagnostic("error", "x", target=("topology", 1, "link", 7)))
+    assert grid.canvas.selected_links == {7}
+    window.go_to(Diagnostic("error", "x", target=("virtual", TORUS)))
+    assert grid.virtual_box.currentData() == TORUS
+    window.overview.topologyActivated.emit("virtual", 2)
+    assert window.panels["mapping-editor"].virtual().id == 2

@@ -41,6 +41,7 @@ from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.topology_canvas import TopologyCanvas
+from piui.widgets.topology_selection import selection_of
 
 SCHEME_HELP = {
     "identity": "virtual v on hardware v",
@@ -123,6 +124,9 @@ class MappingEditorWindow(QWidget):
         remove.clicked.connect(self.remove_virtual)
         self.canvas.swapRequested.connect(self.swap)
         self.canvas.dragMoved.connect(self._drag_preview)
+        selection_of(document).showRequested.connect(
+            lambda kind, ident: self.select_virtual(ident) if kind == "virtual" else None
+        )
         document.modelReset.connect(self.rebuild)
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
