@@ -356,14 +356,16 @@ class TopologyCanvas(QWidget):
             return
         xy = self.screen_xy()
         visible = self.visible_mask()
-        if int(visible.sum()) > DETAIL_LIMIT:
+        overview = int(visible.sum()) > DETAIL_LIMIT
+        if overview:
             self._paint_overview(painter)
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             self._paint_links(painter, xy, visible)
             self._paint_virtual(painter, xy, visible)
+            self._paint_route(painter, xy)
             self._paint_processors(painter, xy, visible)
-        self._paint_route(painter, xy)
+        self._paint_route(painter, xy, rings_only=not overview)
         if self._drag_from is not None:
             self._paint_drag(painter, xy)
 
@@ -487,7 +489,8 @@ class TopologyCanvas(QWidget):
                 painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.setBrush(Qt.BrushStyle.NoBrush)
 
-    def _paint_route(self, painter: QPainter, xy: np.ndarray) -> None:
+    def _paint_route(self, painter: QPainter, xy: np.ndarray, rings_only: bool = False) -> None:
+        """The highlighted route: its links under the processors, rings around them on top."""
         if not (self.route_links or self.route_processors):
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -495,18 +498,19 @@ class TopologyCanvas(QWidget):
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
         rows = np.flatnonzero(np.isin(self.seg_ids, list(self.route_links)))
-        for i in rows.tolist():
+        for i in [] if rings_only else rows.tolist():
             a, b = xy[self.seg_a[i]], xy[self.seg_b[i]]
             if self.seg_wrap[i]:
                 self._paint_wrap(painter, a, b)
             else:
                 painter.drawLine(QPointF(*a), QPointF(*b))
-        r = self.radius() + 3
+        r = self.radius() + 2
         painter.setPen(QPen(ROUTE_COLOUR, 2))
-        for p in self.route_processors:
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for p in self.route_processors if rings_only else ():
             if 1 <= p <= self.place.count:
                 x, y = xy[p - 1]
-                painter.drawEllipse(QRectF(x - r, y - r, 2 * r, 2 * r))
+                painter.drawRoundedRect(QRectF(x - r, y - r, 2 * r, 2 * r), r * 0.3, r * 0.3)
 
     def _paint_drag(self, painter: QPainter, xy: np.ndarray) -> None:
         pen = QPen(SELECT_COLOUR, 3)

@@ -67,7 +67,7 @@ class MappingEditorWindow(QWidget):
             self.schemes.addItem(f"{name} — {SCHEME_HELP.get(name, '')}")
             self.schemes.item(self.schemes.count() - 1).setData(Qt.ItemDataRole.UserRole, name)
         self.schemes.setCurrentRow(0)
-        self.schemes.setMaximumHeight(130)
+        self.schemes.setMaximumHeight(112)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(1)
@@ -259,6 +259,9 @@ class MappingEditorWindow(QWidget):
         scheme = scheme or (item.data(Qt.ItemDataRole.UserRole) if item is not None else None)
         if v is None or scheme is None:
             return
+        for row in range(self.schemes.count()):
+            if self.schemes.item(row).data(Qt.ItemDataRole.UserRole) == scheme:
+                self.schemes.setCurrentRow(row)
         try:
             mapping = make_mapping(self.document.machine, v, scheme, seed=self.seed.value())
         except RoutingError as e:
