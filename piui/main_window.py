@@ -12,8 +12,10 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QDockWidget,
+    QFrame,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QWidget,
 )
 
@@ -63,6 +65,21 @@ def settings() -> QSettings:
     return QSettings("PIUI", "PIUI")
 
 
+# A panel taller than this scrolls in its dock instead of making the main window taller
+# than a laptop's screen (docks stack their minimum heights).
+TALL_PANEL = 330
+
+
+def _scrolling(widget: QWidget) -> QWidget:
+    if widget.minimumSizeHint().height() <= TALL_PANEL:
+        return widget
+    scroll = QScrollArea()
+    scroll.setWidget(widget)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    return scroll
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
@@ -82,6 +99,8 @@ class MainWindow(QMainWindow):
                     logger.setLevel(logging.DEBUG)
         self.docks: dict[str, QDockWidget] = {}
         self.panels: dict[str, QWidget] = {}
+        self._groups: dict[str, list[QDockWidget]] = {}  # named tab groups (registry)
+        self._grouped: set[str] = set()
 
         self.overview = MachineOverview(self.document)
         self.setCentralWidget(self.overview)
@@ -106,8 +125,10 @@ class MainWindow(QMainWindow):
         )
         self.add_panel("estimate", "Estimate", self.estimate, self.estimate_panel_area)
         self.docks["diagnostics"].raise_()
-        right = [k for k in self.docks if self.dockWidgetArea(self.docks[k])
-                 == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
+        right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
+            self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
+        for group in self._groups.values():
+            group[0].raise_()  # the first of each named group (the grid view) in front
         if right:
             self.docks[right[-1]].raise_()
             self.resizeDocks([self.docks[right[0]]], [RIGHT_DOCK_WIDTH], Qt.Orientation.Horizontal)
@@ -126,6 +147,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.processor_master.openRequested.connect(self.show_panel)
         self.overview.processorActivated.connect(self._processor_activated)
+        self.overview.topologyActivated.connect(self._topology_activated)
         self.diagnostics.activated.connect(self.go_to)
         self.document.undo_stack.cleanChanged.connect(self._update_title)
         self.document.pathChanged.connect(self._update_title)
@@ -136,20 +158,39 @@ class MainWindow(QMainWindow):
 
     # ---- panels
 
-    def panel_factories(self) -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
+    def panel_factories(self) -> list[tuple[str, str, Callable, Qt.DockWidgetArea | str]]:
         """The windows beyond the fixed ones, as (key, title, factory, area)."""
         from piui.windows import registry
 
         return registry.panels()
 
-    def add_panel(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea,
+    def add_panel(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea | str,
                   ) -> QDockWidget:  # fmt: skip
+        """Dock a panel. ``area`` is a dock area (panels sharing one share a tab group)
+        or the name of a tab group of its own, split off below the right area's."""
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
-        dock.setWidget(widget)
+        dock.setWidget(_scrolling(widget))
+        if isinstance(area, str):
+            group = self._groups.setdefault(area, [])
+            if group:
+                self.tabifyDockWidget(group[-1], dock)
+            else:
+                right = [d for k, d in self.docks.items() if k not in self._grouped
+                         and self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
+                if right:
+                    self.splitDockWidget(right[0], dock, Qt.Orientation.Vertical)
+                else:
+                    self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            group.append(dock)
+            self._grouped.add(key)
+            self.docks[key] = dock
+            self.panels[key] = widget
+            return dock
         # Panels sharing an area share one tab group; tabifying as each is added (rather
         # than stacking them first) leaves no stray tab bar behind.
-        same_area = [d for d in self.docks.values() if self.dockWidgetArea(d) == area]
+        same_area = [d for k, d in self.docks.items()
+                     if self.dockWidgetArea(d) == area and k not in self._grouped]  # fmt: skip
         if same_area and area != Qt.DockWidgetArea.LeftDockWidgetArea:
             self.tabifyDockWidget(same_area[-1], dock)
         else:
@@ -169,7 +210,7 @@ class MainWindow(QMainWindow):
         dock = self.docks[key]
         dock.show()
         dock.raise_()
-        dock.widget().setFocus()
+        self.panels[key].setFocus()
 
     # ---- menus
 
@@ -435,6 +476,8 @@ class MainWindow(QMainWindow):
         if target[:1] == ("processor",) and len(target) > 1 and target[1] is not None:
             self.document.set_current_processor(target[1])
             self.show_panel("processors")
+        elif target[:1] in (("topology",), ("virtual",)) and self._show_topology(target):
+            pass
         elif target[:1] in (("topology",), ("virtual",)):
             kind = "hardware" if target[0] == "topology" else "virtual"
             self.overview.select_topology(kind, target[1] if len(target) > 1 else None)
@@ -443,6 +486,29 @@ class MainWindow(QMainWindow):
                 self.show_panel("combinations")
         else:
             self.overview.id_field.setFocus()
+
+    def _show_topology(self, target: tuple) -> bool:
+        """A link or a mapping in the grid view (its dock registered by the topology
+        windows); False when there is no grid view."""
+        if "grid-view" not in self.docks:
+            return False
+        from piui.widgets.topology_selection import selection_of
+
+        self.show_panel("grid-view")
+        if target[0] == "topology" and len(target) >= 4 and target[2] == "link":
+            selection_of(self.document).showRequested.emit("link", target[3])
+        elif target[0] == "virtual" and len(target) >= 2:
+            selection_of(self.document).showRequested.emit("virtual", target[1])
+        return True
+
+    def _topology_activated(self, kind: str, ident: int) -> None:
+        from piui.widgets.topology_selection import selection_of
+
+        key = "mapping-editor" if kind == "virtual" else "grid-view"
+        if key in self.docks:
+            self.show_panel(key)
+            if kind == "virtual":
+                selection_of(self.document).showRequested.emit("virtual", ident)
 
     # ---- window state
 

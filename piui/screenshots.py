@@ -30,12 +30,13 @@ def render_all(window, directory: Path) -> list[Path]:  # noqa: ANN001
     for key, dock in window.docks.items():
         dock.show()
         dock.raise_()
-        save(dock.widget(), key)
-        tabs = getattr(dock.widget(), "tabs", None)  # panels with pages: one picture each
+        panel = window.panels[key]
+        save(panel, key)
+        tabs = getattr(panel, "tabs", None)  # panels with pages: one picture each
         if tabs is not None:
             for i in range(1, tabs.count()):
                 tabs.setCurrentIndex(i)
-                save(dock.widget(), f"{key}-{i + 1}")
+                save(panel, f"{key}-{i + 1}")
             tabs.setCurrentIndex(0)
     for name, widget in getattr(window, "extra_windows", lambda: [])():
         widget.show()

@@ -329,3 +329,39 @@ def make_mapping(
     count = virtual_count(virtual)
     placed = func(hw, count, virtual_shape(machine, virtual), seed)
     return {v: int(h) for v, h in zip(range(1, count + 1), placed)}
+
+
+# --------------------------------------------------------------------------- editing
+
+
+def link_load(
+    machine: Machine,
+    virtual: VirtualTopology | int,
+    mapping: Mapping[int, int] | None = None,
+) -> dict[int, int]:
+    """How many (undirected) virtual links cross each hardware link, for the links
+    crossed at least once: the load the grid view draws and congestion is the maximum of."""
+    virtual = find_virtual(machine, virtual)
+    mapping = virtual.mapping if mapping is None else mapping
+    links = virtual_links(machine, virtual, directed=False)
+    if not links:
+        return {}
+    index = index_of(hardware_of(machine))
+    batch = index.routes([mapping[v] for v, _ in links], [mapping[w] for _, w in links])
+    which = np.repeat(np.arange(len(links)), batch.hops)
+    pairs = np.unique(np.column_stack((which, batch.links)), axis=0)
+    ids, counts = np.unique(pairs[:, 1], return_counts=True)
+    return dict(zip(ids.tolist(), counts.tolist()))
+
+
+def swap(mapping: Mapping[int, int], a: int, b: int) -> dict[int, int]:
+    """The entries of ``mapping`` (virtual -> hardware) that change when the virtual
+    processors on hardware processors ``a`` and ``b`` trade places; a virtual processor
+    dragged onto a free hardware processor moves there. Empty when nothing moves."""
+    if a == b:
+        return {}
+    on_a = [v for v, h in mapping.items() if h == a]
+    on_b = [v for v, h in mapping.items() if h == b]
+    out = {v: b for v in on_a}
+    out.update({v: a for v in on_b})
+    return out

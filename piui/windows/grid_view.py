@@ -1,0 +1,318 @@
+"""The grid view (report section 3.2.1, figure 2.1): the hardware topology drawn by its
+shape, processors numbered and coloured by type, hardware links solid (width by speed,
+latency or load), the virtual links of a chosen virtual topology dotted.
+
+Hover a processor for its id, type and virtual processors; hover a virtual link for its
+hardware route (highlighted); click two processors for the route between them. The
+selection (click, Ctrl+click, rubber band) is shared with the link groups and the
+topology editor through :mod:`piui.widgets.topology_selection`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.model import Link, Topology, VirtualTopology
+from parasol_core.session import Change
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.index import index_of
+from parasol_core.topology.mapping import link_load
+from parasol_core.topology.virtual import virtual_links, virtual_route
+from piui.document import Document
+from piui.widgets.topology_canvas import TopologyCanvas, type_colour
+from piui.widgets.topology_selection import selection_of
+
+WIDTH_BY = ("uniform", "speed", "latency", "load")
+
+
+class GridViewWindow(QWidget):
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.selection = selection_of(document)
+        self.canvas = TopologyCanvas()
+        self.virtual_box = QComboBox()
+        self.virtual_box.setMinimumContentsLength(10)
+        self.virtual_box.setToolTip("draw the virtual links of this virtual topology, dotted")
+        self.width_box = QComboBox()
+        self.width_box.addItems([f"width: {w}" for w in WIDTH_BY])
+        self.width_box.setToolTip("what the width of a hardware link shows")
+        fit = QPushButton("Fit")
+        fit.setToolTip("show the whole topology (Ctrl+0)")
+        zoom_in, zoom_out = QPushButton("+"), QPushButton("−")
+        for b in (zoom_in, zoom_out):
+            b.setFixedWidth(28)
+        png, svg = QPushButton("PNG…"), QPushButton("SVG…")
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.info.setMinimumHeight(34)
+        self.legend = QLabel()
+        self.title = QLabel()
+        self.title.setStyleSheet("font-weight: bold;")
+
+        # two rows, so that the view fits a narrow dock
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Virtual links:"))
+        bar.addWidget(self.virtual_box, 1)
+        bar.addWidget(self.width_box)
+        tools = QHBoxLayout()
+        tools.addWidget(fit)
+        tools.addWidget(zoom_in)
+        tools.addWidget(zoom_out)
+        tools.addStretch(1)
+        tools.addWidget(png)
+        tools.addWidget(svg)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.title)
+        layout.addLayout(bar)
+        layout.addLayout(tools)
+        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.info)
+
+        self.clicked: list[int] = []
+        self._seen: object = None
+        self.hover_route: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self.click_route: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+
+        fit.clicked.connect(self.canvas.fit)
+        zoom_in.clicked.connect(lambda: self.canvas.zoom(1.25))
+        zoom_out.clicked.connect(lambda: self.canvas.zoom(0.8))
+        png.clicked.connect(lambda: self._export("png"))
+        svg.clicked.connect(lambda: self._export("svg"))
+        self.virtual_box.currentIndexChanged.connect(self._show_virtual)
+        self.width_box.currentIndexChanged.connect(self._show_widths)
+        self.canvas.hovered.connect(self._hovered)
+        self.canvas.processorClicked.connect(self._clicked)
+        self.canvas.selectionChanged.connect(self._selection_changed)
+        self.selection.showRequested.connect(self.show_item)
+        document.modelReset.connect(self.rebuild)
+        document.structureChanged.connect(self.rebuild)
+        document.valuesChanged.connect(self._values_changed)
+        self.rebuild()
+
+    # ------------------------------------------------------------------ model
+
+    @property
+    def hardware(self) -> Topology | None:
+        return self.document.machine.hardware()
+
+    def virtual(self) -> VirtualTopology | None:
+        vid = self.virtual_box.currentData()
+        return self.document.machine.virtual(vid) if vid is not None else None
+
+    def rebuild(self) -> None:
+        hw = self.hardware
+        if hw is not self.canvas.topology:
+            self.clicked = []
+            self.click_route = ((), ())
+        self.canvas.set_topology(hw)
+        if hw is None:
+            self.title.setText("No hardware topology")
+        else:
+            shape = " × ".join(map(str, self.canvas.place.shape.dims)) if (
+                self.canvas.place.shape) else "no shape"  # fmt: skip
+            self.title.setText(f"Topology {hw.id}: {hw.name or '(no name)'} — {shape}, "
+                               f"{self.canvas.place.count} processors, {len(hw.links)} links, "
+                               f"{hw.routing or 'no'} routing")  # fmt: skip
+        current = self.virtual_box.currentData()
+        self.virtual_box.blockSignals(True)
+        self.virtual_box.clear()
+        self.virtual_box.addItem("none", None)
+        for v in self.document.machine.virtuals:
+            self.virtual_box.addItem(f"{v.id}: {v.name or ''} ({v.routing})", v.id)
+        at = self.virtual_box.findData(current) if current is not None else 0
+        if self._seen is not self.document.machine and self.document.machine.virtuals:
+            at = 1  # a model just opened: its first virtual topology's links (figure 2.1)
+        self._seen = self.document.machine
+        self.virtual_box.setCurrentIndex(max(at, 0))
+        self.virtual_box.blockSignals(False)
+        self._show_legend()
+        self._show_virtual()
+        self._show_widths()
+
+    def _values_changed(self, change: Change) -> None:
+        if change.touches(Topology) or change.touches(VirtualTopology):
+            self.rebuild()
+        elif change.touches(Link):
+            self.canvas.refresh_links()
+            self._show_widths()
+
+    def _show_legend(self) -> None:
+        hw = self.hardware
+        if hw is None:
+            self.legend.clear()
+            return
+        parts = []
+        for t in sorted(set(hw.types.values())):
+            proc = self.document.machine.processor(t) if isinstance(t, int) else None
+            name = proc.name if proc is not None and proc.name else f"type {t}"
+            colour = type_colour(t).name()
+            parts.append(f"<span style='background:{colour}'>&nbsp;&nbsp;&nbsp;</span> {t}: {name}")
+        self.legend.setText("Processor types: " + " &nbsp; ".join(parts) +
+                            " &nbsp; — solid: hardware links, dotted: virtual links")  # fmt: skip
+
+    def _show_virtual(self) -> None:
+        v = self.virtual()
+        if v is None or self.hardware is None:
+            self.canvas.set_virtual([], {})
+            return
+        try:
+            pairs = virtual_links(self.document.machine, v, directed=False)
+        except RoutingError as e:
+            self.info.setText(f"virtual topology {v.id}: {e}")
+            pairs = []
+        self.canvas.set_virtual(pairs, v.mapping)
+        if self.width_box.currentIndex() == WIDTH_BY.index("load"):
+            self._show_widths()
+
+    def _show_widths(self) -> None:
+        hw = self.hardware
+        what = WIDTH_BY[self.width_box.currentIndex()]
+        if hw is None or what == "uniform":
+            self.canvas.set_link_widths(None)
+            return
+        if what == "load":
+            v = self.virtual()
+            try:
+                loads = link_load(self.document.machine, v) if v is not None else {}
+            except (RoutingError, KeyError):
+                loads = {}
+            self.canvas.set_link_widths({lk.id: loads.get(lk.id, 0) for lk in hw.links} if loads
+                                        else None)  # fmt: skip
+            return
+        values = {}
+        for lk in hw.links:
+            t = lk.speed if what == "speed" else lk.latency
+            values[lk.id] = t.mean if t is not None else None
+        self.canvas.set_link_widths(values)
+
+    # ------------------------------------------------------------------ interaction
+
+    def _hovered(self, kind: str, what: object) -> None:
+        hw = self.hardware
+        if kind == "processor" and hw is not None:
+            p = int(what)
+            t = hw.types.get(p)
+            proc = self.document.machine.processor(t) if isinstance(t, int) else None
+            tname = f"type {t}" + (f" ({proc.name})" if proc is not None and proc.name else "")
+            virt = []
+            for v in self.document.machine.virtuals:
+                on = [str(k) for k, h in sorted(v.mapping.items()) if h == p]
+                if on:
+                    virt.append(f"virtual topology {v.id}: {', '.join(on)}")
+            links = index_of(hw).links_of(p)
+            self.info.setText(f"Processor {p} — {tname if t is not None else 'no type'} — "
+                              f"links {', '.join(map(str, links)) or 'none'} — "
+                              f"virtual processors: {'; '.join(virt) or 'none'}")  # fmt: skip
+            self.hover_route = None
+        elif kind == "virtual":
+            self.show_virtual_route(*what)
+            return
+        elif kind == "link" and hw is not None:
+            link = next((lk for lk in hw.links if lk.id == what), None)
+            if link is not None:
+                lat = link.latency.mean if link.latency else None
+                spd = link.speed.mean if link.speed else None
+                self.info.setText(f"Link {link.id}: connects {' '.join(map(str, link.connect or []))}"
+                                  f" — latency {lat:g} s, {spd:g} s per byte"
+                                  if lat is not None and spd is not None else
+                                  f"Link {link.id}")  # fmt: skip
+            self.hover_route = None
+        else:
+            self.hover_route = None
+        self._show_route()
+
+    def show_virtual_route(self, v: int, w: int) -> tuple[int, ...]:
+        """Highlight the hardware route of virtual link v-w; returns its hardware links."""
+        virt = self.virtual()
+        if virt is None:
+            return ()
+        try:
+            r = virtual_route(self.document.machine, virt, v, w)
+        except RoutingError as e:
+            self.info.setText(str(e))
+            return ()
+        self.hover_route = (r.processors, r.links)
+        self.info.setText(f"Virtual link {v}–{w} of virtual topology {virt.id}: hardware route "
+                          f"{' → '.join(map(str, r.processors))} over link(s) "
+                          f"{', '.join(map(str, r.links)) or 'none'} ({r.hops} hop(s))")  # fmt: skip
+        self._show_route()
+        return r.links
+
+    def _show_route(self) -> None:
+        procs, links = self.hover_route if self.hover_route is not None else self.click_route
+        self.canvas.set_route(procs, links)
+
+    def _clicked(self, p: int, modifiers: object) -> None:
+        self.clicked = (self.clicked + [p])[-2:]
+        hw = self.hardware
+        if len(self.clicked) == 2 and hw is not None and self.clicked[0] != self.clicked[1]:
+            a, b = self.clicked
+            try:
+                r = index_of(hw).route(a, b)
+                self.click_route = (r.processors, r.links)
+                self.info.setText(f"Route {a} → {b} ({hw.routing}): "
+                                  f"{' → '.join(map(str, r.processors))}, {r.hops} hop(s), "
+                                  f"link(s) {', '.join(map(str, r.links))}")  # fmt: skip
+            except RoutingError as e:
+                self.click_route = ((), ())
+                self.info.setText(str(e))
+        else:
+            self.click_route = ((p,), ())
+        self.hover_route = None
+        self._show_route()
+
+    def _selection_changed(self) -> None:
+        hw = self.hardware
+        self.selection.set(
+            hw.id if hw is not None else None,
+            self.canvas.selected_processors(),
+            sorted(self.canvas.selected_links),
+        )
+
+    def show_item(self, kind: str, ident: object) -> None:
+        """Select and centre a link or a processor, or show a virtual topology's links."""
+        if kind == "virtual":
+            at = self.virtual_box.findData(ident)
+            if at >= 0:
+                self.virtual_box.setCurrentIndex(at)
+            return
+        if kind == "link" and ident in set(self.canvas.seg_ids.tolist()):
+            self.canvas.select([], [int(ident)])
+            centre = self.canvas.link_midpoint(int(ident))
+        elif kind == "processor" and 1 <= int(ident) <= self.canvas.place.count:
+            self.canvas.select([int(ident)])
+            centre = self.canvas.screen_point(int(ident))
+        else:
+            return
+        self.canvas.pan(self.canvas.width() / 2 - centre.x(), self.canvas.height() / 2 - centre.y())
+
+    def _export(self, kind: str) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            f"Export the view as {kind.upper()}",
+            f"topology.{kind}",
+            f"{kind.upper()} (*.{kind})",
+        )
+        if not path:
+            return
+        if kind == "png":
+            self.canvas.export_png(path)
+        else:
+            self.canvas.export_svg(path)
+
+    def centre_of(self, p: int) -> QPointF:
+        return self.canvas.screen_point(p)

@@ -1,0 +1,293 @@
+"""The topology editor: the hardware topology's id, name, routing (every technique,
+plug-ins included, with its description), setup time, and the processor type of the
+processors selected in the grid view; generating a standard topology over the link
+list (previewing what it adds, removes and changes first); adding and removing single
+links. Every change is one undoable session operation.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.model import Link, Machine, Timing, Topology
+from parasol_core.session import Change, SessionError
+from parasol_core.topology.compare import TopologyChange, compare_topologies
+from parasol_core.topology.generators import GENERATORS, generate
+from parasol_core.topology.shape import processor_count, shape_of
+from piui.document import Document
+from piui.widgets.number_controls import MantissaExponentEdit
+from piui.widgets.routing_box import RoutingBox
+from piui.widgets.topology_selection import selection_of
+
+SIZES_HELP = {
+    "grid": "sizes W [H [D]]",
+    "torus": "sizes W [H [D]]",
+    "ring": "processor count",
+    "hypercube": "dimension d (2**d processors)",
+    "bus": "processor count",
+    "clique": "processor count",
+}
+
+
+class TopologyEditorWindow(QWidget):
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.selection = selection_of(document)
+        self.id_edit = QSpinBox()
+        self.id_edit.setRange(1, 2**31 - 1)
+        self.name_edit = QLineEdit()
+        self.routing = RoutingBox()
+        self.setup = MantissaExponentEdit(exponent_range=(-12, 0))
+        self.type_box = QComboBox()
+        self.set_type = QPushButton("Set for the selected processors")
+        self.type_note = QLabel()
+        self.type_note.setWordWrap(True)
+
+        self.kind = QComboBox()
+        self.kind.addItems(list(GENERATORS))
+        self.sizes = QLineEdit()
+        self.gen_latency = QLineEdit()
+        self.gen_speed = QLineEdit()
+        preview, self.apply_button = QPushButton("Preview"), QPushButton("Apply")
+        self.preview_text = QPlainTextEdit()
+        self.preview_text.setReadOnly(True)
+        self.preview_text.setMaximumHeight(110)
+        self.link_a, self.link_b = QSpinBox(), QSpinBox()
+        add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        box = QGroupBox("Hardware topology")
+        form = QFormLayout(box)
+        form.addRow("Id:", self.id_edit)
+        form.addRow("Name:", self.name_edit)
+        form.addRow("Routing:", self.routing)
+        form.addRow("Setup time (s):", self.setup)
+        type_row = QHBoxLayout()
+        type_row.addWidget(self.type_box, 1)
+        type_row.addWidget(self.set_type)
+        form.addRow("Processor type:", type_row)
+        form.addRow(self.type_note)
+
+        gen = QGroupBox("Generate a standard topology over the link list")
+        gform = QFormLayout(gen)
+        gform.addRow("Kind:", self.kind)
+        gform.addRow("Sizes:", self.sizes)
+        gform.addRow("Link latency (s):", self.gen_latency)
+        gform.addRow("Link speed (s/byte):", self.gen_speed)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(preview)
+        buttons.addWidget(self.apply_button)
+        gform.addRow(buttons)
+        gform.addRow(self.preview_text)
+
+        links = QGroupBox("Single links")
+        lrow = QHBoxLayout(links)
+        lrow.addWidget(QLabel("between"))
+        lrow.addWidget(self.link_a)
+        lrow.addWidget(QLabel("and"))
+        lrow.addWidget(self.link_b)
+        lrow.addWidget(add_link)
+        lrow.addStretch(1)
+        lrow.addWidget(self.remove_links)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addWidget(box)
+        layout.addWidget(gen)
+        layout.addWidget(links)
+        layout.addWidget(self.message)
+        layout.addStretch(1)
+        self._pending: Topology | None = None
+
+        self.id_edit.editingFinished.connect(self._set_id)
+        self.name_edit.editingFinished.connect(self._set_name)
+        self.routing.routingChosen.connect(
+            lambda name: self._set("routing", name, "Routing of the hardware topology")
+        )
+        self.setup.valueEdited.connect(
+            lambda v, key: self._set("setup", Timing(v), "Setup time", merge=key)
+        )
+        self.set_type.clicked.connect(self.set_selected_type)
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        preview.clicked.connect(self.preview)
+        self.apply_button.clicked.connect(self.apply)
+        add_link.clicked.connect(lambda: self.add_link(self.link_a.value(), self.link_b.value()))
+        self.remove_links.clicked.connect(self.remove_selected_links)
+        self.selection.changed.connect(self._show_selection)
+        document.modelReset.connect(self.refresh)
+        document.structureChanged.connect(self.refresh)
+        document.valuesChanged.connect(self._values_changed)
+        self.refresh()
+        self._kind_changed()
+
+    @property
+    def hardware(self) -> Topology | None:
+        return self.document.machine.hardware()
+
+    # ------------------------------------------------------------------ showing
+
+    def refresh(self, *_: object) -> None:
+        hw = self.hardware
+        self.setEnabled(hw is not None)
+        if hw is None:
+            return
+        self.id_edit.blockSignals(True)
+        self.id_edit.setValue(hw.id or 1)
+        self.id_edit.blockSignals(False)
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(hw.name or "")
+        self.routing.set_routing(hw.routing)
+        setup = hw.setup.mean if hw.setup is not None else None
+        if self.setup.value() != setup:
+            self.setup.setValue(setup)
+        self.type_box.clear()
+        for proc in self.document.machine.processors:
+            self.type_box.addItem(f"{proc.id}: {proc.name or ''}", proc.id)
+        n = processor_count(hw)
+        for box in (self.link_a, self.link_b):
+            box.setRange(1, max(n, 1))
+        self.link_b.setValue(min(2, n))
+        first = next((lk for lk in hw.links if lk.latency and lk.speed), None)
+        if first is not None and not self.gen_latency.text():
+            self.gen_latency.setText(f"{first.latency.mean:g}")
+            self.gen_speed.setText(f"{first.speed.mean:g}")
+        if not self.sizes.text():
+            shape = shape_of(hw)
+            self.sizes.setText(" ".join(map(str, shape.dims)) if shape else str(n))
+        self._show_selection()
+
+    def _values_changed(self, change: Change) -> None:
+        if change.touches(Topology) or change.touches(Machine) or change.touches(Link):
+            self.refresh()
+
+    def _show_selection(self) -> None:
+        procs, links = self.selection.processors, self.selection.links
+        self.set_type.setEnabled(bool(procs))
+        self.remove_links.setEnabled(bool(links))
+        hw = self.hardware
+        if hw is not None and procs:
+            types = sorted({hw.types.get(p) for p in procs}, key=str)
+            self.type_note.setText(f"{len(procs)} processor(s) selected in the grid view, of "
+                                   f"type(s) {', '.join(map(str, types))}.")  # fmt: skip
+        else:
+            self.type_note.setText("Select processors in the grid view to set their type.")
+
+    def _kind_changed(self, *_: object) -> None:
+        self.sizes.setToolTip(SIZES_HELP.get(self.kind.currentText(), ""))
+        self.sizes.setPlaceholderText(SIZES_HELP.get(self.kind.currentText(), ""))
+        self._pending = None
+        self.apply_button.setEnabled(False)
+
+    # ------------------------------------------------------------------ edits
+
+    def _set(self, attr: str, value: object, label: str, merge: object = None) -> None:
+        hw = self.hardware
+        if hw is None:
+            return
+        try:
+            self.document.session.set_value(f"to({hw.id}).{attr}", value, label=label,
+                                            merge=merge)  # fmt: skip
+            self.message.clear()
+        except (SessionError, ValueError) as e:
+            self.message.setText(str(e))
+            self.refresh()
+
+    def _set_id(self) -> None:
+        hw = self.hardware
+        if hw is not None and self.id_edit.value() != hw.id:
+            self._set("id", self.id_edit.value(), "Topology id")
+
+    def _set_name(self) -> None:
+        hw = self.hardware
+        if hw is not None and self.name_edit.text() != (hw.name or ""):
+            self._set("name", self.name_edit.text(), "Topology name")
+
+    def set_selected_type(self) -> None:
+        hw, t = self.hardware, self.type_box.currentData()
+        procs = self.selection.processors
+        if hw is None or t is None or not procs:
+            return
+        with self.document.session.group(f"Processor type {t} for {len(procs)} processor(s)"):
+            for p in procs:
+                if hw.types.get(p) != t:
+                    self.document.session.set_value(f"tp({hw.id})({p})", t)
+
+    def generated(self) -> Topology:
+        """The topology the generate fields describe (ValueError when they do not)."""
+        hw = self.hardware
+        sizes = [int(s) for s in self.sizes.text().replace("x", " ").split()]
+        latency, speed = float(self.gen_latency.text()), float(self.gen_speed.text())
+        new = generate(self.kind.currentText(), sizes, latency, speed, id=hw.id,
+                       setup=hw.setup.mean if hw.setup is not None else None)  # fmt: skip
+        default = max(set(hw.types.values()), key=list(hw.types.values()).count, default=1)
+        new.types = {p: hw.types.get(p, default) for p in range(1, processor_count(new) + 1)}
+        return new
+
+    def preview(self) -> TopologyChange | None:
+        hw = self.hardware
+        if hw is None:
+            return None
+        try:
+            new = self.generated()
+        except (ValueError, TypeError) as e:
+            self.preview_text.setPlainText(f"cannot generate: {e}")
+            self._pending = None
+            self.apply_button.setEnabled(False)
+            return None
+        change = compare_topologies(hw, new)
+        self._pending = new
+        self.apply_button.setEnabled(not change.is_empty)
+        self.preview_text.setPlainText(f"{new.name}:\n" + "\n".join(change.summary()))
+        return change
+
+    def apply(self) -> None:
+        hw = self.hardware
+        if hw is None or self._pending is None:
+            return
+        self.document.session.replace_topology(hw.id, self._pending)
+        self._pending = None
+        self.apply_button.setEnabled(False)
+        self.preview_text.appendPlainText("\napplied (Edit > Undo takes it back)")
+
+    def add_link(self, a: int, b: int) -> Link | None:
+        hw = self.hardware
+        if hw is None:
+            return None
+        if a == b:
+            self.message.setText("a link joins two different processors")
+            return None
+        first = next((lk for lk in hw.links if lk.latency and lk.speed), None)
+        new_id = max((lk.id for lk in hw.links if isinstance(lk.id, int)), default=0) + 1
+        link = Link(id=new_id, latency=first.latency if first else Timing(1e-5),
+                    speed=first.speed if first else Timing(1e-6), connect=[a, b])  # fmt: skip
+        try:
+            self.document.session.add_link(hw.id, link)
+        except SessionError as e:
+            self.message.setText(str(e))
+            return None
+        return link
+
+    def remove_selected_links(self) -> None:
+        hw = self.hardware
+        links = self.selection.links
+        if hw is None or not links:
+            return
+        with self.document.session.group(f"Remove {len(links)} link(s)"):
+            for lid in links:
+                self.document.session.remove_link(hw.id, lid)
+        self.selection.set(hw.id, self.selection.processors, ())

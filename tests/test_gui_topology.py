@@ -1,0 +1,348 @@
+"""The topology windows, driven through their real widgets (offscreen): the grid view,
+the mapping editor (drag and drop), link groups and the topology editor."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+
+from parasol_core.session import Session
+from parasol_core.topology import generate
+from parasol_core.topology.mapping import make_mapping, mapping_quality, mapping_schemes
+from parasol_core.topology.virtual import virtual_route
+from piui.document import Document
+from piui.widgets.topology_selection import selection_of
+from piui.windows.grid_view import GridViewWindow
+from piui.windows.link_groups import LinkGroupsWindow
+from piui.windows.mapping_editor import MappingEditorWindow
+
+TORUS = 3  # the 2D torus of grid4x4.machine
+
+
+@pytest.fixture
+def document(sample_copy):
+    def make(name: str = "grid4x4.machine") -> Document:
+        doc = Document()
+        doc.open(sample_copy(name))
+        return doc
+
+    return make
+
+
+def shown(qtbot, widget, size=(700, 700)):
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def at(canvas, p: int) -> QPoint:
+    return canvas.screen_point(p).toPoint()
+
+
+def drag(canvas, src: int, dst: int) -> None:
+    QTest.mousePress(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     at(canvas, src))  # fmt: skip
+    a, b = canvas.screen_point(src), canvas.screen_point(dst)
+    for t in (0.3, 0.7, 1.0):
+        QTest.mouseMove(canvas, (a + (b - a) * t).toPoint())
+    QTest.mouseRelease(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       at(canvas, dst))  # fmt: skip
+
+
+def test_draw_the_torus_onto_the_grid_by_drag_and_drop(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.select_virtual(TORUS)
+    w.seed.setValue(7)
+    w.apply_scheme("random")
+    start = dict(doc.machine.virtual(TORUS).mapping)
+    assert start == make_mapping(doc.machine, TORUS, "random", seed=7)
+    target = make_mapping(doc.machine, TORUS, "row-major")  # the torus laid on the grid
+    assert start != target
+    previews = []
+    w.canvas.dragMoved.connect(lambda a, b: previews.append(w.preview.text()))
+    steps = 0
+    for v in sorted(target):
+        here = doc.machine.virtual(TORUS).mapping[v]
+        if here != target[v]:
+            drag(w.canvas, here, target[v])
+            steps += 1
+            assert doc.machine.virtual(TORUS).mapping[v] == target[v]
+    assert steps > 0
+    assert doc.machine.virtual(TORUS).mapping == target
+    core = mapping_quality(doc.machine, TORUS)
+    assert w.quality == core
+    assert f"max {core.dilation_max}" in w.metrics.text()
+    assert f"<b>congestion</b> {core.congestion}" in w.metrics.text()
+    # while dragging, the figures for the mapping under the cursor were shown
+    assert any("if dropped on" in text and "dilation" in text for text in previews)
+    # the processors show the virtual numbers now on them
+    assert w.canvas.labels[target[5] - 1] == "5"
+    # each drop is one undo step
+    for _ in range(steps):
+        doc.session.undo()
+    assert doc.machine.virtual(TORUS).mapping == start
+
+
+def test_the_drag_preview_is_the_core_quality_of_the_swapped_mapping(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.select_virtual(TORUS)
+    mapping = dict(doc.machine.virtual(TORUS).mapping)
+    QTest.mousePress(w.canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     at(w.canvas, 1))  # fmt: skip
+    QTest.mouseMove(w.canvas, at(w.canvas, 16))
+    swapped = dict(mapping)
+    v1 = next(v for v, h in mapping.items() if h == 1)
+    v16 = next(v for v, h in mapping.items() if h == 16)
+    swapped[v1], swapped[v16] = 16, 1
+    q = mapping_quality(doc.machine, TORUS, swapped)
+    assert f"max {q.dilation_max}, mean {q.dilation_mean:.3g}" in w.preview.text()
+    QTest.mouseRelease(w.canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       at(w.canvas, 16))  # fmt: skip
+    assert doc.machine.virtual(TORUS).mapping == swapped
+    assert w.quality == q
+    if q.congestion > 1:
+        assert w.canvas.hot_links == set(q.congested_links)
+
+
+def test_every_mapping_scheme_applies(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.select_virtual(TORUS)
+    for row in range(w.schemes.count()):
+        name = w.schemes.item(row).data(Qt.ItemDataRole.UserRole)
+        w.schemes.setCurrentRow(row)
+        w.apply_scheme()
+        expected = make_mapping(doc.machine, TORUS, name, seed=w.seed.value())
+        assert doc.machine.virtual(TORUS).mapping == expected, name
+        assert w.quality == mapping_quality(doc.machine, TORUS)
+    assert [w.schemes.item(r).data(Qt.ItemDataRole.UserRole)
+            for r in range(w.schemes.count())] == mapping_schemes()  # fmt: skip
+
+
+def test_add_and_remove_a_virtual_topology(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    before = len(doc.machine.virtuals)
+    virt = w.add_virtual("2Dtorus")
+    assert len(doc.machine.virtuals) == before + 1
+    assert w.virtual() is doc.machine.virtual(virt.id)
+    assert w.quality == mapping_quality(doc.machine, virt.id)
+    w.remove_virtual()
+    assert len(doc.machine.virtuals) == before
+    doc.session.undo()
+    assert doc.machine.virtual(virt.id) is not None
+
+
+def test_the_x_link_group_moves_maxtotalspd(qtbot, document):
+    doc = document()
+    w = shown(qtbot, LinkGroupsWindow(doc))
+    hw = doc.machine.hardware()
+    w.set_group("X")
+    x_ids = w.group_ids()
+    old = doc.engine.value("mc.maxtotalspd")
+    y_speeds = {lk.id: lk.speed for lk in hw.links if lk.id not in x_ids}
+    w.speed.field.setFocus()
+    w.speed.field.selectAll()
+    qtbot.keyClicks(w.speed.field, "4e-07")
+    qtbot.keyClick(w.speed.field, Qt.Key.Key_Return)
+    assert all(lk.speed.mean == 4e-07 for lk in hw.links if lk.id in x_ids)
+    assert {lk.id: lk.speed for lk in hw.links if lk.id not in x_ids} == y_speeds
+    new = doc.engine.value("mc.maxtotalspd")
+    assert new != old
+    assert new == Session.from_text(doc.session.text()).engine.value("mc.maxtotalspd")
+    assert f"{new:.6g}" in w.maxtotalspd.text()
+    # a slider drag is one undo step
+    w.latency.mantissa.sliderPressed.emit()
+    for v in (300, 400, 500):
+        w.latency.mantissa.setValue(v)
+    w.latency.mantissa.sliderReleased.emit()
+    assert all(lk.latency.mean == pytest.approx(5e-05) for lk in hw.links if lk.id in x_ids)
+    doc.session.undo()
+    assert all(lk.latency.mean == 2.85e-05 for lk in hw.links if lk.id in x_ids)
+
+
+def test_select_four_links_in_the_grid_view_and_edit_one(qtbot, document):
+    doc = document()
+    grid = shown(qtbot, GridViewWindow(doc))
+    groups = shown(qtbot, LinkGroupsWindow(doc))
+    c = grid.canvas
+    # a rubber band around processors 1, 2, 5 and 6 takes the four links between them
+    a, b = c.screen_point(1), c.screen_point(6)
+    r = c.radius() + 6
+    start, end = QPointF(a.x() - r, a.y() - r).toPoint(), QPointF(b.x() + r, b.y() + r).toPoint()
+    QTest.mousePress(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    QTest.mouseMove(c, end)
+    QTest.mouseRelease(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end)
+    hw = doc.machine.hardware()
+    inside = {1, 2, 5, 6}
+    expected = sorted(lk.id for lk in hw.links if set(lk.connect) <= inside)
+    assert len(expected) == 4
+    assert list(selection_of(doc).links) == expected
+    assert c.selected_processors() == sorted(inside)
+    assert groups.group_box.currentData() == "selected"
+    assert groups.group_ids() == expected
+    assert sorted(groups.single_edits) == expected
+    one = expected[2]
+    field = groups.single_edits[one][1].field
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "2e-06")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    speeds = {lk.id: lk.speed.mean for lk in hw.links}
+    assert speeds[one] == 2e-06
+    assert all(speeds[i] == 9.1e-07 for i in speeds if i != one)
+
+
+def hover(widget, point: QPoint) -> None:
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    pos = QPointF(point)
+    event = QMouseEvent(QEvent.Type.MouseMove, pos, widget.mapToGlobal(pos),
+                        Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                        Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    QApplication.sendEvent(widget, event)
+
+
+def test_hover_a_virtual_link_shows_its_route(qtbot, document):
+    doc = document()
+    w = shown(qtbot, GridViewWindow(doc))
+    w.virtual_box.setCurrentIndex(w.virtual_box.findData(TORUS))
+    pair = (1, 4)  # a wrap-around link of the virtual torus: three hops on the XY grid
+    # a mouse move event straight to the view: QTest.mouseMove sends none when the
+    # (shared, offscreen) cursor is already at that spot from an earlier test
+    hover(w.canvas, w.canvas.virtual_midpoint(pair).toPoint())
+    r = virtual_route(doc.machine, TORUS, *pair)
+    assert set(w.canvas.route_links) == set(r.links)
+    assert "Virtual link 1–4" in w.info.text()
+    assert " → ".join(map(str, r.processors)) in w.info.text()
+    # hovering a processor names its type and its virtual processors
+    hover(w.canvas, at(w.canvas, 6))
+    assert w.info.text().startswith("Processor 6 — type 1")
+    assert "virtual topology 3: 6" in w.info.text()
+
+
+def test_click_two_processors_shows_the_route(qtbot, document):
+    doc = document()
+    w = shown(qtbot, GridViewWindow(doc))
+    for p in (1, 16):
+        QTest.mouseClick(w.canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         at(w.canvas, p))  # fmt: skip
+    from parasol_core.topology.index import route
+
+    r = route(doc.machine.hardware(), 1, 16)
+    assert w.canvas.route_links == set(r.links)
+    assert w.canvas.route_processors == set(r.processors)
+
+
+def test_zoom_pan_and_fit(qtbot, document):
+    doc = document()
+    w = shown(qtbot, GridViewWindow(doc))
+    c = w.canvas
+    scale = c.scale
+    p = at(c, 6)
+    QTest.keyClick(c, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert c.scale == pytest.approx(scale * 1.25)
+    QTest.keyClick(c, Qt.Key.Key_Left)
+    assert at(c, 6) != p
+    QTest.keyClick(c, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert c.scale == pytest.approx(scale)
+    assert at(c, 6) == p
+
+
+def test_open_gcel_and_a_32_cubed_torus(qtbot, document, tmp_path):
+    doc = document("parsytec-gcel.machine")
+    w = shown(qtbot, GridViewWindow(doc))
+    assert w.canvas.place.count == 512
+    assert w.canvas.place.kind == "grid"
+    assert not w.grab().isNull()
+    hw = doc.machine.hardware()
+    doc.session.replace_topology(hw.id, generate("torus", (32, 32, 32), 1e-5, 1e-6, id=hw.id))
+    assert w.canvas.place.count == 32768
+    assert w.canvas.place.kind == "layers"
+    assert w.canvas.is_overview()
+    assert not w.canvas.grab().isNull()
+    w.canvas.zoom(60.0, QPointF(5, 5))
+    assert not w.canvas.is_overview()
+    assert not w.canvas.grab().isNull()
+    assert int(w.canvas.seg_wrap.sum()) == 3 * 32 * 32
+    w.canvas.export_svg(str(tmp_path / "view.svg"))
+    assert (tmp_path / "view.svg").read_text().lstrip().startswith("<?xml")
+
+
+def test_generate_a_torus_over_the_grid_preview_apply_undo(qtbot, document, tmp_path):
+    from parasol_core.topology.compare import compare_topologies
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    original = doc.path.read_bytes()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    old = doc.machine.hardware()
+    w.kind.setCurrentText("torus")
+    w.sizes.setText("4 4")
+    change = w.preview()
+    expected = compare_topologies(old, generate("torus", (4, 4), float(w.gen_latency.text()),
+                                                float(w.gen_speed.text())))  # fmt: skip
+    assert [lk.connect for lk in change.added] == [lk.connect for lk in expected.added]
+    assert change.removed == expected.removed == []
+    assert len(change.added) == 8  # the wrap-around links of a 4 x 4 torus
+    assert "adds 8 link(s)" in w.preview_text.toPlainText()
+    assert w.apply_button.isEnabled()
+    w.apply_button.click()
+    hw = doc.machine.hardware()
+    assert hw is not old and hw.routing == "2Dtorus" and len(hw.links) == 32
+    assert hw.types == old.types
+    doc.session.undo()
+    assert doc.machine.hardware() is old
+    out = tmp_path / "saved.machine"
+    doc.save(out)
+    assert out.read_bytes() == original
+
+
+def test_topology_fields_types_and_single_links(qtbot, document):
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    hw = doc.machine.hardware()
+    w.routing.setCurrentIndex(w.routing.findData("YX"))
+    w.routing.activated.emit(w.routing.currentIndex())
+    assert hw.routing == "YX"
+    selection_of(doc).set(hw.id, [3, 4], [])
+    doc.session.add_processor()
+    new_type = doc.machine.processors[-1].id
+    w.type_box.setCurrentIndex(w.type_box.findData(new_type))
+    w.set_type.click()
+    assert hw.types[3] == hw.types[4] == new_type and hw.types[5] == 1
+    doc.session.undo()
+    assert hw.types[3] == 1
+    n = len(hw.links)
+    link = w.add_link(1, 16)
+    assert len(hw.links) == n + 1 and hw.links[-1].connect == [1, 16]
+    selection_of(doc).set(hw.id, [], [link.id, 1])
+    w.remove_links.click()
+    assert len(hw.links) == n - 1 and all(lk.id not in (1, link.id) for lk in hw.links)
+    doc.session.undo()
+    assert len(hw.links) == n + 1
+
+
+def test_main_window_goes_to_links_and_mappings(qtbot, sample_copy):
+    from parasol_core.syntax.diagnostics import Diagnostic
+    from piui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.document.open(sample_copy("grid4x4.machine"))
+    grid = window.panels["grid-view"]
+    window.go_to(Diagnostic("error", "x", target=("topology", 1, "link", 7)))
+    assert grid.canvas.selected_links == {7}
+    window.go_to(Diagnostic("error", "x", target=("virtual", TORUS)))
+    assert grid.virtual_box.currentData() == TORUS
+    window.overview.topologyActivated.emit("virtual", 2)
+    assert window.panels["mapping-editor"].virtual().id == 2

@@ -1,0 +1,112 @@
+"""Processor positions, link groups, link load and swaps (parasol_core, no Qt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from parasol_core.syntax.parser import load
+from parasol_core.topology import generate
+from parasol_core.topology.layout import link_classes, link_groups, placement, segments
+from parasol_core.topology.mapping import link_load, make_mapping, mapping_quality, swap
+from parasol_core.topology.shape import Shape
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
+
+
+@pytest.mark.parametrize("dims", [(4, 4), (3, 5), (4, 3, 2)])
+@pytest.mark.parametrize("kind", ["grid", "torus"])
+def test_grid_positions_follow_the_row_major_numbering(kind, dims):
+    topo = generate(kind, dims, 1e-5, 1e-6)
+    where = placement(topo)
+    shape = Shape(dims).padded(3)
+    w = shape.dims[0]
+    for p in range(1, shape.size + 1):
+        x, y, z = shape.coordinates(p)
+        assert tuple(where.xy[p - 1]) == (x + z * (w + 1), y)
+    assert where.kind == ("layers" if len(dims) == 3 else "grid")
+    # no two processors share a place
+    assert len({tuple(r) for r in where.xy.tolist()}) == shape.size
+
+
+def test_ring_hypercube_bus_and_shapeless_layouts():
+    ring = placement(generate("ring", (8,), 1e-5, 1e-6))
+    assert ring.kind == "ring"
+    # on a circle: every processor at the same distance from the centre
+    centre = ring.xy.mean(axis=0)
+    r = np.hypot(*(ring.xy - centre).T)
+    assert np.allclose(r, r[0])
+    cube = generate("hypercube", (4,), 1e-5, 1e-6)
+    where = placement(cube)
+    assert where.kind == "hypercube"
+    assert len({tuple(p) for p in where.xy.tolist()}) == 16
+    # Gray-code order: processors one low bit apart are one unit apart along x
+    assert abs(where.xy[0, 0] - where.xy[1, 0]) == 1
+    assert placement(generate("bus", (6,), 1e-5, 1e-6)).kind == "bus"
+    clique = placement(generate("clique", (6,), 1e-5, 1e-6))
+    assert clique.kind == "force"
+    assert np.isfinite(clique.xy).all()
+    assert len({tuple(np.round(p, 6)) for p in clique.xy.tolist()}) == 6
+
+
+def test_link_groups_by_dimension_and_wrap_around():
+    dims = (4, 3, 2)
+    topo = generate("torus", dims, 1e-5, 1e-6)
+    groups = link_groups(topo)
+    shape = Shape(dims)
+    by_id = {lk.id: lk.connect for lk in topo.links}
+    for axis, name in enumerate("XYZ"):
+        for lid in groups[name]:
+            a, b = (shape.coordinates(p) for p in by_id[lid])
+            differ = [i for i in range(3) if a[i] != b[i]]
+            assert differ == [axis]
+    assert sorted(groups["X"] + groups["Y"] + groups["Z"]) == groups["all"]
+    for lid in groups["wrap-around"]:
+        a, b = (shape.coordinates(p) for p in by_id[lid])
+        assert max(abs(i - j) for i, j in zip(a, b)) > 1
+    # a 4-wide ring wraps; the sizes 3 and 2 only wrap where size >= 3
+    assert len(groups["wrap-around"]) == (3 * 2) + (4 * 2)
+    assert "wrap-around" not in link_groups(generate("grid", dims, 1e-5, 1e-6))
+
+
+def test_links_of_a_bus_are_other_and_drawn_as_a_chain():
+    bus = generate("bus", (5,), 1e-5, 1e-6)
+    assert link_groups(bus) == {"all": [1], "other": [1]}
+    ids, a, b = segments(bus, placement(bus))
+    assert ids.tolist() == [1] * 4
+    assert sorted(zip(a.tolist(), b.tolist())) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+
+
+def test_link_classes_without_a_shape():
+    clique = generate("clique", (5,), 1e-5, 1e-6)
+    classes = link_classes(clique)
+    assert (classes.axis == -1).all() and not classes.wrap.any()
+
+
+def test_link_load_agrees_with_congestion():
+    machine = load(SAMPLES / "grid4x4.machine")
+    for scheme in ("identity", "snake", "random"):
+        mapping = make_mapping(machine, 3, scheme, seed=3)
+        loads = link_load(machine, 3, mapping)
+        q = mapping_quality(machine, 3, mapping)
+        assert max(loads.values()) == q.congestion
+        assert sorted(k for k, v in loads.items() if v == q.congestion) == list(q.congested_links)
+
+
+def test_swap_trades_or_moves():
+    mapping = {1: 5, 2: 6, 3: 7}
+    assert swap(mapping, 5, 6) == {1: 6, 2: 5}
+    assert swap(mapping, 5, 9) == {1: 9}  # onto a free hardware processor: a move
+    assert swap(mapping, 9, 5) == {1: 9}
+    assert swap(mapping, 5, 5) == {}
+    assert swap(mapping, 8, 9) == {}
+
+
+def test_32768_processors_lay_out():
+    topo = generate("torus", (32, 32, 32), 1e-5, 1e-6)
+    where = placement(topo)
+    assert where.count == 32768
+    assert where.bounds() == (0.0, 0.0, 32 * 33 - 2, 31.0)
+    assert int(link_classes(topo).wrap.sum()) == 3 * 32 * 32
