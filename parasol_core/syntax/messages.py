@@ -7,6 +7,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.source import counting_text, position
 
 _TERMINAL_NAMES = {
     "NAME": "a name",
@@ -79,6 +80,7 @@ def _show(text: str) -> str:
 
 
 def _context(text: str, pos: int) -> str:
+    text = counting_text(text)  # a lone \r or vertical tab ends the line shown too
     start = text.rfind("\n", 0, pos) + 1
     end = text.find("\n", pos)
     if end < 0:
@@ -139,8 +141,7 @@ def _syntax_error(
         expected = _for_section(_expected(e.expected, parser), section)
         if tok.type == "$END":
             body = text.rstrip()
-            line = body.count("\n") + 1
-            column = len(body) - body.rfind("\n")
+            line, column = position(body, len(body))
             pos = max(len(body) - 1, 0)
             if opened:
                 kw, at = opened[-1]
