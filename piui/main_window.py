@@ -175,13 +175,10 @@ class MainWindow(QMainWindow):
             group = self._groups.setdefault(area, [])
             if group:
                 self.tabifyDockWidget(group[-1], dock)
-            else:
-                right = [d for k, d in self.docks.items() if k not in self._grouped
-                         and self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
-                if right:
-                    self.splitDockWidget(right[0], dock, Qt.Orientation.Vertical)
-                else:
-                    self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            else:  # a new item of the right area, below what is there (splitDockWidget
+                # would only add a tab to a dock that is already in a tab group)
+                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock,
+                                   Qt.Orientation.Vertical)  # fmt: skip
             group.append(dock)
             self._grouped.add(key)
             self.docks[key] = dock
@@ -541,6 +538,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{self.document.title()}[*] — PIUI")
         self.setWindowModified(self.document.is_modified)
 
+    def layout_version(self) -> int:
+        """A saved dock layout is restored only into the same set of docks: a version
+        made from their names, so that docks added since start from the default layout
+        instead of landing wherever Qt puts unknown docks."""
+        import zlib
+
+        return zlib.crc32(",".join(sorted(self.docks)).encode()) & 0x7FFFFFFF
+
     def _restore_settings(self) -> None:
         s = settings()
         geometry = s.value("geometry")
@@ -548,7 +553,7 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray):
-            self.restoreState(state)
+            self.restoreState(state, self.layout_version())
         for dock in self.docks.values():
             if dock.isFloating():
                 place_on_screen(dock)
@@ -561,7 +566,7 @@ class MainWindow(QMainWindow):
             return
         s = settings()
         s.setValue("geometry", self.saveGeometry())
-        s.setValue("windowState", self.saveState())
+        s.setValue("windowState", self.saveState(self.layout_version()))
         s.sync()
         for logger in ("piui", "parasol_core"):
             logging.getLogger(logger).removeHandler(self.handler)

@@ -384,3 +384,19 @@ def test_the_main_window_fits_a_1280_by_800_screen(main_window, qtbot):
     qtbot.wait(20)
     hint = main_window.minimumSizeHint()
     assert hint.width() <= 1280 and hint.height() <= 800, hint
+
+
+def test_a_layout_saved_with_other_docks_is_not_restored(qtbot, main_window):
+    from piui.main_window import MainWindow, settings
+
+    main_window.close()
+    s = settings()
+    state = s.value("windowState")
+    assert state is not None
+    # the same state, as an older PIUI with other docks would have written it
+    from PySide6.QtCore import QByteArray
+
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.restoreState(QByteArray(state), again.layout_version())
+    assert not again.restoreState(QByteArray(state), again.layout_version() + 1)
