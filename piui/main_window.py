@@ -129,8 +129,8 @@ class MainWindow(QMainWindow):
             self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
         for group in self._groups.values():
             group[0].raise_()  # the first of each named group (the grid view) in front
-        if right:
-            self.docks[right[-1]].raise_()
+        if right:  # the ratios in front: what a what-if study watches
+            self.docks["combinations" if "combinations" in right else right[-1]].raise_()
             self.resizeDocks([self.docks[right[0]]], [RIGHT_DOCK_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["processors"]], [LEFT_DOCK_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["diagnostics"]], [160], Qt.Orientation.Vertical)
