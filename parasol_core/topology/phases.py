@@ -466,9 +466,8 @@ class _Trace:
     """The state of one event trace: arrays over messages and over link slots (the
     extra last slot is a sentinel with no load and no speed, padding route rows).
 
-    The messages in flight are ``members[:count]``, their predicted ends ``cpred[:count]``
-    (``slot[i]``: where message ``i`` is; ``cpred`` is infinite past ``count``). Each
-    keeps its seconds per byte ``c``; when it changes at ``t`` the bytes left are
+    The messages in flight are those flagged in ``inflight`` (``count`` of them), their
+    predicted ends ``cpred`` (infinite for a message not in flight). Each keeps its seconds per byte ``c``; when it changes at ``t`` the bytes left are
     ``(end - max(t, tx)) / c`` (``tx``: when its bytes start to move), so the new end is
     ``max(t, tx) + (end - max(t, tx)) * c_new / c``. ``c`` is infinite for a message not
     in flight (and for the sentinel message ``m``), so no test below ever picks one.
@@ -547,13 +546,13 @@ class _Trace:
         self._speed0 = bool((self.hop_speed == 0).any())
         self._gone = np.zeros(m + 1, dtype=bool)
 
-        # the messages in flight, members[:count], and their predicted ends
-        self.members = np.zeros(m, dtype=np.int64)
-        blocks = (m + BLOCK - 1) // BLOCK + 1
+        # the messages in flight and their predicted ends (by message; the sentinel's,
+        # and those past it to a whole block, infinite)
+        self.inflight = np.zeros(m, dtype=bool)
+        blocks = m // BLOCK + 1
         self.cpred = np.full(blocks * BLOCK, np.inf)
         self.cblocks = self.cpred.reshape(blocks, BLOCK)
         self.bmin = np.full(blocks, np.inf)
-        self.slot = np.full(m, -1, dtype=np.int64)  # where a message is in members
         self.count = 0
         self.t0 = np.full(m, np.nan)
         self.end = np.full(m, np.nan)
@@ -605,7 +604,7 @@ class _Trace:
     def rebuild_lists(self, extra: np.ndarray | None = None) -> None:
         """The per-link lists from scratch: the messages in flight, and ``extra`` (ended
         already but still counted in the loads)."""
-        msgs = self.members[: self.count]
+        msgs = np.flatnonzero(self.inflight)
         if extra is not None:
             msgs = np.concatenate((msgs, extra))
         links, msgs = self.crossings(msgs)
@@ -643,10 +642,9 @@ class _Trace:
             np.add.at(load, links, 1)
 
     def refresh(self, at: np.ndarray) -> None:
-        """The block minima after ``cpred`` changed at slots ``at``."""
-        if at.shape[0] * 4 > self.count:
-            used = (max(self.count, int(at.max(initial=0)) + 1) + BLOCK - 1) // BLOCK
-            self.bmin[:used] = self.cblocks[:used].min(axis=1)
+        """The block minima after ``cpred`` changed for messages ``at``."""
+        if at.shape[0] * BLOCK > self.cpred.shape[0]:
+            self.bmin[:] = self.cblocks.min(axis=1)
         elif at.shape[0]:
             blocks = at // BLOCK
             self.bmin[blocks] = self.cblocks[blocks].min(axis=1)
@@ -686,15 +684,14 @@ class _Trace:
         inf = math.inf
         queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
         heap = self.heap
-        cpred, cblocks, bmin, members = self.cpred, self.cblocks, self.bmin, self.members
+        cpred, bmin = self.cpred, self.bmin
+        smallest = np.minimum.reduce
         queue, instant = self.queue.tolist(), self.instant.tolist()
         while True:
             t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
             if heap and heap[0][0] < t_start:
                 t_start = heap[0][0]
-            n = self.count
-            used = (n + BLOCK - 1) // BLOCK
-            t_end = float(bmin[:used].min()) if n else inf
+            t_end = float(smallest(bmin)) if self.count else inf
             if t_end == inf and t_start == inf:
                 break
             if t_end != t_end:  # NaN: a bug, not bad input; never loop on it
@@ -704,14 +701,13 @@ class _Trace:
             if t_end <= t_start:
                 t = t_end
                 limit = t_end + END_RTOL * abs(t_end)
-                blocks = np.flatnonzero(bmin[:used] <= limit)
+                blocks = (bmin <= limit).nonzero()[0]
                 if blocks.shape[0] == 1:
                     b = int(blocks[0]) * BLOCK
-                    at = np.flatnonzero(cpred[b : b + BLOCK] <= limit) + b
+                    ending = (cpred[b : b + BLOCK] <= limit).nonzero()[0] + b
                 else:
-                    at = np.flatnonzero(cpred[: used * BLOCK] <= limit)
-                ending = members[at]
-                self.finish(ending, cpred[at])
+                    ending = (cpred <= limit).nonzero()[0]
+                self.finish(ending, cpred[ending])
             else:
                 t = t_start
                 q = self.qpos
@@ -746,7 +742,6 @@ class _Trace:
                     self.one(t, i, True)
                 continue
             self.change(t, starting, ending)
-        del cblocks
 
     def take_starts(self, t: float, batch: np.ndarray) -> np.ndarray:
         """``batch`` and the messages released to start at ``t`` start (those that take
@@ -780,35 +775,14 @@ class _Trace:
         self.end[msgs] = at
         if in_flight:
             self.c[msgs] = np.inf
-            slot, members, cpred = self.slot, self.members, self.cpred
-            n = self.count
-            if msgs.shape[0] == 1:  # move the last one into its place
-                i = int(msgs[0])
-                k, last = int(slot[i]), n - 1
-                j = int(members[last])
-                members[k] = j
-                slot[j] = k
-                cpred[k] = cpred[last]
-                cpred[last] = np.inf
-                slot[i] = -1
-                self.count = last
-                b, b_last = k // BLOCK, last // BLOCK
-                self.bmin[b] = self.cblocks[b].min()
-                if b_last != b:
-                    self.bmin[b_last] = self.cblocks[b_last].min()
+            self.cpred[msgs] = np.inf
+            self.inflight[msgs] = False
+            self.count -= msgs.shape[0]
+            if msgs.shape[0] == 1:
+                b = int(msgs[0]) // BLOCK
+                self.bmin[b] = np.minimum.reduce(self.cblocks[b])
             else:
-                keep = np.ones(n, dtype=bool)
-                keep[slot[msgs]] = False
-                rest = members[:n][keep]
-                r = rest.shape[0]
-                cpred[:r] = cpred[:n][keep]
-                cpred[r:n] = np.inf
-                members[:r] = rest
-                slot[rest] = np.arange(r)
-                slot[msgs] = -1
-                self.count = r
-                used = (n + BLOCK - 1) // BLOCK
-                self.bmin[:used] = self.cblocks[:used].min(axis=1)
+                self.refresh(msgs)
         if self.messages.after_ptr is None:
             return
         ptr = self.dep_ptr
@@ -846,7 +820,7 @@ class _Trace:
         self.log_delta.append(1 if starts else -1)
         self.log_t.append(t)
         # the lists of the route's links, one row each (a short list repeats its last)
-        columns = np.minimum(self._columns[: int(last.max()) + 1], last[:, None])
+        columns = np.minimum(self._columns[: int(np.maximum.reduce(last)) + 1], last[:, None])
         block = self.flights[first[:, None] + columns]
         c = self.c[block]
         cpred, bmin = self.cpred, self.bmin
@@ -854,35 +828,32 @@ class _Trace:
             # who may change pace: on a link that got busier, those it now outweighs
             # (their rate, the busiest link of their route, is that link's new weight,
             # the largest of them where several of these links outweigh it)
-            row, col = np.nonzero(c < w_new[:, None])
+            row, col = (c < w_new[:, None]).nonzero()
             if row.shape[0]:
                 look = block[row, col]
                 c_old = c[row, col]
                 np.maximum.at(self.c, look, w_new[row])
-                rate = self.c[look]
-                go = np.maximum(self.tx[look], t)
-                at = self.slot[look]
-                before = cpred[at]
-                cpred[at] = go + (before - go) * (rate / c_old)
+                go = self.tx[look]
+                np.maximum(go, t, out=go)
+                before = cpred[look]
+                cpred[look] = go + (before - go) * (self.c[look] / c_old)
                 # ends only moved later: only a block whose minimum moved needs a look
-                blocks = at // BLOCK
+                blocks = look // BLOCK
                 stale = blocks[before <= bmin[blocks]]
                 if stale.shape[0]:
                     bmin[stale] = self.cblocks[stale].min(axis=1)
             # the new one, at the pace of its busiest link
             tx = t + self._latency[i]
-            k = self.count
             self.t0[i] = t
             self.tx[i] = tx
-            self.members[k] = i
-            self.slot[i] = k
-            rate = float(w_new.max())
+            self.inflight[i] = True
+            rate = float(np.maximum.reduce(w_new))
             self.c[i] = rate
             end = tx + self._nbytes[i] * rate
-            cpred[k] = end
-            if end < bmin[k // BLOCK]:
-                bmin[k // BLOCK] = end
-            self.count = k + 1
+            cpred[i] = end
+            if end < bmin[i // BLOCK]:
+                bmin[i // BLOCK] = end
+            self.count += 1
             return
         # take it out of its lists: the last of each list takes its place
         where = first + (block == i).argmax(axis=1)
@@ -894,24 +865,23 @@ class _Trace:
             w_old = np.where(w_old > 0, w_old, -1.0)
         look = block[c == w_old[:, None]]
         if look.shape[0]:
-            rate = self.w[self.rows()[look]].max(axis=1)
-            go = np.maximum(self.tx[look], t)
-            at = self.slot[look]
-            after = go + (cpred[at] - go) * (rate / self.c[look])
-            cpred[at] = after
+            rate = np.maximum.reduce(self.w[self.rows()[look]], axis=1)
+            go = self.tx[look]
+            np.maximum(go, t, out=go)
+            before = cpred[look]
+            # (the minimum: a rate that did not change leaves its end as it was)
+            after = np.minimum(go + (before - go) * (rate / self.c[look]), before)
+            cpred[look] = after
             self.c[look] = rate
-            np.minimum.at(bmin, at // BLOCK, after)  # ends only moved earlier
+            np.minimum.at(bmin, look // BLOCK, after)  # ends only moved earlier
 
     def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
         """Loads and rates after ``starting`` and ``ending`` at ``t``."""
         if starting.shape[0]:
             self.tx[starting] = t + self.latency[starting]
             self.c[starting] = np.nan  # not rated yet
-            k, n = self.count, starting.shape[0]
-            self.members[k : k + n] = starting
-            self.slot[starting] = np.arange(k, k + n)
-            self.cpred[k : k + n] = np.inf
-            self.count = k + n
+            self.inflight[starting] = True
+            self.count += starting.shape[0]
         up, down = self.links_of(starting), self.links_of(ending)
         big = up.shape[0] + down.shape[0] > self.nlinks // 8
         if big:
@@ -967,7 +937,7 @@ class _Trace:
                 need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
                 look = np.concatenate((cand[need], starting))
         if look is None:
-            look = self.members[: self.count]
+            look = np.flatnonzero(self.inflight)
         self.rate(t, look)
 
     def rate(self, t: float, look: np.ndarray) -> None:
@@ -994,14 +964,13 @@ class _Trace:
             look, rate, c = look[moved], rate[moved], c[moved]
         tx = self.tx[look]
         go = np.maximum(tx, t)
-        at = self.slot[look]
-        new = go + (self.cpred[at] - go) * (rate / c)
+        new = go + (self.cpred[look] - go) * (rate / c)
         fresh = np.isnan(c)
         if fresh.any():
             new[fresh] = tx[fresh] + self.messages.nbytes[look[fresh]] * rate[fresh]
-        self.cpred[at] = new
+        self.cpred[look] = new
         self.c[look] = rate
-        self.refresh(at)
+        self.refresh(look)
 
 
 def _spans(first: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
