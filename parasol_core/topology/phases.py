@@ -472,8 +472,10 @@ class _Trace:
     ``max(t, tx) + (end - max(t, tx)) * c_new / c``. ``c`` is infinite for a message not
     in flight (and for the sentinel message ``m``), so no test below ever picks one.
 
-    The smallest predicted end is a blocked minimum: ``bmin[b]`` is the smallest of
-    ``cpred[b * BLOCK:(b + 1) * BLOCK]``, kept up to date block by block.
+    The smallest predicted end is a blocked minimum: ``bmin[b]`` is at most the smallest
+    of ``cpred[b * BLOCK:(b + 1) * BLOCK]`` (an end moving earlier lowers it at once; one
+    moving later, or a message ending, leaves it low), and the loop makes the smallest
+    ``bmin`` exact before it uses it.
 
     Every link slot ``l`` lists the messages in flight on it, ``flights[first[l]:first[l]
     + load[l]]`` (its room, from ``first[l]``, holds every message of the phase whose
@@ -534,9 +536,17 @@ class _Trace:
 
         # per link slot, the messages in flight on it (see the class docstring)
         room = np.bincount(self.u_flat, minlength=nlinks + 1)
-        self.first = np.zeros(nlinks + 1, dtype=np.int64)
-        np.cumsum(room[:-1], out=self.first[1:])
-        self.flights = np.full(self.u_flat.shape[0], m, dtype=np.int64)
+        widest = int(room.max(initial=0))
+        if (nlinks + 1) * widest <= 4 * self.u_flat.shape[0] + (1 << 20):
+            # as much room for every link: the lists are the rows of one matrix
+            self.first = np.arange(nlinks + 1, dtype=np.int64) * widest
+            self.flights = np.full((nlinks + 1) * widest, m, dtype=np.int64)
+            self.matrix: np.ndarray | None = self.flights.reshape(nlinks + 1, widest)
+        else:
+            self.first = np.zeros(nlinks + 1, dtype=np.int64)
+            np.cumsum(room[:-1], out=self.first[1:])
+            self.flights = np.full(self.u_flat.shape[0], m, dtype=np.int64)
+            self.matrix = None
         self.lists_ok = True
         self.hops_in_flight = 0
         self.hop_first = self.first[self.u_flat]  # per crossing, its link's list
@@ -684,14 +694,23 @@ class _Trace:
         inf = math.inf
         queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
         heap = self.heap
-        cpred, bmin = self.cpred, self.bmin
-        smallest = np.minimum.reduce
+        cpred, cblocks, bmin = self.cpred, self.cblocks, self.bmin
         queue, instant = self.queue.tolist(), self.instant.tolist()
         while True:
             t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
             if heap and heap[0][0] < t_start:
                 t_start = heap[0][0]
-            t_end = float(smallest(bmin)) if self.count else inf
+            t_end = inf
+            if self.count:
+                b = int(bmin.argmin())
+                t_end = float(bmin[b])
+                row = cblocks[b]
+                k = int(row.argmin())
+                if row[k] != t_end:  # a block minimum left low: make it exact
+                    if row[k] != row[k]:
+                        raise RuntimeError("the event trace lost a message's predicted end")
+                    bmin[b] = row[k]
+                    continue
             if t_end == inf and t_start == inf:
                 break
             if t_end != t_end:  # NaN: a bug, not bad input; never loop on it
@@ -703,8 +722,7 @@ class _Trace:
                 limit = t_end + END_RTOL * abs(t_end)
                 blocks = (bmin <= limit).nonzero()[0]
                 if blocks.shape[0] == 1:
-                    b = int(blocks[0]) * BLOCK
-                    ending = (cpred[b : b + BLOCK] <= limit).nonzero()[0] + b
+                    ending = (cblocks[b] <= limit).nonzero()[0] + b * BLOCK
                 else:
                     ending = (cpred <= limit).nonzero()[0]
                 self.finish(ending, cpred[ending])
@@ -778,10 +796,7 @@ class _Trace:
             self.cpred[msgs] = np.inf
             self.inflight[msgs] = False
             self.count -= msgs.shape[0]
-            if msgs.shape[0] == 1:
-                b = int(msgs[0]) // BLOCK
-                self.bmin[b] = np.minimum.reduce(self.cblocks[b])
-            else:
+            if msgs.shape[0] > 1:
                 self.refresh(msgs)
         if self.messages.after_ptr is None:
             return
@@ -819,9 +834,14 @@ class _Trace:
         self.log_links.append(links)
         self.log_delta.append(1 if starts else -1)
         self.log_t.append(t)
-        # the lists of the route's links, one row each (a short list repeats its last)
-        columns = np.minimum(self._columns[: int(np.maximum.reduce(last)) + 1], last[:, None])
-        block = self.flights[first[:, None] + columns]
+        # the lists of the route's links, one row each (a short list ends in the
+        # sentinel message or repeats its last)
+        width = int(last[last.argmax()]) + 1
+        if self.matrix is not None:
+            block = self.matrix[links, :width]
+        else:
+            columns = np.minimum(self._columns[:width], last[:, None])
+            block = self.flights[first[:, None] + columns]
         c = self.c[block]
         cpred, bmin = self.cpred, self.bmin
         if starts:
@@ -837,17 +857,13 @@ class _Trace:
                 np.maximum(go, t, out=go)
                 before = cpred[look]
                 cpred[look] = go + (before - go) * (self.c[look] / c_old)
-                # ends only moved later: only a block whose minimum moved needs a look
-                blocks = look // BLOCK
-                stale = blocks[before <= bmin[blocks]]
-                if stale.shape[0]:
-                    bmin[stale] = self.cblocks[stale].min(axis=1)
+                # ends only moved later: the block minima stay at most the smallest
             # the new one, at the pace of its busiest link
             tx = t + self._latency[i]
             self.t0[i] = t
             self.tx[i] = tx
             self.inflight[i] = True
-            rate = float(np.maximum.reduce(w_new))
+            rate = float(w_new[w_new.argmax()])
             self.c[i] = rate
             end = tx + self._nbytes[i] * rate
             cpred[i] = end
@@ -864,6 +880,10 @@ class _Trace:
         if self._speed0:
             w_old = np.where(w_old > 0, w_old, -1.0)
         look = block[c == w_old[:, None]]
+        if look.shape[0] > 32:  # drop repeats (a message tied on several of these links)
+            where = np.arange(look.shape[0])
+            self._msg_mark[look] = where
+            look = look[self._msg_mark[look] == where]
         if look.shape[0]:
             rate = np.maximum.reduce(self.w[self.rows()[look]], axis=1)
             go = self.tx[look]
@@ -922,21 +942,19 @@ class _Trace:
         self.log_t.append(t)
         if not self.count:
             return
-        look = None
-        if self.count > 64:
-            # only those whose rate a changed link may set: one that got busier and now
-            # outweighs the message's rate, or one that got quieter and set it (the
-            # rate is a max over the route, so nothing else moves it), unless that
-            # means looking at more link crossings than those of everyone in flight
-            if int(new.sum()) < self.count * self.mean_hops:
-                if not self.lists_ok:
-                    self.rebuild_lists()
-                cand, which = _segments(self.flights, self.first[changed], new)
-                c = self.c[cand]
-                w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
-                need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
-                look = np.concatenate((cand[need], starting))
-        if look is None:
+        # only those whose rate a changed link may set: one that got busier and now
+        # outweighs the message's rate, or one that got quieter and set it (the rate is
+        # a max over the route, so nothing else moves it), unless that means looking at
+        # more link crossings than those of everyone in flight
+        if self.count > 64 and int(new.sum()) < self.count * self.mean_hops:
+            if not self.lists_ok:
+                self.rebuild_lists()
+            cand, which = _segments(self.flights, self.first[changed], new)
+            c = self.c[cand]
+            w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
+            need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
+            look = np.concatenate((cand[need], starting))
+        else:
             look = np.flatnonzero(self.inflight)
         self.rate(t, look)
 
