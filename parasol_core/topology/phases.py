@@ -726,6 +726,16 @@ class _Trace:
                 else:
                     ending = (cpred <= limit).nonzero()[0]
                 self.finish(ending, cpred[ending])
+                if (
+                    ending.shape[0] == 1
+                    and self.count > 64
+                    and (self.qpos == nqueue or queue_times[self.qpos] > t)
+                    and not (heap and heap[0][0] <= t)
+                ):  # the common event: one message ends, and nothing starts
+                    if not self.lists_ok:
+                        self.rebuild_lists(extra=ending)
+                    self.one(t, int(ending[0]), False)
+                    continue
             else:
                 t = t_start
                 q = self.qpos
