@@ -43,6 +43,8 @@ from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
 END_RTOL = 1e-12
 # Events with at most this many messages starting or ending go one message at a time.
 SMALL_EVENT = 8
+# Predicted ends per block of the blocked minimum (a power of 2).
+BLOCK = 64
 
 
 class PhaseError(ValueError):
@@ -464,11 +466,22 @@ class _Trace:
     """The state of one event trace: arrays over messages and over link slots (the
     extra last slot is a sentinel with no load and no speed, padding route rows).
 
-    The messages in flight are ``members[:count]``, their predicted ends ``cpred[:count]``
-    (``slot[i]``: where message ``i`` is). Each keeps its seconds per byte ``c``; when it
-    changes at ``t`` the bytes left are ``(end - max(t, tx)) / c`` (``tx``: when its bytes
-    start to move), so the new end is ``max(t, tx) + (end - max(t, tx)) * c_new / c``.
-    ``c`` is infinite for a message not in flight, so no test below ever picks one.
+    The messages in flight are those flagged in ``inflight`` (``count`` of them), their
+    predicted ends ``cpred`` (infinite for a message not in flight). Each keeps its seconds per byte ``c``; when it changes at ``t`` the bytes left are
+    ``(end - max(t, tx)) / c`` (``tx``: when its bytes start to move), so the new end is
+    ``max(t, tx) + (end - max(t, tx)) * c_new / c``. ``c`` is infinite for a message not
+    in flight (and for the sentinel message ``m``), so no test below ever picks one.
+
+    The smallest predicted end is a blocked minimum: ``bmin[b]`` is at most the smallest
+    of ``cpred[b * BLOCK:(b + 1) * BLOCK]`` (an end moving earlier lowers it at once; one
+    moving later, or a message ending, leaves it low), and the loop makes the smallest
+    ``bmin`` exact before it uses it.
+
+    Every link slot ``l`` lists the messages in flight on it, ``flights[first[l]:first[l]
+    + load[l]]`` (its room, from ``first[l]``, holds every message of the phase whose
+    route crosses it). A message starting goes at the end of each list of its route; one
+    ending is replaced by the last of each. After a large batch of starts or ends the
+    lists are rebuilt when next needed (``lists_ok``).
     """
 
     def __init__(self, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> None:
@@ -507,13 +520,10 @@ class _Trace:
             (self.latency == 0) & ((nbytes == 0) | (self.smax == 0))
         )
         self._rows: np.ndarray | None = None
-        self._link_msgs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._pad: np.ndarray | None = None
         self._bounds = (self.u_start.tolist(), (self.u_start + self.u_hops).tolist())
         self.mean_hops = self.u_flat.shape[0] / max(m, 1)
         self._latency, self._nbytes = self.latency.tolist(), nbytes.tolist()
         self._msg_mark = np.zeros(m, dtype=np.int64)
-        self._scratch = np.zeros(m)
 
         self.load = np.zeros(nlinks + 1, dtype=np.int64)
         self.w = np.zeros(nlinks + 1)  # speed * load
@@ -524,15 +534,40 @@ class _Trace:
         self._acc = np.zeros(nlinks + 1, dtype=np.int64)
         self._mark = np.zeros(nlinks + 1, dtype=np.int64)
 
-        # the messages in flight, members[:count], and their predicted ends
-        self.members = np.zeros(m, dtype=np.int64)
-        self.cpred = np.zeros(m)
-        self.slot = np.full(m, -1, dtype=np.int64)  # where a message is in members
+        # per link slot, the messages in flight on it (see the class docstring)
+        room = np.bincount(self.u_flat, minlength=nlinks + 1)
+        widest = int(room.max(initial=0))
+        if (nlinks + 1) * widest <= 4 * self.u_flat.shape[0] + (1 << 20):
+            # as much room for every link: the lists are the rows of one matrix
+            self.first = np.arange(nlinks + 1, dtype=np.int64) * widest
+            self.flights = np.full((nlinks + 1) * widest, m, dtype=np.int64)
+            self.matrix: np.ndarray | None = self.flights.reshape(nlinks + 1, widest)
+        else:
+            self.first = np.zeros(nlinks + 1, dtype=np.int64)
+            np.cumsum(room[:-1], out=self.first[1:])
+            self.flights = np.full(self.u_flat.shape[0], m, dtype=np.int64)
+            self.matrix = None
+        self.lists_ok = True
+        self.hops_in_flight = 0
+        self.hop_first = self.first[self.u_flat]  # per crossing, its link's list
+        self.hop_speed = self.speed[self.u_flat]
+        self._columns = np.arange(int(room.max(initial=0)) + 1)
+        # a link of speed 0 sets nobody's rate but that of messages moving at no cost
+        self._speed0 = bool((self.hop_speed == 0).any())
+        self._gone = np.zeros(m + 1, dtype=bool)
+
+        # the messages in flight and their predicted ends (by message; the sentinel's,
+        # and those past it to a whole block, infinite)
+        self.inflight = np.zeros(m, dtype=bool)
+        blocks = m // BLOCK + 1
+        self.cpred = np.full(blocks * BLOCK, np.inf)
+        self.cblocks = self.cpred.reshape(blocks, BLOCK)
+        self.bmin = np.full(blocks, np.inf)
         self.count = 0
         self.t0 = np.full(m, np.nan)
         self.end = np.full(m, np.nan)
         self.tx = np.zeros(m)
-        self.c = np.full(m + 1, np.inf)  # the last: the padding of the per-link lists
+        self.c = np.full(m + 1, np.inf)  # the last: the sentinel message
         self.events = 0
 
         # the messages that wait for nobody start in order of their start times; the
@@ -565,30 +600,64 @@ class _Trace:
             self._rows = rows
         return self._rows
 
-    def link_messages(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each link slot, the messages whose routes cross it (CSR: ``msgs``,
-        ``first``, ``past``); also, when it is not much bigger, the same as a matrix
-        (:attr:`_pad`, one row per link, padded with the sentinel message ``m``)."""
-        if self._link_msgs is None:
-            by = np.argsort(self.u_flat, kind="stable")
-            counts = np.bincount(self.u_flat, minlength=self.nlinks + 1)
-            ptr = np.zeros(self.nlinks + 2, dtype=np.int64)
-            np.cumsum(counts, out=ptr[1:])
-            msgs = self.u_which[by]
-            self._link_msgs = (msgs, ptr[:-1], ptr[1:])
-            width = int(counts.max(initial=0))
-            if (self.nlinks + 1) * width <= 4 * msgs.shape[0] + (1 << 20):
-                pad = np.full((self.nlinks + 1, max(width, 1)), self.m, dtype=np.int64)
-                col = np.arange(msgs.shape[0]) - ptr[:-1][self.u_flat[by]]
-                pad[self.u_flat[by], col] = msgs
-                self._pad = pad
-        return self._link_msgs
-
     def links_of(self, msgs: np.ndarray) -> np.ndarray:
         if msgs.shape[0] == self.m:
             return self.u_flat
         rows = self.rows()[msgs].ravel()
         return rows[rows != self.nlinks]
+
+    def crossings(self, msgs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The link slots of these messages' routes, and for each the message."""
+        links, which = _segments(self.u_flat, self.u_start[msgs], self.u_hops[msgs])
+        return links, msgs[which]
+
+    def rebuild_lists(self, extra: np.ndarray | None = None) -> None:
+        """The per-link lists from scratch: the messages in flight, and ``extra`` (ended
+        already but still counted in the loads)."""
+        msgs = np.flatnonzero(self.inflight)
+        if extra is not None:
+            msgs = np.concatenate((msgs, extra))
+        links, msgs = self.crossings(msgs)
+        order = np.argsort(links, kind="stable")
+        links = links[order]
+        rank = np.arange(links.shape[0]) - np.searchsorted(links, links)
+        self.flights.fill(self.m)
+        self.flights[self.first[links] + rank] = msgs[order]
+        self.lists_ok = True
+
+    def update_lists(self, starting: np.ndarray, ending: np.ndarray, down: np.ndarray) -> None:
+        """Take ``ending`` out of the per-link lists and put ``starting`` in, updating
+        ``load`` on the way (a batch; :meth:`one` does one message)."""
+        flights, load = self.flights, self.load
+        if ending.shape[0]:
+            links = np.unique(down)
+            had = load[links]
+            at, which = _spans(self.first[links], had)
+            msgs = flights[at]
+            gone = self._gone
+            gone[ending] = True
+            out = gone[msgs]
+            gone[ending] = False
+            msgs = msgs[np.lexsort((out, which))]  # per list, those staying first
+            kept = had - np.bincount(which, weights=out, minlength=links.shape[0]).astype(np.int64)
+            msgs[at - self.first[links][which] >= kept[which]] = self.m
+            flights[at] = msgs
+            load[links] = kept
+        if starting.shape[0]:
+            links, msgs = self.crossings(starting)
+            order = np.argsort(links, kind="stable")
+            links = links[order]
+            rank = np.arange(links.shape[0]) - np.searchsorted(links, links)
+            flights[self.first[links] + load[links] + rank] = msgs[order]
+            np.add.at(load, links, 1)
+
+    def refresh(self, at: np.ndarray) -> None:
+        """The block minima after ``cpred`` changed for messages ``at``."""
+        if at.shape[0] * BLOCK > self.cpred.shape[0]:
+            self.bmin[:] = self.cblocks.min(axis=1)
+        elif at.shape[0]:
+            blocks = at // BLOCK
+            self.bmin[blocks] = self.cblocks[blocks].min(axis=1)
 
     def link_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """Per link slot, the seconds it had a message in flight and its largest load,
@@ -625,14 +694,23 @@ class _Trace:
         inf = math.inf
         queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
         heap = self.heap
-        cpred, members = self.cpred, self.members
+        cpred, cblocks, bmin = self.cpred, self.cblocks, self.bmin
         queue, instant = self.queue.tolist(), self.instant.tolist()
         while True:
             t_start = queue_times[self.qpos] if self.qpos < nqueue else inf
             if heap and heap[0][0] < t_start:
                 t_start = heap[0][0]
-            n = self.count
-            t_end = float(cpred[:n].min()) if n else inf
+            t_end = inf
+            if self.count:
+                b = int(bmin.argmin())
+                t_end = float(bmin[b])
+                row = cblocks[b]
+                k = int(row.argmin())
+                if row[k] != t_end:  # a block minimum left low: make it exact
+                    if row[k] != row[k]:
+                        raise RuntimeError("the event trace lost a message's predicted end")
+                    bmin[b] = row[k]
+                    continue
             if t_end == inf and t_start == inf:
                 break
             if t_end != t_end:  # NaN: a bug, not bad input; never loop on it
@@ -641,9 +719,23 @@ class _Trace:
             ending = None
             if t_end <= t_start:
                 t = t_end
-                at = np.flatnonzero(cpred[:n] <= t_end + END_RTOL * abs(t_end))
-                ending = members[at]
-                self.finish(ending, cpred[at])
+                limit = t_end + END_RTOL * abs(t_end)
+                blocks = (bmin <= limit).nonzero()[0]
+                if blocks.shape[0] == 1:
+                    ending = (cblocks[b] <= limit).nonzero()[0] + b * BLOCK
+                else:
+                    ending = (cpred <= limit).nonzero()[0]
+                self.finish(ending, cpred[ending])
+                if (
+                    ending.shape[0] == 1
+                    and self.count > 64
+                    and (self.qpos == nqueue or queue_times[self.qpos] > t)
+                    and not (heap and heap[0][0] <= t)
+                ):  # the common event: one message ends, and nothing starts
+                    if not self.lists_ok:
+                        self.rebuild_lists(extra=ending)
+                    self.one(t, int(ending[0]), False)
+                    continue
             else:
                 t = t_start
                 q = self.qpos
@@ -656,6 +748,8 @@ class _Trace:
                     and not instant[queue[q]]
                 ):  # the common event: one message starts, alone
                     self.qpos = q + 1
+                    if not self.lists_ok:
+                        self.rebuild_lists()
                     self.one(t, queue[q], True)
                     continue
             # the messages that wait for nobody, in order of their start times
@@ -668,6 +762,8 @@ class _Trace:
                 ending = starting[:0]
             if self.count > 64 and ending.shape[0] + starting.shape[0] <= SMALL_EVENT:
                 # a few at once: one by one, the ends first (no state in between lasts)
+                if not self.lists_ok:
+                    self.rebuild_lists(extra=ending)
                 for i in ending.tolist():
                     self.one(t, i, False)
                 for i in starting.tolist():
@@ -707,26 +803,11 @@ class _Trace:
         self.end[msgs] = at
         if in_flight:
             self.c[msgs] = np.inf
-            slot, members, cpred = self.slot, self.members, self.cpred
-            n = self.count
-            if msgs.shape[0] == 1:  # move the last one into its place
-                i = int(msgs[0])
-                k, last = int(slot[i]), n - 1
-                j = int(members[last])
-                members[k] = j
-                slot[j] = k
-                cpred[k] = cpred[last]
-                slot[i] = -1
-                self.count = last
-            else:
-                keep = np.ones(n, dtype=bool)
-                keep[slot[msgs]] = False
-                rest = members[:n][keep]
-                cpred[: rest.shape[0]] = cpred[:n][keep]
-                members[: rest.shape[0]] = rest
-                slot[rest] = np.arange(rest.shape[0])
-                slot[msgs] = -1
-                self.count = rest.shape[0]
+            self.cpred[msgs] = np.inf
+            self.inflight[msgs] = False
+            self.count -= msgs.shape[0]
+            if msgs.shape[0] > 1:
+                self.refresh(msgs)
         if self.messages.after_ptr is None:
             return
         ptr = self.dep_ptr
@@ -741,91 +822,96 @@ class _Trace:
 
     def one(self, t: float, i: int, starts: bool) -> None:
         """:meth:`change` for the common event: one message starts (it waits for
-        nobody and takes time) or ends, while more than a few are in flight."""
+        nobody and takes time) or ends (:meth:`finish` has taken it out of the messages
+        in flight), while more than a few are in flight. Needs the per-link lists."""
         a, b = self._bounds[0][i], self._bounds[1][i]
         links = self.u_flat[a:b]
+        first = self.hop_first[a:b]
         old = self.load[links]
-        new = old + 1 if starts else old - 1
+        if starts:
+            new = old + 1
+            self.flights[first + old] = i  # at the end of each list
+            self.hops_in_flight += b - a
+            last = old
+        else:
+            new = old - 1
+            self.hops_in_flight -= b - a
+            last = new
         self.load[links] = new
-        speed = self.speed[links]
-        w_old = speed * old
-        w_new = speed * new
+        w_old = self.w[links]
+        w_new = self.hop_speed[a:b] * new
         self.w[links] = w_new
         self.log_links.append(links)
         self.log_delta.append(1 if starts else -1)
         self.log_t.append(t)
-        # who may change pace: on a link that got busier, those it now outweighs; on
-        # one that got quieter, those whose rate it set (not a link of speed 0: it
-        # sets nobody's rate but that of messages moving at no cost per byte)
-        if not starts:
-            w_old = np.where(w_old > 0, w_old, -1.0)
-        if self._link_msgs is None:
-            self.link_messages()
-        if self._pad is not None:
-            block = self._pad[links]
-            c = self.c[block]
-            if starts:
-                row, col = np.nonzero(c < w_new[:, None])
-                look = block[row, col]
-                pace = w_new[row]
-            else:
-                look = block[c == w_old[:, None]]
+        # the lists of the route's links, one row each (a short list ends in the
+        # sentinel message or repeats its last)
+        width = int(last[last.argmax()]) + 1
+        if self.matrix is not None:
+            block = self.matrix[links, :width]
         else:
-            msgs, first, past = self._link_msgs
-            lo = first[links]
-            lengths = past[links] - lo
-            ends = np.cumsum(lengths)
-            cand = msgs[np.arange(ends[-1]) + np.repeat(lo - (ends - lengths), lengths)]
-            c = self.c[cand]
-            if starts:
-                hit = c < np.repeat(w_new, lengths)
-                look = cand[hit]
-                pace = np.repeat(w_new, lengths)[hit]
-            else:
-                look = cand[c == np.repeat(w_old, lengths)]
-        if look.shape[0]:
-            scratch = self._scratch
-            if starts:
-                # only links of this route got busier: a message's new rate is the
-                # busiest of those it shares that outweigh it (writes in ascending
-                # order, so the last one for each message, the largest, stays)
-                if look.shape[0] > 1:
-                    order = np.argsort(pace, kind="stable")
-                    look, pace = look[order], pace[order]
-                scratch[look] = pace
-                rate = scratch[look]
-            else:
-                if look.shape[0] > 32:  # a message tied on several of these links
-                    where = np.arange(look.shape[0])
-                    self._msg_mark[look] = where
-                    look = look[self._msg_mark[look] == where]
-                rate = self.w[self.rows()[look]].max(axis=1)
-            go = np.maximum(self.tx[look], t)
-            at = self.slot[look]
-            self.cpred[at] = go + (self.cpred[at] - go) * (rate / self.c[look])
-            self.c[look] = rate
-        if starts:  # the new one, at the pace of its busiest link
+            columns = np.minimum(self._columns[:width], last[:, None])
+            block = self.flights[first[:, None] + columns]
+        c = self.c[block]
+        cpred, bmin = self.cpred, self.bmin
+        if starts:
+            # who may change pace: on a link that got busier, those it now outweighs
+            # (their rate, the busiest link of their route, is that link's new weight,
+            # the largest of them where several of these links outweigh it)
+            row, col = (c < w_new[:, None]).nonzero()
+            if row.shape[0]:
+                look = block[row, col]
+                c_old = c[row, col]
+                np.maximum.at(self.c, look, w_new[row])
+                go = self.tx[look]
+                np.maximum(go, t, out=go)
+                before = cpred[look]
+                cpred[look] = go + (before - go) * (self.c[look] / c_old)
+                # ends only moved later: the block minima stay at most the smallest
+            # the new one, at the pace of its busiest link
             tx = t + self._latency[i]
-            k = self.count
             self.t0[i] = t
             self.tx[i] = tx
-            self.members[k] = i
-            self.slot[i] = k
-            rate = float(w_new.max())
+            self.inflight[i] = True
+            rate = float(w_new[w_new.argmax()])
             self.c[i] = rate
-            self.cpred[k] = tx + self._nbytes[i] * rate
-            self.count = k + 1
+            end = tx + self._nbytes[i] * rate
+            cpred[i] = end
+            if end < bmin[i // BLOCK]:
+                bmin[i // BLOCK] = end
+            self.count += 1
+            return
+        # take it out of its lists: the last of each list takes its place
+        where = first + (block == i).argmax(axis=1)
+        tail = first + new
+        self.flights[where] = self.flights[tail]
+        self.flights[tail] = self.m
+        # who may change pace: on a link that got quieter, those whose rate it set
+        if self._speed0:
+            w_old = np.where(w_old > 0, w_old, -1.0)
+        look = block[c == w_old[:, None]]
+        if look.shape[0] > 32:  # drop repeats (a message tied on several of these links)
+            where = np.arange(look.shape[0])
+            self._msg_mark[look] = where
+            look = look[self._msg_mark[look] == where]
+        if look.shape[0]:
+            rate = np.maximum.reduce(self.w[self.rows()[look]], axis=1)
+            go = self.tx[look]
+            np.maximum(go, t, out=go)
+            before = cpred[look]
+            # (the minimum: a rate that did not change leaves its end as it was)
+            after = np.minimum(go + (before - go) * (rate / self.c[look]), before)
+            cpred[look] = after
+            self.c[look] = rate
+            np.minimum.at(bmin, look // BLOCK, after)  # ends only moved earlier
 
     def change(self, t: float, starting: np.ndarray, ending: np.ndarray) -> None:
         """Loads and rates after ``starting`` and ``ending`` at ``t``."""
         if starting.shape[0]:
             self.tx[starting] = t + self.latency[starting]
             self.c[starting] = np.nan  # not rated yet
-            k, n = self.count, starting.shape[0]
-            self.members[k : k + n] = starting
-            self.slot[starting] = np.arange(k, k + n)
-            self.cpred[k : k + n] = np.inf
-            self.count = k + n
+            self.inflight[starting] = True
+            self.count += starting.shape[0]
         up, down = self.links_of(starting), self.links_of(ending)
         big = up.shape[0] + down.shape[0] > self.nlinks // 8
         if big:
@@ -848,6 +934,15 @@ class _Trace:
             changed, delta = links[keep], delta[keep]
         old = self.load[changed]
         new = old + delta
+        # the per-link lists: brought up to date, or after a batch as large as what
+        # stays in flight, rebuilt when next needed
+        crossings = up.shape[0] + down.shape[0]
+        self.hops_in_flight += up.shape[0] - down.shape[0]
+        if self.lists_ok:
+            if 4 * crossings > self.hops_in_flight:
+                self.lists_ok = False
+            else:
+                self.update_lists(starting, ending, down)
         self.load[changed] = new
         w_old = self.w[changed]
         w_new = self.speed[changed] * new
@@ -857,22 +952,20 @@ class _Trace:
         self.log_t.append(t)
         if not self.count:
             return
-        look = None
-        if self.count > 64:
-            # only those whose rate a changed link may set: one that got busier and now
-            # outweighs the message's rate, or one that got quieter and set it (the
-            # rate is a max over the route, so nothing else moves it), unless that
-            # means looking at more link crossings than those of everyone in flight
-            msgs, first, past = self.link_messages()
-            lengths = past[changed] - first[changed]
-            if int(lengths.sum()) < self.count * self.mean_hops:
-                cand, which = _segments(msgs, first[changed], lengths)
-                c = self.c[cand]
-                w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
-                need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
-                look = np.concatenate((cand[need], starting))
-        if look is None:
-            look = self.members[: self.count]
+        # only those whose rate a changed link may set: one that got busier and now
+        # outweighs the message's rate, or one that got quieter and set it (the rate is
+        # a max over the route, so nothing else moves it), unless that means looking at
+        # more link crossings than those of everyone in flight
+        if self.count > 64 and int(new.sum()) < self.count * self.mean_hops:
+            if not self.lists_ok:
+                self.rebuild_lists()
+            cand, which = _segments(self.flights, self.first[changed], new)
+            c = self.c[cand]
+            w_old = np.where(w_old > 0, w_old, -1.0)  # see one()
+            need = np.where((delta > 0)[which], c < w_new[which], c == w_old[which])
+            look = np.concatenate((cand[need], starting))
+        else:
+            look = np.flatnonzero(self.inflight)
         self.rate(t, look)
 
     def rate(self, t: float, look: np.ndarray) -> None:
@@ -899,13 +992,22 @@ class _Trace:
             look, rate, c = look[moved], rate[moved], c[moved]
         tx = self.tx[look]
         go = np.maximum(tx, t)
-        at = self.slot[look]
-        new = go + (self.cpred[at] - go) * (rate / c)
+        new = go + (self.cpred[look] - go) * (rate / c)
         fresh = np.isnan(c)
         if fresh.any():
             new[fresh] = tx[fresh] + self.messages.nbytes[look[fresh]] * rate[fresh]
-        self.cpred[at] = new
+        self.cpred[look] = new
         self.c[look] = rate
+        self.refresh(look)
+
+
+def _spans(first: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions ``first[k]:first[k] + lengths[k]`` for every k, end to end, and for
+    every position its k."""
+    which = np.repeat(np.arange(first.shape[0]), lengths)
+    starts = np.zeros(first.shape[0], dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return np.arange(which.shape[0], dtype=np.int64) - starts[which] + first[which], which
 
 
 def _segments(
@@ -913,8 +1015,5 @@ def _segments(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``flat[first[k]:first[k] + lengths[k]]`` for every k, end to end, and for every
     element its k."""
-    which = np.repeat(np.arange(first.shape[0]), lengths)
-    starts = np.zeros(first.shape[0], dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    at = np.arange(which.shape[0], dtype=np.int64) - starts[which] + first[which]
+    at, which = _spans(first, lengths)
     return flat[at], which
