@@ -67,7 +67,7 @@ def settings() -> QSettings:
 
 # A panel taller than this scrolls in its dock instead of making the main window taller
 # than a laptop's screen (docks stack their minimum heights).
-TALL_PANEL = 330
+TALL_PANEL = 200
 
 
 def _scrolling(widget: QWidget) -> QWidget:
