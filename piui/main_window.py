@@ -8,14 +8,15 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
     QMainWindow,
     QMessageBox,
     QScrollArea,
+    QTabBar,
     QWidget,
 )
 
@@ -508,6 +509,21 @@ class MainWindow(QMainWindow):
                 selection_of(self.document).showRequested.emit("virtual", ident)
 
     # ---- window state
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._hide_stale_tab_bars)
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Qt can leave a dock tab bar of a tab group's earlier state (its first two
+        docks) on screen beside the real one; hide any whose tabs are a strict part of
+        another's."""
+        bars = [b for b in self.findChildren(QTabBar)
+                if b.parent() is self and b.isVisible()]  # fmt: skip
+        tabs = {b: {b.tabText(i) for i in range(b.count())} for b in bars}
+        for b in bars:
+            if any(tabs[b] < tabs[other] for other in bars if other is not b):
+                b.hide()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """When the window grows, side docks squeezed by an earlier shrink get their

@@ -400,3 +400,17 @@ def test_a_layout_saved_with_other_docks_is_not_restored(qtbot, main_window):
     qtbot.addWidget(again)
     assert again.restoreState(QByteArray(state), again.layout_version())
     assert not again.restoreState(QByteArray(state), again.layout_version() + 1)
+
+
+def test_no_stale_dock_tab_bar_is_left_on_screen(main_window, qtbot):
+    from PySide6.QtWidgets import QTabBar
+
+    def bars() -> list[set[str]]:
+        return [{b.tabText(i) for i in range(b.count())} for b in main_window.findChildren(QTabBar)
+                if b.parent() is main_window and b.isVisible()]  # fmt: skip
+
+    qtbot.waitUntil(lambda: not any(a < b for a in bars() for b in bars()), timeout=3000)
+    shown = bars()
+    assert {"Grid view", "Link groups", "Topology editor", "Mapping editor",
+            "Machine combination"} in shown  # fmt: skip
+    assert any({"Combinations", "Cache"} <= tabs for tabs in shown)
