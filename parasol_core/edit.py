@@ -208,8 +208,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
 
 INT_LIMIT = limits.MAX_INT
 """The largest integer the file format reads (a 64-bit signed integer)."""
-ID_LIMIT = 2**31 - 1
-"""The largest id (ids are 32-bit in the PARASOL II tools)."""
+ID_LIMIT = limits.MAX_ID
 
 
 def check_int(attr: str, value: Any, label: str = "value") -> None:

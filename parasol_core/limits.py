@@ -22,6 +22,8 @@ import math
 from collections.abc import Iterable
 
 MAX_INT = 2**63 - 1
+MAX_ID = 2**31 - 1
+"""The largest id (ids are 32-bit in the PARASOL II tools)."""
 MIN_INT = 0
 MAX_LINE_LENGTH = 1_000_000
 LINE_ENDS = "\n\r\x0b"

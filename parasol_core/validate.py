@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from parasol_core import params
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.expr.tree import Expression
+from parasol_core.limits import MAX_ID
 from parasol_core.model import (
     COMBINATION_NAMES,
     Block,
@@ -29,8 +30,6 @@ from parasol_core.syntax.source import LineIndex, loaded_connect
 
 if TYPE_CHECKING:
     from parasol_core.engine import Engine
-
-MAX_ID = 2**31 - 1
 
 
 def known_routings() -> set[str]:

@@ -24,6 +24,7 @@ from typing import Any
 from parasol_core import edit, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
+from parasol_core.limits import MAX_ID
 from parasol_core.model import (
     EXPR,
     INT,
@@ -59,8 +60,6 @@ from parasol_core.session.history import (
 
 Observer = Callable[[Change], None]
 
-MAX_ID = 2**31 - 1
-"""The largest id the file format's readers accept (ids are 32-bit in PARASOL II)."""
 
 # Fields no expression can read: changing them needs no re-evaluation.
 _UNREFERENCED = frozenset({"name", "routing", "shape"})

@@ -22,12 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.limits import MAX_ID
 from parasol_core.numeric import parse_whole
 from piui.export import Exporter, ExportResult
 from piui.widgets.messages import message_label, show_refusal
 from piui.widgets.number_controls import ValueField
-
-MAX_ID = 2**31 - 1
 
 
 class EstimatePanel(QWidget):
