@@ -156,7 +156,6 @@ class Document(QObject):
         self._unsubscribe = self.session.subscribe(self._relay)
         self._current_processor: int | None = None
         self.origin: Path | None = None  # the sample a new model was copied from
-        self._pending: list = []  # callables that commit a field being typed in
         self.undo_stack = UndoHistory(self)
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
@@ -219,18 +218,11 @@ class Document(QObject):
 
     # ---- fields being typed in: committed before save, undo and export
 
-    def add_pending(self, commit: object) -> None:
-        """Register a callable that commits a value being typed (the report's "Ok is
-        assumed")."""
-        self._pending.append(commit)
-
     def commit_pending(self) -> None:
         """Apply what is being typed in the focused field, as Enter would (before a
         save or an export: the report's "Ok is assumed")."""
         from PySide6.QtWidgets import QApplication, QLineEdit
 
-        for commit in list(self._pending):
-            commit()
         widget = QApplication.focusWidget()
         if isinstance(widget, QLineEdit) and widget.isModified():
             widget.setModified(False)
