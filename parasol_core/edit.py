@@ -264,7 +264,11 @@ def scale_group(
 
 
 def stored_key(
-    machine: Machine, s: Slot | Any, attr: str | None = None, key: Any = None
+    machine: Machine,
+    s: Slot | Any,
+    attr: str | None = None,
+    key: Any = None,
+    link_topology: dict[int, Any] | None = None,
 ) -> str | None:
     """The reference key (as the engine names stored values) of the value a slot holds,
     or None when the change is structural (an id, an expression, a routing name): the
@@ -297,7 +301,10 @@ def stored_key(
         names = {"setup": "setup", "processor_count": "processors", "link_count": "links"}
         return f"to({obj.id}).{names[attr]}" if attr in names else None
     if isinstance(obj, Link):
-        topo = next((t for t in machine.topologies if any(lk is obj for lk in t.links)), None)
+        if link_topology is not None:  # id(link) -> its topology, made once by the caller
+            topo = link_topology.get(id(obj))
+        else:
+            topo = next((t for t in machine.topologies if any(lk is obj for lk in t.links)), None)
         if topo is None or attr not in ("latency", "speed", "connect"):
             return None
         return f"tl({topo.id})({obj.id}).{attr}"

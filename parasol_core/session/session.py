@@ -259,6 +259,7 @@ class Session:
         keys: set[str] = set()
         rebuild = False
         scalers = False
+        owners: dict[int, Topology] | None = None
         for m in mutations:
             f = m.field()
             if f is None:
@@ -270,7 +271,10 @@ class Session:
                 continue
             if f.attr in _UNREFERENCED:
                 continue
-            key = edit.stored_key(self.machine, f.obj, f.attr, f.key)
+            if owners is None and isinstance(f.obj, Link):
+                # one pass over the links for the whole operation, not one per link
+                owners = {id(lk): t for t in self.machine.topologies for lk in t.links}
+            key = edit.stored_key(self.machine, f.obj, f.attr, f.key, owners)
             if key is None:
                 rebuild = True
             else:
