@@ -12,8 +12,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Reinstall when the package metadata changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# Reinstall when the package metadata or a C kernel changes (pip builds the kernels).
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard parasol_core/native/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
 	touch $@
 
@@ -45,4 +45,4 @@ bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/*.so

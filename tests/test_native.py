@@ -1,0 +1,32 @@
+"""The optional C kernels: built by the install wherever a C compiler exists, and
+switched off by PARASOL_PURE_PYTHON."""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from parasol_core import _native
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = re.findall(
+    r'^\s*Extension\(\s*"parasol_core\.(_\w+)"', (ROOT / "setup.py").read_text(), re.M
+)
+
+
+def test_unknown_kernel_is_none():
+    assert _native.load("_no_such_kernel") is None
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_kernel_is_built_where_a_compiler_exists(name):
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: the pure-Python path is used")
+    assert _native.load(name) is not None, f"{name} was not built: run `make` again"
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_pure_python_switch(name, monkeypatch):
+    monkeypatch.setenv(_native.PURE_ENV, "1")
+    assert _native.load(name) is None
