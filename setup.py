@@ -1,4 +1,5 @@
-"""Build script for the optional C kernels; everything else is in pyproject.toml.
+"""Build steps pyproject.toml cannot say: the optional C kernels, and the grammar copied
+into the package. Everything else is in pyproject.toml.
 
 Each kernel is plain C (no Python.h, so no Python headers are needed) built by pip into
 a shared library beside its package and loaded with ctypes by
@@ -7,11 +8,28 @@ succeeds and every caller takes its pure-Python path, which the tests hold equal
 kernel's.
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+GRAMMAR = Path("grammar") / "machine.lark"
+
+
+class BuildWithGrammar(build_py):
+    """Copy grammar/machine.lark, the one definition of the syntax, into the built
+    package (parasol_core/syntax/machine.lark), so that a non-editable install parses."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "parasol_core" / "syntax" / GRAMMAR.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.copy_file(str(GRAMMAR), str(target))
+
 
 NATIVE: list[Extension] = [
     # Extension("parasol_core._NAME", ["parasol_core/native/NAME.c"], optional=True,
     #           extra_compile_args=["-O2"]),
 ]
 
-setup(ext_modules=NATIVE)
+setup(ext_modules=NATIVE, cmdclass={"build_py": BuildWithGrammar})

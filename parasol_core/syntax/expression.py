@@ -16,7 +16,11 @@ from typing import Any
 from parasol_core.expr.tree import Expression
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
-GRAMMAR_PATH = Path(__file__).resolve().parents[2] / "grammar" / "machine.lark"
+# The one definition of the syntax is the repository's grammar/machine.lark; an installed
+# (non-editable) package carries a copy beside this module, made by setup.py's build.
+_HERE = Path(__file__).resolve().parent
+_IN_REPO = _HERE.parents[1] / "grammar" / "machine.lark"
+GRAMMAR_PATH = _IN_REPO if _IN_REPO.is_file() else _HERE / "machine.lark"
 
 _lock = threading.Lock()
 _expr_parser: Any = None
