@@ -212,14 +212,12 @@ ID_LIMIT = limits.MAX_ID
 
 
 def check_int(attr: str, value: Any, label: str = "value") -> None:
-    """Refuse an integer the file format cannot read back: the grammar reads whole
-    numbers from 0 up, within 64 bits, and ids within 32 bits. Raises EditError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise EditError(f"{label}: expected a whole number, not {value!r}")
-    limit = ID_LIMIT if attr == "id" else INT_LIMIT
-    if not 0 <= value <= limit:
-        raise EditError(f"{label}: {value} is outside the range the file format holds "
-                        f"(0 to {limit})")  # fmt: skip
+    """Refuse an integer the file format cannot read back (:func:`limits.check_int`;
+    ids within 32 bits). Raises EditError."""
+    try:
+        limits.check_int(value, label, ID_LIMIT if attr == "id" else INT_LIMIT)
+    except limits.ValueRangeError as e:
+        raise EditError(str(e)) from None
 
 
 def set_value(machine: Machine, ref: str, text: str) -> Slot:
@@ -232,14 +230,22 @@ def set_value(machine: Machine, ref: str, text: str) -> Slot:
 # --------------------------------------------------------------------------- scalers
 
 
-def scale_group(
+def group_scaling(
     machine: Machine, group: str, factor: float, processor_id: int | None = None
-) -> int:
-    """Multiply every timing of ``group`` (mean and standard deviation) by ``factor``,
-    on one processor type or on all. Returns how many timings changed."""
+) -> list[tuple[Processor, str, Timing]]:
+    """What multiplying every timing of ``group`` (mean and standard deviation) by
+    ``factor`` gives, on one processor type or on all, without changing anything:
+    (processor, instruction, scaled timing) for each member a processor has. Raises
+    EditError for an unknown group or processor, a factor that is not a positive finite
+    number, or a result too large to represent."""
     if group not in params.GROUPS:
         raise EditError(f"unknown group '{group}' (known: {', '.join(params.GROUPS)})")
-    if not math.isfinite(factor) or factor <= 0:
+    if (
+        isinstance(factor, bool)
+        or not isinstance(factor, (int, float))
+        or not math.isfinite(factor)
+        or factor <= 0
+    ):
         raise EditError(f"a scale factor must be a positive number, not {factor!r}")
     procs: list[Processor]
     if processor_id is None:
@@ -250,14 +256,31 @@ def scale_group(
             raise EditError(f"there is no processor with id {processor_id}")
         procs = [proc]
     members = params.GROUPS[group].members
-    changed = 0
+    scaled: list[tuple[Processor, str, Timing]] = []
     for proc in procs:
         for name in members:
             timing = proc.timings.get(name)
-            if timing is not None:
-                proc.timings[name] = timing.scaled(factor)
-                changed += 1
-    return changed
+            if timing is None:
+                continue
+            new = timing.scaled(factor)
+            if not math.isfinite(new.mean) or (new.sd is not None and not math.isfinite(new.sd)):
+                raise EditError(
+                    f"scaling '{name}' of processor {proc.id} by {factor:g} gives "
+                    "a number too large to represent"
+                )
+            scaled.append((proc, name, new))
+    return scaled
+
+
+def scale_group(
+    machine: Machine, group: str, factor: float, processor_id: int | None = None
+) -> int:
+    """Multiply every timing of ``group`` by ``factor`` (:func:`group_scaling`), all or
+    nothing. Returns how many timings changed."""
+    scaled = group_scaling(machine, group, factor, processor_id)
+    for proc, name, timing in scaled:
+        proc.timings[name] = timing
+    return len(scaled)
 
 
 # --------------------------------------------------------------------------- change keys

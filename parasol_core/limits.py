@@ -33,17 +33,18 @@ class ValueRangeError(ValueError):
     """A value the file format cannot hold; the message says why."""
 
 
-def check_int(value: object, what: str = "a number") -> int:
-    """``value`` if it is an integer the file can hold, else ValueRangeError."""
+def check_int(value: object, what: str = "a number", largest: int = MAX_INT) -> int:
+    """``value`` if it is an integer the file can hold (and at most ``largest``: ids
+    take :data:`MAX_ID`), else ValueRangeError."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueRangeError(f"{what} must be a whole number, not {value!r}")
     if value < MIN_INT:
         raise ValueRangeError(f"{what} cannot be negative ({value}): the file format "
                               "has no sign for whole numbers")  # fmt: skip
-    if value > MAX_INT:
+    if value > largest:
         shown = str(value) if value.bit_length() < 200 else f"a {len(str(value))}-digit number"
         raise ValueRangeError(f"{what} is too large ({shown}): the largest the file "
-                              f"format holds is {MAX_INT}")  # fmt: skip
+                              f"format holds is {largest}")  # fmt: skip
     return value
 
 

@@ -117,6 +117,22 @@ def test_scale_group_scales_mean_and_sd_of_members_only():
         scale_group(m, "local", math.inf)
 
 
+def test_scale_group_that_overflows_changes_nothing():
+    m = loads(MINIMAL)
+    set_value(m, "pt(1).ila", "1e300")
+    before = dict(m.processors[0].timings)
+    with pytest.raises(EditError, match="too large"):
+        scale_group(m, "all", 1e10)
+    assert m.processors[0].timings == before
+
+
+@pytest.mark.parametrize("factor", [0, -1, float("nan"), True, "2"])
+def test_scale_group_refuses_factors_that_are_not_positive_numbers(factor):
+    m = loads(MINIMAL)
+    with pytest.raises(EditError, match="positive number"):
+        scale_group(m, "all", factor)
+
+
 def test_parse_sd_allows_empty_and_zero_but_not_negative_or_garbage():
     from parasol_core.numeric import parse_sd
 

@@ -432,36 +432,16 @@ class Session:
 
     def scale_group(self, group: str, factor: float, processor_id: int | None = None) -> int:
         """Multiply every timing of ``group`` (mean and standard deviation) by ``factor``
-        on one processor type or all, as one step; returns how many timings changed."""
-        if group not in params.GROUPS:
-            raise SessionError(f"unknown group '{group}' (known: {', '.join(params.GROUPS)})")
-        if (
-            isinstance(factor, bool)
-            or not isinstance(factor, (int, float))
-            or (not math.isfinite(factor) or factor <= 0)
-        ):
-            raise SessionError(f"a scale factor must be a positive number, not {factor!r}")
-        procs = (list(self.machine.processors) if processor_id is None
-                 else [self._processor(processor_id)])  # fmt: skip
-        members = params.GROUPS[group].members
-        count = 0
+        on one processor type or all (:func:`edit.group_scaling`), as one step; returns
+        how many timings changed."""
+        try:
+            scaled = edit.group_scaling(self.machine, group, factor, processor_id)
+        except edit.EditError as e:
+            raise SessionError(str(e)) from None
         with self._operation(f"Scale {group} ×{factor:g}"):
-            for proc in procs:
-                for name in members:
-                    timing = proc.timings.get(name)
-                    if timing is None:
-                        continue
-                    scaled = timing.scaled(factor)
-                    if not math.isfinite(scaled.mean) or (
-                        scaled.sd is not None and not math.isfinite(scaled.sd)
-                    ):
-                        raise SessionError(
-                            f"scaling '{name}' of processor {proc.id} by {factor:g} gives "
-                            "a number too large to represent"
-                        )
-                    self._set(proc, "timings", scaled, name)
-                    count += 1
-        return count
+            for proc, name, timing in scaled:
+                self._set(proc, "timings", timing, name)
+        return len(scaled)
 
     # ------------------------------------------------------------------ processors
 
