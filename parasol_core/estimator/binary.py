@@ -47,14 +47,37 @@ class FramingError(ValueError):
 
 
 class Binary:
-    """A method's result whose ``columns`` travel in the attachment: ``result`` is the
-    JSON part; each column is put into it, by name, as a column object."""
+    """A method's result whose ``columns`` travel in the attachment.
 
-    __slots__ = ("columns", "result")
+    ``result`` is the JSON part; each column goes into it, by name, as a column object.
+    The attachment is built here, on the method's worker thread, so that the event loop
+    only has to join it to the JSON text. ``bounds`` may give a column's lowest and
+    highest value where the caller knows them (else the values are scanned) to pick the
+    narrowest dtype; a bound that is wrong would corrupt the column, so give only
+    bounds that hold by construction."""
 
-    def __init__(self, result: dict[str, Any], columns: Mapping[str, np.ndarray]) -> None:
+    __slots__ = ("attachment", "refs", "result")
+
+    def __init__(
+        self,
+        result: dict[str, Any],
+        columns: Mapping[str, np.ndarray],
+        bounds: Mapping[str, tuple[int, int]] | None = None,
+    ) -> None:
         self.result = result
-        self.columns = dict(columns)
+        layout: list[tuple[int, np.ndarray, str]] = []
+        self.refs: dict[str, dict[str, Any]] = {}
+        size = 0
+        for name, values in columns.items():
+            dtype = narrow(values, (bounds or {}).get(name))
+            self.refs[name] = {"dtype": dtype, "offset": size, "count": int(values.size)}
+            layout.append((size, values, dtype))
+            size += values.size * np.dtype(dtype).itemsize
+            size += _pad(size)
+        self.attachment = bytearray(size)
+        for offset, values, dtype in layout:
+            view = np.frombuffer(self.attachment, dtype=dtype, count=values.size, offset=offset)
+            view[...] = values  # narrowed in the copy: no intermediate array
 
 
 class ColumnRef:
@@ -84,11 +107,12 @@ class ColumnRef:
         return np.frombuffer(self.attachment, dtype=dtype, count=count, offset=offset)
 
 
-def narrow(values: np.ndarray) -> str:
-    """The narrowest of :data:`DTYPES` that holds every value of a whole-number array."""
+def narrow(values: np.ndarray, bounds: tuple[int, int] | None = None) -> str:
+    """The narrowest of :data:`DTYPES` that holds every value of a whole-number array
+    (``bounds``: its lowest and highest value, if known)."""
     if values.size == 0:
         return "<i2"
-    low, high = int(values.min()), int(values.max())
+    low, high = bounds if bounds is not None else (int(values.min()), int(values.max()))
     if -(2**15) <= low and high < 2**15:
         return "<i2"
     if -(2**31) <= low and high < 2**31:
@@ -104,31 +128,20 @@ def frame(message: Any, dumps: Any) -> bytes:
     """``message`` (a response object or a batch of them, whose results may be
     :class:`Binary`) as a body in the binary framing; ``dumps`` serializes JSON."""
     answers = message if isinstance(message, list) else [message]
-    layout: list[tuple[int, np.ndarray, str]] = []  # (offset, array, dtype)
+    parts: list[bytes | bytearray] = []
     size = 0
     for answer in answers:
         result = answer.get("result") if isinstance(answer, dict) else None
         if not isinstance(result, Binary):
             continue
         out = dict(result.result)
-        for name, values in result.columns.items():
-            dtype = narrow(values)
-            out[name] = {"dtype": dtype, "offset": size, "count": int(values.size)}
-            layout.append((size, values, dtype))
-            size += values.size * np.dtype(dtype).itemsize
-            size += _pad(size)
+        for name, ref in result.refs.items():
+            out[name] = ref | {"offset": ref["offset"] + size}
         answer["result"] = out
+        parts.append(result.attachment)
+        size += len(result.attachment)  # a multiple of ALIGN
     text = dumps(message)
-    start = len(text) + 1
-    start += _pad(start)
-    body = bytearray(start + size)
-    body[: len(text)] = text
-    body[len(text) : start - 1] = b" " * (start - 1 - len(text))
-    body[start - 1] = 0x0A
-    for offset, values, dtype in layout:
-        view = np.frombuffer(body, dtype=dtype, count=values.size, offset=start + offset)
-        view[...] = values  # narrowed in the copy: no intermediate array
-    return body  # type: ignore[return-value]  # a bytearray: aiohttp sends it as is
+    return b"".join((text, b" " * _pad(len(text) + 1), b"\n", *parts))
 
 
 def split(body: bytes | bytearray) -> tuple[memoryview, memoryview]:

@@ -123,6 +123,12 @@ class LoadedModel:
             self._index = index_of(hardware_of(self.machine))
         return self._index
 
+    @property
+    def link_bounds(self) -> tuple[int, int]:
+        """The lowest and highest hardware link id."""
+        ids = self.index.link_ids
+        return (int(ids.min()), int(ids.max())) if ids.size else (0, 0)
+
     def engine(self) -> Engine:
         """Call with ``lock`` held."""
         if self._engine is None:
@@ -492,7 +498,16 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
     if "routes" in wanted:
         head["route_prefix"] = loaded.route_id(0, 0, virtual)[:-3]
     if encoding == "binary":
-        return Binary(head, columns)
+        # Bounds that hold by construction spare a scan of the values: offsets rise from
+        # 0; every link is one of the hardware index's (virtual routes cross hardware
+        # links); every processor is a hardware one (the core checks both ends, and
+        # each step of a route is a link between two processors of the index).
+        bounds = {k: (0, int(columns[k][-1])) for k in ("offsets", "link_offsets") if k in columns}
+        if "links" in columns:
+            bounds["links"] = loaded.link_bounds
+        if "processors" in columns:
+            bounds["processors"] = (1, loaded.index.count)
+        return Binary(head, columns, bounds)
     return head | {name: encode_array(values) for name, values in columns.items()}
 
 

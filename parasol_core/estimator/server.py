@@ -262,8 +262,8 @@ def build_app(
         answers = result if isinstance(result, list) else [result]
         framed = any(isinstance(a.get("result"), Binary) for a in answers if isinstance(a, dict))
         encode = functools.partial(frame, dumps=_dumps) if framed else _dumps
-        try:
-            if bulk:
+        try:  # a single binary answer's attachment is built: only the envelope is left
+            if bulk and not (framed and len(answers) == 1):
                 out = await loop.run_in_executor(executor, encode, result)
             else:
                 out = encode(result)
