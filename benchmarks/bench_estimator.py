@@ -7,13 +7,15 @@ client (``parasol_core.estimator.Client``, one kept-alive connection):
 * **one at a time**: requests per second for ``route.plot`` (random pairs) against
   ``server.ping``, the no-op method (the cost of a request itself), and against
   :meth:`TopologyIndex.route` called directly in this process;
-* **in a batch**: routes per second through ``route.plot_many`` (10,000 random pairs,
-  the whole round trip: encoding, HTTP, routing, decoding the answer) against the
-  core's batch call :meth:`TopologyIndex.routes` on the same pairs, directly in this
-  process (numpy arrays, nothing encoded), the same turned into Python lists (what a
-  client of the estimator ends up holding), against the core's one-route call in a loop,
-  and against a ``server.ping`` round trip.
+* **in a batch**: ``route.plot_many`` of 10,000 random pairs (the whole round trip:
+  encoding the pairs, HTTP, routing, encoding the answer, decoding it into what the
+  client returns) in every form (``encoding`` json, base64 and binary with every
+  column, and binary with ``fields=["routes", "hops"]``), each against the core's batch
+  call :meth:`TopologyIndex.routes` on the same pairs, directly in this process (numpy
+  arrays, nothing encoded), the same turned into Python lists (what a client of the
+  JSON form ends up holding), and a ``server.ping`` round trip.
 
+The workloads take turns within each round, so that a busy machine slows them alike.
 Each figure is the best of ``--repeat`` runs; every answer is checked against the core.
 
     .venv/bin/python benchmarks/bench_estimator.py [--repeat N] [--calls N] [--pairs N]
@@ -82,7 +84,7 @@ def start_server(store: Path, log: Path) -> tuple[subprocess.Popen, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=9, help="rounds; each figure is the best")
     ap.add_argument("--calls", type=int, default=2000, help="requests per one-at-a-time run")
     ap.add_argument("--pairs", type=int, default=10_000, help="pairs per route.plot_many")
     args = ap.parse_args()
