@@ -280,3 +280,19 @@ def test_a_plain_request_in_the_binary_framing_gets_a_json_answer(estimator) -> 
                             {"Content-Type": BINARY_TYPE})  # fmt: skip
     assert status == 200
     assert orjson.loads(body) == {"jsonrpc": "2.0", "id": 9, "result": True}
+
+
+def test_a_big_json_part_in_the_binary_framing_is_parsed(estimator, models) -> None:  # noqa: F811
+    # over 256 KiB of JSON before the newline: parsed off the event loop, from a view
+    index = index_of(load(GCEL).hardware())
+    pairs = _pairs(index.count, 30_000, 3)
+    request = {"jsonrpc": "2.0", "id": 1, "method": "route.plot_many",
+               "params": {"model": models[GCEL.name], "pairs": pairs.tolist(),
+                          "encoding": "binary", "fields": ["hops"]}}  # fmt: skip
+    body = _binary_request(request, b"")
+    assert body.index(b"\n") > 256 * 1024
+    status, answer = post_raw(estimator, body, {"Content-Type": BINARY_TYPE})
+    assert status == 200
+    text, attachment = split(answer)
+    hops = columns_of(orjson.loads(text)["result"], attachment)["hops"]
+    assert np.array_equal(hops, index.routes(pairs[:, 0], pairs[:, 1]).hops)
