@@ -163,7 +163,7 @@ def test_plot_many_matches_the_core_and_plot(client, pushed) -> None:
         single = client.plot(mid, int(pairs[i, 0]), int(pairs[i, 1]))
         assert single["route"] == got[i]["route"]
     assert client.plot_many(mid, [])["routes"] == []
-    compact = client.plot_many(mid, pairs, compact=True)  # the base64 form
+    compact = client.plot_many(mid, pairs, compact=True)  # a compact form (binary)
     for key in ("offsets", "processors", "link_offsets", "links"):
         assert compact[key].tolist() == result[key]
     ids = [f"{compact['route_prefix']}{a}-{b}" for a, b in pairs.tolist()]

@@ -34,6 +34,7 @@ import numpy as np
 
 from parasol_core.block import estimate_block
 from parasol_core.engine import Engine
+from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
     MAX_INT,
@@ -121,6 +122,12 @@ class LoadedModel:
         if self._index is None:
             self._index = index_of(hardware_of(self.machine))
         return self._index
+
+    @property
+    def link_bounds(self) -> tuple[int, int]:
+        """The lowest and highest hardware link id."""
+        ids = self.index.link_ids
+        return (int(ids.min()), int(ids.max())) if ids.size else (0, 0)
 
     def engine(self) -> Engine:
         """Call with ``lock`` held."""
@@ -394,7 +401,9 @@ def _pairs_array(pairs: Any) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-ENCODINGS = ("json", "base64")
+ENCODINGS = ("json", "base64", "binary")
+FIELDS = ("routes", "processors", "links", "hops")
+DEFAULT_FIELDS = ("routes", "processors", "links")
 
 
 def encode_array(values: np.ndarray) -> dict:
@@ -406,13 +415,25 @@ def encode_array(values: np.ndarray) -> dict:
     return {"dtype": dtype, "data": base64.b64encode(values.astype(dtype).tobytes()).decode()}
 
 
-def decode_pairs(pairs: dict) -> np.ndarray:
-    """``pairs`` in the compact form: ``{"dtype", "data"}`` of 2n integers."""
+def decode_pairs(pairs: dict | ColumnRef) -> np.ndarray:
+    """``pairs`` in the compact form (``{"dtype", "data"}`` of 2n integers) or as a
+    column of a binary request."""
+    if isinstance(pairs, ColumnRef):
+        try:
+            flat = pairs.array("pairs")
+        except ValueError as e:
+            raise ParamError(str(e)) from None
+        if flat.shape[0] % 2:
+            raise ParamError("'pairs': the column does not hold whole [src, dst] pairs")
+        if flat.shape[0] > 2 * MAX_PAIRS:
+            raise ParamError(f"'pairs' holds more than {MAX_PAIRS} pairs")
+        return flat.astype(np.int64).reshape(-1, 2)
     dtype = pairs.get("dtype")
     data = pairs.get("data")
     if set(pairs) != {"dtype", "data"} or dtype not in ("<i4", "<i8") or not isinstance(data, str):
         raise ParamError("'pairs' in the compact form is {\"dtype\": \"<i4\" | \"<i8\", "
-                         "\"data\": base64}")  # fmt: skip
+                         "\"data\": base64} (columns {dtype, offset, count} only in a binary "
+                         "request)")  # fmt: skip
     if len(data) > MAX_PAIRS * 2 * 8 * 4 // 3 + 8:
         raise ParamError(f"'pairs' holds more than {MAX_PAIRS} pairs")
     try:
@@ -425,13 +446,30 @@ def decode_pairs(pairs: dict) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype).astype(np.int64).reshape(-1, 2)
 
 
+def _fields_param(fields: Any) -> tuple[str, ...]:
+    if fields is None:
+        return DEFAULT_FIELDS
+    check_list("fields", fields)
+    if not fields:
+        raise ParamError(f"'fields' must name at least one of {', '.join(FIELDS)}")
+    for i, name in enumerate(fields):
+        if name not in FIELDS:
+            shown = repr(name)[:40] if isinstance(name, str) else "a " + type(name).__name__
+            raise ParamError(f"'fields[{i}]' must be one of {', '.join(FIELDS)}, not {shown}")
+    if len(set(fields)) != len(fields):
+        raise ParamError("'fields' names a field twice")
+    return tuple(fields)
+
+
 @method("route.plot_many", bulk=True)
-def route_plot_many(svc: Service, model: str, pairs: list | dict, virtual: int | None = None,
-                    encoding: str = "json") -> dict:  # fmt: skip
+def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = None,
+                    encoding: str = "json", fields: list | None = None) -> Any:  # fmt: skip
     loaded = svc.model(model)
     if encoding not in ENCODINGS:
-        raise ParamError(f"'encoding' must be one of {', '.join(ENCODINGS)}, not {encoding!r}")
-    arr = decode_pairs(pairs) if isinstance(pairs, dict) else _pairs_array(pairs)
+        shown = repr(encoding)[:40]
+        raise ParamError(f"'encoding' must be one of {', '.join(ENCODINGS)}, not {shown}")
+    wanted = _fields_param(fields)
+    arr = decode_pairs(pairs) if isinstance(pairs, (dict, ColumnRef)) else _pairs_array(pairs)
     virtual = _virtual_param(virtual)
     src, dst = arr[:, 0], arr[:, 1]
     try:
@@ -441,23 +479,36 @@ def route_plot_many(svc: Service, model: str, pairs: list | dict, virtual: int |
             batch = virtual_routes(loaded.machine, virtual, src, dst)
     except RoutingError as e:
         raise _routing(e) from None
-    if encoding == "base64":
-        # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing to send
-        return {
-            "encoding": "base64",
-            "route_prefix": loaded.route_id(0, 0, virtual)[:-3],
-            "offsets": encode_array(batch.offsets),
-            "processors": encode_array(batch.processors),
-            "link_offsets": encode_array(batch.link_offsets),
-            "links": encode_array(batch.links),
-        }
-    return {
-        "routes": loaded.route_ids(src, dst, virtual),
-        "offsets": batch.offsets,
-        "processors": batch.processors,
-        "link_offsets": batch.link_offsets,
-        "links": batch.links,
-    }
+    columns: dict[str, np.ndarray] = {}
+    if "processors" in wanted:
+        columns["offsets"] = batch.offsets
+        columns["processors"] = batch.processors
+    if "links" in wanted:
+        columns["link_offsets"] = batch.link_offsets
+        columns["links"] = batch.links
+    if "hops" in wanted:
+        columns["hops"] = batch.hops
+    if encoding == "json":
+        out: dict[str, Any] = {}
+        if "routes" in wanted:
+            out["routes"] = loaded.route_ids(src, dst, virtual)
+        return out | columns
+    # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing more to send
+    head: dict[str, Any] = {"encoding": encoding}
+    if "routes" in wanted:
+        head["route_prefix"] = loaded.route_id(0, 0, virtual)[:-3]
+    if encoding == "binary":
+        # Bounds that hold by construction spare a scan of the values: offsets rise from
+        # 0; every link is one of the hardware index's (virtual routes cross hardware
+        # links); every processor is a hardware one (the core checks both ends, and
+        # each step of a route is a link between two processors of the index).
+        bounds = {k: (0, int(columns[k][-1])) for k in ("offsets", "link_offsets") if k in columns}
+        if "links" in columns:
+            bounds["links"] = loaded.link_bounds
+        if "processors" in columns:
+            bounds["processors"] = (1, loaded.index.count)
+        return Binary(head, columns, bounds)
+    return head | {name: encode_array(values) for name, values in columns.items()}
 
 
 # --------------------------------------------------------------------------- network

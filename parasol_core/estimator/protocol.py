@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 #: Bumped on any incompatible change; new methods or result fields bump the minor part.
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7911
@@ -114,7 +114,8 @@ def _kind(value: Any) -> str:
         return "an array"
     if isinstance(value, dict):
         return "an object"
-    return type(value).__name__  # pragma: no cover - JSON has no other kinds
+    # a column of a binary request (binary.ColumnRef), where the method wants no array
+    return getattr(value, "protocol_kind", type(value).__name__)
 
 
 def diagnostic_data(d: Any) -> dict[str, Any]:

@@ -35,6 +35,15 @@ from pjrpc.server import AsyncDispatcher, MethodRegistry
 from pjrpc.server import exceptions as rpcx
 from pjrpc.server.validators import ValidationError
 
+from parasol_core.estimator.binary import (
+    BINARY_TYPE,
+    COLUMN_KEYS,
+    Binary,
+    ColumnRef,
+    FramingError,
+    frame,
+    split,
+)
 from parasol_core.estimator.methods import METHODS, MethodSpec, Service
 from parasol_core.estimator.protocol import (
     DEFAULT_HOST,
@@ -195,11 +204,12 @@ def build_app(
 
     async def handle(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
-        if request.content_type not in JSON_TYPES:
+        binary = request.content_type == BINARY_TYPE
+        if request.content_type not in JSON_TYPES and not binary:
             log.info("http POST %s 415 (content type %s)", RPC_PATH, request.content_type)
             return _json_response(
-                _error_body(INVALID_REQUEST, "the request must be application/json"), 415
-            )
+                _error_body(INVALID_REQUEST, f"the request must be application/json "
+                            f"(or {BINARY_TYPE})"), 415)  # fmt: skip
         try:
             async with asyncio.timeout(body_timeout):
                 body = await request.read()
@@ -214,11 +224,17 @@ def build_app(
             return _json_response(
                 _error_body(INVALID_REQUEST, f"the body is larger than {max_body} bytes"), 413
             )
+        attachment = None
         try:
+            if binary:  # JSON text, LF, raw arrays (parasol_core.estimator.binary)
+                body, attachment = split(body)
             if len(body) > 256 * 1024:
                 data = await loop.run_in_executor(executor, orjson.loads, body)
             else:
                 data = orjson.loads(body)
+        except FramingError as e:
+            log.info("rpc - parse error: %s", e)
+            return _json_response(_error_body(PARSE_ERROR, f"parse error: {e}"))
         except orjson.JSONDecodeError as e:
             log.info("rpc - parse error: %s", e)
             return _json_response(_error_body(PARSE_ERROR, f"parse error: {e}"))
@@ -230,26 +246,32 @@ def build_app(
                 return _json_response(
                     _error_body(INVALID_REQUEST, f"a batch of more than {MAX_BATCH} requests")
                 )
-            answers = await asyncio.gather(*(_one(dispatcher, m, request) for m in data))
+            answers = await asyncio.gather(
+                *(_one(dispatcher, m, request, attachment) for m in data)
+            )
             result: Any = [a for a in answers if a is not None]
             bulk = True
             if not result:  # only notifications
                 return web.Response(status=204)
         else:
-            result = await _one(dispatcher, data, request)
+            result = await _one(dispatcher, data, request, attachment)
             if result is None:
                 return web.Response(status=204)
             spec = METHODS.get(data.get("method")) if isinstance(data, dict) else None
             bulk = spec is not None and spec.bulk
-        try:
-            if bulk:
-                out = await loop.run_in_executor(executor, _dumps, result)
+        answers = result if isinstance(result, list) else [result]
+        framed = any(isinstance(a.get("result"), Binary) for a in answers if isinstance(a, dict))
+        encode = functools.partial(frame, dumps=_dumps) if framed else _dumps
+        try:  # a single binary answer's attachment is built: only the envelope is left
+            if bulk and not (framed and len(answers) == 1):
+                out = await loop.run_in_executor(executor, encode, result)
             else:
-                out = _dumps(result)
+                out = encode(result)
         except (TypeError, ValueError, orjson.JSONEncodeError):
             log.exception("cannot serialize a result")
             out = _dumps(_error_body(INTERNAL_ERROR, "internal error: the result is not JSON"))
-        return web.Response(body=out, content_type="application/json")
+            framed = False
+        return web.Response(body=out, content_type=BINARY_TYPE if framed else "application/json")
 
     app = web.Application(client_max_size=max_body, middlewares=[auth])
     app[SERVICE] = service
@@ -258,11 +280,22 @@ def build_app(
     return app
 
 
-async def _one(dispatcher: AsyncDispatcher, member: Any, context: Any) -> Any:
-    """The response to one request object (None for a notification)."""
+async def _one(
+    dispatcher: AsyncDispatcher, member: Any, context: Any, attachment: memoryview | None = None
+) -> Any:
+    """The response to one request object (None for a notification); ``attachment``:
+    a binary request's raw arrays, which its column params point into."""
     if isinstance(member, list):  # pjrpc would take it for a batch of its own
         log.info("rpc - invalid request: an array inside a batch")
         return _error_body(INVALID_REQUEST, "invalid request: a request must be an object")
+    if attachment is not None and isinstance(member, dict):
+        params = member.get("params")
+        if isinstance(params, dict):  # checked by the method that takes the column
+            member = member | {"params": {
+                k: ColumnRef(attachment, v) if isinstance(v, dict) and v.keys() == COLUMN_KEYS
+                else v
+                for k, v in params.items()
+            }}  # fmt: skip
     # pjrpc takes "id": null for a notification; JSON-RPC 2.0 answers it, with id null
     if isinstance(member, dict) and "id" in member and member["id"] is None:
         answer = await dispatcher.dispatch(member | {"id": "\0null"}, context=context)
