@@ -54,8 +54,9 @@ typedef struct {
     int64_t *lpos;  /* where it is in lst */
     /* per link slot */
     int64_t *first; /* its list: lst[first[l] .. first[l] + load[l]] (messages) */
-    int64_t *lst;
-    int64_t *lk; /* beside each list entry, its crossing */
+    int32_t *lst;
+    int64_t *lk;    /* beside each list entry, its crossing */
+    int32_t *route; /* u_flat, 32-bit */
     int64_t *load;
     double *w;     /* speed * load */
     double *wold;  /* scratch: the weight before this event */
@@ -64,15 +65,18 @@ typedef struct {
     int64_t *lmark;
     int64_t *touched;
     /* per message */
-    double *c, *cpred, *tx, *ready;
+    double *c, *cpred, *tx, *ready, *cold;
     uint8_t *inflight;
     int64_t *left;  /* how many it still waits for */
     int64_t *mmark; /* scratch: looked at in this event (an epoch) */
     int64_t *look;
     int64_t *ending, *starting, *batch;
-    /* the predicted ends of the messages in flight: a binary heap of indices */
-    int64_t *heap, *hpos;
-    int64_t hn;
+    /* the predicted ends (infinite for a message not in flight) in blocks of BLOCK, with
+     * a lower bound per block (bmin) and per group of BLOCK blocks (gmin): an end moving
+     * earlier lowers both at once; one moving later, or a message ending, leaves them
+     * low, and they are made exact when they would be used */
+    double *bmin, *gmin;
+    int64_t nblocks, ngroups;
     /* the released messages waiting for their start */
     Ready *rheap;
     int64_t rn;
@@ -81,67 +85,88 @@ typedef struct {
 
 /* ------------------------------------------------------------------ predicted ends */
 
-static inline int end_less(const Trace *s, int64_t a, int64_t b) {
-    double x = s->cpred[a], y = s->cpred[b];
-    return x < y || (x == y && a < b);
-}
+#define BLOCK 64
 
-static void heap_up(Trace *s, int64_t p) {
-    int64_t *h = s->heap, i = h[p];
-    while (p > 0) {
-        int64_t q = (p - 1) / 2;
-        if (!end_less(s, i, h[q]))
-            break;
-        h[p] = h[q];
-        s->hpos[h[p]] = p;
-        p = q;
+/* cpred[i] was set to v */
+static inline void set_end(Trace *s, int64_t i, double v) {
+    s->cpred[i] = v;
+    int64_t b = i / BLOCK;
+    if (v < s->bmin[b]) {
+        s->bmin[b] = v;
+        if (v < s->gmin[b / BLOCK])
+            s->gmin[b / BLOCK] = v;
     }
-    h[p] = i;
-    s->hpos[i] = p;
 }
 
-static void heap_down(Trace *s, int64_t p) {
-    int64_t *h = s->heap, i = h[p], n = s->hn;
+static inline int64_t argmin(const double *x, int64_t n) {
+    int64_t k = 0;
+    for (int64_t q = 1; q < n; q++)
+        if (x[q] < x[k])
+            k = q;
+    return k;
+}
+
+static inline int64_t group_blocks(const Trace *s, int64_t g) {
+    int64_t n = s->nblocks - g * BLOCK;
+    return n < BLOCK ? n : BLOCK;
+}
+
+/* the smallest predicted end (infinite when none is in flight): the bounds on the way
+ * to it made exact */
+static double next_end(Trace *s) {
     for (;;) {
-        int64_t q = 2 * p + 1;
-        if (q >= n)
-            break;
-        if (q + 1 < n && end_less(s, h[q + 1], h[q]))
-            q++;
-        if (!end_less(s, h[q], i))
-            break;
-        h[p] = h[q];
-        s->hpos[h[p]] = p;
-        p = q;
+        int64_t g = argmin(s->gmin, s->ngroups);
+        double bound = s->gmin[g];
+        if (bound == INFINITY)
+            return INFINITY;
+        double *bm = s->bmin + g * BLOCK;
+        int64_t b = argmin(bm, group_blocks(s, g));
+        if (bm[b] != bound) { /* the group's bound was low */
+            s->gmin[g] = bm[b];
+            continue;
+        }
+        const double *row = s->cpred + (g * BLOCK + b) * BLOCK;
+        double exact = row[argmin(row, BLOCK)];
+        if (exact != bound) { /* the block's bound was low */
+            bm[b] = exact;
+            s->gmin[g] = bm[argmin(bm, group_blocks(s, g))];
+            continue;
+        }
+        if (exact != exact)
+            return NAN;
+        return exact;
     }
-    h[p] = i;
-    s->hpos[i] = p;
 }
 
-/* cpred[i] was set: put i in the heap, or move it to its place */
-static void heap_set(Trace *s, int64_t i) {
-    int64_t p = s->hpos[i];
-    if (p < 0) {
-        p = s->hn++;
-        s->heap[p] = i;
-        s->hpos[i] = p;
-        heap_up(s, p);
-        return;
+/* the messages in flight predicted to end by `limit`, in order, taken out (their ends
+ * kept in s->end); the bounds of the blocks looked at made exact */
+static int64_t take_ends(Trace *s, double limit) {
+    int64_t n = 0;
+    for (int64_t g = 0; g < s->ngroups; g++) {
+        if (!(s->gmin[g] <= limit))
+            continue;
+        double *bm = s->bmin + g * BLOCK, glow = INFINITY;
+        for (int64_t b = 0, nb = group_blocks(s, g); b < nb; b++) {
+            if (bm[b] <= limit) {
+                double *row = s->cpred + (g * BLOCK + b) * BLOCK, low = INFINITY;
+                for (int64_t q = 0; q < BLOCK; q++) {
+                    if (row[q] <= limit) {
+                        int64_t i = (g * BLOCK + b) * BLOCK + q;
+                        s->ending[n++] = i;
+                        s->end[i] = row[q];
+                        row[q] = INFINITY;
+                    } else if (row[q] < low) {
+                        low = row[q];
+                    }
+                }
+                bm[b] = low;
+            }
+            if (bm[b] < glow)
+                glow = bm[b];
+        }
+        s->gmin[g] = glow;
     }
-    heap_up(s, p);
-    heap_down(s, s->hpos[i]);
-}
-
-static int64_t heap_pop(Trace *s) {
-    int64_t top = s->heap[0];
-    s->hpos[top] = -1;
-    s->hn--;
-    if (s->hn > 0) {
-        s->heap[0] = s->heap[s->hn];
-        s->hpos[s->heap[0]] = 0;
-        heap_down(s, 0);
-    }
-    return top;
+    return n;
 }
 
 /* ------------------------------------------------------------------ released messages */
@@ -188,11 +213,6 @@ static inline int released_by(const Trace *s, double t) {
 
 /* ------------------------------------------------------------------ helpers */
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* message i ends at `at`: release those waiting for it */
 static void release(Trace *s, int64_t i, double at) {
     if (!s->dep_ptr)
@@ -217,7 +237,7 @@ static inline void link_change(Trace *s, int64_t l, double t, int64_t old, int64
 
 static inline void list_add(Trace *s, int64_t l, int64_t k) {
     int64_t p = s->first[l] + s->load[l];
-    s->lst[p] = s->which[k];
+    s->lst[p] = (int32_t)s->which[k];
     s->lk[p] = k;
     s->lpos[k] = p;
 }
@@ -231,7 +251,7 @@ static inline void list_remove(Trace *s, int64_t l, int64_t k, int64_t now) {
 }
 
 static inline double route_rate(const Trace *s, int64_t i) {
-    const int64_t *links = s->u_flat + s->u_start[i];
+    const int32_t *links = s->route + s->u_start[i];
     double r = s->w[s->nlinks]; /* the sentinel: 0 */
     for (int64_t h = 0; h < s->u_hops[i]; h++) {
         double x = s->w[links[h]];
@@ -260,32 +280,35 @@ static void one_start(Trace *s, double t, int64_t i) {
         s->w[l] = s->speed[l] * (double)(old + 1);
         link_change(s, l, t, old, old + 1);
     }
-    /* on a link that got busier, those it now outweighs */
+    /* on a link that got busier, those it now outweighs: their rate becomes the
+     * largest such weight (the others of their route did not change) */
     s->epoch++;
     for (int64_t k = a; k < b; k++) {
         int64_t l = s->u_flat[k];
         double wl = s->w[l];
-        const int64_t *L = s->lst + s->first[l];
+        const int32_t *L = s->lst + s->first[l];
         for (int64_t p = 0, n = s->load[l]; p < n; p++) {
             int64_t j = L[p];
-            if (s->c[j] < wl && first_look(s, j))
-                s->look[nl++] = j;
+            if (s->c[j] < wl) {
+                if (first_look(s, j)) {
+                    s->look[nl++] = j;
+                    s->cold[j] = s->c[j];
+                }
+                s->c[j] = wl;
+            }
         }
     }
     for (int64_t q = 0; q < nl; q++) {
         int64_t j = s->look[q];
-        double rate = route_rate(s, j), go = s->tx[j] > t ? s->tx[j] : t;
-        s->cpred[j] = go + (s->cpred[j] - go) * (rate / s->c[j]);
-        s->c[j] = rate;
-        heap_set(s, j);
+        double go = s->tx[j] > t ? s->tx[j] : t;
+        set_end(s, j, go + (s->cpred[j] - go) * (s->c[j] / s->cold[j]));
     }
     double tx = t + s->latency[i], rate = route_rate(s, i);
     s->t0[i] = t;
     s->tx[i] = tx;
     s->inflight[i] = 1;
     s->c[i] = rate;
-    s->cpred[i] = tx + s->nbytes[i] * rate;
-    heap_set(s, i);
+    set_end(s, i, tx + s->nbytes[i] * rate);
     s->count++;
 }
 
@@ -307,7 +330,7 @@ static void one_end(Trace *s, double t, int64_t i) {
         double wo = s->wold[l];
         if (!(wo > 0))
             continue; /* a link of speed 0 sets no rate that can move */
-        const int64_t *L = s->lst + s->first[l];
+        const int32_t *L = s->lst + s->first[l];
         for (int64_t p = 0, n = s->load[l]; p < n; p++) {
             int64_t j = L[p];
             if (s->c[j] == wo && first_look(s, j))
@@ -318,9 +341,8 @@ static void one_end(Trace *s, double t, int64_t i) {
         int64_t j = s->look[q];
         double rate = route_rate(s, j), go = s->tx[j] > t ? s->tx[j] : t;
         double before = s->cpred[j], after = go + (before - go) * (rate / s->c[j]);
-        s->cpred[j] = after < before ? after : before;
         s->c[j] = rate;
-        heap_set(s, j);
+        set_end(s, j, after < before ? after : before);
     }
 }
 
@@ -381,7 +403,7 @@ static void change(Trace *s, double t, const int64_t *starting, int64_t ns,
     s->epoch++;
     for (int64_t q = 0; q < nc; q++) {
         int64_t l = s->touched[q];
-        const int64_t *L = s->lst + s->first[l];
+        const int32_t *L = s->lst + s->first[l];
         double wn = s->w[l], wo = s->wold[l];
         int up = s->acc[l] > 0;
         if (!up && !(wo > 0))
@@ -402,13 +424,12 @@ static void change(Trace *s, double t, const int64_t *starting, int64_t ns,
         if (rate == cj)
             continue;
         if (cj != cj) {
-            s->cpred[j] = s->tx[j] + s->nbytes[j] * rate;
+            set_end(s, j, s->tx[j] + s->nbytes[j] * rate);
         } else {
             double go = s->tx[j] > t ? s->tx[j] : t;
-            s->cpred[j] = go + (s->cpred[j] - go) * (rate / cj);
+            set_end(s, j, go + (s->cpred[j] - go) * (rate / cj));
         }
         s->c[j] = rate;
-        heap_set(s, j);
     }
 }
 
@@ -449,7 +470,7 @@ static int run(Trace *s, int64_t nqueue, const int64_t *queue, int64_t *events) 
         double t_start = qpos < nqueue ? s->start[queue[qpos]] : INFINITY;
         if (s->rn > 0 && s->rheap[0].when < t_start)
             t_start = s->rheap[0].when;
-        double t_end = s->hn > 0 ? s->cpred[s->heap[0]] : INFINITY;
+        double t_end = next_end(s);
         if (t_end == INFINITY && t_start == INFINITY)
             break;
         if (t_end != t_end || t_start != t_start)
@@ -460,13 +481,9 @@ static int run(Trace *s, int64_t nqueue, const int64_t *queue, int64_t *events) 
         if (t_end <= t_start) {
             t = t_end;
             double limit = t_end + END_RTOL * fabs(t_end);
-            while (s->hn > 0 && s->cpred[s->heap[0]] <= limit)
-                s->ending[ne++] = heap_pop(s);
-            if (ne > 1)
-                qsort(s->ending, (size_t)ne, sizeof(int64_t), cmp_i64);
+            ne = take_ends(s, limit);
             for (int64_t q = 0; q < ne; q++) {
                 int64_t i = s->ending[q];
-                s->end[i] = s->cpred[i];
                 s->c[i] = INFINITY;
                 s->inflight[i] = 0;
             }
@@ -502,7 +519,7 @@ static int run(Trace *s, int64_t nqueue, const int64_t *queue, int64_t *events) 
         }
         change(s, t, s->starting, ns, s->ending, ne);
     }
-    return 0;
+    return s->count == 0 ? 0 : -1; /* one left in flight: its end was lost (NaN) */
 }
 
 /* ------------------------------------------------------------------ entry point */
@@ -538,6 +555,9 @@ int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
 
     int64_t crossings = m ? u_start[m - 1] + u_hops[m - 1] : 0;
     size_t M = (size_t)m + 1, K = (size_t)crossings + 1, NL = (size_t)nlinks + 2;
+    size_t nb = (size_t)m / BLOCK + 1, ng = nb / BLOCK + 1;
+    s.nblocks = (int64_t)nb;
+    s.ngroups = (int64_t)ng;
     int ok = 1;
 #define ALLOC(p, n) ok &= ((p = calloc((n), sizeof *(p))) != NULL)
     ALLOC(s.which, K);
@@ -553,7 +573,6 @@ int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
     ALLOC(s.lmark, NL);
     ALLOC(s.touched, NL);
     ALLOC(s.c, M);
-    ALLOC(s.cpred, M);
     ALLOC(s.tx, M);
     ALLOC(s.ready, M);
     ALLOC(s.inflight, M);
@@ -563,8 +582,11 @@ int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
     ALLOC(s.ending, M);
     ALLOC(s.starting, M);
     ALLOC(s.batch, M);
-    ALLOC(s.heap, M);
-    ALLOC(s.hpos, M);
+    ALLOC(s.cold, M);
+    ALLOC(s.route, K);
+    ALLOC(s.cpred, nb * BLOCK);
+    ALLOC(s.bmin, ng * BLOCK);
+    ALLOC(s.gmin, ng);
     ALLOC(s.rheap, M);
 #undef ALLOC
     int64_t rc = -2;
@@ -574,11 +596,18 @@ int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
             s.first[u_flat[k] + 1]++;
         for (int64_t l = 0; l <= nlinks; l++)
             s.first[l + 1] += s.first[l];
+        for (int64_t k = 0; k < crossings; k++)
+            s.route[k] = (int32_t)u_flat[k];
+        for (size_t q = 0; q < nb * BLOCK; q++)
+            s.cpred[q] = INFINITY;
+        for (size_t q = 0; q < ng * BLOCK; q++)
+            s.bmin[q] = INFINITY;
+        for (size_t q = 0; q < ng; q++)
+            s.gmin[q] = INFINITY;
         for (int64_t i = 0; i < m; i++) {
             for (int64_t k = u_start[i], b = k + u_hops[i]; k < b; k++)
                 s.which[k] = i;
             s.c[i] = INFINITY;
-            s.hpos[i] = -1;
             s.ready[i] = start[i];
             s.left[i] = wait_count ? wait_count[i] : 0;
             t0[i] = NAN;
@@ -609,8 +638,10 @@ int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
     free(s.ending);
     free(s.starting);
     free(s.batch);
-    free(s.heap);
-    free(s.hpos);
+    free(s.cold);
+    free(s.route);
+    free(s.bmin);
+    free(s.gmin);
     free(s.rheap);
     return rc;
 }

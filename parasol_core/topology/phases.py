@@ -719,8 +719,12 @@ class _Trace:
 
     def native_usable(self) -> bool:
         """Whether the C kernel takes this trace: finite latencies and speeds on every
-        route (an infinite one is left to the Python path, NaNs and all)."""
-        return bool(np.isfinite(self.latency).all() and np.isfinite(self.speed[self.u_flat]).all())
+        route (an infinite one is left to the Python path, NaNs and all), and messages,
+        links and crossings that 32-bit indices can number."""
+        small = max(self.m, self.nlinks + 1, self.u_flat.shape[0]) < 2**31 - 1
+        return bool(
+            small and np.isfinite(self.latency).all() and np.isfinite(self.speed[self.u_flat]).all()
+        )
 
     def run_native(self, lib: ctypes.CDLL) -> None:
         """The whole trace in one call of the C kernel (``parasol_core/native/phases.c``),
