@@ -163,7 +163,7 @@ def random_phase(
         f"{result.makespan:.3f} s, uncontended {result.uncontended:.3f} s, ratio "
         f"{result.ratio:.2f}, {inflight:.0f} in flight on average, busiest link busy {busy:.3f} s"
     )
-    return t_c, t_py
+    return cpu_c, CPU_PY[0]
 
 
 def main() -> None:
@@ -190,7 +190,7 @@ def main() -> None:
                 window = args.window * spread * factor
                 rows[spread, count] = random_phase(gcel, count, window, max(1, args.repeat // 2))
         counts = sorted({c for _, c in rows})
-        print("\nseconds, kernel / Python, at a constant arrival rate:")
+        print("\nCPU seconds, kernel / Python, at a constant arrival rate:")
         print("| messages | " + " | ".join(f"{c:,}" for c in counts) + " |")
         print("|---|" + "---|" * len(counts))
         for spread, name in ((1, "saturated"), (10, "light")):
