@@ -17,6 +17,11 @@ only those whose rate did change are brought up to date (bytes moved so far, new
 predicted end). Messages whose rates never differ end at the same computed time and are
 taken out together, so k equal messages starting together make two events, not 2k.
 
+The loop runs in C (``parasol_core/native/phases.c``, one call for the whole trace) when
+that optional kernel was built, taking the same steps with the same arithmetic (its
+results are bit-identical); in Python (:class:`_Trace`) when it was not, when
+``PARASOL_PURE_PYTHON=1``, or when a route has an infinite latency or speed.
+
 :func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
 (:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
 :class:`~parasol_core.topology.network.RouteTable`. Bad input raises :class:`PhaseError`.
