@@ -27,10 +27,14 @@ measured in the same run:
 with the window scaled alike (the same arrival rate), and the halo on 8^3 and 16^3 tori,
 to show how the cost grows with the number of messages, and prints the table.
 
+``--patterns`` also runs ``ring-allgather`` and ``alltoall`` on all 512 GCel processors
+(261,632 messages each; minutes in Python).
+
 Each figure is the best of ``--repeat`` runs (``--repeat`` // 2, at least 1, for the
 scaling rows).
 
-    .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S] [--scaling]
+    .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S]
+        [--scaling] [--patterns]
 """
 
 from __future__ import annotations
@@ -166,6 +170,18 @@ def random_phase(
     return cpu_c, CPU_PY[0]
 
 
+def big_pattern(machine: Machine, name: str) -> None:
+    msgs = make_pattern_arrays(machine, name, 1024.0)
+    table = RouteTable(machine.hardware())
+    ids = table.add_many(msgs.src, msgs.dst)
+    t_c, cpu_c, t_py, result = both(lambda: simulate_routes(table, ids, msgs), 1)
+    print(
+        f"{name} on the GCel, {len(msgs):,} messages of 1 KiB ({result.events:,} events): "
+        f"kernel {t_c:.2f} s (CPU {cpu_c:.2f} s), Python {t_py:.1f} s (CPU {CPU_PY[0]:.1f} s); "
+        f"makespan {result.makespan:.3f} s, ratio {result.ratio:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -173,6 +189,7 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=1.0, help="start times, seconds")
     parser.add_argument("--bytes", type=float, default=4096.0, help="halo message size")
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--patterns", action="store_true")
     args = parser.parse_args()
 
     halo(32, args.bytes, args.repeat, end_to_end=True)
@@ -196,6 +213,9 @@ def main() -> None:
         for spread, name in ((1, "saturated"), (10, "light")):
             cells = [f"{rows[spread, c][0]:.3g} / {rows[spread, c][1]:.3g}" for c in counts]
             print(f"| {name} | " + " | ".join(cells) + " |")
+    if args.patterns:
+        for name in ("ring-allgather", "alltoall"):
+            big_pattern(gcel, name)
     print(
         "kernel and Python results: "
         + ("bit-identical" if SAME[0] else "equal to 1e-12 (relative), not bit-identical")
