@@ -30,6 +30,14 @@ class BuildWithGrammar(build_py):
 NATIVE: list[Extension] = [
     # Extension("parasol_core._NAME", ["parasol_core/native/NAME.c"], optional=True,
     #           extra_compile_args=["-O2"]),
+    # the event trace of a communication phase; no fused multiply-add, so that it rounds
+    # exactly as the Python path does
+    Extension(
+        "parasol_core._phases",
+        ["parasol_core/native/phases.c"],
+        optional=True,
+        extra_compile_args=["-O2", "-ffp-contract=off"],
+    ),
 ]
 
 setup(ext_modules=NATIVE, cmdclass={"build_py": BuildWithGrammar})

@@ -1,6 +1,10 @@
 """Speed of the communication-phase event trace (``parasol_core.topology.phases``).
 
-Two workloads of issue 11, each against a baseline measured in the same run:
+Every trace runs twice in the same process on the same plotted routes: with the C
+kernel (``parasol_core/native/phases.c``) and with the pure-Python path
+(``PARASOL_PURE_PYTHON=1``); the two results are checked equal (1e-12 relative) and
+the ratio between them shown. Two workloads of issue 11, each against a baseline
+measured in the same run:
 
 * **halo**: every processor of a 32 x 32 x 32 torus (3Dtorus routing) sends ``--bytes``
   to each of its 6 neighbours, all at once: 196,608 messages of equal size.
@@ -21,28 +25,41 @@ Two workloads of issue 11, each against a baseline measured in the same run:
 
 ``--scaling`` also runs both random phases at 1/4, 1/2, 2 and 4 times the message count
 with the window scaled alike (the same arrival rate), and the halo on 8^3 and 16^3 tori,
-to show how the cost grows with the number of messages.
+to show how the cost grows with the number of messages, and prints the table.
 
-Each figure is the best of ``--repeat`` runs.
+``--patterns`` also runs ``ring-allgather`` and ``alltoall`` on all 512 GCel processors
+(261,632 messages each; minutes in Python).
 
-    .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S] [--scaling]
+Each figure is the best of ``--repeat`` runs (``--repeat`` // 2, at least 1, for the
+scaling rows).
+
+    .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S]
+        [--scaling] [--patterns]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from parasol_core import _native
 from parasol_core.model import Machine
 from parasol_core.syntax.parser import load
 from parasol_core.topology.generators import torus
 from parasol_core.topology.network import RouteTable
 from parasol_core.topology.patterns import make_pattern_arrays
-from parasol_core.topology.phases import MessageArrays, simulate_phase, simulate_routes
+from parasol_core.topology.phases import (
+    MessageArrays,
+    PhaseResult,
+    _kernel,
+    simulate_phase,
+    simulate_routes,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
@@ -64,27 +81,71 @@ def best(func: Callable[[], object], repeat: int) -> tuple[float, object]:
 CPU = [0.0]
 
 
-def halo(side: int, nbytes: float, repeat: int, end_to_end: bool) -> None:
+def pure(on: bool) -> None:
+    """The pure-Python trace (on) or the kernel (off)."""
+    if on:
+        os.environ[_native.PURE_ENV] = "1"
+    else:
+        os.environ.pop(_native.PURE_ENV, None)
+
+
+def both(func: Callable[[], PhaseResult], repeat: int) -> tuple[float, float, float, PhaseResult]:
+    """``func`` with the kernel and with the pure-Python path: (best wall time with the
+    kernel, its CPU time, best wall time in Python, the kernel's result), the results
+    checked equal."""
+    if _kernel() is None:
+        raise SystemExit("the C kernel was not built (run `make .venv/.installed`)")
+    t_c, fast = best(func, repeat)
+    cpu_c = CPU[0]
+    pure(True)
+    try:
+        t_py, slow = best(func, repeat)
+    finally:
+        pure(False)
+    CPU_PY[0] = CPU[0]
+    CPU[0] = cpu_c
+    for name in ("start", "end", "busy"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert np.allclose(a, b, rtol=1e-12, atol=0), f"kernel and Python differ in {name}"
+    assert np.array_equal(fast.max_in_flight, slow.max_in_flight)
+    assert fast.events == slow.events
+    SAME[0] = SAME[0] and all(
+        np.array_equal(getattr(fast, n), getattr(slow, n)) for n in ("start", "end", "busy")
+    )
+    return t_c, cpu_c, t_py, fast
+
+
+CPU_PY = [0.0]  # the CPU time of the pure-Python run of the last both()
+SAME = [True]  # every result bit-identical between the two paths
+
+
+def halo(side: int, nbytes: float, repeat: int, end_to_end: bool) -> tuple[float, float, float]:
     machine = Machine(topologies=[torus([side] * 3, LATENCY, SPEED)])
     msgs = make_pattern_arrays(machine, "halo", nbytes)
     table = RouteTable(machine.hardware())
     t_plot, ids = best(lambda: RouteTable(machine.hardware()).add_many(msgs.src, msgs.dst), 1)
     ids = table.add_many(msgs.src, msgs.dst)
     t_base, times = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
-    t_trace, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    t_c, _, t_py, result = both(lambda: simulate_routes(table, ids, msgs), repeat)
     # every message shares its link with the one coming the other way: n = 2 throughout
     assert np.allclose(result.end, times), "the trace disagrees with the batch transfer time"
     print(
-        f"halo {side}^3 torus, {len(msgs):,} messages: batch transfer_time {t_base * 1e3:.1f} ms, "
-        f"trace {t_trace * 1e3:.1f} ms (ratio {t_trace / t_base:.2f}x, {result.events} events); "
-        f"plotting the routes {t_plot * 1e3:.1f} ms"
+        f"halo {side}^3 torus, {len(msgs):,} messages ({result.events} events): batch "
+        f"transfer_time {t_base * 1e3:.1f} ms; trace with the kernel {t_c * 1e3:.1f} ms "
+        f"({t_c / t_base:.2f}x the batch), in Python {t_py * 1e3:.1f} ms "
+        f"({t_py / t_base:.2f}x); plotting the routes {t_plot * 1e3:.1f} ms"
     )
     if end_to_end:
         t_all, _ = best(lambda: simulate_phase(machine, msgs), repeat)
-        print(f"  simulate_phase end to end (routes plotted inside): {t_all * 1e3:.1f} ms")
+        print(
+            f"  simulate_phase end to end with the kernel (routes plotted inside): {t_all * 1e3:.1f} ms"
+        )
+    return t_base, t_c, t_py
 
 
-def random_phase(machine: Machine, count: int, window: float, repeat: int, seed: int = 1) -> None:
+def random_phase(
+    machine: Machine, count: int, window: float, repeat: int, seed: int = 1
+) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     n = machine.hardware().processor_count
     src = rng.integers(1, n + 1, count)
@@ -94,16 +155,30 @@ def random_phase(machine: Machine, count: int, window: float, repeat: int, seed:
     table = RouteTable(machine.hardware())
     ids = table.add_many(msgs.src, msgs.dst)
     t_base, _ = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
-    t_trace, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
-    cpu = CPU[0]
+    t_c, cpu_c, t_py, result = both(lambda: simulate_routes(table, ids, msgs), repeat)
     busy = float(result.busy.max())
     inflight = float(((result.end - result.start).sum()) / result.makespan)
+    ev = result.events
     print(
-        f"random phase on the GCel, {count:,} messages over {window:g} s: trace "
-        f"{t_trace * 1e3:.0f} ms (CPU {cpu * 1e3:.0f} ms; {result.events:,} events, {t_trace / result.events * 1e6:.0f} "
-        f"us each; batch transfer_time {t_base * 1e3:.1f} ms); makespan {result.makespan:.3f} s, "
-        f"uncontended {result.uncontended:.3f} s, ratio {result.ratio:.2f}, "
-        f"{inflight:.0f} messages in flight on average, busiest link busy {busy:.3f} s"
+        f"random phase on the GCel, {count:,} messages over {window:g} s ({ev:,} events): "
+        f"kernel {t_c * 1e3:.0f} ms (CPU {cpu_c * 1e3:.0f} ms, {t_c / ev * 1e6:.1f} us an event), "
+        f"Python {t_py * 1e3:.0f} ms (CPU {CPU_PY[0] * 1e3:.0f} ms, {t_py / ev * 1e6:.0f} us an event), Python / kernel "
+        f"{t_py / t_c:.1f}x; batch transfer_time {t_base * 1e3:.1f} ms; makespan "
+        f"{result.makespan:.3f} s, uncontended {result.uncontended:.3f} s, ratio "
+        f"{result.ratio:.2f}, {inflight:.0f} in flight on average, busiest link busy {busy:.3f} s"
+    )
+    return cpu_c, CPU_PY[0]
+
+
+def big_pattern(machine: Machine, name: str) -> None:
+    msgs = make_pattern_arrays(machine, name, 1024.0)
+    table = RouteTable(machine.hardware())
+    ids = table.add_many(msgs.src, msgs.dst)
+    t_c, cpu_c, t_py, result = both(lambda: simulate_routes(table, ids, msgs), 1)
+    print(
+        f"{name} on the GCel, {len(msgs):,} messages of 1 KiB ({result.events:,} events): "
+        f"kernel {t_c:.2f} s (CPU {cpu_c:.2f} s), Python {t_py:.1f} s (CPU {CPU_PY[0]:.1f} s); "
+        f"makespan {result.makespan:.3f} s, ratio {result.ratio:.2f}"
     )
 
 
@@ -114,13 +189,15 @@ def main() -> None:
     parser.add_argument("--window", type=float, default=1.0, help="start times, seconds")
     parser.add_argument("--bytes", type=float, default=4096.0, help="halo message size")
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--patterns", action="store_true")
     args = parser.parse_args()
 
     halo(32, args.bytes, args.repeat, end_to_end=True)
     gcel = load(GCEL)
-    random_phase(gcel, args.messages, args.window, args.repeat)
+    rows: dict[tuple[int, int], tuple[float, float]] = {}
+    rows[1, args.messages] = random_phase(gcel, args.messages, args.window, args.repeat)
     # the same messages spread over 10x the time: little contention, few in flight
-    random_phase(gcel, args.messages, args.window * 10, args.repeat)
+    rows[10, args.messages] = random_phase(gcel, args.messages, args.window * 10, args.repeat)
     if args.scaling:
         for side in (8, 16):
             halo(side, args.bytes, args.repeat, end_to_end=False)
@@ -128,7 +205,21 @@ def main() -> None:
             for factor in (0.25, 0.5, 2, 4):
                 count = int(args.messages * factor)
                 window = args.window * spread * factor
-                random_phase(gcel, count, window, max(1, args.repeat // 2))
+                rows[spread, count] = random_phase(gcel, count, window, max(1, args.repeat // 2))
+        counts = sorted({c for _, c in rows})
+        print("\nCPU seconds, kernel / Python, at a constant arrival rate:")
+        print("| messages | " + " | ".join(f"{c:,}" for c in counts) + " |")
+        print("|---|" + "---|" * len(counts))
+        for spread, name in ((1, "saturated"), (10, "light")):
+            cells = [f"{rows[spread, c][0]:.3g} / {rows[spread, c][1]:.3g}" for c in counts]
+            print(f"| {name} | " + " | ".join(cells) + " |")
+    if args.patterns:
+        for name in ("ring-allgather", "alltoall"):
+            big_pattern(gcel, name)
+    print(
+        "kernel and Python results: "
+        + ("bit-identical" if SAME[0] else "equal to 1e-12 (relative), not bit-identical")
+    )
 
 
 if __name__ == "__main__":

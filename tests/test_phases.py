@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parasol_core import _native
 from parasol_core.cli import main
 from parasol_core.model import Machine
 from parasol_core.syntax.parser import load
@@ -28,6 +29,7 @@ from parasol_core.topology.phases import (
     Message,
     MessageArrays,
     PhaseError,
+    _kernel,
     load_messages,
     simulate,
     simulate_phase,
@@ -37,6 +39,18 @@ from parasol_core.topology.virtual import virtual_links
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 L, S = 2.85e-05, 9.1e-07
 B = 4096.0
+
+
+@pytest.fixture(scope="module", autouse=True, params=["kernel", "python"])
+def trace_path(request):
+    """Every test here runs twice: with the trace's C kernel and with its pure-Python
+    path (PARASOL_PURE_PYTHON=1). tests/test_phases_native.py compares the two."""
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "python":
+            mp.setenv(_native.PURE_ENV, "1")
+        elif _kernel() is None:
+            pytest.skip("the C kernel of the trace was not built")
+        yield request.param
 
 
 @pytest.fixture(scope="module")

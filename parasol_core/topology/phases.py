@@ -17,6 +17,11 @@ only those whose rate did change are brought up to date (bytes moved so far, new
 predicted end). Messages whose rates never differ end at the same computed time and are
 taken out together, so k equal messages starting together make two events, not 2k.
 
+The loop runs in C (``parasol_core/native/phases.c``, one call for the whole trace) when
+that optional kernel was built, taking the same steps with the same arithmetic (its
+results are bit-identical); in Python (:class:`_Trace`) when it was not, when
+``PARASOL_PURE_PYTHON=1``, or when a route has an infinite latency or speed.
+
 :func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
 (:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
 :class:`~parasol_core.topology.network.RouteTable`. Bad input raises :class:`PhaseError`.
@@ -24,6 +29,7 @@ taken out together, so k equal messages starting together make two events, not 2
 
 from __future__ import annotations
 
+import ctypes
 import heapq
 import json
 import math
@@ -34,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import _native
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
@@ -421,7 +428,11 @@ def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) 
         raise PhaseError("one route id per message")
     order = _topological_order(messages) if messages.after_ptr is not None else None
     trace = _Trace(table, ids, messages)
-    trace.run()
+    lib = _kernel()
+    if lib is not None and trace.native_usable():
+        trace.run_native(lib)
+    else:
+        trace.run()
     alone_end = _uncontended_ends(messages, trace.alone, order)
     index = table.index
     busy, max_n = trace.link_statistics()
@@ -441,6 +452,18 @@ def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) 
         max_in_flight=max_n[used],
         events=trace.events,
     )
+
+
+def _kernel() -> ctypes.CDLL | None:
+    """The C kernel of the trace, its signature set; None when it was not built or
+    ``PARASOL_PURE_PYTHON=1`` (then the trace runs in Python, with the same results)."""
+    lib = _native.load("_phases")
+    if lib is not None and lib.parasol_phase_trace.restype is not ctypes.c_int64:
+        p, n = ctypes.c_void_p, ctypes.c_int64
+        lib.parasol_phase_trace.argtypes = [n, n, p, p, p, p, p, p, p, p, n, p, p, p, p]
+        lib.parasol_phase_trace.argtypes += [p, p, p, p, p]
+        lib.parasol_phase_trace.restype = n
+    return lib
 
 
 def _uncontended_ends(
@@ -520,6 +543,34 @@ class _Trace:
             (self.latency == 0) & ((nbytes == 0) | (self.smax == 0))
         )
         self._rows: np.ndarray | None = None
+        self.t0 = np.full(m, np.nan)
+        self.end = np.full(m, np.nan)
+        self.events = 0
+        self.native: tuple[np.ndarray, np.ndarray] | None = None  # busy, max_n
+
+        # the messages that wait for nobody start in order of their start times; the
+        # others go on a heap when the last one they wait for ends
+        after = messages.after_ptr is not None
+        self.ready = messages.start.copy()
+        waits = np.diff(messages.after_ptr) if after else np.zeros(m, np.int64)
+        free = np.flatnonzero(waits == 0)
+        self.queue = free[np.argsort(messages.start[free], kind="stable")]
+        self.queue_times = messages.start[self.queue]
+        self.qpos = 0
+        self.heap: list[tuple[float, int]] = []
+        if after:
+            who = np.repeat(np.arange(m), waits)
+            by = np.argsort(messages.after_idx, kind="stable")
+            self.dep_ptr = np.zeros(m + 1, dtype=np.int64)
+            np.cumsum(np.bincount(messages.after_idx, minlength=m), out=self.dep_ptr[1:])
+            self.dependents = who[by]
+            self.left = waits.copy()
+
+    def _python_state(self) -> None:
+        """The state of the loop in Python (:meth:`run`): loads, per-link lists, predicted
+        ends."""
+        m, nlinks = self.m, self.nlinks
+        nbytes = self.messages.nbytes
         self._bounds = (self.u_start.tolist(), (self.u_start + self.u_hops).tolist())
         self.mean_hops = self.u_flat.shape[0] / max(m, 1)
         self._latency, self._nbytes = self.latency.tolist(), nbytes.tolist()
@@ -564,29 +615,8 @@ class _Trace:
         self.cblocks = self.cpred.reshape(blocks, BLOCK)
         self.bmin = np.full(blocks, np.inf)
         self.count = 0
-        self.t0 = np.full(m, np.nan)
-        self.end = np.full(m, np.nan)
         self.tx = np.zeros(m)
         self.c = np.full(m + 1, np.inf)  # the last: the sentinel message
-        self.events = 0
-
-        # the messages that wait for nobody start in order of their start times; the
-        # others go on a heap when the last one they wait for ends
-        after = messages.after_ptr is not None
-        self.ready = messages.start.copy()
-        waits = np.diff(messages.after_ptr) if after else np.zeros(m, np.int64)
-        free = np.flatnonzero(waits == 0)
-        self.queue = free[np.argsort(messages.start[free], kind="stable")]
-        self.queue_times = messages.start[self.queue]
-        self.qpos = 0
-        self.heap: list[tuple[float, int]] = []
-        if after:
-            who = np.repeat(np.arange(m), waits)
-            by = np.argsort(messages.after_idx, kind="stable")
-            self.dep_ptr = np.zeros(m + 1, dtype=np.int64)
-            np.cumsum(np.bincount(messages.after_idx, minlength=m), out=self.dep_ptr[1:])
-            self.dependents = who[by]
-            self.left = waits.copy()
 
     # ------------------------------------------------------------------ helpers
 
@@ -664,6 +694,8 @@ class _Trace:
         from the log of load changes (kept in time order, so a stable sort by link
         gives every link's history; each link's changes sum to 0, so one running sum
         gives every link's load)."""
+        if self.native is not None:
+            return self.native
         size = self.nlinks + 1
         if not self.log_links:
             return np.zeros(size), np.zeros(size, dtype=np.int64)
@@ -690,7 +722,57 @@ class _Trace:
 
     # ------------------------------------------------------------------ the loop
 
+    def native_usable(self) -> bool:
+        """Whether the C kernel takes this trace: finite latencies and speeds on every
+        route (an infinite one is left to the Python path, NaNs and all), and messages,
+        links and crossings that 32-bit indices can number."""
+        small = max(self.m, self.nlinks + 1, self.u_flat.shape[0]) < 2**31 - 1
+        return bool(
+            small and np.isfinite(self.latency).all() and np.isfinite(self.speed[self.u_flat]).all()
+        )
+
+    def run_native(self, lib: ctypes.CDLL) -> None:
+        """The whole trace in one call of the C kernel (``parasol_core/native/phases.c``),
+        which takes the same steps as :meth:`run` with the same arithmetic."""
+        m, size = self.m, self.nlinks + 1
+        i64 = np.int64
+        u_start = np.ascontiguousarray(self.u_start, dtype=i64)
+        u_hops = np.ascontiguousarray(self.u_hops, dtype=i64)
+        u_flat = np.ascontiguousarray(self.u_flat, dtype=i64)
+        speed = np.ascontiguousarray(self.speed, dtype=np.float64)
+        latency = np.ascontiguousarray(self.latency, dtype=np.float64)
+        nbytes = np.ascontiguousarray(self.messages.nbytes, dtype=np.float64)
+        start = np.ascontiguousarray(self.messages.start, dtype=np.float64)
+        instant = np.ascontiguousarray(self.instant, dtype=np.uint8)
+        queue = np.ascontiguousarray(self.queue, dtype=i64)
+        if self.messages.after_ptr is not None:
+            waits = np.ascontiguousarray(self.left, dtype=i64)
+            dep_ptr = np.ascontiguousarray(self.dep_ptr, dtype=i64)
+            dependents = np.ascontiguousarray(self.dependents, dtype=i64)
+        else:
+            waits = dep_ptr = dependents = None
+        busy = np.zeros(size)
+        max_n = np.zeros(size, dtype=i64)
+        events = np.zeros(1, dtype=i64)
+
+        def ptr(a: np.ndarray | None) -> int | None:
+            return None if a is None else a.ctypes.data
+
+        rc = lib.parasol_phase_trace(
+            m, self.nlinks, ptr(u_start), ptr(u_hops), ptr(u_flat), ptr(speed), ptr(latency),
+            ptr(nbytes), ptr(start), ptr(instant), queue.shape[0], ptr(queue), ptr(waits),
+            ptr(dep_ptr), ptr(dependents), ptr(self.t0), ptr(self.end), ptr(busy),
+            ptr(max_n), ptr(events),
+        )  # fmt: skip
+        if rc == -2:
+            raise MemoryError("the event trace's kernel could not allocate its state")
+        if rc != 0:
+            raise RuntimeError("the event trace lost a message's predicted end")
+        self.events = int(events[0])
+        self.native = (busy, max_n)
+
     def run(self) -> None:
+        self._python_state()
         inf = math.inf
         queue_times, nqueue = self.queue_times.tolist(), self.queue.shape[0]
         heap = self.heap
