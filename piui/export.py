@@ -13,19 +13,29 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 
-from parasol_core.estimator.client import Client, EstimatorError, ModelRefused, default_url
 from parasol_core.session import EDIT, REDO, UNDO, Change
 from parasol_core.syntax.diagnostics import Diagnostic
 from piui.document import Document
+
+if TYPE_CHECKING:
+    from parasol_core.estimator.client import Client
 
 log = logging.getLogger("piui")
 
 AUTO_EXPORT_DELAY_MS = 1000  # auto-export pushes this long after the last edit
 TIMEOUT = 30.0  # seconds an estimator call may take
+
+
+def default_url() -> str:
+    """The estimator's address unless Preferences say another (the client module, and
+    the HTTP and JSON modules it imports, are loaded when first needed: not at start)."""
+    from parasol_core.estimator.client import default_url
+
+    return default_url()
 
 
 @dataclass
@@ -52,6 +62,8 @@ class EstimatorSettings:
         settings.sync()
 
     def client(self) -> Client:
+        from parasol_core.estimator.client import Client
+
         return Client(self.url, token=self.token or None, timeout=TIMEOUT)
 
 
@@ -152,6 +164,8 @@ class Exporter(QObject):
                 return client.push(text, name=name)
 
         def then(answer: dict | None, error: BaseException | None) -> None:
+            from parasol_core.estimator.client import EstimatorError, ModelRefused
+
             result = ExportResult(url, name=name)
             if isinstance(error, ModelRefused):
                 result.error = f"the estimator at {url} refused the model: {error}"
