@@ -47,8 +47,8 @@ class EstimatorSettings:
 
     @classmethod
     def load(cls, settings: QSettings) -> EstimatorSettings:
-        s = cls()
-        s.url = str(settings.value("estimator/url", s.url) or s.url)
+        url = str(settings.value("estimator/url", "") or "")
+        s = cls(url or default_url())
         s.token = str(settings.value("estimator/token", "") or "")
         s.name = str(settings.value("estimator/name", "") or "")
         s.auto = str(settings.value("estimator/auto", "false")).lower() == "true"
@@ -115,6 +115,21 @@ class Worker(QObject):
 
         self._pool.submit(job)
 
+    def background(self, call: Callable[[], Any]) -> None:
+        """Run ``call`` on the worker thread for its side effect only: no result comes
+        back and it does not count as a call under way (``pending``)."""
+
+        def job() -> None:
+            try:
+                call()
+            except Exception as e:  # a preload that fails is retried where it is needed
+                log.debug("background call failed: %s", e)
+
+        try:
+            self._pool.submit(job)
+        except RuntimeError:  # shut down (the window closed): nothing left to do it for
+            pass
+
     def _deliver(self, then: Callable, result: Any, error: BaseException | None) -> None:
         self.pending -= 1
         then(result, error)
@@ -141,6 +156,16 @@ class Exporter(QObject):
         self._auto.setInterval(AUTO_EXPORT_DELAY_MS)
         self._auto.timeout.connect(self.export)
         document.changed.connect(self._changed)
+
+    def preload(self) -> None:
+        """Import the estimator's client (and the HTTP and JSON modules it uses) on the
+        worker thread, so that the first export or edit does not import it on the GUI
+        thread. The main window asks for this once it has been painted."""
+
+        def load() -> None:
+            import parasol_core.estimator.client  # noqa: F401
+
+        self.worker.background(load)
 
     @property
     def busy(self) -> bool:

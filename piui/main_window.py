@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
+from piui.widgets.deferred import after_first_paint
 from piui.widgets.file_dialogs import ask_path
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.windows.diagnostics import DiagnosticsPanel
@@ -157,6 +158,7 @@ class MainWindow(QMainWindow):
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
+        after_first_paint(self, self.exporter.preload)
         self.estimate = EstimatePanel(self.exporter)
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
