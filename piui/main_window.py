@@ -25,16 +25,15 @@ from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
 from piui.widgets.deferred import after_first_paint
-from piui.widgets.file_dialogs import ask_path
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.windows.diagnostics import DiagnosticsPanel
-from piui.windows.estimate import EstimatePanel
 from piui.windows.overview import MachineOverview
 from piui.windows.processor_master import ProcessorMaster
 from piui.windows.terminal import TerminalHandler, TerminalWindow
 
 if TYPE_CHECKING:
     from parasol_core.estimator.local import LocalEstimator
+    from piui.windows.estimate import EstimatePanel
 
 log = logging.getLogger("piui")
 
@@ -159,14 +158,13 @@ class MainWindow(QMainWindow):
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
         after_first_paint(self, self.exporter.preload)
-        self.estimate = EstimatePanel(self.exporter)
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.add_panel(
             "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
         )
-        self.add_panel("estimate", "Estimate", self.estimate, self.estimate_panel_area)
+        self.add_lazy_panel("estimate", "Estimate", self._estimate_panel, self.estimate_panel_area)
         self.docks["diagnostics"].raise_()
         right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
             self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
@@ -218,6 +216,16 @@ class MainWindow(QMainWindow):
         from piui.windows import registry
 
         return registry.panels()
+
+    @property
+    def estimate(self) -> EstimatePanel:
+        """The Estimate panel (built when its dock is first shown or it is asked for)."""
+        return self.panels["estimate"]
+
+    def _estimate_panel(self, _document: Document) -> EstimatePanel:
+        from piui.windows.estimate import EstimatePanel
+
+        return EstimatePanel(self.exporter)
 
     def add_panel(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea | str,
                   ) -> QDockWidget:  # fmt: skip
@@ -521,10 +529,14 @@ class MainWindow(QMainWindow):
         )  # fmt: skip
 
     def _ask_open_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path  # QFileDialog: when first asked
+
         start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
         return ask_path(self, "Open model", start, saving=False)
 
     def _ask_save_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path
+
         name = self.document.machine.name or "untitled"
         start = str(self.document.path or Path.cwd() / f"{name}.machine")
         return ask_path(self, "Save model as", start, saving=True)

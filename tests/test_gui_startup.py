@@ -190,3 +190,16 @@ def test_the_chart_is_built_when_its_tab_is_shown_and_follows_edits(combinations
     qtbot.waitUntil(lambda: not window._chart_timer.isActive())
     top = 10 ** (bar.opts["y0"][0] + bar.opts["height"][0])
     assert top == pytest.approx(doc.engine.value("po(1).ia_spd"))
+
+
+# ---------------------------------------------------------------------- the Estimate panel
+
+
+def test_the_estimate_panel_built_after_an_export_knows_the_exported_model(main_window):
+    from piui.export import ExportResult
+
+    assert not main_window.panels.is_built("estimate")
+    main_window.exporter.last = ExportResult("http://127.0.0.1:1", model="m0042", name="gcel")
+    panel = main_window.estimate  # built now, after the export
+    assert panel.model == "m0042"
+    assert panel.route_button.isEnabled()
