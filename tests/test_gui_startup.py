@@ -203,3 +203,21 @@ def test_the_estimate_panel_built_after_an_export_knows_the_exported_model(main_
     panel = main_window.estimate  # built now, after the export
     assert panel.model == "m0042"
     assert panel.route_button.isEnabled()
+
+
+# ---------------------------------------------------------------------- opening another model
+
+
+def test_opening_another_model_shows_its_current_processor_then_follows_changes(
+    combinations, sample_copy
+):
+    window = combinations
+    doc = window.document
+    doc.open(sample_copy("fwi-csys.machine"))  # one refresh, for its first processor type
+    assert window.processor_box.count() == len(doc.machine.processors) == 3
+    first = doc.machine.processors[0]
+    assert window.rows["ia_spd"].edit.text() == first.combinations["ia_spd"].text
+    second = doc.machine.processors[1]
+    doc.set_current_processor(second.id)
+    assert window.rows["ia_spd"].edit.model_text() == second.combinations["ia_spd"].text
+    assert window.key("ia_spd") == f"po({second.id}).ia_spd"
