@@ -60,6 +60,35 @@ def missing_platform_packages(
     return [package for lib, package in XCB_LIBRARIES.items() if find(lib) is None]
 
 
+# The Qt-free modules that opening a model and PIUI's first screen need, imported before
+# PySide6: once shiboken is loaded, it reads the source of every module imported after it
+# (to look for ``from __feature__ import``), a millisecond or more each, for the hundred
+# or so modules of parasol_core, lark and numpy. What is not listed here (sympy,
+# pyqtgraph, the estimator client, the windows behind others) is imported when needed.
+CORE_MODULES = (
+    "concurrent.futures",
+    "importlib.metadata",  # routing plug-ins (validation)
+    "parasol_core.syntax.parser",
+    "parasol_core.validate",
+    "parasol_core.engine",
+    "parasol_core.session",
+    "parasol_core.edit",
+    "parasol_core.expr.check",
+    "parasol_core.meanings",
+    "parasol_core.topology.index",  # numpy: the grid view, in front at start
+    "parasol_core.topology.layout",
+    "parasol_core.topology.mapping",
+)
+
+
+def import_core() -> None:
+    """Import :data:`CORE_MODULES` (before PySide6, for the reason given there)."""
+    import importlib
+
+    for name in CORE_MODULES:
+        importlib.import_module(name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="piui", description="Edit PARASOL machine models.")
     parser.add_argument("file", nargs="?", help="a model file to open")
@@ -100,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.screenshots and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    import_core()
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 

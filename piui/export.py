@@ -13,19 +13,29 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 
-from parasol_core.estimator.client import Client, EstimatorError, ModelRefused, default_url
 from parasol_core.session import EDIT, REDO, UNDO, Change
 from parasol_core.syntax.diagnostics import Diagnostic
 from piui.document import Document
+
+if TYPE_CHECKING:
+    from parasol_core.estimator.client import Client
 
 log = logging.getLogger("piui")
 
 AUTO_EXPORT_DELAY_MS = 1000  # auto-export pushes this long after the last edit
 TIMEOUT = 30.0  # seconds an estimator call may take
+
+
+def default_url() -> str:
+    """The estimator's address unless Preferences say another (the client module, and
+    the HTTP and JSON modules it imports, are loaded when first needed: not at start)."""
+    from parasol_core.estimator.client import default_url
+
+    return default_url()
 
 
 @dataclass
@@ -37,8 +47,8 @@ class EstimatorSettings:
 
     @classmethod
     def load(cls, settings: QSettings) -> EstimatorSettings:
-        s = cls()
-        s.url = str(settings.value("estimator/url", s.url) or s.url)
+        url = str(settings.value("estimator/url", "") or "")
+        s = cls(url or default_url())
         s.token = str(settings.value("estimator/token", "") or "")
         s.name = str(settings.value("estimator/name", "") or "")
         s.auto = str(settings.value("estimator/auto", "false")).lower() == "true"
@@ -52,6 +62,8 @@ class EstimatorSettings:
         settings.sync()
 
     def client(self) -> Client:
+        from parasol_core.estimator.client import Client
+
         return Client(self.url, token=self.token or None, timeout=TIMEOUT)
 
 
@@ -103,6 +115,21 @@ class Worker(QObject):
 
         self._pool.submit(job)
 
+    def background(self, call: Callable[[], Any]) -> None:
+        """Run ``call`` on the worker thread for its side effect only: no result comes
+        back and it does not count as a call under way (``pending``)."""
+
+        def job() -> None:
+            try:
+                call()
+            except Exception as e:  # a preload that fails is retried where it is needed
+                log.debug("background call failed: %s", e)
+
+        try:
+            self._pool.submit(job)
+        except RuntimeError:  # shut down (the window closed): nothing left to do it for
+            pass
+
     def _deliver(self, then: Callable, result: Any, error: BaseException | None) -> None:
         self.pending -= 1
         then(result, error)
@@ -130,6 +157,16 @@ class Exporter(QObject):
         self._auto.timeout.connect(self.export)
         document.changed.connect(self._changed)
 
+    def preload(self) -> None:
+        """Import the estimator's client (and the HTTP and JSON modules it uses) on the
+        worker thread, so that the first export or edit does not import it on the GUI
+        thread. The main window asks for this once it has been painted."""
+
+        def load() -> None:
+            import parasol_core.estimator.client  # noqa: F401
+
+        self.worker.background(load)
+
     @property
     def busy(self) -> bool:
         return self.worker.pending > 0
@@ -152,6 +189,8 @@ class Exporter(QObject):
                 return client.push(text, name=name)
 
         def then(answer: dict | None, error: BaseException | None) -> None:
+            from parasol_core.estimator.client import EstimatorError, ModelRefused
+
             result = ExportResult(url, name=name)
             if isinstance(error, ModelRefused):
                 result.error = f"the estimator at {url} refused the model: {error}"

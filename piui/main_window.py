@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
@@ -20,18 +21,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.estimator.local import LocalEstimator
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
-from piui.widgets.file_dialogs import ask_path
+from piui.widgets.deferred import after_first_paint
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.windows.diagnostics import DiagnosticsPanel
-from piui.windows.estimate import EstimatePanel
 from piui.windows.overview import MachineOverview
-from piui.windows.preferences import PreferencesDialog
 from piui.windows.processor_master import ProcessorMaster
 from piui.windows.terminal import TerminalHandler, TerminalWindow
+
+if TYPE_CHECKING:
+    from parasol_core.estimator.local import LocalEstimator
+    from piui.windows.estimate import EstimatePanel
 
 log = logging.getLogger("piui")
 
@@ -39,6 +41,11 @@ SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
 LEFT_DOCK_WIDTH = 260
 RIGHT_DOCK_WIDTH = 560
+# The right column's height between the processor windows (above) and the topology
+# windows (below), in this proportion: room for the combinations table with its message
+# line and tab bar. (Qt shared it by the tallest size hint of each tab group, which gave
+# the same split, before the windows behind the front ones were built only when shown.)
+RIGHT_SPLIT = (457, 343)
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
@@ -81,6 +88,38 @@ def _scrolling(widget: QWidget) -> QWidget:
     return scroll
 
 
+class Panels(MutableMapping[str, QWidget]):
+    """The main window's panels by key, in the order they were docked. A panel whose
+    dock has not been on screen yet is built when it is first asked for."""
+
+    def __init__(self, build: Callable[[str], QWidget]) -> None:
+        self._widgets: dict[str, QWidget | None] = {}  # None: not built yet
+        self._build = build
+
+    def wait(self, key: str) -> None:
+        """``key`` is a panel to build when first needed."""
+        self._widgets[key] = None
+
+    def is_built(self, key: str) -> bool:
+        return self._widgets.get(key) is not None
+
+    def __getitem__(self, key: str) -> QWidget:
+        widget = self._widgets[key]
+        return self._build(key) if widget is None else widget
+
+    def __setitem__(self, key: str, widget: QWidget) -> None:
+        self._widgets[key] = widget
+
+    def __delitem__(self, key: str) -> None:
+        del self._widgets[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._widgets)
+
+    def __len__(self) -> int:
+        return len(self._widgets)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
@@ -99,7 +138,8 @@ class MainWindow(QMainWindow):
                 if logger.level == logging.NOTSET or logger.level > logging.INFO:
                     logger.setLevel(logging.DEBUG)
         self.docks: dict[str, QDockWidget] = {}
-        self.panels: dict[str, QWidget] = {}
+        self.panels = Panels(self._build_panel)
+        self._factories: dict[str, Callable[[Document], QWidget]] = {}  # panels not built
         self._groups: dict[str, list[QDockWidget]] = {}  # named tab groups (registry)
         self._grouped: set[str] = set()
 
@@ -111,23 +151,31 @@ class MainWindow(QMainWindow):
         self.add_panel("processors", "Processor master", self.processor_master,
                        Qt.DockWidgetArea.LeftDockWidgetArea)  # fmt: skip
         for key, title, factory, area in self.panel_factories():
-            self.add_panel(key, title, factory(self.document), area)
+            self.add_lazy_panel(key, title, factory, area)
         # Export and the estimator it pushes to (Preferences say which)
         self.local_estimator: LocalEstimator | None = None
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
-        self.estimate = EstimatePanel(self.exporter)
+        after_first_paint(self, self.exporter.preload)
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.add_panel(
             "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
         )
-        self.add_panel("estimate", "Estimate", self.estimate, self.estimate_panel_area)
+        self.add_lazy_panel("estimate", "Estimate", self._estimate_panel, self.estimate_panel_area)
         self.docks["diagnostics"].raise_()
         right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
             self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
+        front = [group[0] for group in self._groups.values()]
+        if right:
+            front.append(self.docks["combinations" if "combinations" in right else right[-1]])
+        # The panels in front are built now, so that the first layout is made with them;
+        # those behind them are built when their docks are first shown.
+        for key, dock in self.docks.items():
+            if key in self._factories and (dock in front or not self.tabifiedDockWidgets(dock)):
+                self._build_panel(key)
         for group in self._groups.values():
             group[0].raise_()  # the first of each named group (the grid view) in front
         if right:  # the ratios in front: what a what-if study watches
@@ -135,6 +183,10 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.docks[right[0]]], [RIGHT_DOCK_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["processors"]], [LEFT_DOCK_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["diagnostics"]], [160], Qt.Orientation.Vertical)
+        if right and self._groups:  # the processor windows above, the topology windows below
+            top = self.docks["combinations" if "combinations" in right else right[-1]]
+            below = next(iter(self._groups.values()))[0]
+            self.resizeDocks([top, below], list(RIGHT_SPLIT), Qt.Orientation.Vertical)
 
         # dialogs, replaceable so tests can answer them
         self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
@@ -165,13 +217,52 @@ class MainWindow(QMainWindow):
 
         return registry.panels()
 
+    @property
+    def estimate(self) -> EstimatePanel:
+        """The Estimate panel (built when its dock is first shown or it is asked for)."""
+        return self.panels["estimate"]
+
+    def _estimate_panel(self, _document: Document) -> EstimatePanel:
+        from piui.windows.estimate import EstimatePanel
+
+        return EstimatePanel(self.exporter)
+
     def add_panel(self, key: str, title: str, widget: QWidget, area: Qt.DockWidgetArea | str,
                   ) -> QDockWidget:  # fmt: skip
         """Dock a panel. ``area`` is a dock area (panels sharing one share a tab group)
         or the name of a tab group of its own, split off below the right area's."""
+        dock = self._dock(key, title, _scrolling(widget), area)
+        self.panels[key] = widget
+        return dock
+
+    def add_lazy_panel(self, key: str, title: str, factory: Callable[[Document], QWidget],
+                       area: Qt.DockWidgetArea | str) -> QDockWidget:  # fmt: skip
+        """Dock a panel that is built (``factory(document)``) when its dock is first
+        shown or the panel is first asked for (``panels[key]``)."""
+        dock = self._dock(key, title, QWidget(), area)
+        self._factories[key] = factory
+        self.panels.wait(key)
+        dock.visibilityChanged.connect(
+            lambda visible, k=key: visible and k in self._factories and self._build_panel(k)
+        )
+        return dock
+
+    def _build_panel(self, key: str) -> QWidget:
+        factory = self._factories.pop(key)
+        widget = factory(self.document)
+        self.panels[key] = widget
+        dock = self.docks[key]
+        placeholder = dock.widget()
+        dock.setWidget(_scrolling(widget))
+        if placeholder is not None:
+            placeholder.deleteLater()
+        return widget
+
+    def _dock(self, key: str, title: str, content: QWidget, area: Qt.DockWidgetArea | str,
+              ) -> QDockWidget:  # fmt: skip
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
-        dock.setWidget(_scrolling(widget))
+        dock.setWidget(content)
         if isinstance(area, str):
             group = self._groups.setdefault(area, [])
             if group:
@@ -183,7 +274,6 @@ class MainWindow(QMainWindow):
             group.append(dock)
             self._grouped.add(key)
             self.docks[key] = dock
-            self.panels[key] = widget
             return dock
         # Panels sharing an area share one tab group; tabifying as each is added (rather
         # than stacking them first) leaves no stray tab bar behind.
@@ -194,7 +284,6 @@ class MainWindow(QMainWindow):
         else:
             self.addDockWidget(area, dock)
         self.docks[key] = dock
-        self.panels[key] = widget
         return dock
 
     def extra_windows(self) -> list[tuple[str, QWidget]]:
@@ -422,6 +511,8 @@ class MainWindow(QMainWindow):
         return True
 
     def show_preferences(self) -> None:
+        from piui.windows.preferences import PreferencesDialog  # the estimator's client
+
         dialog = PreferencesDialog(self.estimator_settings(), self.local_estimator, self)
         if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
             dialog.settings().save(settings())
@@ -438,10 +529,14 @@ class MainWindow(QMainWindow):
         )  # fmt: skip
 
     def _ask_open_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path  # QFileDialog: when first asked
+
         start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
         return ask_path(self, "Open model", start, saving=False)
 
     def _ask_save_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path
+
         name = self.document.machine.name or "untitled"
         start = str(self.document.path or Path.cwd() / f"{name}.machine")
         return ask_path(self, "Save model as", start, saving=True)

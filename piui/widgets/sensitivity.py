@@ -9,7 +9,7 @@ import logging
 import re
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -27,6 +27,7 @@ from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
 from parasol_core.meanings import parameter_meaning
+from piui.widgets.deferred import after_first_paint, has_painted
 from piui.widgets.labels import value_text
 
 log = logging.getLogger("piui")
@@ -90,6 +91,8 @@ class SensitivityPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pretty_cache: dict[tuple[str, str], str] = {}
+        self._request: tuple[str | None, Expression | None, Engine] | None = None
+        self._pending = False
         self.title = QLabel()
         title_font = self.title.font()
         title_font.setBold(True)
@@ -148,7 +151,51 @@ class SensitivityPanel(QWidget):
         self._pretty_cache.clear()
 
     def show_for(self, key: str | None, expr: Expression | None, engine: Engine) -> None:
-        """Show the sensitivity of the expression ``key`` (None: nothing selected)."""
+        """Show the sensitivity of the expression ``key`` (None: nothing selected).
+
+        Working it out takes sympy (a second to import): it is done when the panel is on
+        screen. While the panel is hidden (a tab or dock behind another) or its window
+        has not been painted yet, the request waits, the latest one replacing any
+        earlier, and is done when the panel is shown, or just after the first paint."""
+        self._request = (key, expr, engine)
+        if self.isVisible() and has_painted(self):
+            self._show_request()
+            return
+        self._pending = True
+        self.table.setRowCount(0)
+        self.table.hide()
+        self.symbolic_scroll.hide()
+        self.symbolic.setText("")
+        self.title.setText(
+            "Sensitivity" if key is None else f"Sensitivity of {key} to the parameters it uses"
+        )
+        self.note.setText("Working out the sensitivity…")
+        if self.isVisible():
+            after_first_paint(self, self._show_pending)
+
+    def is_pending(self) -> bool:
+        """Whether a sensitivity waits for the panel to be shown (or painted)."""
+        return self._pending
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._pending:
+            return
+        if has_painted(self):
+            self._show_pending()  # a tab brought forward: filled before it is painted
+        else:
+            after_first_paint(self, self._show_pending)
+
+    def _show_pending(self) -> None:
+        if self._pending and self.isVisible():
+            self._show_request()
+
+    def _show_request(self) -> None:
+        self._pending = False
+        if self._request is not None:
+            self._show(*self._request)
+
+    def _show(self, key: str | None, expr: Expression | None, engine: Engine) -> None:
         from parasol_core.expr import symbolic  # sympy: loaded when first needed
 
         self.table.setRowCount(0)

@@ -63,6 +63,9 @@ CHART_INTERVAL_MS = 40  # at most ~25 chart redraws a second while a slider is d
 SENSITIVITY_INTERVAL_MS = 120
 
 
+_NOTHING = object()
+
+
 @dataclass
 class _Row:
     name: str
@@ -190,8 +193,9 @@ class CombinationsWindow(QWidget):
         self.processor_box.activated.connect(self._processor_chosen)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         # another model or processor type: an edit in progress was for other expressions
-        document.modelReset.connect(lambda: self.refresh(keep_edits=False))
-        document.currentProcessorChanged.connect(lambda _: self.refresh(keep_edits=False))
+        self._reset_for: object = _NOTHING  # the processor a model reset has just shown
+        document.modelReset.connect(self._model_reset)
+        document.currentProcessorChanged.connect(self._processor_changed)
         document.structureChanged.connect(self.refresh)
         document.derivedChanged.connect(self._derived_changed)
         document.valuesChanged.connect(self._values_changed)
@@ -268,6 +272,7 @@ class CombinationsWindow(QWidget):
 
     def refresh(self, keep_edits: bool = True) -> None:
         """Redraw everything from the model (a new processor, expression or model)."""
+        self._reset_for = _NOTHING
         self.sensitivity_page.forget()
         self._fill_processor_box()
         proc = self.processor()
@@ -281,6 +286,17 @@ class CombinationsWindow(QWidget):
         self._update_inputs()
         self.redraw_chart()
         self.refresh_sensitivity()
+
+    def _model_reset(self) -> None:
+        self.refresh(keep_edits=False)
+        self._reset_for = self.document.current_processor_id
+
+    def _processor_changed(self, proc_id: int | None) -> None:
+        shown, self._reset_for = self._reset_for, _NOTHING
+        if proc_id == shown:
+            return  # the document announces the current processor of a model it has
+            # just opened: the refresh of that model reset showed it already
+        self.refresh(keep_edits=False)
 
     def _fill_processor_box(self) -> None:
         box = self.processor_box

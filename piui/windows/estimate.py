@@ -33,7 +33,9 @@ class EstimatePanel(QWidget):
     def __init__(self, exporter: Exporter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.exporter = exporter
-        self.model: str | None = None
+        # the model of the last export (an export may come before this panel is built)
+        last = exporter.last
+        self.model: str | None = last.model if last is not None and last.ok else None
         self.routes: list[dict] = []  # routes asked for, in order: the current phase
 
         self.model_label = QLabel()

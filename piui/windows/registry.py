@@ -7,6 +7,7 @@ instruction category windows), which `piui --screenshots` renders too.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -18,28 +19,33 @@ RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 TOPOLOGY = "topology"
 
 
-def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
-    from piui.windows.cache import CacheWindow
-    from piui.windows.combinations import CombinationsWindow
-    from piui.windows.grid_view import GridViewWindow
-    from piui.windows.groups import InstructionGroupsWindow
-    from piui.windows.instructions import InstructionsWindow
-    from piui.windows.link_groups import LinkGroupsWindow
-    from piui.windows.machine_combination import MachineCombinationWindow
-    from piui.windows.mapping_editor import MappingEditorWindow
-    from piui.windows.runtime import RuntimeSystemsWindow
-    from piui.windows.topology_editor import TopologyEditorWindow
+def _lazy(module: str, name: str) -> Callable:
+    """A factory that imports its window's module when it is first called: the main
+    window builds a window only when its dock is first shown, and the modules of the
+    windows nobody has opened (and what they import: pyqtgraph, numpy) stay unloaded."""
 
+    def make(document):  # noqa: ANN001, ANN202
+        return getattr(importlib.import_module(f"piui.windows.{module}"), name)(document)
+
+    make.__qualname__ = make.__name__ = name
+    return make
+
+
+def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
     return [
-        ("groups", "Instruction groups", InstructionGroupsWindow, RIGHT),
-        ("instructions", "Individual instructions", InstructionsWindow, RIGHT),
-        ("cache", "Cache", CacheWindow, RIGHT),
-        ("combinations", "Combinations", CombinationsWindow, RIGHT),
-        ("runtime", "Run-time systems", RuntimeSystemsWindow, RIGHT),
+        ("groups", "Instruction groups", _lazy("groups", "InstructionGroupsWindow"), RIGHT),
+        ("instructions", "Individual instructions", _lazy("instructions", "InstructionsWindow"),
+         RIGHT),
+        ("cache", "Cache", _lazy("cache", "CacheWindow"), RIGHT),
+        ("combinations", "Combinations", _lazy("combinations", "CombinationsWindow"), RIGHT),
+        ("runtime", "Run-time systems", _lazy("runtime", "RuntimeSystemsWindow"), RIGHT),
         # the topology windows: a tab group of their own beside the processor windows
-        ("grid-view", "Grid view", GridViewWindow, TOPOLOGY),
-        ("link-groups", "Link groups", LinkGroupsWindow, TOPOLOGY),
-        ("topology-editor", "Topology editor", TopologyEditorWindow, TOPOLOGY),
-        ("mapping-editor", "Mapping editor", MappingEditorWindow, TOPOLOGY),
-        ("machine-combination", "Machine combination", MachineCombinationWindow, TOPOLOGY),
-    ]
+        ("grid-view", "Grid view", _lazy("grid_view", "GridViewWindow"), TOPOLOGY),
+        ("link-groups", "Link groups", _lazy("link_groups", "LinkGroupsWindow"), TOPOLOGY),
+        ("topology-editor", "Topology editor", _lazy("topology_editor", "TopologyEditorWindow"),
+         TOPOLOGY),
+        ("mapping-editor", "Mapping editor", _lazy("mapping_editor", "MappingEditorWindow"),
+         TOPOLOGY),
+        ("machine-combination", "Machine combination",
+         _lazy("machine_combination", "MachineCombinationWindow"), TOPOLOGY),
+    ]  # fmt: skip
