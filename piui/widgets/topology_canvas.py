@@ -73,8 +73,9 @@ SELECT_COLOUR = QColor("#ff9900")
 HOT_COLOUR = QColor("#c000c0")
 
 
-VIRTUAL_AA_LIMIT = 256  # visible one-pixel dotted virtual links drawn antialiased, at most
+VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
 CURVE_STEPS = 8  # line segments per dotted curve when drawn with a wide pen
+TEXT_CACHE = 20000  # laid-out processor numbers kept
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
 
 
@@ -163,8 +164,7 @@ class TopologyCanvas(QWidget):
         self._pair_array = np.zeros((0, 2), dtype=np.int64)
         self._sprites: dict[tuple, QPixmap] = {}
         self._sprite_radius = -1.0
-        self._texts: dict[str, tuple[QStaticText, float, float]] = {}
-        self._text_size = -1
+        self._texts: dict[tuple[int, str], tuple[QStaticText, float, float]] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
         self.hot_links: set[int] = set()
         self.route_links: set[int] = set()
@@ -566,20 +566,21 @@ class TopologyCanvas(QWidget):
         ok[ok] &= visible[a[ok]] | visible[b[ok]]
         if not ok.any():
             return
-        width = max(1.0, min(self.scale / 30, 2.0))
+        pa, pb = xy[a[ok]], xy[b[ok]]
+        dense = pa.shape[0] > VIRTUAL_AA_LIMIT
+        # many of them (a large model zoomed out, or a torus over GCel zoomed in a
+        # little): one pixel wide without antialiasing, four times faster, and dots of one
+        # pixel read the same
+        width = 1.0 if dense else max(1.0, min(self.scale / 30, 2.0))
         pen = QPen(VIRTUAL_COLOUR, width)
         pen.setStyle(Qt.PenStyle.DotLine)
         painter.setPen(pen)
-        pa, pb = xy[a[ok]], xy[b[ok]]
         # bow the dotted line a little so that it does not hide the hardware link
         d = pb - pa
         ctrl = (pa + pb) / 2 + np.column_stack((-d[:, 1], d[:, 0])) * VIRTUAL_BOW
         if width <= 1.0:
             # one path: a one-pixel pen goes to Qt's cosmetic stroker, which dashes as it
-            # draws (no dash pattern computed per link); many of them (a large model
-            # zoomed out) without antialiasing, four times faster, and dots of one
-            # pixel read the same
-            dense = pa.shape[0] > VIRTUAL_AA_LIMIT
+            # draws (no dash pattern computed per link)
             if dense:
                 painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
             painter.drawPath(quads_path(pa, ctrl, pb))
@@ -620,18 +621,19 @@ class TopologyCanvas(QWidget):
         return sprite
 
     def _static_text(self, text: str, font: QFont) -> tuple[QStaticText, float, float]:
-        """A processor's number laid out once per font size: the text, half its width
-        and half its height."""
-        if font.pixelSize() != self._text_size:
-            self._texts.clear()
-            self._text_size = font.pixelSize()
-        hit = self._texts.get(text)
+        """A processor's number laid out once per font size (kept for every size: zooming
+        in and out goes through the same few): the text, half its width and half its
+        height."""
+        key = (font.pixelSize(), text)
+        hit = self._texts.get(key)
         if hit is None:
             st = QStaticText(text)
             st.setTextFormat(Qt.TextFormat.PlainText)
             st.prepare(QTransform(), font)
             size = st.size()
-            hit = self._texts[text] = (st, size.width() / 2, size.height() / 2)
+            if len(self._texts) > TEXT_CACHE:
+                self._texts.clear()
+            hit = self._texts[key] = (st, size.width() / 2, size.height() / 2)
         return hit
 
     def _paint_processors(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
