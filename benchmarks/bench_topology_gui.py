@@ -93,9 +93,9 @@ class PaintCounter:
         self.count = 0
         original = canvas.paint
 
-        def paint(painter) -> None:
+        def paint(painter, **kw) -> None:
             self.count += 1
-            original(painter)
+            original(painter, **kw)
 
         canvas.paint = paint
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from PySide6.QtCore import (
@@ -163,6 +163,8 @@ class TopologyCanvas(QWidget):
         self._pairs_source: object = None
         self._pair_array = np.zeros((0, 2), dtype=np.int64)
         self._sprites: dict[tuple, QPixmap] = {}
+        self._layers: dict[str, tuple[tuple, QPixmap]] = {}
+        self._static_version = 0
         self._sprite_radius = -1.0
         self._texts: dict[tuple[int, str], tuple[QStaticText, float, float]] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
@@ -207,7 +209,7 @@ class TopologyCanvas(QWidget):
         self._overview = None
         if old_count != self.place.count or not self._fitted:
             self.fit()
-        self.update()
+        self._changed()
 
     def refresh_links(self) -> None:
         """Re-read the links (after links were added or removed)."""
@@ -219,7 +221,7 @@ class TopologyCanvas(QWidget):
             classes = link_classes(self.topology, self.place.shape)
             wrapped = classes.ids[classes.wrap]
             self.seg_wrap = np.isin(self.seg_ids, wrapped)
-        self.update()
+        self._changed()
 
     def refresh_types(self) -> None:
         if self.topology is None:
@@ -229,7 +231,7 @@ class TopologyCanvas(QWidget):
             if 1 <= p <= self.place.count and isinstance(t, int):
                 self.types[p - 1] = t
         self._overview = None
-        self.update()
+        self._changed()
 
     def set_virtual(self, pairs: Sequence[tuple[int, int]], hardware: Mapping[int, int]) -> None:
         """Virtual links (virtual processor pairs) and where their ends are mapped. The
@@ -277,7 +279,7 @@ class TopologyCanvas(QWidget):
                     k: (math.log(v) - lo) / (hi - lo) if v and v > 0 else 0.0
                     for k, v in values.items()
                 }
-        self.update()
+        self._changed()
 
     # ------------------------------------------------------------------ selection
 
@@ -293,7 +295,7 @@ class TopologyCanvas(QWidget):
             if 1 <= p <= self.selected.shape[0]:
                 self.selected[p - 1] = True
         self.selected_links |= set(links)
-        self.update()
+        self._changed()
         self.selectionChanged.emit()
 
     def select_rect(self, rect: QRectF, add: bool = False) -> None:
@@ -436,11 +438,41 @@ class TopologyCanvas(QWidget):
         painter = QPainter(self)
         try:
             painter.fillRect(self.rect(), self.palette().base())
-            self.paint(painter)
+            self.paint(painter, layers=True)
         finally:
             painter.end()
 
-    def paint(self, painter: QPainter) -> None:
+    def _changed(self) -> None:
+        """Something the cached layers show changed (links, widths, types, selection)."""
+        self._static_version += 1
+        self.update()
+
+    def _layer(self, name: str, draw: Callable[[QPainter], None]) -> QPixmap:
+        """A transparent picture of the whole view drawn by ``draw``, kept until the view
+        (size, scale, offset) or what the layers show changes: a repaint for a swap, a
+        hover or a drag then draws only what moved."""
+        dpr = self.devicePixelRatioF()
+        key = (self.width(), self.height(), dpr, self.scale, self.offset.x(), self.offset.y(),
+               self._static_version)  # fmt: skip
+        hit = self._layers.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        layer = QPixmap(max(1, round(self.width() * dpr)), max(1, round(self.height() * dpr)))
+        layer.setDevicePixelRatio(dpr)
+        layer.fill(Qt.GlobalColor.transparent)
+        p = QPainter(layer)
+        try:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            draw(p)
+        finally:
+            p.end()
+        self._layers[name] = (key, layer)
+        return layer
+
+    def paint(self, painter: QPainter, layers: bool = False) -> None:
+        """Draw the view. With ``layers`` (the screen), the hardware links and the
+        processors' boxes come from cached layers; without (SVG export), everything is
+        drawn as shapes."""
         if not self.place.count:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
             return
@@ -451,10 +483,22 @@ class TopologyCanvas(QWidget):
             self._paint_overview(painter)
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            self._paint_links(painter, xy, visible)
+            if layers:
+                # plain links from the layer, the hot and selected ones drawn over them
+                # (wider, so they cover the plain line underneath)
+                links = self._layer("links", lambda p: self._paint_links(p, xy, visible, "plain"))
+                painter.drawPixmap(0, 0, links)
+                self._paint_links(painter, xy, visible, "marked")
+            else:
+                self._paint_links(painter, xy, visible)
             self._paint_virtual(painter, xy, visible)
             self._paint_route(painter, xy)
-            self._paint_processors(painter, xy, visible)
+            if layers:
+                boxes = self._layer("boxes", lambda p: self._paint_boxes(p, xy, visible))
+                painter.drawPixmap(0, 0, boxes)
+            else:
+                self._paint_boxes(painter, xy, visible)
+            self._paint_labels(painter, xy, visible)
         self._paint_route(painter, xy, rings_only=not overview)
         if self._drag_from is not None:
             self._paint_drag(painter, xy)
@@ -486,10 +530,18 @@ class TopologyCanvas(QWidget):
             f"{self.place.count} processors — zoom in for links and numbers",
         )
 
-    def _paint_links(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+    def _paint_links(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray,
+                     which: str = "all") -> None:  # fmt: skip
+        """The hardware links in view: ``all``, only ``plain`` (every link as if neither
+        hot nor selected) or only the ``marked`` (hot or selected) ones."""
         if not self.seg_ids.size:
             return
         rows = np.flatnonzero(visible[self.seg_a] | visible[self.seg_b])
+        if which == "marked":
+            if not (self.hot_links or self.selected_links):
+                return
+            marked = np.fromiter(self.hot_links | self.selected_links, np.int64)
+            rows = rows[np.isin(self.seg_ids[rows], marked)]
         if not rows.size:
             return
         ids = self.seg_ids[rows]
@@ -501,10 +553,10 @@ class TopologyCanvas(QWidget):
         else:
             width = np.full(ids.shape[0], base)
         colour = np.zeros(ids.shape[0], dtype=np.int64)  # 0 plain, 1 hot, 2 selected
-        if self.hot_links:
+        if self.hot_links and which != "plain":
             hot = np.isin(ids, np.fromiter(self.hot_links, np.int64))
             colour[hot], width[hot] = 1, width[hot] + 2
-        if self.selected_links:
+        if self.selected_links and which != "plain":
             sel = np.isin(ids, np.fromiter(self.selected_links, np.int64))
             colour[sel], width[sel] = 2, width[sel] + 2
         tenths = np.rint(width * 10).astype(np.int64)
@@ -637,7 +689,26 @@ class TopologyCanvas(QWidget):
         return hit
 
     def _paint_processors(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        self._paint_boxes(painter, xy, visible)
+        self._paint_labels(painter, xy, visible)
+
+    def _paint_boxes(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        """Each processor's box: sprites blitted at whole pixels (a box's centre is off
+        by at most half a pixel)."""
         r = self.radius()
+        idx = np.flatnonzero(visible)
+        corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
+        state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
+        for key in np.unique(state).tolist():
+            sprite = self._sprite(key // 2, bool(key % 2), r)
+            for x, y in corner[state == key].tolist():
+                painter.drawPixmap(x, y, sprite)
+
+    def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        """The processors' numbers (or labels), when they fit in the boxes."""
+        r = self.radius()
+        if r < 3 or self.scale < LABEL_SCALE:
+            return
         font = QFont(painter.font())
         font.setPixelSize(int(max(8, min(r * 0.9, 14))))
         longest = (
@@ -645,17 +716,9 @@ class TopologyCanvas(QWidget):
             if self.labels
             else len(str(self.place.count))
         )
-        labels = self.scale >= LABEL_SCALE and 2 * r >= longest * font.pixelSize() * 0.62
-        idx = np.flatnonzero(visible)
-        # sprites, blitted at whole pixels (a box's centre is off by at most half a pixel)
-        corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
-        state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
-        for key in np.unique(state).tolist():
-            sprite = self._sprite(key // 2, bool(key % 2), r)
-            for x, y in corner[state == key].tolist():
-                painter.drawPixmap(x, y, sprite)
-        if not labels or r < 3:
+        if 2 * r < longest * font.pixelSize() * 0.62:
             return
+        idx = np.flatnonzero(visible)
         painter.setFont(font)
         painter.setPen(QColor("#000000"))
         texts = self.labels
