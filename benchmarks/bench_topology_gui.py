@@ -54,6 +54,22 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:8.2f} ms"
 
 
+def step_times(func, repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def p90(times: list[float]) -> float:
+    """The 90th percentile: a pan that only moves the cached layers is cheap, the one
+    that redraws them is not; both must fit in a frame."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+
+
 def median_time(func, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -119,7 +135,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
-    rows: list[tuple[str, float, float, str, bool | None]] = []
+    rows: list[tuple[str, float, float | None, float, str, bool | None]] = []
     steps = args.repeat * 4
     with tempfile.TemporaryDirectory() as tmp:
         big = big_torus_file(Path(tmp))
@@ -145,9 +161,10 @@ def main() -> None:
             w.close()
             w.deleteLater()
         t_open = statistics.median(opens)
-        rows.append(("open 32768 torus in the grid view", t_open, parse, "<= 3x load",
+        rows.append(("open 32768 torus in the grid view", t_open, None, parse, "<= 3x load",
                      t_open <= 3 * parse))  # fmt: skip
-        rows.append(("(Document.open of that file, for reference)", doc_open, parse, "-", None))
+        rows.append(("(Document.open of that file, for reference)", doc_open, None, parse, "-",
+                     None))  # fmt: skip
         documents = {"32x32x32 torus (32768)": big_doc}
 
         empty = show(QWidget())
@@ -178,13 +195,16 @@ def main() -> None:
             small = "32768" not in name
             target = "16 ms" if small else "-"
             for case, func in (("zoom step", zoom), ("pan step", pan)):
-                t = median_time(func, steps)
-                rows.append((f"{case}, {name}", t, baseline, target, t <= FRAME if small else None))
+                times = step_times(func, steps)
+                t, worst = statistics.median(times), p90(times)
+                rows.append((f"{case}, {name}", t, worst, baseline, target,
+                             worst <= FRAME if small else None))  # fmt: skip
             c.fit()
             c.zoom(40.0)  # close up on a corner: the detailed drawing of links and numbers
-            t = median_time(pan, steps)
-            rows.append((f"pan step zoomed in, {name}", t, baseline, target,
-                         t <= FRAME if small else None))  # fmt: skip
+            times = step_times(pan, steps)
+            t, worst = statistics.median(times), p90(times)
+            rows.append((f"pan step zoomed in, {name}", t, worst, baseline, target,
+                         worst <= FRAME if small else None))  # fmt: skip
             w.close()
 
         # 3. swaps
@@ -226,19 +246,22 @@ def main() -> None:
                 times.append(time.perf_counter() - t0)
             assert paints.count == len(pairs), "one paint of the view per swap"
             small = "32768" not in name
-            t = statistics.median(times)
-            rows.append((f"swap + dilation/congestion, {name}", t, repaint,
-                         "16 ms" if small else "-", t <= FRAME if small else None))  # fmt: skip
+            t, worst = statistics.median(times), p90(times)
+            rows.append((f"swap + dilation/congestion, {name}", t, worst, repaint,
+                         "16 ms" if small else "-", worst <= FRAME if small else None))  # fmt: skip
             m.close()
             if grid is not None:
                 grid.close()
     app.processEvents()
 
-    print(f"{'case':58} {'time':>11} {'baseline':>11} {'ratio':>7}  target      met")
-    for case, t, base, target, met in rows:
+    print(f"{'case':58} {'median':>11} {'90th pct':>11} {'baseline':>11} {'ratio':>7}  "
+          "target      met")  # fmt: skip
+    for case, t, worst, base, target, met in rows:
         verdict = "-" if met is None else ("yes" if met else "NO")
-        print(f"{case:58} {ms(t)} {ms(base)} {t / base:7.2f}  {target:10}  {verdict}")
-    print(f"(median of {steps} steps or swaps each; zoom/pan baseline: repainting an empty "
+        tail = ms(worst) if worst is not None else f"{'':11}"
+        print(f"{case:58} {ms(t)} {tail} {ms(base)} {t / base:7.2f}  {target:10}  {verdict}")
+    print(f"({steps} steps or swaps each; a frame target is met when the 90th percentile is "
+          "within it; ratio: median / baseline; zoom/pan baseline: repainting an empty "
           "widget; swap baseline: repainting the mapping editor's view without a swap)")  # fmt: skip
 
 

@@ -34,7 +34,6 @@ from PySide6.QtCore import (
     QByteArray,
     QDataStream,
     QLineF,
-    QPoint,
     QPointF,
     QRect,
     QRectF,
@@ -76,7 +75,6 @@ HOT_COLOUR = QColor("#c000c0")
 
 VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
 CURVE_STEPS = 8  # line segments per dotted curve when drawn with a wide pen
-LAYER_MARGIN = 160  # pixels drawn around the view in a layer redrawn by a pan
 TEXT_CACHE = 20000  # laid-out processor numbers kept
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
 
@@ -166,9 +164,8 @@ class TopologyCanvas(QWidget):
         self._pair_array = np.zeros((0, 2), dtype=np.int64)
         self._sprites: dict[tuple, QPixmap] = {}
         self._layers: dict[str, tuple[tuple, QPixmap]] = {}
-        self._static_version = 0  # of the links and boxes layers
-        self._virtual_version = 0
-        self._labels_version = 0
+        self._static_version = 0  # of what the links and boxes layers show
+        self._painted_view: tuple = ()
         self._sprite_radius = -1.0
         self._texts: dict[tuple[int, str], tuple[QStaticText, float, float]] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
@@ -252,12 +249,10 @@ class TopologyCanvas(QWidget):
                 lookup[v] = h
         self.virtual_a = lookup[ends[:, 0]] - 1
         self.virtual_b = lookup[ends[:, 1]] - 1
-        self._virtual_version += 1
         self.update()
 
     def set_labels(self, labels: list[str] | None) -> None:
         self.labels = labels
-        self._labels_version += 1
         self.update()
 
     def set_route(self, processors: list[int] | tuple[int, ...], links: list[int] | tuple[int, ...],
@@ -453,81 +448,68 @@ class TopologyCanvas(QWidget):
         self._static_version += 1
         self.update()
 
-    def _layer(self, name: str, version: tuple[int, ...],
-               draw: Callable[[QPainter, np.ndarray, np.ndarray], None]) -> tuple[QPixmap, QPoint]:  # fmt: skip
-        """A transparent picture drawn by ``draw(painter, xy, visible)`` and where it goes
-        in the view, kept while the size, the scale and ``version`` (what it shows) stay:
-        a repaint for a swap, a hover or a drag preview draws only what moved. Redrawn
-        after a pan, it is drawn :data:`LAYER_MARGIN` pixels larger on every side, so
-        that the pans after it (by whole pixels, within the margin) only move it."""
-        dpr = self.devicePixelRatioF()
-        key = (self.width(), self.height(), dpr, self.scale, version)
+    def _view_key(self) -> tuple:
+        return (self.width(), self.height(), self.devicePixelRatioF(), self.scale,
+                self.offset.x(), self.offset.y(), self._static_version)  # fmt: skip
+
+    def _layer(self, name: str, key: tuple,
+               draw: Callable[[QPainter, np.ndarray, np.ndarray], None]) -> QPixmap:  # fmt: skip
+        """A transparent picture of the view drawn by ``draw(painter, xy, visible)``,
+        kept while the view and what the layer shows (``key``) stay the same."""
         hit = self._layers.get(name)
         if hit is not None and hit[0] == key:
-            _, origin, margin, layer = hit
-            dx, dy = self.offset.x() - origin.x(), self.offset.y() - origin.y()
-            if (dx == round(dx) and dy == round(dy) and abs(dx) <= margin
-                    and abs(dy) <= margin):  # fmt: skip
-                return layer, QPoint(round(dx) - margin, round(dy) - margin)
-        # a margin only when the view moved at the same scale (a pan): a zoom, or a
-        # change of what is shown, draws just the view
-        panned = hit is not None and hit[0] == key
-        margin = LAYER_MARGIN if panned else 0
-        w, h = self.width() + 2 * margin, self.height() + 2 * margin
-        layer = QPixmap(max(1, round(w * dpr)), max(1, round(h * dpr)))
+            return hit[1]
+        dpr = self.devicePixelRatioF()
+        size = QSize(max(1, round(self.width() * dpr)), max(1, round(self.height() * dpr)))
+        layer = hit[1] if hit is not None and hit[1].size() == size else QPixmap(size)
         layer.setDevicePixelRatio(dpr)
         layer.fill(Qt.GlobalColor.transparent)
-        xy = self.screen_xy() + margin
-        pad = self.scale
-        visible = ((xy[:, 0] >= -pad) & (xy[:, 0] <= w + pad)
-                   & (xy[:, 1] >= -pad) & (xy[:, 1] <= h + pad))  # fmt: skip
         p = QPainter(layer)
         try:
             p.setFont(self.font())
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            draw(p, xy, visible)
+            draw(p, self.screen_xy(), self.visible_mask())
         finally:
             p.end()
-        self._layers[name] = (key, QPointF(self.offset), margin, layer)
-        return layer, QPoint(-margin, -margin)
+        self._layers[name] = (key, layer)
+        return layer
 
     def paint(self, painter: QPainter, layers: bool = False) -> None:
-        """Draw the view. With ``layers`` (the screen), the plain hardware links, the
-        dotted virtual links, the processors' boxes and their numbers come from cached
-        layers (:meth:`_layer`), with the highlights drawn between them; without (SVG
-        export), everything is drawn as shapes."""
+        """Draw the view. With ``layers`` (the screen), a repaint of an unchanged view
+        (a swap, a hover, a drag preview: the second paint at the same size, scale and
+        offset onwards) takes the plain hardware links and the processors' boxes from
+        cached layers and draws only the rest; a paint for a new view (a pan, a zoom)
+        draws everything directly, as does the SVG export."""
         if not self.place.count:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
             return
         xy = self.screen_xy()
         visible = self.visible_mask()
         overview = int(visible.sum()) > DETAIL_LIMIT
+        key = self._view_key()
+        cached = layers and key == self._painted_view
+        if layers:
+            self._painted_view = key
         if overview:
             self._paint_overview(painter)
-        elif layers:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-
-            def plain(p: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
-                self._paint_links(p, xy, visible, "plain")
-
-            static = (self._static_version,)
-            painter.drawPixmap(*self._layer("links", static, plain)[::-1])
-            # the hot and selected links over the plain ones (wider: they cover them)
-            self._paint_links(painter, xy, visible, "marked")
-            virtual = self._layer("virtual", (*static, self._virtual_version),
-                                  self._paint_virtual)  # fmt: skip
-            painter.drawPixmap(*virtual[::-1])
-            self._paint_route(painter, xy)
-            boxes = self._layer("boxes", static, self._paint_boxes)
-            painter.drawPixmap(*boxes[::-1])
-            labels = self._layer("labels", (*static, self._labels_version), self._paint_labels)
-            painter.drawPixmap(*labels[::-1])
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            self._paint_links(painter, xy, visible)
+            if cached:
+
+                def plain(p: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+                    self._paint_links(p, xy, visible, "plain")
+
+                painter.drawPixmap(0, 0, self._layer("links", key, plain))
+                # the hot and selected links over the plain ones (wider: they cover them)
+                self._paint_links(painter, xy, visible, "marked")
+            else:
+                self._paint_links(painter, xy, visible)
             self._paint_virtual(painter, xy, visible)
             self._paint_route(painter, xy)
-            self._paint_boxes(painter, xy, visible)
+            if cached:
+                painter.drawPixmap(0, 0, self._layer("boxes", key, self._paint_boxes))
+            else:
+                self._paint_boxes(painter, xy, visible)
             self._paint_labels(painter, xy, visible)
         self._paint_route(painter, xy, rings_only=not overview)
         if self._drag_from is not None:
