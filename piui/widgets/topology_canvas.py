@@ -11,11 +11,13 @@ Speed (one frame, 16 ms, is the budget of a pan, a zoom or a swap): nothing is d
 item by item through Python where a batch will do. Hardware links are one
 ``QPainterPath`` per pen, built from numpy arrays in one go (:func:`path_from_arrays`);
 dotted virtual links are one path drawn with a one-pixel dotted pen (Qt's cosmetic
-stroker dashes it without a per-link dash computation) or, with a wider pen when zoomed
-in, their curves flattened into line segments drawn in one ``drawLines`` call (Qt's fast
-dashed-line rasteriser); processors are pre-drawn sprites (one per type colour and
-selection state at the current size) blitted in place, and their numbers cached
-``QStaticText``.
+stroker dashes it without a per-link dash computation; more than
+:data:`VIRTUAL_AA_LIMIT` in view are drawn without antialiasing) or, with a wider pen
+when zoomed in on a few, their curves flattened into line segments drawn in one
+``drawLines`` call (Qt's fast dashed-line rasteriser); processors are pre-drawn sprites
+(one per type colour and selection state at the current size) blitted in place, and
+their numbers cached ``QStaticText``. A repaint of an unchanged view (a swap, a hover, a
+drag preview) takes the plain links and the boxes from two cached layers.
 
 Mouse: wheel zooms about the cursor; the middle or right button drags to pan; the left
 button clicks a processor (Ctrl adds to the selection), drags a rubber band over
