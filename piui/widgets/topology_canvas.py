@@ -168,7 +168,7 @@ class TopologyCanvas(QWidget):
         self._layers: dict[str, tuple[tuple, QPixmap]] = {}
         self._static_version = 0  # of what the links and boxes layers show
         self._painted_view: tuple = ()
-        self._sprite_radius = -1.0
+        self._sprite_radius: tuple[float, float] = (-1.0, 1.0)
         self._texts: dict[tuple[int, str], tuple[QStaticText, float, float]] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
         self.hot_links: set[int] = set()
@@ -246,8 +246,9 @@ class TopologyCanvas(QWidget):
         ends = self._pair_array
         top = int(ends.max(initial=0))
         lookup = np.zeros(top + 1, dtype=np.int64)  # virtual -> hardware (0: unmapped)
+        count = self.place.count
         for v, h in hardware.items():
-            if 0 < v <= top:
+            if 0 < v <= top and isinstance(h, int) and 0 < h <= count:
                 lookup[v] = h
         self.virtual_a = lookup[ends[:, 0]] - 1
         self.virtual_b = lookup[ends[:, 1]] - 1
@@ -661,15 +662,17 @@ class TopologyCanvas(QWidget):
 
     def _sprite(self, type_id: int, selected: bool, r: float) -> QPixmap:
         """A processor's box (type colour, outline), drawn once per size and state."""
-        if r != self._sprite_radius:
+        dpr = self.devicePixelRatioF()
+        if (r, dpr) != self._sprite_radius:
             self._sprites.clear()
-            self._sprite_radius = r
+            self._sprite_radius = (r, dpr)
         key = (type_id, selected)
         sprite = self._sprites.get(key)
         if sprite is None:
             m = SPRITE_MARGIN
             side = int(math.ceil(2 * r + 2 * m))
-            sprite = QPixmap(side, side)
+            sprite = QPixmap(max(1, round(side * dpr)), max(1, round(side * dpr)))
+            sprite.setDevicePixelRatio(dpr)  # sharp on a high-density screen
             sprite.fill(Qt.GlobalColor.transparent)
             p = QPainter(sprite)
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
