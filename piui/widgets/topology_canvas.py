@@ -46,6 +46,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QKeyEvent,
     QMouseEvent,
@@ -78,6 +79,7 @@ HOT_COLOUR = QColor("#c000c0")
 VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
 CURVE_STEPS = 8  # line segments per dotted curve when drawn with a wide pen
 TEXT_CACHE = 20000  # laid-out processor numbers kept
+STATIC_TEXTS_PER_FRAME = 64  # numbers laid out as QStaticText in one paint, at most
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
 
 
@@ -169,7 +171,8 @@ class TopologyCanvas(QWidget):
         self._static_version = 0  # of what the links and boxes layers show
         self._painted_view: tuple = ()
         self._sprite_radius: tuple[float, float] = (-1.0, 1.0)
-        self._texts: dict[tuple[int, str], tuple[QStaticText, float, float]] = {}
+        # (pixel size, text) -> [half its width, its QStaticText or None]
+        self._texts: dict[tuple[int, str], list] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
         self.hot_links: set[int] = set()
         self.route_links: set[int] = set()
@@ -689,22 +692,6 @@ class TopologyCanvas(QWidget):
             self._sprites[key] = sprite
         return sprite
 
-    def _static_text(self, text: str, font: QFont) -> tuple[QStaticText, float, float]:
-        """A processor's number laid out once per font size (kept for every size: zooming
-        in and out goes through the same few): the text, half its width and half its
-        height."""
-        key = (font.pixelSize(), text)
-        hit = self._texts.get(key)
-        if hit is None:
-            st = QStaticText(text)
-            st.setTextFormat(Qt.TextFormat.PlainText)
-            st.prepare(QTransform(), font)
-            size = st.size()
-            if len(self._texts) > TEXT_CACHE:
-                self._texts.clear()
-            hit = self._texts[key] = (st, size.width() / 2, size.height() / 2)
-        return hit
-
     def _paint_processors(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
         self._paint_boxes(painter, xy, visible)
         self._paint_labels(painter, xy, visible)
@@ -738,11 +725,33 @@ class TopologyCanvas(QWidget):
         idx = np.flatnonzero(visible)
         painter.setFont(font)
         painter.setPen(QColor("#000000"))
-        texts = self.labels
+        px = font.pixelSize()
+        metrics = QFontMetricsF(font)
+        baseline = (metrics.ascent() - metrics.descent()) / 2  # centre -> baseline
+        top = (metrics.ascent() + metrics.descent()) / 2  # centre -> top of the line
+        texts, cache = self.labels, self._texts
+        if len(cache) > TEXT_CACHE:
+            cache.clear()
+        # A number is drawn as a QStaticText (laid out once, drawn twice as fast as
+        # drawText) once made; making one costs three draws, so a frame makes at most
+        # STATIC_TEXTS_PER_FRAME and draws the rest with drawText: a zoom to a new font
+        # size stays within its frame, and the next frames at that size catch up.
+        budget = STATIC_TEXTS_PER_FRAME
         for i, (x, y) in zip(idx.tolist(), xy[idx].tolist()):
-            st, half_w, half_h = self._static_text(texts[i] if texts is not None else str(i + 1),
-                                                   font)  # fmt: skip
-            painter.drawStaticText(QPointF(x - half_w, y - half_h), st)
+            text = texts[i] if texts is not None else str(i + 1)
+            entry = cache.get((px, text))
+            if entry is None:
+                entry = cache[(px, text)] = [metrics.horizontalAdvance(text) / 2, None]
+            if entry[1] is None and budget > 0:
+                budget -= 1
+                st = QStaticText(text)
+                st.setTextFormat(Qt.TextFormat.PlainText)
+                st.prepare(QTransform(), font)
+                entry[1] = st
+            if entry[1] is not None:  # the same place as drawText's
+                painter.drawStaticText(QPointF(x - entry[0], y - top), entry[1])
+            else:
+                painter.drawText(QPointF(x - entry[0], y + baseline), text)
 
     def _paint_route(self, painter: QPainter, xy: np.ndarray, rings_only: bool = False) -> None:
         """The highlighted route: its links under the processors, rings around them on top."""
