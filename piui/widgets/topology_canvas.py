@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import (
@@ -79,7 +80,7 @@ HOT_COLOUR = QColor("#c000c0")
 VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
 CURVE_STEPS = 8  # line segments per dotted curve when drawn with a wide pen
 TEXT_CACHE = 20000  # laid-out processor numbers kept
-STATIC_TEXTS_PER_FRAME = 64  # numbers laid out as QStaticText in one paint, at most
+STATIC_TEXTS_PER_FRAME = 32  # numbers laid out as QStaticText in one paint, at most
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
 
 
@@ -171,8 +172,9 @@ class TopologyCanvas(QWidget):
         self._static_version = 0  # of what the links and boxes layers show
         self._painted_view: tuple = ()
         self._sprite_radius: tuple[float, float] = (-1.0, 1.0)
-        # (pixel size, text) -> [half its width, its QStaticText or None]
-        self._texts: dict[tuple[int, str], list] = {}
+        # (pixel size, text) -> [half its width, its QStaticText or None];
+        # (pixel size, character, None) -> the character's advance
+        self._texts: dict[tuple, Any] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
         self.hot_links: set[int] = set()
         self.route_links: set[int] = set()
@@ -740,8 +742,14 @@ class TopologyCanvas(QWidget):
         for i, (x, y) in zip(idx.tolist(), xy[idx].tolist()):
             text = texts[i] if texts is not None else str(i + 1)
             entry = cache.get((px, text))
-            if entry is None:
-                entry = cache[(px, text)] = [metrics.horizontalAdvance(text) / 2, None]
+            if entry is None:  # its width from the characters' (numbers: no kerning)
+                width = 0.0
+                for ch in text:
+                    advance = cache.get((px, ch, None))
+                    if advance is None:
+                        advance = cache[(px, ch, None)] = metrics.horizontalAdvance(ch)
+                    width += advance
+                entry = cache[(px, text)] = [width / 2, None]
             if entry[1] is None and budget > 0:
                 budget -= 1
                 st = QStaticText(text)
