@@ -182,3 +182,13 @@ def test_drags_on_gcel_give_the_core_mapping_and_figures(qtbot, document):
     # a change to more than the mapping (the routing) rebuilds the figures
     doc.session.set_value(f"vt({virt.id}).routing", "XY", label="routing")
     assert w.quality == mapping_quality(doc.machine, virt.id)
+
+
+def test_the_svg_export_draws_shapes_not_sprites(qtbot, document, tmp_path):
+    doc = document()
+    grid = shown(qtbot, GridViewWindow(doc))
+    grid.canvas.grab()
+    grid.canvas.export_svg(str(tmp_path / "view.svg"))
+    text = (tmp_path / "view.svg").read_text()
+    assert "<image" not in text  # the processors' boxes as vector shapes
+    assert all(f">{p}</text>" in text for p in range(1, 17))  # their numbers as text

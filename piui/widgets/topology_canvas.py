@@ -51,6 +51,7 @@ from PySide6.QtGui import (
     QImage,
     QKeyEvent,
     QMouseEvent,
+    QPaintEngine,
     QPainter,
     QPainterPath,
     QPaintEvent,
@@ -700,15 +701,35 @@ class TopologyCanvas(QWidget):
 
     def _paint_boxes(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
         """Each processor's box: sprites blitted at whole pixels (a box's centre is off
-        by at most half a pixel)."""
+        by at most half a pixel); into an SVG file, shapes."""
         r = self.radius()
         idx = np.flatnonzero(visible)
+        engine = painter.paintEngine()
+        if engine is not None and engine.type() == QPaintEngine.Type.SVG:
+            self._paint_box_shapes(painter, xy, idx, r)
+            return
         corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
         state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
         for key in np.unique(state).tolist():
             sprite = self._sprite(key // 2, bool(key % 2), r)
             for x, y in corner[state == key].tolist():
                 painter.drawPixmap(x, y, sprite)
+
+    def _paint_box_shapes(self, painter: QPainter, xy: np.ndarray, idx: np.ndarray,
+                          r: float) -> None:  # fmt: skip
+        for i in idx.tolist():
+            x, y = xy[i]
+            colour = type_colour(int(self.types[i]))
+            rect = QRectF(x - r, y - r, 2 * r, 2 * r)
+            if r < 3:
+                painter.fillRect(rect, colour)
+                continue
+            selected = bool(self.selected[i])
+            painter.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
+                                3 if selected else 1))  # fmt: skip
+            painter.setBrush(colour)
+            painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
 
     def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
         """The processors' numbers (or labels), when they fit in the boxes."""
