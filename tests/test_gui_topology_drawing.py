@@ -17,6 +17,7 @@ from parasol_core.topology.mapping import make_mapping, mapping_quality
 from piui.document import Document
 from piui.widgets.topology_canvas import (
     VIRTUAL_AA_LIMIT,
+    clip_segments,
     lines_path,
     quads_path,
 )
@@ -102,6 +103,27 @@ def test_paths_from_arrays_equal_paths_built_call_by_call():
     assert lines.elementCount() == 14
     assert (lines.elementAt(3).x, lines.elementAt(3).y) == pytest.approx(tuple(b[1]))
     assert quads_path(a[:0], c[:0], b[:0]).isEmpty()
+
+
+def test_clipped_segments_keep_exactly_the_part_inside():
+    rng = np.random.default_rng(5)
+    seg = rng.uniform(-50, 150, (400, 4))
+    seg[:20, 2:] = seg[:20, :2]  # points
+    seg[20:40, 2] = seg[20:40, 0]  # vertical
+    cut = clip_segments(seg, 0, 10, 100, 90)
+    inside = (cut[:, [0, 2]] >= -1e-9).all() & (cut[:, [0, 2]] <= 100 + 1e-9).all()
+    assert inside and (cut[:, [1, 3]] >= 10 - 1e-9).all() and (cut[:, [1, 3]] <= 90 + 1e-9).all()
+    # a segment is kept when some point of it is inside, and its kept length is the
+    # length of that part (sampled)
+    t = np.linspace(0, 1, 2001)[None, :, None]
+    pts = seg[:, None, :2] + (seg[:, None, 2:] - seg[:, None, :2]) * t
+    ok = (pts[..., 0] >= 0) & (pts[..., 0] <= 100) & (pts[..., 1] >= 10) & (pts[..., 1] <= 90)
+    hit = ok.any(axis=1)
+    assert cut.shape[0] == int(hit.sum())
+    full = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])[hit]
+    sampled = ok[hit].mean(axis=1) * full
+    kept = np.hypot(cut[:, 2] - cut[:, 0], cut[:, 3] - cut[:, 1])
+    assert kept == pytest.approx(sampled, abs=0.2)
 
 
 def test_the_screen_equals_a_fresh_drawing_through_pans_swaps_and_highlights(qtbot, document):

@@ -79,7 +79,7 @@ HOT_COLOUR = QColor("#c000c0")
 
 
 VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
-CURVE_STEPS = 8  # line segments per dotted curve when drawn with a wide pen
+CURVE_STEPS = 12  # line segments per dotted curve (wide pen), at most
 TEXT_CACHE = 20000  # laid-out processor numbers kept
 STATIC_TEXTS_PER_FRAME = 32  # numbers laid out as QStaticText in one paint, at most
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
@@ -130,6 +130,27 @@ def quads_path(a: np.ndarray, c: np.ndarray, b: np.ndarray) -> QPainterPath:
     pts[2::4] = b + (c - b) * (2.0 / 3.0)
     kinds = np.tile(np.array([_MOVE, _CURVE, _CURVE_DATA, _CURVE_DATA]), a.shape[0])
     return path_from_arrays(kinds, pts)
+
+
+def clip_segments(seg: np.ndarray, left: float, top: float, right: float,
+                  bottom: float) -> np.ndarray:  # fmt: skip
+    """Segments (rows x1, y1, x2, y2) cut to a rectangle (Liang-Barsky), those outside
+    it dropped."""
+    p, d = seg[:, :2], seg[:, 2:] - seg[:, :2]
+    t0, t1 = np.zeros(seg.shape[0]), np.ones(seg.shape[0])
+    keep = np.ones(seg.shape[0], dtype=bool)
+    for axis, lo, hi in ((0, left, right), (1, top, bottom)):
+        dd, pp = d[:, axis], p[:, axis]
+        still = dd == 0
+        keep &= ~still | ((pp >= lo) & (pp <= hi))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a, b = (lo - pp) / dd, (hi - pp) / dd
+        enter, leave = np.minimum(a, b), np.maximum(a, b)
+        t0 = np.where(still, t0, np.maximum(t0, enter))
+        t1 = np.where(still, t1, np.minimum(t1, leave))
+    keep &= t0 <= t1
+    p, d, t0, t1 = p[keep], d[keep], t0[keep, None], t1[keep, None]
+    return np.hstack((p + d * t0, p + d * t1))
 
 
 def flattened_quads(a: np.ndarray, c: np.ndarray, b: np.ndarray, steps: int) -> np.ndarray:
@@ -663,7 +684,19 @@ class TopologyCanvas(QWidget):
             # a wider dotted pen would be dashed segment by segment by QDashStroker, one
             # path at a time; line segments in one drawLines call go to the fast dashed
             # line rasteriser instead
-            segments = flattened_quads(pa, ctrl, pb, CURVE_STEPS)
+            # as few segments as keep each within half a pixel of its curve: a curve
+            # bows out by VIRTUAL_BOW / 2 of its length, a chord of 1/k of it by 1/k**2 of that
+            length = np.hypot(d[:, 0], d[:, 1])
+            steps = np.clip(np.ceil(np.sqrt(VIRTUAL_BOW * length)), 2, CURVE_STEPS)
+            steps = steps.astype(np.int64)
+            segments = np.vstack([flattened_quads(pa[steps == k], ctrl[steps == k],
+                                                  pb[steps == k], k)
+                                  for k in np.unique(steps).tolist()])  # fmt: skip
+            # only what is in view: the rasteriser walks a dashed line's whole length,
+            # and a long virtual link of a zoomed-in view is mostly outside it
+            pad = 4 * width
+            segments = clip_segments(segments, -pad, -pad, self.width() + pad,
+                                     self.height() + pad)  # fmt: skip
             painter.drawLines([QLineF(*row) for row in segments.tolist()])
 
     def _sprite(self, type_id: int, selected: bool, r: float) -> QPixmap:
