@@ -1,18 +1,25 @@
 """How fast the topology windows open, zoom, pan and swap, against baselines measured in
-the same run (offscreen).
+the same run (offscreen), each row with its target and whether it is met.
 
 1. Opening the 32 x 32 x 32 torus (32,768 processors, 98,304 links) in the grid view:
    the time from an opened document to the grid view built and painted once. Baseline:
-   loading the model file (``Document.open``). Target: at most 3x.
+   loading the model file (``parasol_core`` ``load``). Target: at most 3x.
 2. One zoom step and one pan step in the grid view (the view changed and repainted,
-   synchronously) on the 4 x 4 grid, on GCel (512 processors) and on the 32,768 torus.
+   synchronously) on the 4 x 4 grid (its ring's virtual links shown, dotted), on GCel
+   (512 processors) without and with the virtual links of a 2D torus mapped onto it
+   (what a user has when drawing a torus by hand), and on the 32,768 torus.
    Baseline: repainting an empty widget of the same size. Target: 16 ms (one 60 Hz
    frame) up to 512 processors.
 3. One mapping swap in the mapping editor (a drop: the session operation, dilation and
-   congestion recomputed by the core, the labels and the view repainted): on the 4 x 4
-   grid's 2D torus, on a 2D torus over GCel (and with ``--big-swap`` a 3D torus over
-   the 32,768 torus).
-   Baseline: the same repaint without the swap. Target: 16 ms up to 512 processors.
+   congestion brought up to date by the core, the labels and the view repainted, all
+   events processed: one paint of the view): on the 4 x 4 grid's 2D torus and on a 2D
+   torus over GCel, both from a random mapping; again with the grid view open beside
+   it showing the same virtual links (it follows the swap too); with ``--big-swap`` a
+   3D torus over the 32,768 torus. Baseline: the same repaint without the swap.
+   Target: 16 ms up to 512 processors.
+
+The figures of a busy machine are several times those of an idle one: run it alone,
+and read the ratios to the baselines as well as the times.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_topology_gui.py [--repeat N]
 """
@@ -47,6 +54,22 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:8.2f} ms"
 
 
+def step_times(func, repeat: int) -> list[float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def p90(times: list[float]) -> float:
+    """The 90th percentile: a pan that only moves the cached layers is cheap, the one
+    that redraws them is not; both must fit in a frame."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+
+
 def median_time(func, repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -76,6 +99,32 @@ def show(widget: QWidget) -> QWidget:
     return widget
 
 
+FRAME = 16e-3  # one 60 Hz frame
+
+
+class PaintCounter:
+    """Counts the paints of a canvas (a swap must be measured with exactly one)."""
+
+    def __init__(self, canvas) -> None:
+        self.count = 0
+        original = canvas.paint
+
+        def paint(painter, **kw) -> None:
+            self.count += 1
+            original(painter, **kw)
+
+        canvas.paint = paint
+
+
+def add_torus_virtual(doc: Document) -> int:
+    """A 2D torus virtual topology over the hardware (the mapping editor's Add)."""
+    m = MappingEditorWindow(doc)
+    virt = m.add_virtual("2Dtorus")
+    m.close()
+    m.deleteLater()
+    return virt.id
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -86,7 +135,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
-    rows: list[tuple[str, float, float, str]] = []
+    rows: list[tuple[str, float, float | None, float, str, bool | None]] = []
+    steps = args.repeat * 4
     with tempfile.TemporaryDirectory() as tmp:
         big = big_torus_file(Path(tmp))
         models = {
@@ -110,20 +160,28 @@ def main() -> None:
             opens.append(time.perf_counter() - t1)
             w.close()
             w.deleteLater()
-        rows.append(("open 32768 torus in the grid view", statistics.median(opens), parse,
-                     "<= 3x"))  # fmt: skip
-        rows.append(("(Document.open of that file, for reference)", doc_open, parse, "-"))
+        t_open = statistics.median(opens)
+        rows.append(("open 32768 torus in the grid view", t_open, None, parse, "<= 3x load",
+                     t_open <= 3 * parse))  # fmt: skip
+        rows.append(("(Document.open of that file, for reference)", doc_open, None, parse, "-",
+                     None))  # fmt: skip
         documents = {"32x32x32 torus (32768)": big_doc}
 
         empty = show(QWidget())
-        baseline = median_time(empty.repaint, args.repeat * 4)
+        baseline = median_time(empty.repaint, steps)
 
         # 2. zoom and pan steps
-        for name, path in models.items():
+        views = [(name, path, False) for name, path in models.items()]
+        views.insert(2, ("GCel (512) + 2D torus virtual links", models["GCel (512)"], True))
+        for name, path, add_virtual in views:
             doc = documents.get(name) or Document()
             if name not in documents:
                 doc.open(path)
+            if add_virtual:
+                vid = add_torus_virtual(doc)
             w = show(GridViewWindow(doc))
+            if add_virtual:
+                w.virtual_box.setCurrentIndex(w.virtual_box.findData(vid))
             c = w.canvas
 
             def zoom(c=c) -> None:
@@ -134,19 +192,26 @@ def main() -> None:
                 c.pan(7, 5)
                 c.repaint()
 
-            target = "16 ms" if "32768" not in name else "-"
-            rows.append((f"zoom step, {name}", median_time(zoom, args.repeat * 4), baseline,
-                         target))  # fmt: skip
-            rows.append((f"pan step, {name}", median_time(pan, args.repeat * 4), baseline,
-                         target))  # fmt: skip
+            small = "32768" not in name
+            target = "16 ms" if small else "-"
+            for case, func in (("zoom step", zoom), ("pan step", pan)):
+                times = step_times(func, steps)
+                t, worst = statistics.median(times), p90(times)
+                rows.append((f"{case}, {name}", t, worst, baseline, target,
+                             worst <= FRAME if small else None))  # fmt: skip
             c.fit()
             c.zoom(40.0)  # close up on a corner: the detailed drawing of links and numbers
-            rows.append((f"pan step zoomed in, {name}", median_time(pan, args.repeat * 4),
-                         baseline, target))  # fmt: skip
+            times = step_times(pan, steps)
+            t, worst = statistics.median(times), p90(times)
+            rows.append((f"pan step zoomed in, {name}", t, worst, baseline, target,
+                         worst <= FRAME if small else None))  # fmt: skip
             w.close()
 
         # 3. swaps
-        for name, path in models.items():
+        swaps = [(name, path, False) for name, path in models.items()]
+        swaps[2:2] = [(f"{name}, grid view open", models[name], True)
+                      for name in ("4x4 grid (16)", "GCel (512)")]  # fmt: skip
+        for name, path, with_grid in swaps:
             if "32768" in name and not args.big_swap:
                 continue
             doc = documents.get(name) or Document()
@@ -160,26 +225,44 @@ def main() -> None:
             else:
                 m.add_virtual(f"{max(ndim, 1)}Dtorus")
             m.apply_scheme("random")
-            repaint = median_time(m.canvas.repaint, args.repeat)
+            grid = None
+            if with_grid:
+                grid = show(GridViewWindow(doc))
+                grid.virtual_box.setCurrentIndex(grid.virtual_box.findData(m.virtual().id))
+            QApplication.processEvents()
+            repaint = median_time(m.canvas.repaint, steps)
             count = m.canvas.place.count
-            pairs = [(1 + (7 * i) % count, 1 + (13 * i + 5) % count) for i in range(args.repeat)]
+            pairs = [(1 + (7 * i) % count, 1 + (13 * i + 5) % count) for i in range(steps)]
             pairs = [(a, b) for a, b in pairs if a != b]
+            paints = PaintCounter(m.canvas)
             times = []
             for a, b in pairs:
+                before = paints.count
                 t0 = time.perf_counter()
                 m.swap(a, b)
-                QApplication.processEvents()
-                m.canvas.repaint()
+                QApplication.processEvents()  # the labels, the view (and the grid view)
+                if paints.count == before:  # not painted by the event loop: paint now
+                    m.canvas.repaint()
                 times.append(time.perf_counter() - t0)
-            target = "16 ms" if "32768" not in name else "-"
-            rows.append((f"swap + dilation/congestion, {name}", statistics.median(times),
-                         repaint, target))  # fmt: skip
+            assert paints.count == len(pairs), "one paint of the view per swap"
+            small = "32768" not in name
+            t, worst = statistics.median(times), p90(times)
+            rows.append((f"swap + dilation/congestion, {name}", t, worst, repaint,
+                         "16 ms" if small else "-", worst <= FRAME if small else None))  # fmt: skip
             m.close()
+            if grid is not None:
+                grid.close()
     app.processEvents()
 
-    print(f"{'case':52} {'time':>11} {'baseline':>11} {'ratio':>7}  target")
-    for case, t, base, target in rows:
-        print(f"{case:52} {ms(t)} {ms(base)} {t / base:7.2f}  {target}")
+    print(f"{'case':58} {'median':>11} {'90th pct':>11} {'baseline':>11} {'ratio':>7}  "
+          "target      met")  # fmt: skip
+    for case, t, worst, base, target, met in rows:
+        verdict = "-" if met is None else ("yes" if met else "NO")
+        tail = ms(worst) if worst is not None else f"{'':11}"
+        print(f"{case:58} {ms(t)} {tail} {ms(base)} {t / base:7.2f}  {target:10}  {verdict}")
+    print(f"({steps} steps or swaps each; a frame target is met when the 90th percentile is "
+          "within it; ratio: median / baseline; zoom/pan baseline: repainting an empty "
+          "widget; swap baseline: repainting the mapping editor's view without a swap)")  # fmt: skip
 
 
 if __name__ == "__main__":

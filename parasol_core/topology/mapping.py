@@ -113,6 +113,160 @@ def mapping_quality(
     )
 
 
+class MappingMetrics:
+    """Dilation and congestion of one virtual topology's mapping, kept up to date move
+    by move: after a swap only the virtual links touching the moved virtual processors
+    change route, so only those are routed again and their hardware links' counts
+    adjusted (old route out, new route in). :meth:`quality` equals
+    :func:`mapping_quality` of :attr:`mapping` at every step.
+
+    A snapshot of the hardware and the virtual links when made (like the topology
+    index it holds): make a new one after the hardware, its links or the virtual
+    topology's routing or size changed.
+    """
+
+    def __init__(
+        self,
+        machine: Machine,
+        virtual: VirtualTopology | int,
+        mapping: Mapping[int, int] | None = None,
+    ) -> None:
+        virtual = find_virtual(machine, virtual)
+        self.label = virtual_label(virtual)
+        self.mapping: dict[int, int] = dict(virtual.mapping if mapping is None else mapping)
+        self.index = index_of(hardware_of(machine))
+        self.index.check()
+        self.links: list[tuple[int, int]] = virtual_links(machine, virtual, directed=False)
+        n = len(self.links)
+        self._nslots = max(self.index.link_ids.shape[0], 1)
+        self._touching: dict[int, list[int]] = {}
+        for row, (v, w) in enumerate(self.links):
+            self._touching.setdefault(v, []).append(row)
+            self._touching.setdefault(w, []).append(row)
+        self.hops = np.zeros(n, dtype=np.int64)
+        self.load = np.zeros(self._nslots, dtype=np.int64)  # virtual links per link slot
+        self._slots: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * n
+        if n:
+            rows = np.arange(n, dtype=np.int64)
+            hops, slots = self._route(rows, self.mapping)
+            self._commit(rows, hops, slots)
+
+    def _route(
+        self, rows: np.ndarray, mapping: Mapping[int, int]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Hops and distinct link slots of the routes of virtual links ``rows``."""
+        src, dst = [], []
+        for row in rows.tolist():
+            v, w = self.links[row]
+            for p in (v, w):
+                if p not in mapping:
+                    raise RoutingError(
+                        f"virtual processor {p} of {self.label} is not mapped to a "
+                        "hardware processor"
+                    )
+            src.append(mapping[v])
+            dst.append(mapping[w])
+        try:
+            batch = self.index.routes(src, dst)
+        except RoutingError as e:
+            raise RoutingError(f"{e} (routing {self.label})") from None
+        hops = batch.hops
+        nslots = self._nslots
+        which = np.repeat(np.arange(rows.shape[0], dtype=np.int64), hops)
+        pairs = np.unique(which * nslots + self.index.slots(batch.links))
+        ends = np.searchsorted(pairs // nslots, np.arange(1, rows.shape[0]))
+        return hops, np.split(pairs % nslots, ends)
+
+    def _commit(self, rows: np.ndarray, hops: np.ndarray, slots: list[np.ndarray]) -> None:
+        for row, s in zip(rows.tolist(), slots):
+            self._slots[row] = s
+        self.hops[rows] = hops
+        if slots:
+            self.load += np.bincount(np.concatenate(slots), minlength=self._nslots)
+
+    def _rows_of(self, moves: Mapping[int, int]) -> np.ndarray:
+        rows: set[int] = set()
+        for v in moves:
+            rows.update(self._touching.get(v, ()))
+        return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
+
+    def update(self, moves: Mapping[int, int]) -> None:
+        """Move virtual processors (virtual -> new hardware processor), as
+        :func:`swap` gives. On a routing error nothing changes."""
+        moves = {v: h for v, h in moves.items() if self.mapping.get(v) != h}
+        if not moves:
+            return
+        rows = self._rows_of(moves)
+        proposed = {**self.mapping, **moves} if rows.size else self.mapping
+        if rows.size:
+            hops, slots = self._route(rows, proposed)  # may raise: nothing changed yet
+            old = [self._slots[row] for row in rows.tolist()]
+            self.load -= np.bincount(np.concatenate(old), minlength=self._nslots)
+            self._commit(rows, hops, slots)
+        self.mapping.update(moves)
+
+    def sync(self, mapping: Mapping[int, int]) -> None:
+        """Follow ``mapping`` (the mapping now in the model, after an edit, an undo or a
+        redo): only the entries that differ are moved."""
+        gone = [v for v in self.mapping if v not in mapping]
+        if gone:  # a virtual processor lost its place: its links cannot be routed
+            raise RoutingError(
+                f"virtual processor {gone[0]} of {self.label} is not mapped to a hardware processor"
+            )
+        self.update({v: h for v, h in mapping.items() if self.mapping.get(v) != h})
+
+    def preview(self, moves: Mapping[int, int]) -> MappingQuality:
+        """The quality if ``moves`` were made, leaving this state as it is."""
+        moves = {v: h for v, h in moves.items() if self.mapping.get(v) != h}
+        rows = self._rows_of(moves)
+        if not rows.size:  # no virtual link touches what moves
+            return self.quality()
+        hops, slots = self._route(rows, {**self.mapping, **moves})
+        old_hops = self.hops[rows]
+        old_slots = [self._slots[row] for row in rows.tolist()]
+        old_load = self.load.copy()
+        self.load -= np.bincount(np.concatenate(old_slots), minlength=self._nslots)
+        self._commit(rows, hops, slots)
+        try:
+            return self.quality()
+        finally:
+            self.load = old_load
+            self.hops[rows] = old_hops
+            for row, s in zip(rows.tolist(), old_slots):
+                self._slots[row] = s
+
+    def link_load(self) -> dict[int, int]:
+        """As :func:`link_load`: virtual links per hardware link id, links crossed only."""
+        at = np.flatnonzero(self.load)
+        return dict(zip(self.index.link_ids[at].tolist(), self.load[at].tolist()))
+
+    def quality(self) -> MappingQuality:
+        """The same as :func:`mapping_quality` of the current :attr:`mapping`."""
+        links = self.links
+        if not links:
+            return MappingQuality(0, 0, 0.0, 0, (), ())
+        hops = self.hops
+        dmax = int(hops.max())
+        per_link = self.load
+        congestion = int(per_link.max(initial=0))
+        busiest = (
+            tuple(
+                sorted(int(self.index.link_ids[i]) for i in np.flatnonzero(per_link == congestion))
+            )
+            if congestion
+            else ()
+        )
+        long_links = tuple(links[i] for i in np.flatnonzero(hops == dmax)) if dmax > 1 else ()
+        return MappingQuality(
+            virtual_links=len(links),
+            dilation_max=dmax,
+            dilation_mean=float(hops.mean()),
+            congestion=congestion,
+            congested_links=busiest,
+            long_links=long_links,
+        )
+
+
 # --------------------------------------------------------------------------- schemes
 
 Scheme = Callable[[TopologyIndex, int, "Shape | None", "int | None"], list[int]]

@@ -7,6 +7,18 @@ drawn, and when more than :data:`DETAIL_LIMIT` processors are visible (a 32 x 32
 torus zoomed out) the processors are one cached image, one pixel per processor, scaled
 to the view, and the links are left out (level of detail).
 
+Speed (one frame, 16 ms, is the budget of a pan, a zoom or a swap): nothing is drawn
+item by item through Python where a batch will do. Hardware links are one
+``QPainterPath`` per pen, built from numpy arrays in one go (:func:`path_from_arrays`);
+dotted virtual links are one path drawn with a one-pixel dotted pen (Qt's cosmetic
+stroker dashes it without a per-link dash computation; more than
+:data:`VIRTUAL_AA_LIMIT` in view are drawn without antialiasing) or, with a wider pen
+when zoomed in on a few, their curves flattened into line segments drawn in one
+``drawLines`` call (Qt's fast dashed-line rasteriser); processors are pre-drawn sprites
+(one per type colour and selection state at the current size) blitted in place, and
+their numbers cached ``QStaticText``. A repaint of an unchanged view (a swap, a hover, a
+drag preview) takes the plain links and the boxes from two cached layers.
+
 Mouse: wheel zooms about the cursor; the middle or right button drags to pan; the left
 button clicks a processor (Ctrl adds to the selection), drags a rubber band over
 processors and links from an empty place, or, in swap mode, drags a processor onto
@@ -16,20 +28,37 @@ another (``swapRequested``). Keys: Ctrl+= / Ctrl+- zoom, Ctrl+0 fits, arrows pan
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import struct
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QLineF, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QDataStream,
+    QLineF,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QFontMetricsF,
     QImage,
     QKeyEvent,
     QMouseEvent,
+    QPaintEngine,
     QPainter,
     QPainterPath,
     QPaintEvent,
     QPen,
+    QPixmap,
+    QStaticText,
+    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QRubberBand, QSizePolicy, QWidget
@@ -49,10 +78,86 @@ SELECT_COLOUR = QColor("#ff9900")
 HOT_COLOUR = QColor("#c000c0")
 
 
+VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
+CURVE_STEPS = 12  # line segments per dotted curve (wide pen), at most
+TEXT_CACHE = 20000  # laid-out processor numbers kept
+STATIC_TEXTS_PER_FRAME = 32  # numbers laid out as QStaticText in one paint, at most
+SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
+
+
 def type_colour(type_id: int | None) -> QColor:
     if type_id is None or type_id < 1:
         return QColor("#dddddd")
     return QColor(TYPE_COLOURS[(type_id - 1) % len(TYPE_COLOURS)])
+
+
+# QPainterPath element types, as QDataStream writes them
+_MOVE, _LINE, _CURVE, _CURVE_DATA = 0, 1, 2, 3
+_ELEMENT = np.dtype([("type", ">i4"), ("x", ">f8"), ("y", ">f8")])
+
+
+def path_from_arrays(types: np.ndarray, points: np.ndarray) -> QPainterPath:
+    """A ``QPainterPath`` of many elements at once: element types (0 move, 1 line, 2 and
+    3 a cubic's control and data points) and their points, read through ``QDataStream``
+    instead of one Python call per element."""
+    n = int(types.shape[0])
+    if not n:
+        return QPainterPath()
+    rows = np.empty(n, dtype=_ELEMENT)
+    rows["type"] = types
+    rows["x"] = points[:, 0]
+    rows["y"] = points[:, 1]
+    data = struct.pack(">i", n) + rows.tobytes() + struct.pack(">ii", 0, 0)
+    path = QPainterPath()
+    stream = QDataStream(QByteArray(data))
+    stream >> path  # QDataStream's operator>> reads into path
+    return path
+
+
+def lines_path(a: np.ndarray, b: np.ndarray) -> QPainterPath:
+    """Straight segments a[i] - b[i] as one path."""
+    pts = np.empty((2 * a.shape[0], 2))
+    pts[0::2], pts[1::2] = a, b
+    return path_from_arrays(np.tile(np.array([_MOVE, _LINE]), a.shape[0]), pts)
+
+
+def quads_path(a: np.ndarray, c: np.ndarray, b: np.ndarray) -> QPainterPath:
+    """Quadratic curves a[i] -(c[i])- b[i] as one path (each the cubic QPainterPath.quadTo
+    makes of it)."""
+    pts = np.empty((4 * a.shape[0], 2))
+    pts[0::4], pts[3::4] = a, b
+    pts[1::4] = a + (c - a) * (2.0 / 3.0)
+    pts[2::4] = b + (c - b) * (2.0 / 3.0)
+    kinds = np.tile(np.array([_MOVE, _CURVE, _CURVE_DATA, _CURVE_DATA]), a.shape[0])
+    return path_from_arrays(kinds, pts)
+
+
+def clip_segments(seg: np.ndarray, left: float, top: float, right: float,
+                  bottom: float) -> np.ndarray:  # fmt: skip
+    """Segments (rows x1, y1, x2, y2) cut to a rectangle (Liang-Barsky), those outside
+    it dropped."""
+    p, d = seg[:, :2], seg[:, 2:] - seg[:, :2]
+    t0, t1 = np.zeros(seg.shape[0]), np.ones(seg.shape[0])
+    keep = np.ones(seg.shape[0], dtype=bool)
+    for axis, lo, hi in ((0, left, right), (1, top, bottom)):
+        dd, pp = d[:, axis], p[:, axis]
+        still = dd == 0
+        keep &= ~still | ((pp >= lo) & (pp <= hi))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a, b = (lo - pp) / dd, (hi - pp) / dd
+        enter, leave = np.minimum(a, b), np.maximum(a, b)
+        t0 = np.where(still, t0, np.maximum(t0, enter))
+        t1 = np.where(still, t1, np.minimum(t1, leave))
+    keep &= t0 <= t1
+    p, d, t0, t1 = p[keep], d[keep], t0[keep, None], t1[keep, None]
+    return np.hstack((p + d * t0, p + d * t1))
+
+
+def flattened_quads(a: np.ndarray, c: np.ndarray, b: np.ndarray, steps: int) -> np.ndarray:
+    """Quadratic curves as ``steps`` straight segments each: rows (x1, y1, x2, y2)."""
+    t = np.linspace(0.0, 1.0, steps + 1)[None, :, None]
+    pts = (1 - t) ** 2 * a[:, None, :] + 2 * (1 - t) * t * c[:, None, :] + t**2 * b[:, None, :]
+    return np.concatenate((pts[:, :-1], pts[:, 1:]), axis=2).reshape(-1, 4)
 
 
 class TopologyCanvas(QWidget):
@@ -71,7 +176,8 @@ class TopologyCanvas(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(200, 160)
-        self.setAutoFillBackground(True)
+        # paintEvent fills every pixel: Qt need not paint the widgets underneath first
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         self.swap_mode = False
         self.topology: Topology | None = None
         self.place: Placement = Placement("grid", np.zeros((0, 2)), None)
@@ -81,6 +187,16 @@ class TopologyCanvas(QWidget):
         self.labels: list[str] | None = None  # text per processor (default: its number)
         self.virtual_a = self.virtual_b = np.zeros(0, dtype=np.int64)  # 0-based hardware
         self.virtual_pairs: list[tuple[int, int]] = []
+        self._pairs_source: object = None
+        self._pair_array = np.zeros((0, 2), dtype=np.int64)
+        self._sprites: dict[tuple, QPixmap] = {}
+        self._layers: dict[str, tuple[tuple, QPixmap]] = {}
+        self._static_version = 0  # of what the links and boxes layers show
+        self._painted_view: tuple = ()
+        self._sprite_radius: tuple[float, float] = (-1.0, 1.0)
+        # (pixel size, text) -> [half its width, its QStaticText or None];
+        # (pixel size, character, None) -> the character's advance
+        self._texts: dict[tuple, Any] = {}
         self.link_width: dict[int, float] = {}  # link id -> extra width 0..1
         self.hot_links: set[int] = set()
         self.route_links: set[int] = set()
@@ -123,7 +239,7 @@ class TopologyCanvas(QWidget):
         self._overview = None
         if old_count != self.place.count or not self._fitted:
             self.fit()
-        self.update()
+        self._changed()
 
     def refresh_links(self) -> None:
         """Re-read the links (after links were added or removed)."""
@@ -135,7 +251,7 @@ class TopologyCanvas(QWidget):
             classes = link_classes(self.topology, self.place.shape)
             wrapped = classes.ids[classes.wrap]
             self.seg_wrap = np.isin(self.seg_ids, wrapped)
-        self.update()
+        self._changed()
 
     def refresh_types(self) -> None:
         if self.topology is None:
@@ -145,17 +261,24 @@ class TopologyCanvas(QWidget):
             if 1 <= p <= self.place.count and isinstance(t, int):
                 self.types[p - 1] = t
         self._overview = None
-        self.update()
+        self._changed()
 
-    def set_virtual(self, pairs: list[tuple[int, int]], hardware: Mapping[int, int]) -> None:
-        """Virtual links (virtual processor pairs) and where their ends are mapped."""
-        self.virtual_pairs = list(pairs)
-        a, b = [], []
-        for v, w in pairs:
-            a.append(hardware.get(v, 0) - 1)
-            b.append(hardware.get(w, 0) - 1)
-        self.virtual_a = np.asarray(a, dtype=np.int64)
-        self.virtual_b = np.asarray(b, dtype=np.int64)
+    def set_virtual(self, pairs: Sequence[tuple[int, int]], hardware: Mapping[int, int]) -> None:
+        """Virtual links (virtual processor pairs) and where their ends are mapped. The
+        same pairs again (after a swap) only move their ends."""
+        if pairs is not self._pairs_source or len(pairs) != len(self.virtual_pairs):
+            self._pairs_source = pairs
+            self.virtual_pairs = list(pairs)
+            self._pair_array = np.asarray(self.virtual_pairs, dtype=np.int64).reshape(-1, 2)
+        ends = self._pair_array
+        top = int(ends.max(initial=0))
+        lookup = np.zeros(top + 1, dtype=np.int64)  # virtual -> hardware (0: unmapped)
+        count = self.place.count
+        for v, h in hardware.items():
+            if 0 < v <= top and isinstance(h, int) and 0 < h <= count:
+                lookup[v] = h
+        self.virtual_a = lookup[ends[:, 0]] - 1
+        self.virtual_b = lookup[ends[:, 1]] - 1
         self.update()
 
     def set_labels(self, labels: list[str] | None) -> None:
@@ -187,7 +310,7 @@ class TopologyCanvas(QWidget):
                     k: (math.log(v) - lo) / (hi - lo) if v and v > 0 else 0.0
                     for k, v in values.items()
                 }
-        self.update()
+        self._changed()
 
     # ------------------------------------------------------------------ selection
 
@@ -203,7 +326,7 @@ class TopologyCanvas(QWidget):
             if 1 <= p <= self.selected.shape[0]:
                 self.selected[p - 1] = True
         self.selected_links |= set(links)
-        self.update()
+        self._changed()
         self.selectionChanged.emit()
 
     def select_rect(self, rect: QRectF, add: bool = False) -> None:
@@ -346,25 +469,78 @@ class TopologyCanvas(QWidget):
         painter = QPainter(self)
         try:
             painter.fillRect(self.rect(), self.palette().base())
-            self.paint(painter)
+            self.paint(painter, layers=True)
         finally:
             painter.end()
 
-    def paint(self, painter: QPainter) -> None:
+    def _changed(self) -> None:
+        """Something the cached layers show changed (links, widths, types, selection)."""
+        self._static_version += 1
+        self.update()
+
+    def _view_key(self) -> tuple:
+        return (self.width(), self.height(), self.devicePixelRatioF(), self.scale,
+                self.offset.x(), self.offset.y(), self._static_version)  # fmt: skip
+
+    def _layer(self, name: str, key: tuple,
+               draw: Callable[[QPainter, np.ndarray, np.ndarray], None]) -> QPixmap:  # fmt: skip
+        """A transparent picture of the view drawn by ``draw(painter, xy, visible)``,
+        kept while the view and what the layer shows (``key``) stay the same."""
+        hit = self._layers.get(name)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        dpr = self.devicePixelRatioF()
+        size = QSize(max(1, round(self.width() * dpr)), max(1, round(self.height() * dpr)))
+        layer = hit[1] if hit is not None and hit[1].size() == size else QPixmap(size)
+        layer.setDevicePixelRatio(dpr)
+        layer.fill(Qt.GlobalColor.transparent)
+        p = QPainter(layer)
+        try:
+            p.setFont(self.font())
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            draw(p, self.screen_xy(), self.visible_mask())
+        finally:
+            p.end()
+        self._layers[name] = (key, layer)
+        return layer
+
+    def paint(self, painter: QPainter, layers: bool = False) -> None:
+        """Draw the view. With ``layers`` (the screen), a repaint of an unchanged view
+        (a swap, a hover, a drag preview: the second paint at the same size, scale and
+        offset onwards) takes the plain hardware links and the processors' boxes from
+        cached layers and draws only the rest; a paint for a new view (a pan, a zoom)
+        draws everything directly, as does the SVG export."""
         if not self.place.count:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
             return
         xy = self.screen_xy()
         visible = self.visible_mask()
         overview = int(visible.sum()) > DETAIL_LIMIT
+        key = self._view_key()
+        cached = layers and key == self._painted_view
+        if layers:
+            self._painted_view = key
         if overview:
             self._paint_overview(painter)
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            self._paint_links(painter, xy, visible)
+            if cached:
+
+                def plain(p: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+                    self._paint_links(p, xy, visible, "plain")
+
+                painter.drawPixmap(0, 0, self._layer("links", key, plain))
+                # the hot and selected links over the plain ones (wider: they cover them)
+                self._paint_links(painter, xy, visible, "marked")
+            else:
+                self._paint_links(painter, xy, visible)
             self._paint_virtual(painter, xy, visible)
             self._paint_route(painter, xy)
-            self._paint_processors(painter, xy, visible)
+            if cached:
+                painter.drawPixmap(0, 0, self._layer("boxes", key, self._paint_boxes))
+            else:
+                self._paint_boxes(painter, xy, visible)
+            self._paint_labels(painter, xy, visible)
         self._paint_route(painter, xy, rings_only=not overview)
         if self._drag_from is not None:
             self._paint_drag(painter, xy)
@@ -396,72 +572,203 @@ class TopologyCanvas(QWidget):
             f"{self.place.count} processors — zoom in for links and numbers",
         )
 
-    def _paint_links(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+    def _paint_links(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray,
+                     which: str = "all") -> None:  # fmt: skip
+        """The hardware links in view: ``all``, only ``plain`` (every link as if neither
+        hot nor selected) or only the ``marked`` (hot or selected) ones."""
         if not self.seg_ids.size:
             return
-        show = visible[self.seg_a] | visible[self.seg_b]
+        rows = np.flatnonzero(visible[self.seg_a] | visible[self.seg_b])
+        if which == "marked":
+            if not (self.hot_links or self.selected_links):
+                return
+            marked = np.fromiter(self.hot_links | self.selected_links, np.int64)
+            rows = rows[np.isin(self.seg_ids[rows], marked)]
+        if not rows.size:
+            return
+        ids = self.seg_ids[rows]
         base = max(1.0, min(self.scale / 25, 3.0))
-        idx = np.flatnonzero(show)
-        pens: dict[tuple, list] = {}
-        for i in idx.tolist():
-            lid = int(self.seg_ids[i])
-            colour = LINK_COLOUR
-            width = base * (1 + 2.5 * self.link_width.get(lid, 0.0)) if self.link_width else base
-            if lid in self.hot_links:
-                colour, width = HOT_COLOUR, width + 2
-            if lid in self.selected_links:
-                colour, width = SELECT_COLOUR, width + 2
-            pens.setdefault((colour.name(), round(width, 1), bool(self.seg_wrap[i])), []).append(i)
-        for (colour, width, wrap), rows in pens.items():
-            pen = QPen(QColor(colour), width)
-            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-            painter.setPen(pen)
-            if not wrap:
-                painter.drawLines([QLineF(*xy[self.seg_a[i]], *xy[self.seg_b[i]]) for i in rows])
+        if self.link_width:
+            extra = np.fromiter((self.link_width.get(i, 0.0) for i in ids.tolist()), float,
+                                count=ids.shape[0])  # fmt: skip
+            width = base * (1 + 2.5 * extra)
+        else:
+            width = np.full(ids.shape[0], base)
+        colour = np.zeros(ids.shape[0], dtype=np.int64)  # 0 plain, 1 hot, 2 selected
+        if self.hot_links and which != "plain":
+            hot = np.isin(ids, np.fromiter(self.hot_links, np.int64))
+            colour[hot], width[hot] = 1, width[hot] + 2
+        if self.selected_links and which != "plain":
+            sel = np.isin(ids, np.fromiter(self.selected_links, np.int64))
+            colour[sel], width[sel] = 2, width[sel] + 2
+        tenths = np.rint(width * 10).astype(np.int64)
+        wrap = self.seg_wrap[rows].astype(np.int64)
+        key = (colour * 100000 + tenths) * 2 + wrap
+        colours = (LINK_COLOUR, HOT_COLOUR, SELECT_COLOUR)
+        for k in np.unique(key).tolist():
+            group = rows[key == k]
+            w, is_wrap = (k // 2) % 100000 / 10, bool(k % 2)
+            pen = QPen(colours[k // 200000], w)
+            a, b = xy[self.seg_a[group]], xy[self.seg_b[group]]
+            if is_wrap:
+                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                painter.setPen(pen)
+                painter.drawPath(self._wrap_path(a, b))
             else:
-                for i in rows:
-                    self._paint_wrap(painter, xy[self.seg_a[i]], xy[self.seg_b[i]])
+                # flat caps: the ends are under the processors, and Qt strokes a path of
+                # flat-capped segments several times faster than round-capped ones
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                painter.setPen(pen)
+                painter.drawPath(lines_path(a, b))
+
+    def _wrap_path(self, a: np.ndarray, b: np.ndarray) -> QPainterPath:
+        """Wrap-around links: a stub out of each end, away from the other, ending in a
+        small arc, so that each reads as leaving the grid and coming back on the far
+        side."""
+        d = a - b
+        n = np.hypot(d[:, 0], d[:, 1])
+        out = d / np.where(n > 0, n, 1.0)[:, None] * (self.scale * 0.42)
+        ends = np.vstack((a, b))
+        direction = np.vstack((out, -out))
+        tip = ends + direction
+        r = self.scale * 0.08
+        dn = np.hypot(direction[:, 0], direction[:, 1])
+        normal = np.column_stack((-direction[:, 1], direction[:, 0]))
+        normal = normal / np.where(dn > 0, dn, 1.0)[:, None] * r
+        m = ends.shape[0]
+        stubs = np.empty((2 * m, 2))
+        stubs[0::2], stubs[1::2] = ends, tip
+        arc_a, arc_c, arc_b = tip + normal, tip + direction * 0.35, tip - normal
+        arcs = np.empty((4 * m, 2))
+        arcs[0::4], arcs[3::4] = arc_a, arc_b
+        arcs[1::4] = arc_a + (arc_c - arc_a) * (2.0 / 3.0)
+        arcs[2::4] = arc_b + (arc_c - arc_b) * (2.0 / 3.0)
+        # per end: the stub, then its arc
+        pts = np.concatenate((stubs.reshape(m, 4), arcs.reshape(m, 8)), axis=1).reshape(-1, 2)
+        kinds = np.tile(np.array([_MOVE, _LINE, _MOVE, _CURVE, _CURVE_DATA, _CURVE_DATA]), m)
+        return path_from_arrays(kinds, pts)
 
     def _paint_wrap(self, painter: QPainter, a: np.ndarray, b: np.ndarray) -> None:
-        """A wrap-around link: a stub out of each end, away from the other, ending in a
-        small arc, so that it reads as leaving the grid and coming back on the far side."""
-        d = a - b
-        n = float(np.hypot(*d)) or 1.0
-        out = d / n * self.scale * 0.42
-        for end, direction in ((a, out), (b, -out)):
-            tip = end + direction
-            painter.drawLine(QPointF(*end), QPointF(*tip))
-            r = self.scale * 0.08
-            normal = np.array([-direction[1], direction[0]]) / (np.hypot(*direction) or 1) * r
-            path = QPainterPath(QPointF(*(tip + normal)))
-            path.quadTo(QPointF(*(tip + direction * 0.35)), QPointF(*(tip - normal)))
-            painter.drawPath(path)
+        """One wrap-around link (see :meth:`_wrap_path`)."""
+        painter.drawPath(self._wrap_path(np.atleast_2d(a), np.atleast_2d(b)))
 
     def _paint_virtual(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
         if not self.virtual_pairs:
             return
-        pen = QPen(VIRTUAL_COLOUR, max(1.0, min(self.scale / 30, 2.0)))
+        a, b = self.virtual_a, self.virtual_b
+        ok = (a >= 0) & (b >= 0) & (a != b)
+        ok[ok] &= visible[a[ok]] | visible[b[ok]]
+        if not ok.any():
+            return
+        pa, pb = xy[a[ok]], xy[b[ok]]
+        dense = pa.shape[0] > VIRTUAL_AA_LIMIT
+        # many of them (a large model zoomed out, or a torus over GCel zoomed in a
+        # little): one pixel wide without antialiasing, four times faster, and dots of one
+        # pixel read the same
+        width = 1.0 if dense else max(1.0, min(self.scale / 30, 2.0))
+        pen = QPen(VIRTUAL_COLOUR, width)
         pen.setStyle(Qt.PenStyle.DotLine)
         painter.setPen(pen)
-        ok = (self.virtual_a >= 0) & (self.virtual_b >= 0)
-        lines = []
-        for i in np.flatnonzero(ok).tolist():
-            a, b = int(self.virtual_a[i]), int(self.virtual_b[i])
-            if not (visible[a] or visible[b]) or a == b:
-                continue
-            pa, pb = xy[a], xy[b]
-            # bow the dotted line a little so that it does not hide the hardware link
-            mid = (pa + pb) / 2
-            d = pb - pa
-            normal = np.array([-d[1], d[0]]) * VIRTUAL_BOW
-            lines.append((pa, mid + normal, pb))
-        for pa, ctrl, pb in lines:
-            path = QPainterPath(QPointF(*pa))
-            path.quadTo(QPointF(*ctrl), QPointF(*pb))
-            painter.drawPath(path)
+        # bow the dotted line a little so that it does not hide the hardware link
+        d = pb - pa
+        ctrl = (pa + pb) / 2 + np.column_stack((-d[:, 1], d[:, 0])) * VIRTUAL_BOW
+        if width <= 1.0:
+            # one path: a one-pixel pen goes to Qt's cosmetic stroker, which dashes as it
+            # draws (no dash pattern computed per link)
+            if dense:
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            painter.drawPath(quads_path(pa, ctrl, pb))
+            if dense:
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        else:
+            # a wider dotted pen would be dashed segment by segment by QDashStroker, one
+            # path at a time; line segments in one drawLines call go to the fast dashed
+            # line rasteriser instead
+            # as few segments as keep each within half a pixel of its curve: a curve
+            # bows out by VIRTUAL_BOW / 2 of its length, a chord of 1/k of it by 1/k**2 of that
+            length = np.hypot(d[:, 0], d[:, 1])
+            steps = np.clip(np.ceil(np.sqrt(VIRTUAL_BOW * length)), 2, CURVE_STEPS)
+            steps = steps.astype(np.int64)
+            segments = np.vstack([flattened_quads(pa[steps == k], ctrl[steps == k],
+                                                  pb[steps == k], k)
+                                  for k in np.unique(steps).tolist()])  # fmt: skip
+            # only what is in view: the rasteriser walks a dashed line's whole length,
+            # and a long virtual link of a zoomed-in view is mostly outside it
+            pad = 4 * width
+            segments = clip_segments(segments, -pad, -pad, self.width() + pad,
+                                     self.height() + pad)  # fmt: skip
+            painter.drawLines([QLineF(*row) for row in segments.tolist()])
+
+    def _sprite(self, type_id: int, selected: bool, r: float) -> QPixmap:
+        """A processor's box (type colour, outline), drawn once per size and state."""
+        dpr = self.devicePixelRatioF()
+        if (r, dpr) != self._sprite_radius:
+            self._sprites.clear()
+            self._sprite_radius = (r, dpr)
+        key = (type_id, selected)
+        sprite = self._sprites.get(key)
+        if sprite is None:
+            m = SPRITE_MARGIN
+            side = int(math.ceil(2 * r + 2 * m))
+            sprite = QPixmap(max(1, round(side * dpr)), max(1, round(side * dpr)))
+            sprite.setDevicePixelRatio(dpr)  # sharp on a high-density screen
+            sprite.fill(Qt.GlobalColor.transparent)
+            p = QPainter(sprite)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            colour = type_colour(type_id)
+            rect = QRectF(m, m, 2 * r, 2 * r)
+            if r < 3:
+                p.fillRect(rect, colour)
+            else:
+                p.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
+                              3 if selected else 1))  # fmt: skip
+                p.setBrush(colour)
+                p.drawRoundedRect(rect, r * 0.3, r * 0.3)
+            p.end()
+            self._sprites[key] = sprite
+        return sprite
 
     def _paint_processors(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        self._paint_boxes(painter, xy, visible)
+        self._paint_labels(painter, xy, visible)
+
+    def _paint_boxes(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        """Each processor's box: sprites blitted at whole pixels (a box's centre is off
+        by at most half a pixel); into an SVG file, shapes."""
         r = self.radius()
+        idx = np.flatnonzero(visible)
+        engine = painter.paintEngine()
+        if engine is not None and engine.type() == QPaintEngine.Type.SVG:
+            self._paint_box_shapes(painter, xy, idx, r)
+            return
+        corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
+        state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
+        for key in np.unique(state).tolist():
+            sprite = self._sprite(key // 2, bool(key % 2), r)
+            for x, y in corner[state == key].tolist():
+                painter.drawPixmap(x, y, sprite)
+
+    def _paint_box_shapes(self, painter: QPainter, xy: np.ndarray, idx: np.ndarray,
+                          r: float) -> None:  # fmt: skip
+        for i in idx.tolist():
+            x, y = xy[i]
+            colour = type_colour(int(self.types[i]))
+            rect = QRectF(x - r, y - r, 2 * r, 2 * r)
+            if r < 3:
+                painter.fillRect(rect, colour)
+                continue
+            selected = bool(self.selected[i])
+            painter.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
+                                3 if selected else 1))  # fmt: skip
+            painter.setBrush(colour)
+            painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+
+    def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
+        """The processors' numbers (or labels), when they fit in the boxes."""
+        r = self.radius()
+        if r < 3 or self.scale < LABEL_SCALE:
+            return
         font = QFont(painter.font())
         font.setPixelSize(int(max(8, min(r * 0.9, 14))))
         longest = (
@@ -469,25 +776,44 @@ class TopologyCanvas(QWidget):
             if self.labels
             else len(str(self.place.count))
         )
-        labels = self.scale >= LABEL_SCALE and 2 * r >= longest * font.pixelSize() * 0.62
+        if 2 * r < longest * font.pixelSize() * 0.62:
+            return
+        idx = np.flatnonzero(visible)
         painter.setFont(font)
-        for i in np.flatnonzero(visible).tolist():
-            x, y = xy[i]
-            colour = type_colour(int(self.types[i]))
-            selected = bool(self.selected[i])
-            painter.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
-                                3 if selected else 1))  # fmt: skip
-            painter.setBrush(colour)
-            rect = QRectF(x - r, y - r, 2 * r, 2 * r)
-            if r < 3:
-                painter.fillRect(rect, colour)
-                continue
-            painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
-            if labels:
-                text = self.labels[i] if self.labels is not None else str(i + 1)
-                painter.setPen(QColor("#000000"))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QColor("#000000"))
+        px = font.pixelSize()
+        metrics = QFontMetricsF(font)
+        baseline = (metrics.ascent() - metrics.descent()) / 2  # centre -> baseline
+        top = (metrics.ascent() + metrics.descent()) / 2  # centre -> top of the line
+        texts, cache = self.labels, self._texts
+        if len(cache) > TEXT_CACHE:
+            cache.clear()
+        # A number is drawn as a QStaticText (laid out once, drawn twice as fast as
+        # drawText) once made; making one costs three draws, so a frame makes at most
+        # STATIC_TEXTS_PER_FRAME and draws the rest with drawText: a zoom to a new font
+        # size stays within its frame, and the next frames at that size catch up.
+        budget = STATIC_TEXTS_PER_FRAME
+        for i, (x, y) in zip(idx.tolist(), xy[idx].tolist()):
+            text = texts[i] if texts is not None else str(i + 1)
+            entry = cache.get((px, text))
+            if entry is None:  # its width from the characters' (numbers: no kerning)
+                width = 0.0
+                for ch in text:
+                    advance = cache.get((px, ch, None))
+                    if advance is None:
+                        advance = cache[(px, ch, None)] = metrics.horizontalAdvance(ch)
+                    width += advance
+                entry = cache[(px, text)] = [width / 2, None]
+            if entry[1] is None and budget > 0:
+                budget -= 1
+                st = QStaticText(text)
+                st.setTextFormat(Qt.TextFormat.PlainText)
+                st.prepare(QTransform(), font)
+                entry[1] = st
+            if entry[1] is not None:  # the same place as drawText's
+                painter.drawStaticText(QPointF(x - entry[0], y - top), entry[1])
+            else:
+                painter.drawText(QPointF(x - entry[0], y + baseline), text)
 
     def _paint_route(self, painter: QPainter, xy: np.ndarray, rings_only: bool = False) -> None:
         """The highlighted route: its links under the processors, rings around them on top."""

@@ -31,6 +31,7 @@ from parasol_core.topology.virtual import virtual_links, virtual_route
 from piui.document import Document
 from piui.widgets.topology_canvas import TopologyCanvas, type_colour
 from piui.widgets.topology_selection import selection_of
+from piui.windows.mapping_editor import mapping_only
 
 WIDTH_BY = ("uniform", "speed", "latency", "load")
 
@@ -86,6 +87,9 @@ class GridViewWindow(QWidget):
         self._seen: object = None
         self.hover_route: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self.click_route: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        # the virtual links of the virtual topology `_pairs_for` (kept across mapping edits)
+        self._pairs_for: VirtualTopology | None = None
+        self._pairs: list[tuple[int, int]] = []
 
         fit.clicked.connect(self.canvas.fit)
         zoom_in.clicked.connect(lambda: self.canvas.zoom(1.25))
@@ -114,6 +118,7 @@ class GridViewWindow(QWidget):
         return self.document.machine.virtual(vid) if vid is not None else None
 
     def rebuild(self) -> None:
+        self._pairs_for = None
         hw = self.hardware
         if hw is not self.canvas.topology:
             self.clicked = []
@@ -144,6 +149,11 @@ class GridViewWindow(QWidget):
         self._show_widths()
 
     def _values_changed(self, change: Change) -> None:
+        if mapping_only(change):  # a swap: the drawn virtual links move their ends only
+            v = self.virtual()
+            if v is not None and change.touches(v):
+                self._show_virtual()
+            return
         if change.touches(Topology) or change.touches(VirtualTopology):
             self.rebuild()
         elif change.touches(Link):
@@ -169,12 +179,14 @@ class GridViewWindow(QWidget):
         if v is None or self.hardware is None:
             self.canvas.set_virtual([], {})
             return
-        try:
-            pairs = virtual_links(self.document.machine, v, directed=False)
-        except RoutingError as e:
-            self.info.setText(f"virtual topology {v.id}: {e}")
-            pairs = []
-        self.canvas.set_virtual(pairs, v.mapping)
+        if self._pairs_for is not v:
+            self._pairs_for = v
+            try:
+                self._pairs = virtual_links(self.document.machine, v, directed=False)
+            except RoutingError as e:
+                self.info.setText(f"virtual topology {v.id}: {e}")
+                self._pairs = []
+        self.canvas.set_virtual(self._pairs, v.mapping)
         if self.width_box.currentIndex() == WIDTH_BY.index("load"):
             self._show_widths()
 

@@ -4,8 +4,11 @@ to swap them (so that a 2D torus can be drawn onto a 4 x 4 grid by hand).
 
 Each processor shows the virtual processor mapped onto it; the virtual links are dotted;
 the hardware links carrying the most virtual links are highlighted. Dilation (max,
-mean) and congestion are recomputed by the core (:func:`mapping_quality`) for the
-mapping under the cursor while dragging, and for the stored one after every edit.
+mean) and congestion come from the core, for the mapping under the cursor while
+dragging and for the stored one after every edit: kept up to date move by move
+(:class:`MappingMetrics`, equal to :func:`mapping_quality` at every step), so that a
+swap reroutes only the virtual links of the two processors moved. The virtual links
+and the metrics are rebuilt when anything but the mapping changes.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from PySide6.QtWidgets import (
 
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change
+from parasol_core.session.changes import OPEN
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.mapping import (
+    MappingMetrics,
     MappingQuality,
     make_mapping,
     mapping_quality,
@@ -51,6 +56,17 @@ SCHEME_HELP = {
     "random": "a random placement from the seed",
     "gray": "reflected Gray code: a hypercube's rings and grids land one hop apart",
 }
+
+
+def mapping_only(change: Change) -> bool:
+    """Whether an operation changed nothing but virtual topologies' mappings (a swap, a
+    scheme applied, or their undo): the virtual links and the hardware stay."""
+    return (
+        change.reason != OPEN
+        and not change.structure
+        and bool(change.fields)
+        and all(isinstance(f.obj, VirtualTopology) and f.attr == "mapping" for f in change.fields)
+    )
 
 
 class MappingEditorWindow(QWidget):
@@ -115,6 +131,11 @@ class MappingEditorWindow(QWidget):
         layout.addLayout(top)
         layout.addWidget(split, 1)
         self.quality: MappingQuality | None = None
+        # the virtual links and the metrics of the virtual topology `_state_for`
+        self._state_for: VirtualTopology | None = None
+        self._pairs: list[tuple[int, int]] = []
+        self._metrics: MappingMetrics | None = None
+        self._metrics_error: RoutingError | None = None
 
         self.virtual_box.currentIndexChanged.connect(self.refresh)
         self.routing.routingChosen.connect(self._set_routing)
@@ -154,14 +175,41 @@ class MappingEditorWindow(QWidget):
         self.virtual_box.setCurrentIndex(at if at >= 0 else 0)
         self.virtual_box.blockSignals(False)
         self.canvas.set_topology(self.document.machine.hardware())
+        self._state_for = None
         self.refresh()
 
     def _values_changed(self, change: Change) -> None:
         if change.touches(Topology) or change.touches(Link):
             self.canvas.set_topology(self.document.machine.hardware())
+            self._state_for = None
             self.refresh()
         elif change.touches(VirtualTopology):
+            if not mapping_only(change):
+                self._state_for = None
             self.refresh()
+
+    def _follow(self, v: VirtualTopology) -> None:
+        """Bring the virtual links and the metrics up to date with ``v``: rebuilt for
+        another virtual topology or after a change to more than the mapping, else moved
+        along with the mapping's changed entries only."""
+        if self._state_for is not v:
+            self._state_for = v
+            try:
+                self._pairs = virtual_links(self.document.machine, v, directed=False)
+            except RoutingError:
+                self._pairs = []
+            self._metrics = None
+        if self._metrics is not None:
+            try:
+                self._metrics.sync(v.mapping)
+                return
+            except RoutingError as e:
+                self._metrics, self._metrics_error = None, e
+                return
+        try:
+            self._metrics, self._metrics_error = MappingMetrics(self.document.machine, v), None
+        except RoutingError as e:
+            self._metrics, self._metrics_error = None, e
 
     def refresh(self, *_: object) -> None:
         v = self.virtual()
@@ -173,6 +221,7 @@ class MappingEditorWindow(QWidget):
             self.canvas.set_hot_links(())
             self.metrics.setText("No virtual topology: add one.")
             self.quality = None
+            self._state_for = None
             return
         self.routing.setEnabled(True)
         self.routing.set_routing(v.routing)
@@ -182,20 +231,19 @@ class MappingEditorWindow(QWidget):
             if 1 <= h <= count:
                 labels[h - 1] = str(vp) if labels[h - 1] == "·" else labels[h - 1] + "," + str(vp)
         self.canvas.set_labels(labels)
-        try:
-            pairs = virtual_links(self.document.machine, v, directed=False)
-        except RoutingError:
-            pairs = []
-        self.canvas.set_virtual(pairs, v.mapping)
-        self.quality = self._show_quality(dict(v.mapping), self.metrics, "")
+        self._follow(v)
+        self.canvas.set_virtual(self._pairs, v.mapping)
+        self.quality = self._show_quality(self._current_quality(), self.metrics, "")
 
-    def _show_quality(self, mapping: dict[int, int], label: QLabel, prefix: str,
+    def _current_quality(self) -> MappingQuality | RoutingError:
+        if self._metrics is not None:
+            return self._metrics.quality()
+        return self._metrics_error or RoutingError("no metrics")
+
+    def _show_quality(self, q: MappingQuality | RoutingError, label: QLabel, prefix: str,
                       ) -> MappingQuality | None:  # fmt: skip
-        v = self.virtual()
-        try:
-            q = mapping_quality(self.document.machine, v, mapping)
-        except RoutingError as e:
-            label.setText(f"{prefix}cannot route the mapping: {e}")
+        if isinstance(q, RoutingError):
+            label.setText(f"{prefix}cannot route the mapping: {q}")
             self.canvas.set_hot_links(())
             return None
         busiest = ", ".join(map(str, q.congested_links[:12]))
@@ -230,14 +278,23 @@ class MappingEditorWindow(QWidget):
             self.preview.setText("")
             self.refresh_quality_only()
             return
-        proposed = dict(v.mapping)
-        proposed.update(swap(v.mapping, src, target))
-        self._show_quality(proposed, self.preview, f"if dropped on {target}: ")
+        moves = swap(v.mapping, src, target)
+        self._follow(v)
+        q: MappingQuality | RoutingError
+        try:
+            if self._metrics is not None:
+                q = self._metrics.preview(moves)
+            else:
+                q = mapping_quality(self.document.machine, v, {**v.mapping, **moves})
+        except RoutingError as e:
+            q = e
+        self._show_quality(q, self.preview, f"if dropped on {target}: ")
 
     def refresh_quality_only(self) -> None:
         v = self.virtual()
         if v is not None:
-            self.quality = self._show_quality(dict(v.mapping), self.metrics, "")
+            self._follow(v)
+            self.quality = self._show_quality(self._current_quality(), self.metrics, "")
 
     def swap(self, a: int, b: int) -> None:
         """Swap the virtual processors on hardware processors a and b (one undo step)."""
