@@ -444,3 +444,23 @@ def test_absent_removes_a_table_entry(gcel):
     assert "iga" not in session.machine.processor(1).timings
     session.undo()
     assert "iga" in session.machine.processor(1).timings
+
+
+def test_change_says_when_only_mappings_moved():
+    """What the topology views rely on to move virtual processors instead of rebuilding."""
+    session = Session.open(GRID)
+    records: list[Change] = []
+    session.subscribe(records.append)
+    virt = session.machine.virtuals[0]
+    a, b = sorted(virt.mapping)[:2]
+    swapped = dict(virt.mapping) | {a: virt.mapping[b], b: virt.mapping[a]}
+    session.set_mapping(virt.id, swapped)
+    assert records[-1].mapping_only
+    session.undo()
+    assert records[-1].mapping_only
+    session.set_links(session.machine.topologies[0].id, [1], speed=Timing(1e-6))
+    assert not records[-1].mapping_only
+    session.remove_virtual(virt.id)
+    assert not records[-1].mapping_only
+    session.replace(loads(GRID.read_text()), GRID)
+    assert not records[-1].mapping_only

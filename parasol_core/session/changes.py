@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from parasol_core.expr.evaluate import Value
+from parasol_core.model import VirtualTopology
 
 # Why a record was published.
 EDIT = "edit"  # an operation was done
@@ -74,6 +75,18 @@ class Change:
     def is_edit(self) -> bool:
         """The model's values changed (an edit, an undo, a redo or another model)."""
         return self.reason in (EDIT, UNDO, REDO, OPEN)
+
+    @property
+    def mapping_only(self) -> bool:
+        """Whether the operation changed nothing but virtual topologies' mappings (a
+        swap, a scheme applied, or their undo): the virtual links and the hardware stay,
+        so a view of them need only move the virtual processors."""
+        return (
+            self.reason != OPEN
+            and not self.structure
+            and bool(self.fields)
+            and all(isinstance(f.obj, VirtualTopology) and f.attr == "mapping" for f in self.fields)
+        )
 
     def touches(self, what: type | object, attr: str | None = None) -> bool:
         """Whether a field of ``what`` (a model class, or one object) changed; with

@@ -31,7 +31,6 @@ from parasol_core.topology.virtual import virtual_links, virtual_route
 from piui.document import Document
 from piui.widgets.topology_canvas import TopologyCanvas, type_colour
 from piui.widgets.topology_selection import selection_of
-from piui.windows.mapping_editor import mapping_only
 
 WIDTH_BY = ("uniform", "speed", "latency", "load")
 
@@ -149,7 +148,7 @@ class GridViewWindow(QWidget):
         self._show_widths()
 
     def _values_changed(self, change: Change) -> None:
-        if mapping_only(change):  # a swap: the drawn virtual links move their ends only
+        if change.mapping_only:  # a swap: the drawn virtual links move their ends only
             v = self.virtual()
             if v is not None and change.touches(v):
                 self._show_virtual()

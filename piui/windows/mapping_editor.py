@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change
-from parasol_core.session.changes import OPEN
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.mapping import (
     MappingMetrics,
@@ -56,17 +55,6 @@ SCHEME_HELP = {
     "random": "a random placement from the seed",
     "gray": "reflected Gray code: a hypercube's rings and grids land one hop apart",
 }
-
-
-def mapping_only(change: Change) -> bool:
-    """Whether an operation changed nothing but virtual topologies' mappings (a swap, a
-    scheme applied, or their undo): the virtual links and the hardware stay."""
-    return (
-        change.reason != OPEN
-        and not change.structure
-        and bool(change.fields)
-        and all(isinstance(f.obj, VirtualTopology) and f.attr == "mapping" for f in change.fields)
-    )
 
 
 class MappingEditorWindow(QWidget):
@@ -184,7 +172,7 @@ class MappingEditorWindow(QWidget):
             self._state_for = None
             self.refresh()
         elif change.touches(VirtualTopology):
-            if not mapping_only(change):
+            if not change.mapping_only:
                 self._state_for = None
             self.refresh()
 
