@@ -27,6 +27,7 @@ mutated files.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -157,20 +158,43 @@ class LinkRegion:
     """The text of one link list read by the fast path; builds a link's source record
     (what the lark builder would have recorded) when it is first asked for."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "moves")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Each save that moved text without a parse (parasol_core.syntax.inplace): the
+        # ends of its edits and the sum of the moves up to each, in that save's text
+        self.moves: tuple[tuple[list[int], list[int]], ...] = ()
 
     def __copy__(self) -> LinkRegion:
         return self
 
     def __deepcopy__(self, memo: dict) -> LinkRegion:
-        return self  # immutable, and shared by every link of the list
+        # one copy for every link of the list (deepcopy's memo), so that a save of the
+        # original moving its own region leaves the copy's alone
+        copy = LinkRegion(self.text)
+        copy.moves = self.moves
+        return copy
+
+    def moved(self, text: str, moves: tuple[list[int], list[int]] | None) -> None:
+        """The text is now ``text``: a save replaced spans outside the lazy links, which
+        moved what follows each by ``moves`` (ends of the spans, sums of the moves)."""
+        self.text = text
+        if moves is not None:
+            self.moves = (*self.moves, moves)
+
+    def offset(self, offset: int) -> int:
+        """Where a link read at ``offset`` now starts."""
+        for ends, moves in self.moves:
+            i = bisect.bisect_right(ends, offset)
+            if i:
+                offset += moves[i - 1]
+        return offset
 
     def build(self, lazy: tuple) -> BlockSource:
         """The source record of the link at ``lazy`` (see :func:`_scan_links`)."""
-        _, offset, line = lazy[:3]
+        offset = self.offset(lazy[1])
+        line = lazy[2]
         text = self.text
         m = LINK_POS_RE.match(text, offset)
         assert m is not None, "the text of a loaded link changed"
