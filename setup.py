@@ -10,6 +10,7 @@ kernel's.
 from setuptools import Extension, setup
 
 NATIVE: list[Extension] = [
+    Extension("parasol_core._scan", ["parasol_core/native/scan.c"], optional=True),
     # Extension("parasol_core._NAME", ["parasol_core/native/NAME.c"], optional=True,
     #           extra_compile_args=["-O2"]),
 ]

@@ -34,6 +34,7 @@ from parasol_core.model import (
     Machine,
     Table,
     Timing,
+    all_blocks,
     children_of,
     walk,
 )
@@ -354,26 +355,6 @@ def _lossless(machine: Machine) -> _Edits:
     edits = _Edits(machine.src.text)
     _edit_block(machine, edits)
     return edits
-
-
-def all_blocks(root: Block) -> list[Block]:
-    """Every section under ``root`` (itself included), in no particular order: quicker
-    than :func:`walk` on a model of 100,000 links, for the passes order does not matter to."""
-    out: list[Block] = []
-    stack = [root]
-    while stack:
-        block = stack.pop()
-        out.append(block)
-        for child in block.CHILDREN:
-            value = getattr(block, child.attr)
-            if not child.many:
-                if value is not None:
-                    stack.append(value)
-            elif child.cls.CHILDREN:
-                stack.extend(value)
-            else:
-                out.extend(value)
-    return out
 
 
 def _check_sources(machine: Machine) -> None:
