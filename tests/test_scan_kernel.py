@@ -26,9 +26,7 @@ from bench_load import torus_text  # noqa: E402
 SAMPLES = sorted((ROOT / "sample_models").glob("*.machine"))
 BODY = re.compile(r"begin[ \t]+linklist[^\n]*\n(.*?)(?=[ \t]*end[ \t]+linklist)", re.S)
 
-needs_kernel = pytest.mark.skipif(
-    _native.load("_scan") is None, reason="the C kernel is not built"
-)
+needs_kernel = pytest.mark.skipif(_native.load("_scan") is None, reason="the C kernel is not built")
 
 
 def _links(found: list | None) -> list | None:

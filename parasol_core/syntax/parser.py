@@ -179,7 +179,12 @@ def load(path: str | Path) -> Machine:
 
 
 def _parse(
-    parser: Lark, text: str, file: str | None, what: str, lark_text: str, bulk: dict[int, Any],
+    parser: Lark,
+    text: str,
+    file: str | None,
+    what: str,
+    lark_text: str,
+    bulk: dict[int, Any],
     fix: tuple[list[int], list[int]],
 ) -> tuple[Any, list[Diagnostic]]:
     """Run the parser (the builder is shared, hence the lock); lark's and the builder's
