@@ -262,3 +262,22 @@ def test_read_back_is_strict() -> None:
     assert inplace.read_back(CONNECT, "2 4 5") == (4, 5)
     for kind, text in [(TIMING, "1e+300"), (INT, "0x10"), (CONNECT, "3 4 5"), (STR, '"a;b"')]:
         assert inplace.read_back(kind, text) is inplace._NO
+
+
+def test_a_copy_keeps_its_own_text(tmp_path: Path, read_backs: list[int]) -> None:
+    """A deep copy (as an undo history may keep) is not moved by the original's save."""
+    path = tmp_path / "t.machine"
+    text = torus_text(3)
+    path.write_text(text, encoding="utf-8")
+    machine = load(path)
+    kept = copy.deepcopy(machine)
+    machine.name = "a new and longer name"
+    machine.topologies[0].links[-1].latency = Timing(1.25e-05)
+    save(machine, path)
+    assert read_backs == []
+    assert dumps(kept) == text
+    kept.topologies[0].links[-2].speed = Timing(4e-07)
+    other = tmp_path / "kept.machine"
+    save(kept, other)
+    assert_records_match(kept, other)
+    assert_records_match(machine, path)
