@@ -95,3 +95,26 @@ def test_kernel_and_pure_python_load_the_same(monkeypatch: pytest.MonkeyPatch) -
     for a, b in zip(pure.topologies[0].links, with_kernel.topologies[0].links, strict=True):
         assert a.src == b.src
     assert dumps(pure) == dumps(with_kernel) == text
+
+
+@pytest.mark.parametrize("bad", ["    @\n", "    id = = 3\n", "    begin link\n", "    end foo\n"])
+def test_errors_after_blanked_bodies_say_the_real_line(bad: str) -> None:
+    """A blanked body is one line for lark; an error after it still names its own line
+    and column, as lark alone finds them (lexer errors and parser errors alike)."""
+    import parasol_core.syntax.parser as parser_module
+    from parasol_core import ModelSyntaxError
+
+    text = torus_text(3)
+    at = text.index("    begin virtual") if "begin virtual" in text else text.rindex("end machine")
+    text = text[:at] + bad + text[at:]
+    found = []
+    for fast in (True, False):
+        parser_module._fast = fast
+        try:
+            with pytest.raises(ModelSyntaxError) as e:
+                loads(text)
+        finally:
+            parser_module._fast = True
+        found.append((e.value.line, e.value.column, e.value.message))
+    assert found[0] == found[1]
+    assert found[0][0] == text[:at].count("\n") + 1
