@@ -11,9 +11,12 @@ the rest of the file still goes through lark, the reference parser:
    line ends, nothing the grammar would read differently) followed by its `end` line,
    and reads its items. A section with anything else in it is left to lark whole:
    when unsure, the fast path steps aside.
-2. The text lark parses has each such body replaced by blanks of the same length with
-   the same line ends, so every position, line and column lark reports (including every
-   syntax error) is that of the real text; the blank body is one end-of-line token.
+2. The text lark parses has each such body replaced by blanks of the same length on
+   one line, so every position lark reports is that of the real text; a post-lexer
+   (:class:`LineFix`) adds the lines each blank left out to the tokens after it, so
+   every line and column (including every syntax error's) is the real text's too; the
+   blank body is one end-of-line token. A link list is read by a C kernel
+   (``parasol_core/native/scan.c``) where it is built, else by a regular expression.
 3. The builder (:mod:`parasol_core.syntax.builder`) takes the items read here when it
    builds the section, exactly where lark would have given it the same items.
 
