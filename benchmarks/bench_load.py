@@ -25,7 +25,9 @@ taking turns within each repetition, and prints the median of each with its rati
 * memory (tracemalloc, in a separate pass since it slows everything): the peak while
   loading, and what the loaded model holds (the text itself included).
 
-``--lark`` also times the GCel sample with the fast path off (lark alone).
+``--lark`` also times the GCel sample with the fast path off (lark alone). At the end
+it lists each target of issue 14 with its figure and whether it is met. The C kernel for
+link lists is used when built; ``PARASOL_PURE_PYTHON=1`` times the pure-Python path.
 
     .venv/bin/python benchmarks/bench_load.py [--repeat N] [--side N] [--torus-repeat N]
         [--small-side N] [--lark]
@@ -242,9 +244,12 @@ def main() -> None:
     parser.add_argument("--lark", action="store_true", help="also time GCel with lark alone")
     args = parser.parse_args()
 
+    targets: list[tuple[str, str, bool]] = []
     if GCEL.exists():
         medians, facts = measure(GCEL.read_text(encoding="utf-8"), args.repeat)
         report(GCEL.name, medians, facts, args.repeat)
+        ratio = medians["load + validate"] / medians["json.loads"]
+        targets.append(("GCel load + validate <= 3x json.loads", f"{ratio:.1f}x", ratio <= 3))
         if args.lark:
             parser_module._fast = False
             medians, facts = measure(GCEL.read_text(encoding="utf-8"), args.repeat)
@@ -260,8 +265,14 @@ def main() -> None:
     report(f"{side} x {side} x {side} 3D torus (text generated in {generated:.2f} s)",
            medians, facts, args.torus_repeat)  # fmt: skip
     base = medians["json.loads"]
-    for name, seconds in edit_and_save(text, args.torus_repeat).items():
+    ratio = medians["load + validate"] / base
+    targets.append(("torus load + validate <= 2x json.loads", f"{ratio:.1f}x", ratio <= 2))
+    saves = edit_and_save(text, args.torus_repeat)
+    for name, seconds in saves.items():
         print(f"  {name:<18} {_format(seconds):>10}  {seconds / base:>12.1f}")
+    edit = saves["edit + save"]
+    targets.append(("torus timing edit + save < 0.5 s", _format(edit), edit < 0.5))
+    targets.append(("torus unedited save gives the same bytes", "checked", True))
     small = torus_text(args.small_side)
     large_per_link = per_link(text, args.torus_repeat)
     small_per_link = per_link(small, args.torus_repeat)
@@ -269,9 +280,16 @@ def main() -> None:
     print(f"\n  load + validate per link: {large_per_link * 1e6:.2f} us at {facts['links']:,} "
           f"links, {small_per_link * 1e6:.2f} us at {small_links:,} links: "
           f"{large_per_link / small_per_link:.2f}x")  # fmt: skip
+    growth = large_per_link / small_per_link
+    targets.append(("time per link, large / small torus <= 1.3", f"{growth:.2f}x", growth <= 1.3))
     peak, held = memory(text)
     print(f"  memory: {peak:.0f} MB at the peak of loading, {held:.0f} MB held by the "
           f"loaded model (text included; tracemalloc)")  # fmt: skip
+    targets.append(("torus peak memory while loading < 300 MB", f"{peak:.0f} MB", peak < 300))
+    targets.append(("torus loaded model < 150 MB", f"{held:.0f} MB", held < 150))
+    print("\ntargets (issue 14):")
+    for what, figure, met in targets:
+        print(f"  {what:<46} {figure:>9}  {'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -385,6 +385,26 @@ def walk(block: Block) -> Iterator[Block]:
             yield from walk(sub)
 
 
+def all_blocks(root: Block) -> list[Block]:
+    """Every section under ``root`` (itself included), in no particular order: quicker
+    than :func:`walk` on a model of 100,000 links, for the passes order does not matter to."""
+    out: list[Block] = []
+    stack = [root]
+    while stack:
+        block = stack.pop()
+        out.append(block)
+        for child in block.CHILDREN:
+            value = getattr(block, child.attr)
+            if not child.many:
+                if value is not None:
+                    stack.append(value)
+            elif child.cls.CHILDREN:
+                stack.extend(value)
+            else:
+                out.extend(value)
+    return out
+
+
 def _by_id(items: list, ident: int) -> Any:
     for item in items:
         if item.id == ident:

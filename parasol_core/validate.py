@@ -232,6 +232,26 @@ class _Checker:
                        "sections", topo, "link_count", target)  # fmt: skip
         seen: dict[int, int] = {}
         for link in topo.links:
+            # The common case first, with no label made: a link nothing is wrong with
+            # (each condition below is one the checks after it would report).
+            d = link.__dict__
+            lid, lat, spd, conn = d["id"], d["latency"], d["speed"], d["connect"]
+            if (
+                "src" not in d  # read by the fast path: its count agrees (loaded_connect)
+                and type(conn) is list
+                and len(conn) == 2  # a point-to-point link: the usual case
+                and type(lid) is int
+                and lid not in seen
+                and (nlinks is None or 1 <= lid <= nlinks)
+                and lat is not None
+                and lat.mean >= 0
+                and spd is not None
+                and spd.mean >= 0
+                and conn[0] != conn[1]
+                and (count is None or (1 <= conn[0] <= count and 1 <= conn[1] <= count))
+            ):
+                seen[lid] = 1
+                continue
             ltarget = ("topology", topo.id, "link", link.id)
             if link.id is None:
                 self.error(f"a link of {label} has no id", link, None, ltarget)

@@ -44,13 +44,14 @@ def _cache_file(start: str) -> str | bool:
     return os.path.join(folder, f"lark-{start}-{sys.version_info[0]}.{sys.version_info[1]}.tmp")
 
 
-def make_parser(start: str, transformer: Any) -> Any:
-    """Lark's LALR parser for the grammar's ``start`` rule, with ``transformer`` inline."""
+def make_parser(start: str, transformer: Any, postlex: Any = None) -> Any:
+    """Lark's LALR parser for the grammar's ``start`` rule, with ``transformer`` inline
+    (and a post-lexer that only fixes token lines, see fastscan.LineFix)."""
     from lark import Lark
 
     return Lark(
         grammar_text(), parser="lalr", lexer="contextual", transformer=transformer,
-        start=start, maybe_placeholders=False, cache=_cache_file(start),
+        start=start, maybe_placeholders=False, cache=_cache_file(start), postlex=postlex,
     )  # fmt: skip
 
 

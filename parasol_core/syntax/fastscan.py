@@ -11,9 +11,12 @@ the rest of the file still goes through lark, the reference parser:
    line ends, nothing the grammar would read differently) followed by its `end` line,
    and reads its items. A section with anything else in it is left to lark whole:
    when unsure, the fast path steps aside.
-2. The text lark parses has each such body replaced by blanks of the same length with
-   the same line ends, so every position, line and column lark reports (including every
-   syntax error) is that of the real text; the blank body is one end-of-line token.
+2. The text lark parses has each such body replaced by blanks of the same length on
+   one line, so every position lark reports is that of the real text; a post-lexer
+   (:class:`LineFix`) adds the lines each blank left out to the tokens after it, so
+   every line and column (including every syntax error's) is the real text's too; the
+   blank body is one end-of-line token. A link list is read by a C kernel
+   (``parasol_core/native/scan.c``) where it is built, else by a regular expression.
 3. The builder (:mod:`parasol_core.syntax.builder`) takes the items read here when it
    builds the section, exactly where lark would have given it the same items.
 
@@ -27,6 +30,7 @@ mutated files.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
@@ -149,7 +153,6 @@ _TABLE_RES = {
 _BEGIN_RE = re.compile(rf"begin[ \t]+(linklist|procid|mapping|timings){_EOL}")
 _END_RES = {k: re.compile(rf"end[ \t]+{k}{_EOL}") for k in ("linklist", *_TABLE_RES)}
 _INDENT = " \t"
-_CHUNK = 1000
 MIN_ITEMS = 8  # smaller bodies are left to lark (the tests lower it to 1)
 
 
@@ -157,20 +160,43 @@ class LinkRegion:
     """The text of one link list read by the fast path; builds a link's source record
     (what the lark builder would have recorded) when it is first asked for."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "moves")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # Each save that moved text without a parse (parasol_core.syntax.inplace): the
+        # ends of its edits and the sum of the moves up to each, in that save's text
+        self.moves: tuple[tuple[list[int], list[int]], ...] = ()
 
     def __copy__(self) -> LinkRegion:
         return self
 
     def __deepcopy__(self, memo: dict) -> LinkRegion:
-        return self  # immutable, and shared by every link of the list
+        # one copy for every link of the list (deepcopy's memo), so that a save of the
+        # original moving its own region leaves the copy's alone
+        copy = LinkRegion(self.text)
+        copy.moves = self.moves
+        return copy
+
+    def moved(self, text: str, moves: tuple[list[int], list[int]] | None) -> None:
+        """The text is now ``text``: a save replaced spans outside the lazy links, which
+        moved what follows each by ``moves`` (ends of the spans, sums of the moves)."""
+        self.text = text
+        if moves is not None:
+            self.moves = (*self.moves, moves)
+
+    def offset(self, offset: int) -> int:
+        """Where a link read at ``offset`` now starts."""
+        for ends, moves in self.moves:
+            i = bisect.bisect_right(ends, offset)
+            if i:
+                offset += moves[i - 1]
+        return offset
 
     def build(self, lazy: tuple) -> BlockSource:
         """The source record of the link at ``lazy`` (see :func:`_scan_links`)."""
-        _, offset, line = lazy[:3]
+        offset = self.offset(lazy[1])
+        line = lazy[2]
         text = self.text
         m = LINK_POS_RE.match(text, offset)
         assert m is not None, "the text of a loaded link changed"
@@ -250,7 +276,102 @@ def _timing(text: str, cache: dict[str, Timing | None]) -> Timing | None:
 
 def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None:
     """The links of a link-list body, or None when it is not all strict link sections.
-    ``line`` is the line number of ``start``."""
+    ``line`` is the line number of ``start``. The C kernel reads the body when it is
+    built and the text is ASCII; the regular expression otherwise, and whenever the
+    kernel is unsure."""
+    if text.isascii():
+        found = _scan_links_native(text, start, end)
+        if found is not None:
+            return _build_links(text, line, *found)
+    return _scan_links_re(text, start, end, line)
+
+
+def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
+    """(records, numbers) from the C kernel (see parasol_core/native/scan.c), or None
+    when it is not built, or the body is not of its plainest form."""
+    kernel = _kernel()
+    if kernel is None:
+        return None
+    import array
+    import ctypes
+
+    data = text.encode("ascii")  # ASCII: byte offsets are character offsets
+    cap = text.count("begin", start, end)
+    room = 4 * cap + 16
+    for _ in range(2):
+        rec = array.array("q", bytes(8 * 8 * cap))
+        numbers = array.array("q", bytes(8 * room))
+        n = kernel(
+            data, start, end, cap,
+            (ctypes.c_int64 * len(rec)).from_buffer(rec), room,
+            (ctypes.c_int64 * len(numbers)).from_buffer(numbers),
+        )  # fmt: skip
+        if n != -2:
+            break
+        # room enough for any body: a link section takes more than 50 characters, and
+        # its connect numbers are 2 characters apart
+        cap = max(cap, (end - start) // 50 + 1)
+        room = (end - start) // 2 + 1
+    if n < 0:
+        return None
+    del rec[8 * n :]
+    return rec, numbers.tolist()
+
+
+_KERNEL: list = []
+
+
+def _kernel() -> Any:
+    """The kernel's scan function, or None (not built, or PARASOL_PURE_PYTHON=1)."""
+    from parasol_core import _native
+
+    if _native.pure_python():
+        return None
+    if not _KERNEL:
+        import ctypes
+
+        lib = _native.load("_scan")
+        fn = None
+        if lib is not None:
+            fn = lib.parasol_scan_links
+            p64 = ctypes.POINTER(ctypes.c_int64)
+            i64 = ctypes.c_int64
+            fn.argtypes = [ctypes.c_char_p, i64, i64, i64, p64, i64, p64]
+            fn.restype = i64
+        _KERNEL.append(fn)
+    return _KERNEL[0]
+
+
+def _build_links(text: str, line: int, rec: Any, numbers: list[int]) -> list[Link] | None:
+    """The links the kernel found: the same objects _scan_links_re makes."""
+    region = LinkRegion(text)
+    cache: dict[str, Timing | None] = {}
+    get = cache.get
+    links: list[Link] = []
+    append = links.append
+    new = object.__new__
+    it = iter(rec)
+    for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it):
+        lat = text[ls:le]
+        spd = text[ss:se]
+        latency = get(lat) or _timing(lat, cache)
+        speed = get(spd) or _timing(spd, cache)
+        if latency is None or speed is None:
+            return None
+        connect = numbers[cs : cs + cn]
+        link = new(Link)
+        link.__dict__ = {
+            "id": ident, "latency": latency, "speed": speed, "connect": connect,
+            "_lazy_src": (region, offset, line, ident, latency, speed, connect.copy()),
+        }  # fmt: skip
+        append(link)
+        line += LINK_LINES
+    return links
+
+
+def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | None:
+    """_scan_links by the regular expression LINK_RE: the definition of what the fast
+    path takes as a link."""
     region = LinkRegion(text)
     cache: dict[str, Timing | None] = {}
     links: list[Link] = []
@@ -329,22 +450,51 @@ def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple 
     return items, warnings
 
 
-def _blank(length: int, lines: int) -> str:
-    """Blank text of ``length`` characters holding ``lines`` line ends, the last at the
-    end. Lark reads blank lines as one end-of-line token, a regular expression whose
-    engine keeps a record of every line it repeats over (320 MB for the 590,000 lines of
-    the torus's links); a byte-order mark, which lark skips as white space, on a line of
-    its own every _CHUNK lines cuts that token into short ones."""
-    chunks = (lines - 1) // _CHUNK
-    return (
-        " " * (length - lines - chunks)
-        + ("\n" * _CHUNK + "\ufeff") * chunks
-        + "\n" * (lines - chunks * _CHUNK)
-    )
+def _blank(length: int) -> str:
+    """Blank text of ``length`` characters: one line, whatever the body held. Lark reads
+    it as one end-of-line token at the cost of one character class loop (a blank line
+    each costs a turn of the end-of-line token's repeated group: 590,000 for the
+    torus's links); the lines it does not count are added back to the line of every
+    token after it (see :class:`LineFix`)."""
+    return " " * (length - 1) + "\n"
 
 
-def scan(text: str, source_text: str | None = None) -> tuple[str, dict]:
-    """The text for lark (bulk bodies blanked out) and the bulk items by body start.
+class LineFix:
+    """A lark post-lexer that adds back, to the line of every token after a blanked
+    body, the line ends the body's blank left out. ``ends`` holds the end of each body
+    and ``missing`` the line ends left out up to it. Lark's own errors, which do not
+    all come through here, are fixed by :meth:`line_of`."""
+
+    always_accept = ()
+
+    def __init__(self) -> None:
+        self.ends: list[int] = []
+        self.missing: list[int] = []
+
+    def process(self, stream: Any) -> Any:
+        return self._fixed(stream) if self.ends else stream
+
+    def _fixed(self, stream: Any) -> Any:
+        ends, missing = self.ends, self.missing
+        find = bisect.bisect_right
+        for tok in stream:
+            i = find(ends, tok.start_pos)
+            if i:
+                tok.line += missing[i - 1]
+                if tok.end_line is not None:
+                    tok.end_line += missing[i - 1]
+            yield tok
+
+    def left_out(self, pos: int) -> int:
+        """The line ends left out before ``pos``."""
+        i = bisect.bisect_right(self.ends, pos)
+        return self.missing[i - 1] if i else 0
+
+
+def scan(text: str, source_text: str | None = None) -> tuple[str, dict, tuple[list, list]]:
+    """The text for lark (bulk bodies blanked out), the bulk items by body start, and
+    (ends, missing) for :class:`LineFix`: the end of each blanked body and the line ends
+    left out up to it.
 
     ``source_text`` is the text the model records (``text`` may have a line end added);
     the links' source records are built from it.
@@ -353,6 +503,9 @@ def scan(text: str, source_text: str | None = None) -> tuple[str, dict]:
     as quick and there is nothing to gain.
     """
     bulk: dict[int, Any] = {}
+    ends: list[int] = []
+    missing: list[int] = []
+    left_out = 0
     pieces: list[str] = []
     done = 0  # text[:done] is in pieces
     line, line_pos = 1, 0
@@ -392,12 +545,14 @@ def scan(text: str, source_text: str | None = None) -> tuple[str, dict]:
         if found is None:
             continue
         bulk[body] = found
-        lines = text.count("\n", body, end)
+        left_out += text.count("\n", body, end) - 1
+        ends.append(end)
+        missing.append(left_out)
         pieces.append(text[done:body])
-        pieces.append(_blank(end - body, lines))
+        pieces.append(_blank(end - body))
         done = end
         pos = end
     if not bulk:
-        return text, bulk
+        return text, bulk, (ends, missing)
     pieces.append(text[done:])
-    return "".join(pieces), bulk
+    return "".join(pieces), bulk, (ends, missing)

@@ -10,6 +10,7 @@ messages in :mod:`parasol_core.syntax.messages`.
 
 from __future__ import annotations
 
+import gc
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from lark import Lark
 from lark.exceptions import UnexpectedInput
 
 from parasol_core.limits import MAX_LINE_LENGTH
-from parasol_core.model import Machine
+from parasol_core.model import Machine, all_blocks
 from parasol_core.syntax import fastscan
 from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
@@ -34,6 +35,7 @@ _lock = threading.Lock()
 _fast = True  # the fast path for the bulk of a file (tests turn it off to compare)
 _parser: Lark | None = None
 _builder: _Builder | None = None
+_line_fix = fastscan.LineFix()
 
 
 def _get_parser() -> tuple[Lark, _Builder]:
@@ -41,7 +43,7 @@ def _get_parser() -> tuple[Lark, _Builder]:
     with _lock:
         if _parser is None:
             _builder = _Builder()
-            _parser = make_parser("start", _builder)
+            _parser = make_parser("start", _builder, _line_fix)
     assert _builder is not None
     return _parser, _builder
 
@@ -105,6 +107,19 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     Raises :class:`ModelSyntaxError` when the text is not a model file. Semantic
     problems do not raise: see :func:`parasol_core.validate`.
     """
+    # Loading makes hundreds of thousands of objects and no reference cycles worth
+    # collecting: the cyclic collector, run every few hundred allocations over an ever
+    # larger heap, took a third of the time of a 98,304-link model. Off while loading.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _loads(text, path)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _loads(text: str | bytes, path: str | None) -> Machine:
     file = str(path) if path is not None else None
     if isinstance(text, (bytes, bytearray)):
         text = _decode(bytes(text), file)
@@ -117,9 +132,9 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     # whose `\n`s are the physical line ends (source.counting_text); the model keeps the
     # original text, and every offset is the same in both
     counted = counting_text(parse_text)
-    lark_text, bulk = fastscan.scan(counted, text) if _fast else (counted, {})
+    lark_text, bulk, fix = fastscan.scan(counted, text) if _fast else (counted, {}, ([], []))
     try:
-        machine, found = _parse(parser, parse_text, file, "file", lark_text, bulk)
+        machine, found = _parse(parser, parse_text, file, "file", lark_text, bulk, fix)
     except ModelSyntaxError as e:
         raise _bom_shifted(e, text) from None
     diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
@@ -164,14 +179,22 @@ def load(path: str | Path) -> Machine:
 
 
 def _parse(
-    parser: Lark, text: str, file: str | None, what: str, lark_text: str, bulk: dict[int, Any]
+    parser: Lark,
+    text: str,
+    file: str | None,
+    what: str,
+    lark_text: str,
+    bulk: dict[int, Any],
+    fix: tuple[list[int], list[int]],
 ) -> tuple[Any, list[Diagnostic]]:
     """Run the parser (the builder is shared, hence the lock); lark's and the builder's
     failures become a ModelSyntaxError saying where. Lark reads ``lark_text``, which is
-    ``text`` with the bodies in ``bulk`` blanked out (same length, same line ends)."""
+    ``text`` with the bodies in ``bulk`` blanked out (same length, one line each); ``fix``
+    says how many lines each left out, for the post-lexer to add back."""
     _, builder = _get_parser()
     with _lock:
         builder.reset(text, bulk)
+        _line_fix.ends, _line_fix.missing = fix
         try:
             result = parser.parse(lark_text)
             if builder.bulk:  # pragma: no cover - a body the builder did not take
@@ -180,22 +203,35 @@ def _parse(
         except _Fail as e:
             raise _error_at(e.message, e.token, text, file) from None
         except UnexpectedInput as e:
+            _fix_error_line(e, lark_text)
             raise _syntax_error(e, text, parser, file, what) from None
         except RecursionError:
             raise ModelSyntaxError(f"the {what} is nested too deeply", 1, 1, file=file) from None
         finally:
             builder.reset("")  # do not keep the text alive
+            _line_fix.ends, _line_fix.missing = [], []
+
+
+def _fix_error_line(e: UnexpectedInput, lark_text: str) -> None:
+    """Lark's error counted the lines of ``lark_text``, unless its token came through the
+    post-lexer (which adds the lines blanked bodies left out): add them."""
+    pos = getattr(e, "pos_in_stream", None)
+    if not _line_fix.ends or pos is None or not isinstance(getattr(e, "line", None), int):
+        return
+    left_out = _line_fix.left_out(pos)
+    if left_out and e.line == lark_text.count("\n", 0, pos) + 1:
+        e.line += left_out
 
 
 def _clip(machine: Machine, text: str) -> None:
     """Records refer to the original text; ranges past its end (the newline the loader
     may have added) are cut."""
     n = len(text)
-    for block in machine.blocks():
+    for block in all_blocks(machine):
         d = block.__dict__
-        if "src" not in d and "_lazy_src" in d:
+        if "src" not in d:
             continue  # a link read by the fast path: never at the end, built from ``text``
-        src = block.src
+        src = d["src"]
         src.text = text
         src.end = min(src.end, n)
         src.insert_at = min(src.insert_at, n)

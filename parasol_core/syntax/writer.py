@@ -14,6 +14,7 @@ Two ways to write:
 
 from __future__ import annotations
 
+import operator
 import os
 import tempfile
 from pathlib import Path
@@ -33,6 +34,7 @@ from parasol_core.model import (
     Machine,
     Table,
     Timing,
+    all_blocks,
     children_of,
     walk,
 )
@@ -156,9 +158,19 @@ class _Edits:
         self.text = text
         self.newline = "\r\n" if "\r\n" in text else "\n"
         self.items: list[tuple[int, int, int, str]] = []  # start, end, seq, replacement
+        # For each edit (by seq): (record, kind, value) when it replaces one loaded value
+        # with the value's new text, None for any other edit (lines added or removed).
+        # The save updates the source records in place from these (see inplace.py).
+        self.values: list[tuple[ValueSource, str, Any] | None] = []
 
     def replace(self, start: int, end: int, new: str) -> None:
         self.items.append((start, end, len(self.items), new))
+        self.values.append(None)
+
+    def replace_value(self, vs: ValueSource, kind: str, value: Any) -> None:
+        """Replace a loaded value's text with that of ``value`` (of the given kind)."""
+        self.items.append((vs.start, vs.end, len(self.items), format_value(kind, value)))
+        self.values.append((vs, kind, value))
 
     def insert_lines(self, at: int, lines: list[str]) -> None:
         nl = self.newline
@@ -208,8 +220,10 @@ def _edit_block(block: Block, edits: _Edits) -> None:
         elif current is None:
             edits.replace(vs.line_start, vs.line_end, "")
             _remove_shadowed(src, f.attr, edits)
-        elif vs.value is None or not _same(f.kind, current, vs.value):
+        elif vs.value is None:
             edits.replace(vs.start, vs.end, format_value(f.kind, current))
+        elif not _same(f.kind, current, vs.value):
+            edits.replace_value(vs, f.kind, current)
     if new_fields:
         edits.insert_lines(_fields_insert_point(src), new_fields)
 
@@ -243,7 +257,7 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
             edits.replace(vs.line_start, vs.line_end, "")
             _remove_shadowed(src, f"{table.attr}.{key}", edits)
         elif not _same(table.kind, current[key], vs.value):
-            edits.replace(vs.start, vs.end, format_value(table.kind, current[key]))
+            edits.replace_value(vs, table.kind, current[key])
     added = [k for k in current if k not in ts.entries]
     if added:
         if entry_indent is None:
@@ -257,6 +271,13 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
 def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:
     current = children_of(block, child)
     loaded = src.children.get(child.attr, [])
+    if len(current) == len(loaded) and all(map(operator.is_, current, loaded)):
+        # The common case (none added, removed or moved), in one pass: a large model
+        # is mostly links, and most of them are unedited.
+        for c in current:
+            if not link_is_unedited(c):
+                _edit_block(c, edits)
+        return
     loaded_ids = {id(c) for c in loaded}
     current_ids = {id(c) for c in current}
     kept = [c for c in current if id(c) in loaded_ids]
@@ -325,22 +346,31 @@ def dumps(machine: Machine, canonical: bool = False) -> str:
     """The text of a model: lossless for a loaded model, canonical otherwise."""
     if canonical or machine.src is None:
         return dumps_canonical(machine)
+    return _lossless(machine).apply()
+
+
+def _lossless(machine: Machine) -> _Edits:
+    """The edits that turn the loaded text into the model's text."""
     _check_sources(machine)
     edits = _Edits(machine.src.text)
     _edit_block(machine, edits)
-    return edits.apply()
+    return edits
 
 
 def _check_sources(machine: Machine) -> None:
     """Objects moved in from another model carry another text's positions: write them
     as new."""
     text = machine.src.text
-    for block in walk(machine):
-        if is_lazy(block):
-            if block.__dict__["_lazy_src"][0].text is not text:
+    for block in all_blocks(machine):
+        d = block.__dict__
+        if "src" in d:
+            src = d["src"]
+            if src is not None and src.text is not text:
                 _forget(block)
-        elif block.src is not None and block.src.text is not text:
-            _forget(block)
+        else:
+            lazy = d.get("_lazy_src")
+            if lazy is not None and lazy[0].text is not text:
+                _forget(block)
 
 
 def _forget(block: Block) -> None:
@@ -353,16 +383,48 @@ def _forget(block: Block) -> None:
 
 def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
     """Write a model to ``path`` atomically: a temporary file beside it, then a rename,
-    so a crash never leaves half a file. The text is read back *before* anything is
-    written, and nothing is written unless it loads as the same model (a value the
+    so a crash never leaves half a file. The text is checked *before* anything is
+    written, and nothing is written unless it reads as the same model (a value the
     format cannot hold raises ValueError and leaves the file as it was). The model
     then records the saved text, so the next save again changes only what is edited
     after this one. A symbolic link is followed: the file it points to is replaced and
-    the link kept."""
+    the link kept.
+
+    When every edit replaces values (the editor's common case), each new value's text
+    is read back on its own and the records are updated in place (see
+    :mod:`parasol_core.syntax.inplace`); otherwise the whole text is read back."""
+    from parasol_core.syntax import inplace
+
+    if canonical or machine.src is None:
+        text = dumps(machine, canonical=canonical)
+    else:
+        edits = _lossless(machine)
+        steps = inplace.plan(edits.text, edits, _reads_back)
+        text = edits.apply() if edits.items else edits.text
+        if steps is not None:
+            write_text_atomic(Path(path), text)
+            if steps:
+                inplace.apply(machine, all_blocks(machine), steps, text)
+            _saved_as(machine, str(path))
+            return
+    _save_read_back(machine, path, text)
+
+
+def _saved_as(machine: Machine, file: str) -> None:
+    """The path a save wrote to, as a fresh load of it would record it."""
+    from dataclasses import replace
+
+    src = machine.src
+    src.path = file
+    src.diagnostics = [d if d.file == file else replace(d, file=file) for d in src.diagnostics]
+
+
+def _save_read_back(machine: Machine, path: str | Path, text: str) -> None:
+    """Save ``text`` after reading it back whole: it must load as the same model, whose
+    records the model then takes."""
     from parasol_core.syntax.diagnostics import ModelSyntaxError
     from parasol_core.syntax.parser import loads
 
-    text = dumps(machine, canonical=canonical)
     try:
         fresh = loads(text, str(path))  # the read-back rebase needs anyway, done first
     except ModelSyntaxError as e:  # a ValueError, as callers (the editor) expect

@@ -1,0 +1,181 @@
+"""After a save that only changed values: the source records updated in place.
+
+A save used to read the written text back (a whole parse: seconds for a 98,304-link
+model) to check it and to give the model the records of its new text. When every edit
+the lossless writer made replaces one loaded value's characters with the text of its new
+value (the editor's common case: a timing, a name, an id changed), neither needs a parse:
+
+* each new value text is read back on its own, by the strict forms of the fast path
+  (:mod:`parasol_core.syntax.fastscan`), and must give the value that was written;
+* each edit is a span replaced by known text on one line, so every recorded position
+  after it moves by the change in length, line numbers stay, and the edited records take
+  the values read back, so the next save compares against the saved text.
+
+Anything else (lines added or removed, an expression or shape edited, a value in a form
+the strict reader does not take, another definition after the value on its line, whose
+column would move) returns None, and the save reads the whole text back as before.
+``tests/test_save_inplace.py`` holds the records updated here to those of a fresh parse
+of the saved text, after random edits and saves.
+
+Positions of a fast-path link whose record is not built yet live in its lazy tuple; they
+are not rewritten one by one but through its :class:`~fastscan.LinkRegion`, which keeps
+the moves of each save (:meth:`LinkRegion.moved`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import re
+from typing import Any
+
+from parasol_core.expr.tree import Expression
+from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, Timing
+from parasol_core.syntax.fastscan import _TIMING_RE, MAX_INT, LinkRegion
+from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
+
+_INT_RE = re.compile(r"\d{1,18}")
+_CONNECT_RE = re.compile(r"\d{1,18}(?: \d{1,18})+")
+_STR_RE = re.compile(r'"[^"\n\r\x0b;#\\\x00-\x1f]*"')
+# After a value: blanks, an ordinary comment, a physical line end (not `;`) or the end.
+_REST_OF_LINE = re.compile(r"[ \t\f]*(?:#[^\n\r\x0b]*)?(?:\r\n|\n|\r|\x0b|\Z)")
+
+_NO = object()
+
+
+def read_back(kind: str, text: str) -> Any:
+    """The value ``text`` reads as after `=`, by the strictest forms; ``_NO`` when it is
+    not of such a form (the caller then parses the whole text)."""
+    if kind == TIMING:
+        if _TIMING_RE.fullmatch(text) is None:
+            return _NO
+        parts = text.split()
+        return Timing(float(parts[0]), float(parts[1]) if len(parts) > 1 else None)
+    if kind == INT:
+        return int(text) if _INT_RE.fullmatch(text) else _NO
+    if kind == STR:
+        return text[1:-1] if _STR_RE.fullmatch(text) else _NO
+    if kind == CONNECT:
+        if _CONNECT_RE.fullmatch(text) is None:
+            return _NO
+        numbers = [int(n) for n in text.split()]
+        if numbers[0] != len(numbers) - 1 or max(numbers) > MAX_INT:
+            return _NO
+        return tuple(numbers[1:])
+    return _NO  # expressions and shapes: the whole text is read back
+
+
+def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSource, Any]] | None:
+    """(start, end, new text, record, value read back) for each edit, sorted, when every
+    edit replaces one value and reads back as ``same(kind, written, read)`` says it should;
+    else None."""
+    out = []
+    for (start, end, _, new), value in zip(edits.items, edits.values):
+        if value is None:
+            return None
+        vs, kind, current = value
+        if _REST_OF_LINE.match(text, end) is None:
+            return None  # something follows on the line: its column would move
+        read = read_back(kind, new)
+        if read is _NO or not same(kind, current, read):
+            return None
+        out.append((start, end, new, vs, read))
+    out.sort(key=lambda e: e[0])
+    return out
+
+
+class _Shift:
+    """Where a position of the old text is in the new one (positions inside a replaced
+    span do not occur: records start and end at span boundaries)."""
+
+    def __init__(self, steps: list[tuple[int, int, str, ValueSource, Any]]) -> None:
+        self.ends: list[int] = []
+        self.moves: list[int] = []
+        move = 0
+        for start, end, new, _, _ in steps:
+            move += len(new) - (end - start)
+            self.ends.append(end)
+            self.moves.append(move)
+
+    def __call__(self, pos: int) -> int:
+        i = bisect.bisect_right(self.ends, pos)
+        return pos + self.moves[i - 1] if i else pos
+
+
+def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> None:
+    """Give every record of ``machine`` (whose sections are ``blocks``) the positions and
+    values of ``new_text``, the text the edits in ``steps`` (from :func:`plan`) made."""
+    moving: _Shift | None = _Shift(steps)
+    if not any(moving.moves):  # type: ignore[union-attr]
+        moving = None  # every value kept its length: no position moves
+    shift = moving
+    regions: set[LinkRegion] = set()
+    for block in blocks:
+        d = block.__dict__
+        if "src" not in d:
+            lazy = d.get("_lazy_src")
+            if lazy is not None:
+                regions.add(lazy[0])
+            continue
+        src = d["src"]
+        if src is None:
+            continue
+        src.text = new_text
+        if shift is not None:
+            _shift_block(src, shift)
+    for region in regions:
+        region.moved(new_text, None if shift is None else (shift.ends, shift.moves))
+    for _, _, _, vs, read in steps:  # their ends moved with the rest
+        vs.value = read
+        if isinstance(read, tuple):  # connect: the writer wrote the count
+            vs.count = len(read)
+
+
+def _shift_block(src: BlockSource, shift: _Shift) -> None:
+    src.start = shift(src.start)
+    src.end = shift(src.end)
+    src.insert_at = shift(src.insert_at)
+    src.body_start = shift(src.body_start)
+    for vs in src.values.values():
+        _shift_value(vs, shift)
+    for ts in src.tables.values():
+        _shift_table(ts, shift)
+    for ts in src.containers.values():
+        _shift_table(ts, shift)
+    for key, ranges in src.shadowed.items():
+        src.shadowed[key] = [(shift(a), shift(b)) for a, b in ranges]
+
+
+def _shift_table(ts: TableSource, shift: _Shift) -> None:
+    for vs in ts.entries.values():
+        _shift_value(vs, shift)
+    if ts.start is not None:
+        ts.start = shift(ts.start)
+    if ts.end is not None:
+        ts.end = shift(ts.end)
+    if ts.insert_at is not None:
+        ts.insert_at = shift(ts.insert_at)
+
+
+def _shift_value(vs: ValueSource, shift: _Shift) -> None:
+    start = shift(vs.start)
+    if start != vs.start and isinstance(vs.value, Expression):
+        vs.value = _moved_expression(vs.value, start - vs.start)
+    vs.start = start
+    vs.end = shift(vs.end)
+    vs.line_start = shift(vs.line_start)
+    vs.line_end = shift(vs.line_end)
+
+
+def _moved_expression(expr: Expression, move: int) -> Expression:
+    """``expr`` with the positions of its nodes (offsets into the file) moved."""
+    return dataclasses.replace(expr, tree=_moved_node(expr.tree, move), offset=expr.offset + move)
+
+
+def _moved_node(node: Any, move: int) -> Any:
+    changes: dict[str, Any] = {"start": node.start + move, "end": node.end + move}
+    for f in dataclasses.fields(node):
+        v = getattr(node, f.name)
+        if dataclasses.is_dataclass(v) and hasattr(v, "start"):
+            changes[f.name] = _moved_node(v, move)
+    return dataclasses.replace(node, **changes)

@@ -1,0 +1,120 @@
+"""The C kernel for link lists (parasol_core/native/scan.c) reads exactly what the
+regular expression of the pure-Python path reads: on every body it takes, the same links
+with the same lazy source records; on the rest it steps aside (returns None), and the
+regular expression decides. Bodies: the samples, a generated torus and thousands of
+mutations of a link list, with line ends, blanks, comments, number forms and characters
+the kernel must not misread."""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from test_fast_parser_differential import mutate
+
+from parasol_core import _native, loads
+from parasol_core.syntax import fastscan
+from parasol_core.syntax.writer import dumps
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_load import torus_text  # noqa: E402
+
+SAMPLES = sorted((ROOT / "sample_models").glob("*.machine"))
+BODY = re.compile(r"begin[ \t]+linklist[^\n]*\n(.*?)(?=[ \t]*end[ \t]+linklist)", re.S)
+
+needs_kernel = pytest.mark.skipif(_native.load("_scan") is None, reason="the C kernel is not built")
+
+
+def _links(found: list | None) -> list | None:
+    if found is None:
+        return None
+    return [(vars(link) | {"_lazy_src": link._lazy_src[1:]}) for link in found]
+
+
+def check(text: str, start: int, end: int) -> bool:
+    """Both paths agree on text[start:end]; True when the kernel took it."""
+    by_re = fastscan._scan_links_re(text, start, end, 7)
+    found = fastscan._scan_links_native(text, start, end) if text.isascii() else None
+    if found is None:
+        return False
+    by_kernel = fastscan._build_links(text, 7, *found)
+    assert _links(by_kernel) == _links(by_re), repr(text[start:end][:400])
+    return True
+
+
+def bodies(text: str) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in BODY.finditer(text)]
+
+
+LINKS = "".join(
+    f"        begin link\n            id = {i}\n            latency = 2.85e-05\n"
+    f"            speed = 9.1e-07{' 1e-9' if i % 3 == 0 else ''}\n"
+    f"            connect = 2 {i} {i + 1}\n        end link\n"
+    for i in range(1, 6)
+)
+
+
+@needs_kernel
+def test_samples_and_torus() -> None:
+    taken = 0
+    for text in [p.read_text(encoding="utf-8") for p in SAMPLES] + [torus_text(5)]:
+        for start, end in bodies(text):
+            taken += check(text, start, end)
+    assert taken >= 3
+
+
+@needs_kernel
+def test_mutated_link_lists() -> None:
+    rnd = random.Random(1994)
+    taken = agreed_none = 0
+    for _ in range(3000):
+        body = mutate(LINKS, rnd)
+        if not body.endswith("\n"):
+            body += "\n"
+        text = "begin linklist\n" + body + "end linklist\n"
+        start = len("begin linklist\n")
+        end = start + len(body)
+        if check(text, start, end):
+            taken += 1
+        elif fastscan._scan_links_re(text, start, end, 1) is None:
+            agreed_none += 1
+    assert taken > 300 and agreed_none > 300, (taken, agreed_none)
+
+
+@needs_kernel
+def test_kernel_and_pure_python_load_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = torus_text(4)
+    with_kernel = loads(text)
+    monkeypatch.setenv(_native.PURE_ENV, "1")
+    pure = loads(text)
+    assert pure == with_kernel
+    for a, b in zip(pure.topologies[0].links, with_kernel.topologies[0].links, strict=True):
+        assert a.src == b.src
+    assert dumps(pure) == dumps(with_kernel) == text
+
+
+@pytest.mark.parametrize("bad", ["    @\n", "    id = = 3\n", "    begin link\n", "    end foo\n"])
+def test_errors_after_blanked_bodies_say_the_real_line(bad: str) -> None:
+    """A blanked body is one line for lark; an error after it still names its own line
+    and column, as lark alone finds them (lexer errors and parser errors alike)."""
+    import parasol_core.syntax.parser as parser_module
+    from parasol_core import ModelSyntaxError
+
+    text = torus_text(3)
+    at = text.index("    begin virtual") if "begin virtual" in text else text.rindex("end machine")
+    text = text[:at] + bad + text[at:]
+    found = []
+    for fast in (True, False):
+        parser_module._fast = fast
+        try:
+            with pytest.raises(ModelSyntaxError) as e:
+                loads(text)
+        finally:
+            parser_module._fast = True
+        found.append((e.value.line, e.value.column, e.value.message))
+    assert found[0] == found[1]
+    assert found[0][0] == text[:at].count("\n") + 1
