@@ -28,9 +28,13 @@ class BuildWithGrammar(build_py):
 
 
 NATIVE: list[Extension] = [
-    Extension("parasol_core._scan", ["parasol_core/native/scan.c"], optional=True),
-    # Extension("parasol_core._NAME", ["parasol_core/native/NAME.c"], optional=True,
-    #           extra_compile_args=["-O2"]),
+    # link lists read exactly as the fast path's regular expression reads them
+    Extension(
+        "parasol_core._scan",
+        ["parasol_core/native/scan.c"],
+        optional=True,
+        extra_compile_args=["-O2"],
+    ),
     # the event trace of a communication phase; no fused multiply-add, so that it rounds
     # exactly as the Python path does
     Extension(
