@@ -9,7 +9,7 @@ the rules checked here.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from parasol_core import params
@@ -32,11 +32,12 @@ if TYPE_CHECKING:
     from parasol_core.engine import Engine
 
 
-def known_routings() -> set[str]:
-    """Routing names the topology library knows (plug-ins included)."""
-    from parasol_core.topology.routing import available_routings
+def known_routings() -> Collection[str]:
+    """Routing names the topology library knows (plug-ins included; read only when a
+    model names a routing that is not built in)."""
+    from parasol_core.topology.routing import routing_names
 
-    return set(available_routings())
+    return routing_names()
 
 
 class _Checker:
@@ -201,7 +202,7 @@ class _Checker:
         loc = owner.location(key)
         return loc if loc else (None, None)
 
-    def check_topology(self, topo: Topology, routings: set[str]) -> None:
+    def check_topology(self, topo: Topology, routings: Collection[str]) -> None:
         target = ("topology", topo.id)
         label = topo.label()
         self.check_id(topo, label)
@@ -291,7 +292,7 @@ class _Checker:
             if dup:
                 self.error(f"{llabel} lists processor {dup[0]} twice", link, "connect", ltarget)
 
-    def check_routing(self, topo: Topology | VirtualTopology, routings: set[str],
+    def check_routing(self, topo: Topology | VirtualTopology, routings: Collection[str],
                       target: tuple) -> None:  # fmt: skip
         if topo.routing is None:
             self.error(f"{topo.label()} has no 'routing' field", topo, None, target)
@@ -299,7 +300,7 @@ class _Checker:
             self.error(f"{topo.label()} has an unknown routing technique '{topo.routing}' "
                        f"(known: {', '.join(sorted(routings))})", topo, "routing", target)  # fmt: skip
 
-    def check_virtual(self, virt: VirtualTopology, routings: set[str]) -> None:
+    def check_virtual(self, virt: VirtualTopology, routings: Collection[str]) -> None:
         target = ("virtual", virt.id)
         label = f"virtual topology {virt.id}"
         self.check_id(virt, label)

@@ -67,7 +67,6 @@ def missing_platform_packages(
 # pyqtgraph, the estimator client, the windows behind others) is imported when needed.
 CORE_MODULES = (
     "concurrent.futures",
-    "importlib.metadata",  # routing plug-ins (validation)
     "parasol_core.syntax.parser",
     "parasol_core.validate",
     "parasol_core.engine",

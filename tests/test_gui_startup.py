@@ -21,7 +21,8 @@ from piui.windows.combinations import CombinationsWindow
 ROOT = Path(__file__).resolve().parents[1]
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
 HEAVY = ["sympy", "pyqtgraph", "parasol_core.estimator.client", "piui.windows.runtime",
-         "piui.windows.groups", "piui.windows.instructions", "piui.windows.cache"]  # fmt: skip
+         "piui.windows.groups", "piui.windows.instructions", "piui.windows.cache",
+         "importlib.metadata"]  # fmt: skip
 
 CHILD = """
 import json, os, sys, time

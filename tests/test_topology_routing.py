@@ -2,6 +2,7 @@
 batch routes, the per-topology index and plug-ins."""
 
 import itertools
+import subprocess
 import sys
 import textwrap
 from importlib import metadata
@@ -251,7 +252,7 @@ def test_builtins_are_available_and_declared_as_entry_points():
 
 
 def test_builtins_work_when_the_installed_metadata_is_stale(monkeypatch):
-    monkeypatch.setattr(registry.metadata, "entry_points", lambda **kw: [])
+    monkeypatch.setattr(metadata, "entry_points", lambda **kw: [])
     refresh_routings()
     try:
         assert "2Dtorus" in available_routings()
@@ -346,3 +347,24 @@ def test_a_plugin_cannot_redefine_a_builtin_or_break_the_others(plugin_distribut
     assert "broken" in available_routings()
     with pytest.raises(RoutingError, match="'broken'.*cannot be loaded.*broken on purpose"):
         get_routing("broken")
+
+
+def test_validating_built_in_routings_reads_no_plug_in_metadata():
+    """importlib.metadata costs tens of milliseconds at start-up: a model whose routings
+    are built in is checked without it; an unknown name still lists the plug-ins."""
+    code = (
+        "import sys\n"
+        "from parasol_core.syntax.parser import load\n"
+        "from parasol_core.validate import validate\n"
+        "m = load(sys.argv[1])\n"
+        "assert not validate(m)\n"
+        "print('importlib.metadata' in sys.modules)\n"
+        "m.topologies[0].routing = 'nosuch'\n"
+        "print(any('unknown routing technique' in d.message for d in validate(m)))\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    gcel = Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
+    out = subprocess.run([sys.executable, "-c", code, str(gcel)], capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True", "True"]

@@ -20,9 +20,8 @@ This module imports nothing heavy: the validator asks it for the known names.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterator
 from functools import lru_cache
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from parasol_core.topology.errors import RoutingError
@@ -138,6 +137,30 @@ def available_routings() -> list[str]:
     return sorted(names, key=lambda s: (s.lower(), s))
 
 
+class RoutingNames(Collection[str]):
+    """Every routing name that resolves, as :func:`available_routings` lists them; a
+    membership test reads the installed plug-ins only for a name that is neither built
+    in nor registered, so checking a model that uses built-in routings does not."""
+
+    def __contains__(self, name: object) -> bool:
+        return (
+            name in BUILTIN_ROUTINGS
+            or name in _registered
+            or (isinstance(name, str) and name in _entry_points())
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(available_routings())
+
+    def __len__(self) -> int:
+        return len(available_routings())
+
+
+def routing_names() -> RoutingNames:
+    """The routing names, for membership tests (see :class:`RoutingNames`)."""
+    return RoutingNames()
+
+
 def get_routing(name: str) -> RoutingTechnique:
     """The technique called ``name``; a RoutingError lists the known names if none is."""
     if name in _registered:
@@ -161,6 +184,8 @@ def get_routing(name: str) -> RoutingTechnique:
 def _entry_points() -> dict[str, str]:
     """name -> ``module:attr`` of the installed entry points other than the built-ins
     (the first distribution found wins a name two of them declare)."""
+    from importlib import metadata  # tens of milliseconds: only when a name needs it
+
     out: dict[str, str] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         if ep.name not in BUILTIN_ROUTINGS:
