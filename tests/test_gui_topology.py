@@ -52,6 +52,22 @@ def drag(canvas, src: int, dst: int) -> None:
                        at(canvas, dst))  # fmt: skip
 
 
+def test_the_drag_preview_names_the_hardware_target_and_the_virtual_on_it(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.select_virtual(TORUS)
+    w.seed.setValue(3)
+    w.apply_scheme("random")
+    mapping = doc.machine.virtual(TORUS).mapping
+    v_src, v_dst = sorted(mapping)[:2]
+    src, dst = mapping[v_src], mapping[v_dst]
+    previews = []
+    w.canvas.dragMoved.connect(lambda a, b: previews.append(w.preview.text()))
+    drag(w.canvas, src, dst)
+    assert any(f"if dropped on hardware {dst} (virtual {v_dst})" in t for t in previews)
+    assert doc.machine.virtual(TORUS).mapping[v_src] == dst
+
+
 def test_draw_the_torus_onto_the_grid_by_drag_and_drop(qtbot, document):
     doc = document()
     w = shown(qtbot, MappingEditorWindow(doc))

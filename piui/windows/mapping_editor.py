@@ -276,7 +276,10 @@ class MappingEditorWindow(QWidget):
                 q = mapping_quality(self.document.machine, v, {**v.mapping, **moves})
         except RoutingError as e:
             q = e
-        self._show_quality(q, self.preview, f"if dropped on {target}: ")
+        # the canvas numbers boxes by virtual processor: name both numbers of the target
+        there = sorted(vp for vp, hw in moves.items() if hw == src)
+        held = f" (virtual {', '.join(map(str, there))})" if there else " (free)"
+        self._show_quality(q, self.preview, f"if dropped on hardware {target}{held}: ")
 
     def refresh_quality_only(self) -> None:
         v = self.virtual()
