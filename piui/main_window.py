@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFrame,
     QMainWindow,
@@ -26,6 +27,7 @@ from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
 from piui.widgets.deferred import after_first_paint
 from piui.widgets.messages import confirm, error_box, place_on_screen
+from piui.widgets.undo_keys import UndoKeysFallThrough
 from piui.windows.diagnostics import DiagnosticsPanel
 from piui.windows.overview import MachineOverview
 from piui.windows.processor_master import ProcessorMaster
@@ -334,9 +336,16 @@ class MainWindow(QMainWindow):
 
         edit = bar.addMenu("&Edit")
         undo = self.document.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        undo.setShortcuts(QKeySequence.StandardKey.Undo)
         redo = self.document.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence.StandardKey.Redo, QKeySequence("Ctrl+Y")])
+        # every platform binding of Redo, and both common ones whatever the platform says
+        # (a list holding StandardKey.Redo took only its first binding: on some platforms
+        # Ctrl+Y twice, an ambiguous shortcut that did nothing, and no Ctrl+Shift+Z)
+        redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
+            if extra not in redo_keys:
+                redo_keys.append(extra)
+        redo.setShortcuts(redo_keys)
         edit.addAction(undo)
         edit.addAction(redo)
         edit.addSeparator()
@@ -364,6 +373,9 @@ class MainWindow(QMainWindow):
         for menu in (file, new, edit, view, help_menu):
             for action in menu.actions():
                 action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
+        # ... and a text field keeps Ctrl+Z only while it has typing of its own to undo
+        self._undo_keys = UndoKeysFallThrough(self)
+        QApplication.instance().installEventFilter(self._undo_keys)
         self._fill_recent()
 
     def _fill_recent(self) -> None:

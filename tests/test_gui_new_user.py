@@ -85,6 +85,27 @@ def test_ctrl_z_in_a_category_window_undoes(main_window, qtbot):
     assert doc.machine.processor(1).timings["sind"] == Timing(3e-5)
 
 
+def test_ctrl_z_in_a_field_undoes_its_typing_first_then_the_model(main_window, qtbot):
+    """Found on a real display: with the cursor in any text field, Ctrl+Z never reached
+    the model's Undo, because the field claimed the key even with nothing to undo."""
+    doc = main_window.document
+    field = main_window.processor_master.id_field
+    type_into(qtbot, field, "5")  # committed: processor 1 is now 5
+    assert doc.machine.processors[0].id == 5
+    qtbot.keyClicks(field, "9")  # typing not yet committed
+    ctrl_z = (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(field, *ctrl_z)
+    assert field.text() == "5" and doc.machine.processors[0].id == 5
+    qtbot.keyClick(field, *ctrl_z)  # nothing left to undo in the field: the model's turn
+    assert doc.machine.processors[0].id == 1 and field.text() == "1"
+    qtbot.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)  # fmt: skip
+    assert doc.machine.processors[0].id == 5
+    qtbot.keyClick(field, *ctrl_z)
+    qtbot.keyClick(field, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert doc.machine.processors[0].id == 5
+
+
 # ---------------------------------------------------------------------- 4, 10. processor ids
 
 
