@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QDockWidget,
     QFrame,
     QMainWindow,
@@ -375,7 +374,6 @@ class MainWindow(QMainWindow):
                 action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         # ... and a text field keeps Ctrl+Z only while it has typing of its own to undo
         self._undo_keys = UndoKeysFallThrough(self)
-        QApplication.instance().installEventFilter(self._undo_keys)
         self._fill_recent()
 
     def _fill_recent(self) -> None:

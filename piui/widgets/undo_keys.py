@@ -3,16 +3,18 @@ keyboard focus has typing of its own to undo.
 
 A QLineEdit (spin boxes hold one) or a text edit claims the undo and redo keys whenever it
 has focus, even with nothing to undo, so the model's Undo never ran while the cursor sat
-in a field, which is most of the time in a form. :class:`UndoKeysFallThrough`, installed
-on the application, lets the keys through to the application-wide Undo and Redo actions
-when the field has nothing of its own to undo or redo.
+in a field, which is most of the time in a form. :class:`UndoKeysFallThrough` lets the keys
+through to the application-wide Undo and Redo actions when the field has nothing of its
+own to undo or redo. It watches only the text field that has the focus (it follows the
+application's focus changes), not every event of the application: a filter in Python
+on every event would slow every paint and slider step.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
+from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
 _UNDO = QKeySequence.StandardKey.Undo
 _REDO = QKeySequence.StandardKey.Redo
@@ -36,6 +38,24 @@ def _own_history(widget: QObject) -> tuple[bool, bool] | None:
 
 
 class UndoKeysFallThrough(QObject):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._watched: QWidget | None = None
+        app = QApplication.instance()
+        app.focusChanged.connect(self._follow_focus)
+        self._follow_focus(None, app.focusWidget())
+
+    def _follow_focus(self, old: QWidget | None, new: QWidget | None) -> None:
+        if self._watched is not None:
+            try:
+                self._watched.removeEventFilter(self)
+            except RuntimeError:  # the widget is already gone
+                pass
+            self._watched = None
+        if new is not None and _own_history(new) is not None:
+            new.installEventFilter(self)
+            self._watched = new
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
             return False
