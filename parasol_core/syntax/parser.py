@@ -110,10 +110,18 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     # Loading makes hundreds of thousands of objects and no reference cycles worth
     # collecting: the cyclic collector, run every few hundred allocations over an ever
     # larger heap, took a third of the time of a 98,304-link model. Off while loading.
+    # The objects made are then moved straight to the oldest generation (freeze, then
+    # unfreeze: no scan): left in the youngest, the first collections after loading would
+    # each scan all of them, which made the first pass over a big model's links (the
+    # grid view's, the index's) up to ten times slower than the next.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _loads(text, path)
+        machine = _loads(text, path)
+        if enabled:
+            gc.freeze()
+            gc.unfreeze()
+        return machine
     finally:
         if enabled:
             gc.enable()

@@ -56,8 +56,13 @@ class Placement:
         return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
 
-def _pairs(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(link ids, a, b) of the two-processor links."""
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def link_pairs(topology: Topology) -> Pairs:
+    """(link ids, a, b) of the two-processor links: one pass over the links, which a
+    caller drawing a big topology makes once and hands to :func:`link_classes` and
+    :func:`segments`."""
     rows = [
         (link.id, link.connect[0], link.connect[1])
         for link in topology.links
@@ -148,7 +153,7 @@ def placement(topology: Topology, shape: Shape | None = None) -> Placement:
         active = [n for n in shape.dims if n > 1]
         coords = shape.padded(3).coordinates_array(p)
         if len(active) <= 1:
-            ids, a, b = _pairs(topology)
+            ids, a, b = link_pairs(topology)
             wraps = np.any(np.abs(a - b) == count - 1) if count > 2 else False
             if wraps or routing == "1dtorus":
                 return Placement("ring", circle(count), shape)
@@ -160,7 +165,7 @@ def placement(topology: Topology, shape: Shape | None = None) -> Placement:
         return Placement(kind, np.column_stack((x, coords[:, 1])).astype(np.float64), shape)
     if _is_bus(topology):
         return Placement("bus", np.column_stack((p - 1, np.zeros(count))).astype(float), None)
-    ids, a, b = _pairs(topology)
+    ids, a, b = link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     if count <= FORCE_LIMIT and ok.any():
         return Placement("force", force_directed(count, a[ok], b[ok]), None)
@@ -181,9 +186,11 @@ class LinkClasses:
     other: tuple[int, ...]  # links of more (or fewer) than two processors
 
 
-def link_classes(topology: Topology, shape: Shape | None = None) -> LinkClasses:
+def link_classes(
+    topology: Topology, shape: Shape | None = None, pairs: Pairs | None = None
+) -> LinkClasses:
     shape = shape if shape is not None else shape_of(topology)
-    ids, a, b = _pairs(topology)
+    ids, a, b = pairs if pairs is not None else link_pairs(topology)
     others = tuple(
         link.id for link in topology.links
         if not (link.connect and len(link.connect) == 2) and link.id is not None
@@ -226,12 +233,14 @@ def link_groups(topology: Topology, shape: Shape | None = None) -> dict[str, lis
     return {k: v for k, v in groups.items() if v}
 
 
-def segments(topology: Topology, where: Placement) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def segments(
+    topology: Topology, where: Placement, pairs: Pairs | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What to draw for each link: ``(link ids, a, b)`` as 0-based processor indices, one
     row per segment. A two-processor link is one segment; a link of more processors
     (a bus) is the chain through them in order of position."""
     count = where.count
-    ids, a, b = _pairs(topology)
+    ids, a, b = pairs if pairs is not None else link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     ids, a, b = [ids[ok]], [a[ok] - 1], [b[ok] - 1]
     for link in topology.links:

@@ -64,7 +64,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QRubberBand, QSizePolicy, QWidget
 
 from parasol_core.model import Topology
-from parasol_core.topology.layout import Placement, link_classes, placement, segments
+from parasol_core.topology.layout import (
+    Placement,
+    link_classes,
+    link_pairs,
+    placement,
+    segments,
+)
 
 DETAIL_LIMIT = 3000  # visible processors above which the overview image is drawn
 LABEL_SCALE = 16.0  # pixels per grid unit from which processor numbers are written
@@ -245,10 +251,11 @@ class TopologyCanvas(QWidget):
         """Re-read the links (after links were added or removed)."""
         if self.topology is None:
             return
-        self.seg_ids, self.seg_a, self.seg_b = segments(self.topology, self.place)
+        pairs = link_pairs(self.topology)  # one pass over the links for both
+        self.seg_ids, self.seg_a, self.seg_b = segments(self.topology, self.place, pairs)
         self.seg_wrap = np.zeros(self.seg_ids.shape[0], dtype=bool)
         if self.place.kind in ("grid", "layers") and self.seg_ids.shape[0]:
-            classes = link_classes(self.topology, self.place.shape)
+            classes = link_classes(self.topology, self.place.shape, pairs)
             wrapped = classes.ids[classes.wrap]
             self.seg_wrap = np.isin(self.seg_ids, wrapped)
         self._changed()
