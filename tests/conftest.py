@@ -88,3 +88,17 @@ def main_window(qtbot, sample_copy):
     assert window.open_file(sample_copy("parsytec-gcel.machine"))
     window.show()
     return window
+
+
+@pytest.fixture
+def document(sample_copy):
+    """``document(name)``: a PIUI document open on a copy of a sample (default: the 4 x 4
+    grid)."""
+    from piui.document import Document
+
+    def make(name: str = "grid4x4.machine") -> Document:
+        doc = Document()
+        doc.open(sample_copy(name))
+        return doc
+
+    return make

@@ -260,13 +260,15 @@ def test_screenshots_render_every_window(tmp_path):
 
 def test_the_overview_counts_timings_as_they_are_added_and_removed(main_window):
     table = main_window.overview.processors
+    told: list[tuple[int, int]] = []  # the columns the view is told to repaint
+    table.model().dataChanged.connect(lambda a, b, *_: told.append((a.column(), b.column())))
     assert table.model().index(0, 2).data() == "7"
     set_value(main_window, "pt(1).cga", Timing(1e-06))
-    assert table.model().index(0, 2).data() == "8"
-    set_value(main_window, "pt(1).iga", Timing(9e-07))
-    assert table.model().index(0, 2).data() == "8"
+    assert table.model().index(0, 2).data() == "8" and told == [(2, 2)]
+    set_value(main_window, "pt(1).iga", Timing(9e-07))  # a value step: nothing to repaint
+    assert table.model().index(0, 2).data() == "8" and told == [(2, 2)]
     main_window.document.undo_stack.undo()
     main_window.document.undo_stack.undo()
-    assert table.model().index(0, 2).data() == "7"
+    assert table.model().index(0, 2).data() == "7" and told == [(2, 2), (2, 2)]
     set_value(main_window, "pc(1).size", 4096)
     assert table.model().index(0, 3).data() == "4096"

@@ -11,23 +11,12 @@ from parasol_core.session import Session
 from parasol_core.topology import generate
 from parasol_core.topology.mapping import make_mapping, mapping_quality, mapping_schemes
 from parasol_core.topology.virtual import virtual_route
-from piui.document import Document
 from piui.widgets.topology_selection import selection_of
 from piui.windows.grid_view import GridViewWindow
 from piui.windows.link_groups import LinkGroupsWindow
 from piui.windows.mapping_editor import MappingEditorWindow
 
 TORUS = 3  # the 2D torus of grid4x4.machine
-
-
-@pytest.fixture
-def document(sample_copy):
-    def make(name: str = "grid4x4.machine") -> Document:
-        doc = Document()
-        doc.open(sample_copy(name))
-        return doc
-
-    return make
 
 
 def shown(qtbot, widget, size=(700, 700)):

@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage, QPainter, QPainterPath
 from PySide6.QtTest import QTest
+from test_gui_topology import TORUS, shown
 
 from parasol_core.topology import generate
 from parasol_core.topology.mapping import make_mapping, mapping_quality
-from piui.document import Document
 from piui.widgets.topology_canvas import (
     VIRTUAL_AA_LIMIT,
     clip_segments,
@@ -23,26 +23,6 @@ from piui.widgets.topology_canvas import (
 )
 from piui.windows.grid_view import GridViewWindow
 from piui.windows.mapping_editor import MappingEditorWindow
-
-TORUS = 3  # the 2D torus of grid4x4.machine
-
-
-@pytest.fixture
-def document(sample_copy):
-    def make(name: str = "grid4x4.machine") -> Document:
-        doc = Document()
-        doc.open(sample_copy(name))
-        return doc
-
-    return make
-
-
-def shown(qtbot, widget, size=(700, 700)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def drag(canvas, src: int, dst: int) -> None:

@@ -12,6 +12,7 @@ evaluator to fetch values and to find the expressions an expression depends on.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from parasol_core import params
@@ -195,6 +196,13 @@ def _mapped(machine: Machine, ref: Reference) -> Target:
 
 def parse_reference(text: str) -> Reference:
     """The reference ``text`` spells; UnresolvedReference when it is not one."""
+    return _parse_reference(text.strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse_reference(text: str) -> Reference:
+    """Remembered (a Reference is immutable): a slider drag sets the same reference on
+    every step, and parsing it is a run of lark's parser."""
     from parasol_core.syntax.diagnostics import ModelSyntaxError
 
     try:

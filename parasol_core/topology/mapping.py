@@ -28,7 +28,7 @@ Schemes (:data:`MAPPING_SCHEMES`), each ``scheme(hardware, count, shape, seed) -
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 
@@ -96,9 +96,20 @@ def mapping_quality(
     which = np.repeat(np.arange(len(links), dtype=np.int64), hops)
     pairs = np.unique(which * nslots + index.slots(batch.links))
     per_link = np.bincount(pairs % nslots, minlength=nslots)
+    return _quality(links, hops, dmax, per_link, index.link_ids)
+
+
+def _quality(
+    links: Sequence[tuple[int, int]],
+    hops: np.ndarray,
+    dmax: int,
+    per_link: np.ndarray,
+    link_ids: np.ndarray,
+) -> MappingQuality:
+    """The figures from each virtual link's hops and each hardware slot's load."""
     congestion = int(per_link.max(initial=0))
     busiest = (
-        tuple(sorted(int(index.link_ids[i]) for i in np.flatnonzero(per_link == congestion)))
+        tuple(sorted(int(link_ids[i]) for i in np.flatnonzero(per_link == congestion)))
         if congestion
         else ()
     )
@@ -247,24 +258,7 @@ class MappingMetrics:
             return MappingQuality(0, 0, 0.0, 0, (), ())
         hops = self.hops
         dmax = int(hops.max())
-        per_link = self.load
-        congestion = int(per_link.max(initial=0))
-        busiest = (
-            tuple(
-                sorted(int(self.index.link_ids[i]) for i in np.flatnonzero(per_link == congestion))
-            )
-            if congestion
-            else ()
-        )
-        long_links = tuple(links[i] for i in np.flatnonzero(hops == dmax)) if dmax > 1 else ()
-        return MappingQuality(
-            virtual_links=len(links),
-            dilation_max=dmax,
-            dilation_mean=float(hops.mean()),
-            congestion=congestion,
-            congested_links=busiest,
-            long_links=long_links,
-        )
+        return _quality(links, hops, dmax, self.load, self.index.link_ids)
 
 
 # --------------------------------------------------------------------------- schemes

@@ -32,6 +32,7 @@ class MachineOverview(QWidget):
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
+        self._timing_counts: dict[int | None, int] = {}
         self.id_field = ValueField()
         self.name_field = ValueField()
         self.maxtotalspd = QLabel()
@@ -86,6 +87,7 @@ class MachineOverview(QWidget):
         self.id_field.accept_input()
         self.name_field.accept_input()
         self.processor_model.reset()
+        self._timing_counts = {p.id: len(p.timings) for p in m.processors}
         self.topology_model.reset()
         self._show_maxtotalspd()
         self._select_current(self.document.current_processor_id)
@@ -110,7 +112,12 @@ class MachineOverview(QWidget):
         elif change.touches(Cache) or change.touches(Processor, "cache"):
             self.processor_model.rows_changed(columns=[3, 4])
         elif change.touches(Processor, "timings"):
-            self.processor_model.rows_changed(columns=[2])
+            # the column counts timings: only a timing added or removed changes it, not
+            # the value steps of a slider drag (each would repaint the table)
+            counts = {p.id: len(p.timings) for p in self.document.machine.processors}
+            if counts != self._timing_counts:
+                self._timing_counts = counts
+                self.processor_model.rows_changed(columns=[2])
 
     def _derived_changed(self, values: dict) -> None:
         if "mc.maxtotalspd" in values:
