@@ -36,7 +36,7 @@ import numpy as np
 
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.index import TopologyIndex, index_of
+from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
 from parasol_core.topology.shape import Shape
 from parasol_core.topology.virtual import (
     find_virtual,
@@ -74,20 +74,7 @@ def mapping_quality(
     links = virtual_links(machine, virtual, directed=False)
     if not links:
         return MappingQuality(0, 0, 0.0, 0, (), ())
-    src, dst = [], []
-    for v, w in links:
-        for p in (v, w):
-            if p not in mapping:
-                raise RoutingError(
-                    f"virtual processor {p} of {virtual_label(virtual)} is not mapped to a "
-                    "hardware processor"
-                )
-        src.append(mapping[v])
-        dst.append(mapping[w])
-    try:
-        batch = index.routes(src, dst)
-    except RoutingError as e:
-        raise RoutingError(f"{e} (routing {virtual_label(virtual)})") from None
+    batch = _mapped_routes(index, links, mapping, virtual_label(virtual))
     hops = batch.hops
     dmax = int(hops.max())
     # congestion: distinct virtual links per hardware link, counted by link slot (a
@@ -97,6 +84,29 @@ def mapping_quality(
     pairs = np.unique(which * nslots + index.slots(batch.links))
     per_link = np.bincount(pairs % nslots, minlength=nslots)
     return _quality(links, hops, dmax, per_link, index.link_ids)
+
+
+def _mapped_routes(
+    index: TopologyIndex,
+    links: Sequence[tuple[int, int]],
+    mapping: Mapping[int, int],
+    label: str,
+) -> RouteBatch:
+    """The hardware routes of virtual links under ``mapping``; a RoutingError names the
+    virtual topology (``label``) and any virtual processor that is not mapped."""
+    src, dst = [], []
+    for v, w in links:
+        for p in (v, w):
+            if p not in mapping:
+                raise RoutingError(
+                    f"virtual processor {p} of {label} is not mapped to a hardware processor"
+                )
+        src.append(mapping[v])
+        dst.append(mapping[w])
+    try:
+        return index.routes(src, dst)
+    except RoutingError as e:
+        raise RoutingError(f"{e} (routing {label})") from None
 
 
 def _quality(
@@ -166,21 +176,8 @@ class MappingMetrics:
         self, rows: np.ndarray, mapping: Mapping[int, int]
     ) -> tuple[np.ndarray, list[np.ndarray]]:
         """Hops and distinct link slots of the routes of virtual links ``rows``."""
-        src, dst = [], []
-        for row in rows.tolist():
-            v, w = self.links[row]
-            for p in (v, w):
-                if p not in mapping:
-                    raise RoutingError(
-                        f"virtual processor {p} of {self.label} is not mapped to a "
-                        "hardware processor"
-                    )
-            src.append(mapping[v])
-            dst.append(mapping[w])
-        try:
-            batch = self.index.routes(src, dst)
-        except RoutingError as e:
-            raise RoutingError(f"{e} (routing {self.label})") from None
+        links = [self.links[row] for row in rows.tolist()]
+        batch = _mapped_routes(self.index, links, mapping, self.label)
         hops = batch.hops
         nslots = self._nslots
         which = np.repeat(np.arange(rows.shape[0], dtype=np.int64), hops)
