@@ -95,6 +95,18 @@ def test_every_reference_and_value_either_refused_or_saved_so_it_reloads(
     assert s.get() is not None
 
 
+@pytest.mark.parametrize("value", ["1 # c", "0#"])
+@pytest.mark.parametrize("ref", EDITABLE)
+def test_a_value_typed_with_a_comment_is_refused_or_reloads_the_same(
+    tmp_path: Path, ref: str, value: str
+) -> None:
+    """Found by the property above (mc.maxtotalspd = "0#"): an expression kept its
+    "#..." in its text, which the saved file reads as a comment."""
+    test_every_reference_and_value_either_refused_or_saved_so_it_reloads.hypothesis.inner_test(
+        tmp_path, ref, value
+    )
+
+
 @pytest.mark.parametrize(
     "ref, value",
     [("ma.id", "-1"), ("pc(1).size", str(2**64)), ("tl(1)(1).connect", "2 1 -3"),

@@ -70,6 +70,12 @@ def parse_expression(text: str) -> Expression:
     if "\n" in text or "\r" in text or "\x0b" in text or ";" in text:
         pos = min(i for i in (text.find(c) for c in "\n\r\x0b;") if i >= 0)
         raise ModelSyntaxError("an expression must fit on one line", 1, pos + 1, text=text)
+    if "#" in text:  # lark would read the rest as a comment, and the file the same way:
+        # the expression kept (with "# ..." in its text) would not be what reads back
+        raise ModelSyntaxError(
+            "an expression cannot hold a comment ('#'); a comment in the file stays as it is",
+            1, text.index("#") + 1, text=text,
+        )  # fmt: skip
     from lark.exceptions import UnexpectedInput
 
     from parasol_core.syntax.build_expr import _Fail
