@@ -7,71 +7,34 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from parasol_core.estimator import Client, EstimatorError
+from parasol_core.estimator import Client
+from parasol_core.estimator.local import LocalEstimator
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_models"
 START_TIMEOUT = 30.0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Estimator:
-    """A server process on a free port, its store and its log."""
+class Estimator(LocalEstimator):
+    """A server process on a free port (PIUI's own :class:`LocalEstimator`), its store
+    and its log, with what the tests need besides: a client, a liveness check, a kill
+    by any signal and the exit status."""
 
     def __init__(self, store: Path, *extra: str, token: str | None = None) -> None:
-        self.store = store
-        self.extra = extra
-        self.token = token
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = store.parent / f"estimator-{self.port}.log"
-        self.proc: subprocess.Popen | None = None
+        super().__init__(store, token=token, extra=extra)
 
-    def start(self) -> Estimator:
-        cmd = [sys.executable, "-m", "parasol_core.estimator.server", "serve",
-               "--port", str(self.port), "--store", str(self.store), *self.extra]  # fmt: skip
-        if self.token:
-            cmd += ["--token", self.token]
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        env.pop("PARASOL_ESTIMATOR_TOKEN", None)
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=env)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the estimator exited at start:\n{self.log()}")
-            try:
-                with Client(self.url, token=self.token, timeout=2) as c:
-                    c.ping()
-                return self
-            except EstimatorError:
-                time.sleep(0.1)
-        self.kill()
-        raise RuntimeError(f"the estimator did not answer within {START_TIMEOUT} s:\n{self.log()}")
+    def start(self, timeout: float = START_TIMEOUT) -> Estimator:
+        super().start(timeout)
+        return self
 
     def client(self, timeout: float = 20.0) -> Client:
         return Client(self.url, token=self.token, timeout=timeout)
-
-    def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
 
     def alive(self) -> bool:
         """The server still answers a request from a fresh client."""
@@ -86,13 +49,10 @@ class Estimator:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
-        if getattr(self, "_log", None) is not None:
-            self._log.close()
-            self._log = None
 
-    def stop(self) -> int | None:
+    def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM, then SIGKILL if it has not stopped within 10 s; the exit status."""
-        self.kill(signal.SIGTERM)
+        super().stop(timeout)
         return self.proc.returncode if self.proc is not None else None
 
 

@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from estimator_support import SAMPLES, estimator, free_port  # noqa: F401
+from estimator_support import SAMPLES, estimator  # noqa: F401
 
 from parasol_core.block import estimate_block
 from parasol_core.engine import Engine
@@ -21,6 +21,7 @@ from parasol_core.estimator import (
     UnknownModel,
     routes_of,
 )
+from parasol_core.estimator.local import free_port
 from parasol_core.estimator.protocol import EVALUATION_FAILED, INVALID_PARAMS, UNKNOWN_MODEL
 from parasol_core.estimator.store import model_id
 from parasol_core.syntax.parser import load, loads

@@ -14,6 +14,7 @@ import pytest
 from estimator_support import SAMPLES, Estimator, estimator, post_raw  # noqa: F401
 
 from parasol_core.estimator import Client, Unauthorized
+from parasol_core.estimator.local import LocalEstimator
 from parasol_core.estimator.store import ModelStore, model_id
 from parasol_core.syntax.parser import loads
 from parasol_core.topology.index import route
@@ -189,3 +190,15 @@ def test_store_never_serves_a_file_that_does_not_match_its_id(tmp_path) -> None:
     a = store.put("text a", "n")
     (tmp_path / "models" / f"{a.id}.machine").write_text("tampered")
     assert ModelStore(tmp_path).get(a.id) is None
+
+
+def test_a_private_estimator_ignores_a_token_in_the_environment(tmp_path, monkeypatch):
+    """PIUI's local estimator answers with the token it was given, or none, whatever
+    PARASOL_ESTIMATOR_TOKEN the user's shell holds."""
+    monkeypatch.setenv("PARASOL_ESTIMATOR_TOKEN", "from-the-shell")
+    est = LocalEstimator(tmp_path / "models").start()
+    try:
+        with Client(est.url, timeout=10) as c:
+            assert c.ping() is True
+    finally:
+        est.stop()

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from parasol_core.estimator.client import Client, EstimatorError
@@ -40,15 +41,19 @@ def _die_with_parent() -> None:
 
 
 class LocalEstimator:
-    """``LocalEstimator().start()`` -> an estimator answering at ``.url``."""
+    """``LocalEstimator().start()`` -> an estimator answering at ``.url``. ``extra``:
+    more ``serve`` arguments (say ``["--max-body", "4096"]``)."""
 
-    def __init__(self, store: Path | None = None, token: str | None = None) -> None:
+    def __init__(
+        self, store: Path | None = None, token: str | None = None, extra: Sequence[str] = ()
+    ) -> None:
         self._tmp = None
         if store is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="piui-estimator-")
             store = Path(self._tmp.name) / "models"
         self.store = store
         self.token = token
+        self.extra = tuple(extra)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
@@ -57,12 +62,14 @@ class LocalEstimator:
     def start(self, timeout: float = 30.0) -> LocalEstimator:
         """Start it and wait until it answers; RuntimeError (with its log) if it does not."""
         cmd = [sys.executable, "-m", "parasol_core.estimator.server", "serve",
-               "--port", str(self.port), "--store", str(self.store)]  # fmt: skip
+               "--port", str(self.port), "--store", str(self.store), *self.extra]  # fmt: skip
         if self.token:
             cmd += ["--token", self.token]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child writes to it
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # its token is the one given here, not one the user's environment happens to set
+        env.pop("PARASOL_ESTIMATOR_TOKEN", None)
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                                      stdin=subprocess.DEVNULL,
                                      preexec_fn=_die_with_parent)  # fmt: skip
