@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from parasol_core import params
@@ -344,57 +345,64 @@ def _kernel() -> Any:
 
 def _build_links(text: str, line: int, rec: Any, numbers: list[int]) -> list[Link] | None:
     """The links the kernel found: the same objects _scan_links_re makes."""
-    region = LinkRegion(text)
-    cache: dict[str, Timing | None] = {}
-    get = cache.get
-    links: list[Link] = []
-    append = links.append
-    new = object.__new__
     it = iter(rec)
-    for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it):
-        lat = text[ls:le]
-        spd = text[ss:se]
-        latency = get(lat) or _timing(lat, cache)
-        speed = get(spd) or _timing(spd, cache)
-        if latency is None or speed is None:
-            return None
-        connect = numbers[cs : cs + cn]
-        link = new(Link)
-        link.__dict__ = {
-            "id": ident, "latency": latency, "speed": speed, "connect": connect,
-            "_lazy_src": (region, offset, line, ident, latency, speed, connect.copy()),
-        }  # fmt: skip
-        append(link)
-        line += LINK_LINES
-    return links
+    return _make_links(
+        text,
+        line,
+        (
+            (offset, ident, text[ls:le], text[ss:se], numbers[cs : cs + cn])
+            for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it)
+        ),
+    )
 
 
 def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | None:
     """_scan_links by the regular expression LINK_RE: the definition of what the fast
     path takes as a link."""
-    region = LinkRegion(text)
-    cache: dict[str, Timing | None] = {}
-    links: list[Link] = []
-    append = links.append
-    new = object.__new__
+    return _make_links(text, line, _link_records_re(text, start, end))
+
+
+def _link_records_re(text: str, start: int, end: int) -> Iterator[tuple | None]:
+    """(offset, id, latency text, speed text, connect) of each link LINK_RE reads, and a
+    None (then nothing more) where the body is not all strict link sections."""
     pos = start
-    get = cache.get
     for m in LINK_RE.finditer(text, start, end):
         offset = m.start()
         if offset != pos:
-            return None
+            yield None
+            return
         pos = m.end()
         lid, lat, spd, conn = m.groups()
         count, *connect = map(int, conn.split())
         if count != len(connect):
-            return None  # the lark builder records it; the validator reports it
+            yield None  # the lark builder records it; the validator reports it
+            return
         if (len(conn) > 18 or len(lid) > 18) and max(int(lid), *connect) > MAX_INT:
-            return None  # the lark builder's range error
+            yield None  # the lark builder's range error
+            return
+        yield offset, int(lid), lat, spd, connect
+    if pos != end:
+        yield None
+
+
+def _make_links(text: str, line: int, records: Iterable[tuple | None]) -> list[Link] | None:
+    """Fast-path Link objects from (offset, id, latency text, speed text, connect)
+    records, the first at ``line``; each builds its source record only when read. None
+    when a record is None or a timing is not of the strict form."""
+    region = LinkRegion(text)
+    cache: dict[str, Timing | None] = {}
+    get = cache.get
+    links: list[Link] = []
+    append = links.append
+    new = object.__new__
+    for record in records:
+        if record is None:
+            return None
+        offset, ident, lat, spd, connect = record
         latency = get(lat) or _timing(lat, cache)
         speed = get(spd) or _timing(spd, cache)
         if latency is None or speed is None:
             return None
-        ident = int(lid)
         link = new(Link)
         link.__dict__ = {
             "id": ident, "latency": latency, "speed": speed, "connect": connect,
@@ -402,8 +410,6 @@ def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | N
         }  # fmt: skip
         append(link)
         line += LINK_LINES
-    if pos != end:
-        return None
     return links
 
 
