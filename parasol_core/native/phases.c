@@ -348,6 +348,16 @@ static void one_end(Trace *s, double t, int64_t i) {
 
 /* ------------------------------------------------------------------ a batch */
 
+/* First sight of link l in this batch: its load change starts at 0, and it joins the
+   list of links touched. */
+static inline void touch_link(Trace *s, int64_t l, int64_t *nt) {
+    if (s->lmark[l] != s->lepoch) {
+        s->lmark[l] = s->lepoch;
+        s->acc[l] = 0;
+        s->touched[(*nt)++] = l;
+    }
+}
+
 static void change(Trace *s, double t, const int64_t *starting, int64_t ns,
                    const int64_t *ending, int64_t ne) {
     int64_t nt = 0, nl = 0;
@@ -363,11 +373,7 @@ static void change(Trace *s, double t, const int64_t *starting, int64_t ns,
         int64_t i = ending[q];
         for (int64_t k = s->u_start[i], b = k + s->u_hops[i]; k < b; k++) {
             int64_t l = s->u_flat[k];
-            if (s->lmark[l] != s->lepoch) {
-                s->lmark[l] = s->lepoch;
-                s->acc[l] = 0;
-                s->touched[nt++] = l;
-            }
+            touch_link(s, l, &nt);
             s->acc[l]--;
             list_remove(s, l, k, --s->load[l]);
         }
@@ -376,11 +382,7 @@ static void change(Trace *s, double t, const int64_t *starting, int64_t ns,
         int64_t i = starting[q];
         for (int64_t k = s->u_start[i], b = k + s->u_hops[i]; k < b; k++) {
             int64_t l = s->u_flat[k];
-            if (s->lmark[l] != s->lepoch) {
-                s->lmark[l] = s->lepoch;
-                s->acc[l] = 0;
-                s->touched[nt++] = l;
-            }
+            touch_link(s, l, &nt);
             s->acc[l]++;
             list_add(s, l, k);
             s->load[l]++;
