@@ -1,9 +1,10 @@
-"""The C kernel for link lists (parasol_core/native/scan.c) reads exactly what the
-regular expression of the pure-Python path reads: on every body it takes, the same links
-with the same lazy source records; on the rest it steps aside (returns None), and the
+"""The C kernels for link lists and for `procid`/`mapping` tables
+(parasol_core/native/scan.c) read exactly what the regular expressions of the
+pure-Python path read: on every body they take, the same links with the same lazy source
+records, or the same table lines; on the rest they step aside (return None), and the
 regular expression decides. Bodies: the samples, a generated torus and thousands of
-mutations of a link list, with line ends, blanks, comments, number forms and characters
-the kernel must not misread."""
+mutations of a link list and of a table, with line ends, blanks, comments, number forms
+and characters the kernels must not misread."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def check(text: str, start: int, end: int) -> bool:
     found = fastscan._scan_links_native(text, start, end) if text.isascii() else None
     if found is None:
         return False
-    by_kernel = fastscan._build_links(text, 7, *found)
+    by_kernel = fastscan._make_links(text, 7, *found)
     assert _links(by_kernel) == _links(by_re), repr(text[start:end][:400])
     return True
 
@@ -83,6 +84,48 @@ def test_mutated_link_lists() -> None:
         elif fastscan._scan_links_re(text, start, end, 1) is None:
             agreed_none += 1
     assert taken > 300 and agreed_none > 300, (taken, agreed_none)
+
+
+TABLE = "".join(f"        p[{i}] = {i % 3 + 1}\n" for i in range(1, 7)) + "\tp [ 7 ]=007 \n"
+
+
+def check_table(kind: str, text: str, start: int, end: int) -> bool:
+    """Both paths agree on the table body text[start:end]; True when the kernel took it."""
+    by_re = fastscan._table_records_re(kind, text, start, end)
+    found = fastscan._table_records_native(kind, text, start, end) if text.isascii() else None
+    if found is None:
+        return False
+    assert found == by_re, repr(text[start:end][:400])
+    return True
+
+
+@needs_kernel
+@pytest.mark.parametrize("kind", ["procid", "mapping"])
+def test_mutated_tables(kind: str) -> None:
+    rnd = random.Random(1995)
+    table = TABLE if kind == "procid" else TABLE.replace("p[", "map[").replace("p [", "map [")
+    taken = agreed_none = 0
+    for _ in range(3000):
+        body = mutate(table, rnd)
+        if not body.endswith("\n"):
+            body += "\n"
+        text = f"begin {kind}\n" + body + f"end {kind}\n"
+        start = len(f"begin {kind}\n")
+        end = start + len(body)
+        if check_table(kind, text, start, end):
+            taken += 1
+        elif fastscan._table_records_re(kind, text, start, end) is None:
+            agreed_none += 1
+    assert taken > 300 and agreed_none > 300, (taken, agreed_none)
+
+
+@needs_kernel
+def test_tables_of_the_samples_and_torus() -> None:
+    taken = 0
+    for text in [p.read_text(encoding="utf-8") for p in SAMPLES] + [torus_text(5)]:
+        for m in re.finditer(r"begin (procid|mapping)\n(.*?)(?=[ \t]*end \1)", text, re.S):
+            taken += check_table(m.group(1), text, m.start(2), m.end(2))
+    assert taken >= 3
 
 
 @needs_kernel

@@ -20,7 +20,8 @@
  * For link i it writes 8 numbers to rec[8i..8i+7]: the offset of its `begin` line, its
  * id, the start and end of the latency text and of the speed text, and the index in
  * `numbers` of its first connect number and how many there are (the count is not
- * stored). It returns the number of links, -1 as above, or -2 when rec or numbers is
+ * stored). A latency or speed text equal to an earlier one (of the first DISTINCT
+ * different texts) is given the span of the earlier one. It returns the number of links, -1 as above, or -2 when rec or numbers is
  * too small (the caller retries with more room).
  */
 
@@ -81,8 +82,13 @@ static int loose_word(cursor *c) {
 }
 
 /* [ \t]*KEY[ \t]*=[ \t]* */
+static int key_eq(cursor *c);
 static int key(cursor *c, const char *k) {
-    if (!word(c, k)) return 0;
+    return word(c, k) && key_eq(c);
+}
+
+/* [ \t]*=[ \t]* */
+static int key_eq(cursor *c) {
     blanks(c);
     if (c->p >= c->end || c->t[c->p] != '=') return 0;
     c->p++;
@@ -110,9 +116,35 @@ static int gap(cursor *c) {
     return c->p > s;
 }
 
+/* The timing texts seen so far (most links of a model share a few): a text equal to one
+ * of them is given that one's span, so the caller makes one Timing for all of them. */
+#define DISTINCT 16
+
+typedef struct {
+    int64_t s[DISTINCT], e[DISTINCT];
+    int n;
+} distinct;
+
+static void canonical(const char *t, distinct *d, int64_t *s, int64_t *e) {
+    int64_t len = *e - *s;
+    for (int j = 0; j < d->n; j++) {
+        if (d->e[j] - d->s[j] == len && memcmp(t + d->s[j], t + *s, (size_t)len) == 0) {
+            *s = d->s[j];
+            *e = d->e[j];
+            return;
+        }
+    }
+    if (d->n < DISTINCT) {
+        d->s[d->n] = *s;
+        d->e[d->n] = *e;
+        d->n++;
+    }
+}
+
 int64_t parasol_scan_links(const char *text, int64_t start, int64_t end, int64_t cap,
                            int64_t *rec, int64_t ncap, int64_t *numbers) {
     cursor c = {text, start, end};
+    distinct seen = {{0}, {0}, 0};
     int64_t n = 0, used = 0;
     while (c.p < end) {
         int64_t *r = rec + 8 * n;
@@ -123,6 +155,8 @@ int64_t parasol_scan_links(const char *text, int64_t start, int64_t end, int64_t
         if (!key(&c, "id") || !number(&c, &r[1]) || !eol(&c)) return -1;
         if (!key(&c, "latency") || !timing_line(&c, &r[2], &r[3])) return -1;
         if (!key(&c, "speed") || !timing_line(&c, &r[4], &r[5])) return -1;
+        canonical(text, &seen, &r[2], &r[3]);
+        canonical(text, &seen, &r[4], &r[5]);
         if (!key(&c, "connect") || !number(&c, &count)) return -1;
         r[6] = used;
         for (;;) {
@@ -136,6 +170,42 @@ int64_t parasol_scan_links(const char *text, int64_t start, int64_t end, int64_t
         r[7] = used - r[6];
         if (r[7] < 1 || count != r[7] || !eol(&c)) return -1;
         if (!word(&c, "end") || !gap(&c) || !word(&c, "link") || !eol(&c)) return -1;
+        n++;
+    }
+    return n;
+}
+
+/* parasol_scan_table reads the body of a `begin procid` or `begin mapping` section,
+ * text[start:end] of an ASCII text, as the regular expression fastscan._TABLE_RES[kind]
+ * does, line after line:
+ *
+ *     ([ \t]*)KEY[ \t]*\[[ \t]*(\d{1,18})[ \t]*\][ \t]*=[ \t]*(\d{1,18})[ \t]*\n
+ *
+ * with KEY `p` or `map` (``key``). It is stricter, never looser: a line with a comment
+ * (which the regular expression may take) makes it return -1, and the caller reads the
+ * body with the regular expression, which decides.
+ *
+ * For line i it writes 6 numbers to rec[6i..6i+5]: the start of the line, the length of
+ * its indentation, the number in brackets, the start and end of the value and the value
+ * (the line ends where the next starts). It returns the number of lines, -1 as above,
+ * or -2 when rec is too small.
+ */
+int64_t parasol_scan_table(const char *text, int64_t start, int64_t end, const char *key,
+                           int64_t cap, int64_t *rec) {
+    cursor c = {text, start, end};
+    int64_t n = 0;
+    while (c.p < end) {
+        int64_t *r = rec + 6 * n;
+        if (n >= cap) return -2;
+        r[0] = c.p;
+        blanks(&c);
+        r[1] = c.p - r[0];
+        if (!word(&c, key) || !word(&c, "[") || !(blanks(&c), number(&c, &r[2]))) return -1;
+        if (!word(&c, "]") || !key_eq(&c)) return -1;
+        r[3] = c.p;
+        if (!number(&c, &r[5])) return -1;
+        r[4] = c.p;
+        if (!eol(&c)) return -1;
         n++;
     }
     return n;

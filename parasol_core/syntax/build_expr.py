@@ -8,8 +8,6 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from lark import Token, Transformer
-
 from parasol_core.expr.tree import (
     MAX_DEPTH,
     MAX_TREE_DEPTH,
@@ -21,6 +19,12 @@ from parasol_core.expr.tree import (
     Unary,
 )
 from parasol_core.limits import MAX_INT
+
+# A token: lark's, or the hand-written reader's (parasol_core.syntax.reader.Tok). Both
+# are str subclasses with .type, .start_pos, .end_pos, .line and .column; being a str
+# is how the builders tell a token from what they built. (No lark import here: the
+# reader builds models without lark.)
+Token = Any
 
 
 class _Fail(Exception):
@@ -50,11 +54,10 @@ def _float(tok: Token) -> float:
     return value
 
 
-class ExprBuilder(Transformer):
-    """Builds expression trees bottom-up while lark parses (no parse tree is built)."""
-
-    def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
+class ExprBuilder:
+    """Builds expression trees bottom-up while a parser runs (no parse tree is built):
+    lark calls a method by the name of each rule it reduces, with the rule's children
+    (an inline transformer), and the hand-written reader makes the same calls."""
 
     # ---- expressions
 
@@ -111,7 +114,7 @@ class ExprBuilder(Transformer):
         field_index = None
         end = prefix.end_pos
         i = 1
-        while i < len(c) and not isinstance(c[i], Token):
+        while i < len(c) and not isinstance(c[i], str):
             indices.append(c[i])
             i += 1
         if i < len(c):  # DOT NAME [index]

@@ -1,4 +1,5 @@
-"""The object builder: model objects from lark's tokens, with the record of where every
+"""The object builder: model objects from the parser's tokens (lark's, or the
+hand-written reader's: :mod:`parasol_core.syntax.reader`), with the record of where every
 value sits in the text (see :mod:`parasol_core.syntax.source`)."""
 
 from __future__ import annotations
@@ -6,12 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from lark import Token
-
 from parasol_core import params
 from parasol_core.expr.tree import Expression
 from parasol_core.model import BLOCK_CLASSES, EXPR, INT, TIMING, Block, Machine, Timing
-from parasol_core.syntax.build_expr import ExprBuilder, _float, _int
+from parasol_core.syntax.build_expr import ExprBuilder, Token, _float, _int
 from parasol_core.syntax.diagnostics import WARNING, Diagnostic
 from parasol_core.syntax.source import (
     BlockSource,
@@ -87,7 +86,7 @@ class _Builder(ExprBuilder):
     def _section(self, keyword: str, children: list) -> _Section:
         begin, end, last_nl = children[0], children[-2], children[-1]
         items = [
-            c for c in children[2:-2] if not isinstance(c, Token) and not _is_comment(c, keyword)
+            c for c in children[2:-2] if not isinstance(c, str) and not _is_comment(c, keyword)
         ]
         body_start = line_end(self.text, children[1].start_pos)
         if self.bulk and body_start in self.bulk:
@@ -261,13 +260,13 @@ class _Builder(ExprBuilder):
 
     def start(self, c: list) -> Machine:
         text = self.text
-        i = next(k for k, x in enumerate(c) if isinstance(x, Token) and x.type == "BEGIN")
+        i = next(k for k, x in enumerate(c) if isinstance(x, str) and x.type == "BEGIN")
         begin = c[i]
-        end_tok = c[-1] if isinstance(c[-1], Token) and c[-1].type == "END" else None
+        end_tok = c[-1] if isinstance(c[-1], str) and c[-1].type == "END" else None
         items = [
             x
             for x in c[i + 2 : len(c) - (1 if end_tok else 0)]
-            if not isinstance(x, Token) and not _is_comment(x, "machine")
+            if not isinstance(x, str) and not _is_comment(x, "machine")
         ]
         if end_tok is not None:
             insert_at, end = line_start(text, end_tok.start_pos), len(text)

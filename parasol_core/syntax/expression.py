@@ -1,8 +1,10 @@
 """Parsing one expression, as typed in an editor: the grammar's ``expr`` rule.
 
 This module does not import the model objects (:mod:`parasol_core.model`), so
-:meth:`parasol_core.expr.tree.Expression.parse` can use it without an import cycle; lark
-is imported when the first expression is parsed, not before.
+:meth:`parasol_core.expr.tree.Expression.parse` can use it without an import cycle. The
+hand-written reader (:mod:`parasol_core.syntax.reader`) reads an expression in its usual
+form; lark is imported only for one it steps aside from (or that is not an expression:
+lark says what is wrong).
 """
 
 from __future__ import annotations
@@ -76,9 +78,18 @@ def parse_expression(text: str) -> Expression:
             "an expression cannot hold a comment ('#'); a comment in the file stays as it is",
             1, text.index("#") + 1, text=text,
         )  # fmt: skip
+    from parasol_core.syntax import reader
+    from parasol_core.syntax.build_expr import ExprBuilder, _Fail
+
+    # The hand-written reader first (no lark to import); lark where it steps aside, and
+    # for the message of an expression that is not one
+    try:
+        tree = reader.expression(text, ExprBuilder())
+        return Expression(text.strip(), tree, len(text) - len(text.lstrip()))
+    except (reader.Defer, _Fail, RecursionError):
+        pass
     from lark.exceptions import UnexpectedInput
 
-    from parasol_core.syntax.build_expr import _Fail
     from parasol_core.syntax.messages import _error_at, _syntax_error
 
     parser = _get_expr_parser()

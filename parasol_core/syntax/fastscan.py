@@ -3,8 +3,10 @@ timings.
 
 A large model is almost all link sections (`begin link` ... `end link`, six lines each)
 and `p[i] = t` lines. Lark's LALR loop handles about a token per 10 microseconds; this
-module reads those sections with one strict regular expression per item instead, and
-the rest of the file still goes through lark, the reference parser:
+module reads those sections with one strict regular expression per item instead (or a C
+kernel), and the rest of the file goes to the hand-written reader
+(:mod:`parasol_core.syntax.reader`) or, where that steps aside, to lark, the reference
+parser. Both read the text in step 2 and feed the builder alike:
 
 1. :func:`scan` finds each `begin linklist|procid|mapping|timings` section whose body is,
    line for line, items of the strictest form (decimal numbers of bounded length, `\\n`
@@ -15,8 +17,9 @@ the rest of the file still goes through lark, the reference parser:
    one line, so every position lark reports is that of the real text; a post-lexer
    (:class:`LineFix`) adds the lines each blank left out to the tokens after it, so
    every line and column (including every syntax error's) is the real text's too; the
-   blank body is one end-of-line token. A link list is read by a C kernel
-   (``parasol_core/native/scan.c``) where it is built, else by a regular expression.
+   blank body is one end-of-line token. A link list, a `procid` or a `mapping` table is
+   read by a C kernel (``parasol_core/native/scan.c``) where it is built, else by a
+   regular expression.
 3. The builder (:mod:`parasol_core.syntax.builder`) takes the items read here when it
    builds the section, exactly where lark would have given it the same items.
 
@@ -32,7 +35,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+import threading
 from typing import Any
 
 from parasol_core import params
@@ -154,7 +157,7 @@ _TABLE_RES = {
 _BEGIN_RE = re.compile(rf"begin[ \t]+(linklist|procid|mapping|timings){_EOL}")
 _END_RES = {k: re.compile(rf"end[ \t]+{k}{_EOL}") for k in ("linklist", *_TABLE_RES)}
 _INDENT = " \t"
-MIN_ITEMS = 8  # smaller bodies are left to lark (the tests lower it to 1)
+MIN_ITEMS = 8  # smaller bodies are left to the reader (the tests lower it to 1)
 
 
 class LinkRegion:
@@ -283,21 +286,21 @@ def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None
     if text.isascii():
         found = _scan_links_native(text, start, end)
         if found is not None:
-            return _build_links(text, line, *found)
+            return _make_links(text, line, *found)
     return _scan_links_re(text, start, end, line)
 
 
 def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     """(records, numbers) from the C kernel (see parasol_core/native/scan.c), or None
     when it is not built, or the body is not of its plainest form."""
-    kernel = _kernel()
+    kernel = _kernel("links")
     if kernel is None:
         return None
     import array
     import ctypes
 
-    data = text.encode("ascii")  # ASCII: byte offsets are character offsets
-    cap = text.count("begin", start, end)
+    data = _ascii(text)
+    cap = (end - start) // 50 + 1  # a link section takes more than 50 characters
     room = 4 * cap + 16
     for _ in range(2):
         rec = array.array("q", bytes(8 * 8 * cap))
@@ -316,93 +319,90 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     if n < 0:
         return None
     del rec[8 * n :]
-    return rec, numbers.tolist()
+    del numbers[(rec[-2] + rec[-1] if n else 0) :]
+    return rec.tolist(), numbers.tolist()
 
 
-_KERNEL: list = []
+_KERNELS: list = []
 
 
-def _kernel() -> Any:
-    """The kernel's scan function, or None (not built, or PARASOL_PURE_PYTHON=1)."""
+def _kernel(name: str = "links") -> Any:
+    """The kernel's scan function for ``"links"`` or ``"table"``, or None (not built, or
+    PARASOL_PURE_PYTHON=1)."""
     from parasol_core import _native
 
     if _native.pure_python():
         return None
-    if not _KERNEL:
+    if not _KERNELS:
         import ctypes
 
         lib = _native.load("_scan")
-        fn = None
+        found = {}
         if lib is not None:
-            fn = lib.parasol_scan_links
             p64 = ctypes.POINTER(ctypes.c_int64)
             i64 = ctypes.c_int64
-            fn.argtypes = [ctypes.c_char_p, i64, i64, i64, p64, i64, p64]
-            fn.restype = i64
-        _KERNEL.append(fn)
-    return _KERNEL[0]
-
-
-def _build_links(text: str, line: int, rec: Any, numbers: list[int]) -> list[Link] | None:
-    """The links the kernel found: the same objects _scan_links_re makes."""
-    it = iter(rec)
-    return _make_links(
-        text,
-        line,
-        (
-            (offset, ident, text[ls:le], text[ss:se], numbers[cs : cs + cn])
-            for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it)
-        ),
-    )
+            links = lib.parasol_scan_links
+            links.argtypes = [ctypes.c_char_p, i64, i64, i64, p64, i64, p64]
+            links.restype = i64
+            table = lib.parasol_scan_table
+            table.argtypes = [ctypes.c_char_p, i64, i64, ctypes.c_char_p, i64, p64]
+            table.restype = i64
+            found = {"links": links, "table": table}
+        _KERNELS.append(found)
+    return _KERNELS[0].get(name)
 
 
 def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | None:
     """_scan_links by the regular expression LINK_RE: the definition of what the fast
-    path takes as a link."""
-    return _make_links(text, line, _link_records_re(text, start, end))
-
-
-def _link_records_re(text: str, start: int, end: int) -> Iterator[tuple | None]:
-    """(offset, id, latency text, speed text, connect) of each link LINK_RE reads, and a
-    None (then nothing more) where the body is not all strict link sections."""
+    path takes as a link. It makes the kernel's records, for the one builder."""
+    rec: list[int] = []
+    numbers: list[int] = []
     pos = start
     for m in LINK_RE.finditer(text, start, end):
         offset = m.start()
         if offset != pos:
-            yield None
-            return
+            return None
         pos = m.end()
-        lid, lat, spd, conn = m.groups()
-        count, *connect = map(int, conn.split())
+        lid, conn = m.group(1, 4)
+        words = conn.split()
+        if len(lid) > 18 or max(map(len, words)) > 18:
+            return None  # perhaps out of range (the lark builder's error): the reader's
+        count, *connect = map(int, words)
         if count != len(connect):
-            yield None  # the lark builder records it; the validator reports it
-            return
-        if (len(conn) > 18 or len(lid) > 18) and max(int(lid), *connect) > MAX_INT:
-            yield None  # the lark builder's range error
-            return
-        yield offset, int(lid), lat, spd, connect
+            return None  # the lark builder records it; the validator reports it
+        rec += (offset, int(lid), *m.span(2), *m.span(3), len(numbers), len(connect))
+        numbers += connect
     if pos != end:
-        yield None
+        return None
+    return _make_links(text, line, rec, numbers)
 
 
-def _make_links(text: str, line: int, records: Iterable[tuple | None]) -> list[Link] | None:
-    """Fast-path Link objects from (offset, id, latency text, speed text, connect)
-    records, the first at ``line``; each builds its source record only when read. None
-    when a record is None or a timing is not of the strict form."""
+def _make_links(text: str, line: int, rec: Any, numbers: list[int]) -> list[Link] | None:
+    """Fast-path Link objects from the records of a link list (the kernel's, or the
+    regular expression's): for each link, flat, the offset of its `begin` line, its id,
+    the start and end of its latency text and of its speed text, and where its connect
+    numbers start in ``numbers`` and how many there are. The first is at ``line``; each
+    builds its source record only when read. None when a timing is not of the strict
+    form."""
     region = LinkRegion(text)
     cache: dict[str, Timing | None] = {}
-    get = cache.get
+    # by where its text starts: the kernel gives equal texts the span of the first
+    by_start: dict[int, Timing | None] = {}
+    at = by_start.get
     links: list[Link] = []
     append = links.append
     new = object.__new__
-    for record in records:
-        if record is None:
-            return None
-        offset, ident, lat, spd, connect = record
-        latency = get(lat) or _timing(lat, cache)
-        speed = get(spd) or _timing(spd, cache)
+    it = iter(rec)
+    for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it):
+        latency = at(ls)
+        if latency is None:
+            latency = by_start[ls] = _timing(text[ls:le], cache)
+        speed = at(ss)
+        if speed is None:
+            speed = by_start[ss] = _timing(text[ss:se], cache)
         if latency is None or speed is None:
             return None
+        connect = numbers[cs : cs + cn]
         link = new(Link)
         link.__dict__ = {
             "id": ident, "latency": latency, "speed": speed, "connect": connect,
@@ -415,42 +415,98 @@ def _make_links(text: str, line: int, records: Iterable[tuple | None]) -> list[L
 
 def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple | None:
     """(items, warnings) of a table body, or None when it is not all strict lines."""
+    if kind == "timings":
+        return _scan_timings(text, start, end, line)
+    rec = _table_records_native(kind, text, start, end) if text.isascii() else None
+    if rec is None:
+        rec = _table_records_re(kind, text, start, end)
+        if rec is None:
+            return None
     from parasol_core.syntax.builder import _Def
 
-    pattern = _TABLE_RES[kind]
+    items = []
+    append = items.append
+    n = len(rec)
+    for i in range(0, n, 6):
+        ls, indent, key, vs, ve, value = rec[i : i + 6]
+        le = rec[i + 6] if i + 6 < n else end
+        append(_Def(INT, key, value, ValueSource(value, vs, ve, ls, le, line, indent + 1)))
+        line += 1
+    return items, []
+
+
+def _table_records_re(kind: str, text: str, start: int, end: int) -> list[int] | None:
+    """The lines of a `procid` or `mapping` body as _TABLE_RES[kind] reads them, the
+    definition of what the fast path takes: (line start, indentation length, key, value
+    start, value end, value) each, flat; None when the body is not all such lines."""
+    rec: list[int] = []
+    pos = start
+    for m in _TABLE_RES[kind].finditer(text, start, end):
+        ls = m.start()
+        if ls != pos:
+            return None
+        pos = m.end()
+        rec += (ls, m.end(1) - ls, int(m.group(2)), m.start(3), m.end(3), int(m.group(3)))
+    return rec if pos == end else None
+
+
+def _table_records_native(kind: str, text: str, start: int, end: int) -> list[int] | None:
+    """_table_records_re by the C kernel (parasol_core/native/scan.c), or None when it
+    is not built or the body is not of its plainest form (comments, ...)."""
+    kernel = _kernel("table")
+    if kernel is None:
+        return None
+    import array
+    import ctypes
+
+    cap = (end - start) // 7 + 1  # a line takes at least 7 characters: `p[1]=1\n`
+    rec = array.array("q", bytes(8 * 6 * cap))
+    n = kernel(
+        _ascii(text), start, end, b"p" if kind == "procid" else b"map", cap,
+        (ctypes.c_int64 * len(rec)).from_buffer(rec),
+    )  # fmt: skip
+    if n < 0:  # -2 cannot happen: a line ends with a \n
+        return None
+    del rec[6 * n :]
+    return rec.tolist()
+
+
+_encoded = threading.local()  # (text, its bytes) while scan() runs in this thread
+
+
+def _ascii(text: str) -> bytes:
+    """``text`` (ASCII) as bytes, for the kernels: byte offsets are character offsets.
+    Encoded once for all the bulk sections of one scan."""
+    held = getattr(_encoded, "pair", None)
+    if held is None or held[0] is not text:
+        held = _encoded.pair = (text, text.encode("ascii"))
+    return held[1]
+
+
+def _scan_timings(text: str, start: int, end: int, line: int) -> tuple | None:
+    from parasol_core.syntax.builder import _Def
+
     items: list = []
     warnings: list[tuple[str, int, int]] = []
     pos = start
-    if kind == "timings":
-        cache: dict[str, Timing | None] = {}
-        resolve = params.resolve_name
-        for m in pattern.finditer(text, start, end):
-            ls = m.start()
-            if ls != pos:
-                return None
-            pos = m.end()
-            name, value_text = m.group(2, 3)
-            canonical, warning = resolve(name)
-            name_col = m.end(1) - ls + 1
-            if warning:
-                warnings.append((warning, line, name_col))
-            value = _timing(value_text, cache)
-            if value is None:
-                return None
-            vs = ValueSource(value, m.start(3), m.end(3), ls, pos, line, name_col)
-            items.append(_Def(TIMING, canonical or name, value, vs))
-            line += 1
-    else:
-        for m in pattern.finditer(text, start, end):
-            ls = m.start()
-            if ls != pos:
-                return None
-            pos = m.end()
-            key, value_text = m.group(2, 3)
-            value = int(value_text)
-            vs = ValueSource(value, m.start(3), m.end(3), ls, pos, line, m.end(1) - ls + 1)
-            items.append(_Def(INT, int(key), value, vs))
-            line += 1
+    cache: dict[str, Timing | None] = {}
+    resolve = params.resolve_name
+    for m in _TABLE_RES["timings"].finditer(text, start, end):
+        ls = m.start()
+        if ls != pos:
+            return None
+        pos = m.end()
+        name, value_text = m.group(2, 3)
+        canonical, warning = resolve(name)
+        name_col = m.end(1) - ls + 1
+        if warning:
+            warnings.append((warning, line, name_col))
+        value = _timing(value_text, cache)
+        if value is None:
+            return None
+        vs = ValueSource(value, m.start(3), m.end(3), ls, pos, line, name_col)
+        items.append(_Def(TIMING, canonical or name, value, vs))
+        line += 1
     if pos != end:
         return None
     return items, warnings
@@ -505,9 +561,16 @@ def scan(text: str, source_text: str | None = None) -> tuple[str, dict, tuple[li
     ``source_text`` is the text the model records (``text`` may have a line end added);
     the links' source records are built from it.
 
-    A body is taken only when it has at least ``MIN_ITEMS`` items: below that, lark is
-    as quick and there is nothing to gain.
+    A body is taken only when it has at least ``MIN_ITEMS`` items: below that, the
+    hand-written reader (:mod:`parasol_core.syntax.reader`) is as quick.
     """
+    try:
+        return _scan(text, source_text)
+    finally:
+        _encoded.pair = None  # do not keep a copy of the text
+
+
+def _scan(text: str, source_text: str | None) -> tuple[str, dict, tuple[list, list]]:
     bulk: dict[int, Any] = {}
     ends: list[int] = []
     missing: list[int] = []
@@ -541,17 +604,18 @@ def scan(text: str, source_text: str | None = None) -> tuple[str, dict, tuple[li
         line += text.count("\n", line_pos, body)
         line_pos = body
         if kind == "linklist":
-            if text.count("begin", body, end) < MIN_ITEMS:
-                continue
             found: Any = _scan_links(source_text or text, body, end, line)
+            items = -1 if found is None else len(found)
+            lines = LINK_LINES * items
         else:
-            if text.count("=", body, end) < MIN_ITEMS:
-                continue
             found = _scan_table(kind, text, body, end, line)
-        if found is None:
+            items = lines = -1 if found is None else len(found[0])  # a line an item
+        if items < MIN_ITEMS:
             continue
         bulk[body] = found
-        left_out += text.count("\n", body, end) - 1
+        line += lines  # the body's lines are counted: the next count starts after it
+        line_pos = end
+        left_out += lines - 1
         ends.append(end)
         missing.append(left_out)
         pieces.append(text[done:body])

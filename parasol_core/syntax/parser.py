@@ -6,6 +6,12 @@ builder (:mod:`parasol_core.syntax.builder`) run inline, so no parse tree is bui
 definition keeps its `=` and end-of-line tokens; from them the builder records where every
 value sits in the text (see :mod:`parasol_core.syntax.source`). Lark's failures become
 messages in :mod:`parasol_core.syntax.messages`.
+
+In front of lark, two readers take what they are sure of and step aside otherwise: the
+fast path (:mod:`parasol_core.syntax.fastscan`) reads the bulk sections, and the
+hand-written reader (:mod:`parasol_core.syntax.reader`) the rest of a file in its usual
+form, making the builder calls lark would make. Lark is imported only when a text needs
+it (an unusual form, or a syntax error, which lark reports).
 """
 
 from __future__ import annotations
@@ -15,36 +21,31 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from lark import Lark
-from lark.exceptions import UnexpectedInput
-
 from parasol_core.limits import MAX_LINE_LENGTH
 from parasol_core.model import Machine, all_blocks
-from parasol_core.syntax import fastscan
+from parasol_core.syntax import fastscan, reader
 from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
 from parasol_core.syntax.expression import GRAMMAR_PATH, make_parser, parse_expression
-from parasol_core.syntax.messages import _error_at, _syntax_error
 from parasol_core.syntax.source import BOM, counting_text, position
 
 _BREAKS = "\n;\r\x0b"  # what ends a line
 
 
-_lock = threading.Lock()
-_fast = True  # the fast path for the bulk of a file (tests turn it off to compare)
-_parser: Lark | None = None
-_builder: _Builder | None = None
+_lock = threading.RLock()
+# The fast path and the hand-written reader (tests turn them off to compare with lark)
+_fast = True
+_parser: Any = None  # lark's, made when first needed
+_builder = _Builder()
 _line_fix = fastscan.LineFix()
 
 
-def _get_parser() -> tuple[Lark, _Builder]:
-    global _parser, _builder
+def _get_parser() -> tuple[Any, _Builder]:
+    global _parser
     with _lock:
         if _parser is None:
-            _builder = _Builder()
             _parser = make_parser("start", _builder, _line_fix)
-    assert _builder is not None
     return _parser, _builder
 
 
@@ -133,7 +134,6 @@ def _loads(text: str | bytes, path: str | None) -> Machine:
         text = _decode(bytes(text), file)
     _check_lines(text, file)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
-    parser, _ = _get_parser()
     # The bulk (link lists, procid and mapping tables, timings) is read by the fast path
     # where it is of the strictest form; lark reads the rest, and everything when unsure.
     # lark and the fast path count lines by `\n`: they read a text of the same length
@@ -142,7 +142,7 @@ def _loads(text: str | bytes, path: str | None) -> Machine:
     counted = counting_text(parse_text)
     lark_text, bulk, fix = fastscan.scan(counted, text) if _fast else (counted, {}, ([], []))
     try:
-        machine, found = _parse(parser, parse_text, file, "file", lark_text, bulk, fix)
+        machine, found = _parse(parse_text, file, lark_text, bulk, fix, counted)
     except ModelSyntaxError as e:
         raise _bom_shifted(e, text) from None
     diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
@@ -187,40 +187,75 @@ def load(path: str | Path) -> Machine:
 
 
 def _parse(
-    parser: Lark,
     text: str,
     file: str | None,
-    what: str,
     lark_text: str,
     bulk: dict[int, Any],
     fix: tuple[list[int], list[int]],
+    counted: str,
 ) -> tuple[Any, list[Diagnostic]]:
-    """Run the parser (the builder is shared, hence the lock); lark's and the builder's
-    failures become a ModelSyntaxError saying where. Lark reads ``lark_text``, which is
-    ``text`` with the bodies in ``bulk`` blanked out (same length, one line each); ``fix``
-    says how many lines each left out, for the post-lexer to add back."""
-    _, builder = _get_parser()
+    """Run the hand-written reader, or lark where it steps aside (the builder is shared,
+    hence the lock); lark's and the builder's failures become a ModelSyntaxError saying
+    where. Both read ``lark_text``, which is ``text`` with the bodies in ``bulk``
+    blanked out (same length, one line each); ``fix`` says how many lines each left out,
+    for lark's post-lexer to add back, and ``counted`` (``text`` with its real line
+    ends) gives the reader its lines."""
+    builder = _builder
     with _lock:
-        builder.reset(text, bulk)
-        _line_fix.ends, _line_fix.missing = fix
         try:
-            result = parser.parse(lark_text)
-            if builder.bulk:  # pragma: no cover - a body the builder did not take
-                raise AssertionError(f"sections read by the fast path were not used: {bulk}")
-            return result, list(builder.diagnostics)
-        except _Fail as e:
-            raise _error_at(e.message, e.token, text, file) from None
-        except UnexpectedInput as e:
-            _fix_error_line(e, lark_text)
-            raise _syntax_error(e, text, parser, file, what) from None
-        except RecursionError:
-            raise ModelSyntaxError(f"the {what} is nested too deeply", 1, 1, file=file) from None
+            if _fast:
+                builder.reset(text, dict(bulk))
+                try:
+                    result = reader.read(lark_text, counted, builder, _blanks(bulk, fix))
+                    return _used_bulk(result, builder)
+                except (reader.Defer, _Fail, RecursionError):
+                    pass  # lark reads it, or says what is wrong with it
+            builder.reset(text, dict(bulk))
+            return _lark_parse(text, file, lark_text, fix)
         finally:
             builder.reset("")  # do not keep the text alive
-            _line_fix.ends, _line_fix.missing = [], []
 
 
-def _fix_error_line(e: UnexpectedInput, lark_text: str) -> None:
+def _blanks(bulk: dict[int, Any], fix: tuple[list[int], list[int]]) -> dict:
+    """Where each blanked body starts: (where it ends, the lines it holds)."""
+    ends, missing = fix
+    blanks = {}
+    before = 0
+    for start, end, left_out in zip(bulk, ends, missing):
+        blanks[start] = (end, left_out - before + 1)  # a body leaves out all but one line
+        before = left_out
+    return blanks
+
+
+def _used_bulk(result: Any, builder: _Builder) -> tuple[Any, list[Diagnostic]]:
+    if builder.bulk:  # pragma: no cover - a body the builder did not take
+        raise AssertionError(f"sections read by the fast path were not used: {builder.bulk}")
+    return result, list(builder.diagnostics)
+
+
+def _lark_parse(
+    text: str, file: str | None, lark_text: str, fix: tuple[list[int], list[int]]
+) -> tuple[Any, list[Diagnostic]]:
+    from lark.exceptions import UnexpectedInput
+
+    from parasol_core.syntax.messages import _error_at, _syntax_error
+
+    parser, builder = _get_parser()
+    _line_fix.ends, _line_fix.missing = fix
+    try:
+        return _used_bulk(parser.parse(lark_text), builder)
+    except _Fail as e:
+        raise _error_at(e.message, e.token, text, file) from None
+    except UnexpectedInput as e:
+        _fix_error_line(e, lark_text)
+        raise _syntax_error(e, text, parser, file, "file") from None
+    except RecursionError:
+        raise ModelSyntaxError("the file is nested too deeply", 1, 1, file=file) from None
+    finally:
+        _line_fix.ends, _line_fix.missing = [], []
+
+
+def _fix_error_line(e: Any, lark_text: str) -> None:
     """Lark's error counted the lines of ``lark_text``, unless its token came through the
     post-lexer (which adds the lines blanked bodies left out): add them."""
     pos = getattr(e, "pos_in_stream", None)
