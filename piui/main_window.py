@@ -623,8 +623,8 @@ class MainWindow(QMainWindow):
         """Qt can leave a dock tab bar of a tab group's earlier state (its first two
         docks) on screen beside the real one; hide any whose tabs are a strict part of
         another's."""
-        bars = [b for b in self.findChildren(QTabBar)
-                if b.parent() is self and b.isVisible()]  # fmt: skip
+        bars = [b for b in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                if b.isVisible()]  # fmt: skip
         tabs = {b: {b.tabText(i) for i in range(b.count())} for b in bars}
         for b in bars:
             if any(tabs[b] < tabs[other] for other in bars if other is not b):

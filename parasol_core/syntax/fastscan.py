@@ -123,7 +123,26 @@ _KEYWORDS = [
 # captured loosely and checked strictly (against _TIMING_RE) the first time each text is
 # seen; most links of a large model share their latency and speed texts.
 _LOOSE = r"[^\s#;]+(?:[ \t]+[^\s#;]+)?"
-LINK_RE = re.compile(
+
+
+class _Pattern:
+    """A regular expression compiled when first used: these are needed only by the
+    pure-Python path and for the records of edited links, and compiling them all took a
+    few milliseconds of every start-up."""
+
+    __slots__ = ("_source", "_compiled")
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return getattr(self._compiled, name)
+
+
+LINK_RE = _Pattern(
     r"[ \t]*begin[ \t]+link[ \t]*\n"
     r"[ \t]*id[ \t]*=[ \t]*(\d+)[ \t]*\n"
     rf"[ \t]*latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
@@ -132,7 +151,7 @@ LINK_RE = re.compile(
     r"[ \t]*end[ \t]+link[ \t]*\n"
 )
 # The same, with the positions a source record needs: (indent, value) of each line.
-LINK_POS_RE = re.compile(
+LINK_POS_RE = _Pattern(
     r"([ \t]*)begin[ \t]+link[ \t]*\n"
     r"([ \t]*)id[ \t]*=[ \t]*(\d+)[ \t]*\n"
     rf"([ \t]*)latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
@@ -140,16 +159,16 @@ LINK_POS_RE = re.compile(
     r"([ \t]*)connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
     r"([ \t]*)end[ \t]+link[ \t]*\n"
 )
-_TIMING_RE = re.compile(_TIMING)
+_TIMING_RE = _Pattern(_TIMING)
 LINK_LINES = 6
 _LINK_FIELDS = (("id", 2, 3), ("latency", 4, 5), ("speed", 6, 7), ("connect", 8, 9))
 _END_INDENT = 10
 MAX_INT = 2**63 - 1
 
 _TABLE_RES = {
-    "procid": re.compile(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
-    "mapping": re.compile(rf"([ \t]*)map[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
-    "timings": re.compile(
+    "procid": _Pattern(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
+    "mapping": _Pattern(rf"([ \t]*)map[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
+    "timings": _Pattern(
         rf"([ \t]*)(?!(?:{'|'.join(_KEYWORDS)})\b)([A-Za-z_][A-Za-z0-9_]*)"
         rf"[ \t]*=[ \t]*({_TIMING}){_EOL}"
     ),
@@ -607,9 +626,11 @@ def _scan(text: str, source_text: str | None) -> tuple[str, dict, tuple[list, li
             found: Any = _scan_links(source_text or text, body, end, line)
             items = -1 if found is None else len(found)
             lines = LINK_LINES * items
+        elif text.count("=", body, end) < MIN_ITEMS:  # a line an item
+            continue
         else:
             found = _scan_table(kind, text, body, end, line)
-            items = lines = -1 if found is None else len(found[0])  # a line an item
+            items = lines = -1 if found is None else len(found[0])
         if items < MIN_ITEMS:
             continue
         bulk[body] = found

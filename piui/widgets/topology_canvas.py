@@ -84,6 +84,13 @@ SELECT_COLOUR = QColor("#ff9900")
 HOT_COLOUR = QColor("#c000c0")
 
 
+def _distinct(values: np.ndarray) -> list:
+    """The distinct values of a small-valued array, sorted: the groups a paint draws
+    with one pen each. Not ``np.unique``: numpy 2 imports ``numpy.ma`` on its first call,
+    some 30 ms of PIUI's start-up, for arrays of a few thousand values at most."""
+    return sorted(set(values.tolist()))
+
+
 VIRTUAL_AA_LIMIT = 256  # visible virtual links above which they are drawn thin, aliased
 CURVE_STEPS = 12  # line segments per dotted curve (wide pen), at most
 TEXT_CACHE = 20000  # laid-out processor numbers kept
@@ -612,7 +619,7 @@ class TopologyCanvas(QWidget):
         wrap = self.seg_wrap[rows].astype(np.int64)
         key = (colour * 100000 + tenths) * 2 + wrap
         colours = (LINK_COLOUR, HOT_COLOUR, SELECT_COLOUR)
-        for k in np.unique(key).tolist():
+        for k in _distinct(key):
             group = rows[key == k]
             w, is_wrap = (k // 2) % 100000 / 10, bool(k % 2)
             pen = QPen(colours[k // 200000], w)
@@ -698,7 +705,7 @@ class TopologyCanvas(QWidget):
             steps = steps.astype(np.int64)
             segments = np.vstack([flattened_quads(pa[steps == k], ctrl[steps == k],
                                                   pb[steps == k], k)
-                                  for k in np.unique(steps).tolist()])  # fmt: skip
+                                  for k in _distinct(steps)])  # fmt: skip
             # only what is in view: the rasteriser walks a dashed line's whole length,
             # and a long virtual link of a zoomed-in view is mostly outside it
             pad = 4 * width
@@ -750,7 +757,7 @@ class TopologyCanvas(QWidget):
             return
         corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
         state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
-        for key in np.unique(state).tolist():
+        for key in _distinct(state):
             sprite = self._sprite(key // 2, bool(key % 2), r)
             for x, y in corner[state == key].tolist():
                 painter.drawPixmap(x, y, sprite)

@@ -242,7 +242,14 @@ class CombinationsWindow(QWidget):
         the ratio's tooltip repeats): the meaning column goes before an expression is cut."""
         table = self.table
         others = table.columnWidth(NAME) + table.columnWidth(VALUE) + 2 * table.frameWidth()
-        room = table.viewport().width() + 2 * table.frameWidth() - others
+        # the viewport's width, from sizes: table.viewport() returns a bare QWidget, and
+        # PySide's first look for the Python class of one loads every widget class of
+        # QtWidgets (some 40 enum classes made, ~15 ms of PIUI's start-up)
+        width = table.maximumViewportSize().width()
+        bar = table.verticalScrollBar()
+        if bar.isVisible():
+            width -= bar.width()
+        room = width + 2 * table.frameWidth() - others
         table.setColumnHidden(DESCRIPTION, room - self._description_width < MIN_EXPRESSION_WIDTH)
 
     def _fit_table_height(self) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -312,6 +311,8 @@ class GridViewWindow(QWidget):
         self.canvas.pan(self.canvas.width() / 2 - centre.x(), self.canvas.height() / 2 - centre.y())
 
     def _export(self, kind: str) -> None:
+        from PySide6.QtWidgets import QFileDialog  # on first use: its enums cost start-up
+
         path, _ = QFileDialog.getSaveFileName(
             self,
             f"Export the view as {kind.upper()}",
