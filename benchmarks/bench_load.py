@@ -237,7 +237,7 @@ def per_link(text: str, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=7, help="rounds for the GCel sample")
+    parser.add_argument("--repeat", type=int, default=21, help="rounds for the GCel sample")
     parser.add_argument("--torus-repeat", type=int, default=3, help="rounds for the torus")
     parser.add_argument("--side", type=int, default=32, help="torus side (default 32)")
     parser.add_argument("--small-side", type=int, default=15, help="torus for the growth")

@@ -387,3 +387,30 @@ def test_the_window_is_a_dock_of_the_main_window_and_follows_its_processor(main_
     assert value_label(window, MAXTOTALSPD) == value_text(doc.engine.value("mc.maxtotalspd"))
     main_window.undo_action.trigger()
     assert value_label(window, "ia_spd") == "0.80989"
+
+
+# ---------------------------------------------------------------------- machine combination
+
+
+def test_the_machine_combination_window_fills_when_shown_and_follows_edits(qtbot, sample_copy):
+    """Hidden, it puts off its sum over every link (a large model's tab nobody looks
+    at); shown, it has the value and the links' sum, and follows a link edit."""
+    from piui.windows.machine_combination import MachineCombinationWindow
+
+    document = Document()
+    document.open(sample_copy("parsytec-gcel.machine"))
+    window = MachineCombinationWindow(document)
+    qtbot.addWidget(window)
+    assert window.value.text() == ""  # not worked out while hidden
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.value.text().startswith("2.14505e+09 bytes/s")
+    assert "the 976 hardware links of topology 1 summed" in window.explanation.text()
+    window.hide()
+    document.session.set_value("tl(1)(1).speed", Timing(1.82e-06), label="Set")
+    assert window.value.text().startswith("2.14505e+09")  # hidden: not yet
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.value.text().startswith("1.07253e+09 bytes/s")
+    document.session.set_value("tl(1)(1).speed", Timing(9.1e-07), label="Set")
+    assert window.value.text().startswith("2.14505e+09 bytes/s")  # shown: at once

@@ -110,3 +110,27 @@ def test_32768_processors_lay_out():
     assert where.count == 32768
     assert where.bounds() == (0.0, 0.0, 32 * 33 - 2, 31.0)
     assert int(link_classes(topo).wrap.sum()) == 3 * 32 * 32
+
+
+def test_link_pairs_in_one_pass_and_the_rest_as_they_are():
+    """The usual case (every link has an id and two processors) is read at C speed; a
+    model with buses, links without an id or processors goes link by link; both give
+    the two-processor links as arrays and the rest as the links themselves."""
+    from parasol_core.model import Link
+    from parasol_core.topology.layout import _link_pairs, link_pairs
+
+    topo = generate("torus", (4, 4), 1e-5, 1e-6)
+    fast, slow = link_pairs(topo), _link_pairs(topo.links)
+    for x, y in zip(fast[:3], slow[:3], strict=True):
+        assert x.dtype == y.dtype == np.int64 and x.tolist() == y.tolist()
+    assert fast.others == slow.others == []
+    bus, loose, no_id = (
+        Link(90, connect=[1, 2, 3]),
+        Link(91, connect=None),
+        Link(None, connect=[1, 2]),
+    )
+    topo.links += [bus, loose, no_id]
+    ids, a, b, others = link_pairs(topo)
+    assert ids.tolist() == slow.ids.tolist() and a.tolist() == slow.a.tolist()
+    assert others == [bus, loose]
+    assert 90 in link_classes(topo, Shape((4, 4))).other

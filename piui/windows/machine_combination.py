@@ -5,7 +5,11 @@ second. Its expression is edited in the Combinations window; this one explains i
 
 from __future__ import annotations
 
+from collections import Counter
+from operator import attrgetter
+
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from parasol_core.model import Link, Topology
@@ -14,6 +18,9 @@ from piui.document import Document
 from piui.widgets.labels import value_text
 
 KEY = "mc.maxtotalspd"
+
+
+_SPEED = attrgetter("speed")
 
 
 def _rate(value: float) -> str:
@@ -43,17 +50,29 @@ class MachineCombinationWindow(QWidget):
         layout.addWidget(self.expression)
         layout.addWidget(self.explanation)
         layout.addStretch(1)
+        self._stale = True
         document.modelReset.connect(self.refresh)
         document.structureChanged.connect(self.refresh)
         document.derivedChanged.connect(lambda _v: self.refresh())
         document.valuesChanged.connect(self._values_changed)
         self.refresh()
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
     def _values_changed(self, change: Change) -> None:
         if change.touches(Link) or change.touches(Topology) or KEY in change.derived:
             self.refresh()
 
     def refresh(self, *_: object) -> None:
+        """Show the machine combination (later, if the window is hidden: the sum over
+        every link of a large model is not worth making for a tab nobody looks at)."""
+        if not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         m = self.document.machine
         combos = m.combinations
         expr = combos.entries.get("maxtotalspd") if combos is not None else None
@@ -80,10 +99,19 @@ class MachineCombinationWindow(QWidget):
             lines.append(f"At that rate one megabyte spread over the machine takes "
                          f"{1e6 / value * 1e3:.3g} ms; one gigabyte {1e9 / value:.3g} s.")  # fmt: skip
         if hw is not None and hw.links:
-            speeds = [lk.speed.mean for lk in hw.links if lk.speed is not None and lk.speed.mean]
+            # by Timing object (the links of a large model share a few), counted at C speed
+            timings = list(map(_SPEED, hw.links))
+            counts = Counter(map(id, timings))
+            held = dict(zip(map(id, timings), timings))
+            speeds = [
+                (t.mean, n) for i, n in counts.items() if (t := held[i]) is not None and t.mean
+            ]
             if speeds:
-                total = sum(1 / s for s in speeds)
-                lines.append(f"For comparison, the {len(speeds)} hardware links of topology "
-                             f"{hw.id} summed: {_rate(total)} (one link: "
-                             f"{_rate(1 / speeds[0])}).")  # fmt: skip
+                total = sum(n / mean for mean, n in speeds)
+                first = next(
+                    lk.speed.mean for lk in hw.links if lk.speed is not None and lk.speed.mean
+                )
+                lines.append(f"For comparison, the {sum(n for _, n in speeds)} hardware links of "
+                             f"topology {hw.id} summed: {_rate(total)} (one link: "
+                             f"{_rate(1 / first)}).")  # fmt: skip
         self.explanation.setText("\n\n".join(lines))
