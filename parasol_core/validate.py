@@ -231,28 +231,35 @@ class _Checker:
         elif nlinks is not None and nlinks != len(topo.links):
             self.error(f"{label} has 'links = {nlinks}' but {len(topo.links)} link "
                        "sections", topo, "link_count", target)  # fmt: skip
-        seen: dict[int, int] = {}
+        seen: set[int] = set()
+        add = seen.add
         for link in topo.links:
             # The common case first, with no label made: a link nothing is wrong with
-            # (each condition below is one the checks after it would report).
+            # (each condition below is one the checks after it would report). Read the
+            # fast path's way: its count agreed ("src" not built: loaded_connect), a
+            # point-to-point link (the usual case), then its ends and timings.
             d = link.__dict__
-            lid, lat, spd, conn = d["id"], d["latency"], d["speed"], d["connect"]
+            lid, conn = d["id"], d["connect"]
             if (
-                "src" not in d  # read by the fast path: its count agrees (loaded_connect)
+                "src" not in d
                 and type(conn) is list
-                and len(conn) == 2  # a point-to-point link: the usual case
+                and len(conn) == 2
                 and type(lid) is int
                 and lid not in seen
                 and (nlinks is None or 1 <= lid <= nlinks)
-                and lat is not None
-                and lat.mean >= 0
-                and spd is not None
-                and spd.mean >= 0
-                and conn[0] != conn[1]
-                and (count is None or (1 <= conn[0] <= count and 1 <= conn[1] <= count))
             ):
-                seen[lid] = 1
-                continue
+                a, b = conn
+                lat, spd = d["latency"], d["speed"]
+                if (
+                    a != b
+                    and (count is None or (1 <= a <= count and 1 <= b <= count))
+                    and lat is not None
+                    and lat.mean >= 0
+                    and spd is not None
+                    and spd.mean >= 0
+                ):
+                    add(lid)
+                    continue
             ltarget = ("topology", topo.id, "link", link.id)
             if link.id is None:
                 self.error(f"a link of {label} has no id", link, None, ltarget)
@@ -260,7 +267,7 @@ class _Checker:
                 if link.id in seen:
                     self.error(f"link id {link.id} is used twice in {label}", link, "id",
                                ltarget)  # fmt: skip
-                seen[link.id] = 1
+                add(link.id)
                 if nlinks is not None and not 1 <= link.id <= nlinks:
                     self.error(f"link id {link.id} of {label} is out of range 1..{nlinks}",
                                link, "id", ltarget)  # fmt: skip

@@ -234,6 +234,7 @@ class MainWindow(QMainWindow):
         or the name of a tab group of its own, split off below the right area's."""
         dock = self._dock(key, title, _scrolling(widget), area)
         self.panels[key] = widget
+        self._tell_when_shown(dock, widget)
         return dock
 
     def add_lazy_panel(self, key: str, title: str, factory: Callable[[Document], QWidget],
@@ -257,7 +258,19 @@ class MainWindow(QMainWindow):
         dock.setWidget(_scrolling(widget))
         if placeholder is not None:
             placeholder.deleteLater()
+        self._tell_when_shown(dock, widget)
         return widget
+
+    @staticmethod
+    def _tell_when_shown(dock: QDockWidget, widget: QWidget) -> None:
+        """A panel that puts off work behind a tab (see widgets.deferred.on_screen) hears
+        when its tab is chosen: Qt shows no new showEvent for that."""
+        shown = getattr(widget, "dock_shown", None)
+        if shown is not None:
+            # after the tab switch has laid the dock out (its visible region is known)
+            dock.visibilityChanged.connect(
+                lambda visible: visible and QTimer.singleShot(0, widget, shown)
+            )
 
     def _dock(self, key: str, title: str, content: QWidget, area: Qt.DockWidgetArea | str,
               ) -> QDockWidget:  # fmt: skip

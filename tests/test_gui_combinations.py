@@ -414,3 +414,17 @@ def test_the_machine_combination_window_fills_when_shown_and_follows_edits(qtbot
     assert window.value.text().startswith("1.07253e+09 bytes/s")
     document.session.set_value("tl(1)(1).speed", Timing(9.1e-07), label="Set")
     assert window.value.text().startswith("2.14505e+09 bytes/s")  # shown: at once
+
+
+def test_the_machine_combination_tab_behind_another_waits_for_its_tab(main_window, qtbot):
+    """In the main window its dock is a tab behind the grid view: Qt keeps such a dock
+    'visible', so the window looks at its visible region; choosing its tab catches up."""
+    window = main_window.panels["machine-combination"]  # built, behind the grid view
+    dock = main_window.docks["machine-combination"]
+    qtbot.waitUntil(lambda: window.value.text() != "" or window._stale)
+    main_window.document.session.set_value("tl(1)(1).speed", Timing(1.82e-06), label="Set")
+    qtbot.wait(50)
+    assert window._stale  # behind its tab: not worked out
+    dock.raise_()
+    qtbot.waitUntil(lambda: window.value.text().startswith("1.07253e+09 bytes/s"))
+    assert not window._stale

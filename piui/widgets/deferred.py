@@ -44,6 +44,14 @@ def has_painted(widget: QWidget) -> bool:
     return handle is not None and handle.isExposed()
 
 
+def on_screen(widget: QWidget) -> bool:
+    """Whether any of ``widget`` can be seen: shown, and not behind another tab of its
+    dock area (Qt keeps a tabbed dock "visible" behind its tab; its visible region is
+    empty). A window that refreshes only on screen refreshes again in ``dock_shown``,
+    which the main window calls when its dock's tab is chosen, and in ``showEvent``."""
+    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+
+
 def after_first_paint(widget: QWidget, fn: Callable[[], None]) -> None:
     """Call ``fn`` once the window holding ``widget`` has been painted; while ``widget``
     lives (a callable of a widget deleted meanwhile is dropped)."""

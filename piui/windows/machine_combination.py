@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from parasol_core.model import Link, Topology
 from parasol_core.session import Change
 from piui.document import Document
+from piui.widgets.deferred import on_screen
 from piui.widgets.labels import value_text
 
 KEY = "mc.maxtotalspd"
@@ -59,6 +60,10 @@ class MachineCombinationWindow(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self.dock_shown()
+
+    def dock_shown(self) -> None:
+        """Its tab was chosen (or it was shown): catch up with what it missed."""
         if self._stale:
             self.refresh()
 
@@ -67,9 +72,10 @@ class MachineCombinationWindow(QWidget):
             self.refresh()
 
     def refresh(self, *_: object) -> None:
-        """Show the machine combination (later, if the window is hidden: the sum over
-        every link of a large model is not worth making for a tab nobody looks at)."""
-        if not self.isVisible():
+        """Show the machine combination (later, if the window is hidden or behind another
+        tab: the sum over every link of a large model is not worth making for a tab
+        nobody looks at)."""
+        if not on_screen(self):
             self._stale = True
             return
         self._stale = False
