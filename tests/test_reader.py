@@ -10,15 +10,14 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
-from test_fast_parser_differential import assert_same, mutate
+from test_fast_parser_differential import _load, assert_same, mutate
+from test_fast_parser_imports import _run
 
 import parasol_core.syntax.parser as parser_module
 from parasol_core import ModelSyntaxError, loads
@@ -351,26 +350,12 @@ def test_generated_models_are_read_by_the_reader(machine: Any) -> None:
 
 def test_a_syntax_error_is_lark_s() -> None:
     text = BASE.replace("ia_spd = pt(1).iga", "ia_spd = pt(1).iga +")
-    with pytest.raises(ModelSyntaxError) as e:
-        loads(text)
-    parser_module._fast = False
-    try:
-        with pytest.raises(ModelSyntaxError) as ref:
-            loads(text)
-    finally:
-        parser_module._fast = True
-    assert (e.value.message, e.value.line, e.value.column) == (
-        ref.value.message, ref.value.line, ref.value.column,
-    )  # fmt: skip
+    got = _load(text, fast=True)
+    assert isinstance(got, tuple) and got[0] == "syntax error"
+    assert got == _load(text, fast=False)  # message, line, column, found, expected, context
 
 
 # --------------------------------------------------------------------------- no lark
-
-
-def _run(code: str) -> str:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout.strip()
 
 
 def test_loading_a_model_in_its_usual_form_does_not_import_lark() -> None:
