@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
-from piui.widgets.deferred import after_first_paint
+from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.widgets.undo_keys import UndoKeysFallThrough
 from piui.windows.diagnostics import DiagnosticsPanel
@@ -276,6 +276,7 @@ class MainWindow(QMainWindow):
               ) -> QDockWidget:  # fmt: skip
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
+        watch_dock(dock)
         dock.setWidget(content)
         if isinstance(area, str):
             group = self._groups.setdefault(area, [])

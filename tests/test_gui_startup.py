@@ -225,3 +225,20 @@ def test_opening_another_model_shows_its_current_processor_then_follows_changes(
     doc.set_current_processor(second.id)
     assert window.rows["ia_spd"].edit.model_text() == second.combinations["ia_spd"].text
     assert window.key("ia_spd") == f"po({second.id}).ia_spd"
+
+
+def test_a_sensitivity_behind_another_dock_waits_for_its_tab(main_window, qtbot):
+    """Qt keeps a dock behind another's tab 'visible': the sensitivity (sympy) waits
+    for its visible region, and is worked out when the Combinations tab is chosen."""
+    window = main_window.panels["combinations"]
+    page = window.sensitivity_page
+    qtbot.waitUntil(lambda: not page.is_pending())  # in front at start: worked out
+    main_window.show_panel("runtime")  # the run-time systems' tab, in front of it
+    qtbot.waitUntil(lambda: window.visibleRegion().isEmpty())
+    window.select("da_spd")
+    qtbot.wait(100)
+    assert page.is_pending()
+    main_window.docks["combinations"].raise_()
+    qtbot.waitUntil(lambda: not page.is_pending())
+    assert "Sensitivity of po(1).da_spd" in window.sensitivity_title.text()
+    assert window.sensitivity.rowCount() == 2

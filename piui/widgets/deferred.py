@@ -44,12 +44,27 @@ def has_painted(widget: QWidget) -> bool:
     return handle is not None and handle.isExposed()
 
 
+_docks: weakref.WeakSet = weakref.WeakSet()
+
+
+def watch_dock(dock: QWidget) -> None:
+    """Let :func:`on_screen` know ``dock`` (the main window calls it for each dock)."""
+    _docks.add(dock)
+
+
 def on_screen(widget: QWidget) -> bool:
-    """Whether any of ``widget`` can be seen: shown, and not behind another tab of its
-    dock area (Qt keeps a tabbed dock "visible" behind its tab; its visible region is
-    empty). A window that refreshes only on screen refreshes again in ``dock_shown``,
-    which the main window calls when its dock's tab is chosen, and in ``showEvent``."""
-    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+    """Whether ``widget`` is shown where it can be seen: shown, and its dock (if it is in
+    one) not behind another dock's tab. Qt keeps a tabbed dock "visible" behind its tab,
+    with an empty visible region; the dock's region is asked, not the widget's, since a
+    widget scrolled out of its dock's view is still on show. A window that refreshes
+    only on screen refreshes again in ``dock_shown``, which the main window calls when
+    its dock's tab is chosen, and in ``showEvent``."""
+    if not widget.isVisible():
+        return False
+    for dock in list(_docks):
+        if shiboken6.isValid(dock) and dock.isAncestorOf(widget):
+            return not dock.visibleRegion().isEmpty()
+    return True
 
 
 def after_first_paint(widget: QWidget, fn: Callable[[], None]) -> None:

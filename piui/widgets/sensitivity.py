@@ -27,7 +27,7 @@ from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.tree import Expression
 from parasol_core.meanings import parameter_meaning
-from piui.widgets.deferred import after_first_paint, has_painted
+from piui.widgets.deferred import after_first_paint, has_painted, on_screen
 from piui.widgets.labels import value_text
 
 log = logging.getLogger("piui")
@@ -154,11 +154,12 @@ class SensitivityPanel(QWidget):
         """Show the sensitivity of the expression ``key`` (None: nothing selected).
 
         Working it out takes sympy (a second to import): it is done when the panel is on
-        screen. While the panel is hidden (a tab or dock behind another) or its window
-        has not been painted yet, the request waits, the latest one replacing any
-        earlier, and is done when the panel is shown, or just after the first paint."""
+        screen. While the panel is hidden (a tab or dock behind another: see
+        widgets.deferred.on_screen) or its window has not been painted yet, the request
+        waits, the latest one replacing any earlier, and is done when the panel is shown
+        (or its dock brought forward), or just after the first paint."""
         self._request = (key, expr, engine)
-        if self.isVisible() and has_painted(self):
+        if on_screen(self) and has_painted(self):
             self._show_request()
             return
         self._pending = True
@@ -186,8 +187,13 @@ class SensitivityPanel(QWidget):
         else:
             after_first_paint(self, self._show_pending)
 
+    def dock_shown(self) -> None:
+        """The dock holding it was brought forward (Qt sends no showEvent for that)."""
+        if self._pending and has_painted(self):
+            self._show_pending()
+
     def _show_pending(self) -> None:
-        if self._pending and self.isVisible():
+        if self._pending and on_screen(self):
             self._show_request()
 
     def _show_request(self) -> None:

@@ -233,6 +233,11 @@ class CombinationsWindow(QWidget):
         self.table.setItem(r, VALUE, value)
         self.rows[name] = _Row(name, edit, value)
 
+    def dock_shown(self) -> None:
+        """Its dock's tab was chosen (the main window says): a sensitivity that waited
+        behind it is worked out."""
+        self.sensitivity_page.dock_shown()
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_columns()
