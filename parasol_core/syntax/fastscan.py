@@ -40,6 +40,7 @@ from typing import Any
 
 from parasol_core import params
 from parasol_core.model import INT, TIMING, Link, Timing
+from parasol_core.syntax.reader import KEYWORDS
 from parasol_core.syntax.source import BlockSource, ValueSource
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
@@ -50,74 +51,6 @@ _TIMING = rf"({_NUM})(?:[ \t]+({_NUM}))?"
 # The end of a line: blanks, an ordinary comment (not a shape comment), one `\n`.
 _EOL = r"[ \t]*(?:#(?![ \t]*piui:[ \t]*shape)[^\n\r\x0b;]*)?\n"
 
-_KEYWORDS = [
-    "begin",
-    "end",
-    "machine",
-    "id",
-    "name",
-    "processors",
-    "topologies",
-    "links",
-    "size",
-    "setup",
-    "routing",
-    "speed",
-    "latency",
-    "smallloopspeedup",
-    "smallloopsspeedup",
-    "connect",
-    "processor",
-    "timings",
-    "cache",
-    "combinations",
-    "machinecombinations",
-    "pvm",
-    "express",
-    "mpi",
-    "topology",
-    "procid",
-    "linklist",
-    "link",
-    "virtual",
-    "mapping",
-    "p",
-    "map",
-    "abs",
-    "acos",
-    "asin",
-    "atan",
-    "cosh",
-    "cos",
-    "double",
-    "exp",
-    "floor",
-    "int",
-    "log10",
-    "log",
-    "round",
-    "sgn",
-    "sinh",
-    "sin",
-    "sqrt",
-    "tanh",
-    "tan",
-    "ma",
-    "pr",
-    "pt",
-    "pc",
-    "po",
-    "mc",
-    "to",
-    "tp",
-    "tl",
-    "vt",
-    "vm",
-    "pv",
-    "ex",
-    "mp",
-    "ar",
-]
 
 # A link section as the fast path takes it: six lines, no comments. The timings are
 # captured loosely and checked strictly (against _TIMING_RE) the first time each text is
@@ -169,7 +102,7 @@ _TABLE_RES = {
     "procid": _Pattern(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
     "mapping": _Pattern(rf"([ \t]*)map[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
     "timings": _Pattern(
-        rf"([ \t]*)(?!(?:{'|'.join(_KEYWORDS)})\b)([A-Za-z_][A-Za-z0-9_]*)"
+        rf"([ \t]*)(?!(?:{'|'.join(sorted(KEYWORDS))})\b)([A-Za-z_][A-Za-z0-9_]*)"
         rf"[ \t]*=[ \t]*({_TIMING}){_EOL}"
     ),
 }

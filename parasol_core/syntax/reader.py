@@ -152,12 +152,13 @@ SECTIONS: dict[str, tuple[dict[str, str], tuple[str, ...], str | None]] = {
     ),  # fmt: skip
     "mapping": ({}, (), "map"),
 }
-# A `NAME = ...` line whose name is one of these is left to lark: where the grammar
-# reads a name, lark's lexer turns `end` into the END keyword, and no other word is
-# worth the doubt.
-_RESERVED = frozenset(
+# The grammar's words: its keywords, and the function names and reference prefixes of
+# its FUNC and REFPREFIX patterns. A `NAME = ...` line whose name is one of them is left
+# to lark (here and by the fast path): where the grammar reads a name, lark's lexer turns
+# `end` into the END keyword, and no other such word is worth the doubt.
+KEYWORDS = frozenset(
     re.findall(r'"([a-z]+)"', grammar_text())
-    + re.findall(r"[a-z0-9]+", _T["FUNC"] + " " + _T["REFPREFIX"])
+    + [w for t in ("FUNC", "REFPREFIX") for w in re.match(r"\((.*?)\)", _T[t]).group(1).split("|")]
 )
 
 
@@ -388,7 +389,7 @@ class _Reader:
             eq = self.match(_EQ, "EQ")
             value = self.match(_INT, "INT")
             return getattr(b, f"{named}_def")([key, eq, value, self.nl()])
-        if word in _RESERVED:
+        if word in KEYWORDS:
             raise Defer
         name = self.tok("NAME", start, end)
         self.pos = end
