@@ -56,10 +56,12 @@ class _Builder(ExprBuilder):
         self.diagnostics: list[Diagnostic] = []
         self.bulk: dict[int, Any] = {}
 
-    def reset(self, text: str, bulk: dict[int, Any] | None = None) -> None:
+    def reset(self, text: str, bulk: dict[int, Any] | None = None, counted: str | None = None,
+              ) -> None:  # fmt: skip
         self.text = text
-        # for counting lines: lone `\r` and vertical tabs end lines too (source.py)
-        self.count_text = counting_text(text)
+        # for counting lines: lone `\r` and vertical tabs end lines too (source.py); the
+        # loader has made it already
+        self.count_text = counting_text(text) if counted is None else counted
         self.diagnostics = []
         # sections read by the fast path (parasol_core.syntax.fastscan), by body start
         self.bulk = bulk or {}

@@ -204,13 +204,13 @@ def _parse(
     with _lock:
         try:
             if _fast:
-                builder.reset(text, dict(bulk))
+                builder.reset(text, dict(bulk), counted)
                 try:
                     result = reader.read(lark_text, counted, builder, _blanks(bulk, fix))
                     return _used_bulk(result, builder)
                 except (reader.Defer, _Fail, RecursionError):
                     pass  # lark reads it, or says what is wrong with it
-            builder.reset(text, dict(bulk))
+            builder.reset(text, dict(bulk), counted)  # afresh: the reader may have used it
             return _lark_parse(text, file, lark_text, fix)
         finally:
             builder.reset("")  # do not keep the text alive
