@@ -412,6 +412,8 @@ def test_the_machine_combination_window_fills_when_shown_and_follows_edits(qtbot
     window.show()
     qtbot.waitExposed(window)
     assert window.value.text().startswith("1.07253e+09 bytes/s")
+    # one link: the first link's (1 / 1.82e-06 s per byte), the others at 1 / 9.1e-07
+    assert "(one link: 549 kB/s)" in window.explanation.text()
     document.session.set_value("tl(1)(1).speed", Timing(9.1e-07), label="Set")
     assert window.value.text().startswith("2.14505e+09 bytes/s")  # shown: at once
 

@@ -105,7 +105,8 @@ class MachineCombinationWindow(QWidget):
             lines.append(f"At that rate one megabyte spread over the machine takes "
                          f"{1e6 / value * 1e3:.3g} ms; one gigabyte {1e9 / value:.3g} s.")  # fmt: skip
         if hw is not None and hw.links:
-            # by Timing object (the links of a large model share a few), counted at C speed
+            # by Timing object (the links of a large model share a few), counted at C speed;
+            # in the order first met, so the first is the first link's
             timings = list(map(_SPEED, hw.links))
             counts = Counter(map(id, timings))
             held = dict(zip(map(id, timings), timings))
@@ -114,10 +115,7 @@ class MachineCombinationWindow(QWidget):
             ]
             if speeds:
                 total = sum(n / mean for mean, n in speeds)
-                first = next(
-                    lk.speed.mean for lk in hw.links if lk.speed is not None and lk.speed.mean
-                )
                 lines.append(f"For comparison, the {sum(n for _, n in speeds)} hardware links of "
                              f"topology {hw.id} summed: {_rate(total)} (one link: "
-                             f"{_rate(1 / first)}).")  # fmt: skip
+                             f"{_rate(1 / speeds[0][0])}).")  # fmt: skip
         self.explanation.setText("\n\n".join(lines))
