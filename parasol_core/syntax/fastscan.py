@@ -96,7 +96,6 @@ _TIMING_RE = _Pattern(_TIMING)
 LINK_LINES = 6
 _LINK_FIELDS = (("id", 2, 3), ("latency", 4, 5), ("speed", 6, 7), ("connect", 8, 9))
 _END_INDENT = 10
-MAX_INT = 2**63 - 1
 
 _TABLE_RES = {
     "procid": _Pattern(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
@@ -235,23 +234,22 @@ def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None
     ``line`` is the line number of ``start``. The C kernel reads the body when it is
     built and the text is ASCII; the regular expression otherwise, and whenever the
     kernel is unsure."""
-    if text.isascii():
-        found = _scan_links_native(text, start, end)
-        if found is not None:
-            return _make_links(text, line, *found)
+    found = _scan_links_native(text, start, end)
+    if found is not None:
+        return _make_links(text, line, *found)
     return _scan_links_re(text, start, end, line)
 
 
 def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     """(records, numbers) from the C kernel (see parasol_core/native/scan.c), or None
-    when it is not built, or the body is not of its plainest form."""
+    when it is not built, the text is not ASCII or the body is not of its plainest form."""
     kernel = _kernel("links")
-    if kernel is None:
+    data = None if kernel is None else _ascii(text)
+    if data is None:
         return None
     import array
     import ctypes
 
-    data = _ascii(text)
     cap = (end - start) // 50 + 1  # a link section takes more than 50 characters
     room = 4 * cap + 16
     for _ in range(2):
@@ -278,7 +276,7 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
 _KERNELS: list = []
 
 
-def _kernel(name: str = "links") -> Any:
+def _kernel(name: str) -> Any:
     """The kernel's scan function for ``"links"`` or ``"table"``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
     from parasol_core import _native
@@ -369,7 +367,7 @@ def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple 
     """(items, warnings) of a table body, or None when it is not all strict lines."""
     if kind == "timings":
         return _scan_timings(text, start, end, line)
-    rec = _table_records_native(kind, text, start, end) if text.isascii() else None
+    rec = _table_records_native(kind, text, start, end)
     if rec is None:
         rec = _table_records_re(kind, text, start, end)
         if rec is None:
@@ -404,9 +402,11 @@ def _table_records_re(kind: str, text: str, start: int, end: int) -> list[int] |
 
 def _table_records_native(kind: str, text: str, start: int, end: int) -> list[int] | None:
     """_table_records_re by the C kernel (parasol_core/native/scan.c), or None when it
-    is not built or the body is not of its plainest form (comments, ...)."""
+    is not built, the text is not ASCII or the body is not of its plainest form
+    (comments, ...)."""
     kernel = _kernel("table")
-    if kernel is None:
+    data = None if kernel is None else _ascii(text)
+    if data is None:
         return None
     import array
     import ctypes
@@ -414,7 +414,7 @@ def _table_records_native(kind: str, text: str, start: int, end: int) -> list[in
     cap = (end - start) // 7 + 1  # a line takes at least 7 characters: `p[1]=1\n`
     rec = array.array("q", bytes(8 * 6 * cap))
     n = kernel(
-        _ascii(text), start, end, b"p" if kind == "procid" else b"map", cap,
+        data, start, end, b"p" if kind == "procid" else b"map", cap,
         (ctypes.c_int64 * len(rec)).from_buffer(rec),
     )  # fmt: skip
     if n < 0:  # -2 cannot happen: a line ends with a \n
@@ -423,15 +423,16 @@ def _table_records_native(kind: str, text: str, start: int, end: int) -> list[in
     return rec.tolist()
 
 
-_encoded = threading.local()  # (text, its bytes) while scan() runs in this thread
+_encoded = threading.local()  # (text, its bytes or None) while scan() runs in this thread
 
 
-def _ascii(text: str) -> bytes:
-    """``text`` (ASCII) as bytes, for the kernels: byte offsets are character offsets.
-    Encoded once for all the bulk sections of one scan."""
+def _ascii(text: str) -> bytes | None:
+    """``text`` as bytes for the kernels when it is ASCII (byte offsets are then
+    character offsets), else None. Looked at and encoded once for all the bulk sections
+    of one scan."""
     held = getattr(_encoded, "pair", None)
     if held is None or held[0] is not text:
-        held = _encoded.pair = (text, text.encode("ascii"))
+        held = _encoded.pair = (text, text.encode("ascii") if text.isascii() else None)
     return held[1]
 
 
