@@ -263,19 +263,14 @@ class _Reader:
         children += self.items("machine")
         text = self.text
         if self.pos < len(text):  # at `end machine`: its line, then blank lines only
-            m = _HEAD.match(text, self.pos)
-            if m is None or m.group(1) != "end" or m.group(2) != "machine":
-                raise Defer
-            children.append(self.tok("END", m.start(1), m.end(1)))
-            self.pos = m.end()
+            children.append(self.end("machine"))
             self.nl()
             while self.pos < len(text):
                 m = _HEAD.match(text, self.pos)
                 if m is None or not m.group(4):
                     raise Defer
-                self.shape(
-                    m.start(4)
-                )  # a shape comment after the machine: still read (it may warn)
+                # a shape comment after the machine: still read (it may warn)
+                self.shape(m.start(4))
         return self.b.start(children)
 
     def shape(self, at: int) -> Any:
@@ -290,13 +285,16 @@ class _Reader:
         """The section whose `begin` line starts at ``begin``, ``self.pos`` after its
         keyword: what the builder makes of it."""
         children: list = [begin, self.nl(), *self.items(keyword)]
+        children += (self.end(keyword), self.nl())
+        return getattr(self.b, keyword)(children)
+
+    def end(self, keyword: str) -> Tok:
+        """The END token of the `end keyword` line here, passed (not its end of line)."""
         m = _HEAD.match(self.text, self.pos)
         if m is None or m.group(1) != "end" or m.group(2) != keyword:
             raise Defer
-        children.append(self.tok("END", m.start(1), m.end(1)))
         self.pos = m.end()
-        children.append(self.nl())
-        return getattr(self.b, keyword)(children)
+        return self.tok("END", m.start(1), m.end(1))
 
     def items(self, keyword: str) -> list:
         """The items of a section, up to its `end` line (or the end of the text, for the
