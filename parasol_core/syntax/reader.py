@@ -102,7 +102,8 @@ _MAX_NESTING = 32  # deeper expressions go to lark (this reader recurses; lark d
 # What each section holds: its fields (keyword -> value kind), the sections that may
 # begin in it, and the kind of its named lines (`NAME = ...`, `p[i] = n`). The
 # grammar's `_X_item` rules; tests/test_reader.py holds this table to them.
-_INT_V, _STR_V, _TIMING_V, _CONNECT_V, _EXPR_V = "int", "str", "timing", "connect", "expr"
+_INT_V, _STR_V, _TIMING_V, _CONNECT_V = "int", "str", "timing", "connect"
+_VALUE_TOKEN = {_INT_V: (_INT, "INT"), _STR_V: (_STRING, "STRING")}
 SECTIONS: dict[str, tuple[dict[str, str], tuple[str, ...], str | None]] = {
     "machine": (
         {"id": _INT_V, "name": _STR_V, "processors": _INT_V, "topologies": _INT_V},
@@ -346,27 +347,22 @@ class _Reader:
     # ---- definitions
 
     def field(self, keyword: str, kind: str, start: int) -> Any:
+        """`keyword = value`, the keyword at ``start``, ``self.pos`` after it."""
         b = self.b
-        lead = []
-        if keyword.startswith("smallloop"):  # a named terminal: the builder sees it
-            lead = [self.tok("SMALLLOOPSPEEDUP", start, start + len(keyword))]
         eq = self.match(_EQ, "EQ")
-        if kind == _INT_V:
-            value = self.match(_INT, "INT")
-            return getattr(b, f"{keyword}_def")([eq, value, self.nl()])
-        if kind == _STR_V:
-            value = self.match(_STRING, "STRING")
-            return getattr(b, f"{keyword}_def")([eq, value, self.nl()])
         if kind == _TIMING_V:
             timing = self.timing()
-            if lead:
-                return b.smallloopspeedup_def([*lead, eq, timing, self.nl()])
+            if keyword.startswith("smallloop"):  # a named terminal: the builder sees it
+                word = self.tok("SMALLLOOPSPEEDUP", start, start + len(keyword))
+                return b.smallloopspeedup_def([word, eq, timing, self.nl()])
             return getattr(b, f"{keyword}_def")([eq, timing, self.nl()])
-        # connect = INT+
-        numbers = [self.match(_INT, "INT")]
-        while not _NL.match(self.text, self.pos):
-            numbers.append(self.match(_INT, "INT"))
-        return b.connect_def([eq, *numbers, self.nl()])
+        if kind == _CONNECT_V:  # connect = INT+
+            numbers = [self.match(_INT, "INT")]
+            while not _NL.match(self.text, self.pos):
+                numbers.append(self.match(_INT, "INT"))
+            return b.connect_def([eq, *numbers, self.nl()])
+        value = self.match(*_VALUE_TOKEN[kind])  # an INT or a STRING
+        return getattr(b, f"{keyword}_def")([eq, value, self.nl()])
 
     def timing(self) -> Any:
         values = [self.match(_TNUM, "TNUM")]
@@ -394,7 +390,6 @@ class _Reader:
         eq = self.match(_EQ, "EQ")
         if named == "timing":
             return b.timing_def([name, eq, self.timing(), self.nl()])
-        self._op_at = -1
         tree = self.expression()
         return b.expr_def([name, eq, tree, self.nl()])
 
