@@ -31,6 +31,15 @@ def at(canvas, p: int) -> QPoint:
     return canvas.screen_point(p).toPoint()
 
 
+def random_mapping_editor(qtbot, doc, seed: int) -> MappingEditorWindow:
+    """The mapping editor shown on the 2D torus, mapped at random with ``seed``."""
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.select_virtual(TORUS)
+    w.seed.setValue(seed)
+    w.apply_scheme("random")
+    return w
+
+
 def drag(canvas, src: int, dst: int) -> None:
     QTest.mousePress(canvas, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      at(canvas, src))  # fmt: skip
@@ -43,10 +52,7 @@ def drag(canvas, src: int, dst: int) -> None:
 
 def test_the_drag_preview_names_the_hardware_target_and_the_virtual_on_it(qtbot, document):
     doc = document()
-    w = shown(qtbot, MappingEditorWindow(doc))
-    w.select_virtual(TORUS)
-    w.seed.setValue(3)
-    w.apply_scheme("random")
+    w = random_mapping_editor(qtbot, doc, seed=3)
     mapping = doc.machine.virtual(TORUS).mapping
     v_src, v_dst = sorted(mapping)[:2]
     src, dst = mapping[v_src], mapping[v_dst]
@@ -59,10 +65,7 @@ def test_the_drag_preview_names_the_hardware_target_and_the_virtual_on_it(qtbot,
 
 def test_draw_the_torus_onto_the_grid_by_drag_and_drop(qtbot, document):
     doc = document()
-    w = shown(qtbot, MappingEditorWindow(doc))
-    w.select_virtual(TORUS)
-    w.seed.setValue(7)
-    w.apply_scheme("random")
+    w = random_mapping_editor(qtbot, doc, seed=7)
     start = dict(doc.machine.virtual(TORUS).mapping)
     assert start == make_mapping(doc.machine, TORUS, "random", seed=7)
     target = make_mapping(doc.machine, TORUS, "row-major")  # the torus laid on the grid
