@@ -3,11 +3,16 @@ turning every failure into a message and an exit status (never a traceback)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from parasol_core import filelock
 from parasol_core.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
+from parasol_core.session import Session
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.parser import loads
 
@@ -55,12 +60,25 @@ def checked_text(machine: Machine, canonical: bool = False) -> str:
     return text
 
 
-def save_or_fail(machine: Machine, path: str) -> None:
-    """Save in place (verified before the rename); every failure a CommandError."""
-    from parasol_core.syntax.writer import save
-
+@contextmanager
+def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]:
+    """The model a `set`, `scale` or `fit` edits. In place, the file's lock (see
+    :mod:`parasol_core.filelock`) is held from the read to the replace, so that
+    concurrent in-place edits all land, one after another."""
+    if not in_place:
+        yield Session(load_or_fail(path), path)
+        return
     try:
-        save(machine, path)
+        with filelock.locked(path, lock_timeout):
+            yield Session(load_or_fail(path), path)
+    except filelock.LockTimeout as e:
+        raise CommandError(f"{path}: {e.strerror}", EXIT_USAGE) from None
+
+
+def save_or_fail(session: Session, path: str) -> None:
+    """Save in place (verified before the rename); every failure a CommandError."""
+    try:
+        session.save(path)
     except ModelSyntaxError as e:
         raise CommandError(f"error: the result would not load ({e.message}, line {e.line}); "
                            f"{path} is unchanged", EXIT_ERRORS) from None  # fmt: skip
@@ -69,6 +87,15 @@ def save_or_fail(machine: Machine, path: str) -> None:
     except (ValueError, TypeError) as e:
         raise CommandError(f"error: the result cannot be written: {e}; {path} is unchanged",
                            EXIT_ERRORS) from None  # fmt: skip
+
+
+def lock_option(p: argparse.ArgumentParser) -> None:
+    """``--lock-timeout``, for the commands that can rewrite a file in place."""
+    p.add_argument(
+        "--lock-timeout", type=float, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
+        help="with -i: how long to wait while another program writes FILE "
+        f"(default {filelock.DEFAULT_TIMEOUT:g}); past it nothing is changed (exit 2)",
+    )  # fmt: skip
 
 
 def write_output(text: str, out: str | None) -> None:

@@ -12,8 +12,10 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
-    load_or_fail,
+    editing,
+    lock_option,
     run,
+    save_or_fail,
 )
 from parasol_core.edit import EditError
 from parasol_core.fit import Candidate, FitError, fit, read_measurements
@@ -41,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("-o", "--output", metavar="OUT", help="write the model with the fit here")
     g.add_argument("-i", "--in-place", action="store_true", help="write the fit into FILE")
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
+    lock_option(p)
     p.set_defaults(func=cmd_fit)
 
 
@@ -72,8 +75,12 @@ def report(candidates: list[Candidate], ref: str) -> str:
 
 @run
 def cmd_fit(args: argparse.Namespace) -> int:
+    with editing(args.file, args.in_place, args.lock_timeout) as session:
+        return _fit(args, session)
+
+
+def _fit(args: argparse.Namespace, session: Session) -> int:
     ref = reference(args.primitive)
-    session = Session(load_or_fail(args.file), args.file)
     try:
         text = Path(args.measurements).read_text(encoding="utf-8-sig")
     except OSError as e:
@@ -94,11 +101,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report(candidates, ref))
     if args.in_place:
-        try:
-            session.save(args.file)
-        except OSError as e:
-            raise CommandError(f"{args.file}: cannot write: {e.strerror or e}",
-                               EXIT_USAGE) from None  # fmt: skip
+        save_or_fail(session, args.file)
     elif args.output:
         from parasol_core.cli.common import write_output
 

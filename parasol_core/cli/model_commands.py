@@ -13,7 +13,9 @@ from parasol_core.cli.common import (
     EXIT_USAGE,
     CommandError,
     checked_text,
+    editing,
     load_or_fail,
+    lock_option,
     run,
     save_or_fail,
     write_output,
@@ -68,6 +70,7 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
+    lock_option(p)
 
 
 @run
@@ -143,7 +146,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def _finish(session: Session, args: argparse.Namespace) -> int:
     if args.in_place:
-        save_or_fail(session.machine, args.file)
+        save_or_fail(session, args.file)
     else:
         write_output(checked_text(session.machine), args.output)
     return EXIT_OK
@@ -151,27 +154,27 @@ def _finish(session: Session, args: argparse.Namespace) -> int:
 
 @run
 def cmd_set(args: argparse.Namespace) -> int:
-    session = Session(load_or_fail(args.file), args.file)
     assignments = []
     for assignment in args.assignments:
         ref, eq, value = assignment.partition("=")
         if not eq:
             raise CommandError(f"'{assignment}': expected REF=VALUE", EXIT_USAGE)
         assignments.append((ref, value))
-    try:
-        with session.group("set"):  # all or nothing
-            for ref, value in assignments:
-                session.set(ref, value)
-    except (EditError, SessionError) as e:
-        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    return _finish(session, args)
+    with editing(args.file, args.in_place, args.lock_timeout) as session:
+        try:
+            with session.group("set"):  # all or nothing
+                for ref, value in assignments:
+                    session.set(ref, value)
+        except (EditError, SessionError) as e:
+            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        return _finish(session, args)
 
 
 @run
 def cmd_scale(args: argparse.Namespace) -> int:
-    session = Session(load_or_fail(args.file), args.file)
-    try:
-        session.scale_group(args.group, args.factor, args.processor)
-    except (EditError, SessionError) as e:
-        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    return _finish(session, args)
+    with editing(args.file, args.in_place, args.lock_timeout) as session:
+        try:
+            session.scale_group(args.group, args.factor, args.processor)
+        except (EditError, SessionError) as e:
+            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        return _finish(session, args)

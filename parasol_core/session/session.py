@@ -16,12 +16,13 @@ publishes one :class:`~parasol_core.session.changes.Change` to every subscriber.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from parasol_core import edit, params
+from parasol_core import edit, filelock, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
@@ -38,6 +39,7 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.scalers import ScalerState, move_factor, reset_factors
+from parasol_core.session import disk
 from parasol_core.session.changes import (
     EDIT,
     OPEN,
@@ -48,6 +50,7 @@ from parasol_core.session.changes import (
     Change,
     FieldRef,
 )
+from parasol_core.session.disk import Stamp
 from parasol_core.session.history import (
     ABSENT,
     History,
@@ -69,6 +72,24 @@ class SessionError(ValueError):
     """An operation that cannot be done; the message says why. Nothing was changed."""
 
 
+class FileChangedOnDisk(SessionError):
+    """The file to be saved over was changed by another program since it was read."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} was changed by another program since it was read; "
+                         "not saved over it")  # fmt: skip
+        self.path = path
+
+
+def read_model(path: str | Path) -> tuple[Machine, Stamp]:
+    """Load a model file and the stamp of the very bytes parsed. Raises
+    ModelSyntaxError or OSError."""
+    from parasol_core.syntax.parser import loads
+
+    data, stamp = disk.read_stamped(path)
+    return loads(data, str(path)), stamp
+
+
 class Session:
     """One open model: the machine, its engine and diagnostics, its file and saved
     state, the group-scaler factors of each processor type, and the undo history."""
@@ -83,15 +104,17 @@ class Session:
         self._scalers: dict[int, tuple[Processor, ScalerState]] = {}
         self._open: Step | None = None
         self._drag: tuple[Any, str, Processor, dict[str, Timing], ScalerState] | None = None
+        self.disk_stamp: Stamp | None = None  # the file as read or last written
 
     # ------------------------------------------------------------------ files
 
     @classmethod
     def open(cls, path: str | Path) -> Session:
         """A session on a model file. Raises ModelSyntaxError or OSError."""
-        from parasol_core.syntax.parser import load
-
-        return cls(load(path), path)
+        machine, stamp = read_model(path)
+        session = cls(machine, path)
+        session.disk_stamp = stamp
+        return session
 
     @classmethod
     def from_text(cls, text: str | bytes, path: str | Path | None = None) -> Session:
@@ -99,11 +122,14 @@ class Session:
 
         return cls(loads(text, str(path) if path is not None else None), path)
 
-    def replace(self, machine: Machine, path: str | Path | None) -> None:
+    def replace(self, machine: Machine, path: str | Path | None, stamp: Stamp | None = None,
+                ) -> None:  # fmt: skip
         """Put another model in this session (File > Open): history and scalers start
-        afresh; subscribers get one ``open`` record."""
+        afresh; subscribers get one ``open`` record. ``stamp`` is what was read of the
+        file (see :func:`read_model`), so that its later changes on disk are noticed."""
         self.machine = machine
         self.path = Path(path) if path is not None else None
+        self.disk_stamp = stamp
         self.engine = Engine(machine)
         self.history.clear()
         self._scalers.clear()
@@ -112,19 +138,59 @@ class Session:
         self._publish(Change(OPEN, "open", structure=True, scalers=True, diagnostics=True,
                              derived=dict(self.engine.values())))  # fmt: skip
 
-    def save(self, path: str | Path | None = None) -> Path:
-        """Write the model (atomically, changing only what was edited). Raises OSError
-        or ValueError; the session stays unsaved then."""
+    def reload(self) -> None:
+        """Read the session's file again (it changed on disk), dropping unsaved edits
+        and the history. Raises ModelSyntaxError or OSError and keeps the model then."""
+        if self.path is None:
+            raise SessionError("the model has no file to reload")
+        machine, stamp = read_model(self.path)
+        self.replace(machine, self.path, stamp)
+
+    def disk_status(self) -> str:
+        """How the session's file on disk stands against what the session read or last
+        wrote: ``unchanged``, ``changed`` (another program wrote it), ``missing``
+        (deleted or moved away) or ``unknown`` (no file, or one not read here)."""
+        status = disk.status(self.path, self.disk_stamp)
+        if status == disk.UNCHANGED and self.path is not None and self.disk_stamp is not None:
+            try:  # touched only: remember the new time, so the next look is a stat
+                self.disk_stamp = disk.refreshed(self.path, self.disk_stamp)
+            except OSError:
+                pass
+        return status
+
+    def disk_text(self) -> str:
+        """The text of the session's file as it is on disk now."""
+        if self.path is None:
+            raise SessionError("the model has no file")
+        return self.path.read_bytes().decode("utf-8", errors="replace")
+
+    def save(self, path: str | Path | None = None, overwrite: bool = False,
+             lock_timeout: float = filelock.DEFAULT_TIMEOUT) -> Path:  # fmt: skip
+        """Write the model (atomically, changing only what was edited), holding the
+        file's lock (:mod:`parasol_core.filelock`) from the check to the replace.
+
+        Saving onto the session's own file after another program changed it raises
+        :class:`FileChangedOnDisk` and writes nothing, unless ``overwrite``. Raises
+        OSError (LockTimeout among them) or ValueError; the session stays unsaved then."""
         from parasol_core.syntax.writer import save
 
         target = Path(path) if path is not None else self.path
         if target is None:
             raise SessionError("the model has no file name yet: save it under a name")
-        save(self.machine, target)
+        with filelock.locked(target, lock_timeout):
+            if not overwrite and self._is_own_file(target) and self.disk_status() == disk.CHANGED:
+                raise FileChangedOnDisk(target)
+            text = save(self.machine, target)
+            self.disk_stamp = disk.stamp_written(target, text)
         self.path = target
         self.history.saved = self.history.index
         self._publish(Change(SAVED, f"saved {target}"))
         return target
+
+    def _is_own_file(self, target: Path) -> bool:
+        if self.path is None:
+            return False
+        return os.path.realpath(target) == os.path.realpath(self.path)
 
     def text(self) -> str:
         """The model as it would be saved."""

@@ -381,7 +381,7 @@ def _forget(block: Block) -> None:
 # --------------------------------------------------------------------------- saving
 
 
-def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
+def save(machine: Machine, path: str | Path, canonical: bool = False) -> str:
     """Write a model to ``path`` atomically: a temporary file beside it, then a rename,
     so a crash never leaves half a file. The text is checked *before* anything is
     written, and nothing is written unless it reads as the same model (a value the
@@ -392,7 +392,8 @@ def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
 
     When every edit replaces values (the editor's common case), each new value's text
     is read back on its own and the records are updated in place (see
-    :mod:`parasol_core.syntax.inplace`); otherwise the whole text is read back."""
+    :mod:`parasol_core.syntax.inplace`); otherwise the whole text is read back.
+    Returns the text written."""
     from parasol_core.syntax import inplace
 
     if canonical or machine.src is None:
@@ -406,8 +407,9 @@ def save(machine: Machine, path: str | Path, canonical: bool = False) -> None:
             if steps:
                 inplace.apply(machine, all_blocks(machine), steps, text)
             _saved_as(machine, str(path))
-            return
+            return text
     _save_read_back(machine, path, text)
+    return text
 
 
 def _saved_as(machine: Machine, file: str) -> None:
