@@ -28,6 +28,7 @@ from parasol_core.engine import Engine
 from parasol_core.model import Machine, Processor
 from parasol_core.session import EDIT, OPEN, REDO, SAVED, UNDO, VALIDATED, Change, Session
 from parasol_core.session.history import History
+from parasol_core.session.session import read_model
 from parasol_core.syntax.parser import load
 
 log = logging.getLogger("piui")
@@ -185,10 +186,21 @@ class Document(QObject):
 
     def open(self, path: str | Path) -> None:
         """Load a file. Raises ModelSyntaxError or OSError and keeps the current model."""
-        machine = load(path)
+        machine, stamp = read_model(path)
         self.origin = None
-        self.session.replace(machine, Path(path))
+        self.session.replace(machine, Path(path), stamp)
         log.info("opened %s", path)
+
+    def reload(self) -> None:
+        """Read the file again (another program changed it), dropping unsaved edits;
+        the current processor stays where it still exists. Raises ModelSyntaxError or
+        OSError and keeps the current model then."""
+        current = self._current_processor
+        machine, stamp = read_model(self.session.path)
+        self.session.replace(machine, self.session.path, stamp)
+        if current is not None and machine.processor(current) is not None:
+            self.set_current_processor(current)
+        log.info("reloaded %s", self.path)
 
     def open_copy(self, path: str | Path) -> None:
         """A new, unnamed model with the contents of ``path`` (File > New from sample);
@@ -198,10 +210,12 @@ class Document(QObject):
         self.session.replace(machine, None)
         log.info("new model from %s", path)
 
-    def save(self, path: str | Path | None = None) -> None:
-        """Save (atomically). Raises OSError/ValueError; the document stays unsaved then."""
+    def save(self, path: str | Path | None = None, overwrite: bool = False) -> None:
+        """Save (atomically). Raises OSError/ValueError (FileChangedOnDisk when another
+        program changed the file since it was read, unless ``overwrite``); the document
+        stays unsaved then."""
         self.commit_pending()
-        target = self.session.save(path)
+        target = self.session.save(path, overwrite=overwrite)
         log.info("saved %s", target)
 
     @property

@@ -18,13 +18,18 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QTabBar,
+    QVBoxLayout,
     QWidget,
 )
 
+from parasol_core.session import disk
+from parasol_core.session.session import FileChangedOnDisk
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
+from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
 from piui.widgets.deferred import after_first_paint, watch_dock
+from piui.widgets.file_bar import FileChangedBar
 from piui.widgets.messages import confirm, error_box, place_on_screen
 from piui.widgets.undo_keys import UndoKeysFallThrough
 from piui.windows.diagnostics import DiagnosticsPanel
@@ -145,7 +150,14 @@ class MainWindow(QMainWindow):
         self._grouped: set[str] = set()
 
         self.overview = MachineOverview(self.document)
-        self.setCentralWidget(self.overview)
+        self.file_bar = FileChangedBar()
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.file_bar)
+        column.addWidget(self.overview, 1)
+        self.setCentralWidget(central)
         self.processor_master = ProcessorMaster(self.document)
         self.diagnostics = DiagnosticsPanel(self.document)
         self.terminal = TerminalWindow(self.handler)
@@ -194,6 +206,7 @@ class MainWindow(QMainWindow):
         self.ask_open_path: Callable[[], str] = self._ask_open_path
         self.ask_save_path: Callable[[], str] = self._ask_save_path
         self.show_error: Callable[..., None] = self._show_error
+        self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
             self, title, text, details
         )
@@ -206,6 +219,14 @@ class MainWindow(QMainWindow):
         self.document.undo_stack.cleanChanged.connect(self._update_title)
         self.document.pathChanged.connect(self._update_title)
         self.document.modelReset.connect(self._update_title)
+        self.disk_watcher = DiskWatcher(self.document, self)
+        self.disk_watcher.statusChanged.connect(self._disk_status_changed)
+        self.document.undo_stack.cleanChanged.connect(
+            lambda _clean: self.file_bar.isVisible() and self._show_disk_status()
+        )
+        self.file_bar.reloadRequested.connect(self.reload_from_disk)
+        self.file_bar.diffRequested.connect(self.show_difference)
+        self.file_bar.saveRequested.connect(self.save)
         self.resize(1280, 820)
         self._restore_settings()
         self._update_title()
@@ -476,7 +497,12 @@ class MainWindow(QMainWindow):
         ):
             return False
         try:
-            self.document.save(path)
+            try:
+                self.document.save(path)
+            except FileChangedOnDisk:
+                if not self.ask_overwrite_changed(path):
+                    return False
+                self.document.save(path, overwrite=True)
         except (OSError, ValueError) as e:
             message = getattr(e, "strerror", None) or str(e)
             log.error("cannot save %s: %s", path, message)
@@ -518,21 +544,93 @@ class MainWindow(QMainWindow):
                 self.show_panel("diagnostics")
 
     def export_to_file(self) -> bool:
-        """Write the model to a file of the user's choice; the open file stays as it is."""
+        """Write the model to a file of the user's choice; the open file stays as it is
+        (chosen as the target, it is saved, with a save's checks)."""
         path = self.ask_save_path()
         if not path:
             return False
+        own = self.document.path
+        if own is not None and os.path.realpath(path) == os.path.realpath(own):
+            return self._save_to(own)
+        from parasol_core.filelock import locked
         from parasol_core.syntax.writer import write_text_atomic
 
         self.document.commit_pending()
         try:
-            write_text_atomic(Path(path), self.document.session.text())
+            with locked(path):
+                write_text_atomic(Path(path), self.document.session.text())
         except OSError as e:
             self.show_error("Cannot export the model", f"{path}: {e.strerror or e}")
             return False
         log.info("exported the model to %s", path)
         self.statusBar().showMessage(f"Exported to {path}.", 8000)
         return True
+
+    # ---- the file on disk, changed by another program
+
+    def _disk_status_changed(self, status: str) -> None:
+        path = self.document.path
+        if status != disk.UNCHANGED and path is not None:
+            log.warning("%s %s", path, "was changed on disk by another program"
+                        if status == disk.CHANGED else "was deleted or moved away")  # fmt: skip
+        self._show_disk_status()
+
+    def _show_disk_status(self, *_: object) -> None:
+        """The bar above the overview, for the file's state on disk and whether the model
+        has unsaved edits (which changes what it offers)."""
+        path = self.document.path
+        status = self.disk_watcher.status if path is not None else disk.UNCHANGED
+        self.file_bar.show_status(status, path.name if path else "", self.document.is_modified)
+
+    def reload_from_disk(self) -> bool:
+        """Read the open file again, keeping the current processor where it still exists
+        (the grid view keeps its view and selection for the same processor count);
+        unsaved edits are dropped (the bar said so)."""
+        try:
+            self.document.reload()
+        except ModelSyntaxError as e:
+            self.show_error("Cannot reload the model", e.format(), e.context)
+            return False
+        except OSError as e:
+            self.show_error("Cannot reload the model", f"{self.document.path}: {e.strerror or e}")
+            return False
+        self.statusBar().showMessage(f"Reloaded {self.document.title()} from disk.", 8000)
+        return True
+
+    def show_difference(self) -> None:
+        """The difference between the file on disk and the model as PIUI would save it."""
+        from piui.widgets.diff_view import DiffDialog
+
+        path = self.document.path
+        if path is None:
+            return
+        try:
+            text = disk.difference(self.document.session.disk_text(),
+                                   self.document.session.text(), path.name)  # fmt: skip
+        except (OSError, ValueError) as e:
+            self.show_error("Cannot compare", f"{path}: {getattr(e, 'strerror', None) or e}")
+            return
+        DiffDialog(text, path.name, self).exec()
+
+    def _ask_overwrite_changed(self, path: Path) -> bool:
+        """Another program changed ``path`` since PIUI read it: overwrite it?"""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("File changed on disk")
+        box.setText(f"{path.name} was changed by another program since PIUI read it. "
+                    "Saving replaces that version with yours.")  # fmt: skip
+        box.setInformativeText("Overwrite it? (Cancel keeps both: save yours elsewhere, or "
+                               "reload from the bar above the overview.)")  # fmt: skip
+        overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
+        diff = box.addButton("Show difference", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        while True:
+            box.exec()
+            if box.clickedButton() is diff:
+                self.show_difference()
+                continue
+            return box.clickedButton() is overwrite
 
     def show_preferences(self) -> None:
         from piui.windows.preferences import PreferencesDialog  # the estimator's client
