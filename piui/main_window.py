@@ -501,6 +501,7 @@ class MainWindow(QMainWindow):
                 self.document.save(path)
             except FileChangedOnDisk:
                 if not self.ask_overwrite_changed(path):
+                    self._show_disk_status()  # the bar's choices again, reload among them
                     return False
                 self.document.save(path, overwrite=True)
         except (OSError, ValueError) as e:
@@ -606,7 +607,7 @@ class MainWindow(QMainWindow):
             return
         try:
             text = disk.difference(self.document.session.disk_text(),
-                                   self.document.session.text(), path.name)  # fmt: skip
+                                   self.document.session.text(), path.name, "in PIUI")  # fmt: skip
         except (OSError, ValueError) as e:
             self.show_error("Cannot compare", f"{path}: {getattr(e, 'strerror', None) or e}")
             return
@@ -619,8 +620,8 @@ class MainWindow(QMainWindow):
         box.setWindowTitle("File changed on disk")
         box.setText(f"{path.name} was changed by another program since PIUI read it. "
                     "Saving replaces that version with yours.")  # fmt: skip
-        box.setInformativeText("Overwrite it? (Cancel keeps both: save yours elsewhere, or "
-                               "reload from the bar above the overview.)")  # fmt: skip
+        box.setInformativeText("Overwrite it? Cancel leaves the file as it is and keeps "
+                               "your changes here: Save As puts them elsewhere.")  # fmt: skip
         overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
         diff = box.addButton("Show difference", QMessageBox.ButtonRole.ActionRole)
         box.addButton(QMessageBox.StandardButton.Cancel)

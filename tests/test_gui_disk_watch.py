@@ -71,6 +71,7 @@ def test_unsaved_edits_are_never_saved_over_a_change_without_asking(qtbot, windo
     theirs = path.read_bytes()
     assert not window.save()  # asked, and the user cancelled
     assert window.asked_overwrite == [path]
+    assert bar.isVisible() and "Reload, discarding my changes" in bar.buttons  # choices again
     assert path.read_bytes() == theirs and window.document.is_modified
     window.overwrite_answer = True
     assert window.save()  # asked again, every time; now overwritten

@@ -92,12 +92,14 @@ class DiffTooLarge(ValueError):
     """The texts are too long to compare within the budget."""
 
 
-def difference(disk: str, mine: str, name: str, limit: int = MAX_DIFF_LINES) -> str:
-    """A unified difference from the text on disk to the text that would be saved.
-    Refused (DiffTooLarge, naming both counts) past ``limit`` lines."""
+def difference(disk: str, mine: str, name: str, mine_label: str = "edited",
+               limit: int = MAX_DIFF_LINES) -> str:  # fmt: skip
+    """A unified difference from the text on disk to the text that would be saved
+    (``name (mine_label)``). Refused (DiffTooLarge, naming both counts) past ``limit``
+    lines."""
     a, b = disk.splitlines(keepends=True), mine.splitlines(keepends=True)
     if len(a) + len(b) > limit:
         raise DiffTooLarge(f"the two texts have {len(a) + len(b):,} lines together, more "
                            f"than the {limit:,} that are compared")  # fmt: skip
-    lines = difflib.unified_diff(a, b, f"{name} (on disk)", f"{name} (edited)")
+    lines = difflib.unified_diff(a, b, f"{name} (on disk)", f"{name} ({mine_label})")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

@@ -5,7 +5,7 @@ shown, and the next save asks again if the file still differs."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
 from parasol_core.session import disk
 
@@ -32,9 +32,12 @@ class FileChangedBar(QFrame):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(8, 4, 8, 4)
-        self._layout.addWidget(self.label, 1)
+        column = QVBoxLayout(self)  # the message above its buttons: the bar is narrow
+        column.setContentsMargins(8, 6, 8, 6)
+        column.addWidget(self.label)
+        self._layout = QHBoxLayout()
+        self._layout.addStretch(1)
+        column.addLayout(self._layout)
         self.buttons: dict[str, QPushButton] = {}
         self.hide()
 
