@@ -58,6 +58,7 @@ __all__ = [
     "read_measurements",
     "read_measurement_file",
     "read_source",
+    "mixed_benchmarks",
     "is_csv",
     "OsuLog",
     "OsuTable",
@@ -705,6 +706,17 @@ def read_measurement_file(path: str | Path) -> str:
         line = data[: e.start].count(b"\n") + 1
         raise FitError(f"line {line}: not UTF-8 text (byte {data[e.start]:#04x}); a measurement "
                        "file is a CSV or an OSU benchmark's text output") from None  # fmt: skip
+
+
+def mixed_benchmarks(tables: Sequence[tuple[str, OsuTable]]) -> str | None:
+    """Why tables must not be fitted together, or None: ``tables`` are (where from,
+    table) pairs; tables of different benchmarks (osu_latency and osu_bw, or osu_bcast
+    and osu_allreduce) measure different things, and are never merged."""
+    if len({t.benchmark for _, t in tables}) <= 1:
+        return None
+    shown = ", ".join(f"{t.name} ({where})" for where, t in tables)
+    return (f"Not fitted: the tables are of different benchmarks ({shown}). Fit one "
+            "benchmark at a time: choose the same one in each file, or remove a file.")  # fmt: skip
 
 
 def read_source(text: str) -> Measurements | OsuLog:

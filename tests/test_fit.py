@@ -468,3 +468,15 @@ def test_cli_bad_osu_input_says_where_and_why(capsys, tmp_path, measured):
     status, _, err = run(capsys, "fit", model, "mpi.send", OSU_LOGS / "mixed-versions.log",
                          "--procs", "2", "--table", "iallreduce")  # fmt: skip
     assert status == 1 and "no latency (us) or bandwidth (MB/s) column" in err
+
+
+def test_tables_of_different_benchmarks_are_not_fitted_together():
+    from parasol_core.fit import mixed_benchmarks
+
+    log = osu_log("job-seven-benchmarks.log")
+    latency, bw = log.choose("osu_latency"), log.choose("osu_bw")
+    other = osu_log("prose-first-latency.log").choose()
+    assert mixed_benchmarks([("a.log", latency), ("b.log", other)]) is None  # same benchmark
+    message = mixed_benchmarks([("a.log", latency), ("a.log", bw)])
+    assert message.startswith("Not fitted") and "osu_latency (a.log), osu_bw (a.log)" in message
+    assert mixed_benchmarks([("a", log.choose("bcast")), ("b", log.choose("allreduce"))])
