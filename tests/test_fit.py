@@ -480,3 +480,22 @@ def test_tables_of_different_benchmarks_are_not_fitted_together():
     message = mixed_benchmarks([("a.log", latency), ("a.log", bw)])
     assert message.startswith("Not fitted") and "osu_latency (a.log), osu_bw (a.log)" in message
     assert mixed_benchmarks([("a", log.choose("bcast")), ("b", log.choose("allreduce"))])
+
+
+@pytest.mark.parametrize(
+    "header, row",
+    [
+        (
+            "# Size       Avg Latency(us)   P50 Tail Lat(us)   P90 Tail Lat(us)",
+            "8  2.50  2.40  3.10",
+        ),
+        (
+            "# Size          Latency (us)   P50 Tail Lat(us)   P99 Tail Lat(us)",
+            "8  2.50  2.40  3.90",
+        ),
+        ("# Size          Latency (us)        Validation", "8  2.50  Pass"),
+    ],
+)
+def test_omb7_extra_columns_are_ignored(header, row):
+    table = read_osu_log(f"# OSU MPI Latency Test v7.4\n{header}\n{row}\n").choose()
+    assert table.kind == "latency" and table.values == [2.5]
