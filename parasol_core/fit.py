@@ -22,9 +22,15 @@ With a single process count in the data the start term cannot be told from the c
 the candidates are then the four ``c + d * datafn`` forms (equal in chi-squared; the
 simplest, ``c + d * bytes``, comes first).
 
-Inputs: a CSV ``procs,bytes,seconds[,error]`` (:func:`read_csv`) or the text output of an
-OSU micro-benchmark (``# Size  Latency (us)`` tables, :func:`read_osu`), in bytes and
-microseconds, with the process count given separately. Everything here is plain numpy.
+Inputs: a CSV ``procs,bytes,seconds[,error]`` (:func:`read_csv`) or the text output of
+OSU micro-benchmarks (:func:`read_osu_log`): a job's log may hold several benchmarks one
+after another, each its own table under its ``# OSU MPI ... Test`` title and ``# Size``
+header, between lines of prose (skipped and counted). One table is fitted at a time,
+chosen by name (:meth:`OsuLog.choose`); tables are never merged. A latency table
+(``Latency (us)``, ``Avg Latency(us)``) gives times in microseconds; a bandwidth table
+(``Bandwidth (MB/s)``, OSU's MB being 10^6 bytes) gives the time of ``bytes`` at that rate,
+bytes / (MB/s * 1e6): the per-message cost of a stream of messages, not one message's
+latency. The process count is given separately. Everything here is plain numpy.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -47,7 +54,16 @@ __all__ = [
     "fit",
     "read_csv",
     "read_osu",
+    "read_osu_log",
     "read_measurements",
+    "read_measurement_file",
+    "read_source",
+    "mixed_benchmarks",
+    "is_csv",
+    "OsuLog",
+    "OsuTable",
+    "TableChoiceError",
+    "MAX_MEASUREMENT_BYTES",
     "gamma_q",
 ]
 
@@ -353,76 +369,379 @@ def read_csv(text: str) -> Measurements:
     return Measurements(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3] if has_error else None)
 
 
-_OSU_HEADER = re.compile(r"^#\s*Size\b(.*)$", re.IGNORECASE)
-_OSU_COLUMN = re.compile(r"(Avg|Min|Max)?\s*Latency\s*\(\s*us\s*\)|Iterations|\S+",
-                         re.IGNORECASE)  # fmt: skip
+# ---------------------------------------------------------------- OSU benchmark logs
+
+MAX_MEASUREMENT_BYTES = 64 * 1024 * 1024
+"""The largest measurement file read (an OSU log of every benchmark is a few hundred KB)."""
+
+LATENCY, BANDWIDTH, OTHER = "latency", "bandwidth", "other"
+
+# "# OSU MPI Latency Test v7.3" -> "MPI Latency Test"
+_OSU_TITLE = re.compile(r"^#\s*OSU\s+(?P<title>.*?)(?:\s+v\d[\w.\-]*)?\s*$", re.IGNORECASE)
+# "# Size  Latency (us)", "# Size  Bandwidth (MB/s)", or osu_barrier's "# Avg Latency(us)"
+_OSU_HEADER = re.compile(
+    r"^#\s*(?:Size\b(?P<rest>.*)|(?P<sizeless>Avg\s+Lat(?:ency)?\s*\(\s*us\s*\).*))$",
+    re.IGNORECASE,
+)
+_OSU_COLUMN = re.compile(
+    r"(?P<lat>(?:(?P<stat>Avg|Min|Max|P\d+(?:\.\d+)?\s+Tail)\s+)?Lat(?:ency)?\s*\(\s*us\s*\))"
+    r"|(?P<bw>(?:Bi-?)?Bandwidth\s*\(\s*MB/s\s*\)|MB/s)"
+    r"|(?P<other>[^\s(]+(?:\s*\([^)]*\))?)",
+    re.IGNORECASE,
+)
+_DECIMAL = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+# the test name without "Test" and "Latency" -> the program's name, where they differ
+_PROGRAMS = {
+    "latency": "latency",
+    "bandwidth": "bw",
+    "bi-directional bandwidth": "bibw",
+    "broadcast": "bcast",
+    "multiple bandwidth / message rate": "mbw_mr",
+    "multi latency": "multi_lat",
+    "multi-threaded latency": "latency_mt",
+    "multi-process latency": "latency_mp",
+    "all-to-all personalized exchange": "alltoall",
+    "all-to-allv personalized exchange": "alltoallv",
+}
 
 
 def _osu_columns(rest: str) -> list[str]:
+    """The header's columns after Size: "avg", "min", "max" (latency in us), "mb/s"
+    (bandwidth), anything else lower-cased."""
     names = []
     for match in _OSU_COLUMN.finditer(rest):
-        token = match.group(0)
-        if "latency" in token.lower():
-            names.append((match.group(1) or "avg").lower())
+        if match.group("lat"):
+            names.append(" ".join((match.group("stat") or "avg").lower().split()))
+        elif match.group("bw"):
+            names.append("mb/s")
         else:
-            names.append(token.lower())
+            names.append(match.group(0).lower())
     return names
 
 
-def read_osu(text: str, procs: int) -> Measurements:
-    """The output of an OSU latency-type benchmark (``osu_latency``, ``osu_bcast``, ...)
-    run on ``procs`` processes: ``# Size  Latency (us)`` (or ``Avg Latency(us)``, with
-    ``Min``/``Max`` columns under ``-f``, whose half-range then serves as the error)."""
-    if procs < 1:
-        raise FitError("the process count must be at least 1")
-    columns: list[str] | None = None
-    sizes: list[float] = []
-    times: list[float] = []
-    spread: list[float] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+def _program(test: str) -> str:
+    """The program of a test name: "Allreduce Latency Test" -> "osu_allreduce" ("" for
+    none)."""
+    name = " ".join(test.lower().split())
+    name = re.sub(r"\s+test$", "", name)
+    if name != "latency":
+        name = re.sub(r"\s+latency$", "", name)
+    prefix = ""
+    if name.startswith("non-blocking "):
+        prefix, name = "i", name[len("non-blocking ") :]
+    name = _PROGRAMS.get(name) or re.sub(r"[^a-z0-9]+", "_", name).strip("_")
+    return f"osu_{prefix}{name}" if name else ""
+
+
+class _NoTableError(FitError):
+    def __init__(self, skipped: int) -> None:
+        self.skipped = f"; {skipped} lines of other text" if skipped else ""
+        super().__init__("no OSU benchmark table (a '# Size  Latency (us)' or "
+                         f"'# Size  Bandwidth (MB/s)' header) found{self.skipped}")  # fmt: skip
+
+
+class TableChoiceError(FitError):
+    """A log whose table is not chosen (several, and none or an unknown one named)."""
+
+    def __init__(self, message: str, log: OsuLog) -> None:
+        super().__init__(message)
+        self.log = log
+
+
+@dataclass
+class OsuTable:
+    """One benchmark's table in an OSU log: its title (``# OSU MPI Latency Test v7.3``,
+    if there is one), its ``# Size ...`` header and the rows under it."""
+
+    number: int  # 1, 2, ... in the order of the file
+    title: str  # "MPI Latency Test" ("" without a title line)
+    line: int  # the line of the header
+    columns: list[str]  # after Size
+    header: str = ""  # the header line as written
+    has_size: bool = True  # False for osu_barrier (a latency, no message size)
+    sizes: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)  # latency in us, or MB/s
+    spread: list[float] = field(default_factory=list)  # half the min-max range, us
+    rows: int = 0
+
+    @property
+    def kind(self) -> str:
+        if "avg" in self.columns:
+            return LATENCY
+        return BANDWIDTH if "mb/s" in self.columns else OTHER
+
+    @property
+    def test(self) -> str:
+        """The test's name: the title without "MPI" ("MPI-CUDA", ...)."""
+        return re.sub(r"^MPI\S*\s+", "", self.title, flags=re.IGNORECASE)
+
+    @property
+    def program(self) -> str:
+        return _program(self.test)
+
+    @property
+    def name(self) -> str:
+        """How the table is named to the user: the program, else its number."""
+        return self.program or f"table {self.number}"
+
+    @property
+    def benchmark(self) -> str:
+        """What the rows measure: tables with the same benchmark may be fitted together."""
+        return self.program or f"untitled {self.kind} table"
+
+    def describe(self) -> str:
+        test = f" ({self.test})" if self.test else ""
+        return f"{self.name}{test}: {_rows(self.rows)}, {self.kind}, line {self.line}"
+
+    def note(self) -> str:
+        """What the fitted times mean, where that is not the plain latency."""
+        if self.kind != BANDWIDTH:
+            return ""
+        counted = {"osu_bibw": " (whose bandwidth counts both directions together)",
+                   "osu_mbw_mr": " (whose bandwidth counts every pair together)"}  # fmt: skip
+        return (f"{self.name} is a bandwidth table{counted.get(self.program, '')}: each "
+                "time is bytes / bandwidth, the cost of one message in a stream of them "
+                "(throughput), not the latency of one message")  # fmt: skip
+
+    def add_row(self, lineno: int, cells: list[str], text: str) -> None:
+        self.rows += 1
+        if self.kind == OTHER:
+            return  # counted; refused only if chosen
+        values = cells[1:] if self.has_size else cells
+        row = dict(zip(self.columns, values, strict=False))
+        key = "avg" if self.kind == LATENCY else "mb/s"
+        if key not in row:
+            what = "latency" if key == "avg" else "bandwidth"
+            raise FitError(f"line {lineno}: no {what} in {text!r} (under the header "
+                           f"of line {self.line})")  # fmt: skip
+        size = _decimal(cells[0], lineno, text) if self.has_size else 0.0
+        value = _decimal(row[key], lineno, text)
+        if size < 0:
+            raise FitError(f"line {lineno}: a negative message size in {text!r}")
+        if self.kind == BANDWIDTH and value <= 0:
+            raise FitError(f"line {lineno}: a bandwidth of {row[key]} MB/s gives no time "
+                           f"per byte ({text!r})")  # fmt: skip
+        self.sizes.append(size)
+        self.values.append(value)
+        if "min" in row and "max" in row:
+            low, high = _decimal(row["min"], lineno, text), _decimal(row["max"], lineno, text)
+            self.spread.append((high - low) / 2)
+
+    def measurements(self, procs: int) -> Measurements:
+        """The rows as times in seconds at ``procs`` processes. A latency is converted
+        from microseconds; a bandwidth (OSU's MB: 10^6 bytes) becomes the time of
+        ``bytes`` at that rate, bytes / (MB/s * 1e6). Half the min-max range of a
+        latency table run with ``-f`` is the error estimate."""
+        if procs < 1:
+            raise FitError("the process count must be at least 1")
+        if self.kind == OTHER:
+            raise FitError(f"{self.name} (line {self.line}) has no latency (us) or bandwidth "
+                           f"(MB/s) column to fit: {self.header!r}")  # fmt: skip
+        if not self.values:
+            raise FitError(f"{self.name} (line {self.line}) has a header and no rows")
+        sizes = np.array(self.sizes)
+        values = np.array(self.values)
+        error = None
+        if self.kind == LATENCY:
+            seconds = values * 1e-6
+            if len(self.spread) == len(values) and all(s > 0 for s in self.spread):
+                error = np.array(self.spread) * 1e-6
+        else:
+            seconds = sizes / (values * 1e6)
+        return Measurements(np.full(len(values), float(procs)), sizes, seconds, error)
+
+
+def _rows(count: int) -> str:
+    return f"{count} row" + ("" if count == 1 else "s")
+
+
+def _decimal(cell: str, lineno: int, text: str) -> float:
+    value = float(cell) if _DECIMAL.match(cell) else math.nan
+    if not math.isfinite(value):
+        raise FitError(f"line {lineno}: {cell!r} is not a number (in {text!r})")
+    return value
+
+
+def _query(name: str) -> str:
+    """A table's name as the user may write it: "osu_latency", "Latency Test",
+    "# OSU MPI Allreduce Latency Test v7.3", "allreduce" -> lower case, one space."""
+    text = " ".join(name.lower().split())
+    text = re.sub(r"^#\s*", "", text)
+    text = re.sub(r"^osu\s+mpi\S*\s+", "", text)
+    text = re.sub(r"\s+v\d[\w.\-]*$", "", text)
+    return text
+
+
+@dataclass
+class OsuLog:
+    """The tables of an OSU log, and how many other lines (prose, launcher and
+    warning lines of a job's output) were skipped."""
+
+    tables: list[OsuTable]
+    skipped: int = 0
+    first_skipped: int | None = None  # the line number of the first skipped line
+
+    def listing(self) -> str:
+        """One line a table: number, name, test, rows, kind, line."""
+        width = max(len(t.name) for t in self.tables)
+        test_width = max(len(t.test) for t in self.tables)
+        return "\n".join(f"  {t.number:>2}  {t.name:<{width}}  {t.test:<{test_width}}  "
+                         f"{_rows(t.rows):>9}  {t.kind:<9}  line {t.line}"
+                         for t in self.tables)  # fmt: skip
+
+    def skipped_note(self) -> str:
+        """A sentence saying how many lines were skipped, and the first ("" for none)."""
+        if not self.skipped:
+            return ""
+        lines = "line was" if self.skipped == 1 else "lines were"
+        return (f"{self.skipped} {lines} not part of a table and skipped (prose, launcher "
+                f"or warning lines; the first is line {self.first_skipped})")  # fmt: skip
+
+    def find(self, name: str) -> OsuTable:
+        """The table named ``name``: its number, its program (``osu_latency``, or
+        ``latency``), its test name ("Latency Test", the whole title line) or a word of
+        it ("allreduce"), case-insensitive. An unknown or ambiguous name raises
+        TableChoiceError."""
+        query = _query(name)
+        if query.isdigit():
+            number = int(query)
+            if 1 <= number <= len(self.tables):
+                return self.tables[number - 1]
+            raise TableChoiceError(f"no table {number}: the file holds "
+                                   f"{len(self.tables)}", self)  # fmt: skip
+        exact = [t for t in self.tables
+                 if query and query in (t.program, t.program.removeprefix("osu_"),
+                                        _query(t.test), _query(t.title))]  # fmt: skip
+        found = exact or [t for t in self.tables
+                          if query and re.search(rf"(?<![\w-]){re.escape(query)}(?![\w-])",
+                                                 _query(t.test))]  # fmt: skip
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise TableChoiceError(f"no table named {name!r} in this file", self)
+        numbers = ", ".join(str(t.number) for t in found)
+        raise TableChoiceError(f"{name!r} names {len(found)} tables ({numbers}): give its "
+                               "number or a longer name", self)  # fmt: skip
+
+    def choose(self, name: str | None = None) -> OsuTable:
+        """The table named ``name``; without a name, the only table, or TableChoiceError
+        when there are several (mixed tables are never read as one)."""
+        if name is not None:
+            return self.find(name)
+        if len(self.tables) == 1:
+            return self.tables[0]
+        raise TableChoiceError(f"{len(self.tables)} benchmark tables in this file: "
+                               "choose one", self)  # fmt: skip
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def read_osu_log(text: str) -> OsuLog:
+    """Every table of an OSU micro-benchmark log: each ``# Size ...`` header (named by
+    the ``# OSU MPI ... Test`` line before it) starts a table, which runs to the next
+    title or header. Its rows are the lines that start with a number; other ``#``
+    lines (``# Datatype: MPI_CHAR.``) are OSU's comments; every other line (a job's
+    prose, ``srun``/``mpirun`` lines, warnings) is skipped and counted. Raises FitError
+    for a row that is not numbers (with its line) or when there is no table."""
+    tables: list[OsuTable] = []
+    table: OsuTable | None = None
+    title: str | None = None
+    skipped, first_skipped = 0, None
+    for lineno, line in enumerate(_lines(text), start=1):
         stripped = line.strip()
         if not stripped:
             continue
-        header = _OSU_HEADER.match(stripped)
-        if header:
-            columns = _osu_columns(header.group(1))
-            if "avg" not in columns:
-                raise FitError(f"line {lineno}: not a latency table ({stripped[1:].strip()})")
-            continue
         if stripped.startswith("#"):
+            named = _OSU_TITLE.match(stripped)
+            header = None if named else _OSU_HEADER.match(stripped)
+            if named:
+                table, title = None, named.group("title")
+            elif header:
+                sizeless = header.group("sizeless")
+                table = OsuTable(len(tables) + 1, title or "", lineno,
+                                 _osu_columns(sizeless or header.group("rest")),
+                                 stripped, has_size=sizeless is None)  # fmt: skip
+                tables.append(table)
+                title = None
             continue
-        if columns is None:
-            raise FitError(f"line {lineno}: a number before the '# Size  Latency (us)' header")
         cells = stripped.split()
-        try:
-            size = float(cells[0])
-            row = {name: float(v) for name, v in zip(columns, cells[1:], strict=False)}
-        except ValueError:
-            raise FitError(f"line {lineno}: not a number in {stripped!r}") from None
-        if "avg" not in row:
-            raise FitError(f"line {lineno}: no latency in {stripped!r}")
-        sizes.append(size)
-        times.append(row["avg"] * 1e-6)
-        if "min" in row and "max" in row:
-            spread.append((row["max"] - row["min"]) / 2 * 1e-6)
-    if not times:
-        raise FitError("no '# Size  Latency (us)' table with measurements found")
-    error = None
-    if len(spread) == len(times) and all(s > 0 for s in spread):
-        error = np.array(spread)
-    return Measurements(np.full(len(times), float(procs)), np.array(sizes), np.array(times),
-                        error)  # fmt: skip
+        if table is not None and _DECIMAL.match(cells[0]):
+            table.add_row(lineno, cells, stripped)
+            continue
+        skipped += 1
+        if first_skipped is None:
+            first_skipped = lineno
+    if not tables:
+        raise _NoTableError(skipped)
+    return OsuLog(tables, skipped, first_skipped)
 
 
-def read_measurements(text: str, procs: int | None = None) -> Measurements:
-    """A CSV (first line ``procs,...``) or OSU output (``procs`` required)."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    first = next((ln for ln in lines if not ln.startswith("#")), "")
-    if first.lower().startswith("procs"):
+def read_osu(text: str, procs: int, table: str | None = None) -> Measurements:
+    """The chosen table (see :meth:`OsuLog.choose`) of an OSU log as measurements at
+    ``procs`` processes."""
+    return read_osu_log(text).choose(table).measurements(procs)
+
+
+def is_csv(text: str) -> bool:
+    """Whether the first line that is not blank or ``#`` starts a ``procs,...`` CSV."""
+    lines = (ln.strip() for ln in _lines(text))
+    first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+    return first.lower().startswith("procs")
+
+
+def read_measurement_file(path: str | Path) -> str:
+    """The text of a measurement file: UTF-8 (a BOM is dropped), at most
+    :data:`MAX_MEASUREMENT_BYTES`. FitError if it is larger or not text; OSError as
+    ``open`` raises it."""
+    with open(path, "rb") as f:
+        data = f.read(MAX_MEASUREMENT_BYTES + 1)
+    if len(data) > MAX_MEASUREMENT_BYTES:
+        raise FitError(f"larger than {MAX_MEASUREMENT_BYTES // (1024 * 1024)} MB, the limit "
+                       "for a measurement file; not read")  # fmt: skip
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise FitError(f"line {line}: not UTF-8 text (byte {data[e.start]:#04x}); a measurement "
+                       "file is a CSV or an OSU benchmark's text output") from None  # fmt: skip
+
+
+def mixed_benchmarks(tables: Sequence[tuple[str, OsuTable]]) -> str | None:
+    """Why tables must not be fitted together, or None: ``tables`` are (where from,
+    table) pairs; tables of different benchmarks (osu_latency and osu_bw, or osu_bcast
+    and osu_allreduce) measure different things, and are never merged."""
+    if len({t.benchmark for _, t in tables}) <= 1:
+        return None
+    shown = ", ".join(f"{t.name} ({where})" for where, t in tables)
+    return (f"Not fitted: the tables are of different benchmarks ({shown}). Fit one "
+            "benchmark at a time: choose the same one in each file, or remove a file.")  # fmt: skip
+
+
+def read_source(text: str) -> Measurements | OsuLog:
+    """A measurement file's text: a CSV's measurements (first line ``procs,...``), or the
+    tables of OSU output (one to be chosen, and a process count given)."""
+    if is_csv(text):
         return read_csv(text)
-    if any(_OSU_HEADER.match(ln) for ln in lines):
-        if procs is None:
-            raise FitError("OSU benchmark output: give the number of processes it ran on")
-        return read_osu(text, procs)
-    raise FitError("not a procs,bytes,seconds[,error] CSV nor OSU benchmark output "
-                   "(no '# Size  Latency (us)' header)")  # fmt: skip
+    try:
+        return read_osu_log(text)
+    except _NoTableError as e:
+        raise FitError("not a procs,bytes,seconds[,error] CSV nor OSU benchmark output "
+                       f"(no '# Size  Latency (us)' or '# Size  Bandwidth (MB/s)' header{e.skipped})"
+                       ) from None  # fmt: skip
+
+
+def read_measurements(text: str, procs: int | None = None, table: str | None = None
+                      ) -> Measurements:  # fmt: skip
+    """A CSV or OSU output (``procs`` required; ``table`` chooses one of several
+    tables, see :meth:`OsuLog.choose`)."""
+    source = read_source(text)
+    if isinstance(source, Measurements):
+        if table is not None:
+            raise FitError("a procs,bytes,seconds CSV has no tables to choose from")
+        return source
+    chosen = source.choose(table)
+    if procs is None:
+        raise FitError("OSU benchmark output: give the number of processes it ran on")
+    return chosen.measurements(procs)

@@ -12,6 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_models"
+OSU_LOGS = ROOT / "tests" / "data" / "osu"  # OSU benchmark logs (see generate.py there)
 
 
 @pytest.fixture(autouse=True)

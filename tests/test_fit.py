@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import OSU_LOGS, SAMPLES
 
 from parasol_core import load
 from parasol_core.cli import main
@@ -16,12 +16,15 @@ from parasol_core.fit import (
     FitError,
     Form,
     Measurements,
+    TableChoiceError,
     fit,
     forms,
     gamma_q,
     read_csv,
+    read_measurement_file,
     read_measurements,
     read_osu,
+    read_osu_log,
 )
 from parasol_core.syntax.parser import loads
 
@@ -165,7 +168,14 @@ def test_osu_fit_gives_latency_plus_per_byte_time():
         ("procs,bytes,seconds\n1,2\n", "line 2: expected 3 values"),
         ("procs,bytes,seconds\n1,x,3\n", "line 2: not a number"),
         ("procs,bytes,seconds\n", "no measurements"),
-        ("# Size  Bandwidth (MB/s)\n1 2.0\n", "not a latency table"),
+        ("# Size  Bandwidth (MB/s)\n1 0.00\n", "line 2: a bandwidth of 0.00 MB/s"),
+        ("# Size  Latency (us)\n1 2.0\n8 fast\n", "line 3: 'fast' is not a number"),
+        ("# Size  Latency (us)\n1 2.0\n8\n", "line 3: no latency in '8'"),
+        ("# Size  Latency (us)\n1 nan\n", "line 2: 'nan' is not a number"),
+        ("# Size  Latency (us)\n-4 2.0\n", "line 2: a negative message size"),
+        ("# Size  Latency (us)\n1 1e999\n", "line 2: '1e999' is not a number"),
+        ("# Size  Overall(us)  Overlap(%)\n1 2.0 50\n", "no latency .* column to fit"),
+        ("# Size  Latency (us)\n", "has a header and no rows"),
         ("hello\n", "not a procs,bytes,seconds"),
     ],
 )
@@ -177,6 +187,160 @@ def test_bad_measurements_say_what_is_wrong(text, message):
 def test_too_few_points_is_an_error():
     with pytest.raises(FitError, match="too few"):
         fit(Measurements([2, 4], [8, 16], [1e-6, 2e-6], [1e-7, 1e-7]))
+
+
+# ---------------------------------------------------------------- real OSU logs
+
+
+def osu_log(name: str):
+    return read_osu_log((OSU_LOGS / name).read_text())
+
+
+def test_a_log_of_seven_benchmarks_is_seven_tables_never_one():
+    log = osu_log("job-seven-benchmarks.log")
+    assert [t.name for t in log.tables] == ["osu_latency", "osu_bw", "osu_bibw",
+                                            "osu_allreduce", "osu_bcast", "osu_alltoall",
+                                            "osu_barrier"]  # fmt: skip
+    assert [t.kind for t in log.tables] == ["latency"] + ["bandwidth"] * 2 + ["latency"] * 4
+    assert [t.rows for t in log.tables] == [23, 23, 23, 19, 21, 21, 1]
+    assert log.tables[5].test == "All-to-All Personalized Exchange Latency Test"
+    assert log.tables[0].line == 7  # its '# Size' header
+    # no table chosen: no measurements, a list instead
+    with pytest.raises(TableChoiceError, match="7 benchmark tables") as info:
+        read_measurements((OSU_LOGS / "job-seven-benchmarks.log").read_text(), procs=2)
+    listing = info.value.log.listing()
+    assert "osu_latency" in listing and "osu_barrier" in listing and "1 row " in listing
+
+
+def test_prose_launcher_and_warning_lines_are_skipped_and_counted():
+    log = osu_log("job-seven-benchmarks.log")
+    # 3 prose lines, 7 `+ srun` lines, a UCX warning inside the osu_bw table, "Finished"
+    assert log.skipped == 12 and log.first_skipped == 1
+    assert "12 lines were not part of a table" in log.skipped_note()
+    bw = log.choose("osu_bw")
+    assert bw.rows == 23  # the rows after the warning still belong to it
+    first = osu_log("prose-first-latency.log")  # "Number of tasks = 2" on line 1
+    assert len(first.tables) == 1 and first.tables[0].rows == 24  # sizes 0 to 4 MiB
+    assert first.skipped == 7
+    m = read_measurements((OSU_LOGS / "prose-first-latency.log").read_text(), procs=2)
+    assert m.bytes[0] == 0 and len(m) == 24
+
+
+@pytest.mark.parametrize(
+    "name, program",
+    [
+        ("osu_latency", "osu_latency"),
+        ("latency", "osu_latency"),
+        ("Latency Test", "osu_latency"),
+        ("LATENCY TEST", "osu_latency"),
+        ("# OSU MPI Latency Test v7.3", "osu_latency"),
+        ("Bandwidth Test", "osu_bw"),
+        ("osu_bibw", "osu_bibw"),
+        ("bi-directional bandwidth", "osu_bibw"),
+        ("allreduce", "osu_allreduce"),
+        ("Allreduce Latency Test", "osu_allreduce"),
+        ("broadcast", "osu_bcast"),
+        ("bcast", "osu_bcast"),
+        ("all-to-all", "osu_alltoall"),
+        ("4", "osu_allreduce"),
+    ],
+)
+def test_a_table_is_chosen_by_its_benchmark_name_case_insensitively(name, program):
+    assert osu_log("job-seven-benchmarks.log").choose(name).program == program
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("bandwidth", r"'bandwidth' names 2 tables \(2, 3\)"),
+        ("osu_reduce", "no table named 'osu_reduce'"),
+        ("9", "no table 9: the file holds 7"),
+    ],
+)
+def test_an_unknown_or_ambiguous_table_name_is_an_error_with_the_list(name, message):
+    log = osu_log("job-seven-benchmarks.log")
+    with pytest.raises(TableChoiceError, match=message) as info:
+        log.choose(name)
+    assert info.value.log is log  # the caller lists the tables
+
+
+def test_one_table_needs_no_name_but_a_wrong_name_is_still_wrong():
+    log = osu_log("osu_bw.txt")
+    assert log.choose().program == "osu_bw"
+    with pytest.raises(TableChoiceError, match="no table named 'latency'"):
+        log.choose("latency")
+
+
+def test_the_fitted_latency_is_that_of_the_chosen_table():
+    """The issue's log: read as one table, seven benchmarks gave 136 rows and a latency
+    well above osu_latency's; each table's own fit lies within 10% of its small-message
+    times."""
+    log = osu_log("job-seven-benchmarks.log")
+    for table in log.tables[:6]:
+        if table.kind != "latency":
+            continue
+        best = fit(table.measurements(2))[0]
+        small = np.median(table.values[:6]) * 1e-6  # the first six sizes: latency-bound
+        assert best.coefficients["c"] == pytest.approx(small, rel=0.10), table.name
+    latency = fit(log.choose("osu_latency").measurements(2))[0]
+    assert latency.form == Form(None, "bytes")
+    assert latency.coefficients["c"] == pytest.approx(9.6e-6, rel=0.05)
+    assert latency.coefficients["d"] == pytest.approx(1 / 2500e6, rel=0.05)  # 2500 MB/s
+
+
+def test_a_bandwidth_table_becomes_bytes_over_bandwidth_seconds():
+    """OSU's MB/s is 10^6 bytes a second: 1 MiB at 2800 MB/s takes 1048576 / 2.8e9 s."""
+    log = osu_log("job-seven-benchmarks.log")
+    bw = log.choose("osu_bw")
+    m = bw.measurements(2)
+    assert np.allclose(m.seconds, np.array(bw.sizes) / (np.array(bw.values) * 1e6))
+    row = bw.sizes.index(1048576)
+    assert m.seconds[row] == pytest.approx(1048576 / (bw.values[row] * 1e6))
+    assert m.error is None
+    # the streamed cost: a per-message gap (0.5 us) and 1 / the peak rate (2800 MB/s)
+    best = fit(m)[0]
+    assert best.coefficients["c"] == pytest.approx(0.5e-6, rel=0.1)
+    assert best.coefficients["d"] == pytest.approx(1 / 2800e6, rel=0.05)
+    assert "(throughput), not the latency" in bw.note()
+    assert "both directions" in log.choose("osu_bibw").note()
+    assert log.choose("osu_latency").note() == ""
+    # osu_bw v7.5 with a Validation column (Pass) reads the same way
+    alone = osu_log("osu_bw.txt").choose()
+    assert alone.kind == "bandwidth" and alone.rows == 23
+    assert fit(alone.measurements(2))[0].coefficients["d"] == pytest.approx(1 / 12000e6,
+                                                                            rel=0.05)  # fmt: skip
+
+
+def test_older_and_other_table_layouts():
+    log = osu_log("mixed-versions.log")
+    assert [(t.name, t.kind) for t in log.tables] == [
+        ("osu_bibw", "bandwidth"),  # v3.3: "Bi-Bandwidth (MB/s)"
+        ("osu_mbw_mr", "bandwidth"),  # "MB/s  Messages/s"
+        ("osu_allreduce", "latency"),  # -f: Min, Max, Iterations
+        ("osu_iallreduce", "other"),  # Overall(us) Compute(us) Pure Comm.(us) Overlap(%)
+    ]
+    full = log.choose("allreduce").measurements(8)
+    assert full.error is not None and set(full.procs) == {8.0}
+    assert np.allclose(full.error, 0.05 * full.seconds, rtol=0.05)  # half the min-max range
+    with pytest.raises(FitError, match="osu_iallreduce .* no latency .* column to fit"):
+        log.choose("iallreduce").measurements(8)
+    barrier = osu_log("job-seven-benchmarks.log").choose("barrier")  # no Size column
+    assert barrier.measurements(2).bytes.tolist() == [0.0]
+
+
+def test_measurement_files_are_capped_and_must_be_text(tmp_path, monkeypatch):
+    import parasol_core.fit as fit_module
+
+    path = tmp_path / "osu.log"
+    path.write_bytes(b"\xef\xbb\xbf# Size  Latency (us)\n1 2.0\n")
+    assert read_measurement_file(path).startswith("# Size")  # the BOM is dropped
+    path.write_bytes(b"# Size  Latency (us)\n1 2.0\n\x89PNG\n")
+    with pytest.raises(FitError, match="line 3: not UTF-8 text"):
+        read_measurement_file(path)
+    monkeypatch.setattr(fit_module, "MAX_MEASUREMENT_BYTES", 16)
+    path.write_text("# Size  Latency (us)\n1 2.0\n")
+    with pytest.raises(FitError, match="larger than"):
+        read_measurement_file(path)
 
 
 # ---------------------------------------------------------------- the CLI
@@ -244,3 +408,94 @@ def test_cli_errors(capsys, measured, tmp_path):
     osu.write_text(OSU_BCAST)
     status, _, err = run(capsys, "fit", model, "mpi.bcast", osu)
     assert status == 1 and "number of processes" in err
+
+
+# ---------------------------------------------------------------- the CLI on OSU logs
+
+
+def test_cli_several_tables_and_no_table_is_a_usage_error_listing_them(capsys):
+    model = SAMPLES / "grid4x4.machine"
+    log = OSU_LOGS / "job-seven-benchmarks.log"
+    status, out, err = run(capsys, "fit", model, "mpi.send", log, "--procs", "2")
+    assert status == 2 and out == ""
+    assert "7 benchmark tables in this file: choose one" in err
+    assert "osu_allreduce  Allreduce Latency Test" in err
+    assert "--table osu_latency" in err  # how to choose
+    status, _, err = run(capsys, "fit", model, "mpi.send", log, "--table", "osu_reduce")
+    assert status == 2 and "no table named 'osu_reduce'" in err and "osu_bcast" in err
+
+
+def test_cli_fits_the_named_table_and_notes_what_it_skipped(capsys):
+    model = SAMPLES / "grid4x4.machine"
+    log = OSU_LOGS / "job-seven-benchmarks.log"
+    status, out, err = run(capsys, "fit", model, "mpi.send", log, "--procs", "2",
+                           "--table", "Latency Test", "--json")  # fmt: skip
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["table"] == {"name": "osu_latency", "test": "Latency Test",
+                             "kind": "latency", "rows": 23, "line": 7}  # fmt: skip
+    assert data["candidates"][0]["coefficients"]["c"] == pytest.approx(9.6e-6, rel=0.05)
+    assert "note: " in err and "12 lines were not part of a table and skipped" in err
+    status, out, err = run(capsys, "fit", model, "mpi.bcast", log, "--procs", "2",
+                           "--table", "bcast")  # fmt: skip
+    assert status == 0, err
+    assert out.splitlines()[-1].startswith("mp.bcast = 6.0")  # the 6 us broadcast
+
+
+def test_cli_fits_a_bandwidth_table_with_a_note_on_what_it_means(capsys):
+    model = SAMPLES / "grid4x4.machine"
+    status, out, err = run(capsys, "fit", model, "mpi.send", OSU_LOGS / "osu_bw.txt",
+                           "--procs", "2", "--json")  # fmt: skip
+    assert status == 0, err
+    assert json.loads(out)["table"]["kind"] == "bandwidth"
+    assert "bytes / bandwidth" in err and "not the latency of one message" in err
+    assert "skipped" not in err  # nothing was
+
+
+def test_cli_bad_osu_input_says_where_and_why(capsys, tmp_path, measured):
+    model = SAMPLES / "grid4x4.machine"
+    bad = tmp_path / "osu.log"
+    bad.write_text("Number of tasks = 2\n# OSU MPI Latency Test v7.3\n"
+                   "# Size          Latency (us)\n1  1.5\n2  1.6e\n")  # fmt: skip
+    status, _, err = run(capsys, "fit", model, "mpi.send", bad, "--procs", "2")
+    assert status == 1 and "line 5: '1.6e' is not a number" in err
+    status, _, err = run(capsys, "fit", model, "mpi.bcast", measured, "--table", "bcast")
+    assert status == 2 and "a procs,bytes,seconds CSV has one" in err
+    binary = tmp_path / "osu.bin"
+    binary.write_bytes(b"\x00\xff\xfe garbage")
+    status, _, err = run(capsys, "fit", model, "mpi.send", binary, "--procs", "2")
+    assert status == 1 and "not UTF-8 text" in err and "Traceback" not in err
+    status, _, err = run(capsys, "fit", model, "mpi.send", OSU_LOGS / "mixed-versions.log",
+                         "--procs", "2", "--table", "iallreduce")  # fmt: skip
+    assert status == 1 and "no latency (us) or bandwidth (MB/s) column" in err
+
+
+def test_tables_of_different_benchmarks_are_not_fitted_together():
+    from parasol_core.fit import mixed_benchmarks
+
+    log = osu_log("job-seven-benchmarks.log")
+    latency, bw = log.choose("osu_latency"), log.choose("osu_bw")
+    other = osu_log("prose-first-latency.log").choose()
+    assert mixed_benchmarks([("a.log", latency), ("b.log", other)]) is None  # same benchmark
+    message = mixed_benchmarks([("a.log", latency), ("a.log", bw)])
+    assert message.startswith("Not fitted") and "osu_latency (a.log), osu_bw (a.log)" in message
+    assert mixed_benchmarks([("a", log.choose("bcast")), ("b", log.choose("allreduce"))])
+
+
+@pytest.mark.parametrize(
+    "header, row",
+    [
+        (
+            "# Size       Avg Latency(us)   P50 Tail Lat(us)   P90 Tail Lat(us)",
+            "8  2.50  2.40  3.10",
+        ),
+        (
+            "# Size          Latency (us)   P50 Tail Lat(us)   P99 Tail Lat(us)",
+            "8  2.50  2.40  3.90",
+        ),
+        ("# Size          Latency (us)        Validation", "8  2.50  Pass"),
+    ],
+)
+def test_omb7_extra_columns_are_ignored(header, row):
+    table = read_osu_log(f"# OSU MPI Latency Test v7.4\n{header}\n{row}\n").choose()
+    assert table.kind == "latency" and table.values == [2.5]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SAMPLES
+from conftest import OSU_LOGS, SAMPLES
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
@@ -250,7 +250,114 @@ def test_fit_dialog_reads_osu_output_and_reports_bad_files(open_window, tmp_path
     bad.write_text("procs,bytes\n1,2\n")
     assert not dialog.add_file(bad)
     assert "expected the header" in dialog.status.text()
+    binary = tmp_path / "osu.out"
+    binary.write_bytes(b"# Size  Latency (us)\n1 \xff\xfe\n")
+    assert not dialog.add_file(binary)
+    assert "osu.out: line 2: not UTF-8 text" in dialog.status.text()
+    garbled = tmp_path / "osu2.out"
+    garbled.write_text("# Size  Latency (us)\n1 1.0\n64 1.5x\n")
+    assert not dialog.add_file(garbled)
+    assert "line 3: '1.5x' is not a number" in dialog.status.text()
     assert len(dialog.sources) == 1
+
+
+def pick(qtbot, combo, text: str) -> None:
+    """Choose ``text`` in a combo box as a user does: click it open, arrow down to the
+    item, press Return."""
+    qtbot.mouseClick(combo, Qt.MouseButton.LeftButton)
+    view = combo.view()
+    qtbot.waitUntil(view.isVisible)
+    for _ in range(combo.count() + 1):
+        if view.currentIndex().data() == text:
+            break
+        qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.currentIndex().data() == text
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not view.isVisible())
+
+
+def open_send_fit(open_window, qtbot):
+    window = open_window()
+    page = window.pages["mpi"]
+    window.tabs.setCurrentWidget(page)
+    page.select("send")
+    dialog = page.open_fit_dialog()
+    qtbot.waitExposed(dialog)
+    return window, dialog
+
+
+def test_fit_dialog_lists_the_tables_of_a_log_and_fits_the_one_picked(open_window, qtbot):
+    window, dialog = open_send_fit(open_window, qtbot)
+    assert dialog.add_file(OSU_LOGS / "job-seven-benchmarks.log", procs=2)
+    # seven benchmarks: a list of them, and nothing fitted until one is chosen
+    assert dialog.table_row.isVisible()
+    names = [dialog.table_box.itemText(i) for i in range(dialog.table_box.count())]
+    assert names[:2] == ["osu_latency — Latency Test (23 rows)",
+                         "osu_bw — Bandwidth Test (23 rows, bandwidth)"]  # fmt: skip
+    assert names[-1] == "osu_barrier — Barrier Latency Test (1 row)"
+    assert dialog.table_box.currentIndex() == -1 and dialog.candidates == []
+    assert not dialog.write_button.isEnabled()
+    assert "holds 7 benchmark tables: choose one under Table" in dialog.status.text()
+    assert "12 lines were not part of a table and skipped" in dialog.notes.text()
+    assert "7 tables; choose one" in dialog.source_list.item(0).text()
+
+    pick(qtbot, dialog.table_box, names[0])
+    assert "osu_latency, 23 measurements" in dialog.source_list.item(0).text()
+    best = dialog.candidates[0]
+    assert best.coefficients["c"] == pytest.approx(9.6e-6, rel=0.05)  # not 15 us
+    assert dialog.expression.text() == f"mp.send = {best.expression()}"
+    points = [s for s in dialog.plot.series if s.points]
+    assert sum(len(s.x) for s in points) == 23
+    assert "job-seven-benchmarks.log: table osu_latency." in dialog.notes.text()
+    assert "bandwidth" not in dialog.notes.text()
+
+    # the bandwidth table: times are bytes / bandwidth, and the notes say what that means
+    pick(qtbot, dialog.table_box, names[1])
+    bw = dialog.candidates[0]
+    assert bw.coefficients["c"] == pytest.approx(0.5e-6, rel=0.1)
+    assert bw.coefficients["d"] == pytest.approx(1 / 2800e6, rel=0.05)
+    table = dialog.sources[0].table
+    (series,) = points = [s for s in dialog.plot.series if s.points]
+    assert np.allclose(series.y, np.array(table.sizes) / (np.array(table.values) * 1e6))
+    assert "osu_bw is a bandwidth table" in dialog.notes.text()
+    assert "not the latency of one message" in dialog.notes.text()
+    assert dialog.write()
+    doc = window.document
+    assert doc.machine.mpi.entries["send"].text == bw.expression()
+    assert doc.undo_stack.undoText() == "Fit mp.send"
+
+
+def test_fit_dialog_never_fits_different_benchmarks_together(open_window, qtbot):
+    _, dialog = open_send_fit(open_window, qtbot)
+    # one table: chosen without asking, the list stays hidden, skipped lines noted
+    assert dialog.add_file(OSU_LOGS / "prose-first-latency.log", procs=2)
+    assert not dialog.table_row.isVisible()
+    assert len(dialog.candidates) == 4 and len(dialog.measurements) == 24
+    assert "7 lines were not part of a table" in dialog.notes.text()
+    # a bandwidth file beside it: a warning and no fit, not a merge
+    assert dialog.add_file(OSU_LOGS / "osu_bw.txt", procs=2)
+    assert dialog.candidates == [] and not dialog.write_button.isEnabled()
+    text = dialog.status.text()
+    assert text.startswith("Not fitted: the tables are of different benchmarks")
+    assert "osu_latency (prose-first-latency.log)" in text and "osu_bw (osu_bw.txt)" in text
+    # the user selects the bandwidth file and removes it: the latency fit is back
+    dialog.source_list.setCurrentRow(1)
+    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
+    assert len(dialog.sources) == 1 and len(dialog.measurements) == 24
+    # the same benchmark from a job log is fitted with it once chosen there
+    assert dialog.add_file(OSU_LOGS / "job-seven-benchmarks.log", procs=2)
+    assert dialog.candidates == []  # until a table of the log is chosen
+    pick(qtbot, dialog.table_box, "osu_allreduce — Allreduce Latency Test (19 rows)")
+    assert "osu_allreduce (job-seven-benchmarks.log)" in dialog.status.text()
+    assert dialog.choose_table("latency")  # the same, by name
+    assert dialog.table_box.currentText() == "osu_latency — Latency Test (23 rows)"
+    assert len(dialog.measurements) == 24 + 23 and dialog.candidates
+    # a table with nothing to fit says why
+    assert dialog.add_file(OSU_LOGS / "mixed-versions.log", procs=2)
+    pick(qtbot, dialog.table_box,
+         "osu_iallreduce — Non-blocking Allreduce Latency Test (15 rows, other)")  # fmt: skip
+    assert "no latency (us) or bandwidth (MB/s) column" in dialog.status.text()
+    assert dialog.candidates == []
 
 
 def test_screenshots_include_the_runtime_window_and_fit_dialog(tmp_path):

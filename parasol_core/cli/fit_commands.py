@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from parasol_core.cli.common import (
     EXIT_ERRORS,
@@ -18,7 +17,17 @@ from parasol_core.cli.common import (
     save_or_fail,
 )
 from parasol_core.edit import EditError
-from parasol_core.fit import Candidate, FitError, fit, read_measurements
+from parasol_core.fit import (
+    Candidate,
+    FitError,
+    Measurements,
+    OsuLog,
+    OsuTable,
+    TableChoiceError,
+    fit,
+    read_measurement_file,
+    read_source,
+)
 from parasol_core.session import Session, SessionError
 
 SECTION_PREFIXES = {"pvm": "pv", "express": "ex", "mpi": "mp", "pv": "pv", "ex": "ex", "mp": "mp"}
@@ -32,13 +41,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(p, log p, p^2) and datafn in (bytes, bytes p, bytes log p, bytes p^2) by weighted "
         "least squares, ranks them by chi-squared and prints the best as an expression in "
         "ar.procs and ar.bytes (seconds; log is the natural logarithm). MEASUREMENTS is a "
-        "CSV with the header procs,bytes,seconds[,error], or the output of an OSU "
-        "micro-benchmark (osu_latency, osu_bcast, ...) with --procs.",
+        "CSV with the header procs,bytes,seconds[,error], or the output of OSU "
+        "micro-benchmarks (osu_latency, osu_bw, osu_bcast, ...) with --procs: a log of "
+        "several benchmarks is fitted one table at a time (--table), a bandwidth table as "
+        "seconds = bytes / bandwidth, and lines that are not part of a table are skipped.",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("primitive", metavar="SECTION.PRIMITIVE", help="e.g. mpi.bcast, pvm.send")
     p.add_argument("measurements", metavar="MEASUREMENTS")
     p.add_argument("--procs", type=int, metavar="N", help="processes an OSU benchmark ran on")
+    p.add_argument("--table", metavar="NAME",
+                   help="the OSU table to fit when the log holds several: its benchmark "
+                   "(osu_latency, allreduce, 'Bandwidth Test') or its number in the list "
+                   "the command prints")  # fmt: skip
     g = p.add_mutually_exclusive_group()
     g.add_argument("-o", "--output", metavar="OUT", help="write the model with the fit here")
     g.add_argument("-i", "--in-place", action="store_true", help="write the fit into FILE")
@@ -82,12 +97,26 @@ def cmd_fit(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace, session: Session) -> int:
     ref = reference(args.primitive)
     try:
-        text = Path(args.measurements).read_text(encoding="utf-8-sig")
+        text = read_measurement_file(args.measurements)
     except OSError as e:
         raise CommandError(f"{args.measurements}: cannot read: {e.strerror or e}",
                            EXIT_USAGE) from None  # fmt: skip
+    except FitError as e:
+        raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
+    table: OsuTable | None = None
     try:
-        candidates = fit(read_measurements(text, args.procs))
+        source = read_source(text)
+        if isinstance(source, OsuLog):
+            table, measurements = _osu_table(args, source)
+        elif args.table is not None:
+            raise CommandError(
+                f"{args.measurements}: --table chooses a table of OSU "
+                "output; a procs,bytes,seconds CSV has one",
+                EXIT_USAGE,
+            )
+        else:
+            measurements = source
+        candidates = fit(measurements)
     except FitError as e:
         raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
     chosen = candidates[0].expression()
@@ -97,6 +126,9 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.json:
         data = {"expression": chosen, "candidates": [c.to_data() for c in candidates]}
+        if table is not None:
+            data["table"] = {"name": table.name, "test": table.test, "kind": table.kind,
+                             "rows": table.rows, "line": table.line}  # fmt: skip
         sys.stdout.write(json.dumps(data, indent=1) + "\n")
     else:
         sys.stdout.write(report(candidates, ref))
@@ -109,3 +141,25 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
             raise CommandError("-o -: the model cannot share stdout with the fit", EXIT_USAGE)
         write_output(session.text(), args.output)
     return EXIT_OK
+
+
+def _osu_table(args: argparse.Namespace, log: OsuLog) -> tuple[OsuTable, Measurements]:
+    """The table of an OSU log that --table names (or its only one), as measurements at
+    --procs processes; notes on stderr for skipped lines and a bandwidth table. Several
+    tables and no --table, or a name that is not there: a usage error listing them."""
+    try:
+        table = log.choose(args.table)
+    except TableChoiceError as e:
+        example = next((t.name for t in log.tables if t.program), "1")
+        how = ("choose one with --table NAME or --table NUMBER, e.g. "
+               f"--table {example}")  # fmt: skip
+        raise CommandError(f"{args.measurements}: {e}; the tables:\n{log.listing()}\n{how}",
+                           EXIT_USAGE) from None  # fmt: skip
+    if args.procs is None:
+        raise FitError("OSU benchmark output: give the number of processes it ran on "
+                       "(--procs N)")  # fmt: skip
+    measurements = table.measurements(args.procs)
+    notes = [f"fitting {table.describe()}", log.skipped_note(), table.note()]
+    for note in filter(None, notes):
+        print(f"note: {args.measurements}: {note}", file=sys.stderr)
+    return table, measurements

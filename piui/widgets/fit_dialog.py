@@ -1,15 +1,19 @@
 """Fit a run-time primitive's cost to measured times (the data-sheet method).
 
 The user adds measurement files (a ``procs,bytes,seconds[,error]`` CSV, or the output of
-an OSU micro-benchmark with the number of processes it ran on); every form of the thesis
-is fitted (:func:`parasol_core.fit.fit`) and listed with chi-squared, Q and the
-coefficients with their standard errors, best first. The plot shows the measurements
-against the chosen fit and its min/max band. "Write" puts the chosen expression into the
-primitive as one undoable edit.
+OSU micro-benchmarks with the number of processes they ran on). A log holding several
+benchmarks shows its tables in a list (name and rows): the user picks one, and nothing is
+fitted until then; tables of different benchmarks are never fitted together
+(:func:`parasol_core.fit.mixed_benchmarks`). Every form of the thesis is fitted
+(:func:`parasol_core.fit.fit`) and listed with chi-squared, Q and the coefficients with
+their standard errors, best first. The plot shows the measurements against the chosen fit
+and its min/max band. "Write" puts the chosen expression into the primitive as one
+undoable edit.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QDialog,
     QFileDialog,
     QHBoxLayout,
@@ -24,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -34,13 +40,30 @@ from PySide6.QtWidgets import (
 
 from parasol_core import runtime
 from parasol_core.edit import EditError
-from parasol_core.fit import Candidate, FitError, Measurements, fit, read_measurements
+from parasol_core.fit import (
+    Candidate,
+    FitError,
+    Measurements,
+    OsuLog,
+    OsuTable,
+    fit,
+    mixed_benchmarks,
+    read_measurement_file,
+    read_source,
+)
 from parasol_core.session import SessionError
 from piui.widgets.cost_plot import PALETTE, CostPlot, Series
 
+HINT = ("Add measured times: a CSV with the header procs,bytes,seconds[,error], or OSU "
+        "benchmark output.")  # fmt: skip
 MAX_PROCESS_SERIES = 6  # more process counts than this: plot a spread of them
 
 PREFIX_SECTION = {"pv": "pvm", "ex": "express", "mp": "mpi"}
+
+
+def _skipped(source: Source) -> str:
+    note = source.log.skipped_note() if source.log is not None else ""
+    return f" {note}." if note else ""
 
 
 def _mono() -> QFont:
@@ -49,18 +72,57 @@ def _mono() -> QFont:
     return font
 
 
+@dataclass
+class Source:
+    """One added file: a CSV's measurements, or an OSU log and the table chosen of it."""
+
+    label: str
+    measurements: Measurements | None = None  # a CSV's, or the chosen table's
+    log: OsuLog | None = None
+    procs: int = 1  # the OSU run's processes
+    table: OsuTable | None = None
+    error: str = ""  # why the chosen table cannot be fitted
+
+    def choose(self, table: OsuTable) -> None:
+        self.table, self.measurements, self.error = table, None, ""
+        try:
+            self.measurements = table.measurements(self.procs)
+        except FitError as e:
+            self.error = f"{self.label}: {e}"
+
+    def text(self) -> str:
+        """The line in the list of sources."""
+        if self.log is None:
+            return f"{self.label}: {len(self.measurements)} measurements"
+        head = f"{self.label} ({self.procs} processes)"
+        if self.table is None:
+            return f"{head}: {len(self.log.tables)} tables; choose one"
+        m = self.measurements
+        count = f"{len(m)} measurements" if m is not None else "not fitted"
+        return f"{head}: {self.table.name}, {count}"
+
+
+def table_text(table: OsuTable) -> str:
+    """A table as the table list shows it: name, test, rows (and kind if not latency)."""
+    test = f" — {table.test}" if table.test else ""
+    kind = f", {table.kind}" if table.kind != "latency" else ""
+    rows = f"{table.rows} row" + ("" if table.rows == 1 else "s")
+    return f"{table.name}{test} ({rows}{kind})"
+
+
 class FitDialog(QDialog):
     def __init__(self, document, ref: str, parent: QWidget | None = None) -> None:  # noqa: ANN001
         super().__init__(parent)
         self.document = document
         self.ref = ref
         self.setWindowTitle(f"Fit {ref} from measurements")
-        self.sources: list[tuple[str, Measurements]] = []
+        self.sources: list[Source] = []
         self.candidates: list[Candidate] = []
         self.measurements: Measurements | None = None
 
         self.source_list = QListWidget()
         self.source_list.setMaximumHeight(3 * self.source_list.fontMetrics().height() + 8)
+        self.source_list.currentRowChanged.connect(self._show_tables)
         add = QPushButton("Add CSV or OSU file…")
         add.clicked.connect(self._browse)
         self.procs_box = QSpinBox()
@@ -68,6 +130,10 @@ class FitDialog(QDialog):
         self.procs_box.setValue(2)
         self.procs_box.setToolTip("The number of processes an OSU benchmark ran on (its "
                                   "output does not say); a CSV gives its own")  # fmt: skip
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove the selected file's measurements")
+        self.remove_button.clicked.connect(self.remove_current)
+        self.remove_button.setEnabled(False)
         clear = QPushButton("Clear")
         clear.clicked.connect(self.clear)
         buttons = QHBoxLayout()
@@ -75,7 +141,28 @@ class FitDialog(QDialog):
         buttons.addWidget(QLabel("OSU processes"))
         buttons.addWidget(self.procs_box)
         buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
         buttons.addWidget(clear)
+
+        # the tables of the selected source, when its log holds several benchmarks
+        self.table_label = QLabel("Table")
+        self.table_box = QComboBox()
+        self.table_box.setPlaceholderText("Choose a table…")
+        self.table_box.setToolTip("The benchmark to fit: a log of several benchmarks is "
+                                  "fitted one table at a time")  # fmt: skip
+        self.table_box.currentIndexChanged.connect(self._table_chosen)
+        table_row = QHBoxLayout()
+        table_row.addWidget(self.table_label)
+        table_row.addWidget(self.table_box, 1)
+        self.table_row = QWidget()
+        self.table_row.setLayout(table_row)
+        table_row.setContentsMargins(0, 0, 0, 0)
+        self.table_row.hide()
+        # what was read from OSU logs: the table fitted, lines skipped, what it means
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #555;")
+        self.notes.hide()
 
         self.table = QTableWidget(0, 6)
         self.table.setHorizontalHeaderLabels(["Form", "χ²", "Q", "c (s)", "s (s)", "d (s/byte)"])
@@ -104,9 +191,11 @@ class FitDialog(QDialog):
         self.expression.setFont(_mono())
         self.expression.setWordWrap(True)
         self.expression.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.status = QLabel("Add measured times: a CSV with the header "
-                             "procs,bytes,seconds[,error], or OSU benchmark output.")  # fmt: skip
+        self.status = QLabel(HINT)
         self.status.setWordWrap(True)
+        # wrapped labels keep the height of their lines; the splitter gives way instead
+        for label in (self.notes, self.status):
+            label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.write_button = QPushButton(f"Write into {ref}")
         self.write_button.setEnabled(False)
         self.write_button.clicked.connect(self.write)
@@ -129,6 +218,8 @@ class FitDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(buttons)
         layout.addWidget(self.source_list)
+        layout.addWidget(self.table_row)
+        layout.addWidget(self.notes)
         layout.addWidget(split, 1)
         layout.addWidget(self.expression)
         layout.addLayout(bottom)
@@ -144,26 +235,82 @@ class FitDialog(QDialog):
 
     def add_file(self, path: str | Path, procs: int | None = None) -> bool:
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
+            text = read_measurement_file(path)
         except OSError as e:
             self._error(f"{path}: {e.strerror or e}")
+            return False
+        except FitError as e:
+            self._error(f"{Path(path).name}: {e}")
             return False
         return self.add_text(text, Path(path).name, procs)
 
     def add_text(self, text: str, label: str, procs: int | None = None) -> bool:
         """Measurements from a CSV or OSU output (``procs``: the OSU run's processes,
-        else the dialog's)."""
+        else the dialog's). A log of several tables is added with none chosen."""
         procs = self.procs_box.value() if procs is None else procs
         try:
-            m = read_measurements(text, procs)
+            found = read_source(text)
         except FitError as e:
             self._error(f"{label}: {e}")
             return False
-        osu = not any(ln.strip().lower().startswith("procs") for ln in text.splitlines())
-        self.sources.append((f"{label}" + (f" ({procs} processes)" if osu else ""), m))
-        self.source_list.addItem(f"{self.sources[-1][0]}: {len(m)} measurements")
+        if isinstance(found, Measurements):
+            source = Source(label, measurements=found)
+        else:
+            source = Source(label, log=found, procs=procs)
+            if len(found.tables) == 1:
+                source.choose(found.tables[0])
+        self.sources.append(source)
+        self.source_list.addItem(source.text())
+        self.source_list.setCurrentRow(len(self.sources) - 1)
         self.refit()
         return True
+
+    def choose_table(self, name: str | int, source: int = -1) -> bool:
+        """Choose a table of a source's log by name or number (as the list does)."""
+        if not self.sources:
+            return False
+        chosen = self.sources[source]
+        if chosen.log is None:
+            return False
+        try:
+            table = chosen.log.find(str(name))
+        except FitError as e:
+            self._error(str(e))
+            return False
+        self.source_list.setCurrentRow(self.sources.index(chosen))
+        self.table_box.setCurrentIndex(table.number - 1)
+        return True
+
+    def _show_tables(self, row: int) -> None:
+        """The table list of the selected source (shown for a log of several tables)."""
+        source = self.sources[row] if 0 <= row < len(self.sources) else None
+        tables = source.log.tables if source is not None and source.log is not None else []
+        self.table_box.blockSignals(True)
+        self.table_box.clear()
+        for table in tables:
+            self.table_box.addItem(table_text(table))
+        self.table_box.setCurrentIndex(source.table.number - 1 if source and source.table else -1)
+        self.table_box.blockSignals(False)
+        self.table_label.setText(f"Table of {source.label}" if source else "Table")
+        self.table_row.setVisible(len(tables) > 1)
+        self.remove_button.setEnabled(source is not None)
+
+    def _table_chosen(self, index: int) -> None:
+        row = self.source_list.currentRow()
+        if index < 0 or not 0 <= row < len(self.sources) or self.sources[row].log is None:
+            return
+        source = self.sources[row]
+        source.choose(source.log.tables[index])
+        self.source_list.item(row).setText(source.text())
+        self.refit()
+
+    def remove_current(self) -> None:
+        row = self.source_list.currentRow()
+        if 0 <= row < len(self.sources):
+            del self.sources[row]
+            self.source_list.takeItem(row)
+            self._show_tables(self.source_list.currentRow())
+            self.refit()
 
     def load_beside_model(self) -> bool:
         """Measurements kept beside the model as ``measurements/STEM.SECTION.NAME.csv``."""
@@ -179,6 +326,7 @@ class FitDialog(QDialog):
     def clear(self) -> None:
         self.sources.clear()
         self.source_list.clear()
+        self._show_tables(-1)
         self.refit()
 
     # ---- fitting
@@ -187,9 +335,15 @@ class FitDialog(QDialog):
         self.candidates = []
         self.measurements = None
         self.table.setRowCount(0)
-        if self.sources:
+        problem = self._problem()
+        if problem:
+            self._error(problem)
+        elif not self.sources:
+            self.status.setStyleSheet("")
+            self.status.setText(HINT)
+        else:
             try:
-                self.measurements = Measurements.concat([m for _, m in self.sources])
+                self.measurements = Measurements.concat([s.measurements for s in self.sources])
                 self.candidates = fit(self.measurements)
             except FitError as e:
                 self._error(str(e))
@@ -218,7 +372,34 @@ class FitDialog(QDialog):
             self.status.setStyleSheet("")
             self.status.setText(f"{len(self.measurements)} measurements, "
                                 f"{len(self.candidates)} forms; best first.{note}")  # fmt: skip
+        notes = self._notes()
+        self.notes.setText(notes)
+        self.notes.setVisible(bool(notes))
         self._chosen_changed()
+
+    def _problem(self) -> str:
+        """Why the sources cannot be fitted now ("" if they can)."""
+        for source in self.sources:
+            if source.log is not None and source.table is None:
+                return (f"{source.label} holds {len(source.log.tables)} benchmark tables: "
+                        "choose one under Table.")  # fmt: skip
+            if source.error:
+                return source.error
+        tables = [(s.label, s.table) for s in self.sources if s.table is not None]
+        return mixed_benchmarks(tables) or ""
+
+    def _notes(self) -> str:
+        """What was read from OSU logs: the table fitted (or to choose), the lines
+        skipped, and what a bandwidth table's times mean; one line a file."""
+        lines = []
+        for source in self.sources:
+            if source.log is None:
+                continue
+            fitted = f"table {source.table.name}." if source.table else "no table chosen."
+            note = source.table.note() if source.table else ""
+            lines.append(f"{source.label}: {fitted}{_skipped(source)}"
+                         + (f" {note}." if note else ""))  # fmt: skip
+        return "\n".join(lines)
 
     def chosen(self) -> Candidate | None:
         rows = self.table.selectionModel().selectedRows()
