@@ -460,7 +460,9 @@ def simulate_routes(
     lib = _kernel()
     if sharing != "max" or opts.extended:
         usage = usage_of(table, ids, opts)
-        why = "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
+        why = (
+            "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
+        )
         try:
             work = check_flow_work(usage, m, sharing, why)
             run_flow(trace, usage, sharing, work)
