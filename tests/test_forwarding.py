@@ -169,6 +169,16 @@ def test_an_annotation_inside_a_link_is_ignored_with_a_warning():
     assert any("belongs directly in the topology" in d.message for d in machine.src.diagnostics)
 
 
+def test_an_annotation_in_a_virtual_topology_is_ignored_with_a_warning():
+    text = GRID.read_text()
+    at = text.index("begin virtual") + len("begin virtual")
+    text = text[:at] + "\n        # piui: duplex = 0.1" + text[at:]
+    machine = loads(text)
+    assert any("not a virtual one" in d.message for d in machine.src.diagnostics)
+    assert machine.hardware().duplex is None
+    assert dumps(machine) == text
+
+
 def test_a_negative_forwarding_cost_set_by_a_program_is_a_phase_error(t800):
     t800.topologies[0].forward = -1.0
     try:

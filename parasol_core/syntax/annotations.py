@@ -73,6 +73,16 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
                                    f"{first.line}); the last one is used", line, column, file))  # fmt: skip
             src.values[key] = vs
             setattr(topo, key, value)
+    for virt in machine.virtuals:
+        src = virt.__dict__.get("src")
+        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+            continue
+        for m in _NOTE.finditer(text, src.body_start, src.insert_at):
+            if lines is None:
+                lines = LineIndex(text)
+            line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+            found.append(_warn(f"'# piui: {m.group(1)}' belongs in the hardware topology "
+                               "section, not a virtual one; ignored", line, column, file))  # fmt: skip
     return found
 
 
