@@ -25,6 +25,8 @@ MAX_INT = 2**63 - 1
 MAX_ID = 2**31 - 1
 """The largest id (ids are 32-bit in the PARASOL II tools)."""
 MIN_INT = 0
+MAX_PHASE_MESSAGES = 1_000_000
+"""The most messages one communication phase may have (the estimator refuses more)."""
 MAX_LINE_LENGTH = 1_000_000
 LINE_ENDS = "\n\r\x0b"
 

@@ -42,6 +42,9 @@ TIMING = "timing"
 EXPR = "expr"
 CONNECT = "connect"
 SHAPE = "shape"
+# A number in a `# piui: KEY = VALUE` comment line (forwarding cost, duplex links):
+# an extension that 1994 readers skip as a comment (see syntax/annotations.py).
+NOTE = "note"
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,8 @@ class Topology(Block):
     KEYWORD: ClassVar[str] = "topology"
     FIELDS: ClassVar[tuple[Field, ...]] = (
         Field("shape", "shape", SHAPE),
+        Field("forward", "forward", NOTE),
+        Field("duplex", "duplex", NOTE),
         Field("id", "id", INT),
         Field("name", "name", STR),
         Field("setup", "setup", TIMING),
@@ -206,6 +211,12 @@ class Topology(Block):
     TABLES: ClassVar[tuple[Table, ...]] = (Table("types", "procid", INT, "p[{}]"),)
 
     shape: tuple[int, ...] | None = None
+    # Extensions (docs/decisions.md, "Per-hop forwarding and duplex links"): seconds a
+    # processor spends per byte forwarding a message that is not its own (None: none,
+    # as in 1994), and whether two-processor links are full duplex, with the fraction
+    # of a direction's time per byte that traffic the other way adds (None: shared).
+    forward: float | None = None
+    duplex: float | None = None
     id: int | None = None
     name: str | None = None
     setup: Timing | None = None

@@ -354,3 +354,23 @@ def test_main_window_goes_to_links_and_mappings(qtbot, sample_copy):
     assert grid.virtual_box.currentData() == TORUS
     window.overview.topologyActivated.emit("virtual", 2)
     assert window.panels["mapping-editor"].virtual().id == 2
+
+
+def test_the_mapping_editor_shows_forwarding_figures_on_hardware_with_a_cost(
+    qtbot, document, tmp_path
+):
+    from parasol_core.topology.mapping import forwarding_figures
+
+    doc = document()
+    w = random_mapping_editor(qtbot, doc, seed=7)
+    assert "forwarding" not in w.metrics.text()  # a 1994 model: as before
+    doc.machine.hardware().forward = 6.083333333333333e-07  # PAMELA's T800, per byte
+    w.refresh_quality_only()
+    core = mapping_quality(doc.machine, TORUS)
+    figures = forwarding_figures(doc.machine, core)
+    assert figures.forwarded_hops == round(core.virtual_links * (core.dilation_mean - 1)) > 0
+    assert figures.worst_per_byte == pytest.approx(9.1e-07 + 6.083333333333333e-07)
+    assert f"<b>forwarding</b> {figures.forwarded_hops} hop(s) forwarded" in w.metrics.text()
+    assert "1.518e-06 s/byte" in w.metrics.text()
+    qtbot.wait(50)  # the label re-laid out (docs/screenshots/mapping-forwarding.png)
+    assert w.grab().save(str(tmp_path / "mapping-forwarding.png"))

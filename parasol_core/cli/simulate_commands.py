@@ -19,6 +19,7 @@ BUSIEST = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from parasol_core.topology.flow import SHARING, SHARING_HELP
     from parasol_core.topology.patterns import PATTERNS
 
     p = sub.add_parser(
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run the event trace of a phase: every message takes its hardware "
         "route, spends the route's latency, then moves its bytes at 1 / max(speed x "
         "messages in flight) over its links, recomputed whenever a message starts or "
-        "ends. Prints the makespan, the time with no contention (each message alone) "
+        "ends (a topology's '# piui: forward' and '# piui: duplex' annotations add forwarders "
+        "and link directions; --sharing maxmin shares max-min fairly). Prints the makespan, the time with no contention (each message alone) "
         "and the busiest links; --json prints every message's start and end and every "
         "link's busy time and largest load.",
     )
@@ -43,6 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dim", metavar="D", help="dimension for shift: 0, 1, 2 or x, y, z")
     p.add_argument("--root", type=int, metavar="R", help="root of the broadcasts (default 1)")
     p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument(
+        "--sharing",
+        choices=SHARING,
+        default="max",
+        help="how messages share a link: "
+        + "; ".join(f"{k}: {v}" for k, v in SHARING_HELP.items()),
+    )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_simulate)
 
@@ -81,6 +90,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             dim=args.dim,
             root=args.root,
             virtual=args.virtual,
+            sharing=args.sharing,
         )
     except PhaseError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None

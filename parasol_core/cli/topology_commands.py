@@ -125,7 +125,8 @@ def _hardware(machine: Machine):  # noqa: ANN202
 @run
 def cmd_route(args: argparse.Namespace) -> int:
     from parasol_core.topology.errors import RoutingError
-    from parasol_core.topology.index import route
+    from parasol_core.topology.flow import forwarders, options_of, route_per_byte
+    from parasol_core.topology.index import index_of, route
     from parasol_core.topology.virtual import virtual_route
 
     machine = load_or_fail(args.file)
@@ -140,6 +141,10 @@ def cmd_route(args: argparse.Namespace) -> int:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     print(f"processors: {_numbers(r.processors)}")
     print(f"links: {_numbers(r.links)}")
+    opts = options_of(hw)
+    if opts.forward is not None:  # a forwarding cost: who pays it, and the pace alone
+        print(f"forwarded by: {_numbers(forwarders(r)) or '-'}")
+        print(f"seconds per byte alone: {route_per_byte(index_of(hw), r, opts):.12g}")
     return EXIT_OK
 
 

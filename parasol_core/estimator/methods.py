@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import limits
 from parasol_core.block import estimate_block
 from parasol_core.engine import Engine
 from parasol_core.estimator.binary import Binary, ColumnRef
@@ -57,6 +58,7 @@ from parasol_core.model import Machine
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.parser import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.flow import SHARING, forwarders, options_of, route_per_byte
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
 from parasol_core.topology.network import RouteTable
 from parasol_core.topology.virtual import (
@@ -370,11 +372,16 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
             r = virtual_route(loaded.machine, virtual, src, dst)
     except RoutingError as e:
         raise _routing(e) from None
-    return {
+    out = {
         "route": loaded.route_id(src, dst, virtual),
         "processors": list(r.processors),
         "links": list(r.links),
     }
+    opts = options_of(loaded.index.topology)
+    if opts.forward is not None:  # only then: other models answer as before
+        out["forwarders"] = forwarders(r)
+        out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)
+    return out
 
 
 def _pairs_array(pairs: Any) -> np.ndarray:
@@ -609,7 +616,7 @@ def estimate_block_method(
 # --------------------------------------------------------------------------- phases
 
 
-MAX_PHASE_MESSAGES = 1_000_000
+MAX_PHASE_MESSAGES = limits.MAX_PHASE_MESSAGES
 
 
 @method("estimate.phase", bulk=True)
@@ -622,9 +629,11 @@ def estimate_phase(
     dim: int | str | None = None,
     root: int | None = None,
     virtual: int | None = None,
+    sharing: str = "max",
 ) -> dict:
     """The event trace of a communication phase (docs/topology.md): ``messages`` as
-    ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``."""
+    ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``;
+    ``sharing`` ``"max"`` (PARASOL's, the default) or ``"maxmin"`` (max-min fair)."""
     from parasol_core.topology.phases import PhaseError, simulate
 
     loaded = svc.model(model)
@@ -643,9 +652,11 @@ def estimate_phase(
             raise ParamError("bytes must be a finite number, 0 or more")
     if root is not None:
         check_int("root", root)
+    if not isinstance(sharing, str) or sharing not in SHARING:
+        raise ParamError(f"sharing must be one of {', '.join(SHARING)}")
     try:
         result = simulate(loaded.machine, messages=messages, pattern=pattern, bytes=bytes,
-                          dim=dim, root=root, virtual=virtual)  # fmt: skip
+                          dim=dim, root=root, virtual=virtual, sharing=sharing)  # fmt: skip
     except (PhaseError, RoutingError, ValueError) as e:
         raise ParamError(str(e)) from None
     return result.to_json()

@@ -24,6 +24,7 @@ from typing import Any
 from parasol_core.limits import MAX_LINE_LENGTH
 from parasol_core.model import Machine, all_blocks
 from parasol_core.syntax import fastscan, reader
+from parasol_core.syntax.annotations import read_annotations
 from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
@@ -149,6 +150,7 @@ def _loads(text: str | bytes, path: str | None) -> Machine:
     if text.startswith(BOM):
         diagnostics = [_bom_shifted(d, text) for d in diagnostics]
         _bom_shift_sources(machine)
+    diagnostics += read_annotations(machine, text, file)
     _clip(machine, text)
     machine.src.diagnostics = diagnostics
     machine.src.path = file

@@ -25,6 +25,7 @@ from parasol_core.model import (
     CONNECT,
     EXPR,
     INT,
+    NOTE,
     SHAPE,
     STR,
     TIMING,
@@ -74,12 +75,16 @@ def format_value(kind: str, value: Any) -> str:
         return " ".join(str(n) for n in [len(numbers), *numbers])
     if kind == SHAPE:
         return " ".join(str(n) for n in value)
+    if kind == NOTE:
+        return format_number(float(value))
     raise ValueError(f"unknown value kind {kind!r}")
 
 
 def definition(f: Field, value: Any) -> str:
     if f.kind == SHAPE:
         return f"# piui: shape = {format_value(SHAPE, value)}"
+    if f.kind == NOTE:
+        return f"# piui: {f.keyword} = {format_value(NOTE, value)}"
     return f"{f.keyword} = {format_value(f.kind, value)}"
 
 
@@ -458,6 +463,8 @@ def _reads_back(kind: str, current: Any, loaded: Any) -> bool:
         current = Timing(float(current))
     elif kind == SHAPE:
         return tuple(current) == tuple(loaded)
+    elif kind == NOTE:
+        return float(current) == float(loaded)
     elif kind == EXPR and isinstance(current, str):
         return current.strip() == loaded.text
     return _same(kind, current, loaded)

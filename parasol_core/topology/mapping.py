@@ -510,3 +510,34 @@ def swap(mapping: Mapping[int, int], a: int, b: int) -> dict[int, int]:
     out = {v: b for v in on_a}
     out.update({v: a for v in on_b})
     return out
+
+
+# --------------------------------------------------------------------------- forwarding
+
+
+@dataclass(frozen=True)
+class ForwardingFigures:
+    """What a forwarding cost (``# piui: forward``) makes of a mapping: the forwarding
+    steps over all virtual links (one per processor between a link's ends) and the
+    seconds per byte of the slowest virtual link alone (its slowest link's speed, plus
+    the forwarding cost when it passes through another processor; the hardware's
+    slowest link speed is taken, exact when the links are alike)."""
+
+    forwarded_hops: int
+    worst_per_byte: float
+
+
+def forwarding_figures(machine: Machine, quality: MappingQuality) -> ForwardingFigures | None:
+    """:class:`ForwardingFigures` for a mapping's quality; None when the hardware has no
+    forwarding cost (a 1994 model)."""
+    from parasol_core.topology.flow import options_of
+
+    hw = hardware_of(machine)
+    forward = options_of(hw).forward
+    if forward is None or not quality.virtual_links:
+        return None
+    speeds = index_of(hw).speed
+    slowest = float(np.nanmax(speeds)) if speeds.shape[0] else 0.0
+    hops = round(quality.virtual_links * (quality.dilation_mean - 1))
+    worst = slowest + forward if quality.dilation_max > 1 else slowest
+    return ForwardingFigures(forwarded_hops=hops, worst_per_byte=worst)

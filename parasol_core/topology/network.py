@@ -12,6 +12,10 @@ how long one of them takes. For a message of ``b`` bytes on route ``R`` in state
 where ``n_S(l)`` is how many routes in ``S`` cross link ``l`` (a route counts once per
 link, however often it crosses it). A route of no links (a message to oneself) takes no
 time. Topology setup times are not part of it.
+
+A topology with a forwarding cost or duplex links (``# piui: forward``, ``# piui:
+duplex``) has its loads from :mod:`.flow` instead: the same max over the resources a
+route uses, with forwarders and link directions among them.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import numpy as np
 
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.flow import NetOptions, options_of, state_per_byte
 from parasol_core.topology.index import FREE_COUNT, Route, TopologyIndex, index_of
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
 
@@ -165,6 +170,16 @@ class RouteTable:
             )
         return self._arrays
 
+    def processor_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(processors, ends)``: route ``i`` (id ``i + 1``) visits
+        ``processors[ends[i]:ends[i + 1]]``."""
+        return np.array(self._procs, dtype=np.int64), np.array(self._proc_ends, dtype=np.int64)
+
+    @property
+    def options(self) -> NetOptions:
+        """The topology's extensions (forwarding cost, duplex links), as when indexed."""
+        return options_of(self.index.topology)
+
     def state(self, route_ids: Iterable[int] = ()) -> NetworkState:
         """A network state of this table's routes."""
         return NetworkState(self, route_ids)
@@ -275,6 +290,10 @@ class NetworkState:
         index = self.table.index
         lat, spd = index.latency[mine], index.speed[mine]
         _check_timings(index, mine, lat, spd)
+        opts = self.table.options
+        if opts.extended:  # forwarding cost or duplex links (flow.py)
+            per = state_per_byte(self.table, self.counts, np.asarray([route_id]), opts)
+            return float(lat.sum() + nbytes * per[0])
         return float(lat.sum() + nbytes * (spd * self.loads[mine]).max())
 
     def transfer_times(self, route_ids: Any = None, nbytes: Any = 1.0) -> np.ndarray:
@@ -303,6 +322,9 @@ class NetworkState:
         np.cumsum(hops[:-1], out=starts[1:])
         latency = _segment_reduce(np.add, lat, starts, hops)
         worst = _segment_reduce(np.maximum, per_byte, starts, hops)
+        opts = self.table.options
+        if opts.extended:  # forwarding cost or duplex links (flow.py)
+            worst = np.where(hops > 0, state_per_byte(self.table, self.counts, ids, opts), 0.0)
         return latency + np.asarray(nbytes, dtype=np.float64) * worst
 
 

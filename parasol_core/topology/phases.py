@@ -43,6 +43,13 @@ import numpy as np
 from parasol_core import _native
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.flow import (
+    FlowLimitError,
+    check_flow_work,
+    check_sharing,
+    run_flow,
+    usage_of,
+)
 from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
 
 # Ends predicted within this relative distance of the earliest one are one event: they
@@ -355,13 +362,17 @@ def simulate_phase(
     machine: Machine,
     messages: Sequence[Message] | Sequence[Mapping[str, Any]] | MessageArrays | str,
     virtual: VirtualTopology | int | None = None,
+    sharing: str = "max",
 ) -> PhaseResult:
     """Run the event trace of a phase on the machine's hardware topology.
 
     ``messages``: :class:`Message` objects, decoded JSON objects, JSON text or
     :class:`MessageArrays`; with ``virtual`` (a virtual topology or its id), ``src`` and
-    ``dst`` are its virtual processors. Raises :class:`PhaseError` on bad input.
+    ``dst`` are its virtual processors. ``sharing``: ``"max"`` (PARASOL's, the default)
+    or ``"maxmin"`` (max-min fair, :mod:`.flow`). Raises :class:`PhaseError` on bad
+    input.
     """
+    _sharing(sharing)
     arrays = _as_arrays(messages)
     _check(arrays)
     try:
@@ -369,7 +380,14 @@ def simulate_phase(
         ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
     except RoutingError as e:
         raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None
-    return simulate_routes(table, ids, arrays)
+    return simulate_routes(table, ids, arrays, sharing)
+
+
+def _sharing(sharing: str) -> None:
+    try:
+        check_sharing(sharing)
+    except ValueError as e:
+        raise PhaseError(str(e)) from None
 
 
 def table_or_none(machine: Machine, virtual: VirtualTopology | int | None) -> RouteTable | None:
@@ -400,10 +418,12 @@ def simulate(
     dim: int | str | None = None,
     root: int | None = None,
     virtual: VirtualTopology | int | None = None,
+    sharing: str = "max",
 ) -> PhaseResult:
     """A phase given either as ``messages`` or as a ``pattern`` name with ``bytes``
     (and ``dim`` for ``shift``, ``root`` for the broadcasts): what the command line and
-    the estimator's ``estimate.phase`` call."""
+    the estimator's ``estimate.phase`` call. ``sharing``: see :func:`simulate_phase`."""
+    _sharing(sharing)
     if (messages is None) == (pattern is None):
         raise PhaseError("give either messages or a pattern, not both")
     if pattern is not None:
@@ -412,15 +432,20 @@ def simulate(
         if bytes is None:
             raise PhaseError(f"the {pattern} pattern needs a message size (bytes)")
         messages = make_pattern_arrays(machine, pattern, bytes, dim=dim, root=root, virtual=virtual)
-    return simulate_phase(machine, messages, virtual)
+    return simulate_phase(machine, messages, virtual, sharing)
 
 
 # --------------------------------------------------------------------------- the trace
 
 
-def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) -> PhaseResult:
+def simulate_routes(
+    table: RouteTable, route_ids: Any, messages: MessageArrays, sharing: str = "max"
+) -> PhaseResult:
     """The event trace on routes already plotted: message ``i`` takes route
-    ``route_ids[i]`` of ``table``."""
+    ``route_ids[i]`` of ``table``. With max-min ``sharing``, or on a topology with a
+    forwarding cost or duplex links, the trace of :mod:`.flow` (Python) runs, after
+    its work is estimated and refused past :data:`.flow.MAX_FLOW_WORK`."""
+    _sharing(sharing)
     _check(messages)
     ids = np.asarray(route_ids, dtype=np.int64)
     m = len(messages)
@@ -428,8 +453,22 @@ def simulate_routes(table: RouteTable, route_ids: Any, messages: MessageArrays) 
         raise PhaseError("one route id per message")
     order = _topological_order(messages) if messages.after_ptr is not None else None
     trace = _Trace(table, ids, messages)
+    try:
+        opts = table.options
+    except RoutingError as e:
+        raise PhaseError(str(e)) from None
     lib = _kernel()
-    if lib is not None and trace.native_usable():
+    if sharing != "max" or opts.extended:
+        usage = usage_of(table, ids, opts)
+        why = (
+            "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
+        )
+        try:
+            work = check_flow_work(usage, m, sharing, why)
+            run_flow(trace, usage, sharing, work)
+        except FlowLimitError as e:
+            raise PhaseError(str(e)) from None
+    elif lib is not None and trace.native_usable():
         trace.run_native(lib)
     else:
         trace.run()

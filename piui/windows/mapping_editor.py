@@ -35,6 +35,7 @@ from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.mapping import (
     MappingMetrics,
     MappingQuality,
+    forwarding_figures,
     make_mapping,
     mapping_quality,
     mapping_schemes,
@@ -223,6 +224,17 @@ class MappingEditorWindow(QWidget):
         self.canvas.set_virtual(self._pairs, v.mapping)
         self.quality = self._show_quality(self._current_quality(), self.metrics, "")
 
+    def _forwarding_text(self, q: MappingQuality) -> str:
+        """The forwarding figures, on hardware with a forwarding cost (else nothing)."""
+        try:
+            f = forwarding_figures(self.document.machine, q)
+        except RoutingError:
+            return ""
+        if f is None:
+            return ""
+        return (f"<br><b>forwarding</b> {f.forwarded_hops} hop(s) forwarded; slowest "
+                f"virtual link alone {f.worst_per_byte:.4g} s/byte")  # fmt: skip
+
     def _current_quality(self) -> MappingQuality | RoutingError:
         if self._metrics is not None:
             return self._metrics.quality()
@@ -245,6 +257,7 @@ class MappingEditorWindow(QWidget):
                 if q.congestion > 1
                 else "no hardware link carries two)"
             )
+            + self._forwarding_text(q)
         )
         self.canvas.set_hot_links(q.congested_links if q.congestion > 1 else ())
         return q

@@ -1,0 +1,149 @@
+"""Number annotations of a hardware topology: ``# piui: forward = X`` and
+``# piui: duplex = X`` comment lines (docs/decisions.md, "Per-hop forwarding and duplex
+links").
+
+To the grammar (and to any 1994 reader) they are comments: lark, the hand-written reader
+and the fast path all skip them. After a file is parsed, :func:`read_annotations` looks
+for them directly inside each topology section and sets ``topology.forward`` and
+``topology.duplex``, with a source record (``src.values``) like any other value's, so
+the lossless writer changes the number in place after an edit, removes the line when
+the value is set to None, inserts it when one is set, and leaves an unedited file byte
+for byte as it was.
+
+Bad annotations (not a number, negative, not finite, or in a nested section) are
+ignored with a warning that gives the line and says why; the model then behaves as if
+the line were an ordinary comment.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from parasol_core.model import Machine, Topology
+from parasol_core.syntax.diagnostics import WARNING, Diagnostic
+from parasol_core.syntax.source import LineIndex, ValueSource
+
+#: the keys a topology section reads, and what each number means
+KEYS = {
+    "forward": "seconds per byte a processor spends forwarding a message that passes through it",
+    "duplex": "the fraction by which traffic the other way slows a full-duplex link",
+}
+# The largest duplex overhead taken: acknowledgements cost at most as much as the data.
+MAX_DUPLEX = 1.0
+
+# `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
+# followed by an ordinary `#` comment)
+_NOTE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
+
+
+def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diagnostic]:
+    """Set ``forward`` and ``duplex`` of every hardware topology from its annotation
+    lines; the warnings about those that could not be read."""
+    found: list[Diagnostic] = []
+    lines: LineIndex | None = None
+    for topo in machine.topologies:
+        src = topo.__dict__.get("src")
+        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+            continue
+        nested = _nested_spans(topo)
+        for m in _NOTE.finditer(text, src.body_start, src.insert_at):
+            if lines is None:
+                lines = LineIndex(text)
+            key = m.group(1)
+            line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+            if any(a <= m.start() < b for a, b in nested):
+                found.append(_warn(f"'# piui: {key}' belongs directly in the topology "
+                                   "section, not in a link or procid section; ignored",
+                                   line, column, file))  # fmt: skip
+                continue
+            value, why = _number(key, m.group(2), m.group(3))
+            vstart = m.start(3) + len(m.group(3)) - len(m.group(3).lstrip())
+            vend = vstart + len(_value_text(m.group(3)))
+            vs = ValueSource(value, vstart, vend, m.start(), _line_end(text, m.end()), line, column)
+            if why is not None:
+                found.append(_warn(f"'# piui: {key}' ignored: {why}", line, column, file))
+                if key in src.values:
+                    continue  # an earlier good one stands
+            elif key in src.values:
+                first = src.values[key]
+                src.shadowed.setdefault(key, []).append((first.line_start, first.line_end))
+                found.append(_warn(f"'# piui: {key}' is given again (first on line "
+                                   f"{first.line}); the last one is used", line, column, file))  # fmt: skip
+            src.values[key] = vs
+            setattr(topo, key, value)
+    for virt in machine.virtuals:
+        src = virt.__dict__.get("src")
+        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+            continue
+        for m in _NOTE.finditer(text, src.body_start, src.insert_at):
+            if lines is None:
+                lines = LineIndex(text)
+            line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+            found.append(_warn(f"'# piui: {m.group(1)}' belongs in the hardware topology "
+                               "section, not a virtual one; ignored", line, column, file))  # fmt: skip
+    return found
+
+
+def _warn(message: str, line: int, column: int, file: str | None) -> Diagnostic:
+    return Diagnostic(WARNING, message, line, column, file, ("topology",))
+
+
+def _value_text(rest: str) -> str:
+    """The value in the rest of the line: up to an ordinary comment, blanks trimmed."""
+    return rest.split("#", 1)[0].strip()
+
+
+def _number(key: str, eq: str, rest: str) -> tuple[float | None, str | None]:
+    """The annotation's number, or None and why not."""
+    text = _value_text(rest)
+    if not eq:
+        return None, f"expected '# piui: {key} = NUMBER' ({KEYS[key]})"
+    try:
+        value = float(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        return None, f"expected one number ({KEYS[key]}), found {shown!r}"
+    if not math.isfinite(value):
+        return None, f"{text!r} is not a finite number"
+    if value < 0:
+        return None, f"{text} is negative; it must be 0 or more ({KEYS[key]})"
+    if key == "duplex" and value > MAX_DUPLEX:
+        return None, (f"{text} is more than {MAX_DUPLEX:g}: acknowledgements would cost "
+                      "more than the data they acknowledge")  # fmt: skip
+    return value, None
+
+
+def _line_end(text: str, pos: int) -> int:
+    """Just past the line end at ``pos`` (a `\\r\\n` counts as one)."""
+    if text.startswith("\r\n", pos):
+        return pos + 2
+    return pos + 1 if pos < len(text) else pos
+
+
+def _nested_spans(topo: Topology) -> list[tuple[int, int]]:
+    """Character ranges of the sub-sections of a topology (procid, linklist)."""
+    src: Any = topo.__dict__["src"]
+    spans = []
+    for ts in list(src.tables.values()) + list(src.containers.values()):
+        if ts.start is not None and ts.end is not None:
+            spans.append((ts.start, ts.end))
+    for link in src.children.get("links", []):
+        d = link.__dict__
+        if "src" in d:
+            spans.append((d["src"].start, d["src"].end))
+    return spans
+
+
+def check_annotation(key: str, value: object) -> float | None:
+    """A value for ``topology.forward`` / ``topology.duplex`` as set by a program: None,
+    or a number the annotation can hold; ValueError saying why not."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key} must be a number, not {value!r}")
+    number, why = _number(key, "=", repr(float(value)))
+    if why is not None:
+        raise ValueError(f"{key}: {why}")
+    return number
