@@ -147,6 +147,12 @@ def slot(
         if p == "to":
             return _attr(topo, fld, "to", label)
         if p == "tp":
+            from parasol_core.topology.shape import processor_count
+
+            n = processor_count(topo)
+            if not 1 <= ref.indices[1] <= n:
+                raise EditError(f"'{ref}': topology {ident} has processors 1..{n}, not "
+                                f"{ref.indices[1]}")  # fmt: skip
             return Slot(topo, "types", INT, ref.indices[1], label)
         link = topo.link_by_id(ref.indices[1])
         if link is None:

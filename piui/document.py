@@ -12,7 +12,9 @@ through ``document.session``, and redraw from these signals:
 * ``structureChanged()``: sections, links or expressions were added, removed or
   re-identified; redraw lists;
 * ``scalersChanged()``: group-scaler factors changed;
-* ``modelReset()``: another model was opened.
+* ``modelReset()``: another model was opened;
+* ``selectionChanged()``: the session's selection changed (chosen, pruned after an
+  edit, or emptied for another model).
 """
 
 from __future__ import annotations
@@ -26,7 +28,17 @@ from PySide6.QtGui import QAction
 
 from parasol_core.engine import Engine
 from parasol_core.model import Machine, Processor
-from parasol_core.session import EDIT, OPEN, REDO, SAVED, UNDO, VALIDATED, Change, Session
+from parasol_core.session import (
+    EDIT,
+    OPEN,
+    REDO,
+    SAVED,
+    SELECTED,
+    UNDO,
+    VALIDATED,
+    Change,
+    Session,
+)
 from parasol_core.session.history import History
 from parasol_core.session.session import read_model
 from parasol_core.syntax.parser import load
@@ -146,6 +158,7 @@ class Document(QObject):
     pathChanged = Signal(str)
     diagnosticsChanged = Signal(object)  # list[Diagnostic]
     currentProcessorChanged = Signal(object)  # processor id or None
+    selectionChanged = Signal()  # the session's selection (chosen, pruned, or a new model)
 
     # Keyboard steps on one control less than this many seconds apart are one undo
     # step, as a drag is.
@@ -196,9 +209,8 @@ class Document(QObject):
         the current processor stays where it still exists. Raises ModelSyntaxError or
         OSError and keeps the current model then."""
         current = self._current_processor
-        machine, stamp = read_model(self.session.path)
-        self.session.replace(machine, self.session.path, stamp)
-        if current is not None and machine.processor(current) is not None:
+        self.session.reload()
+        if current is not None and self.machine.processor(current) is not None:
             self.set_current_processor(current)
         log.info("reloaded %s", self.path)
 
@@ -278,6 +290,9 @@ class Document(QObject):
             self.pathChanged.emit(str(self.path) if self.path else "")
             self.currentProcessorChanged.emit(self._current_processor)
             self.diagnosticsChanged.emit(self.diagnostics)
+            self.selectionChanged.emit()
+        elif change.reason == SELECTED:
+            self.selectionChanged.emit()
         elif change.reason == SAVED:
             self.pathChanged.emit(str(self.path) if self.path else "")
         elif change.reason == VALIDATED:

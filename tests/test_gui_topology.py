@@ -8,6 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from parasol_core.session import Session
+from parasol_core.syntax.parser import load
 from parasol_core.topology import generate
 from parasol_core.topology.mapping import make_mapping, mapping_quality, mapping_schemes
 from parasol_core.topology.virtual import virtual_route
@@ -132,18 +133,119 @@ def test_every_mapping_scheme_applies(qtbot, document):
             for r in range(w.schemes.count())] == mapping_schemes()  # fmt: skip
 
 
-def test_add_and_remove_a_virtual_topology(qtbot, document):
+def _answer_add_dialog(monkeypatch, **choices):
+    """The Add… dialog, answered as a user would: pick what ``choices`` say, press OK."""
+    from PySide6.QtWidgets import QDialog
+
+    from piui.widgets.add_virtual_dialog import AddVirtualDialog
+
+    def accept(dialog):
+        if "routing" in choices:
+            dialog.routing.setCurrentIndex(dialog.routing.findData(choices["routing"]))
+        if "count" in choices:
+            dialog.count.setValue(choices["count"])
+        if "name" in choices:
+            dialog.name.setText(choices["name"])
+            dialog.name.textEdited.emit(choices["name"])
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(AddVirtualDialog, "exec", accept)
+
+
+def test_add_by_the_button_makes_a_valid_savable_virtual_topology(qtbot, document, tmp_path,
+                                                                  monkeypatch):  # fmt: skip
     doc = document()
     w = shown(qtbot, MappingEditorWindow(doc))
     before = len(doc.machine.virtuals)
-    virt = w.add_virtual("2Dtorus")
+    errors = sum(d.is_error for d in doc.session.revalidate())
+    _answer_add_dialog(monkeypatch, routing="2Dtorus")
+    qtbot.mouseClick(w.add_button, Qt.MouseButton.LeftButton)
     assert len(doc.machine.virtuals) == before + 1
-    assert w.virtual() is doc.machine.virtual(virt.id)
-    assert w.quality == mapping_quality(doc.machine, virt.id)
+    virt = doc.machine.virtuals[-1]
+    assert (virt.routing, virt.name, virt.processor_count) == ("2Dtorus", "2Dtorus on 16", 16)
+    assert virt.mapping == {p: p for p in range(1, 17)}
+    assert virt.id == max(v.id for v in doc.machine.virtuals[:-1]) + 1  # virtual ids only
+    assert w.virtual() is virt and w.quality == mapping_quality(doc.machine, virt.id)
+    assert sum(d.is_error for d in doc.session.revalidate()) == errors
+    doc.save(tmp_path / "added.machine")  # nothing the GUI creates is unsavable
+    assert load(tmp_path / "added.machine").virtual(virt.id).routing == "2Dtorus"
     w.remove_virtual()
     assert len(doc.machine.virtuals) == before
     doc.session.undo()
     assert doc.machine.virtual(virt.id) is not None
+
+
+def test_a_virtual_topologys_name_id_and_count_are_editable(qtbot, document, monkeypatch):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    _answer_add_dialog(monkeypatch, routing="1Dtorus", count=8)
+    qtbot.mouseClick(w.add_button, Qt.MouseButton.LeftButton)
+    virt = doc.machine.virtuals[-1]
+    assert virt.name == "1Dtorus on 8" and len(virt.mapping) == 8
+    w.count_edit.setValue(12)
+    w.count_edit.editingFinished.emit()
+    assert virt.processor_count == 12 and virt.name == "1Dtorus on 12"
+    assert sorted(virt.mapping) == list(range(1, 13))
+    w.name_edit.setText("ring of twelve")
+    w.name_edit.editingFinished.emit()
+    w.id_edit.setValue(40)
+    w.id_edit.editingFinished.emit()
+    assert (virt.id, virt.name) == (40, "ring of twelve")
+    assert w.virtual() is virt
+    taken = doc.machine.virtuals[0].id
+    w.id_edit.setValue(taken)
+    w.id_edit.editingFinished.emit()
+    assert virt.id == 40 and "already" in w.message.text()
+    assert not [d for d in doc.session.revalidate() if d.is_error]
+
+
+def test_the_mapping_as_text_typed_and_pasted(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    v = w.virtual()
+    assert w.mapping_edit.text() == " ".join(str(v.mapping[k]) for k in range(1, 17))
+    reverse = " ".join(str(h) for h in range(16, 0, -1))
+    w.mapping_edit.setFocus()
+    w.mapping_edit.selectAll()
+    qtbot.keyClicks(w.mapping_edit, reverse)
+    qtbot.keyClick(w.mapping_edit, Qt.Key.Key_Return)
+    assert v.mapping == {k: 17 - k for k in range(1, 17)}
+    assert doc.session.history.undo_label.startswith("Type the mapping")
+    w.mapping_edit.setText("1 2 3")
+    qtbot.keyClick(w.mapping_edit, Qt.Key.Key_Return)
+    assert "16 processors" in w.message.text() and v.mapping[1] == 16
+    w.mapping_edit.setText(" ".join(["99"] + [str(h) for h in range(2, 17)]))
+    qtbot.keyClick(w.mapping_edit, Qt.Key.Key_Return)
+    assert "virtual processor 1" in w.message.text() and "not 99" in w.message.text()
+
+
+def test_the_scheme_list_shows_what_the_mapping_is(qtbot, document):
+    doc = document()
+    w = shown(qtbot, MappingEditorWindow(doc))
+    w.apply_scheme("identity")
+    assert w.schemes.currentItem().data(Qt.ItemDataRole.UserRole) == "identity"
+    w.swap(1, 2)  # a manual swap: no scheme any more
+    assert w.schemes.currentItem() is None and not w.apply_scheme_button.isEnabled()
+    doc.session.undo()
+    assert w.schemes.currentItem().data(Qt.ItemDataRole.UserRole) == "identity"
+
+
+def test_the_grid_view_and_the_mapping_editor_share_the_virtual_topology(qtbot, document,
+                                                                         monkeypatch):  # fmt: skip
+    doc = document()
+    grid = shown(qtbot, GridViewWindow(doc))
+    w = shown(qtbot, MappingEditorWindow(doc))
+    _answer_add_dialog(monkeypatch, routing="1Dtorus")
+    qtbot.mouseClick(w.add_button, Qt.MouseButton.LeftButton)
+    added = doc.machine.virtuals[-1].id
+    assert grid.virtual_box.currentData() == added  # the editor's choice, drawn
+    first = doc.machine.virtuals[0].id
+    grid.virtual_box.setCurrentIndex(grid.virtual_box.findData(first))
+    assert w.virtual().id == first
+    w.remove_virtual()  # the chosen one goes: both fall back to the first left
+    left = doc.machine.virtuals[0].id
+    assert left != first
+    assert grid.virtual_box.currentData() == w.virtual().id == left
 
 
 def test_the_x_link_group_moves_maxtotalspd(qtbot, document):

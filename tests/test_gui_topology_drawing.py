@@ -152,7 +152,7 @@ def test_wrap_links_and_dense_virtual_links_equal_a_fresh_drawing(qtbot, documen
     assert_same_picture(grid.canvas)
     gcel = document("parsytec-gcel.machine")
     editor = shown(qtbot, MappingEditorWindow(gcel))
-    editor.add_virtual("2Dtorus")
+    editor.select_virtual(gcel.session.new_virtual("2Dtorus").id)
     editor.apply_scheme("random")
     assert len(editor.canvas.virtual_pairs) > VIRTUAL_AA_LIMIT  # drawn thin and aliased
     assert_same_picture(editor.canvas)
@@ -164,7 +164,8 @@ def test_drags_on_gcel_give_the_core_mapping_and_figures(qtbot, document):
     """Drag and drop on a big model: the incrementally kept figures are the core's."""
     doc = document("parsytec-gcel.machine")
     w = shown(qtbot, MappingEditorWindow(doc), size=(900, 900))
-    virt = w.add_virtual("2Dtorus")
+    virt = doc.session.new_virtual("2Dtorus")
+    w.select_virtual(virt.id)
     w.seed.setValue(11)
     w.apply_scheme("random")
     assert doc.machine.virtual(virt.id).mapping == make_mapping(doc.machine, virt.id, "random",

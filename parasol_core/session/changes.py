@@ -23,6 +23,7 @@ REDO = "redo"
 OPEN = "open"  # another model was opened: redraw everything
 SAVED = "saved"  # the file name or the saved state changed; the model did not
 VALIDATED = "validated"  # the diagnostics were recomputed
+SELECTED = "selected"  # the selection changed (chosen, or pruned after an edit)
 
 
 @dataclass(frozen=True)

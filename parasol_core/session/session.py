@@ -39,12 +39,13 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.scalers import ScalerState, move_factor, reset_factors
-from parasol_core.session import disk
+from parasol_core.session import disk, selection
 from parasol_core.session.changes import (
     EDIT,
     OPEN,
     REDO,
     SAVED,
+    SELECTED,
     UNDO,
     VALIDATED,
     Change,
@@ -60,9 +61,15 @@ from parasol_core.session.history import (
     SetState,
     Step,
 )
+from parasol_core.session.selection import Selection
+from parasol_core.topology.shape import processor_count
 
 Observer = Callable[[Change], None]
 
+
+# A link added to a topology with no timed link to copy (seconds, seconds per byte).
+DEFAULT_LINK_LATENCY = 1e-5
+DEFAULT_LINK_SPEED = 1e-6
 
 # Fields no expression can read: changing them needs no re-evaluation.
 _UNREFERENCED = frozenset({"name", "routing", "shape"})
@@ -105,6 +112,7 @@ class Session:
         self._open: Step | None = None
         self._drag: tuple[Any, str, Processor, dict[str, Timing], ScalerState] | None = None
         self.disk_stamp: Stamp | None = None  # the file as read or last written
+        self.selection: Selection = selection.initial(self.machine)
 
     # ------------------------------------------------------------------ files
 
@@ -130,6 +138,7 @@ class Session:
         self.machine = machine
         self.path = Path(path) if path is not None else None
         self.disk_stamp = stamp
+        self.selection = selection.initial(machine)
         self.engine = Engine(machine)
         self.history.clear()
         self._scalers.clear()
@@ -144,7 +153,9 @@ class Session:
         if self.path is None:
             raise SessionError("the model has no file to reload")
         machine, stamp = read_model(self.path)
+        kept = self.selection
         self.replace(machine, self.path, stamp)
+        self._prune(kept)  # the same file: what still exists stays selected
 
     def disk_status(self) -> str:
         """How the session's file on disk stands against what the session read or last
@@ -355,7 +366,39 @@ class Session:
         change = Change(reason, label, tuple(fields), frozenset(keys), derived, rebuild,
                         scalers, diagnostics=False)  # fmt: skip
         self._publish(change)
+        if rebuild or change.touches(Topology):
+            self._prune(self.selection)
         return change
+
+    # ------------------------------------------------------------------ selection
+
+    def select(self, topology_id: int | None, processors: object = (), links: object = (),
+               ) -> Selection:  # fmt: skip
+        """Select processors and links of the hardware topology ``topology_id``.
+        Raises SelectionError (a SessionError) naming what the model lacks, and keeps
+        the selection then."""
+        try:
+            new = selection.make(self.machine, topology_id, processors, links,
+                                 self.selection.virtual_id)  # fmt: skip
+        except selection.SelectionError as e:
+            raise SessionError(str(e)) from None
+        self._selected(new)
+        return new
+
+    def choose_virtual(self, virt_id: int | None) -> None:
+        """The virtual topology the windows look at (the grid view draws its links, the
+        mapping editor edits it). SessionError when the model has no such one."""
+        if virt_id is not None and self.machine.virtual(virt_id) is None:
+            raise SessionError(f"the model has no virtual topology {virt_id}")
+        self._selected(selection.choosing(self.selection, virt_id))
+
+    def _prune(self, kept: Selection) -> None:
+        self._selected(selection.pruned(self.machine, kept))
+
+    def _selected(self, new: Selection) -> None:
+        if new != self.selection:
+            self.selection = new
+            self._publish(Change(SELECTED, "selection"))
 
     # ------------------------------------------------------------------ values
 
@@ -618,10 +661,40 @@ class Session:
             raise SessionError(f"there is no virtual topology with id {virt_id}")
         return virt
 
+    def new_link(self, topo_id: int, a: int, b: int, latency: Timing | None = None,
+                 speed: Timing | None = None) -> Link:  # fmt: skip
+        """Add a link between processors ``a`` and ``b``: the next free link id, and,
+        unless given, the latency and speed of the topology's first timed link (a new
+        topology's: :data:`DEFAULT_LINK_LATENCY`, :data:`DEFAULT_LINK_SPEED`)."""
+        topo = self._topology(topo_id)
+        first = next((lk for lk in topo.links if lk.latency and lk.speed), None)
+        link = Link(
+            id=max((lk.id for lk in topo.links if isinstance(lk.id, int)), default=0) + 1,
+            latency=latency or (first.latency if first else Timing(DEFAULT_LINK_LATENCY)),
+            speed=speed or (first.speed if first else Timing(DEFAULT_LINK_SPEED)),
+            connect=[a, b],
+        )
+        return self.add_link(topo_id, link)
+
     def add_link(self, topo_id: int, link: Link) -> Link:
-        """Add a link at the end of a topology's link list (its count follows)."""
+        """Add a link at the end of a topology's link list (its count follows). Refused
+        (SessionError, nothing changed): an id in use or out of range, a connect list
+        that is not two or more different processors of the topology, a latency or
+        speed that is not a non-negative number."""
         topo = self._topology(topo_id)
         self.check_new_id(link.id, topo.links, "link")
+        n = processor_count(topo)
+        ends = link.connect or []
+        if len(ends) < 2 or len(set(ends)) != len(ends):
+            raise SessionError(f"a link joins two or more different processors, not {ends!r}")
+        bad = next((p for p in ends if isinstance(p, bool) or not isinstance(p, int)
+                    or not 1 <= p <= n), None)  # fmt: skip
+        if bad is not None:
+            raise SessionError(f"topology {topo_id} has processors 1..{n}, not {bad!r}")
+        for what in ("latency", "speed"):
+            t = getattr(link, what)
+            if not isinstance(t, Timing) or not math.isfinite(t.mean) or t.mean < 0:
+                raise SessionError(f"a link {what} must be a non-negative number, not {t!r}")
         with self._operation(f"Add link {link.id} to topology {topo_id}"):
             self._record(ListEdit(topo, "links", len(topo.links), link))
             self._set(topo, "link_count", len(topo.links))
@@ -680,13 +753,88 @@ class Session:
             for v, h in mapping.items():
                 self._set(virt, "mapping", h, v)
 
+    def new_virtual(self, routing: str, processors: int | None = None, name: str | None = None,
+                    ) -> VirtualTopology:  # fmt: skip
+        """Add a virtual topology with ``routing`` (which says its virtual links) on the
+        hardware topology: the next free virtual id (virtual and hardware ids are
+        separate), as many processors as the hardware unless told, virtual processor v
+        on hardware processor v (wrapping round when there are more virtual ones), and
+        the name "ROUTING on N" unless given."""
+        hw = self.machine.hardware()
+        if hw is None:
+            raise SessionError("the model has no hardware topology to map onto")
+        n_hw = processor_count(hw)
+        n = n_hw if processors is None else processors
+        ids = [v.id for v in self.machine.virtuals if isinstance(v.id, int)]
+        virt = VirtualTopology(
+            shape=tuple(hw.shape) if hw.shape and n == n_hw else None,
+            id=max(ids, default=0) + 1,
+            name=name if name is not None else f"{routing} on {n}",
+            setup=hw.setup,
+            routing=routing,
+            processor_count=n,
+            mapping=_wrapped(n, n_hw) if isinstance(n, int) and not isinstance(n, bool) else {},
+        )
+        return self.add_virtual(virt)
+
     def add_virtual(self, virtual: VirtualTopology) -> VirtualTopology:
+        """Add a virtual topology. Refused (SessionError, nothing changed): an id in use
+        or out of range, a routing that is not a known technique, a name that is not
+        text, a processor count out of range, a mapping of other virtual processors or
+        onto processors the hardware does not have."""
         self.check_new_id(virtual.id, self.machine.virtuals, "virtual topology")
+        self._check_virtual(virtual)
         m = self.machine
         with self._operation(f"Add virtual topology {virtual.id}"):
             self._record(ListEdit(m, "virtuals", len(m.virtuals), virtual))
             self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
         return virtual
+
+    def _check_virtual(self, virtual: VirtualTopology) -> None:
+        from parasol_core.topology.routing import routing_names
+
+        if not isinstance(virtual.routing, str) or virtual.routing not in routing_names():
+            raise SessionError(f"{virtual.routing!r} is not a routing technique (known: "
+                               f"{', '.join(routing_names())})")  # fmt: skip
+        if virtual.name is not None and not isinstance(virtual.name, str):
+            raise SessionError(f"a name is text, not {virtual.name!r}")
+        n = virtual.processor_count
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ID:
+            raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, not {n!r}")
+        hw = self.machine.hardware()
+        n_hw = processor_count(hw) if hw is not None else 0
+        for v, h in virtual.mapping.items():
+            if not 1 <= v <= n:
+                raise SessionError(f"virtual processor {v} is not one of 1..{n}")
+            if not 1 <= h <= n_hw:
+                raise SessionError(f"virtual processor {v} is mapped onto {h}, not one of the "
+                                   f"hardware's processors 1..{n_hw}")  # fmt: skip
+
+    def resize_virtual(self, virt_id: int, processors: int) -> None:
+        """Give a virtual topology another processor count: the mapping keeps its
+        entries for the processors that stay, new ones go where ``new_virtual`` puts
+        them, and a name of the form "ROUTING on N" follows."""
+        virt = self._virtual(virt_id)
+        hw = self.machine.hardware()
+        n_hw = processor_count(hw) if hw is not None else 0
+        if isinstance(processors, bool) or not isinstance(processors, int) or not (
+                1 <= processors <= MAX_ID):  # fmt: skip
+            raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, "
+                               f"not {processors!r}")  # fmt: skip
+        old = virt.processor_count or len(virt.mapping)
+        wrapped = _wrapped(processors, n_hw)
+        with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
+            for v in range(processors + 1, max(old, processors) + 1):
+                if v in virt.mapping:
+                    self._set(virt, "mapping", ABSENT, v)
+            for v in range(1, processors + 1):
+                if v not in virt.mapping:
+                    self._set(virt, "mapping", wrapped[v], v)
+            self._set(virt, "processor_count", processors)
+            if virt.name == f"{virt.routing} on {old}":
+                self._set(virt, "name", f"{virt.routing} on {processors}")
+            if virt.shape and processors != old:
+                self._set(virt, "shape", None, structural=True)
 
     def remove_virtual(self, virt_id: int) -> None:
         virt = self._virtual(virt_id)
@@ -695,6 +843,11 @@ class Session:
         with self._operation(f"Remove virtual topology {virt_id}"):
             self._record(ListEdit(m, "virtuals", index, virt, remove=True))
             self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
+
+
+def _wrapped(n: int, n_hw: int) -> dict[int, int]:
+    """Virtual processor v on hardware processor v, wrapping round past ``n_hw``."""
+    return {v: (v - 1) % n_hw + 1 for v in range(1, n + 1)} if n_hw else {}
 
 
 def _owner_label(owner: Block) -> str:

@@ -26,6 +26,7 @@ clique      N                       ``broadcast``: one link per pair
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -220,3 +221,53 @@ def generate(
     if func is None:
         raise ValueError(f"unknown topology kind {kind!r} (known: {', '.join(GENERATORS)})")
     return func(dims, latency, speed, **kw)
+
+
+@dataclass(frozen=True)
+class GeneratorDefaults:
+    """What the generator offers for a topology: its own kind, sizes and link timings,
+    so that regenerating it unchanged is the starting point."""
+
+    kind: str
+    sizes: tuple[int, ...]
+    latency: float | None
+    speed: float | None
+
+
+def defaults_for(topology: Topology) -> GeneratorDefaults:
+    """The kind, sizes and link timings that describe ``topology`` (the kind from its
+    routing and shape; the timings of its first timed link, None when it has none)."""
+    from parasol_core.topology.shape import processor_count, shape_of
+
+    n = processor_count(topology)
+    shape = shape_of(topology)
+    routing = topology.routing or ""
+    first = next((lk for lk in topology.links if lk.latency and lk.speed), None)
+    if routing.endswith("torus") and shape is not None:
+        kind, sizes = ("ring", (n,)) if shape.ndim == 1 else ("torus", shape.dims)
+    elif routing == "hypercube" and n > 1 and n & (n - 1) == 0:
+        kind, sizes = "hypercube", (n.bit_length() - 1,)
+    elif routing == "broadcast":
+        kind, sizes = ("bus" if len(topology.links) == 1 else "clique"), (n,)
+    elif shape is not None:
+        kind, sizes = "grid", shape.dims
+    else:
+        kind, sizes = "grid", (max(n, 1),)
+    return GeneratorDefaults(kind, tuple(sizes),
+                             first.latency.mean if first else None,
+                             first.speed.mean if first else None)  # fmt: skip
+
+
+def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,
+                  speed: Seconds) -> Topology:  # fmt: skip
+    """A generated topology to put in place of ``old``: its id and setup time, and the
+    processor types of ``old`` where it had the processor, else its most common type
+    (1 when it had none)."""
+    new = generate(kind, sizes, latency, speed, id=old.id,
+                   setup=old.setup.mean if old.setup is not None else None)  # fmt: skip
+    from parasol_core.topology.shape import processor_count
+
+    types = list(old.types.values())
+    default = max(set(types), key=types.count, default=1)
+    new.types = {p: old.types.get(p, default) for p in range(1, processor_count(new) + 1)}
+    return new

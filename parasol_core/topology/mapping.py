@@ -541,3 +541,66 @@ def forwarding_figures(machine: Machine, quality: MappingQuality) -> ForwardingF
     hops = round(quality.virtual_links * (quality.dilation_mean - 1))
     worst = slowest + forward if quality.dilation_max > 1 else slowest
     return ForwardingFigures(forwarded_hops=hops, worst_per_byte=worst)
+
+
+#: Virtual topologies larger than this are not compared with the schemes: making the
+#: six mappings of a 32,768-processor one takes about a second.
+MAX_SCHEME_MATCH = 20_000
+
+
+def scheme_mappings(machine: Machine, virtual: VirtualTopology | int, seed: int | None = None,
+                    ) -> dict[str, dict[int, int]]:  # fmt: skip
+    """The mapping each scheme makes of ``virtual`` (random only with ``seed``); empty
+    past :data:`MAX_SCHEME_MATCH` processors. They depend on the topologies, not on the
+    mapping: a view keeps them while only the mapping changes."""
+    virtual = find_virtual(machine, virtual)
+    if virtual_count(virtual) > MAX_SCHEME_MATCH:
+        return {}
+    out = {}
+    for scheme in MAPPING_SCHEMES:
+        if scheme == "random" and seed is None:
+            continue
+        try:
+            out[scheme] = make_mapping(machine, virtual, scheme, seed=seed)
+        except RoutingError:
+            continue
+    return out
+
+
+def scheme_of(mapping: Mapping[int, int], schemes: Mapping[str, Mapping[int, int]],
+              ) -> str | None:  # fmt: skip
+    """The scheme of ``schemes`` (see :func:`scheme_mappings`) that ``mapping`` is, or
+    None: what a list of schemes highlights, as true after a manual swap as after Apply."""
+    return next((name for name, made in schemes.items() if made == mapping), None)
+
+
+def mapping_text(virtual: VirtualTopology) -> str:
+    """The mapping as the hardware processor of virtual processor 1, 2, ... in order
+    (a permutation when one to one), '-' for one not mapped."""
+    n = virtual_count(virtual)
+    return " ".join(str(virtual.mapping.get(v, "-")) for v in range(1, n + 1))
+
+
+def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int) -> dict[int, int]:
+    """A mapping typed or pasted as the hardware processor of each virtual processor in
+    order (spaces, commas, tabs or new lines between; '-' leaves one as it is).
+    ValueError naming the position and what is wrong."""
+    n = virtual_count(virtual)
+    words = text.replace(",", " ").split()
+    if len(words) != n:
+        raise ValueError(f"virtual topology {virtual.id} has {n} processors: give {n} "
+                         f"hardware processor numbers, not {len(words)}")  # fmt: skip
+    out: dict[int, int] = {}
+    for v, word in enumerate(words, start=1):
+        if word == "-":
+            continue
+        try:
+            h = int(word)
+        except ValueError:
+            raise ValueError(f"virtual processor {v}: {word!r} is not a processor "
+                             "number") from None  # fmt: skip
+        if not 1 <= h <= hardware_count:
+            raise ValueError(f"virtual processor {v}: the hardware has processors "
+                             f"1..{hardware_count}, not {h}")  # fmt: skip
+        out[v] = h
+    return out

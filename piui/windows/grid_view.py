@@ -82,7 +82,7 @@ class GridViewWindow(QWidget):
         layout.addWidget(self.info)
 
         self.clicked: list[int] = []
-        self._seen: object = None
+        self._hide_virtual = False  # "none" chosen: the shared choice stays, undrawn
         self.hover_route: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self.click_route: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         # the virtual links of the virtual topology `_pairs_for` (kept across mapping edits)
@@ -94,13 +94,14 @@ class GridViewWindow(QWidget):
         zoom_out.clicked.connect(lambda: self.canvas.zoom(0.8))
         png.clicked.connect(lambda: self._export("png"))
         svg.clicked.connect(lambda: self._export("svg"))
-        self.virtual_box.currentIndexChanged.connect(self._show_virtual)
+        self.virtual_box.currentIndexChanged.connect(self._virtual_chosen)
         self.width_box.currentIndexChanged.connect(self._show_widths)
         self.canvas.hovered.connect(self._hovered)
         self.canvas.processorClicked.connect(self._clicked)
         self.canvas.selectionChanged.connect(self._selection_changed)
         self.selection.showRequested.connect(self.show_item)
-        document.modelReset.connect(self.rebuild)
+        self.selection.changed.connect(self._follow_selection)
+        document.modelReset.connect(self.reset)
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
         self.rebuild()
@@ -115,13 +116,22 @@ class GridViewWindow(QWidget):
         vid = self.virtual_box.currentData()
         return self.document.machine.virtual(vid) if vid is not None else None
 
+    def reset(self) -> None:
+        """Another model: nothing clicked, hovered or said about the last one; its
+        chosen virtual topology's links drawn (its first: the report's figure 2.1)."""
+        self._hide_virtual = False
+        self.clicked = []
+        self.click_route = ((), ())
+        self.hover_route = None
+        self.info.clear()
+        self.rebuild()
+
     def rebuild(self) -> None:
         self._pairs_for = None
         hw = self.hardware
-        if hw is not self.canvas.topology:
-            self.clicked = []
-            self.click_route = ((), ())
         self.canvas.set_topology(hw)
+        self._follow_selection()
+        self._reroute()
         if hw is None:
             self.title.setText("No hardware topology")
         else:
@@ -130,20 +140,14 @@ class GridViewWindow(QWidget):
             self.title.setText(f"Topology {hw.id}: {hw.name or '(no name)'} — {shape}, "
                                f"{self.canvas.place.count} processors, {len(hw.links)} links, "
                                f"{hw.routing or 'no'} routing")  # fmt: skip
-        current = self.virtual_box.currentData()
         self.virtual_box.blockSignals(True)
         self.virtual_box.clear()
         self.virtual_box.addItem("none", None)
         for v in self.document.machine.virtuals:
             self.virtual_box.addItem(f"{v.id}: {v.name or ''} ({v.routing})", v.id)
-        at = self.virtual_box.findData(current) if current is not None else 0
-        if self._seen is not self.document.machine and self.document.machine.virtuals:
-            at = 1  # a model just opened: its first virtual topology's links (figure 2.1)
-        self._seen = self.document.machine
-        self.virtual_box.setCurrentIndex(max(at, 0))
         self.virtual_box.blockSignals(False)
         self._show_legend()
-        self._show_virtual()
+        self._show_chosen_virtual()
         self._show_widths()
 
     def _values_changed(self, change: Change) -> None:
@@ -157,6 +161,7 @@ class GridViewWindow(QWidget):
         elif change.touches(Link):
             self.canvas.refresh_links()
             self._show_widths()
+            self._reroute()
 
     def _show_legend(self) -> None:
         hw = self.hardware
@@ -268,7 +273,16 @@ class GridViewWindow(QWidget):
 
     def _clicked(self, p: int, modifiers: object) -> None:
         self.clicked = (self.clicked + [p])[-2:]
+        self.hover_route = None
+        self._reroute()
+
+    def _reroute(self) -> None:
+        """The route between the last two processors clicked, as the model routes it
+        now (after an edit of a link or the routing, another route or none): a drawn
+        route is derived from the model, never kept from before."""
         hw = self.hardware
+        n = self.canvas.place.count
+        self.clicked = [p for p in self.clicked if 1 <= p <= n]
         if len(self.clicked) == 2 and hw is not None and self.clicked[0] != self.clicked[1]:
             a, b = self.clicked
             try:
@@ -280,10 +294,40 @@ class GridViewWindow(QWidget):
             except RoutingError as e:
                 self.click_route = ((), ())
                 self.info.setText(str(e))
+        elif self.clicked:
+            self.click_route = ((self.clicked[-1],), ())
         else:
-            self.click_route = ((p,), ())
-        self.hover_route = None
+            self.click_route = ((), ())
         self._show_route()
+
+    def _virtual_chosen(self) -> None:
+        vid = self.virtual_box.currentData()
+        self._hide_virtual = vid is None
+        if vid is not None and vid != self.selection.virtual_id:
+            self.document.session.choose_virtual(vid)  # the mapping editor follows
+        self._show_virtual()
+
+    def _show_chosen_virtual(self) -> None:
+        """The box shows the virtual topology the windows share (or "none")."""
+        vid = None if self._hide_virtual else self.selection.virtual_id
+        at = max(self.virtual_box.findData(vid), 0)
+        if at != self.virtual_box.currentIndex():
+            self.virtual_box.blockSignals(True)
+            self.virtual_box.setCurrentIndex(at)
+            self.virtual_box.blockSignals(False)
+        self._show_virtual()
+
+    def _follow_selection(self) -> None:
+        """Show the session's selection (pruned after an edit, empty for a new model)."""
+        sel = self.selection
+        shown = (
+            tuple(self.canvas.selected_processors()),
+            tuple(sorted(self.canvas.selected_links)),
+        )
+        if shown != (sel.processors, sel.links):
+            self.canvas.select(sel.processors, sel.links)
+        if not self._hide_virtual and self.virtual_box.currentData() != sel.virtual_id:
+            self._show_chosen_virtual()
 
     def _selection_changed(self) -> None:
         hw = self.hardware
@@ -296,9 +340,10 @@ class GridViewWindow(QWidget):
     def show_item(self, kind: str, ident: object) -> None:
         """Select and centre a link or a processor, or show a virtual topology's links."""
         if kind == "virtual":
-            at = self.virtual_box.findData(ident)
-            if at >= 0:
-                self.virtual_box.setCurrentIndex(at)
+            if self.document.machine.virtual(ident) is not None:
+                self._hide_virtual = False
+                self.document.session.choose_virtual(ident)
+                self._show_chosen_virtual()
             return
         if kind == "link" and ident in set(self.canvas.seg_ids.tolist()):
             self.canvas.select([], [int(ident)])

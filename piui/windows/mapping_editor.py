@@ -16,10 +16,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QFormLayout,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
+    QLineEdit,
     QListWidget,
     QPushButton,
     QSizePolicy,
@@ -29,8 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.limits import MAX_ID
 from parasol_core.model import Link, Topology, VirtualTopology
-from parasol_core.session import Change
+from parasol_core.session import Change, SessionError
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.mapping import (
     MappingMetrics,
@@ -39,11 +41,17 @@ from parasol_core.topology.mapping import (
     make_mapping,
     mapping_quality,
     mapping_schemes,
+    mapping_text,
+    parse_mapping,
+    scheme_mappings,
+    scheme_of,
     swap,
 )
 from parasol_core.topology.shape import processor_count
 from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
+from piui.widgets.add_virtual_dialog import AddVirtualDialog
+from piui.widgets.messages import forget_on_change, message_label
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.topology_canvas import TopologyCanvas
 from piui.widgets.topology_selection import selection_of
@@ -63,10 +71,22 @@ class MappingEditorWindow(QWidget):
         super().__init__(parent)
         self.document = document
         self.virtual_box = QComboBox()
-        add, remove = QPushButton("Add…"), QPushButton("Remove")
-        add.setToolTip("add a virtual topology mapped 1 to 1 onto the hardware")
+        self.add_button, remove = add, _ = QPushButton("Add…"), QPushButton("Remove")
+        add.setToolTip("add a virtual topology: its routing, processor count and name")
         self.routing = RoutingBox()
         self.routing.setToolTip("which virtual links the virtual topology has")
+        self.name_edit = QLineEdit()
+        self.id_edit = QSpinBox()
+        self.id_edit.setRange(1, MAX_ID)
+        self.count_edit = QSpinBox()
+        self.count_edit.setRange(1, MAX_ID)
+        self.count_edit.setToolTip("virtual processors: the mapping keeps those that stay")
+        self.mapping_edit = QLineEdit()
+        self.mapping_edit.setToolTip(
+            "the hardware processor of virtual processor 1, 2, … in order; type or paste a "
+            "permutation and press Enter ('-' leaves one as it is)"
+        )
+        self.message = message_label()
         self.schemes = QListWidget()
         for name in mapping_schemes():
             self.schemes.addItem(f"{name} — {SCHEME_HELP.get(name, '')}")
@@ -77,7 +97,7 @@ class MappingEditorWindow(QWidget):
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setValue(1)
         self.seed.setToolTip("seed of the random mapping")
-        apply_scheme = QPushButton("Apply scheme")
+        self.apply_scheme_button = apply_scheme = QPushButton("Apply scheme")
         self.metrics = QLabel()
         self.metrics.setWordWrap(True)
         self.metrics.setTextFormat(Qt.TextFormat.RichText)
@@ -95,7 +115,15 @@ class MappingEditorWindow(QWidget):
         top.addWidget(add)
         top.addWidget(remove)
         form = QFormLayout()
+        form.addRow("Name:", self.name_edit)
+        ident = QHBoxLayout()
+        ident.addWidget(self.id_edit)
+        ident.addWidget(QLabel("processors:"))
+        ident.addWidget(self.count_edit)
+        ident.addStretch(1)
+        form.addRow("Id:", ident)
         form.addRow("Routing (virtual links):", self.routing)
+        form.addRow("Mapping:", self.mapping_edit)
         seed_row = QHBoxLayout()
         seed_row.addWidget(QLabel("seed"))
         seed_row.addWidget(self.seed)
@@ -108,6 +136,7 @@ class MappingEditorWindow(QWidget):
         side_layout.addWidget(QLabel("Mapping schemes:"))
         side_layout.addWidget(self.schemes)
         side_layout.addLayout(seed_row)
+        side_layout.addWidget(self.message)
         side_layout.addWidget(self.metrics)
         side_layout.addWidget(self.preview)
         side_layout.addStretch(1)
@@ -125,18 +154,34 @@ class MappingEditorWindow(QWidget):
         self._pairs: list[tuple[int, int]] = []
         self._metrics: MappingMetrics | None = None
         self._metrics_error: RoutingError | None = None
+        # each scheme's mapping of (virtual topology `_state_for`, seed)
+        self._schemes_for: tuple = ()
+        self._schemes: dict[str, dict[int, int]] = {}
 
-        self.virtual_box.currentIndexChanged.connect(self.refresh)
+        self.virtual_box.currentIndexChanged.connect(self._virtual_chosen)
         self.routing.routingChosen.connect(self._set_routing)
-        apply_scheme.clicked.connect(self.apply_scheme)
+        self.name_edit.editingFinished.connect(self._set_name)
+        self.id_edit.editingFinished.connect(self._set_id)
+        self.count_edit.editingFinished.connect(self._set_count)
+        self.mapping_edit.returnPressed.connect(self.type_mapping)
+        self.seed.valueChanged.connect(
+            lambda _seed: self.virtual() and self._show_scheme(self.virtual())
+        )
+        apply_scheme.clicked.connect(lambda: self.apply_scheme())
         self.schemes.itemDoubleClicked.connect(lambda _i: self.apply_scheme())
-        add.clicked.connect(self.add_virtual)
-        remove.clicked.connect(self.remove_virtual)
+        self.schemes.currentItemChanged.connect(
+            lambda *_: self.apply_scheme_button.setEnabled(self.schemes.currentItem() is not None)
+        )
+        add.clicked.connect(lambda: self.add_virtual())
+        remove.clicked.connect(lambda: self.remove_virtual())
         self.canvas.swapRequested.connect(self.swap)
         self.canvas.dragMoved.connect(self._drag_preview)
-        selection_of(document).showRequested.connect(
+        self.selection = selection_of(document)
+        self.selection.showRequested.connect(
             lambda kind, ident: self.select_virtual(ident) if kind == "virtual" else None
         )
+        self.selection.changed.connect(self._follow_choice)
+        forget_on_change(document, self, self.message)
         document.modelReset.connect(self.rebuild)
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
@@ -149,18 +194,29 @@ class MappingEditorWindow(QWidget):
         return self.document.machine.virtual(vid) if vid is not None else None
 
     def select_virtual(self, virt_id: int) -> None:
-        at = self.virtual_box.findData(virt_id)
-        if at >= 0:
+        """Look at virtual topology ``virt_id`` (the grid view follows)."""
+        if self.document.machine.virtual(virt_id) is not None:
+            self.document.session.choose_virtual(virt_id)
+
+    def _virtual_chosen(self) -> None:
+        vid = self.virtual_box.currentData()
+        if vid is not None and vid != self.selection.virtual_id:
+            self.document.session.choose_virtual(vid)
+        self.refresh()
+
+    def _follow_choice(self) -> None:
+        at = self.virtual_box.findData(self.selection.virtual_id)
+        if at >= 0 and at != self.virtual_box.currentIndex():
             self.virtual_box.setCurrentIndex(at)
 
     def rebuild(self) -> None:
-        current = self.virtual_box.currentData()
+        """The virtual topologies as the model has them, the shared one chosen."""
         self.virtual_box.blockSignals(True)
         self.virtual_box.clear()
         for v in self.document.machine.virtuals:
             self.virtual_box.addItem(f"{v.id}: {v.name or ''} ({v.routing}, "
                                      f"{v.processor_count} processors)", v.id)  # fmt: skip
-        at = self.virtual_box.findData(current)
+        at = self.virtual_box.findData(self.selection.virtual_id)
         self.virtual_box.setCurrentIndex(at if at >= 0 else 0)
         self.virtual_box.blockSignals(False)
         self.canvas.set_topology(self.document.machine.hardware())
@@ -203,7 +259,12 @@ class MappingEditorWindow(QWidget):
     def refresh(self, *_: object) -> None:
         v = self.virtual()
         self.preview.clear()
+        for w in (self.name_edit, self.id_edit, self.count_edit, self.mapping_edit):
+            w.setEnabled(v is not None)
         if v is None:
+            self.name_edit.clear()
+            self.mapping_edit.clear()
+            self.schemes.setCurrentRow(-1)
             self.routing.setEnabled(False)
             self.canvas.set_virtual([], {})
             self.canvas.set_labels(None)
@@ -214,6 +275,12 @@ class MappingEditorWindow(QWidget):
             return
         self.routing.setEnabled(True)
         self.routing.set_routing(v.routing)
+        if not self.name_edit.hasFocus():
+            self.name_edit.setText(v.name or "")
+        self.id_edit.setValue(v.id or 1)
+        self.count_edit.setValue(v.processor_count or len(v.mapping) or 1)
+        if not self.mapping_edit.hasFocus():
+            self.mapping_edit.setText(mapping_text(v))
         count = self.canvas.place.count
         labels = ["·"] * count
         for vp, h in v.mapping.items():
@@ -221,8 +288,27 @@ class MappingEditorWindow(QWidget):
                 labels[h - 1] = str(vp) if labels[h - 1] == "·" else labels[h - 1] + "," + str(vp)
         self.canvas.set_labels(labels)
         self._follow(v)
+        self._show_scheme(v)
         self.canvas.set_virtual(self._pairs, v.mapping)
         self.quality = self._show_quality(self._current_quality(), self.metrics, "")
+
+    def _show_scheme(self, v: VirtualTopology) -> None:
+        """Highlight the scheme the mapping is now (none after a swap that made it no
+        scheme): derived from the model, never left from the last Apply."""
+        key = (self._state_for, self.seed.value())
+        if self._schemes_for != key:  # made again for another virtual topology or seed
+            self._schemes_for = key
+            try:
+                self._schemes = scheme_mappings(self.document.machine, v, self.seed.value())
+            except RoutingError:
+                self._schemes = {}
+        scheme = scheme_of(v.mapping, self._schemes)
+        row = next((r for r in range(self.schemes.count())
+                    if self.schemes.item(r).data(Qt.ItemDataRole.UserRole) == scheme), -1)  # fmt: skip
+        self.schemes.blockSignals(True)
+        self.schemes.setCurrentRow(row)
+        self.schemes.blockSignals(False)
+        self.apply_scheme_button.setEnabled(row >= 0)
 
     def _forwarding_text(self, q: MappingQuality) -> str:
         """The forwarding figures, on hardware with a forwarding cost (else nothing)."""
@@ -332,26 +418,83 @@ class MappingEditorWindow(QWidget):
             v.id, mapping, label=f"Map virtual topology {v.id}: {scheme}"
         )
 
-    def add_virtual(self, routing: str | None = None) -> VirtualTopology | None:
+    def add_virtual(self) -> VirtualTopology | None:
+        """Ask what the new virtual topology is (routing, processors, name; defaults:
+        the hardware's routing and processor count), add it and look at it."""
         hw = self.document.machine.hardware()
         if hw is None:
+            self.message.setText("There is no hardware topology to map a virtual one onto.")
             return None
-        if routing is None:
-            names = [self.routing.itemData(i) for i in range(self.routing.count())]
-            routing, ok = QInputDialog.getItem(self, "Add a virtual topology", "Routing:",
-                                               names, 0, False)  # fmt: skip
-            if not ok:
-                return None
-        m = self.document.machine
-        ids = [t.id for t in m.topologies] + [v.id for v in m.virtuals]
-        new_id = max([i for i in ids if isinstance(i, int)], default=0) + 1
-        n = processor_count(hw)
-        virt = VirtualTopology(shape=tuple(hw.shape) if hw.shape else None, id=new_id,
-                               name=f"{routing} on {n}", setup=hw.setup, routing=routing,
-                               processor_count=n, mapping={p: p for p in range(1, n + 1)})  # fmt: skip
-        self.document.session.add_virtual(virt)
-        self.select_virtual(new_id)
+        dialog = self.add_dialog(processor_count(hw), hw.routing)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        routing, count, name = dialog.values()
+        try:
+            virt = self.document.session.new_virtual(routing, count, name or None)
+        except SessionError as e:
+            self.message.setText(str(e))
+            return None
+        self.select_virtual(virt.id)
         return virt
+
+    def add_dialog(self, hardware_count: int, routing: str | None) -> AddVirtualDialog:
+        return AddVirtualDialog(hardware_count, routing, self)
+
+    def _edit(self, ref: str, value: object, label: str) -> None:
+        try:
+            self.document.session.set_value(ref, value, label=label)
+        except (SessionError, ValueError) as e:
+            self.message.setText(str(e))
+            self.refresh()
+
+    def _set_name(self) -> None:
+        v = self.virtual()
+        if v is not None and self.name_edit.text() != (v.name or ""):
+            self._edit(
+                f"vt({v.id}).name", self.name_edit.text(), f"Name of virtual topology {v.id}"
+            )
+
+    def _set_id(self) -> None:
+        v = self.virtual()
+        new = self.id_edit.value()
+        if v is None or new == v.id:
+            return
+        try:
+            self.document.session.check_new_id(new, self.document.machine.virtuals,
+                                               "virtual topology")  # fmt: skip
+        except SessionError as e:
+            self.message.setText(str(e))
+            self.id_edit.setValue(v.id or 1)
+            return
+        self._edit(f"vt({v.id}).id", new, f"Virtual topology {v.id}: id {new}")
+        self.select_virtual(new)
+
+    def _set_count(self) -> None:
+        v = self.virtual()
+        if v is None or self.count_edit.value() == v.processor_count:
+            return
+        try:
+            self.document.session.resize_virtual(v.id, self.count_edit.value())
+        except SessionError as e:
+            self.message.setText(str(e))
+            self.refresh()
+
+    def type_mapping(self) -> bool:
+        """Apply the mapping typed or pasted into the mapping field (one undo step)."""
+        v, hw = self.virtual(), self.document.machine.hardware()
+        if v is None or hw is None:
+            return False
+        try:
+            mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw))
+            changed = {k: h for k, h in mapping.items() if v.mapping.get(k) != h}
+            if changed:
+                self.document.session.set_mapping(v.id, changed,
+                                                  label=f"Type the mapping of virtual topology {v.id}")  # fmt: skip
+        except (ValueError, SessionError) as e:
+            self.message.setText(f"mapping not applied: {e}")
+            return False
+        self.mapping_edit.setText(mapping_text(v))
+        return True
 
     def remove_virtual(self) -> None:
         v = self.virtual()

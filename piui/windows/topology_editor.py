@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
 from parasol_core.model import Link, Machine, Timing, Topology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.compare import TopologyChange, compare_topologies
-from parasol_core.topology.generators import GENERATORS, generate
-from parasol_core.topology.shape import processor_count, shape_of
+from parasol_core.topology.generators import GENERATORS, defaults_for, generate_over
+from parasol_core.topology.shape import processor_count
 from piui.document import Document
+from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.topology_selection import selection_of
@@ -113,6 +114,7 @@ class TopologyEditorWindow(QWidget):
         layout.addWidget(self.message)
         layout.addStretch(1)
         self._pending: Topology | None = None
+        self._pending_of: tuple = ()
 
         self.id_edit.editingFinished.connect(self._set_id)
         self.name_edit.editingFinished.connect(self._set_name)
@@ -129,11 +131,11 @@ class TopologyEditorWindow(QWidget):
         add_link.clicked.connect(lambda: self.add_link(self.link_a.value(), self.link_b.value()))
         self.remove_links.clicked.connect(self.remove_selected_links)
         self.selection.changed.connect(self._show_selection)
-        document.modelReset.connect(self.refresh)
+        document.modelReset.connect(self.reset)
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
-        self.refresh()
-        self._kind_changed()
+        forget_on_change(document, self, self.message)
+        self.reset()
 
     @property
     def hardware(self) -> Topology | None:
@@ -141,9 +143,32 @@ class TopologyEditorWindow(QWidget):
 
     # ------------------------------------------------------------------ showing
 
+    def reset(self) -> None:
+        """Another model: the generator starts from its hardware topology (kind, sizes,
+        link timings), with no preview pending."""
+        hw = self.hardware
+        if hw is not None:
+            d = defaults_for(hw)
+            self.kind.blockSignals(True)
+            self.kind.setCurrentText(d.kind)
+            self.kind.blockSignals(False)
+            self.sizes.setText(" ".join(map(str, d.sizes)))
+            self.gen_latency.setText(f"{d.latency:g}" if d.latency is not None else "")
+            self.gen_speed.setText(f"{d.speed:g}" if d.speed is not None else "")
+        self._kind_changed()
+        self.preview_text.clear()
+        self.refresh()
+
     def refresh(self, *_: object) -> None:
+        """Show the hardware topology as it is now; a preview made of it before a change
+        of its structure no longer applies."""
         hw = self.hardware
         self.setEnabled(hw is not None)
+        if self._pending is not None and self._pending_of is not self._structure():
+            self._pending = None
+            self.apply_button.setEnabled(False)
+            self.preview_text.setPlainText("The topology changed since the preview: "
+                                           "Preview again.")  # fmt: skip
         if hw is None:
             return
         self.id_edit.blockSignals(True)
@@ -162,14 +187,12 @@ class TopologyEditorWindow(QWidget):
         for box in (self.link_a, self.link_b):
             box.setRange(1, max(n, 1))
         self.link_b.setValue(min(2, n))
-        first = next((lk for lk in hw.links if lk.latency and lk.speed), None)
-        if first is not None and not self.gen_latency.text():
-            self.gen_latency.setText(f"{first.latency.mean:g}")
-            self.gen_speed.setText(f"{first.speed.mean:g}")
-        if not self.sizes.text():
-            shape = shape_of(hw)
-            self.sizes.setText(" ".join(map(str, shape.dims)) if shape else str(n))
         self._show_selection()
+
+    def _structure(self) -> tuple:
+        """What a preview was made of: the hardware topology object and its links."""
+        hw = self.hardware
+        return (id(hw), len(hw.links)) if hw is not None else ()
 
     def _values_changed(self, change: Change) -> None:
         if change.touches(Topology) or change.touches(Machine) or change.touches(Link):
@@ -229,14 +252,9 @@ class TopologyEditorWindow(QWidget):
 
     def generated(self) -> Topology:
         """The topology the generate fields describe (ValueError when they do not)."""
-        hw = self.hardware
         sizes = [int(s) for s in self.sizes.text().replace("x", " ").split()]
         latency, speed = float(self.gen_latency.text()), float(self.gen_speed.text())
-        new = generate(self.kind.currentText(), sizes, latency, speed, id=hw.id,
-                       setup=hw.setup.mean if hw.setup is not None else None)  # fmt: skip
-        default = max(set(hw.types.values()), key=list(hw.types.values()).count, default=1)
-        new.types = {p: hw.types.get(p, default) for p in range(1, processor_count(new) + 1)}
-        return new
+        return generate_over(self.hardware, self.kind.currentText(), sizes, latency, speed)
 
     def preview(self) -> TopologyChange | None:
         hw = self.hardware
@@ -250,7 +268,7 @@ class TopologyEditorWindow(QWidget):
             self.apply_button.setEnabled(False)
             return None
         change = compare_topologies(hw, new)
-        self._pending = new
+        self._pending, self._pending_of = new, self._structure()
         self.apply_button.setEnabled(not change.is_empty)
         self.preview_text.setPlainText(f"{new.name}:\n" + "\n".join(change.summary()))
         return change
@@ -268,18 +286,12 @@ class TopologyEditorWindow(QWidget):
         hw = self.hardware
         if hw is None:
             return None
-        if a == b:
-            self.message.setText("a link joins two different processors")
-            return None
-        first = next((lk for lk in hw.links if lk.latency and lk.speed), None)
-        new_id = max((lk.id for lk in hw.links if isinstance(lk.id, int)), default=0) + 1
-        link = Link(id=new_id, latency=first.latency if first else Timing(1e-5),
-                    speed=first.speed if first else Timing(1e-6), connect=[a, b])  # fmt: skip
         try:
-            self.document.session.add_link(hw.id, link)
+            link = self.document.session.new_link(hw.id, a, b)
         except SessionError as e:
             self.message.setText(str(e))
             return None
+        self.message.setText(f"link {link.id} added between {a} and {b}")
         return link
 
     def remove_selected_links(self) -> None:
