@@ -170,6 +170,12 @@ class Document(QObject):
         self._unsubscribe = self.session.subscribe(self._relay)
         self._current_processor: int | None = None
         self.origin: Path | None = None  # the sample a new model was copied from
+        # Which model and which state of it is on screen: ``generation`` counts models
+        # opened, ``revision`` every change of the model (an answer about another model or
+        # state can be told apart by them).
+        self.generation = 0
+        self.revision = 0
+        self.push_name: str | None = None  # the name given for pushing this model, if any
         self.undo_stack = UndoHistory(self)
         self._validate_timer = QTimer(self)
         self._validate_timer.setSingleShot(True)
@@ -282,6 +288,11 @@ class Document(QObject):
     # ---- the relay
 
     def _relay(self, change: Change) -> None:
+        if change.is_edit:
+            self.revision += 1
+        if change.reason == OPEN:
+            self.generation += 1
+            self.push_name = None
         self.changed.emit(change)
         if change.reason == OPEN:
             self._adopt_current()

@@ -40,9 +40,11 @@ def default_url() -> str:
 
 @dataclass
 class EstimatorSettings:
+    """Which estimator to push to; the same for every model (the name a model is pushed
+    under is the model's own: :func:`push_name`)."""
+
     url: str = field(default_factory=default_url)
     token: str = ""
-    name: str = ""  # empty: the model's own name
     auto: bool = False
 
     @classmethod
@@ -50,14 +52,12 @@ class EstimatorSettings:
         url = str(settings.value("estimator/url", "") or "")
         s = cls(url or default_url())
         s.token = str(settings.value("estimator/token", "") or "")
-        s.name = str(settings.value("estimator/name", "") or "")
         s.auto = str(settings.value("estimator/auto", "false")).lower() == "true"
         return s
 
     def save(self, settings: QSettings) -> None:
         settings.setValue("estimator/url", self.url)
         settings.setValue("estimator/token", self.token)
-        settings.setValue("estimator/name", self.name)
         settings.setValue("estimator/auto", "true" if self.auto else "false")
         settings.sync()
 
@@ -67,6 +67,50 @@ class EstimatorSettings:
         return Client(self.url, token=self.token or None, timeout=TIMEOUT)
 
 
+def _name_key(path: object) -> str:
+    import hashlib
+
+    return "pushNames/" + hashlib.sha1(str(path).encode()).hexdigest()[:16]
+
+
+def default_push_name(document: Document) -> str:
+    """A model's push name unless given one: its file's name without ``.machine``, else
+    its own name."""
+    if document.path is not None:
+        return document.path.stem
+    return document.machine.name or document.title()
+
+
+def push_name(document: Document) -> str:
+    """The name this model is pushed under: the one given for it (kept with its file in
+    the settings, or with the unsaved model), else :func:`default_push_name`."""
+    if document.push_name:
+        return document.push_name
+    if document.path is not None:
+        from piui.app_settings import settings
+
+        kept = settings().value(_name_key(document.path.resolve()), "")
+        if kept:
+            return str(kept)
+    return default_push_name(document)
+
+
+def set_push_name(document: Document, name: str) -> None:
+    """Give the model on screen a push name ('' goes back to the default); kept with its
+    file for the next time it is opened."""
+    document.push_name = name or None
+    if document.path is not None:
+        from piui.app_settings import settings
+
+        s = settings()
+        key = _name_key(document.path.resolve())
+        if name:
+            s.setValue(key, name)
+        else:
+            s.remove(key)
+        s.sync()
+
+
 @dataclass
 class ExportResult:
     """What one export came to."""
@@ -74,6 +118,9 @@ class ExportResult:
     url: str
     model: str | None = None  # the id the estimator gave it
     name: str | None = None
+    title: str = ""  # the model pushed, as the window title names it
+    generation: int = -1  # Document.generation and .revision when it was pushed
+    revision: int = -1
     diagnostics: list[Diagnostic] = field(default_factory=list)  # refused, or warnings
     error: str | None = None  # unreachable, timeout, refused: in words
 
@@ -171,15 +218,25 @@ class Exporter(QObject):
     def busy(self) -> bool:
         return self.worker.pending > 0
 
+    def current(self) -> ExportResult | None:
+        """The last export, if it pushed the model on screen as it is now."""
+        last, doc = self.last, self.document
+        if last is not None and last.ok and (last.generation, last.revision) == (
+                doc.generation, doc.revision):  # fmt: skip
+            return last
+        return None
+
     def export(self) -> bool:
         """Push now; False (and nothing done) while an export is under way."""
         if self.busy:
             return False
         self.document.commit_pending()  # "Ok is assumed": a value being typed goes too
         s = self.settings()
-        text = self.document.session.text()
-        name = s.name or self.document.machine.name or self.document.title()
-        file = str(self.document.path) if self.document.path else None
+        doc = self.document
+        text = doc.session.text()
+        name = push_name(doc)
+        file = str(doc.path) if doc.path else None
+        pushed = {"title": doc.title(), "generation": doc.generation, "revision": doc.revision}
         url = s.url
         self.started.emit(url)
         log.info("exporting %s to the estimator at %s", name, url)
@@ -191,7 +248,7 @@ class Exporter(QObject):
         def then(answer: dict | None, error: BaseException | None) -> None:
             from parasol_core.estimator.client import EstimatorError, ModelRefused
 
-            result = ExportResult(url, name=name)
+            result = ExportResult(url, name=name, **pushed)
             if isinstance(error, ModelRefused):
                 result.error = f"the estimator at {url} refused the model: {error}"
                 result.diagnostics = diagnostics_from(error.diagnostics, file)
@@ -205,7 +262,8 @@ class Exporter(QObject):
                 result.model = answer["model"]
                 result.name = answer.get("name", name)
                 result.diagnostics = diagnostics_from(answer.get("diagnostics", []), file)
-            self.last = result
+            if result.generation == self.document.generation:
+                self.last = result  # never the answer about a model no longer open
             if result.ok:
                 log.info("exported %s to %s as model %s", result.name, url, result.model)
             else:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from parasol_core.session import disk
 from parasol_core.session.session import FileChangedOnDisk
 from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
+from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
@@ -68,15 +69,6 @@ SHORTCUTS = [
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
     ("Enter", "Apply a typed value"),
 ]  # fmt: skip
-
-
-def settings() -> QSettings:
-    """Settings persist window layout and recent files. PIUI_SETTINGS names an INI file
-    to use instead of the platform's store (the tests use a temporary one)."""
-    path = os.environ.get("PIUI_SETTINGS")
-    if path:
-        return QSettings(path, QSettings.Format.IniFormat)
-    return QSettings("PIUI", "PIUI")
 
 
 # A panel taller than this scrolls in its dock instead of making the main window taller
@@ -634,11 +626,16 @@ class MainWindow(QMainWindow):
             return box.clickedButton() is overwrite
 
     def show_preferences(self) -> None:
+        from piui.export import default_push_name, push_name, set_push_name
         from piui.windows.preferences import PreferencesDialog  # the estimator's client
 
-        dialog = PreferencesDialog(self.estimator_settings(), self.local_estimator, self)
+        doc = self.document
+        given = push_name(doc) if push_name(doc) != default_push_name(doc) else ""
+        dialog = PreferencesDialog(self.estimator_settings(), self.local_estimator, self,
+                                   given, default_push_name(doc))  # fmt: skip
         if dialog.exec() == PreferencesDialog.DialogCode.Accepted:
             dialog.settings().save(settings())
+            set_push_name(doc, dialog.push_name())
         if dialog.local is not None:
             self.local_estimator = dialog.local
 

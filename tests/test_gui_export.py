@@ -15,7 +15,7 @@ from parasol_core.estimator import Client
 from parasol_core.estimator.local import LocalEstimator, free_port
 from parasol_core.syntax.parser import loads
 from parasol_core.topology.index import route as core_route
-from piui.export import EstimatorSettings
+from piui.export import EstimatorSettings, push_name, set_push_name
 from piui.main_window import settings
 
 
@@ -39,8 +39,9 @@ def export_and_wait(qtbot, window, timeout: int = 20000):
 def test_export_pushes_the_model_and_the_estimator_holds_the_same_text(
     main_window, qtbot, estimator
 ):
-    use(estimator.url, name="gcel-test")
+    use(estimator.url)
     doc = main_window.document
+    set_push_name(doc, "gcel-test")
     doc.session.set("pt(1).iga", "1e-6")  # an edit not yet saved is exported too
     result = export_and_wait(qtbot, main_window)
     assert result.ok, result.error
@@ -170,8 +171,9 @@ def test_the_window_never_blocks_while_a_slow_estimator_answers(main_window, qtb
 
 
 def test_auto_export_pushes_a_second_after_the_last_edit(main_window, qtbot, estimator):
-    use(estimator.url, auto=True, name="auto")
+    use(estimator.url, auto=True)
     doc = main_window.document
+    set_push_name(doc, "auto")
     with qtbot.waitSignal(main_window.exporter.finished, timeout=15000) as blocker:
         doc.session.set("pt(1).iga", "5e-6")
         qtbot.wait(300)
@@ -195,9 +197,8 @@ def test_export_to_a_file_writes_the_model_and_keeps_the_open_file(main_window, 
 def test_the_estimate_panel_asks_routes_transfer_times_and_blocks(main_window, qtbot, estimator):
     use(estimator.url)
     panel = main_window.estimate
-    assert not panel.route_button.isEnabled()
     result = export_and_wait(qtbot, main_window)
-    assert result.ok and panel.route_button.isEnabled()
+    assert result.ok and panel.model == result.model
     machine = main_window.document.machine
     panel.src.setValue(1)
     panel.dst.setValue(18)
@@ -325,3 +326,72 @@ def test_the_export_shortcut_works_even_from_a_text_field(main_window, qtbot, es
         qtbot.keyClick(field, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier
                        | Qt.KeyboardModifier.ShiftModifier)  # fmt: skip
     assert blocker.args[0].ok
+
+
+def test_the_estimate_panel_answers_about_the_model_on_screen(main_window, qtbot, estimator,
+                                                              sample_copy):  # fmt: skip
+    """Exported GCel, then opened the Cray T3D: Route 1 -> 100 is the T3D's route (the
+    question pushes the T3D first), named as the T3D's."""
+    use(estimator.url)
+    panel = main_window.estimate
+    gcel = export_and_wait(qtbot, main_window)
+    assert gcel.ok and gcel.name == "parsytec-gcel"
+    assert main_window.open_file(sample_copy("cray-t3d.machine"))
+    assert panel.model is None and "cray-t3d.machine" in panel.model_label.text()
+    panel.src.setValue(1)
+    panel.dst.setValue(100)
+    panel.route_button.click()
+    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=20000)
+    expected = core_route(main_window.document.machine.hardware(), 1, 100)
+    assert list(panel.routes[-1]["processors"]) == list(expected.processors)
+    assert "“cray-t3d”" in panel.model_label.text() and panel.model is not None
+    with Client(estimator.url) as c:  # each model under its own name
+        assert c.latest("parsytec-gcel") == gcel.model
+        assert c.latest("cray-t3d") == panel.model
+    main_window.document.session.set("pt(1).iga", "1e-6")  # edited: asked again, pushed again
+    assert panel.model is None and "edited since" in panel.model_label.text()
+    before = panel.routes[-1]
+    panel.route_button.click()
+    qtbot.waitUntil(lambda: panel.model is not None, timeout=20000)
+    qtbot.waitUntil(lambda: panel.routes[-1] is not before, timeout=20000)
+
+
+def test_an_answer_about_a_model_no_longer_open_is_dropped(main_window, sample_copy):
+    panel = main_window.estimate
+    shown = []
+    late = panel._answer(shown.append)  # asked about GCel ...
+    assert main_window.open_file(sample_copy("cray-t3d.machine"))
+    late({"route": 1}, None)  # ... answered after the T3D was opened
+    assert shown == [] and panel.message.text() == ""
+    stale = main_window.exporter.last
+    assert stale is None or stale.generation == main_window.document.generation
+
+
+def test_a_push_name_belongs_to_its_model(main_window, sample_copy):
+    doc = main_window.document
+    assert push_name(doc) == "parsytec-gcel"  # from the file name
+    set_push_name(doc, "gcel-whatif")
+    gcel = doc.path
+    assert main_window.open_file(sample_copy("cray-t3d.machine"))
+    assert push_name(doc) == "cray-t3d"
+    assert main_window.open_file(gcel)
+    assert push_name(doc) == "gcel-whatif"  # kept with its file
+
+
+def test_preferences_check_says_what_is_true_of_a_wrong_token(main_window, qtbot, tmp_path):
+    from parasol_core.estimator.local import LocalEstimator
+    from piui.windows.preferences import PreferencesDialog
+
+    est = LocalEstimator(tmp_path / "models", token="right").start()
+    try:
+        for token, words in (("wrong", "answers, but refuses this token"),
+                             ("", "answers, but wants a token")):  # fmt: skip
+            dialog = PreferencesDialog(EstimatorSettings(est.url, token), None, main_window)
+            qtbot.addWidget(dialog)
+            checked = []
+            dialog.check(then=checked.append)
+            qtbot.waitUntil(lambda checked=checked: bool(checked), timeout=10000)
+            assert checked == [False] and words in dialog.status.text()
+            assert "No estimator answers" not in dialog.status.text()
+    finally:
+        est.stop()

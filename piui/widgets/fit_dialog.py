@@ -116,6 +116,10 @@ class FitDialog(QDialog):
         self.document = document
         self.ref = ref
         self.setWindowTitle(f"Fit {ref} from measurements")
+        # made for this model: another one opened (or this one reloaded) closes it, and
+        # nothing it holds is ever written into another
+        self._machine = document.machine
+        document.modelReset.connect(self.close)
         self.sources: list[Source] = []
         self.candidates: list[Candidate] = []
         self.measurements: Measurements | None = None
@@ -448,6 +452,9 @@ class FitDialog(QDialog):
         """The chosen expression into the primitive: one undoable edit."""
         c = self.chosen()
         if c is None:
+            return False
+        if self.document.machine is not self._machine:
+            self._error("another model is open: this fit was made for the one before")
             return False
         try:
             self.document.session.set_expression(self.ref, c.expression(), label=f"Fit {self.ref}")

@@ -12,7 +12,7 @@ import logging
 import math
 import weakref
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QToolTip, QWidget
 
 from parasol_core.expr.tree import format_number
@@ -59,6 +59,27 @@ class _DragKeys:
         self._drag = None
 
 
+class _TipGoesWithItsPlace(QObject):
+    """Hides a refusal's tooltip when the window under it moves, is resized, hidden or
+    left: shown at a screen position, it would otherwise stay there on the desktop."""
+
+    _ENDS = (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Hide,
+             QEvent.Type.WindowDeactivate, QEvent.Type.Close)  # fmt: skip
+
+    @classmethod
+    def watch(cls, field: QWidget) -> None:
+        window = field.window()
+        if window.findChild(cls, options=Qt.FindChildOption.FindDirectChildrenOnly) is None:
+            window.installEventFilter(cls(window))
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() in self._ENDS:
+            QToolTip.hideText()
+            obj.removeEventFilter(self)
+            self.deleteLater()
+        return False
+
+
 REFUSED: weakref.WeakSet[ValueField] = weakref.WeakSet()
 """The fields that show a refusal now (so that clearing them costs nothing when none do)."""
 
@@ -79,6 +100,7 @@ class ValueField(QLineEdit):
         self.setText(good_text)
         if self.isVisible():
             QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), message, self)
+            _TipGoesWithItsPlace.watch(self)
         self.rejected.emit(message)
 
     def accept_input(self) -> None:

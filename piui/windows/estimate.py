@@ -1,11 +1,14 @@
-"""Estimate: ask the estimator about the model last exported, where a tweak counts — the
+"""Estimate: ask the estimator about the model on screen, where a tweak counts — the
 route between two processors, the transfer time of a message on it (with the other
 routes asked for here as the network's active routes, the current phase), and the time
-of a basic block. Every question goes off the GUI thread."""
+of a basic block. A question about a model edited since its last export pushes it again
+first; an answer that arrives after another model was opened is dropped. Every question
+goes off the GUI thread."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from parasol_core.limits import MAX_ID
 from parasol_core.numeric import parse_whole
-from piui.export import Exporter, ExportResult
-from piui.widgets.messages import message_label, show_refusal
+from piui.export import Exporter, ExportResult, push_name
+from piui.widgets.messages import forget_on_change, message_label, show_refusal
 from piui.widgets.number_controls import ValueField
 
 
@@ -33,10 +36,10 @@ class EstimatePanel(QWidget):
     def __init__(self, exporter: Exporter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.exporter = exporter
-        # the model of the last export (an export may come before this panel is built)
-        last = exporter.last
-        self.model: str | None = last.model if last is not None and last.ok else None
+        self.document = exporter.document
         self.routes: list[dict] = []  # routes asked for, in order: the current phase
+        # questions waiting for the model on screen to be pushed
+        self._waiting: list[Callable[[str], None]] = []
 
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
@@ -56,21 +59,22 @@ class EstimatePanel(QWidget):
         pair.addWidget(self.src)
         pair.addWidget(QLabel("to"))
         pair.addWidget(self.dst)
-        pair.addWidget(self.route_button)
-        pair.addStretch(1)
         rf.addRow(pair)
+        rf.addRow(self.route_button)
         rf.addRow(self.route_text)
 
         self.bytes = ValueField("1024")
         self.bytes.setToolTip("message size in bytes")
-        self.phase = QCheckBox("with the other routes asked for here in flight")
+        self.phase = QCheckBox("with the other routes asked for in flight")
         self.transfer_button = QPushButton("Transfer time")
         self.transfer_text = QLabel()
+        self.transfer_text.setWordWrap(True)
         transfer_box = QGroupBox("Transfer time on the last route")
         tf = QFormLayout(transfer_box)
         tf.addRow("Bytes:", self.bytes)
         tf.addRow(self.phase)
-        tf.addRow(self.transfer_button, self.transfer_text)
+        tf.addRow(self.transfer_button)
+        tf.addRow(self.transfer_text)
 
         self.processor = QSpinBox()
         self.processor.setRange(1, MAX_ID)
@@ -78,7 +82,7 @@ class EstimatePanel(QWidget):
         self.counts.setPlaceholderText(
             'instruction counts as JSON: {"ila": 4, "ils": 2, "goto": 1}'
         )
-        self.counts.setMaximumHeight(80)
+        self.counts.setMaximumHeight(60)
         self.cached = QCheckBox("loop in the cache")
         self.block_button = QPushButton("Estimate block")
         self.block_text = QLabel()
@@ -92,13 +96,13 @@ class EstimatePanel(QWidget):
         self.message = message_label()
         body = QWidget()
         inner = QVBoxLayout(body)
+        inner.setContentsMargins(6, 4, 6, 4)
         inner.addWidget(self.model_label)
-        row = QHBoxLayout()  # side by side: the panel usually sits in a wide, low dock
-        left = QVBoxLayout()
-        left.addWidget(route_box)
-        left.addWidget(transfer_box)
-        left.addStretch(1)
-        row.addLayout(left, 1)
+        # three columns: the panel sits in a wide, low dock, and each part (the transfer
+        # time among them) is then in sight without scrolling
+        row = QHBoxLayout()
+        row.addWidget(route_box, 1)
+        row.addWidget(transfer_box, 1)
         row.addWidget(block_box, 1)
         inner.addLayout(row)
         inner.addWidget(self.message)
@@ -111,55 +115,111 @@ class EstimatePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
 
-        self.route_button.clicked.connect(self.ask_route)
-        self.transfer_button.clicked.connect(self.ask_transfer)
-        self.block_button.clicked.connect(self.ask_block)
+        self.route_button.clicked.connect(lambda: self.ask_route())
+        self.transfer_button.clicked.connect(lambda: self.ask_transfer())
+        self.block_button.clicked.connect(lambda: self.ask_block())
         exporter.finished.connect(self._exported)
+        self.document.modelReset.connect(self.reset)
+        self.document.changed.connect(lambda _change: self._show_model())
+        forget_on_change(self.document, self, self.message)
         self._show_model()
+
+    @property
+    def model(self) -> str | None:
+        """The estimator's id of the model on screen as it is now (None: not pushed)."""
+        current = self.exporter.current()
+        return current.model if current is not None else None
 
     # ---- state
 
+    def reset(self) -> None:
+        """Another model: nothing asked about the last one is shown or kept."""
+        self.routes = []
+        self._waiting = []
+        for label in (self.route_text, self.transfer_text, self.block_text):
+            label.clear()
+        self._show_model()
+
     def _exported(self, result: ExportResult) -> None:
-        if result.ok and result.model != self.model:
-            self.model = result.model
-            self.routes = []
-            self.route_text.clear()
-            self.transfer_text.clear()
+        doc = self.document
+        if result.generation != doc.generation:
+            return  # a push of a model no longer open: not what the questions are about
+        waiting, self._waiting = self._waiting, []
+        if not result.ok:
+            if waiting:
+                show_refusal(self.message, f"not asked: {result.error}")
+        elif result.revision != doc.revision and waiting:
+            self._waiting = waiting  # edited while it was pushed: push the model as it is
+            self.exporter.export()
+        else:
+            for ask in waiting:
+                ask(result.model)
         self._show_model()
 
     def _show_model(self) -> None:
-        ready = self.model is not None
-        for w in (self.route_button, self.transfer_button, self.block_button):
-            w.setEnabled(ready)
-        self.model_label.setText(
-            f"Asking the estimator about model {self.model[:12]}… (the last export)."
-            if ready else "Export the model first (File > Export to estimator, Ctrl+Shift+E)."
-        )  # fmt: skip
+        doc = self.document
+        last = self.exporter.last
+        pushed = last is not None and last.ok and last.generation == doc.generation
+        name = push_name(doc)
+        if self.model is not None:
+            text = (f"Answers are about <b>{doc.title()}</b>, pushed as “{name}” "
+                    f"(model {self.model[:12]}…).")  # fmt: skip
+        elif pushed:
+            text = (f"Answers are about <b>{doc.title()}</b>: edited since it was pushed as "
+                    f"“{name}”; the next question pushes it again.")  # fmt: skip
+        else:
+            text = (f"Answers are about <b>{doc.title()}</b>: the first question pushes it "
+                    f"to the estimator as “{name}” (Edit > Preferences).")  # fmt: skip
+        self.model_label.setText(text)
 
     def _failed(self, error: BaseException) -> None:
         show_refusal(self.message, str(error))
 
+    def _with_model(self, ask: Callable[[str], None]) -> None:
+        """Run ``ask(model id)`` on the model on screen: pushed first when it has not
+        been, or was edited since."""
+        model = self.model
+        if model is not None:
+            ask(model)
+            return
+        self._waiting.append(ask)
+        self.message.setText("Pushing the model on screen to the estimator first…")
+        if not self.exporter.busy:
+            self.exporter.export()
+
+    def _answer(
+        self, show: Callable[[object], None]
+    ) -> Callable[[object, BaseException | None], None]:
+        """A callback that shows an answer only if it is about the model still open."""
+        generation = self.document.generation
+
+        def done(result: object, error: BaseException | None) -> None:
+            if generation != self.document.generation:
+                return  # another model was opened meanwhile: the answer is not about it
+            if error is not None:
+                self._failed(error)
+            else:
+                self.message.clear()
+                show(result)
+
+        return done
+
     # ---- questions
 
     def ask_route(self) -> None:
-        if self.model is None:
-            return
-        model, src, dst = self.model, self.src.value(), self.dst.value()
-        self.message.clear()
+        src, dst = self.src.value(), self.dst.value()
 
-        def done(route: dict | None, error: BaseException | None) -> None:
-            if error is not None:
-                self._failed(error)
-                return
+        def show(route: dict) -> None:
             self.routes = [r for r in self.routes if r["route"] != route["route"]] + [route]
             hops = len(route.get("links", []))
             path = " → ".join(map(str, route.get("processors", [])))
             self.route_text.setText(f"{hops} link(s): {path}")
 
-        self.exporter.call(lambda c: c.plot(model, src, dst), done)
+        self._with_model(lambda model: self.exporter.call(lambda c: c.plot(model, src, dst),
+                                                          self._answer(show)))  # fmt: skip
 
     def ask_transfer(self) -> None:
-        if self.model is None or not self.routes:
+        if not self.routes:
             show_refusal(self.message, "ask for a route first")
             return
         try:
@@ -169,20 +229,16 @@ class EstimatePanel(QWidget):
             show_refusal(self.message, str(e))
             return
         self.bytes.accept_input()
-        model, route = self.model, self.routes[-1]["route"]
+        route = self.routes[-1]["route"]
         active = [r["route"] for r in self.routes[:-1]] if self.phase.isChecked() else []
 
-        def done(seconds: float | None, error: BaseException | None) -> None:
-            if error is not None:
-                self._failed(error)
-                return
+        def show(seconds: float) -> None:
             self.transfer_text.setText(f"{seconds:.6g} s")
 
-        self.exporter.call(lambda c: c.transfer_time(model, route, nbytes, active), done)
+        self._with_model(lambda model: self.exporter.call(
+            lambda c: c.transfer_time(model, route, nbytes, active), self._answer(show)))  # fmt: skip
 
     def ask_block(self) -> None:
-        if self.model is None:
-            return
         try:
             counts = json.loads(self.counts.toPlainText() or "{}")
             if not isinstance(counts, dict):
@@ -190,12 +246,10 @@ class EstimatePanel(QWidget):
         except ValueError as e:
             show_refusal(self.message, f"counts: {e}")
             return
-        model, proc, cached = self.model, self.processor.value(), self.cached.isChecked()
+        proc, cached = self.processor.value(), self.cached.isChecked()
 
-        def done(result: dict | None, error: BaseException | None) -> None:
-            if error is not None:
-                self._failed(error)
-                return
+        def show(result: dict) -> None:
             self.block_text.setText(f"{result['mean']:.6g} s ± {result['sd']:.3g} s")
 
-        self.exporter.call(lambda c: c.block(model, proc, counts, cached), done)
+        self._with_model(lambda model: self.exporter.call(
+            lambda c: c.block(model, proc, counts, cached), self._answer(show)))  # fmt: skip

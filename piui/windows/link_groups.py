@@ -21,6 +21,7 @@ from parasol_core.session import Change, SessionError
 from parasol_core.topology.layout import link_groups
 from piui.document import Document
 from piui.widgets.labels import value_text
+from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.topology_selection import selection_of
 
@@ -79,7 +80,8 @@ class LinkGroupsWindow(QWidget):
         self.speed.valueEdited.connect(lambda v, key: self._edit(self.group_ids(), "speed",
                                                                  v, key))  # fmt: skip
         self.selection.changed.connect(self._selection_changed)
-        document.modelReset.connect(self.rebuild)
+        document.modelReset.connect(self.reset)
+        forget_on_change(document, self, None)
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
         document.derivedChanged.connect(lambda _v: self._show_maxtotalspd())
@@ -103,6 +105,13 @@ class LinkGroupsWindow(QWidget):
         at = self.group_box.findData(name)
         if at >= 0:
             self.group_box.setCurrentIndex(at)
+
+    def reset(self) -> None:
+        """Another model: its first group (all links), not the last model's choice."""
+        self.group_box.blockSignals(True)
+        self.group_box.clear()
+        self.group_box.blockSignals(False)
+        self.rebuild()
 
     def rebuild(self) -> None:
         hw = self.hardware

@@ -21,6 +21,7 @@ from parasol_core.model import INT, STR, Cache, Machine, Processor
 from parasol_core.session import Change, SessionError
 from piui.document import Document
 from piui.widgets.labels import value_text
+from piui.widgets.messages import forget_on_change
 from piui.widgets.models import ROW_KEY, ColumnsModel, processor_types_model, topologies_model
 from piui.widgets.number_controls import ValueField
 
@@ -61,6 +62,7 @@ class MachineOverview(QWidget):
         self.processors.selectionModel().selectionChanged.connect(self._processor_selected)
         self.topologies.doubleClicked.connect(self._topology_clicked)
         document.modelReset.connect(self.refresh)
+        forget_on_change(document, self, None)
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
         document.derivedChanged.connect(self._derived_changed)

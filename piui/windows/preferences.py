@@ -23,12 +23,33 @@ from parasol_core.estimator.local import LocalEstimator
 from piui.export import EstimatorSettings, Worker
 
 
+def check_failure(url: str, token: str, error: BaseException) -> str:
+    """What a failed check means, in words that are true: an estimator that answers but
+    refuses the token is not one that does not answer."""
+    from parasol_core.estimator.client import (
+        EstimatorTimeout,
+        EstimatorUnreachable,
+        Unauthorized,
+    )
+
+    if isinstance(error, Unauthorized):
+        if token:
+            return f"The estimator at {url} answers, but refuses this token."
+        return f"The estimator at {url} answers, but wants a token: give it above."
+    if isinstance(error, EstimatorTimeout):
+        return f"The estimator at {url} did not answer in time: {error}"
+    if isinstance(error, EstimatorUnreachable):
+        return f"No estimator answers at {url}: {error}"
+    return f"The estimator at {url} answered with an error: {error}"
+
+
 class PreferencesDialog(QDialog):
     """Edits an :class:`EstimatorSettings`; ``local`` holds the private estimator (the
     main window stops it when PIUI exits)."""
 
     def __init__(self, current: EstimatorSettings, local: LocalEstimator | None,
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+                 parent: QWidget | None = None, push_name: str = "",
+                 default_name: str = "") -> None:  # fmt: skip
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.local = local
@@ -38,8 +59,10 @@ class PreferencesDialog(QDialog):
         self.token = QLineEdit(current.token)
         self.token.setEchoMode(QLineEdit.EchoMode.Password)
         self.token.setPlaceholderText("none")
-        self.name = QLineEdit(current.name)
-        self.name.setPlaceholderText("the model's own name")
+        self.name = QLineEdit(push_name)
+        self.name.setPlaceholderText(default_name or "the model's file name")
+        self.name.setToolTip("the name the model on screen is pushed under; kept with its "
+                             "file, so each model has its own")  # fmt: skip
         self.auto = QCheckBox("Export again a second after each edit")
         self.auto.setChecked(current.auto)
         self.status = QLabel()
@@ -52,7 +75,7 @@ class PreferencesDialog(QDialog):
         form = QFormLayout()
         form.addRow("Estimator URL:", self.url)
         form.addRow("Token:", self.token)
-        form.addRow("Push as:", self.name)
+        form.addRow("Push this model as:", self.name)
         form.addRow(self.auto)
         row = QHBoxLayout()
         row.addWidget(self.check_button)
@@ -75,8 +98,11 @@ class PreferencesDialog(QDialog):
             self.status.setText(f"A local estimator is running at {local.url}.")
 
     def settings(self) -> EstimatorSettings:
-        return EstimatorSettings(self.url.text().strip(), self.token.text(),
-                                 self.name.text().strip(), self.auto.isChecked())  # fmt: skip
+        return EstimatorSettings(self.url.text().strip(), self.token.text(), self.auto.isChecked())
+
+    def push_name(self) -> str:
+        """The push name typed for the model on screen ('' for its default)."""
+        return self.name.text().strip()
 
     def check(self, then: Callable[[bool], None] | None = None) -> None:
         """Say whether the estimator at the URL answers (asked off the GUI thread)."""
@@ -93,7 +119,7 @@ class PreferencesDialog(QDialog):
                                     f"{info.get('protocol')}, {info.get('models', 0)} "
                                     "model(s) stored.")  # fmt: skip
             else:
-                self.status.setText(f"No estimator answers at {s.url}: {error}")
+                self.status.setText(check_failure(s.url, s.token, error))
             if then is not None:
                 then(error is None)
 

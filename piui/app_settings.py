@@ -1,0 +1,17 @@
+"""Where PIUI keeps what it remembers between runs (layout, recent files, the
+estimator, each model's push name)."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSettings
+
+
+def settings() -> QSettings:
+    """Settings persist window layout and recent files. PIUI_SETTINGS names an INI file
+    to use instead of the platform's store (the tests use a temporary one)."""
+    path = os.environ.get("PIUI_SETTINGS")
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings("PIUI", "PIUI")
