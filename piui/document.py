@@ -41,7 +41,7 @@ from parasol_core.session import (
 )
 from parasol_core.session.history import History
 from parasol_core.session.session import read_model
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.parser import loads
 
 log = logging.getLogger("piui")
 
@@ -223,7 +223,8 @@ class Document(QObject):
     def open_copy(self, path: str | Path) -> None:
         """A new, unnamed model with the contents of ``path`` (File > New from sample);
         not modified until it is edited."""
-        machine = load(path)
+        # read as a model of no file yet: its diagnostics must not name the sample
+        machine = loads(Path(path).read_bytes(), None)
         self.origin = Path(path)
         self.session.replace(machine, None)
         log.info("new model from %s", path)

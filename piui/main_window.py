@@ -485,7 +485,7 @@ class MainWindow(QMainWindow):
             "Save a model with errors",
             f"The model has {len(errors)} error(s); PIUI and other readers will report them "
             "when it is opened again. Save it anyway?",
-            [d.format() for d in errors],
+            [d.format(str(path)) for d in errors],  # where they will be: the file saved
         ):
             return False
         try:

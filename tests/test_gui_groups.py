@@ -142,22 +142,31 @@ def test_composing_two_scalers_multiplies_their_factors(window):
     assert timings(w)["dgm"] == t0["dgm"]
 
 
-def test_cancel_reverts_timings_and_factors_as_one_undo_step(window):
+def test_cancel_leaves_the_model_as_it_was_undo_stack_and_title_included(window):
     w = window("vax-11-785.machine")
     doc = w.document
     t0 = timings(w)
     drag(w.rows["global"].slider, 2.0)
     drag(w.rows["addition"].slider, 0.5)
-    scaled = timings(w)
+    assert doc.is_modified and doc.undo_stack.count() == 2
     w.cancel_button.click()
     assert timings(w) == t0
     assert all(row.slider.value() == 1.0 for row in w.rows.values())
-    assert doc.undo_stack.count() == 3
     assert not w.cancel_button.isEnabled()
-    doc.undo_stack.undo()  # undo the Cancel: scaled again, factors back
-    assert timings(w) == scaled
-    assert w.rows["global"].slider.value() == 2.0
-    assert w.rows["addition"].slider.value() == 0.5
+    assert not doc.is_modified  # the title loses its '*'
+    assert doc.undo_stack.count() == 0 and not doc.undo_stack.canUndo()
+    assert not doc.undo_stack.canRedo()  # nothing to bring back: it was cancelled
+
+
+def test_cancel_after_an_edit_keeps_that_edit_and_its_undo_step(window):
+    w = window("vax-11-785.machine")
+    doc = w.document
+    doc.session.set(f"pt({doc.current_processor_id}).iga", "3e-6")
+    edited = timings(w)
+    drag(w.rows["global"].slider, 2.0)
+    w.cancel_button.click()
+    assert timings(w) == edited
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText().startswith("Set")
 
 
 def test_ok_keeps_the_values_and_starts_the_factors_again_from_one(window):

@@ -258,6 +258,12 @@ class History:
         self.index += 1
         return step
 
+    def drop_redo(self) -> None:
+        """Forget the steps undone (they cannot be redone any more)."""
+        del self.steps[self.index :]
+        if self.saved is not None and self.saved > self.index:
+            self.saved = None
+
     def clear(self) -> None:
         self.steps.clear()
         self.index = 0

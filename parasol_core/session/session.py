@@ -516,13 +516,31 @@ class Session:
         self._publish(Change(EDIT, "Accept scaling", scalers=True))
 
     def cancel_scalers(self, proc_id: int) -> None:
-        """Cancel: timings and factors as at the last OK, as one undo step."""
+        """Cancel: the model as it was at the last OK, its undo history and saved state
+        included: the scaling steps made since are undone and forgotten. Only when other
+        edits were made between them is the rest reset by one undo step."""
         proc = self._processor(proc_id)
-        state = self.scaler(proc)
-        if state.is_neutral:
+        if self.scaler(proc).is_neutral:
             return
-        new, neutral = reset_factors(dict(proc.timings), state)
+        self._drag = None
+        while not self.scaler(proc).is_neutral and self._scales_only(self.history.top(), proc):
+            self.undo()
+        if self.scaler(proc).is_neutral:
+            self.history.drop_redo()
+            self._publish(Change(EDIT, "Cancel instruction group scaling", scalers=True))
+            return
+        new, neutral = reset_factors(dict(proc.timings), self.scaler(proc))
         self._apply_scaling(proc, new, neutral, "Cancel instruction group scaling", None, None)
+
+    def _scales_only(self, step: Step | None, proc: Processor) -> bool:
+        """Whether ``step`` is a group scaling of ``proc`` and nothing else."""
+        if step is None:
+            return False
+        return all(
+            (isinstance(m, SetState) and m.table is self._scalers and m.key == id(proc))
+            or (isinstance(m, SetField) and m.obj is proc and m.attr == "timings")
+            for m in step.mutations
+        )
 
     def _apply_scaling(self, proc: Processor, new: Mapping[str, Timing], state: ScalerState,
                        label: str, merge: Any, window: float | None) -> None:  # fmt: skip

@@ -5,8 +5,8 @@ The arithmetic is :mod:`parasol_core.scalers` and the factors of each processor 
 the session's (``session.scaler``, ``move_scaler``, ``accept_scalers``,
 ``cancel_scalers``), kept with its undo steps, so undo and redo bring the factors back
 with the timings. A drag is one undo step. OK accepts the scaling done since the last OK
-and puts every factor back to 1.0 on the new values; Cancel undoes it, as one undo step
-of its own.
+and puts every factor back to 1.0 on the new values; Cancel leaves the model as it was at
+the last OK, its undo history and saved state included.
 """
 
 from __future__ import annotations
@@ -279,9 +279,10 @@ class InstructionGroupsWindow(QWidget):
         self._show_factors()
 
     def cancel(self) -> None:
-        """Cancel: the timings and factors as they were at the last OK, in one undo step."""
+        """Cancel: the timings and factors as they were at the last OK; the scaling steps
+        since are undone and forgotten (the title and Edit menu as before them)."""
         proc = self.document.current_processor()
         if proc is None or self._state(proc).is_neutral:
             return
         self.document.session.cancel_scalers(proc.id)
-        self.message.setText("Scaling since the last OK undone.")
+        self.message.setText("Scaling since the last OK cancelled.")
