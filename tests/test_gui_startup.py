@@ -203,7 +203,14 @@ def test_the_estimate_panel_built_after_an_export_knows_the_exported_model(main_
     from piui.export import ExportResult
 
     assert not main_window.panels.is_built("estimate")
-    main_window.exporter.last = ExportResult("http://127.0.0.1:1", model="m0042", name="gcel")
+    doc = main_window.document  # exported as it is now (an export records which state)
+    main_window.exporter.last = ExportResult(
+        "http://127.0.0.1:1",
+        model="m0042",
+        name="gcel",
+        generation=doc.generation,
+        revision=doc.revision,
+    )
     panel = main_window.estimate  # built now, after the export
     assert panel.model == "m0042"
     assert panel.route_button.isEnabled()
