@@ -28,6 +28,7 @@ from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
+from piui.widgets import wheel_guard
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
 from piui.widgets.messages import confirm, error_box, place_on_screen
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
         super().__init__()
+        wheel_guard.install()  # the wheel's rule, for every control of every panel
         self.resize(1280, 820)  # before the docks, so they are laid out once, at this size
         self.document = document or Document(self)
         self.setObjectName("MainWindow")
