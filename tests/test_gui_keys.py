@@ -85,3 +85,57 @@ def test_the_wheel_rule_covers_spin_boxes_and_sliders_built_later(qtbot):
         control.setFocus()
         wheel(control, -1)
         assert control.value() < 50
+
+
+def view_action(main_window, key: str):
+    """The View-menu entry of a dock."""
+    title = main_window.docks[key].windowTitle()
+    (action,) = [a for a in main_window.view_menu.actions() if a.text() == title]
+    return action
+
+
+def press_view_key(main_window, key: str) -> None:
+    """Press the View-menu key of a dock (Ctrl+1 … Ctrl+9) where the keyboard is."""
+    sequence = view_action(main_window, key).shortcut()
+    assert not sequence.isEmpty()
+    combo = sequence[0]
+    target = QApplication.focusWidget() or main_window
+    QTest.keyClick(target, combo.key(), combo.keyboardModifiers())
+    QApplication.processEvents()
+
+
+def test_a_view_key_reaches_a_floating_dock_and_hides_it_when_pressed_in_it(main_window, qtbot):
+    qtbot.waitExposed(main_window)
+    dock = main_window.docks["cache"]
+    main_window.show_panel("cache")
+    dock.setFloating(True)
+    qtbot.waitUntil(dock.isVisible)
+    main_window.activateWindow()
+    main_window.overview.id_field.setFocus()
+    qtbot.waitUntil(lambda: main_window.overview.id_field.hasFocus())
+    assert not main_window.panel_has_focus("cache")
+
+    press_view_key(main_window, "cache")  # visible, not focused: reach it, do not hide it
+    qtbot.waitUntil(lambda: main_window.panel_has_focus("cache"))
+    assert dock.isVisible() and dock.isFloating() and dock.isActiveWindow()
+    assert dock.isAncestorOf(QApplication.focusWidget())
+    assert view_action(main_window, "cache").isChecked()
+
+    press_view_key(main_window, "cache")  # focused: hide it
+    qtbot.waitUntil(lambda: not dock.isVisible())
+    assert not view_action(main_window, "cache").isChecked()
+
+    main_window.activateWindow()
+    main_window.overview.id_field.setFocus()
+    press_view_key(main_window, "cache")  # hidden: show it and put the keyboard in it
+    qtbot.waitUntil(lambda: main_window.panel_has_focus("cache"))
+    assert dock.isVisible() and view_action(main_window, "cache").isChecked()
+
+
+def test_a_view_key_brings_a_dock_behind_a_tab_to_the_front(main_window, qtbot):
+    qtbot.waitExposed(main_window)
+    main_window.show_panel("combinations")  # in front of the cache's tab
+    assert main_window.docks["cache"].visibleRegion().isEmpty()
+    press_view_key(main_window, "cache")
+    qtbot.waitUntil(lambda: main_window.panel_has_focus("cache"))
+    assert not main_window.docks["cache"].visibleRegion().isEmpty()
