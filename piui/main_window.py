@@ -57,6 +57,7 @@ RIGHT_SPLIT = (457, 343)
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
+    ("Ctrl+Alt+N", "New blank model (one processor type, one processor)"),
     ("Ctrl+O", "Open a model"),
     ("Ctrl+S", "Save"),
     ("Ctrl+Shift+S", "Save as"),
@@ -400,6 +401,10 @@ class MainWindow(QMainWindow):
             )
             new.addAction(self._action(path.stem, lambda _=False, p=path: self.new_from(p),
                                        shortcut))  # fmt: skip
+        self.new_blank_action = self._action("New &blank model", self.new_blank, "Ctrl+Alt+N")
+        self.new_blank_action.setToolTip("A new model of one processor type on a one-processor "
+                                         "topology, valid as it is")  # fmt: skip
+        file.insertAction(new.menuAction(), self.new_blank_action)
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
         file.addSeparator()
@@ -527,6 +532,15 @@ class MainWindow(QMainWindow):
             log.warning("%s has %d error(s): see Diagnostics", Path(path).name, errors)
             self.show_panel("diagnostics")
         return True
+
+    def new_blank(self) -> None:
+        """File > New blank model: the smallest valid model, after asking to save unsaved
+        changes."""
+        if self.maybe_save():
+            self.document.new_blank()
+            self.statusBar().showMessage(
+                "A new blank model: one processor type on a one-processor topology. Save as "
+                "to keep it.", 10000)  # fmt: skip
 
     def new_from(self, path: Path) -> None:
         if self.maybe_save():

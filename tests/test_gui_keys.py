@@ -139,3 +139,31 @@ def test_a_view_key_brings_a_dock_behind_a_tab_to_the_front(main_window, qtbot):
     press_view_key(main_window, "cache")
     qtbot.waitUntil(lambda: main_window.panel_has_focus("cache"))
     assert not main_window.docks["cache"].visibleRegion().isEmpty()
+
+
+# ---------------------------------------------------------------------- New blank model
+
+
+def test_ctrl_alt_n_makes_a_blank_valid_model_after_asking_to_save(main_window, qtbot):
+    from PySide6.QtWidgets import QMessageBox
+
+    from parasol_core.model import Timing
+
+    doc = main_window.document
+    doc.session.set_value("pt(1).iga", Timing(1e-6))
+    asked = []
+    answers = [QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard]
+    main_window.ask_save_changes = lambda: asked.append(1) or answers[len(asked) - 1]
+    before = doc.machine
+    QTest.keyClick(main_window, Qt.Key.Key_N,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)  # fmt: skip
+    assert asked == [1] and doc.machine is before  # Cancel: the model stays
+    QTest.keyClick(main_window, Qt.Key.Key_N,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)  # fmt: skip
+    assert asked == [1, 1] and doc.machine is not before
+    assert len(doc.machine.processors) == 1 and doc.machine.hardware().processor_count == 1
+    assert doc.diagnostics == [] and doc.path is None and not doc.is_modified
+    assert main_window.windowTitle() == "untitled[*] — PIUI"
+    assert main_window.diagnostics.summary.text() == "No problems found."
+    assert main_window.overview.processors.model().rowCount() == 1
+    assert not doc.session.can_undo
