@@ -63,6 +63,7 @@ SHORTCUTS = [
     ("Ctrl+Shift+S", "Save as"),
     ("Ctrl+Z", "Undo (a whole slider drag is one step)"),
     ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
+    ("Ctrl+H", "History: the undo steps by name; click one to undo or redo to it"),
     ("Ctrl+1 … Ctrl+9", "Show a dock, in View-menu order (processor master, instruction "
      "groups, individual instructions, cache, combinations, run-time systems, …), and put "
      "the keyboard in it, a floating one raised; again, with the keyboard in it, hide it"),
@@ -96,6 +97,12 @@ def _scrolling(widget: QWidget) -> QWidget:
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QFrame.Shape.NoFrame)
     return scroll
+
+
+def _history_panel(document: Document) -> QWidget:
+    from piui.windows.history import HistoryPanel
+
+    return HistoryPanel(document)
 
 
 def _focus_inside(panel: QWidget) -> None:
@@ -199,6 +206,8 @@ class MainWindow(QMainWindow):
             "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.add_lazy_panel("estimate", "Estimate", self._estimate_panel, self.estimate_panel_area)
+        self.add_lazy_panel("history", "History", _history_panel,
+                            Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.docks["diagnostics"].raise_()
         right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
             self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
@@ -432,6 +441,12 @@ class MainWindow(QMainWindow):
         redo.setShortcuts(redo_keys)
         edit.addAction(undo)
         edit.addAction(redo)
+        edit.addSeparator()
+        self.history_action = self._action("&History", lambda: self.show_panel("history"),
+                                           "Ctrl+H")  # fmt: skip
+        self.history_action.setToolTip("The undo steps, by name: click one to undo or redo "
+                                       "to it")  # fmt: skip
+        edit.addAction(self.history_action)
         edit.addSeparator()
         edit.addAction(self._action("&Preferences…", self.show_preferences, "Ctrl+,"))
         self.undo_action, self.redo_action = undo, redo

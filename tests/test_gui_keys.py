@@ -167,3 +167,40 @@ def test_ctrl_alt_n_makes_a_blank_valid_model_after_asking_to_save(main_window, 
     assert main_window.diagnostics.summary.text() == "No problems found."
     assert main_window.overview.processors.model().rowCount() == 1
     assert not doc.session.can_undo
+
+
+# ---------------------------------------------------------------------- Edit > History
+
+
+def test_the_history_lists_the_steps_and_a_click_goes_back_to_one(main_window, qtbot):
+    from parasol_core.model import Timing
+    from piui.windows.history import OPENED
+
+    doc = main_window.document
+    QTest.keyClick(main_window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)  # Edit > History
+    panel = main_window.panels["history"]
+    qtbot.waitUntil(lambda: main_window.panel_has_focus("history"))
+    for value in (1e-6, 2e-6, 3e-6):
+        doc.session.set_value("pt(1).iga", Timing(value), label=f"Set iga {value:g}")
+    QApplication.processEvents()
+    items = [panel.list.item(i).text() for i in range(panel.list.count())]
+    assert items == [OPENED, "Set iga 1e-06", "Set iga 2e-06", "Set iga 3e-06"]
+    assert panel.list.currentRow() == 3 and panel.list.item(3).font().bold()
+
+    def click(row: int) -> None:
+        rect = panel.list.visualItemRect(panel.list.item(row))
+        QTest.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.NoModifier, rect.center())  # fmt: skip
+        QApplication.processEvents()
+
+    click(1)  # undo to just after the first step
+    assert doc.machine.processor(1).timings["iga"] == Timing(1e-6)
+    assert panel.list.currentRow() == 1 and doc.session.history.index == 1
+    assert panel.note.text() == "1 of 3 step(s) done; 2 to redo"
+    click(3)  # redo to the end
+    assert doc.machine.processor(1).timings["iga"] == Timing(3e-6)
+    click(0)  # back to the model as opened
+    assert not doc.is_modified
+    main_window.document.new_blank()  # another model: the list starts afresh
+    QApplication.processEvents()
+    assert [panel.list.item(i).text() for i in range(panel.list.count())] == [OPENED]

@@ -271,6 +271,17 @@ class Session:
         step = self.history.redo()
         return None if step is None else self._after(REDO, step.label, step.mutations)
 
+    def go_to(self, index: int) -> None:
+        """Undo or redo to a position in the history (``index`` steps done: 0 is the
+        model as opened), one step at a time, each published as usual."""
+        if not 0 <= index <= len(self.history.steps):
+            raise SessionError(f"no history position {index} "
+                               f"(0 to {len(self.history.steps)})")  # fmt: skip
+        while self.history.index > index:
+            self.undo()
+        while self.history.index < index:
+            self.redo()
+
     @contextmanager
     def group(self, label: str) -> Iterator[None]:
         """Operations inside the block make one undo step and one change record. If the
