@@ -192,6 +192,34 @@ def test_crosshair_reads_out_the_values_under_the_mouse(open_window):
     assert not plot.crosshair.isVisible()
 
 
+def test_the_readout_evaluates_the_cost_at_the_cursor_not_at_a_nearby_sample(open_window):
+    """Issue 22: at 328 KiB the MPI plot showed the time of a nearby sample (38.17 ms
+    against 41.10 ms). The mouse over the plot at a size between samples reads the value
+    the engine gives at that size."""
+    from parasol_core.runtime import time_text
+
+    window = open_window("parsytec-gcel.machine")
+    page = window.pages["mpi"]
+    page.select("send")
+    settle(window)
+    plot = page.bytes_plot
+    nbytes = 328 * 1024
+    assert nbytes not in message_sizes()  # between two samples
+    vb = plot.getPlotItem().getViewBox()
+    y = vb.viewRect().center().y()
+    plot.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(math.log10(nbytes), y)))
+    assert plot.crosshair.isVisible()
+    at = round(10 ** plot.crosshair.value())  # where the mouse is, in whole bytes
+    assert abs(at - nbytes) <= 1
+    procs = window.current_args()["procs"]
+    [exact] = window.document.engine.sweep("mp.send", [{"bytes": at, "procs": procs}])
+    assert page.readout.text().startswith("328 KiB")
+    assert f"mp.send {time_text(exact)}" in page.readout.text()
+    own = plot.series[0]
+    nearest = own.y[int(np.argmin(np.abs(np.log(own.x) - math.log(at))))]
+    assert time_text(nearest) != time_text(exact)  # the nearest sample would have misled
+
+
 # ---------------------------------------------------------------- the fit dialog
 
 

@@ -9,6 +9,7 @@ there). On a log axis values that are not positive are left out too.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,9 @@ class Series:
     dashed: bool = False
     points: bool = False  # markers only (measurements)
     in_legend: bool = True
+    # the value at any x (the cost expression evaluated there), for the read-out; None:
+    # the read-out takes the nearest sample
+    at: Callable[[float], float] | None = None
 
 
 class _LogTicks(pg.AxisItem):
@@ -105,6 +109,7 @@ class CostPlot(pg.PlotWidget):
         self.crosshair.hide()
         self.marker.hide()
         self.readout = ""
+        self.snap_x: Callable[[float], float] | None = None  # the x a read-out is for
         self.scene().sigMouseMoved.connect(self._mouse_moved)
 
     # ---- data
@@ -176,10 +181,18 @@ class CostPlot(pg.PlotWidget):
     # ---- the crosshair
 
     def readout_at(self, x: float) -> str:
-        """What the crosshair shows at ``x`` (data units): each curve's nearest value."""
+        """What the crosshair shows at ``x`` (data units): each curve's value there, by
+        its ``at`` (evaluated at ``snap_x(x)`` when the plot snaps, say to whole bytes);
+        a curve without one, its nearest sample."""
+        if self.snap_x is not None:
+            x = self.snap_x(x)
         parts = [self.x_text(x)]
         for s in self.series:
             if s.points or len(s.x) == 0:
+                continue
+            if s.at is not None:
+                y = s.at(x)
+                parts.append(f"{s.label} {self.y_text(y) if math.isfinite(y) else 'error'}")
                 continue
             xs = np.asarray(s.x, dtype=float)
             dist = np.abs(np.log(xs) - math.log(x)) if self.log_x and x > 0 else np.abs(xs - x)
