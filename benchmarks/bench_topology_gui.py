@@ -18,10 +18,19 @@ the same run (offscreen), each row with its target and whether it is met.
    3D torus over the 32,768 torus. Baseline: the same repaint without the swap.
    Target: 16 ms up to 512 processors.
 
+4. One arrow-key step of the "all links" speed slider of the link groups window on the
+   32,768 torus (98,304 links): the session's bulk operation (one ``SetMany`` for all
+   links, one undo step), the window's echo and ``maxtotalspd``. Baseline: the same
+   step through one ``SetField`` per link (the session's path for small groups, which
+   every group took before), measured in the same run. Target: 16 ms. For reference,
+   the same step with the whole main window following the edit (its grid view, behind
+   its tab, re-reads the links' geometry on any link change).
+
 The figures of a busy machine are several times those of an idle one: run it alone,
 and read the ratios to the baselines as well as the times.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/bench_topology_gui.py [--repeat N]
+        [--links-only]
 """
 
 from __future__ import annotations
@@ -133,6 +142,11 @@ def main() -> None:
         action="store_true",
         help="also time a swap on the 32,768-processor torus (slow to set up)",
     )
+    parser.add_argument(
+        "--links-only",
+        action="store_true",
+        help="time only the link groups slider step (section 4)",
+    )
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
     rows: list[tuple[str, float, float | None, float, str, bool | None]] = []
@@ -144,6 +158,11 @@ def main() -> None:
             "GCel (512)": ROOT / "sample_models" / "parsytec-gcel.machine",
             "32x32x32 torus (32768)": big,
         }
+
+        if args.links_only:
+            rows.extend(link_slider_rows(big, steps, Path(tmp)))
+            report(rows, steps)
+            return
 
         # 1. open the big torus: the model is loaded once (Document.open of this file is
         # slow in the session, not in the windows: reported on its own row)
@@ -252,8 +271,73 @@ def main() -> None:
             m.close()
             if grid is not None:
                 grid.close()
-    app.processEvents()
 
+        # 4. a step of the link groups slider on every link of the big torus
+        rows.extend(link_slider_rows(big, steps, Path(tmp)))
+    app.processEvents()
+    report(rows, steps)
+
+
+def slider_step_times(window, steps: int) -> list[float]:
+    """Arrow-key steps of the group's speed slider, right and left in turn, each with
+    the events it posts processed."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    slider = window.speed.mantissa
+    slider.setFocus()
+    times = []
+    for i in range(steps):
+        key = Qt.Key.Key_Right if i % 2 == 0 else Qt.Key.Key_Left
+        t0 = time.perf_counter()
+        QTest.keyClick(slider, key)
+        QApplication.processEvents()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def link_slider_rows(big: Path, steps: int, tmp: Path) -> list[tuple]:
+    from parasol_core.session.session import Session
+    from piui.windows.link_groups import LinkGroupsWindow
+
+    doc = Document()
+    doc.open(big)
+    w = show(LinkGroupsWindow(doc))
+    w.set_group("all")
+    assert len(w.group_ids()) == 98_304
+    bulk = slider_step_times(w, steps)
+    saved = Session.BULK
+    Session.BULK = 10**9  # every link one SetField, as every group edit was before
+    try:
+        per_link = slider_step_times(w, max(4, steps // 4))
+    finally:
+        Session.BULK = saved
+    w.close()
+    base = statistics.median(per_link)
+    name = "'all links' speed step, link groups, 98304 links"
+    rows = [
+        (f"{name}: bulk", statistics.median(bulk), p90(bulk), base, "16 ms",
+         p90(bulk) <= FRAME),
+        (f"{name}: per link (before)", base, p90(per_link), base, "-", None),
+    ]  # fmt: skip
+    os.environ.setdefault("PIUI_SETTINGS", str(tmp / "bench-settings.ini"))
+    from piui.main_window import MainWindow
+
+    main = MainWindow(doc)
+    main.show()
+    main.show_panel("link-groups")
+    QApplication.processEvents()
+    panel = main.panels["link-groups"]
+    panel.set_group("all")
+    whole = slider_step_times(panel, steps)
+    rows.append((f"{name}: bulk, whole main window", statistics.median(whole), p90(whole),
+                 base, "-", None))  # fmt: skip
+    main.document.undo_stack.setClean()
+    main.close()
+    return rows
+
+
+def report(rows: list[tuple], steps: int) -> None:
     print(f"{'case':58} {'median':>11} {'90th pct':>11} {'baseline':>11} {'ratio':>7}  "
           "target      met")  # fmt: skip
     for case, t, worst, base, target, met in rows:
@@ -262,7 +346,8 @@ def main() -> None:
         print(f"{case:58} {ms(t)} {tail} {ms(base)} {t / base:7.2f}  {target:10}  {verdict}")
     print(f"({steps} steps or swaps each; a frame target is met when the 90th percentile is "
           "within it; ratio: median / baseline; zoom/pan baseline: repainting an empty "
-          "widget; swap baseline: repainting the mapping editor's view without a swap)")  # fmt: skip
+          "widget; swap baseline: repainting the mapping editor's view without a swap; "
+          "link step baseline: the same step one SetField per link)")  # fmt: skip
 
 
 if __name__ == "__main__":

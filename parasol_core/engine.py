@@ -346,6 +346,10 @@ class Engine:
             return value
         return self.evaluate_text(key, runtime=True)
 
+    def stored_keys(self) -> Iterable[str]:
+        """The keys of the stored values that expressions read (``tl(1)(5).speed``)."""
+        return self._readers.keys()
+
     def update(self, changed: Iterable[str | Slot] | str | Slot) -> dict[str, Value]:
         """Take note of edited stored values; returns the expressions whose value changed.
 

@@ -107,6 +107,23 @@ def curve(engine: Engine, key: str, vary: str, grid: Sequence[int],
     return Curve(np.asarray(grid, dtype=float), y, errors)
 
 
+def whole_argument(x: float) -> int:
+    """A message size or process count read off a plot's axis: the whole number nearest
+    ``x``, at least 1 (the arguments the costs are written for are counts)."""
+    return max(1, round(x)) if math.isfinite(x) else 1
+
+
+def value_at(engine: Engine, key: str, vary: str, x: float,
+             fixed: dict[str, int | float]) -> float:  # fmt: skip
+    """``key`` evaluated exactly at ``vary`` = :func:`whole_argument` (``x``), the other
+    argument from ``fixed``: what a plot's read-out shows at its cursor (not the value of
+    the nearest plotted point). NaN when the evaluation fails."""
+    [value] = engine.sweep(key, [{**fixed, vary: whole_argument(x)}])
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return math.nan
+    return float(value)
+
+
 def size_text(nbytes: float) -> str:
     """1, 512 B, 4 KiB, 1.5 MiB, 64 MiB."""
     value = float(nbytes)

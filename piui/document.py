@@ -229,6 +229,15 @@ class Document(QObject):
         self.session.replace(machine, None)
         log.info("new model from %s", path)
 
+    def new_blank(self) -> None:
+        """A new, unnamed, valid model of one processor type on a one-processor topology
+        (File > New blank model; :func:`parasol_core.blank.blank_machine`)."""
+        from parasol_core.blank import blank_machine
+
+        self.origin = None
+        self.session.replace(blank_machine(), None)
+        log.info("new blank model")
+
     def save(self, path: str | Path | None = None, overwrite: bool = False) -> None:
         """Save (atomically). Raises OSError/ValueError (FileChangedOnDisk when another
         program changed the file since it was read, unless ``overwrite``); the document

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFrame,
     QMainWindow,
@@ -29,6 +30,7 @@ from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
+from piui.widgets import wheel_guard
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
 from piui.widgets.messages import confirm, error_box, place_on_screen
@@ -56,13 +58,16 @@ RIGHT_SPLIT = (457, 343)
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
+    ("Ctrl+Alt+N", "New blank model (one processor type, one processor)"),
     ("Ctrl+O", "Open a model"),
     ("Ctrl+S", "Save"),
     ("Ctrl+Shift+S", "Save as"),
     ("Ctrl+Z", "Undo (a whole slider drag is one step)"),
     ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
-    ("Ctrl+1 … Ctrl+9", "Show the docks, in View-menu order: processor master, instruction "
-     "groups, individual instructions, cache, combinations, run-time systems, …"),
+    ("Ctrl+H", "History: the undo steps by name; click one to undo or redo to it"),
+    ("Ctrl+1 … Ctrl+9", "Show a dock, in View-menu order (processor master, instruction "
+     "groups, individual instructions, cache, combinations, run-time systems, …), and put "
+     "the keyboard in it, a floating one raised; again, with the keyboard in it, hide it"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
@@ -84,6 +89,28 @@ def _scrolling(widget: QWidget) -> QWidget:
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QFrame.Shape.NoFrame)
     return scroll
+
+
+def _history_panel(document: Document) -> QWidget:
+    from piui.windows.history import HistoryPanel
+
+    return HistoryPanel(document)
+
+
+def _focus_inside(panel: QWidget) -> None:
+    """Give the keyboard focus to a panel: to the first control of it that takes Tab
+    (a panel of labels and controls takes none itself), else to the panel."""
+    if panel.focusPolicy() & Qt.FocusPolicy.TabFocus:
+        panel.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return
+    widget = panel.nextInFocusChain()
+    while widget is not None and widget is not panel and panel.isAncestorOf(widget):
+        if (widget.focusPolicy() & Qt.FocusPolicy.TabFocus and widget.isEnabled()
+                and widget.isVisibleTo(panel)):  # fmt: skip
+            widget.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return
+        widget = widget.nextInFocusChain()
+    panel.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
 
 class Panels(MutableMapping[str, QWidget]):
@@ -122,6 +149,7 @@ class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
         super().__init__()
+        wheel_guard.install()  # the wheel's rule, for every control of every panel
         self.resize(1280, 820)  # before the docks, so they are laid out once, at this size
         self.document = document or Document(self)
         self.setObjectName("MainWindow")
@@ -170,6 +198,8 @@ class MainWindow(QMainWindow):
             "terminal", "Terminal", self.terminal, Qt.DockWidgetArea.BottomDockWidgetArea
         )
         self.add_lazy_panel("estimate", "Estimate", self._estimate_panel, self.estimate_panel_area)
+        self.add_lazy_panel("history", "History", _history_panel,
+                            Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
         self.docks["diagnostics"].raise_()
         right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
             self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
@@ -322,10 +352,35 @@ class MainWindow(QMainWindow):
         return out
 
     def show_panel(self, key: str) -> None:
+        """Bring a panel in front and give it the keyboard focus: its dock shown, its
+        tab chosen; a floating dock raised and its window made the active one."""
         dock = self.docks[key]
         dock.show()
         dock.raise_()
-        self.panels[key].setFocus()
+        panel = self.panels[key]  # built now if it was waiting
+        if dock.isFloating():
+            dock.activateWindow()
+        _focus_inside(panel)
+
+    def panel_has_focus(self, key: str) -> bool:
+        """Whether the keyboard focus is in the panel's dock, the dock on show."""
+        dock = self.docks[key]
+        focus = QApplication.focusWidget()
+        if not dock.isVisible() or focus is None or not dock.isAncestorOf(focus):
+            return False
+        if dock.isFloating():  # a window of its own: the active one
+            return dock.isActiveWindow()
+        return not dock.visibleRegion().isEmpty()  # not behind another dock's tab
+
+    def toggle_panel(self, key: str) -> None:
+        """What a View key does (Ctrl+1 … Ctrl+9): a hidden panel, or one on show without
+        the focus (behind a tab, in a floating window behind others, or just not where
+        the user is typing), is brought to the keyboard (:meth:`show_panel`); pressed
+        again, while the panel has the focus, it hides it."""
+        if self.panel_has_focus(key):
+            self.docks[key].hide()
+        else:
+            self.show_panel(key)
 
     # ---- menus
 
@@ -347,6 +402,10 @@ class MainWindow(QMainWindow):
             )
             new.addAction(self._action(path.stem, lambda _=False, p=path: self.new_from(p),
                                        shortcut))  # fmt: skip
+        self.new_blank_action = self._action("New &blank model", self.new_blank, "Ctrl+Alt+N")
+        self.new_blank_action.setToolTip("A new model of one processor type on a one-processor "
+                                         "topology, valid as it is")  # fmt: skip
+        file.insertAction(new.menuAction(), self.new_blank_action)
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
         file.addSeparator()
@@ -375,15 +434,19 @@ class MainWindow(QMainWindow):
         edit.addAction(undo)
         edit.addAction(redo)
         edit.addSeparator()
+        self.history_action = self._action("&History", lambda: self.show_panel("history"),
+                                           "Ctrl+H")  # fmt: skip
+        self.history_action.setToolTip("The undo steps, by name: click one to undo or redo "
+                                       "to it")  # fmt: skip
+        edit.addAction(self.history_action)
+        edit.addSeparator()
         edit.addAction(self._action("&Preferences…", self.show_preferences, "Ctrl+,"))
         self.undo_action, self.redo_action = undo, redo
 
         view = bar.addMenu("&View")
-        for n, dock in enumerate(self.docks.values(), start=1):
-            action = dock.toggleViewAction()
-            if n <= 9:
-                action.setShortcut(QKeySequence(f"Ctrl+{n}"))
-            view.addAction(action)
+        self.view_actions: dict[str, QAction] = {}
+        for n, (key, dock) in enumerate(self.docks.items(), start=1):
+            view.addAction(self._view_action(key, dock, f"Ctrl+{n}" if n <= 9 else None))
         self.view_menu = view
 
         toolbar = self.addToolBar("Export")
@@ -402,6 +465,28 @@ class MainWindow(QMainWindow):
         # ... and a text field keeps Ctrl+Z only while it has typing of its own to undo
         self._undo_keys = UndoKeysFallThrough(self)
         self._fill_recent()
+
+    def _view_action(self, key: str, dock: QDockWidget, shortcut: str | None) -> QAction:
+        """A View-menu entry: checked while its dock is shown (as the dock's own toggle
+        action is), and triggered it does :meth:`toggle_panel`, which reaches a floating
+        dock or one behind a tab instead of hiding it."""
+        action = QAction(dock.windowTitle(), self)
+        action.setCheckable(True)
+        toggle = dock.toggleViewAction()
+        action.setChecked(toggle.isChecked())
+        toggle.toggled.connect(action.setChecked)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setToolTip(f"Show {dock.windowTitle()} and put the keyboard in it; again, "
+                          "with the keyboard in it, hide it")  # fmt: skip
+
+        def triggered(_checked: bool = False) -> None:
+            self.toggle_panel(key)
+            action.setChecked(toggle.isChecked())  # whatever the click made of the check
+
+        action.triggered.connect(triggered)
+        self.view_actions[key] = action
+        return action
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -454,6 +539,15 @@ class MainWindow(QMainWindow):
             log.warning("%s has %d error(s): see Diagnostics", Path(path).name, errors)
             self.show_panel("diagnostics")
         return True
+
+    def new_blank(self) -> None:
+        """File > New blank model: the smallest valid model, after asking to save unsaved
+        changes."""
+        if self.maybe_save():
+            self.document.new_blank()
+            self.statusBar().showMessage(
+                "A new blank model: one processor type on a one-processor topology. Save as "
+                "to keep it.", 10000)  # fmt: skip
 
     def new_from(self, path: Path) -> None:
         if self.maybe_save():

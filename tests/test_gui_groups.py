@@ -276,3 +276,33 @@ def test_in_the_main_window_a_drag_is_undone_from_the_edit_menu(main_window):
     assert dict(doc.current_processor().timings) == before
     assert w.rows["arithmetic"].slider.label.text() == "×1"
     assert not w.rows["arithmetic"].label.font().bold()
+
+
+def test_an_arrow_press_on_a_scaler_shows_in_its_factor(window):
+    """Issue 22: five arrow presses moved a scaler x1.01, shown as x1. One press is now
+    x10^(1/25) (about x1.1) and five are x10^(1/5) (about x1.58), on the timings too."""
+    w = window()
+    row = w.rows["all"]
+    before = timings(w)
+    row.slider.slider.setFocus()
+    shown = [row.slider.label.text()]
+    for _ in range(5):
+        qtbot_key(row.slider.slider, Qt.Key.Key_Right)
+        shown.append(row.slider.label.text())
+    assert shown[:2] == ["×1", "×1.1"]
+    assert len(set(shown)) == 6  # every press changed the factor shown
+    factor = w.document.session.scaler(w.document.current_processor()).factor("all")
+    assert factor == pytest.approx(10 ** (5 * 40 / 1000), rel=1e-3)  # x1.585
+    assert shown[-1] == "×1.58"
+    after = timings(w)
+    name = next(iter(before))
+    assert after[name].mean == pytest.approx(before[name].mean * factor)
+    qtbot_key(row.slider.slider, Qt.Key.Key_PageUp)
+    factor_page = w.document.session.scaler(w.document.current_processor()).factor("all")
+    assert factor_page / factor == pytest.approx(10**0.25, rel=1e-3)
+
+
+def qtbot_key(widget, key) -> None:
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(widget, key)

@@ -192,6 +192,34 @@ def test_crosshair_reads_out_the_values_under_the_mouse(open_window):
     assert not plot.crosshair.isVisible()
 
 
+def test_the_readout_evaluates_the_cost_at_the_cursor_not_at_a_nearby_sample(open_window):
+    """Issue 22: at 328 KiB the MPI plot showed the time of a nearby sample (38.17 ms
+    against 41.10 ms). The mouse over the plot at a size between samples reads the value
+    the engine gives at that size."""
+    from parasol_core.runtime import time_text
+
+    window = open_window("parsytec-gcel.machine")
+    page = window.pages["mpi"]
+    page.select("send")
+    settle(window)
+    plot = page.bytes_plot
+    nbytes = 328 * 1024
+    assert nbytes not in message_sizes()  # between two samples
+    vb = plot.getPlotItem().getViewBox()
+    y = vb.viewRect().center().y()
+    plot.scene().sigMouseMoved.emit(vb.mapViewToScene(QPointF(math.log10(nbytes), y)))
+    assert plot.crosshair.isVisible()
+    at = round(10 ** plot.crosshair.value())  # where the mouse is, in whole bytes
+    assert abs(at - nbytes) <= 1
+    procs = window.current_args()["procs"]
+    [exact] = window.document.engine.sweep("mp.send", [{"bytes": at, "procs": procs}])
+    assert page.readout.text().startswith("328 KiB")
+    assert f"mp.send {time_text(exact)}" in page.readout.text()
+    own = plot.series[0]
+    nearest = own.y[int(np.argmin(np.abs(np.log(own.x) - math.log(at))))]
+    assert time_text(nearest) != time_text(exact)  # the nearest sample would have misled
+
+
 # ---------------------------------------------------------------- the fit dialog
 
 
@@ -203,6 +231,59 @@ def bcast_csv(path, seed: int = 5) -> None:
             t = 1e-4 + 2e-6 * p + 2e-8 * d * math.log(p)
             rows.append(f"{p},{d},{t * (1 + 0.01 * rng.normal())!r},{0.01 * t!r}")
     path.write_text("\n".join(rows) + "\n")
+
+
+def test_fit_dialog_shows_all_seven_process_counts_a_picker_and_the_residuals(
+    open_window, tmp_path, qtbot
+):
+    """Issue 22: a CSV with 7 process counts plotted 6 series and said nothing of the
+    seventh; the min/max band did not show. Every count is a series (and an entry of
+    the picker), unticking one hides it from both plots, the residual plot shows
+    measured - fitted, and the band's width is written and its edges drawn."""
+    window = open_window()
+    page = window.pages["mpi"]
+    window.tabs.setCurrentWidget(page)
+    page.select("bcast")
+    dialog = page.open_fit_dialog()
+    qtbot.addWidget(dialog)
+    counts = (2, 4, 8, 16, 32, 64, 128)
+    rng = np.random.default_rng(7)
+    rows = ["procs,bytes,seconds,error"]
+    for p in counts:
+        for d in (8, 64, 512, 4096, 32768):
+            t = 1e-4 + 2e-6 * p + 2e-8 * d * math.log(p)
+            rows.append(f"{p},{d},{t * (1 + 0.01 * rng.normal())!r},{0.01 * t!r}")
+    csv = tmp_path / "seven.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    assert dialog.add_file(csv)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    entries = [dialog.series_list.item(i).text() for i in range(dialog.series_list.count())]
+    assert entries == [f"{p} processes" for p in counts]
+    points = [s for s in dialog.plot.series if s.points]
+    assert [s.label for s in points] == entries  # seven series, none left out
+    assert dialog.series_note.text() == "All 7 process counts shown."
+    assert "within ±" in dialog.plot.getPlotItem().titleLabel.text  # the band, in words
+
+    # untick 128 processes as a user does: the entry current, Space
+    last = dialog.series_list.item(6)
+    dialog.series_list.setFocus()
+    dialog.series_list.setCurrentItem(last)
+    qtbot.keyClick(dialog.series_list, Qt.Key.Key_Space)
+    assert last.checkState() == Qt.CheckState.Unchecked
+    labels = [s.label for s in dialog.plot.series if s.points]
+    assert "128 processes" not in labels and len(labels) == 6
+    assert "hidden: 128" in dialog.series_note.text()
+
+    best = dialog.chosen()
+    residuals = dialog.residuals.series
+    assert [s.label for s in residuals] == labels
+    m = dialog.measurements
+    for s in residuals:
+        p = int(s.label.split()[0])
+        sel = m.procs == p
+        expected = m.seconds[sel] - best.predict(p, m.bytes[sel])
+        assert np.allclose(s.y, expected) and np.allclose(s.x, m.bytes[sel])
 
 
 def test_fit_dialog_writes_the_chosen_expression_as_one_undoable_edit(open_window, tmp_path):

@@ -248,6 +248,33 @@ def test_the_grid_view_and_the_mapping_editor_share_the_virtual_topology(qtbot, 
     assert grid.virtual_box.currentData() == w.virtual().id == left
 
 
+def test_arrow_steps_on_the_all_links_slider_are_one_bulk_undo_step(qtbot, document):
+    """Issue 22: the 'all links' slider applies a step to every link in one bulk
+    operation of the session (one SetMany, no SetField per link); a run of steps is one
+    undo step that puts every link's own speed back."""
+    from parasol_core.session.history import SetField, SetMany
+
+    doc = document("parsytec-gcel.machine")
+    hw = doc.machine.hardware()
+    assert len(hw.links) > Session.BULK
+    speeds = [lk.speed for lk in hw.links]
+    w = shown(qtbot, LinkGroupsWindow(doc))
+    w.set_group("all")
+    w.speed.mantissa.setFocus()
+    for _ in range(3):
+        qtbot.keyClick(w.speed.mantissa, Qt.Key.Key_Right)
+    [step] = doc.session.history.steps
+    assert [type(m) for m in step.mutations] == [SetMany]
+    assert not any(isinstance(m, SetField) for m in step.mutations)
+    assert step.mutations[0].objs == hw.links
+    shown_value = w.speed.value()
+    assert all(lk.speed.mean == shown_value for lk in hw.links)
+    assert w.note.text() == f"{len(hw.links)} link(s). "
+    doc.session.undo()
+    assert [lk.speed for lk in hw.links] == speeds
+    assert w.speed.value() == speeds[0].mean
+
+
 def test_the_x_link_group_moves_maxtotalspd(qtbot, document):
     doc = document()
     w = shown(qtbot, LinkGroupsWindow(doc))

@@ -392,6 +392,49 @@ def test_link_group_edit_is_one_step_and_moves_maxtotalspd(gcel):
     assert session.engine.value("mc.maxtotalspd") == before
 
 
+def test_a_bulk_link_edit_is_one_mutation_one_field_and_a_drag_one_step(gcel):
+    """Issue 22: a group edit of many links is one SetMany (not a SetField per link),
+    published as one field that covers every link; a drag merges into one undo step
+    back to each link's own value."""
+    from parasol_core.session.history import SetMany
+
+    session, records = gcel
+    topo = session.machine.topologies[0]
+    assert len(topo.links) > Session.BULK
+    speeds = [lk.speed for lk in topo.links]
+    ids = tuple(lk.id for lk in topo.links)
+    drag = object()
+    for value in (1e-7, 2e-7, 3e-7):
+        session.set_links(topo.id, ids, speed=Timing(value), merge=drag)
+    [step] = session.history.steps
+    [mutation] = step.mutations
+    assert isinstance(mutation, SetMany) and mutation.objs == topo.links
+    assert all(lk.speed == Timing(3e-7) for lk in topo.links)
+    [field] = records[-1].fields
+    assert records[-1].touches(topo.links[-1], "speed") and not records[-1].touches(topo)
+    assert records[-1].keys == {k for k in session.engine.stored_keys() if k.endswith(".speed")}
+    assert "mc.maxtotalspd" in records[-1].derived
+    session.undo()
+    assert [lk.speed for lk in topo.links] == speeds
+    session.redo()
+    assert all(lk.speed == Timing(3e-7) for lk in topo.links)
+
+
+def test_a_bulk_edit_of_some_links_keys_only_theirs(gcel):
+    session, records = gcel
+    topo = session.machine.topologies[0]
+    read = {k for k in session.engine.stored_keys() if k.startswith(f"tl({topo.id})(")}
+    assert read  # maxtotalspd reads some links
+    read_ids = {int(k.split(")(")[1].split(")")[0]) for k in read}
+    others = [lk.id for lk in topo.links if lk.id not in read_ids]
+    assert len(others) > Session.BULK
+    session.set_links(topo.id, others, latency=Timing(1e-3))
+    assert records[-1].keys == set() and not records[-1].derived
+    some = others[: Session.BULK] + sorted(read_ids)
+    session.set_links(topo.id, some, latency=Timing(2e-3))
+    assert records[-1].keys == {k for k in read if k.endswith(".latency")}
+
+
 def test_add_and_remove_links_keep_the_count(gcel):
     session, _ = gcel
     topo = session.machine.topologies[0]

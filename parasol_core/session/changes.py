@@ -30,16 +30,25 @@ SELECTED = "selected"  # the selection changed (chosen, or pruned after an edit)
 class FieldRef:
     """One stored place that changed: ``obj.attr`` or the entry ``key`` of the dict
     ``obj.attr``. For a list of child sections (``Machine.processors``,
-    ``Topology.links``) ``key`` is None and the whole list counts as changed."""
+    ``Topology.links``) ``key`` is None and the whole list counts as changed.
+
+    A bulk edit (the same attribute of many objects of one class, set to one value: the
+    speed of every link of a torus) is one FieldRef: ``obj`` is the first object and
+    ``objs`` all of them (empty for a single place); :meth:`covers` asks about one."""
 
     obj: Any = field(compare=False)
     attr: str
     key: Any = None
     obj_id: int = field(default=0, repr=False)
+    objs: Any = field(default=(), compare=False, repr=False)
 
     @staticmethod
-    def of(obj: Any, attr: str, key: Any = None) -> FieldRef:
-        return FieldRef(obj, attr, key, id(obj))
+    def of(obj: Any, attr: str, key: Any = None, objs: Any = ()) -> FieldRef:
+        return FieldRef(obj, attr, key, id(obj), objs)
+
+    def covers(self, obj: Any) -> bool:
+        """Whether ``obj`` is (one of) the object(s) written."""
+        return self.obj is obj or (bool(self.objs) and any(o is obj for o in self.objs))
 
     @property
     def cls(self) -> type:
@@ -54,7 +63,9 @@ class Change:
     """One published change.
 
     - ``fields``: every stored place the operation wrote (model objects only);
-    - ``keys``: the engine keys of the stored values that changed (``pt(1).iga``);
+    - ``keys``: the engine keys of the stored values that changed (``pt(1).iga``); of
+      a bulk edit of links, those of the links that expressions read (a key per link of
+      a 98,304-link torus would cost more than the edit);
     - ``derived``: expression key -> new value, for exactly the expressions whose value
       moved;
     - ``structure``: sections, links or expressions were added, removed or re-identified;
@@ -95,7 +106,7 @@ class Change:
         if self.reason == OPEN:
             return True
         for f in self.fields:
-            hit = isinstance(f.obj, what) if isinstance(what, type) else f.obj is what
+            hit = isinstance(f.obj, what) if isinstance(what, type) else f.covers(what)
             if hit and (attr is None or f.attr == attr):
                 return True
         return False

@@ -8,8 +8,11 @@ a run of merged ones (a slider drag).
 
 from __future__ import annotations
 
+import operator
 import time
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from parasol_core.session.changes import FieldRef
@@ -71,6 +74,33 @@ class SetField(Mutation):
 
     def same_place(self, other: SetField) -> bool:
         return self.obj is other.obj and self.attr == other.attr and self.key == other.key
+
+
+@dataclass(eq=False)
+class SetMany(Mutation):
+    """``obj.attr = new`` for every object of ``objs`` (each had its ``olds`` value): a
+    bulk edit, say the speed of all 98,304 links of a torus, recorded, applied, merged
+    and published as one thing rather than one :class:`SetField` per object. ``owner``
+    is what holds the objects (the links' topology), for the engine keys."""
+
+    objs: list
+    attr: str
+    olds: list
+    new: Any
+    owner: Any = None
+
+    def apply(self) -> None:  # setattr mapped in C: a third of a loop's time
+        deque(map(setattr, self.objs, repeat(self.attr), repeat(self.new)), maxlen=0)
+
+    def revert(self) -> None:
+        deque(map(setattr, self.objs, repeat(self.attr), self.olds), maxlen=0)
+
+    def field(self) -> FieldRef:
+        return FieldRef.of(self.objs[0], self.attr, objs=self.objs)
+
+    def same_objects(self, other: SetMany) -> bool:
+        a, b = self.objs, other.objs
+        return a is b or (len(a) == len(b) and all(map(operator.is_, a, b)))
 
 
 @dataclass
@@ -161,8 +191,8 @@ class Step:
         for m in other.mutations:
             place = _place(m)
             mine = index.get(place) if place is not None else None
-            if mine is not None:
-                mine.new = m.new
+            if mine is not None and (not isinstance(m, SetMany) or mine.same_objects(m)):
+                mine.new = m.new  # a bulk edit of the same objects: the olds stay mine
                 continue
             self.mutations.append(m)
             if place is not None:
@@ -181,6 +211,8 @@ def _place(m: Mutation) -> tuple | None:
         return ("field", id(m.obj), m.attr, m.key)
     if isinstance(m, SetState):
         return ("state", id(m.table), m.key)
+    if isinstance(m, SetMany):  # the same objects: checked by absorb
+        return ("many", m.attr, len(m.objs), id(m.objs[0]), id(m.objs[-1]))
     return None
 
 

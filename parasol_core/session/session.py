@@ -16,9 +16,11 @@ publishes one :class:`~parasol_core.session.changes.Change` to every subscriber.
 from __future__ import annotations
 
 import math
+import operator
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,7 @@ from parasol_core.session.history import (
     ListEdit,
     Mutation,
     SetField,
+    SetMany,
     SetState,
     Step,
 )
@@ -111,6 +114,8 @@ class Session:
         self._scalers: dict[int, tuple[Processor, ScalerState]] = {}
         self._open: Step | None = None
         self._drag: tuple[Any, str, Processor, dict[str, Timing], ScalerState] | None = None
+        self._structure = 0  # counts structural changes (ids, lists, models)
+        self._picked: tuple | None = None  # the last links picked by id (_pick_links)
         self.disk_stamp: Stamp | None = None  # the file as read or last written
         self.selection: Selection = selection.initial(self.machine)
 
@@ -143,6 +148,7 @@ class Session:
         self.history.clear()
         self._scalers.clear()
         self._drag = None
+        self._structure += 1
         self._diagnostics = None
         self._publish(Change(OPEN, "open", structure=True, scalers=True, diagnostics=True,
                              derived=dict(self.engine.values())))  # fmt: skip
@@ -276,6 +282,17 @@ class Session:
         step = self.history.redo()
         return None if step is None else self._after(REDO, step.label, step.mutations)
 
+    def go_to(self, index: int) -> None:
+        """Undo or redo to a position in the history (``index`` steps done: 0 is the
+        model as opened), one step at a time, each published as usual."""
+        if not 0 <= index <= len(self.history.steps):
+            raise SessionError(f"no history position {index} "
+                               f"(0 to {len(self.history.steps)})")  # fmt: skip
+        while self.history.index > index:
+            self.undo()
+        while self.history.index < index:
+            self.redo()
+
     @contextmanager
     def group(self, label: str) -> Iterator[None]:
         """Operations inside the block make one undo step and one change record. If the
@@ -343,6 +360,13 @@ class Session:
                 scalers = True
                 continue
             fields.append(f)
+            if isinstance(m, SetMany):  # a bulk edit: the keys of what is read of it
+                bulk = self._bulk_keys(m)
+                if bulk is None:
+                    rebuild = True
+                else:
+                    keys |= bulk
+                continue
             if m.structural:
                 rebuild = True
                 continue
@@ -357,6 +381,7 @@ class Session:
             else:
                 keys.add(key)
         if rebuild:
+            self._structure += 1
             derived = self.engine.rebuild_and_compare()
         elif keys:
             derived = self.engine.update(keys)
@@ -728,26 +753,76 @@ class Session:
             self._record(ListEdit(topo, "links", index, link, remove=True))
             self._set(topo, "link_count", len(topo.links))
 
-    def set_links(self, topo_id: int, link_ids: list[int], *, latency: Timing | None = None,
+    def set_links(self, topo_id: int, link_ids: Sequence[int], *, latency: Timing | None = None,
                   speed: Timing | None = None, label: str | None = None, merge: Any = None,
                   window: float | None = None) -> None:  # fmt: skip
         """Set the latency and/or speed of several links of a topology as one step."""
         topo = self._topology(topo_id)
-        wanted = set(link_ids)
-        links = [lk for lk in topo.links if lk.id in wanted]
-        if len(links) != len(wanted):
-            missing = sorted(wanted - {lk.id for lk in links})
-            raise SessionError(f"topology {topo_id} has no link with id {missing[0]}")
+        links = self._pick_links(topo, link_ids)
         for value, what in ((latency, "latency"), (speed, "speed")):
             if value is not None and (not math.isfinite(value.mean) or value.mean < 0):
                 raise SessionError(f"a link {what} must be a non-negative number")
         with self._operation(label or f"Set {len(links)} link(s) of topology {topo_id}",
                              merge, window):  # fmt: skip
-            for link in links:
-                if latency is not None:
-                    self._set(link, "latency", latency)
-                if speed is not None:
-                    self._set(link, "speed", speed)
+            for attr, value in (("latency", latency), ("speed", speed)):
+                if value is not None:
+                    self._set_many(links, attr, value, topo)
+
+    def _pick_links(self, topo: Topology, link_ids: Sequence[int]) -> list[Link]:
+        """The links of ``topo`` with these ids, in the topology's order. The answer for
+        a tuple of ids is kept until the next structural change: a drag asks again, with
+        the same tuple, at every step."""
+        kept = self._picked
+        if (kept is not None and kept[0] is link_ids and kept[1] is topo
+                and kept[2] == self._structure):  # fmt: skip
+            return kept[3]
+        wanted = set(link_ids)
+        links = [lk for lk in topo.links if lk.id in wanted]
+        if len(links) != len(wanted):
+            missing = sorted(wanted - {lk.id for lk in links})
+            raise SessionError(f"topology {topo.id} has no link with id {missing[0]}")
+        if isinstance(link_ids, tuple):  # immutable: the same tuple names the same links
+            self._picked = (link_ids, topo, self._structure, links)
+        return links
+
+    # A bulk edit of more objects than this is one SetMany (not checked object by object
+    # for a value that does not change): a drag of the speed of all 98,304 links of a
+    # 32 x 32 x 32 torus must take well under a frame a step.
+    BULK = 256
+
+    def _set_many(self, objs: list, attr: str, value: Any, owner: Any) -> None:
+        """``obj.attr = value`` for every object, as one mutation of the operation under
+        way (a few objects: one SetField each, skipping those that already hold it)."""
+        if len(objs) <= self.BULK:
+            for obj in objs:
+                self._set(obj, attr, value)
+            return
+        olds = list(map(operator.attrgetter(attr), objs))
+        first = olds[0]
+        if (first is value or first == value) and all(map(operator.is_, olds, repeat(first))):
+            return  # they all hold it already (a bulk edit leaves one shared value)
+        self._record(SetMany(objs, attr, olds, value, owner))
+
+    def _bulk_keys(self, m: SetMany) -> set[str] | None:
+        """The engine keys of the objects of a bulk edit that expressions read; None
+        when it is not one of links' values (the engine then rebuilds)."""
+        if not (isinstance(m.owner, Topology) and isinstance(m.objs[0], Link)
+                and m.attr in ("latency", "speed")):  # fmt: skip
+            return None
+        prefix, suffix = f"tl({m.owner.id})(", f").{m.attr}"
+        read = [k for k in self.engine.stored_keys()
+                if k.startswith(prefix) and k.endswith(suffix)]  # fmt: skip
+        if not read:
+            return set()
+        if len(m.objs) == len(m.owner.links):  # every link of the topology
+            return set(read)
+        ids = {o.id for o in m.objs}
+        out = set()
+        for key in read:
+            number = key[len(prefix) : -len(suffix)]
+            if not number.isdigit() or int(number) in ids:
+                out.add(key)
+        return out
 
     def replace_topology(self, topo_id: int, topology: Topology) -> None:
         """Put a new topology (say, a generated torus) in place of hardware topology

@@ -9,6 +9,7 @@ there). On a log axis values that are not positive are left out too.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,9 @@ PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
 
 
+LEGEND_ROWS = 4  # legend entries a column, at most
+
+
 @dataclass
 class Series:
     label: str
@@ -30,6 +34,9 @@ class Series:
     dashed: bool = False
     points: bool = False  # markers only (measurements)
     in_legend: bool = True
+    # the value at any x (the cost expression evaluated there), for the read-out; None:
+    # the read-out takes the nearest sample
+    at: Callable[[float], float] | None = None
 
 
 class _LogTicks(pg.AxisItem):
@@ -105,6 +112,7 @@ class CostPlot(pg.PlotWidget):
         self.crosshair.hide()
         self.marker.hide()
         self.readout = ""
+        self.snap_x: Callable[[float], float] | None = None  # the x a read-out is for
         self.scene().sigMouseMoved.connect(self._mouse_moved)
 
     # ---- data
@@ -148,6 +156,9 @@ class CostPlot(pg.PlotWidget):
                 )
             item.addItem(plotted)
             self._items.append(plotted)
+        # a legend of many entries in columns: one taller than the plot loses its last
+        entries = sum(1 for s in series if s.in_legend)
+        self.legend.setColumnCount(max(1, math.ceil(entries / LEGEND_ROWS)))
         item.enableAutoRange()
         if not self.log_y:  # a linear time axis starts at zero: a flat cost reads as flat
             ys = np.concatenate([np.asarray(s.y, dtype=float) for s in series] or [np.zeros(0)])
@@ -158,28 +169,40 @@ class CostPlot(pg.PlotWidget):
                     hi = lo + 1.0
                 item.setYRange(lo, hi + 0.06 * (hi - lo), padding=0)
 
-    def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str) -> None:
-        """A shaded band between two curves (the fit's minimum and maximum)."""
+    def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str,
+                 edges: bool = False) -> None:  # fmt: skip
+        """A shaded band between two curves (the fit's minimum and maximum); with
+        ``edges``, each bound drawn as a thin dotted line too (a narrow band shows)."""
         item = self.getPlotItem()
         ok = np.isfinite(low) & np.isfinite(high)
         if self.log_y:
             ok &= (low > 0) & (high > 0)
-        lo = pg.PlotDataItem(x[ok], low[ok], pen=pg.mkPen(None))
-        hi = pg.PlotDataItem(x[ok], high[ok], pen=pg.mkPen(None))
+        pen = (pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine) if edges
+               else pg.mkPen(None))  # fmt: skip
+        lo = pg.PlotDataItem(x[ok], low[ok], pen=pen)
+        hi = pg.PlotDataItem(x[ok], high[ok], pen=pen)
         for it in (lo, hi):  # in the plot first: it puts them on its log scale
             item.addItem(it)
             self._items.append(it)
-        band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(QColorWithAlpha(color, 50)))
+        band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(QColorWithAlpha(color, 80)))
         item.addItem(band)
         self._items.append(band)
 
     # ---- the crosshair
 
     def readout_at(self, x: float) -> str:
-        """What the crosshair shows at ``x`` (data units): each curve's nearest value."""
+        """What the crosshair shows at ``x`` (data units): each curve's value there, by
+        its ``at`` (evaluated at ``snap_x(x)`` when the plot snaps, say to whole bytes);
+        a curve without one, its nearest sample."""
+        if self.snap_x is not None:
+            x = self.snap_x(x)
         parts = [self.x_text(x)]
         for s in self.series:
             if s.points or len(s.x) == 0:
+                continue
+            if s.at is not None:
+                y = s.at(x)
+                parts.append(f"{s.label} {self.y_text(y) if math.isfinite(y) else 'error'}")
                 continue
             xs = np.asarray(s.x, dtype=float)
             dist = np.abs(np.log(xs) - math.log(x)) if self.log_x and x > 0 else np.abs(xs - x)

@@ -7,8 +7,12 @@ fitted until then; tables of different benchmarks are never fitted together
 (:func:`parasol_core.fit.mixed_benchmarks`). Every form of the thesis is fitted
 (:func:`parasol_core.fit.fit`) and listed with chi-squared, Q and the coefficients with
 their standard errors, best first. The plot shows the measurements against the chosen fit
-and its min/max band. "Write" puts the chosen expression into the primitive as one
-undoable edit.
+and its min/max band (each coefficient one standard error down / up, shaded and edged
+with dotted lines; its width is written above the plot, since a tight fit's band is
+thinner than its line); below it, the residuals (measured - fitted). A list of the
+process counts picks the series both plots show: every one at first, up to
+:data:`MAX_PROCESS_SERIES` (a spread of them beyond, which the list says). "Write"
+puts the chosen expression into the primitive as one undoable edit.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
@@ -28,6 +33,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSizePolicy,
     QSpinBox,
@@ -56,7 +62,7 @@ from piui.widgets.cost_plot import PALETTE, CostPlot, Series
 
 HINT = ("Add measured times: a CSV with the header procs,bytes,seconds[,error], or OSU "
         "benchmark output.")  # fmt: skip
-MAX_PROCESS_SERIES = 6  # more process counts than this: plot a spread of them
+MAX_PROCESS_SERIES = len(PALETTE)  # shown at first; beyond, a spread (one colour each)
 
 PREFIX_SECTION = {"pv": "pvm", "ex": "express", "mp": "mpi"}
 
@@ -187,9 +193,29 @@ class FitDialog(QDialog):
         self.plot.getPlotItem().setTitle(
             "measured (points) and fitted (lines, shaded: min/max)", color="#444", size="9pt"
         )
+        self.residuals = CostPlot("message size (bytes)", log_x=True, log_y=False,
+                                  x_text=runtime.size_text, y_text=runtime.time_text)  # fmt: skip
+        self.residuals.getPlotItem().setLabel("left", "residual (s)")
+        self.residuals.getPlotItem().setTitle("residuals: measured − fitted", color="#444",
+                                              size="9pt")  # fmt: skip
+        self.residuals.legend.hide()
+        self.residuals.setMinimumHeight(120)
+        self.residuals.getPlotItem().addItem(
+            pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888")), ignoreBounds=True
+        )
+        self.series_list = QListWidget()  # the process counts to show
+        self.series_list.setFlow(QListWidget.Flow.LeftToRight)
+        self.series_list.setWrapping(True)
+        self.series_list.setMaximumHeight(self.fontMetrics().height() * 3 + 8)
+        self.series_list.setToolTip("The process counts the plots show: tick or untick one "
+                                    "(Space toggles the current one)")  # fmt: skip
+        self.series_list.itemChanged.connect(lambda _item: self._plot(self.chosen()))
+        self.series_note = QLabel()
+        self.series_note.setStyleSheet("color: #555;")
         self.readout = QLabel(" ")
         self.readout.setFont(_mono())
-        self.plot.hovered.connect(lambda t: self.readout.setText(t or " "))
+        for plot in (self.plot, self.residuals):
+            plot.hovered.connect(lambda t: self.readout.setText(t or " "))
 
         self.expression = QLabel()
         self.expression.setFont(_mono())
@@ -215,7 +241,13 @@ class FitDialog(QDialog):
         plot_box = QWidget()
         plot_layout = QVBoxLayout(plot_box)
         plot_layout.setContentsMargins(0, 0, 0, 0)
-        plot_layout.addWidget(self.plot, 1)
+        picker = QHBoxLayout()
+        picker.addWidget(QLabel("Show:"))
+        picker.addWidget(self.series_list, 1)
+        plot_layout.addLayout(picker)
+        plot_layout.addWidget(self.series_note)
+        plot_layout.addWidget(self.plot, 3)
+        plot_layout.addWidget(self.residuals, 2)
         plot_layout.addWidget(self.readout)
         split.addWidget(plot_box)
         split.setStretchFactor(1, 2)
@@ -369,6 +401,7 @@ class FitDialog(QDialog):
                 if r == 0:
                     item.setForeground(QColor("#1a5c1a"))
                 self.table.setItem(r, col, item)
+        self._fill_series_list()
         if self.candidates:
             self.table.selectRow(0)
             note = "" if self.candidates[0].q is not None else (
@@ -420,31 +453,83 @@ class FitDialog(QDialog):
         self.expression.setText(f"{self.ref} = {c.expression()}" if c else "")
         self._plot(c)
 
+    def _fill_series_list(self) -> None:
+        """One entry per process count of the measurements, each with its colour; the
+        first :data:`MAX_PROCESS_SERIES` (a spread of them when there are more) ticked."""
+        m = self.measurements
+        counts = sorted(set(m.procs.tolist())) if m is not None else []
+        shown = set(counts)
+        if len(counts) > MAX_PROCESS_SERIES:
+            idx = np.linspace(0, len(counts) - 1, MAX_PROCESS_SERIES).round().astype(int)
+            shown = {counts[i] for i in idx.tolist()}
+        self.series_list.blockSignals(True)
+        self.series_list.clear()
+        for i, p in enumerate(counts):
+            item = QListWidgetItem(f"{int(p)} processes")
+            item.setData(Qt.ItemDataRole.UserRole, p)
+            item.setForeground(QColor(PALETTE[i % len(PALETTE)]))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if p in shown else Qt.CheckState.Unchecked)
+            self.series_list.addItem(item)
+        self.series_list.blockSignals(False)
+
+    def shown_counts(self) -> list[float]:
+        """The process counts ticked in the list."""
+        items = [self.series_list.item(i) for i in range(self.series_list.count())]
+        return [it.data(Qt.ItemDataRole.UserRole) for it in items
+                if it.checkState() == Qt.CheckState.Checked]  # fmt: skip
+
     def _plot(self, c: Candidate | None) -> None:
         m = self.measurements
         if m is None:
             self.plot.set_series([])
+            self.residuals.set_series([])
+            self.series_note.setText("")
             return
-        counts = sorted(set(m.procs.tolist()))
-        if len(counts) > MAX_PROCESS_SERIES:
-            idx = np.linspace(0, len(counts) - 1, MAX_PROCESS_SERIES).round().astype(int)
-            counts = [counts[i] for i in sorted(set(idx.tolist()))]
+        all_counts = sorted(set(m.procs.tolist()))
+        shown = self.shown_counts()
+        hidden = [int(p) for p in all_counts if p not in shown]
+        self.series_note.setText(
+            f"{len(shown)} of {len(all_counts)} process counts shown; hidden: "
+            + ", ".join(map(str, hidden)) + " (tick them above)" if hidden
+            else f"All {len(all_counts)} process counts shown."
+        )  # fmt: skip
         sizes = np.array(runtime.message_sizes(max(int(m.bytes.max()), 2)), dtype=float)
         sizes = sizes[sizes >= max(m.bytes.min(), 1)]
         series: list[Series] = []
+        residuals: list[Series] = []
         bands = []
-        for i, p in enumerate(counts):
+        widest = 0.0
+        for i, p in enumerate(all_counts):
+            if p not in shown:
+                continue
             color = PALETTE[i % len(PALETTE)]
             sel = m.procs == p
             series.append(Series(f"{int(p)} processes", m.bytes[sel], m.seconds[sel], color,
                                  points=True))  # fmt: skip
             if c is not None:
-                series.append(Series(f"fit {int(p)}", sizes, c.predict(p, sizes), color,
-                                     in_legend=False))  # fmt: skip
-                bands.append((sizes, *c.band(p, sizes), color))
+                fitted = c.predict(p, sizes)
+                series.append(Series(f"fit {int(p)}", sizes, fitted, color, in_legend=False,
+                                     at=lambda x, c=c, p=p: float(c.predict(p, x))))  # fmt: skip
+                low, high = c.band(p, sizes)
+                bands.append((sizes, low, high, color))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    spread = np.nanmax(np.abs(high - low) / 2 / np.abs(fitted))
+                if np.isfinite(spread):
+                    widest = max(widest, float(spread))
+                measured = m.seconds[sel] - c.predict(p, m.bytes[sel])
+                residuals.append(Series(f"{int(p)} processes", m.bytes[sel], measured, color,
+                                        points=True))  # fmt: skip
         self.plot.set_series(series)
         for x, lo, hi, color in bands:
-            self.plot.add_band(x, lo, hi, color)
+            self.plot.add_band(x, lo, hi, color, edges=True)
+        self.residuals.set_series(residuals)
+        band = (f"shaded: min/max, each coefficient ± one standard error: within "
+                f"±{widest:.2%} of the fit" if c is not None else "")  # fmt: skip
+        self.plot.getPlotItem().setTitle(
+            "measured (points) and fitted (lines" + (f"; {band})" if band else ")"),
+            color="#444", size="9pt",
+        )  # fmt: skip
 
     # ---- writing
 

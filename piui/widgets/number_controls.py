@@ -270,18 +270,26 @@ class LogIntEdit(QWidget):
 
 
 class FactorSlider(QWidget):
-    """A scale factor from 0.1x to 10x on a logarithmic slider."""
+    """A scale factor from 0.1x to 10x on a logarithmic slider.
+
+    A drag moves in fine steps (1000 a decade). An arrow key moves one
+    :attr:`ARROW_STEP`: x10^(1/25), about x1.1, so every press shows in the factor
+    written beside the slider (five presses make x10^(1/5), about x1.58; 25 make x10);
+    Page Up/Down move x10^(1/4), about x1.78 (four pages a decade)."""
 
     valueEdited = Signal(float, object)
 
-    STEPS = 2000
+    STEPS = 2000  # positions from 0.1x to 10x
+    ARROW_STEP = 40  # positions: a factor of 10 ** (40 / 1000)
+    PAGE_STEP = 250  # positions: a factor of 10 ** (250 / 1000)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._value = 1.0
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, self.STEPS)
-        self.slider.setPageStep(100)
+        self.slider.setSingleStep(self.ARROW_STEP)
+        self.slider.setPageStep(self.PAGE_STEP)
         self.slider.setMinimumWidth(200)
         self.label = QLabel()
         self.label.setMinimumWidth(56)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, QTimer
@@ -141,6 +142,7 @@ class RuntimePage(QWidget):
                                    y_text=runtime.time_text,
                                    legend_corner="bottom right")  # fmt: skip
         for plot in (self.bytes_plot, self.procs_plot):
+            plot.snap_x = runtime.whole_argument  # the read-out evaluates whole counts
             plot.setMinimumHeight(180)
             plot.hovered.connect(self._show_readout)
         plots = QSplitter(Qt.Orientation.Horizontal)
@@ -375,8 +377,15 @@ class RuntimePage(QWidget):
             key = label.split(" ")[0]
             c1 = runtime.curve(engine, key, "bytes", sizes, {"procs": args["procs"]})
             c2 = runtime.curve(engine, key, "procs", counts, {"bytes": args["bytes"]})
-            by_bytes.append(Series(label, c1.x, c1.y, color, dashed))
-            by_procs.append(Series(label, c2.x, c2.y, color, dashed))
+            # the read-out evaluates the cost at the cursor, not at the nearest sample
+            at_bytes = partial(
+                runtime.value_at, engine, key, "bytes", fixed={"procs": args["procs"]}
+            )
+            at_procs = partial(
+                runtime.value_at, engine, key, "procs", fixed={"bytes": args["bytes"]}
+            )
+            by_bytes.append(Series(label, c1.x, c1.y, color, dashed, at=at_bytes))
+            by_procs.append(Series(label, c2.x, c2.y, color, dashed, at=at_procs))
             for c in (c1, c2):
                 if c.errors:
                     problems.append(f"{label}: {next(iter(c.errors.values()))}")
