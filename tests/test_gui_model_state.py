@@ -96,7 +96,7 @@ def test_a_structural_edit_prunes_what_windows_show(main_window, sample_copy):
     doc.session.remove_link(hw.id, last.id)
     assert selection_of(doc).links == (1,)  # pruned
     assert sorted(grid.canvas.selected_links) == [1]
-    assert groups._groups["selected"] == [1]
+    assert list(groups._groups["selected"]) == [1]
     assert last.id not in grid.click_route[1]  # routed again without the link, or not at all
     assert not editor.apply_button.isEnabled()  # a preview of the topology before the edit
     assert "changed since the preview" in editor.preview_text.toPlainText()

@@ -158,10 +158,13 @@ class GridViewWindow(QWidget):
             return
         if change.touches(Topology) or change.touches(VirtualTopology):
             self.rebuild()
-        elif change.touches(Link):
-            self.canvas.refresh_links()
+        elif change.touches(Link, "connect") or change.touches(Link, "id"):
+            self.canvas.refresh_links()  # what is drawn where changed
             self._show_widths()
             self._reroute()
+        elif change.touches(Link) and WIDTH_BY[self.width_box.currentIndex()] in (
+                "speed", "latency"):  # a timing moves only widths that show timings  # fmt: skip
+            self._show_widths()
 
     def _show_legend(self) -> None:
         hw = self.hardware
