@@ -6,9 +6,14 @@ Each case is measured: a refusal comes at once, and growth is timed at two sizes
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from parasol_core import budget
 from parasol_core.syntax.parser import loads
 from parasol_core.validate import validate
 
@@ -48,7 +53,140 @@ def test_unknown_keys_keep_their_lines() -> None:
     text = unknown_timings(3)
     lines = text.splitlines()
     diagnostics = [d for d in validate(loads(text)) if "zzq" in d.message]
-    assert [lines[d.line - 1].strip() for d in diagnostics] == [
-        f"zzq{i} = 1e-06" for i in range(3)
-    ]
+    assert [lines[d.line - 1].strip() for d in diagnostics] == [f"zzq{i} = 1e-06" for i in range(3)]
     assert all(d.column == 13 for d in diagnostics)
+
+
+# --------------------------------------------------------------------------- patterns
+
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+
+
+def torus_model(dims: tuple[int, ...]) -> str:
+    """The GCel sample with its hardware topology replaced by a generated torus."""
+    from parasol_core.syntax.writer import canonical_lines
+    from parasol_core.topology.generators import torus
+
+    topo = "".join(f"    {line}\n" for line in canonical_lines(torus(dims, 1e-6, 1e-8)))
+    src = GCEL.read_text()
+    a = src.index("    begin topology")
+    b = src.index("    end topology") + len("    end topology\n")
+    return src[:a] + topo + src[b:]
+
+
+@pytest.fixture(scope="module")
+def big_torus(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("torus") / "torus32.machine"
+    path.write_text(torus_model((32, 32, 32)))
+    return path
+
+
+def run_cli(*args: str, timeout: float = 60) -> tuple[int, str, float]:
+    start = time.monotonic()
+    exe = Path(sys.executable).parent / "parasol-model"
+    done = subprocess.run([str(exe), *args],
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+
+
+def test_pattern_counts_match_their_formulas() -> None:
+    """The estimate is what the pattern builds (shift: at most it), on every sample."""
+    from parasol_core.topology.patterns import PATTERNS, _grid, _processors, make_pattern_arrays
+    from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, TorusRouting
+
+    checked = 0
+    for path in sorted((ROOT / "sample_models").glob("*.machine")):
+        machine = loads(path.read_text())
+        for virt in [None, *(v.id for v in machine.virtuals)]:
+            try:
+                layout, technique = _processors(machine, virt)
+            except Exception:
+                continue
+            for name in PATTERNS:
+                try:
+                    built = len(make_pattern_arrays(machine, name, 1.0, virtual=virt))
+                except Exception:
+                    continue
+                grid, wraps = None, False
+                if name == "halo":
+                    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+                        continue
+                    shape, wraps = _grid(layout, technique)
+                    grid = shape.dims
+                estimate = budget.pattern_messages(name, layout.count, grid, wraps)
+                assert estimate >= built if name == "shift" else estimate == built, (
+                    path.name, virt, name, built, estimate)  # fmt: skip
+                checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("pattern,count", [("alltoall", 1_073_709_056),
+                                           ("ring-allgather", 1_073_709_056)])  # fmt: skip
+def test_simulate_pattern_past_the_limit_is_refused_at_once(big_torus, pattern, count) -> None:
+    """alltoall on a 32^3 torus (1.07e9 messages) said 'the input is too large or too
+    deeply nested'; now exit 2 naming the count and the limit, before any is built."""
+    status, out, seconds = run_cli("simulate", str(big_torus), "--pattern", pattern,
+                                   "--bytes", "1024")  # fmt: skip
+    assert status == 2, out
+    assert f"{count:,} messages" in out and "1,000,000 messages" in out, out
+    assert "Traceback" not in out
+    assert seconds < 20  # loading the 131k-line model is most of it
+
+
+def test_simulate_messages_file_past_the_limit(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    one = '{"src": 1, "dst": 2, "bytes": 1}'
+    path.write_text("[" + ",".join([one] * 1_000_001) + "]")
+    status, out, _ = run_cli("simulate", str(GRID), "--messages", str(path))
+    assert status == 2, out
+    assert "1,000,001 messages" in out and "1,000,000 messages" in out, out
+
+
+def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:
+    from parasol_core.topology.phases import simulate
+
+    machine = loads(big_torus.read_text())
+    start = time.perf_counter()
+    with pytest.raises(budget.BudgetError) as e:
+        simulate(machine, pattern="alltoall", bytes=1024)
+    assert time.perf_counter() - start < 2
+    assert e.value.estimate == 32768 * 32767 and e.value.limit == 1_000_000
+
+
+# --------------------------------------------------------------------------- generators
+
+
+@pytest.mark.parametrize("args,estimate", [
+    (("hypercube", "20"), 11_534_336),
+    (("grid", "1000", "1000"), 2_998_000),
+    (("torus", "100", "100", "100"), 4_000_000),
+    (("clique", "1500"), 1_125_750),
+])  # fmt: skip
+def test_generate_past_the_budget_is_refused_at_once(args, estimate) -> None:
+    """`generate hypercube 20` ran 31 s to 3.8 GB and failed with no output."""
+    status, out, seconds = run_cli("generate", *args, "--latency", "1e-6", "--speed", "1e-8")
+    assert status == 2, out
+    assert f"{estimate:,} lines" in out and "1,000,000 lines" in out, out
+    assert seconds < 10
+
+
+def test_generator_sizes_match_what_they_make() -> None:
+    from parasol_core.topology.generators import generate
+
+    for kind, dims in [("grid", [5]), ("grid", [4, 3]), ("grid", [3, 4, 2]), ("torus", [5]),
+                       ("torus", [4, 2]), ("torus", [3, 3, 3]), ("hypercube", [4]),
+                       ("ring", [7]), ("clique", [6]), ("bus", [5])]:  # fmt: skip
+        topo = generate(kind, dims, 1e-6, 1e-8)
+        made = topo.processor_count + sum(
+            1 if len(link.connect) == 2 else len(link.connect) for link in topo.links
+        )
+        assert budget.generator_size(kind, dims) == made, (kind, dims)
+
+
+def test_generate_largest_within_budget_still_works() -> None:
+    from parasol_core.topology.generators import generate
+
+    start = time.perf_counter()
+    topo = generate("hypercube", [16], 1e-6, 1e-8)
+    assert topo.processor_count == 65536
+    assert time.perf_counter() - start < 30

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import budget
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
@@ -77,6 +78,7 @@ def make_pattern_arrays(
     try:
         layout, technique = _processors(machine, virtual)
         n = layout.count
+        _check_count(name, layout, technique)
         if name == "shift":
             src, dst = _shift(layout, technique, _axis(dim))
         elif name == "halo":
@@ -96,6 +98,29 @@ def make_pattern_arrays(
     except RoutingError as e:
         raise PhaseError(str(e)) from None
     return MessageArrays(src, dst, size)
+
+
+def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
+    """Count the pattern's messages from its formula before building any
+    (:mod:`parasol_core.budget`); past the limit, BudgetError naming both."""
+    grid: tuple[int, ...] | None = None
+    wraps = False
+    if name == "halo":
+        if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+            shape, wraps = _grid(layout, technique)
+            grid = shape.dims
+        else:  # the neighbours one by one, stopping once past the limit
+            total, hint = 0, ""
+            for v in range(1, layout.count + 1):
+                total += len(technique.neighbours(layout, v))
+                if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
+                    total = total * layout.count // v
+                    hint = f"extrapolated from the first {v:,} processors"
+                    break
+            budget.check(f"the halo pattern on {layout.count:,} processors", total,
+                         budget.MAX_PHASE_MESSAGES, "messages", hint)  # fmt: skip
+            return
+    budget.check_pattern(name, layout.count, grid, wraps)
 
 
 def _processors(
