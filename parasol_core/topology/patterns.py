@@ -103,24 +103,39 @@ def make_pattern_arrays(
 def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
     """Count the pattern's messages from its formula before building any
     (:mod:`parasol_core.budget`); past the limit, BudgetError naming both."""
-    grid: tuple[int, ...] | None = None
-    wraps = False
-    if name == "halo":
-        if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    count, hint = _estimate(name, layout, technique)
+    budget.check(f"the {name} pattern on {layout.count:,} processors", count,
+                 budget.MAX_PHASE_MESSAGES, "messages", hint)  # fmt: skip
+
+
+def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[int, str]:
+    """The pattern's message count (at most it, for shift) without building it, and
+    how it was found when that is not the formula."""
+    if name != "halo" or isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+        grid: tuple[int, ...] | None = None
+        wraps = False
+        if name == "halo":
             shape, wraps = _grid(layout, technique)
             grid = shape.dims
-        else:  # the neighbours one by one, stopping once past the limit
-            total, hint = 0, ""
-            for v in range(1, layout.count + 1):
-                total += len(technique.neighbours(layout, v))
-                if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
-                    total = total * layout.count // v
-                    hint = f"extrapolated from the first {v:,} processors"
-                    break
-            budget.check(f"the halo pattern on {layout.count:,} processors", total,
-                         budget.MAX_PHASE_MESSAGES, "messages", hint)  # fmt: skip
-            return
-    budget.check_pattern(name, layout.count, grid, wraps)
+        return budget.pattern_messages(name, layout.count, grid, wraps), ""
+    total = 0  # another technique: its neighbours one by one, stopping past the limit
+    for v in range(1, layout.count + 1):
+        total += len(technique.neighbours(layout, v))
+        if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
+            return total * layout.count // v, f"extrapolated from the first {v:,} processors"
+    return total, ""
+
+
+def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | None = None) -> int:
+    """The messages pattern ``name`` would have, from its formula (0 if it cannot be
+    made): what the estimator charges a batch for it before it runs."""
+    if name not in PATTERNS:
+        return 0
+    try:
+        layout, technique = _processors(machine, virtual)
+        return _estimate(name, layout, technique)[0]
+    except (RoutingError, PhaseError, ValueError, LookupError):
+        return 0
 
 
 def _processors(
