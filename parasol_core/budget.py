@@ -14,6 +14,8 @@ a phase's messages          the length of the list                      1,000,00
 a generated topology        :func:`generator_size`: processors + link   1,000,000 lines
                             lines (+ a bus's connect entries)
 a route batch               its pairs                                   1,000,000 pairs
+a route batch (or a         :func:`~parasol_core.topology.patterns.     10,000,000 steps
+phase's routes)             route_steps`: processors visited
 ========================== ============================================ =================
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
@@ -33,6 +35,7 @@ __all__ = [
     "MAX_GENERATED",
     "MAX_PHASE_MESSAGES",
     "MAX_ROUTE_PAIRS",
+    "MAX_ROUTE_STEPS",
     "BudgetError",
     "TimeBudgetError",
     "check",
@@ -46,6 +49,10 @@ MAX_GENERATED = 1_000_000
 """The most lines (processors + links) a generator makes: about 10 s and 1 GB of work."""
 MAX_ROUTE_PAIRS = 1_000_000
 """The most routes one batch plots (``route.plot_many``)."""
+MAX_ROUTE_STEPS = 10_000_000
+"""The most processors a batch of routes may visit, all routes together (about 0.5 GB
+of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's
+16 x 32 grid, 2.4 million random ones."""
 
 
 class BudgetError(ValueError):

@@ -190,3 +190,48 @@ def test_generate_largest_within_budget_still_works() -> None:
     topo = generate("hypercube", [16], 1e-6, 1e-8)
     assert topo.processor_count == 65536
     assert time.perf_counter() - start < 30
+
+
+# --------------------------------------------------------------------------- routes
+
+
+def test_route_steps_are_what_the_routes_visit() -> None:
+    """The estimate of a route batch (counted from coordinates before plotting) is
+    exactly the processors the plotted routes visit, on every sample's topology."""
+    import numpy as np
+
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.patterns import route_steps
+    from parasol_core.topology.virtual import hardware_of
+
+    rng = np.random.default_rng(26)
+    checked = 0
+    for path in sorted((ROOT / "sample_models").glob("*.machine")):
+        machine = loads(path.read_text())
+        try:
+            index = index_of(hardware_of(machine))
+        except Exception:
+            continue
+        if index.count < 2:
+            continue
+        src, dst = rng.integers(1, index.count + 1, size=(2, 500))
+        steps = route_steps(index.layout, index.technique, src, dst)
+        batch = index.routes(src, dst)
+        assert steps == batch.processors.shape[0], path.name
+        checked += 1
+    assert checked >= 3
+
+
+def test_routes_past_the_budget_are_refused_before_plotting() -> None:
+    import numpy as np
+
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.virtual import hardware_of
+
+    index = index_of(hardware_of(loads(GCEL.read_text())))
+    src, dst = np.ones(1_000_000, dtype=np.int64), np.full(1_000_000, 512, dtype=np.int64)
+    start = time.perf_counter()
+    with pytest.raises(budget.BudgetError) as e:
+        index.routes(src, dst)
+    assert time.perf_counter() - start < 1
+    assert e.value.estimate == 47_000_000 and e.value.limit == budget.MAX_ROUTE_STEPS

@@ -441,6 +441,21 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
     return out
 
 
+CHUNK = 16_384
+
+
+def _array_in_chunks(items: list) -> np.ndarray:
+    """``np.array(items)`` a slice at a time: numpy holds the interpreter lock through
+    one conversion (half a second for a million pairs), and meanwhile no other thread
+    of the server runs; between slices the others get their turn."""
+    if len(items) <= CHUNK:
+        return np.array(items)
+    parts = [np.array(items[i : i + CHUNK]) for i in range(0, len(items), CHUNK)]
+    if len({(p.ndim, p.shape[1:], p.dtype.kind) for p in parts}) != 1:
+        return np.array(items)  # ragged or mixed: as one, for the same error
+    return np.concatenate(parts)
+
+
 def _pairs_array(pairs: Any) -> np.ndarray:
     check_list("pairs", pairs)
     if len(pairs) > MAX_PAIRS:
@@ -448,7 +463,7 @@ def _pairs_array(pairs: Any) -> np.ndarray:
     if not pairs:
         return np.zeros((0, 2), dtype=np.int64)
     try:
-        arr = np.array(pairs)
+        arr = _array_in_chunks(pairs)
     except (ValueError, TypeError, OverflowError):
         arr = None
     if arr is None or arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind != "i":

@@ -37,6 +37,7 @@ from pjrpc.server import AsyncDispatcher, MethodRegistry
 from pjrpc.server import exceptions as rpcx
 from pjrpc.server.validators import ValidationError
 
+from parasol_core.budget import BudgetError
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -69,6 +70,7 @@ log = logging.getLogger("parasol.estimator")
 MAX_BODY = 64 * 1024 * 1024
 BODY_TIMEOUT = 30.0  # seconds to receive a whole request body
 MAX_BATCH = 10_000
+BATCH_CONCURRENCY = 8  # members of one batch dispatched at once
 WORKERS = 4
 JSON_TYPES = ("application/json", "application/json-rpc")
 
@@ -148,6 +150,8 @@ def _wrap(spec: MethodSpec, service: Service, lanes: dict[str, Scheduler],
                 "ask the estimator's operator for a larger --request-timeout",
                 {"budget_seconds": seconds},
             ) from None
+        except BudgetError as e:  # work past a limit, refused before it began
+            raise rpcx.InvalidParamsError(str(e)) from None
         except ParamError as e:
             raise rpcx.InvalidParamsError(
                 e.message, e.data if e.data is not None else UNSET
@@ -342,9 +346,16 @@ def build_app(
                     f"the batch would do about {total:,} units of work (messages, pairs "
                     f"or route requests), over the batch budget of {budgets.batch_work:,}; "
                     "refused before any work: send fewer or smaller requests per batch"))  # fmt: skip
-            answers = await asyncio.gather(*(
-                _one(dispatcher, m, _Context(flow, client, deadline, w), attachment)
-                for m, w in zip(data, works)))  # fmt: skip
+            # a few members at a time: dispatching thousands at once would hold the
+            # event loop (and so every other client) for as long
+            room = asyncio.Semaphore(BATCH_CONCURRENCY)
+
+            async def member(m: Any, w: int) -> Any:
+                async with room:
+                    return await _one(dispatcher, m, _Context(flow, client, deadline, w),
+                                      attachment)  # fmt: skip
+
+            answers = await asyncio.gather(*(member(m, w) for m, w in zip(data, works)))
             result: Any = [a for a in answers if a is not None]
             bulk = True
             if not result:  # only notifications

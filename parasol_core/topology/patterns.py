@@ -34,7 +34,12 @@ from parasol_core.topology.index import index_of
 from parasol_core.topology.phases import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
-from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, TorusRouting
+from parasol_core.topology.techniques import (
+    BroadcastRouting,
+    HypercubeRouting,
+    MeshRouting,
+    TorusRouting,
+)
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
 
 PATTERNS = ("shift", "halo", "alltoall", "broadcast", "broadcast-tree", "ring-allgather")
@@ -124,6 +129,35 @@ def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[i
         if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
             return total * layout.count // v, f"extrapolated from the first {v:,} processors"
     return total, ""
+
+
+def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
+                dst: np.ndarray) -> int:  # fmt: skip
+    """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
+    grid's coordinates, before any is plotted: exact for dimension-order routing
+    (mesh, torus, hypercube) and broadcast links, and for another
+    technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
+    pairs = int(src.shape[0])
+    if isinstance(technique, BroadcastRouting):
+        return pairs + int(np.count_nonzero(src != dst))
+    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+        return 2 * pairs
+    try:
+        shape, wraps = _grid(layout, technique)
+    except RoutingError:
+        return 2 * pairs
+    inside = (src >= 1) & (src <= shape.size) & (dst >= 1) & (dst <= shape.size)
+    if not inside.all():  # the index reports the processor that does not exist
+        src, dst = src[inside], dst[inside]
+    total = 0
+    for lo in range(0, src.shape[0], 1 << 18):  # bounded temporaries
+        a = shape.coordinates_array(src[lo : lo + (1 << 18)])
+        b = shape.coordinates_array(dst[lo : lo + (1 << 18)])
+        delta = np.abs(a - b)
+        if wraps:
+            delta = np.minimum(delta, np.asarray(shape.dims, dtype=np.int64) - delta)
+        total += int(delta.sum())
+    return total + pairs
 
 
 def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | None = None) -> int:
