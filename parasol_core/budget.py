@@ -52,7 +52,7 @@ MAX_ROUTE_PAIRS = 1_000_000
 MAX_ROUTE_STEPS = 10_000_000
 """The most processors a batch of routes may visit, all routes together (about 0.5 GB
 of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's
-16 x 32 grid, 2.4 million random ones."""
+16 x 32 grid, about 590,000 random ones."""
 
 
 class BudgetError(ValueError):
