@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from parasol_core import filelock
+from parasol_core.budget import BudgetError
 from parasol_core.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
 from parasol_core.session import Session
@@ -120,6 +121,9 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
         except CommandError as e:
             print(str(e), file=sys.stderr)
             return e.status
+        except BudgetError as e:  # work past a limit, refused before it began
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_USAGE
         except (BrokenPipeError, KeyboardInterrupt):
             raise  # main() handles these
         except ModelSyntaxError as e:

@@ -40,6 +40,7 @@ from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
     MAX_INT,
     PROTOCOL_VERSION,
+    STORE_FULL,
     UNKNOWN_MODEL,
     MethodError,
     ParamError,
@@ -52,7 +53,7 @@ from parasol_core.estimator.protocol import (
     check_str,
     diagnostic_data,
 )
-from parasol_core.estimator.store import ModelStore, StoredText
+from parasol_core.estimator.store import ModelStore, StoredText, StoreFull
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
 from parasol_core.syntax.diagnostics import ModelSyntaxError
@@ -85,19 +86,66 @@ class MethodSpec:
     func: Callable[..., Any]
     cpu: bool  # run on a worker thread, off the event loop
     bulk: bool  # big results: serialize them off the event loop too
+    # expensive: in the fair queue of the expensive methods (else the quick ones')
+    heavy: bool = False
+    # (service, params) -> the work it will do, estimated before it runs (messages,
+    # pairs, requests): what a batch is charged against its budget (docs/estimator.md)
+    cost: Callable[[Any, dict], int] | None = None
 
 
 METHODS: dict[str, MethodSpec] = {}
 
 
-def method(name: str, *, cpu: bool = True, bulk: bool = False) -> Callable:
+def method(name: str, *, cpu: bool = True, bulk: bool = False, heavy: bool = False,
+           cost: Callable[[Any, dict], int] | None = None) -> Callable:  # fmt: skip
     """Register a function as the JSON-RPC method ``name``."""
 
     def register(func: Callable) -> Callable:
-        METHODS[name] = MethodSpec(name, func, cpu, bulk)
+        METHODS[name] = MethodSpec(name, func, cpu, bulk, heavy, cost)
         return func
 
     return register
+
+
+def work_of(svc: Any, method_name: Any, params: Any) -> int:
+    """The estimated work of one request (0 if it has none or its params are bad: the
+    method then says what is wrong)."""
+    spec = METHODS.get(method_name) if isinstance(method_name, str) else None
+    if spec is None or spec.cost is None or not isinstance(params, dict):
+        return 0
+    try:
+        return max(int(spec.cost(svc, params)), 0)
+    except Exception:
+        return 0
+
+
+def _len(value: Any) -> int:
+    return len(value) if isinstance(value, list) else 0
+
+
+def _pairs_cost(svc: Any, params: dict) -> int:
+    pairs = params.get("pairs")
+    if isinstance(pairs, list):
+        return len(pairs)
+    if isinstance(pairs, ColumnRef):
+        count = pairs.spec.get("count")
+        return count // 2 if isinstance(count, int) else 0
+    if isinstance(pairs, dict):
+        data, dtype = pairs.get("data"), pairs.get("dtype")
+        width = 16 if dtype == "<i8" else 8
+        return len(data) * 3 // 4 // width if isinstance(data, str) else 0
+    return 0
+
+
+def _phase_cost(svc: Any, params: dict) -> int:
+    from parasol_core.topology.patterns import pattern_cost
+
+    if params.get("messages") is not None:
+        return _len(params.get("messages"))
+    pattern, virtual = params.get("pattern"), params.get("virtual")
+    if not isinstance(pattern, str) or not (virtual is None or type(virtual) is int):
+        return 0
+    return pattern_cost(svc.model(params.get("model")).machine, pattern, virtual)
 
 
 # --------------------------------------------------------------------------- state
@@ -210,6 +258,8 @@ class Service:
         self.store = store
         self.started = time.monotonic()
         self.in_flight = 0  # HTTP requests being handled (kept by the server)
+        # what server.info adds: the queues and the budgets (set by the server)
+        self.report: Callable[[], dict] | None = None
         self.stopping = False  # set by the server on SIGINT/SIGTERM
         self._loaded: dict[str, LoadedModel] = {}
         self._lock = threading.Lock()
@@ -251,7 +301,7 @@ def _finite(value: float, what: str) -> float:
 # --------------------------------------------------------------------------- models
 
 
-@method("model.push")
+@method("model.push", heavy=True)
 def model_push(svc: Service, text: str, name: str | None = None) -> dict:
     check_str("text", text)
     if name is not None:
@@ -270,7 +320,14 @@ def model_push(svc: Service, text: str, name: str | None = None) -> dict:
         more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
         raise ParamError(f"the model was refused: {where}{first.message}{more}",
                          {"diagnostics": [diagnostic_data(d) for d in diagnostics]})  # fmt: skip
-    stored = svc.store.put(text, name)
+    try:
+        stored = svc.store.put(text, name)
+    except StoreFull as e:
+        raise MethodError(STORE_FULL, str(e), {"size": e.size, "used": e.used,
+                                               "limit": e.limit}) from None  # fmt: skip
+    except OSError as e:
+        raise MethodError(STORE_FULL, f"the model cannot be stored: {e.strerror or e}; "
+                          "nothing was stored") from None  # fmt: skip
     svc.keep(LoadedModel(stored, machine))
     return {
         "model": stored.id,
@@ -384,6 +441,21 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
     return out
 
 
+CHUNK = 16_384
+
+
+def _array_in_chunks(items: list) -> np.ndarray:
+    """``np.array(items)`` a slice at a time: numpy holds the interpreter lock through
+    one conversion (half a second for a million pairs), and meanwhile no other thread
+    of the server runs; between slices the others get their turn."""
+    if len(items) <= CHUNK:
+        return np.array(items)
+    parts = [np.array(items[i : i + CHUNK]) for i in range(0, len(items), CHUNK)]
+    if len({(p.ndim, p.shape[1:], p.dtype.kind) for p in parts}) != 1:
+        return np.array(items)  # ragged or mixed: as one, for the same error
+    return np.concatenate(parts)
+
+
 def _pairs_array(pairs: Any) -> np.ndarray:
     check_list("pairs", pairs)
     if len(pairs) > MAX_PAIRS:
@@ -391,7 +463,7 @@ def _pairs_array(pairs: Any) -> np.ndarray:
     if not pairs:
         return np.zeros((0, 2), dtype=np.int64)
     try:
-        arr = np.array(pairs)
+        arr = _array_in_chunks(pairs)
     except (ValueError, TypeError, OverflowError):
         arr = None
     if arr is None or arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind != "i":
@@ -468,7 +540,7 @@ def _fields_param(fields: Any) -> tuple[str, ...]:
     return tuple(fields)
 
 
-@method("route.plot_many", bulk=True)
+@method("route.plot_many", bulk=True, heavy=True, cost=_pairs_cost)
 def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = None,
                     encoding: str = "json", fields: list | None = None) -> Any:  # fmt: skip
     loaded = svc.model(model)
@@ -555,7 +627,8 @@ def network_transfer_time(
     return _finite(seconds, "the transfer time")
 
 
-@method("network.transfer_times", bulk=True)
+@method("network.transfer_times", bulk=True, heavy=True,
+        cost=lambda svc, p: _len(p.get("requests")) + _len(p.get("active")))  # fmt: skip
 def network_transfer_times(
     svc: Service, model: str, requests: list, active: list | None = None
 ) -> list:
@@ -619,7 +692,7 @@ def estimate_block_method(
 MAX_PHASE_MESSAGES = limits.MAX_PHASE_MESSAGES
 
 
-@method("estimate.phase", bulk=True)
+@method("estimate.phase", bulk=True, heavy=True, cost=_phase_cost)
 def estimate_phase(
     svc: Service,
     model: str,
@@ -678,6 +751,7 @@ def server_info(svc: Service) -> dict:
         "models": len(svc.store),
         "in_flight": svc.in_flight,
         "methods": sorted(METHODS),
+        **(svc.report() if svc.report is not None else {}),
     }
 
 

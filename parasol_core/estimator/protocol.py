@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 #: Bumped on any incompatible change; new methods or result fields bump the minor part.
-PROTOCOL_VERSION = "1.1"
+PROTOCOL_VERSION = "1.2"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7911
@@ -26,6 +26,8 @@ INTERNAL_ERROR = -32603
 # the estimator's (-32000 to -32099 are for the implementation)
 UNKNOWN_MODEL = -32001
 EVALUATION_FAILED = -32002
+OVER_BUDGET = -32003  # not answered within the request's time budget
+STORE_FULL = -32004  # a push past the store's size limit
 
 #: ``bytes`` of a message: at most 2**53, the largest integer a double holds exactly.
 MAX_BYTES = float(2**53)

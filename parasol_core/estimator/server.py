@@ -6,7 +6,8 @@ bound by name, notifications, error objects). This module adds what neither does
 us: the bearer token, the body limit and upload timeout, strict JSON (orjson: no NaN
 or infinities, a depth limit), batches whose bad members get their own errors (pjrpc
 refuses a whole batch for one bad member), one log line per call, running model work
-on worker threads, and a clean stop on SIGINT/SIGTERM.
+on worker threads through fair queues with budgets (:mod:`.scheduler`: per request,
+per batch, per client), idle connections timed out, and a clean stop on SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import functools
 import hmac
 import inspect
 import ipaddress
+import itertools
 import logging
 import os
 import signal
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,7 @@ from pjrpc.server import AsyncDispatcher, MethodRegistry
 from pjrpc.server import exceptions as rpcx
 from pjrpc.server.validators import ValidationError
 
+from parasol_core.budget import BudgetError
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -44,19 +47,21 @@ from parasol_core.estimator.binary import (
     frame,
     split,
 )
-from parasol_core.estimator.methods import METHODS, MethodSpec, Service
+from parasol_core.estimator.methods import METHODS, MethodSpec, Service, work_of
 from parasol_core.estimator.protocol import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
+    OVER_BUDGET,
     PARSE_ERROR,
     RPC_PATH,
     MethodError,
     ParamError,
 )
-from parasol_core.estimator.store import ModelStore
+from parasol_core.estimator.scheduler import OverBudget, Scheduler
+from parasol_core.estimator.store import DEFAULT_LIMIT, ModelStore
 
 __all__ = ["build_app", "main", "serve"]
 
@@ -65,11 +70,40 @@ log = logging.getLogger("parasol.estimator")
 MAX_BODY = 64 * 1024 * 1024
 BODY_TIMEOUT = 30.0  # seconds to receive a whole request body
 MAX_BATCH = 10_000
+BATCH_CONCURRENCY = 8  # members of one batch dispatched at once
 WORKERS = 4
 JSON_TYPES = ("application/json", "application/json-rpc")
 
+
+@dataclass(frozen=True)
+class Budgets:
+    """The server's budgets (docs/estimator.md, "Budgets"); each a `serve` option."""
+
+    request_timeout: float = 30.0  # s from a request's arrival to its answer
+    batch_work: int = 1_000_000  # estimated work (messages, pairs, requests) of a batch
+    max_work: int = 2_000_000  # estimated work running at once, all clients
+    workers: int = WORKERS  # threads for the expensive methods
+    per_client: int = 2  # of them, the most one client's calls may hold
+    quick_workers: int = 2  # threads for the quick methods (route.plot, ...)
+    idle_timeout: float = 30.0  # s a connection may sit idle or dribble its headers
+    store_limit: int = DEFAULT_LIMIT  # bytes of model text in the store
+
+
 SERVICE = web.AppKey("service", Service)
-EXECUTOR = web.AppKey("executor", ThreadPoolExecutor)
+LANES = web.AppKey("lanes", dict)
+
+
+@dataclass
+class _Context:
+    """What a call knows of the HTTP request it came in."""
+
+    flow: int  # the HTTP request's number
+    client: str
+    deadline: float  # the event loop's clock
+    work: int = 0
+
+
+_flows = itertools.count()
 
 
 def _dumps(data: Any) -> bytes:
@@ -87,18 +121,37 @@ def _short(value: Any) -> str:
 # --------------------------------------------------------------------------- dispatch
 
 
-def _wrap(spec: MethodSpec, service: Service, executor: ThreadPoolExecutor) -> Any:
+def _wrap(spec: MethodSpec, service: Service, lanes: dict[str, Scheduler],
+          budgets: Budgets) -> Any:  # fmt: skip
     """An async pjrpc method calling ``spec.func(service, **params)``, on a worker
-    thread if it is CPU work; our errors become JSON-RPC error objects."""
+    thread of its lane's fair queue if it is CPU work; our errors become JSON-RPC
+    error objects."""
     params = list(inspect.signature(spec.func).parameters.values())[1:]
+    lane = lanes["heavy" if spec.heavy else "quick"]
 
     async def call(context: Any, **kwargs: Any) -> Any:
         try:
             if spec.cpu:
-                loop = asyncio.get_running_loop()
                 job = functools.partial(spec.func, service, **kwargs)
-                return await loop.run_in_executor(executor, job)
+                ctx = context if isinstance(context, _Context) else None
+                return await lane.run(
+                    job,
+                    client=ctx.client if ctx else "-",
+                    flow=ctx.flow if ctx else None,
+                    work=ctx.work if ctx else 0,
+                    deadline=ctx.deadline if ctx else None,
+                )
             return spec.func(service, **kwargs)
+        except OverBudget as e:
+            seconds = budgets.request_timeout
+            raise rpcx.JsonRpcError(
+                OVER_BUDGET,
+                f"the request {e} of {seconds:g} s and was cancelled; split the work or "
+                "ask the estimator's operator for a larger --request-timeout",
+                {"budget_seconds": seconds},
+            ) from None
+        except BudgetError as e:  # work past a limit, refused before it began
+            raise rpcx.InvalidParamsError(str(e)) from None
         except ParamError as e:
             raise rpcx.InvalidParamsError(
                 e.message, e.data if e.data is not None else UNSET
@@ -108,6 +161,10 @@ def _wrap(spec: MethodSpec, service: Service, executor: ThreadPoolExecutor) -> A
             raise rpcx.JsonRpcError(e.code, e.message, data) from None
         except RecursionError:
             raise rpcx.InvalidParamsError("the params are nested too deeply") from None
+        except MemoryError:
+            log.warning("%s: out of memory", spec.name)
+            raise rpcx.JsonRpcError(OVER_BUDGET, "the request needs more memory than the "
+                                    "estimator has; split the work") from None  # fmt: skip
         except Exception:
             log.exception("%s failed", spec.name)
             raise rpcx.InternalError("internal error (the estimator's log says more)") from None
@@ -149,10 +206,12 @@ async def _per_call(request: Any, context: Any, handler: Any) -> Any:
         log.info("rpc %s model=%s %.2fms %s", request.method[:60], _short(model), ms, outcome)
 
 
-def make_dispatcher(service: Service, executor: ThreadPoolExecutor) -> AsyncDispatcher:
+def make_dispatcher(service: Service, lanes: dict[str, Scheduler],
+                    budgets: Budgets) -> AsyncDispatcher:  # fmt: skip
     registry = MethodRegistry()
     for spec in METHODS.values():
-        registry.add_method(_wrap(spec, service, executor), spec.name, pass_context="context")
+        registry.add_method(_wrap(spec, service, lanes, budgets), spec.name,
+                            pass_context="context")  # fmt: skip
     dispatcher = AsyncDispatcher(
         json_loader=lambda data, cls=None: data,  # parsed already (strictly, by orjson)
         json_dumper=lambda data, cls=None: data,  # serialized by us (orjson, numpy)
@@ -169,14 +228,35 @@ def _json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(body=_dumps(data), status=status, content_type="application/json")
 
 
+def make_lanes(budgets: Budgets) -> dict[str, Scheduler]:
+    """The fair queues (:mod:`.scheduler`): the expensive methods', the quick ones',
+    and a pool that parses and encodes big bodies."""
+    return {
+        "heavy": Scheduler(budgets.workers, budgets.per_client, budgets.max_work, "estimator"),
+        "quick": Scheduler(budgets.quick_workers, 1, None, "estimator-quick"),
+        "codec": Scheduler(2, 1, None, "estimator-codec"),
+    }
+
+
 def build_app(
     service: Service,
-    executor: ThreadPoolExecutor,
+    lanes: dict[str, Scheduler],
     token: str | None = None,
     max_body: int = MAX_BODY,
     body_timeout: float = BODY_TIMEOUT,
+    budgets: Budgets = Budgets(),
 ) -> web.Application:
-    dispatcher = make_dispatcher(service, executor)
+    dispatcher = make_dispatcher(service, lanes, budgets)
+    codec = lanes["codec"]
+
+    def report() -> dict:
+        return {
+            "queues": {"expensive": lanes["heavy"].status(), "quick": lanes["quick"].status()},
+            "budgets": asdict(budgets),
+            "store": {"bytes": service.store.used, "limit": service.store.limit},
+        }
+
+    service.report = report
     expected = f"Bearer {token}".encode() if token else None
 
     @web.middleware
@@ -204,6 +284,14 @@ def build_app(
 
     async def handle(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
+        deadline = loop.time() + budgets.request_timeout
+        client = request.remote or "-"
+        flow = next(_flows)  # this HTTP request, for the fair queues
+
+        async def off_loop(func: Any, *args: Any) -> Any:  # big parsing and encoding
+            return await codec.run(functools.partial(func, *args), client=client,
+                                   flow=flow)  # fmt: skip
+
         binary = request.content_type == BINARY_TYPE
         if request.content_type not in JSON_TYPES and not binary:
             log.info("http POST %s 415 (content type %s)", RPC_PATH, request.content_type)
@@ -229,7 +317,7 @@ def build_app(
             if binary:  # JSON text, LF, raw arrays (parasol_core.estimator.binary)
                 body, attachment = split(body)
             if len(body) > 256 * 1024:
-                data = await loop.run_in_executor(executor, orjson.loads, body)
+                data = await off_loop(orjson.loads, body)
             else:
                 data = orjson.loads(body)
         except FramingError as e:
@@ -246,15 +334,38 @@ def build_app(
                 return _json_response(
                     _error_body(INVALID_REQUEST, f"a batch of more than {MAX_BATCH} requests")
                 )
-            answers = await asyncio.gather(
-                *(_one(dispatcher, m, request, attachment) for m in data)
-            )
+            works = [0] * len(data)
+            if any(_costly(m) for m in data):  # may load models: off the event loop
+                works = await off_loop(_works, service, data)
+            total = sum(works)
+            if total > budgets.batch_work:
+                log.info("rpc - batch refused: about %d work units, budget %d", total,
+                         budgets.batch_work)  # fmt: skip
+                return _json_response(_error_body(
+                    INVALID_REQUEST,
+                    f"the batch would do about {total:,} units of work (messages, pairs "
+                    f"or route requests), over the batch budget of {budgets.batch_work:,}; "
+                    "refused before any work: send fewer or smaller requests per batch"))  # fmt: skip
+            # a few members at a time: dispatching thousands at once would hold the
+            # event loop (and so every other client) for as long
+            room = asyncio.Semaphore(BATCH_CONCURRENCY)
+
+            async def member(m: Any, w: int) -> Any:
+                async with room:
+                    return await _one(dispatcher, m, _Context(flow, client, deadline, w),
+                                      attachment)  # fmt: skip
+
+            answers = await asyncio.gather(*(member(m, w) for m, w in zip(data, works)))
             result: Any = [a for a in answers if a is not None]
             bulk = True
             if not result:  # only notifications
                 return web.Response(status=204)
         else:
-            result = await _one(dispatcher, data, request, attachment)
+            context = _Context(flow, client, deadline)
+            if _costly(data):
+                context.work = await off_loop(work_of, service, data.get("method"),
+                                              data.get("params"))  # fmt: skip
+            result = await _one(dispatcher, data, context, attachment)
             if result is None:
                 return web.Response(status=204)
             spec = METHODS.get(data.get("method")) if isinstance(data, dict) else None
@@ -264,7 +375,7 @@ def build_app(
         encode = functools.partial(frame, dumps=_dumps) if framed else _dumps
         try:  # a single binary answer's attachment is built: only the envelope is left
             if bulk and not (framed and len(answers) == 1):
-                out = await loop.run_in_executor(executor, encode, result)
+                out = await off_loop(encode, result)
             else:
                 out = encode(result)
         except (TypeError, ValueError, orjson.JSONEncodeError):
@@ -275,9 +386,22 @@ def build_app(
 
     app = web.Application(client_max_size=max_body, middlewares=[auth])
     app[SERVICE] = service
-    app[EXECUTOR] = executor
+    app[LANES] = lanes
     app.router.add_post(RPC_PATH, rpc)
     return app
+
+
+def _costly(member: Any) -> bool:
+    if not isinstance(member, dict) or not isinstance(member.get("method"), str):
+        return False
+    spec = METHODS.get(member["method"])
+    return spec is not None and spec.cost is not None
+
+
+def _works(service: Service, members: list) -> list[int]:
+    return [
+        work_of(service, m.get("method"), m.get("params")) if _costly(m) else 0 for m in members
+    ]
 
 
 async def _one(
@@ -353,6 +477,7 @@ async def serve(
     max_body: int = MAX_BODY,
     body_timeout: float = BODY_TIMEOUT,
     shutdown_timeout: float = 30.0,
+    budgets: Budgets = Budgets(),
 ) -> None:
     """Run until SIGINT or SIGTERM; requests in flight are finished first."""
     _raise_file_limit()
@@ -361,18 +486,23 @@ async def serve(
     from parasol_core.syntax.parser import parse_expression
 
     parse_expression("1")
-    store = ModelStore(store_dir)
+    store = ModelStore(store_dir, budgets.store_limit)
     service = Service(store)
-    executor = ThreadPoolExecutor(WORKERS, thread_name_prefix="estimator")
-    app = build_app(service, executor, token, max_body, body_timeout)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=shutdown_timeout)
+    lanes = make_lanes(budgets)
+    app = build_app(service, lanes, token, max_body, body_timeout, budgets)
+    # keepalive_timeout: aiohttp closes a connection that has not sent a whole request
+    # within it, from its opening or its last answer: idle and header-dribbling
+    # connections alike (a body has --body-timeout)
+    runner = web.AppRunner(app, access_log=None, shutdown_timeout=shutdown_timeout,
+                           keepalive_timeout=budgets.idle_timeout)  # fmt: skip
     await runner.setup()
     site = web.TCPSite(runner, host, port, backlog=2048)
     try:
         await site.start()
     except OSError as e:
         await runner.cleanup()
-        executor.shutdown()
+        for lane in lanes.values():
+            lane.shutdown()
         message = f"parasol-estimator: cannot listen on {host}:{port}: {e.strerror or e}"
         raise SystemExit(message) from None
     stop = asyncio.Event()
@@ -390,7 +520,8 @@ async def serve(
     while service.in_flight and loop.time() < deadline:
         await asyncio.sleep(0.01)
     await runner.cleanup()
-    executor.shutdown(wait=True)
+    for lane in lanes.values():
+        lane.shutdown()
     log.info("stopped")
 
 
@@ -415,6 +546,63 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest request body (default 64 MiB)")  # fmt: skip
     p.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="S",
                    help="seconds to receive a request body (default 30)")  # fmt: skip
+    d = Budgets()
+    budget = p.add_argument_group("budgets (docs/estimator.md, 'Budgets')")
+    budget.add_argument(
+        "--request-timeout",
+        type=_positive(float),
+        metavar="S",
+        default=d.request_timeout,
+        help="seconds from a request's arrival "
+        f"to its answer, batches included (default {d.request_timeout:g})",
+    )
+    budget.add_argument(
+        "--batch-work",
+        type=_positive(int),
+        metavar="N",
+        default=d.batch_work,
+        help="estimated work of one batch: messages, pairs and route "
+        f"requests of its members together (default {d.batch_work:,})",
+    )
+    budget.add_argument(
+        "--max-work",
+        type=_positive(int),
+        metavar="N",
+        default=d.max_work,
+        help=f"estimated work running at once, over all clients (default {d.max_work:,})",
+    )
+    budget.add_argument(
+        "--workers",
+        type=_positive(int),
+        metavar="N",
+        default=d.workers,
+        help=f"threads for the expensive methods (default {d.workers})",
+    )
+    budget.add_argument(
+        "--per-client",
+        type=_positive(int),
+        metavar="N",
+        default=d.per_client,
+        help=f"of those, the most one client (remote address) may hold (default {d.per_client})",
+    )
+    budget.add_argument(
+        "--quick-workers",
+        type=_positive(int),
+        metavar="N",
+        default=d.quick_workers,
+        help=f"threads for the quick methods (default {d.quick_workers})",
+    )
+    budget.add_argument(
+        "--idle-timeout",
+        type=_positive(float),
+        metavar="S",
+        default=d.idle_timeout,
+        help="seconds a connection may stay open "
+        f"without sending a whole request (default {d.idle_timeout:g})",
+    )
+    budget.add_argument("--store-limit", type=_positive(int), metavar="BYTES",
+                        default=d.store_limit, help="bytes of model text the store may hold "
+                        f"(default {d.store_limit:,}, 1 GiB)")  # fmt: skip
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("status", help="say whether an estimator is running and what it holds")
@@ -423,6 +611,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--token", help="default: $PARASOL_ESTIMATOR_TOKEN")
     p.set_defaults(func=cmd_status)
     return parser
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0 or value != value or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        return value
+
+    return parse
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -439,8 +640,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(message)s")  # fmt: skip
     logging.getLogger("pjrpc").setLevel(logging.WARNING)  # we log each call ourselves
     try:
+        budgets = Budgets(
+            request_timeout=args.request_timeout,
+            batch_work=args.batch_work,
+            max_work=args.max_work,
+            workers=args.workers,
+            per_client=args.per_client,
+            quick_workers=args.quick_workers,
+            idle_timeout=args.idle_timeout,
+            store_limit=args.store_limit,
+        )
         asyncio.run(serve(args.host, args.port, store_dir, token, max_body=args.max_body,
-                          body_timeout=args.body_timeout))  # fmt: skip
+                          body_timeout=args.body_timeout, budgets=budgets))  # fmt: skip
     except OSError as e:
         print(f"parasol-estimator: {store_dir}: {e.strerror or e}", file=sys.stderr)
         return 2

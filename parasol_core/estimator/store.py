@@ -11,6 +11,10 @@ then is the push acknowledged, so a model the server answered for survives a ``k
 (or a power cut, as far as the file system honours fsync). A torn last journal line is
 ignored on reading. At start-up the journal is compacted to one line per stored model.
 
+At start-up the temporary files a killed push left (``.tmp-*``) are removed. A store
+may have a size limit (``limit``, bytes of model text): a push that would take it past
+the limit raises :class:`StoreFull`, naming the sizes, and stores nothing.
+
 The store is used from worker threads: every public method takes the store's lock.
 """
 
@@ -26,9 +30,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["ModelStore", "StoredText", "model_id"]
+__all__ = ["DEFAULT_LIMIT", "ModelStore", "StoreFull", "StoredText", "model_id"]
 
 ID_LENGTH = 32  # hex digits of SHA-256: 128 bits
+DEFAULT_LIMIT = 1024**3  # bytes of model text: 1 GiB
+
+
+class StoreFull(OSError):
+    """A push that would take the store past its size limit; nothing was stored."""
+
+    def __init__(self, size: int, used: int, limit: int) -> None:
+        self.size, self.used, self.limit = size, used, limit
+        super().__init__(
+            f"the store is full: this model is {size:,} bytes, the store holds {used:,} of "
+            f"its limit of {limit:,} bytes; drop models (model.drop) or start the "
+            "estimator with a larger --store-limit"
+        )
 
 
 def model_id(text: str) -> str:
@@ -79,8 +96,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
 class ModelStore:
     """The models of one store directory, in memory and on disk."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(self, directory: str | os.PathLike[str], limit: int | None = None) -> None:
         self.directory = Path(directory)
+        self.limit = limit
+        self.used = 0  # bytes of model text stored
         self.models_dir = self.directory / "models"
         self.journal_path = self.directory / "journal.jsonl"
         self._lock = threading.Lock()
@@ -93,6 +112,10 @@ class ModelStore:
     # ------------------------------------------------------------------ start-up
 
     def _load(self) -> None:
+        for folder in (self.directory, self.models_dir):  # left by a killed push
+            for tmp in folder.glob(".tmp-*"):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
         for path in self.models_dir.glob("*.machine"):
             mid = path.stem
             if not is_model_id(mid):
@@ -120,6 +143,7 @@ class ModelStore:
             with contextlib.suppress(OSError):
                 (self.models_dir / f"{mid}.machine").unlink()
             self._models.pop(mid, None)
+        self.used = sum(_size(s.text) for s in self._models.values())
         self._compact()
 
     def _journal_records(self) -> list[dict]:
@@ -182,16 +206,20 @@ class ModelStore:
     def put(self, text: str, name: str | None = None) -> StoredText:
         """Store ``text`` (under ``name``); on disk when this returns."""
         mid = model_id(text)
+        data = text.encode("utf-8")
         with self._lock:
             path = self.models_dir / f"{mid}.machine"
             stored = self._models.get(mid)
+            if stored is None and self.limit is not None and self.used + len(data) > self.limit:
+                raise StoreFull(len(data), self.used, self.limit)
             if stored is None or not path.exists():
-                _write_atomic(path, text.encode("utf-8"))
+                _write_atomic(path, data)
             now = time.time()
             self._append(_record("push", mid, name, now))
             if stored is None:
                 stored = StoredText(mid, text, now, 0)
                 self._models[mid] = stored
+                self.used += len(data)
             self._seq += 1
             self._note_push(stored, name, now)
             return stored
@@ -212,6 +240,7 @@ class ModelStore:
             if mid not in self._models:
                 return False
             self._append(_record("drop", mid, None, time.time()))
+            self.used -= _size(self._models[mid].text)
             self._forget(mid)
             with contextlib.suppress(FileNotFoundError):
                 (self.models_dir / f"{mid}.machine").unlink()
@@ -226,6 +255,10 @@ class ModelStore:
     def __len__(self) -> int:
         with self._lock:
             return len(self._models)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def _record(op: str, mid: str, name: str | None, when: float) -> str:

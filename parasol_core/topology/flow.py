@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.budget import check_deadline
 from parasol_core.limits import MAX_PHASE_MESSAGES
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
@@ -345,6 +346,8 @@ def run_flow(trace: Any, usage: Usage, sharing: str, work: int) -> None:
         if t_next == math.inf:
             break
         events += 1
+        if not events & 255:
+            check_deadline()  # an estimator request's time budget, if any
         budget[0] -= int(usage.res.shape[0])
         if budget[0] < 0:
             raise FlowLimitError(f"the Python trace went past its budget of {MAX_FLOW_WORK:,} "

@@ -21,6 +21,10 @@ hypercube   d (2**d processors)     ``hypercube`` (shape 2 x 2 x 2 up to d = 3)
 bus         N                       ``broadcast``: one link connecting all
 clique      N                       ``broadcast``: one link per pair
 ========== ======================= ================================================
+
+Each counts what it would make before making it: past :data:`parasol_core.budget.MAX_GENERATED`
+lines (processors and links) it raises :class:`~parasol_core.budget.BudgetError` (a
+ValueError) naming the count and the limit, at once.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from parasol_core import budget
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.topology.shape import Shape
 
@@ -153,6 +158,7 @@ def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw: Any) -> To
     one bit; links by bit (lowest first), then by processor."""
     if not 0 <= dimension <= 20:
         raise ValueError(f"a hypercube dimension must be 0 to 20, got {dimension}")
+    budget.check_generator("hypercube", [dimension])
     n = 1 << dimension
     pairs = [
         (p + 1, (p | 1 << bit) + 1)
@@ -170,6 +176,7 @@ def bus(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     _check_count(n)
     if n < 2:
         raise ValueError("a bus needs at least 2 processors")
+    budget.check_generator("bus", [n])
     kw.setdefault("name", f"{n}-processor bus")
     return build([list(range(1, n + 1))], n, latency, speed, routing="broadcast", **kw)
 
@@ -177,8 +184,7 @@ def bus(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
 def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``n`` processors, one link per pair (``1-2, 1-3, ..., (n-1)-n``)."""
     _check_count(n)
-    if n * (n - 1) // 2 > MAX_PROCESSORS:
-        raise ValueError(f"a clique of {n} processors would have too many links")
+    budget.check_generator("clique", [n])
     kw.setdefault("name", f"{n}-processor clique")
     pairs = list(combinations(range(1, n + 1), 2))
     return build(pairs, n, latency, speed, routing="broadcast", **kw)
@@ -191,6 +197,7 @@ def _shape(dims: Sequence[int], kind: str) -> Shape:
         raise ValueError(f"the sizes of a {kind} must be positive, got {tuple(dims)}")
     shape = Shape(tuple(int(n) for n in dims))
     _check_count(shape.size)
+    budget.check_generator(kind, shape.dims)
     return shape
 
 

@@ -345,6 +345,13 @@ class TopologyIndex:
             bad = (ends < 1) | (ends > self.count)
             if bad.any():
                 self.check_processor(int(ends[np.argmax(bad)]))
+        if src.shape[0] > 1000:  # their size, counted before any is plotted
+            from parasol_core import budget
+            from parasol_core.topology.patterns import route_steps
+
+            steps = route_steps(self.layout, self.technique, src, dst)
+            budget.check(f"{src.shape[0]:,} routes", steps, budget.MAX_ROUTE_STEPS,
+                         "route steps", "processors visited, both ends included")  # fmt: skip
         offsets, procs = self.technique.paths(self.layout, src, dst)
         offsets = np.asarray(offsets, dtype=np.int64)
         procs = np.asarray(procs, dtype=np.int64)

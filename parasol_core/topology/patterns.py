@@ -27,13 +27,19 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import budget
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
 from parasol_core.topology.phases import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
-from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, TorusRouting
+from parasol_core.topology.techniques import (
+    BroadcastRouting,
+    HypercubeRouting,
+    MeshRouting,
+    TorusRouting,
+)
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
 
 PATTERNS = ("shift", "halo", "alltoall", "broadcast", "broadcast-tree", "ring-allgather")
@@ -77,6 +83,7 @@ def make_pattern_arrays(
     try:
         layout, technique = _processors(machine, virtual)
         n = layout.count
+        _check_count(name, layout, technique)
         if name == "shift":
             src, dst = _shift(layout, technique, _axis(dim))
         elif name == "halo":
@@ -96,6 +103,73 @@ def make_pattern_arrays(
     except RoutingError as e:
         raise PhaseError(str(e)) from None
     return MessageArrays(src, dst, size)
+
+
+def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
+    """Count the pattern's messages from its formula before building any
+    (:mod:`parasol_core.budget`); past the limit, BudgetError naming both."""
+    count, hint = _estimate(name, layout, technique)
+    budget.check(f"the {name} pattern on {layout.count:,} processors", count,
+                 budget.MAX_PHASE_MESSAGES, "messages", hint)  # fmt: skip
+
+
+def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[int, str]:
+    """The pattern's message count (at most it, for shift) without building it, and
+    how it was found when that is not the formula."""
+    if name != "halo" or isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+        grid: tuple[int, ...] | None = None
+        wraps = False
+        if name == "halo":
+            shape, wraps = _grid(layout, technique)
+            grid = shape.dims
+        return budget.pattern_messages(name, layout.count, grid, wraps), ""
+    total = 0  # another technique: its neighbours one by one, stopping past the limit
+    for v in range(1, layout.count + 1):
+        total += len(technique.neighbours(layout, v))
+        if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
+            return total * layout.count // v, f"extrapolated from the first {v:,} processors"
+    return total, ""
+
+
+def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
+                dst: np.ndarray) -> int:  # fmt: skip
+    """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
+    grid's coordinates, before any is plotted: exact for dimension-order routing
+    (mesh, torus, hypercube) and broadcast links, and for another
+    technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
+    pairs = int(src.shape[0])
+    if isinstance(technique, BroadcastRouting):
+        return pairs + int(np.count_nonzero(src != dst))
+    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+        return 2 * pairs
+    try:
+        shape, wraps = _grid(layout, technique)
+    except RoutingError:
+        return 2 * pairs
+    inside = (src >= 1) & (src <= shape.size) & (dst >= 1) & (dst <= shape.size)
+    if not inside.all():  # the index reports the processor that does not exist
+        src, dst = src[inside], dst[inside]
+    total = 0
+    for lo in range(0, src.shape[0], 1 << 18):  # bounded temporaries
+        a = shape.coordinates_array(src[lo : lo + (1 << 18)])
+        b = shape.coordinates_array(dst[lo : lo + (1 << 18)])
+        delta = np.abs(a - b)
+        if wraps:
+            delta = np.minimum(delta, np.asarray(shape.dims, dtype=np.int64) - delta)
+        total += int(delta.sum())
+    return total + pairs
+
+
+def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | None = None) -> int:
+    """The messages pattern ``name`` would have, from its formula (0 if it cannot be
+    made): what the estimator charges a batch for it before it runs."""
+    if name not in PATTERNS:
+        return 0
+    try:
+        layout, technique = _processors(machine, virtual)
+        return _estimate(name, layout, technique)[0]
+    except (RoutingError, PhaseError, ValueError, LookupError):
+        return 0
 
 
 def _processors(

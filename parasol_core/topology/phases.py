@@ -219,11 +219,20 @@ def load_messages(path: str | Path) -> list[Message]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise PhaseError(f"{path}: not valid JSON: {e}") from None
+    if isinstance(data, list):
+        from parasol_core import budget
+
+        budget.check(str(path), len(data), budget.MAX_PHASE_MESSAGES, "messages")
     return parse_messages(data)
 
 
 def _as_arrays(messages: Any) -> MessageArrays:
+    """The messages as arrays; more than MAX_PHASE_MESSAGES: BudgetError, before any
+    is read (parasol_core.budget)."""
+    from parasol_core import budget
+
     if isinstance(messages, MessageArrays):
+        budget.check("the phase", len(messages), budget.MAX_PHASE_MESSAGES, "messages")
         return messages
     if isinstance(messages, (str, bytes)):
         try:
@@ -232,6 +241,8 @@ def _as_arrays(messages: Any) -> MessageArrays:
             raise PhaseError(f"not valid JSON: {e}") from None
     if isinstance(messages, tuple):
         messages = list(messages)
+    if isinstance(messages, list):
+        budget.check("the phase", len(messages), budget.MAX_PHASE_MESSAGES, "messages")
     return MessageArrays.from_messages(parse_messages(messages))
 
 

@@ -1,0 +1,237 @@
+"""Budgets of the core and the command line (issue 26, rule 2): work whose size grows
+with an input is estimated from its formula before it is done and refused past its
+limit, with a message naming both numbers; text-to-diagnostics paths stay O(n log n).
+
+Each case is measured: a refusal comes at once, and growth is timed at two sizes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from parasol_core import budget
+from parasol_core.syntax.parser import loads
+from parasol_core.validate import validate
+
+ROOT = Path(__file__).resolve().parents[1]
+GRID = ROOT / "sample_models" / "grid4x4.machine"
+ANCHOR = "            sind = 3e-05  # estimate\n"
+
+
+def unknown_timings(n: int) -> str:
+    """The 4 x 4 grid with ``n`` unknown timing keys in its processor."""
+    keys = "".join(f"            zzq{i} = 1e-06\n" for i in range(n))
+    return GRID.read_text().replace(ANCHOR, ANCHOR + keys, 1)
+
+
+def _check_seconds(text: str) -> tuple[float, int]:
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        diagnostics = validate(loads(text))
+        best = min(best, time.perf_counter() - start)
+    return best, sum(d.is_error for d in diagnostics)
+
+
+def test_check_of_many_unknown_keys_grows_near_linearly() -> None:
+    """Every diagnostic used to find its line by a scan of its table: quadratic (5k
+    keys 0.55 s, 20k 5.3 s). 4x the keys must now cost well under 16x the time."""
+    small, large = unknown_timings(5_000), unknown_timings(20_000)
+    t_small, errors_small = _check_seconds(small)
+    t_large, errors_large = _check_seconds(large)
+    assert errors_small == 5_000 and errors_large == 20_000
+    # linear is 4x; allow a noisy shared machine up to 8x (quadratic was ~10-16x)
+    assert t_large < max(8 * t_small, 0.5), (t_small, t_large)
+    assert t_large < 5.0
+
+
+def test_unknown_keys_keep_their_lines() -> None:
+    text = unknown_timings(3)
+    lines = text.splitlines()
+    diagnostics = [d for d in validate(loads(text)) if "zzq" in d.message]
+    assert [lines[d.line - 1].strip() for d in diagnostics] == [f"zzq{i} = 1e-06" for i in range(3)]
+    assert all(d.column == 13 for d in diagnostics)
+
+
+# --------------------------------------------------------------------------- patterns
+
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+
+
+def torus_model(dims: tuple[int, ...]) -> str:
+    """The GCel sample with its hardware topology replaced by a generated torus."""
+    from parasol_core.syntax.writer import canonical_lines
+    from parasol_core.topology.generators import torus
+
+    topo = "".join(f"    {line}\n" for line in canonical_lines(torus(dims, 1e-6, 1e-8)))
+    src = GCEL.read_text()
+    a = src.index("    begin topology")
+    b = src.index("    end topology") + len("    end topology\n")
+    return src[:a] + topo + src[b:]
+
+
+@pytest.fixture(scope="module")
+def big_torus(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("torus") / "torus32.machine"
+    path.write_text(torus_model((32, 32, 32)))
+    return path
+
+
+def run_cli(*args: str, timeout: float = 60) -> tuple[int, str, float]:
+    start = time.monotonic()
+    exe = Path(sys.executable).parent / "parasol-model"
+    done = subprocess.run([str(exe), *args],
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+
+
+def test_pattern_counts_match_their_formulas() -> None:
+    """The estimate is what the pattern builds (shift: at most it), on every sample."""
+    from parasol_core.topology.patterns import PATTERNS, _grid, _processors, make_pattern_arrays
+    from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, TorusRouting
+
+    checked = 0
+    for path in sorted((ROOT / "sample_models").glob("*.machine")):
+        machine = loads(path.read_text())
+        for virt in [None, *(v.id for v in machine.virtuals)]:
+            try:
+                layout, technique = _processors(machine, virt)
+            except Exception:
+                continue
+            for name in PATTERNS:
+                try:
+                    built = len(make_pattern_arrays(machine, name, 1.0, virtual=virt))
+                except Exception:
+                    continue
+                grid, wraps = None, False
+                if name == "halo":
+                    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+                        continue
+                    shape, wraps = _grid(layout, technique)
+                    grid = shape.dims
+                estimate = budget.pattern_messages(name, layout.count, grid, wraps)
+                assert estimate >= built if name == "shift" else estimate == built, (
+                    path.name, virt, name, built, estimate)  # fmt: skip
+                checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("pattern,count", [("alltoall", 1_073_709_056),
+                                           ("ring-allgather", 1_073_709_056)])  # fmt: skip
+def test_simulate_pattern_past_the_limit_is_refused_at_once(big_torus, pattern, count) -> None:
+    """alltoall on a 32^3 torus (1.07e9 messages) said 'the input is too large or too
+    deeply nested'; now exit 2 naming the count and the limit, before any is built."""
+    status, out, seconds = run_cli("simulate", str(big_torus), "--pattern", pattern,
+                                   "--bytes", "1024")  # fmt: skip
+    assert status == 2, out
+    assert f"{count:,} messages" in out and "1,000,000 messages" in out, out
+    assert "Traceback" not in out
+    assert seconds < 20  # loading the 131k-line model is most of it
+
+
+def test_simulate_messages_file_past_the_limit(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    one = '{"src": 1, "dst": 2, "bytes": 1}'
+    path.write_text("[" + ",".join([one] * 1_000_001) + "]")
+    status, out, _ = run_cli("simulate", str(GRID), "--messages", str(path))
+    assert status == 2, out
+    assert "1,000,001 messages" in out and "1,000,000 messages" in out, out
+
+
+def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:
+    from parasol_core.topology.phases import simulate
+
+    machine = loads(big_torus.read_text())
+    start = time.perf_counter()
+    with pytest.raises(budget.BudgetError) as e:
+        simulate(machine, pattern="alltoall", bytes=1024)
+    assert time.perf_counter() - start < 2
+    assert e.value.estimate == 32768 * 32767 and e.value.limit == 1_000_000
+
+
+# --------------------------------------------------------------------------- generators
+
+
+@pytest.mark.parametrize("args,estimate", [
+    (("hypercube", "20"), 11_534_336),
+    (("grid", "1000", "1000"), 2_998_000),
+    (("torus", "100", "100", "100"), 4_000_000),
+    (("clique", "1500"), 1_125_750),
+])  # fmt: skip
+def test_generate_past_the_budget_is_refused_at_once(args, estimate) -> None:
+    """`generate hypercube 20` ran 31 s to 3.8 GB and failed with no output."""
+    status, out, seconds = run_cli("generate", *args, "--latency", "1e-6", "--speed", "1e-8")
+    assert status == 2, out
+    assert f"{estimate:,} lines" in out and "1,000,000 lines" in out, out
+    assert seconds < 10
+
+
+def test_generator_sizes_match_what_they_make() -> None:
+    from parasol_core.topology.generators import generate
+
+    for kind, dims in [("grid", [5]), ("grid", [4, 3]), ("grid", [3, 4, 2]), ("torus", [5]),
+                       ("torus", [4, 2]), ("torus", [3, 3, 3]), ("hypercube", [4]),
+                       ("ring", [7]), ("clique", [6]), ("bus", [5])]:  # fmt: skip
+        topo = generate(kind, dims, 1e-6, 1e-8)
+        made = topo.processor_count + sum(
+            1 if len(link.connect) == 2 else len(link.connect) for link in topo.links
+        )
+        assert budget.generator_size(kind, dims) == made, (kind, dims)
+
+
+def test_generate_largest_within_budget_still_works() -> None:
+    from parasol_core.topology.generators import generate
+
+    start = time.perf_counter()
+    topo = generate("hypercube", [16], 1e-6, 1e-8)
+    assert topo.processor_count == 65536
+    assert time.perf_counter() - start < 30
+
+
+# --------------------------------------------------------------------------- routes
+
+
+def test_route_steps_are_what_the_routes_visit() -> None:
+    """The estimate of a route batch (counted from coordinates before plotting) is
+    exactly the processors the plotted routes visit, on every sample's topology."""
+    import numpy as np
+
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.patterns import route_steps
+    from parasol_core.topology.virtual import hardware_of
+
+    rng = np.random.default_rng(26)
+    checked = 0
+    for path in sorted((ROOT / "sample_models").glob("*.machine")):
+        machine = loads(path.read_text())
+        try:
+            index = index_of(hardware_of(machine))
+        except Exception:
+            continue
+        if index.count < 2:
+            continue
+        src, dst = rng.integers(1, index.count + 1, size=(2, 500))
+        steps = route_steps(index.layout, index.technique, src, dst)
+        batch = index.routes(src, dst)
+        assert steps == batch.processors.shape[0], path.name
+        checked += 1
+    assert checked >= 3
+
+
+def test_routes_past_the_budget_are_refused_before_plotting() -> None:
+    import numpy as np
+
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.virtual import hardware_of
+
+    index = index_of(hardware_of(loads(GCEL.read_text())))
+    src, dst = np.ones(1_000_000, dtype=np.int64), np.full(1_000_000, 512, dtype=np.int64)
+    start = time.perf_counter()
+    with pytest.raises(budget.BudgetError) as e:
+        index.routes(src, dst)
+    assert time.perf_counter() - start < 1
+    assert e.value.estimate == 47_000_000 and e.value.limit == budget.MAX_ROUTE_STEPS
