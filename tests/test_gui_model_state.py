@@ -110,3 +110,19 @@ def test_a_refusals_tooltip_goes_when_its_window_is_resized(main_window, qtbot):
     assert QToolTip.isVisible() and QToolTip.text() == "a number is needed"
     main_window.resize(main_window.width() - 40, main_window.height())
     qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=2000)
+
+
+def test_the_estimate_panels_transfer_time_is_in_sight_without_scrolling(main_window, qtbot):
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    main_window.show_panel("estimate")
+    panel = main_window.estimate
+    panel.transfer_text.setText("0.000123 s")
+    QApplication.processEvents()
+    viewport = panel.findChild(QScrollArea).viewport()
+    seen = QRect(viewport.mapToGlobal(viewport.rect().topLeft()), viewport.size())
+    for w in (panel.bytes, panel.transfer_button, panel.transfer_text, panel.route_button,
+              panel.route_text, panel.block_button):  # fmt: skip
+        top_left = w.mapToGlobal(w.rect().topLeft())
+        assert seen.contains(QRect(top_left, w.size())), w

@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFormLayout,
     QFrame,
     QGroupBox,
     QHBoxLayout,
@@ -30,6 +29,14 @@ from parasol_core.numeric import parse_whole
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.messages import forget_on_change, message_label, show_refusal
 from piui.widgets.number_controls import ValueField
+
+
+def _row(*widgets: QWidget) -> QHBoxLayout:
+    row = QHBoxLayout()
+    for w in widgets:
+        row.addWidget(w)
+    row.addStretch(1)
+    return row
 
 
 class EstimatePanel(QWidget):
@@ -53,28 +60,21 @@ class EstimatePanel(QWidget):
         self.route_text = QLabel()
         self.route_text.setWordWrap(True)
         route_box = QGroupBox("Route")
-        rf = QFormLayout(route_box)
-        pair = QHBoxLayout()
-        pair.addWidget(QLabel("from"))
-        pair.addWidget(self.src)
-        pair.addWidget(QLabel("to"))
-        pair.addWidget(self.dst)
-        rf.addRow(pair)
-        rf.addRow(self.route_button)
-        rf.addRow(self.route_text)
+        rows = QVBoxLayout(route_box)
+        rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, self.route_button))
+        rows.addWidget(self.route_text)
 
         self.bytes = ValueField("1024")
         self.bytes.setToolTip("message size in bytes")
-        self.phase = QCheckBox("with the other routes asked for in flight")
+        self.bytes.setMaximumWidth(110)
+        self.phase = QCheckBox("the other routes in flight")
+        self.phase.setToolTip("with the other routes asked for here in flight (the phase)")
         self.transfer_button = QPushButton("Transfer time")
         self.transfer_text = QLabel()
-        self.transfer_text.setWordWrap(True)
         transfer_box = QGroupBox("Transfer time on the last route")
-        tf = QFormLayout(transfer_box)
-        tf.addRow("Bytes:", self.bytes)
-        tf.addRow(self.phase)
-        tf.addRow(self.transfer_button)
-        tf.addRow(self.transfer_text)
+        rows = QVBoxLayout(transfer_box)
+        rows.addLayout(_row(QLabel("bytes"), self.bytes, self.phase))
+        rows.addLayout(_row(self.transfer_button, self.transfer_text))
 
         self.processor = QSpinBox()
         self.processor.setRange(1, MAX_ID)
@@ -82,24 +82,27 @@ class EstimatePanel(QWidget):
         self.counts.setPlaceholderText(
             'instruction counts as JSON: {"ila": 4, "ils": 2, "goto": 1}'
         )
-        self.counts.setMaximumHeight(60)
+        self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
         self.cached = QCheckBox("loop in the cache")
         self.block_button = QPushButton("Estimate block")
         self.block_text = QLabel()
         block_box = QGroupBox("Basic block")
-        bf = QFormLayout(block_box)
-        bf.addRow("Processor type:", self.processor)
-        bf.addRow(self.counts)
-        bf.addRow(self.cached)
-        bf.addRow(self.block_button, self.block_text)
+        rows = QVBoxLayout(block_box)
+        rows.addLayout(_row(QLabel("processor type"), self.processor, self.cached,
+                            self.block_button, self.block_text))  # fmt: skip
+        rows.addWidget(self.counts)
+        for box in (route_box, transfer_box, block_box):
+            box.layout().setContentsMargins(6, 2, 6, 2)
+            box.layout().setSpacing(2)
 
         self.message = message_label()
         body = QWidget()
         inner = QVBoxLayout(body)
-        inner.setContentsMargins(6, 4, 6, 4)
+        inner.setContentsMargins(6, 2, 6, 2)
+        inner.setSpacing(2)
         inner.addWidget(self.model_label)
-        # three columns: the panel sits in a wide, low dock, and each part (the transfer
-        # time among them) is then in sight without scrolling
+        # three columns of two lines each: the panel sits in a wide, low dock, and every
+        # part (the transfer time among them) is then in sight without scrolling
         row = QHBoxLayout()
         row.addWidget(route_box, 1)
         row.addWidget(transfer_box, 1)

@@ -59,6 +59,8 @@ class GridViewWindow(QWidget):
         self.legend = QLabel()
         self.title = QLabel()
         self.title.setStyleSheet("font-weight: bold;")
+        self.title.setWordWrap(True)  # a long name must not widen the dock past its edge
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         # two rows, so that the view fits a narrow dock
         bar = QHBoxLayout()
