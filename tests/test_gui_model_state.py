@@ -126,3 +126,21 @@ def test_the_estimate_panels_transfer_time_is_in_sight_without_scrolling(main_wi
               panel.route_text, panel.block_button):  # fmt: skip
         top_left = w.mapToGlobal(w.rect().topLeft())
         assert seen.contains(QRect(top_left, w.size())), w
+
+
+def test_a_refusals_pink_goes_when_the_user_comes_back_to_the_field(main_window, qtbot):
+    field = main_window.overview.id_field
+    other = main_window.overview.name_field
+    field.setFocus()
+    qtbot.keyClicks(field, "abc")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert field.is_refused() and field.text() == str(main_window.document.machine.id)
+    other.setFocus()
+    assert field.is_refused()  # still telling, elsewhere
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)  # back at the field: the old value
+    assert not field.is_refused()
+    qtbot.keyClicks(field, "x")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    assert field.is_refused()
+    qtbot.keyClicks(field, "1")  # typing again
+    assert not field.is_refused()

@@ -13,6 +13,7 @@ import math
 import weakref
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QToolTip, QWidget
 
 from parasol_core.expr.tree import format_number
@@ -85,9 +86,23 @@ REFUSED: weakref.WeakSet[ValueField] = weakref.WeakSet()
 
 
 class ValueField(QLineEdit):
-    """A text field that reports rejected input and puts the last good text back."""
+    """A text field that reports rejected input and puts the last good text back.
+
+    The pink of a refusal marks the field until the user comes back to it (focuses it
+    or types in it: it then holds the old, valid value) or the model changes
+    (:func:`piui.widgets.messages.forget_on_change`); the window's message line keeps
+    the reason."""
 
     rejected = Signal(str)
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.textEdited.connect(lambda _text: self.accept_input())
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        if event.reason() != Qt.FocusReason.ActiveWindowFocusReason:  # not a window switch
+            self.accept_input()
 
     def reject_input(self, message: str, good_text: str) -> None:
         """Refuse what was typed: say why at the field (a tooltip shown at once, and
