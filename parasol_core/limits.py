@@ -18,8 +18,12 @@ holding them loads, with diagnostics. These checks are only about loading at all
 
 from __future__ import annotations
 
+import errno
 import math
+import os
+import stat
 from collections.abc import Iterable
+from typing import BinaryIO
 
 MAX_INT = 2**63 - 1
 MAX_ID = 2**31 - 1
@@ -96,22 +100,87 @@ def check_text(text: str, what: str = "a value") -> str:
 # --------------------------------------------------------------------------- reading
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_DATA_FILE_BYTES = 16 * 1024 * 1024
+"""The most a data file may hold: a counts file (``block``), a messages file
+(``simulate``), a measurement file (``fit``)."""
 _CHUNK = 1 << 20
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (from ``st_mode``)."""
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+class NotRegularFileError(OSError):
+    """An input that is not a regular file (a FIFO, a device, a socket): reading one can
+    block forever or never end, so it is refused before it is read."""
+
+    def __init__(self, path: str | os.PathLike, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"it is {file_kind(mode)}, not a regular file (reading "
+                         "one can block or never end); give a regular file", str(path))  # fmt: skip
+        self.kind = file_kind(mode)
+
+
+def open_input(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file. A directory raises
+    IsADirectoryError; a FIFO, device or socket :class:`NotRegularFileError`, without
+    blocking (the open does not wait for a FIFO's writer). Otherwise OSError as ``open``."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFileError(path, st.st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode  # replaced by a FIFO between the stat and the open
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def too_large(path: str | os.PathLike, limit: int, what: str) -> str:
+    """The message for a file past its size limit, naming the limit."""
+    return (f"{path}: larger than {limit // (1024 * 1024)} MB ({limit:,} bytes), the limit "
+            f"for {what}; stopped reading")  # fmt: skip
+
+
+def read_capped(path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_input`), at most ``limit``;
+    a larger file raises ValueRangeError naming the limit and ``what`` it is for, after
+    reading ``limit + 1`` bytes and no more."""
+    with open_input(path) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueRangeError(too_large(path, limit, what))
+    return data
 
 
 def read_model_bytes(path: str) -> bytes:
     """The bytes of a model file, read in chunks that stop early: at the first byte
     that is not UTF-8, or once a line has grown past the line length limit (the loader
     then reports either at its line and column from what was read), or past
-    :data:`MAX_FILE_BYTES` (ValueRangeError). ``check /dev/zero`` reads 4 MB, not
-    gigabytes. Raises OSError as ``open`` does."""
+    :data:`MAX_FILE_BYTES` (ValueRangeError). Only a regular file is read
+    (:func:`open_input`): a FIFO or a device raises NotRegularFileError, an OSError.
+    Raises OSError as ``open`` does."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")()
     chunks: list[bytes] = []
     size = 0
     run = 0  # bytes since the last line break
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         while True:
             chunk = f.read(_CHUNK)
             if not chunk:
@@ -128,8 +197,5 @@ def read_model_bytes(path: str) -> bytes:
             if run > 4 * MAX_LINE_LENGTH + 4:
                 break
             if size > MAX_FILE_BYTES:
-                raise ValueRangeError(
-                    f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the limit "
-                    "for a model file; stopped reading"
-                )
+                raise ValueRangeError(too_large(path, MAX_FILE_BYTES, "a model file"))
     return b"".join(chunks)

@@ -27,10 +27,11 @@ from parasol_core.expr.refs import (
     resolve,
 )
 from parasol_core.expr.tree import Expression, Reference, format_number
+from parasol_core.limits import MAX_DATA_FILE_BYTES, open_input, too_large
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")
-MAX_COUNTS_BYTES = 16 * 1024 * 1024
+MAX_COUNTS_BYTES = MAX_DATA_FILE_BYTES
 
 
 def order_eval_arguments(args: Sequence[str]) -> list[str]:
@@ -221,13 +222,12 @@ def _read_counts(path: str) -> dict:
             else:
                 data = stream.read(MAX_COUNTS_BYTES + 1)
         else:
-            with open(path, "rb") as f:
+            with open_input(path) as f:
                 data = f.read(MAX_COUNTS_BYTES + 1)
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
     if len(data) > MAX_COUNTS_BYTES:
-        raise CommandError(f"{path}: larger than {MAX_COUNTS_BYTES:,} bytes, the limit for "
-                           "a counts file", EXIT_USAGE)  # fmt: skip
+        raise CommandError(too_large(path, MAX_COUNTS_BYTES, "a counts file"), EXIT_USAGE)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -20,6 +20,7 @@ from parasol_core.edit import EditError
 from parasol_core.fit import (
     Candidate,
     FitError,
+    MeasurementFileTooLarge,
     Measurements,
     OsuLog,
     OsuTable,
@@ -101,6 +102,8 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
     except OSError as e:
         raise CommandError(f"{args.measurements}: cannot read: {e.strerror or e}",
                            EXIT_USAGE) from None  # fmt: skip
+    except MeasurementFileTooLarge as e:  # unreadable, as an oversized counts file
+        raise CommandError(f"{args.measurements}: {e}", EXIT_USAGE) from None
     except FitError as e:
         raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
     table: OsuTable | None = None

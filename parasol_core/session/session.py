@@ -162,7 +162,8 @@ class Session:
         """The text of the session's file as it is on disk now."""
         if self.path is None:
             raise SessionError("the model has no file")
-        return self.path.read_bytes().decode("utf-8", errors="replace")
+        data, _ = disk.read_stamped(self.path)
+        return data.decode("utf-8", errors="replace")
 
     def save(self, path: str | Path | None = None, overwrite: bool = False,
              lock_timeout: float = filelock.DEFAULT_TIMEOUT) -> Path:  # fmt: skip

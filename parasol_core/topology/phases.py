@@ -213,8 +213,15 @@ def parse_messages(data: Any) -> list[Message]:
 
 
 def load_messages(path: str | Path) -> list[Message]:
-    """Messages from a JSON file (see :func:`parse_messages`); OSError if unreadable."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Messages from a JSON file (see :func:`parse_messages`), a regular file of at most
+    :data:`~parasol_core.limits.MAX_DATA_FILE_BYTES` (a larger one raises ValueRangeError);
+    OSError if unreadable."""
+    from parasol_core.limits import MAX_DATA_FILE_BYTES, read_capped
+
+    try:
+        text = read_capped(path, MAX_DATA_FILE_BYTES, "a messages file").decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PhaseError(f"{path}: not UTF-8 text (byte {e.start})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
