@@ -71,6 +71,113 @@ def check_float(value: object, what: str = "a number") -> float:
     return number
 
 
+SMALLEST_NORMAL = 2.2250738585072014e-308
+"""The smallest positive double held to full precision; below it a number loses digits
+(a subnormal) and then becomes 0.0."""
+
+
+def float_text(text: str, what: str = "") -> float:
+    """The float a decimal number's text means, refusing what a double cannot hold:
+    overflow (``1e400``) and underflow, a nonzero number that would be stored as 0.0
+    (``1e-400``, which in a timing means "not detected") or as a subnormal that has
+    lost digits (``1.2345678e-318`` would be ``1.234566e-318``). A subnormal that gives
+    back the digits typed (``5e-324``, ``4.9e-324``, ``1e-320``) is kept: the writer
+    writes such forms, and a saved file must load. ValueRangeError names the text and
+    why."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueRangeError(f"'{_shown(text)}' is not a number{what}") from None
+    if math.isinf(value):
+        if any(c.isdigit() for c in text):
+            raise ValueRangeError(f"'{_shown(text)}' is too large to represent (the largest "
+                                  "number is about 1.8e308)")  # fmt: skip
+        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
+    if math.isnan(value):
+        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
+    if abs(value) < SMALLEST_NORMAL and _underflows(text, value):
+        stored = "as 0.0" if value == 0 else f"with lost digits, as {value!r}"
+        raise ValueRangeError(f"'{_shown(text)}' is too small to represent: it would be "
+                              f"stored {stored} (the smallest number held to full "
+                              "precision is about 2.2e-308)")  # fmt: skip
+    return value
+
+
+def _shown(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _underflows(text: str, value: float) -> bool:
+    """Whether ``text`` (whose float is 0.0 or subnormal) means a number the float does
+    not hold to double precision."""
+    mantissa = text.strip().lower().split("e")[0]
+    if not any(c in "123456789" for c in mantissa):
+        return False  # a zero, written as 0, 0.0, 0e-999
+    if value == 0:
+        return True
+    # A subnormal is kept when, rounded to as many digits as were typed, it gives back
+    # the number typed: 5e-324, 4.9e-324, 1e-320 and the writer's shortest forms read,
+    # 1.2345678e-318 (stored as 1.234566e-318) does not: it lost digits.
+    from decimal import Decimal, InvalidOperation, localcontext
+
+    digits = mantissa.lstrip("+-").replace(".", "").lstrip("0")
+    try:
+        typed = Decimal(text.strip())
+        with localcontext() as ctx:
+            ctx.prec = min(max(len(digits), 1), 800)
+            return +Decimal(value) != typed
+    except InvalidOperation:  # pragma: no cover - float() read it
+        return True
+
+
+def check_scaled(before: float | None, after: float | None, what: str) -> None:
+    """Refuse a product that overflowed or underflowed: ``after`` (a value scaled from
+    ``before``) infinite, or 0.0 or subnormal where ``before`` was not. ValueRangeError."""
+    if before is None or after is None:
+        return
+    if not math.isfinite(after):
+        raise ValueRangeError(f"{what} gives a number too large to represent")
+    if before != 0 and abs(after) < SMALLEST_NORMAL:
+        raise ValueRangeError(f"{what} gives a number too small to represent ({after!r}; "
+                              "the smallest number held to full precision is about "
+                              "2.2e-308)")  # fmt: skip
+
+
+_TINY_JSON = None
+
+
+def json_underflow(body: bytes) -> str | None:
+    """Why a JSON text holds a number a double cannot hold (:func:`float_text`), or
+    None. orjson refuses 1e400 but reads 1e-400 as 0.0; this finds the latter. Cheap
+    unless the text has an exponent of three digits or a long run of zeros."""
+    import re
+
+    global _TINY_JSON
+    if _TINY_JSON is None:
+        _TINY_JSON = re.compile(rb"[eE]-0*[1-9]\d{2}|\.0{300}")
+    if _TINY_JSON.search(body) is None:
+        return None
+    import json
+
+    found: list[str] = []
+
+    def number(text: str) -> float:
+        try:
+            return float_text(text)
+        except ValueRangeError as e:
+            found.append(str(e))
+            raise
+
+    try:
+        json.loads(body, parse_float=number)
+    except ValueRangeError:
+        return found[0] if found else None
+    except (ValueError, RecursionError):
+        return None  # not JSON: its parser has already said so
+    return None
+
+
 def check_name(value: object, what: str = "a name") -> str:
     """A string the file can hold between double quotes, else ValueRangeError."""
     text = str(value)

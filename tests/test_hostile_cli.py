@@ -303,3 +303,120 @@ def test_data_files_share_one_size_cap_named_in_the_message(tmp_path, model, com
     assert f"larger than 16 MB ({MAX_DATA_FILE_BYTES:,} bytes), the limit for {what}" in err
     assert time.monotonic() - start < 5
     assert model.read_bytes() == SAMPLE.read_bytes()
+
+
+# --------------------------------------------------------------------------- rule 3
+
+UNDERFLOWS = ["1e-400", "-1e-400", "1.2345678e-318", "0.000001e-320", "7e-324"]
+OVERFLOWS = ["1e400", "-1e309", "1" + "0" * 400 + ".0"]
+
+
+@pytest.mark.parametrize("text", UNDERFLOWS + OVERFLOWS)
+def test_set_refuses_a_number_that_underflows_or_overflows(model, text):
+    for ref in ("pt(1).iga", "tl(1)(1).speed", "pc(1).speed"):
+        for value in (text, f"1e-7 {text}"):  # the mean, or the standard deviation
+            status, out, err = run("set", model, f"{ref}={value}", "-i")
+            assert status == 1 and out == ""
+            assert "too small to represent" in err or "too large to represent" in err, err
+            assert model.read_bytes() == SAMPLE.read_bytes()
+    # in an expression as well: the literal is a syntax error, as 1e400 always was
+    status, _, err = run("set", model, f"po(1).ia_spd=pt(1).iga * {text}", "-i")
+    assert status == 1 and "number out of range" in err
+    assert model.read_bytes() == SAMPLE.read_bytes()
+
+
+@pytest.mark.parametrize("factor", ["1e-400", "1e-320", "1e-305", "1e400"])
+def test_scale_refuses_a_factor_or_a_result_that_underflows_or_overflows(model, factor):
+    status, out, err = run("scale", model, "all", factor, "-i")
+    assert status == 1 and out == ""
+    assert "too small to represent" in err or "too large to represent" in err, err
+    assert "not 0.0" not in err
+    assert model.read_bytes() == SAMPLE.read_bytes()
+
+
+def test_session_set_and_scale_refuse_underflow_and_change_nothing():
+    from parasol_core.edit import EditError
+    from parasol_core.session import Session, SessionError
+
+    session = Session.open(SAMPLE)
+    text = session.text()
+    for value in UNDERFLOWS:
+        with pytest.raises(EditError, match="too small to represent"):
+            session.set("pt(1).iga", value)
+    for factor in (1e-320, 1e-305):  # timings of about 1e-7 become subnormal or 0.0
+        with pytest.raises(SessionError, match="too small to represent"):
+            session.scale_group("all", factor)
+    assert session.text() == text and not session.can_undo
+    session.set("pt(1).iga", "1e300")
+    with pytest.raises(SessionError, match="too large to represent"):
+        session.scale_group("all", 1e10)
+    session.undo()
+    assert session.text() == text
+    session.set("pt(1).iga", "5e-324")  # a subnormal given in full reads back: kept
+    assert session.machine.processor(1).timings["iga"].mean == 5e-324
+
+
+def test_loading_a_number_that_underflows_is_a_syntax_error_naming_it(tmp_path):
+    for text in UNDERFLOWS:
+        path = tmp_path / "u.machine"
+        path.write_text(SAMPLE.read_text().replace("iga = 7.37e-07", f"iga = {text}"))
+        status, out, err = run("check", path)
+        assert status == 1
+        assert f"number out of range: '{text}' is too small to represent" in out
+
+
+def test_the_edit_of_the_issue_is_refused_with_its_four_new_errors(model):
+    edits = ["po(1).ia_spd=po(1).ia_spd", "pt(1).iga=-1", "tp(1)(1)=99", "to(1).routing=evil"]
+    status, out, err = run("set", "-i", model, *edits)
+    assert status == 1 and out == ""
+    assert f"the edit would add 4 errors to the model; {model} is unchanged" in err
+    for needle in ("cycle of references", "is negative", "no processor has id 99", "'evil'"):
+        assert needle in err
+    assert model.read_bytes() == SAMPLE.read_bytes()
+    # to stdout and -o likewise: nothing written
+    out_file = model.parent / "out.machine"
+    status, out, err = run("set", model, *edits, "-o", out_file)
+    assert status == 1 and not out_file.exists() and "nothing was written" in err
+    # asked for explicitly, it is written, and the errors are still said
+    status, _, err = run("set", "-i", model, *edits, "--allow-errors")
+    assert status == 0 and "adds 4 errors" in err
+    status, out, _ = run("check", model)
+    assert status == 1 and out.count(": error: ") == 4
+
+
+def test_an_edit_that_keeps_the_errors_a_model_had_is_not_refused(model):
+    run("set", "-i", model, "pt(1).iga=-1", "--allow-errors")
+    broken = model.read_bytes()
+    status, _, err = run("scale", model, "all", "2", "-i")  # -1 becomes -2: no new error
+    assert status == 0, err
+    assert model.read_bytes() != broken
+    status, _, err = run("set", "-i", model, "pt(1).iga=1e-7")  # fixing it is fine too
+    assert status == 0, err
+
+
+@pytest.mark.parametrize(
+    "expression, message",
+    [
+        ("7 % 0", "division by zero"),
+        ("10 ** 10 ** 10", "outside the 64-bit range"),
+        ("exp(1e308)", "overflow: exp"),
+        ("sqrt(-1)", "domain error"),
+        ("1 << 99", ""),
+    ],
+)
+def test_check_warns_of_constant_parts_that_always_fail(model, expression, message):
+    status, _, err = run("set", "-i", model, f"po(1).ia_spd=pt(1).iga + ({expression})")
+    assert status == 0, err
+    start = time.monotonic()
+    status, out, _ = run("check", model)
+    assert time.monotonic() - start < 5
+    assert status == 0  # a warning: the model has no error
+    (line,) = [ln for ln in out.splitlines() if "fails whenever it is evaluated" in ln]
+    assert ": warning: " in line and message in line
+    assert f"{model}:29:" in line  # the line of the expression
+
+
+def test_check_does_not_warn_of_constant_parts_that_evaluate(model):
+    run("set", "-i", model, "po(1).ia_spd=pt(1).iga * (2 ** 10) + 0 * (1 && 0)")
+    status, out, _ = run("check", model)
+    assert status == 0 and "fails whenever" not in out

@@ -4,7 +4,9 @@ turning every failure into a message and an exit status (never a traceback)."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +75,63 @@ def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]
             yield Session(load_or_fail(path), path)
     except filelock.LockTimeout as e:
         raise CommandError(f"{path}: {e.strerror}", EXIT_USAGE) from None
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+
+
+def _error_key(message: str) -> str:
+    """An error with its numbers masked: scaling a timing that is already negative
+    changes the value in its message, not the error."""
+    return _NUMBER.sub("#", message)
+
+
+def error_counts(machine: Machine) -> Counter:
+    """The model's errors (:func:`~parasol_core.validate.validate`), counted by message
+    (numbers masked): what an edit is compared against, so that only the errors it
+    adds are reported."""
+    from parasol_core.validate import validate
+
+    return Counter(_error_key(d.message) for d in validate(machine) if d.is_error)
+
+
+def refuse_new_errors(session: Session, before: Counter, allow: bool, where: str) -> None:
+    """End the command (exit 1, nothing written; ``where`` says what is unchanged) when
+    the edits made in ``session`` add errors to the model, printing them; unless
+    ``allow`` (``--allow-errors``), when they are printed on stderr as warnings."""
+    from parasol_core.validate import validate
+
+    left = Counter(before)
+    new = []
+    for d in validate(session.machine):
+        if not d.is_error:
+            continue
+        key = _error_key(d.message)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            new.append(d)
+    if not new:
+        return
+    listing = "\n".join(d.format(str(session.path) if session.path else None) for d in new)
+    count = f"{len(new)} error" + ("s" if len(new) > 1 else "")
+    if allow:
+        print(f"warning: the edit adds {count} (written, as --allow-errors asks):\n{listing}",
+              file=sys.stderr)  # fmt: skip
+        return
+    raise CommandError(f"error: the edit would add {count} to the model; {where} "
+                       f"(--allow-errors writes it anyway):\n{listing}", EXIT_ERRORS)  # fmt: skip
+
+
+def allow_errors_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-errors", action="store_true",
+                   help="write the result even if the edit adds errors to the model (by "
+                   "default such an edit is refused, exit 1, and nothing is written)")  # fmt: skip
+
+
+def unchanged(args: argparse.Namespace) -> str:
+    """What a refused edit leaves as it was, for its message."""
+    return f"{args.file} is unchanged" if args.in_place else "nothing was written"
 
 
 def save_or_fail(session: Session, path: str) -> None:

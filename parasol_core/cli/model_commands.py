@@ -12,16 +12,21 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    allow_errors_option,
     checked_text,
     editing,
+    error_counts,
     load_or_fail,
     lock_option,
+    refuse_new_errors,
     run,
     save_or_fail,
+    unchanged,
     write_output,
 )
 from parasol_core.edit import EditError
 from parasol_core.jsonio import to_data
+from parasol_core.limits import ValueRangeError, float_text
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
 from parasol_core.validate import validate
@@ -60,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("group", metavar="GROUP", choices=list(params.GROUPS))
-    p.add_argument("factor", metavar="FACTOR", type=float)
+    p.add_argument("factor", metavar="FACTOR")
     p.add_argument("--processor", type=int, metavar="ID", help="only this processor type")
     _output_options(p)
     p.set_defaults(func=cmd_scale)
@@ -71,6 +76,7 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
     lock_option(p)
+    allow_errors_option(p)
 
 
 @run
@@ -161,20 +167,29 @@ def cmd_set(args: argparse.Namespace) -> int:
             raise CommandError(f"'{assignment}': expected REF=VALUE", EXIT_USAGE)
         assignments.append((ref, value))
     with editing(args.file, args.in_place, args.lock_timeout) as session:
+        before = error_counts(session.machine)
         try:
             with session.group("set"):  # all or nothing
                 for ref, value in assignments:
                     session.set(ref, value)
         except (EditError, SessionError) as e:
             raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        refuse_new_errors(session, before, args.allow_errors, unchanged(args))
         return _finish(session, args)
 
 
 @run
 def cmd_scale(args: argparse.Namespace) -> int:
+    try:  # read as typed: 1e-400 is refused as too small, not called 0.0
+        factor = float_text(args.factor)
+    except ValueRangeError as e:  # not a number at all: a usage error, as argparse's
+        status = EXIT_USAGE if str(e).endswith("is not a number") else EXIT_ERRORS
+        raise CommandError(f"error: FACTOR: {e}", status) from None
     with editing(args.file, args.in_place, args.lock_timeout) as session:
+        before = error_counts(session.machine)
         try:
-            session.scale_group(args.group, args.factor, args.processor)
+            session.scale_group(args.group, factor, args.processor)
         except (EditError, SessionError) as e:
             raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        refuse_new_errors(session, before, args.allow_errors, unchanged(args))
         return _finish(session, args)

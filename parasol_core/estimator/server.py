@@ -57,6 +57,7 @@ from parasol_core.estimator.protocol import (
     ParamError,
 )
 from parasol_core.estimator.store import ModelStore
+from parasol_core.limits import json_underflow
 
 __all__ = ["build_app", "main", "serve"]
 
@@ -238,6 +239,10 @@ def build_app(
         except orjson.JSONDecodeError as e:
             log.info("rpc - parse error: %s", e)
             return _json_response(_error_body(PARSE_ERROR, f"parse error: {e}"))
+        tiny = json_underflow(body)  # orjson refuses 1e400 but reads 1e-400 as 0.0
+        if tiny is not None:
+            log.info("rpc - parse error: %s", tiny)
+            return _json_response(_error_body(PARSE_ERROR, f"parse error: {tiny}"))
         bulk = False
         if isinstance(data, list):
             if not data:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from parasol_core import edit, filelock, params
+from parasol_core import edit, filelock, limits, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
@@ -486,11 +486,16 @@ class Session:
                        label: str, merge: Any, window: float | None) -> None:  # fmt: skip
         with self._operation(label, merge, window):
             for name, timing in new.items():
-                if not (
-                    math.isfinite(timing.mean) and (timing.sd is None or math.isfinite(timing.sd))
-                ):
-                    raise SessionError(f"scaling makes timing '{name}' of processor {proc.id} "
-                                       "too large to represent")  # fmt: skip
+                old = proc.timings.get(name)
+                what = f"scaling timing '{name}' of processor {proc.id}"
+                try:
+                    limits.check_scaled(old.mean if old else None, timing.mean, what)
+                    limits.check_scaled(old.sd if old else None, timing.sd, what)
+                    if not math.isfinite(timing.mean):  # a timing the scaler had not seen
+                        raise limits.ValueRangeError(f"{what} gives a number too large to "
+                                                     "represent")  # fmt: skip
+                except limits.ValueRangeError as e:
+                    raise SessionError(str(e)) from None
                 self._set(proc, "timings", timing, name)
             old = self._scalers.get(id(proc), ABSENT)
             entry = ABSENT if state.is_neutral else (proc, state)
