@@ -144,6 +144,12 @@ def check_scaled(before: float | None, after: float | None, what: str) -> None:
                               "2.2e-308)")  # fmt: skip
 
 
+def json_float(text: str) -> float:
+    """``parse_float`` for ``json.loads``: a JSON number's float, refusing overflow and
+    underflow (:func:`float_text`) with ValueRangeError instead of a silent 0.0."""
+    return float_text(text)
+
+
 _TINY_JSON = None
 
 
@@ -184,8 +190,26 @@ def check_name(value: object, what: str = "a name") -> str:
     bad = next((c for c in text if c == '"' or c in LINE_ENDS), None)
     if bad is not None:
         raise ValueRangeError(f"{what} cannot contain {bad!r}")
+    bad = control_character(text)
+    if bad is not None:
+        raise ValueRangeError(f"{what} cannot contain {bad!r} (a control character)")
     check_text(text, what)
     return text
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` (NUL, escape, ... ; a tab is allowed), or
+    None. A name holding one would print raw to a terminal."""
+    return next((c for c in text if (c < " " and c != "\t") or "\x7f" <= c <= "\x9f"), None)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\x00``), for printing a name a
+    file holds (the grammar lets a file hold any character but a quote or line end)."""
+    if control_character(text) is None:
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if control_character(c)
+                   else c for c in text)  # fmt: skip
 
 
 def check_text(text: str, what: str = "a value") -> str:
@@ -274,6 +298,39 @@ def read_capped(path: str | os.PathLike, limit: int, what: str) -> bytes:
     return data
 
 
+class CutBytes(bytes):
+    """The bytes of a model file read up to a line too long to keep: ``line_length`` is
+    that line's true length in characters (counted to its end, not stored), so that the
+    loader's message says it rather than the length of the part read."""
+
+    line_length: int
+
+
+def _characters(data: bytes) -> int:
+    """How many UTF-8 characters ``data`` holds (continuation bytes not counted)."""
+    if data.isascii():
+        return len(data)
+    return len(data) - sum(data.count(bytes([b])) for b in range(0x80, 0xC0))
+
+
+_BREAK_BYTES = (b"\n", b"\r", b"\x0b", b";")
+
+
+def _rest_of_line(f: BinaryIO, budget: int) -> int:
+    """Characters from here to the next line break (or the end, or ``budget`` bytes)."""
+    count = 0
+    while budget > 0:
+        chunk = f.read(min(_CHUNK, budget))
+        if not chunk:
+            break
+        budget -= len(chunk)
+        ends = [i for i in (chunk.find(c) for c in _BREAK_BYTES) if i >= 0]
+        if ends:
+            return count + _characters(chunk[: min(ends)])
+        count += _characters(chunk)
+    return count
+
+
 def read_model_bytes(path: str) -> bytes:
     """The bytes of a model file, read in chunks that stop early: at the first byte
     that is not UTF-8, or once a line has grown past the line length limit (the loader
@@ -302,7 +359,13 @@ def read_model_bytes(path: str) -> bytes:
             run = len(chunk) - at - 1 if at >= 0 else run + len(chunk)
             # a UTF-8 character has at most 4 bytes: this many is surely too long a line
             if run > 4 * MAX_LINE_LENGTH + 4:
-                break
+                data = b"".join(chunks)
+                pending = len(decoder.getstate()[0])  # a character cut by the chunk's end
+                cut = CutBytes(data[: len(data) - pending])
+                cut.line_length = _characters(data[len(data) - run :]) + _rest_of_line(
+                    f, MAX_FILE_BYTES - size
+                )
+                return cut
             if size > MAX_FILE_BYTES:
                 raise ValueRangeError(too_large(path, MAX_FILE_BYTES, "a model file"))
     return b"".join(chunks)

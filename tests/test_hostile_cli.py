@@ -420,3 +420,86 @@ def test_check_does_not_warn_of_constant_parts_that_evaluate(model):
     run("set", "-i", model, "po(1).ia_spd=pt(1).iga * (2 ** 10) + 0 * (1 && 0)")
     status, out, _ = run("check", model)
     assert status == 0 and "fails whenever" not in out
+
+
+# --------------------------------------------------------------------------- rule 4
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize(
+    "argv",
+    [["show", "{m}"], ["show", "{m}", "--json"], ["format", "{m}"], ["eval", "{m}"],
+     ["set", "{m}", "pt(1).iga=2e-7"], ["generate", "ring", "4", "--latency", "1e-5",
+     "--speed", "1e-6"]],
+    ids=lambda a: " ".join(a[:2]),
+)  # fmt: skip
+def test_output_that_cannot_be_written_exits_2_with_the_reason(model, argv):
+    """`show > /dev/full`: stdout is the system's /dev/full, opened by the caller (as a
+    shell redirection does); only written to, never replaced."""
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([str(CLI), *(a.format(m=model) for a in argv)], stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=SECONDS)  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == "error: cannot write the output: No space left on device\n"
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_a_message_size_past_a_double_is_refused_with_its_size(model, tmp_path):
+    messages = tmp_path / "m.json"
+    messages.write_text('[{"src": 1, "dst": 2, "bytes": 1' + "0" * 400 + "}]")
+    status, _, err = run("simulate", model, "--messages", messages)
+    assert status == 1
+    assert "message 0: bytes is too large to represent (a 401-digit number" in err
+    messages.write_text('[{"src": 1, "dst": 2, "bytes": 1e-400}]')
+    status, _, err = run("simulate", model, "--messages", messages)
+    assert status == 1 and "'1e-400' is too small to represent" in err
+    messages.write_text('[{"src": 1' + "0" * 400 + ', "dst": 2, "bytes": 1}]')
+    status, _, err = run("simulate", model, "--messages", messages)
+    assert status == 1 and "message 0: src is out of range: a 401-digit number" in err
+
+
+@pytest.mark.parametrize("length", [10_000_013, 1_500_000])
+def test_a_long_line_is_reported_with_its_true_length(tmp_path, length):
+    text = SAMPLE.read_text()
+    first_line_end = text.index("\n")
+    long_line = "begin machine  # " + "é" * (length - 17)
+    assert len(long_line) == length
+    path = tmp_path / "long.machine"
+    path.write_text(long_line + text[first_line_end:], encoding="utf-8")
+    status, out, _ = run("check", path)
+    assert status == 1
+    assert f"line 1 is too long ({length:,} characters; the limit is 1,000,000)" in out
+
+
+def test_a_name_with_a_control_character_is_refused_and_one_from_a_file_printed_escaped(model):
+    for bad in ("a\x00b", "\x1b[2J", "x\x7f"):
+        for ref in ("ma.name", "pr(1).name", "to(1).name"):
+            status, _, err = run("set", model, f"{ref}={bad}", "-i")
+            assert status == 1 and "(a control character)" in err
+    assert model.read_bytes() == SAMPLE.read_bytes()
+    text = SAMPLE.read_text()
+    model.write_text(text.replace('name = "', 'name = "nul\x00here', 1))
+    status, out, _ = run("show", model)
+    assert status == 0 and "\x00" not in out and "nul\\x00here" in out
+
+
+def test_block_takes_counts_as_json_text_as_its_help_says(model, tmp_path):
+    status, out, err = run("block", model, "--processor", "1", '{"iga": 4, "igm": 2}')
+    assert status == 0, err
+    assert out.startswith("mean: ")
+    counts = tmp_path / "counts.json"
+    counts.write_text('{"iga": 4, "igm": 2}')
+    assert run("block", model, "--processor", "1", counts)[1] == out  # a file: the same
+    assert run("block", model, "--processor", "1", "-", stdin='{"iga": 4, "igm": 2}')[1] == out
+    status, _, err = run("block", model, "--processor", "1", '{"iga": 4,')
+    assert status == 2 and err.startswith("COUNTS: not JSON")
+    status, _, err = run("block", model, "--processor", "1", '{"iga": 1e-400}')
+    assert status == 2 and "too small to represent" in err
+
+
+def test_the_documented_exit_status_of_each_refusal():
+    """README's "Exit status:" line, kept true: 1 a refused edit, 2 unreadable or
+    unwritable files and usage."""
+    readme = (ROOT / "README.md").read_text()
+    assert "1 errors in the model (syntax errors included), a refused edit" in readme
+    assert "2 a usage error, a file that cannot be read or written" in readme

@@ -4,6 +4,7 @@ turning every failure into a message and an exit status (never a traceback)."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections import Counter
@@ -170,17 +171,40 @@ def write_output(text: str, out: str | None) -> None:
         raise CommandError(f"{out}: cannot write: {e.strerror or e}", EXIT_USAGE) from None
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's flush at exit does not fail
+    again on what could not be written (and turn the exit status into 120)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's StringIO)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
 def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
     """Turn CommandError into a message and an exit status."""
 
     def wrapper(args):  # noqa: ANN001, ANN202
         try:
-            return func(args)
+            status = func(args)
+            sys.stdout.flush()  # a full disk or device shows here, not after exit
+            return status
         except CommandError as e:
             print(str(e), file=sys.stderr)
             return e.status
         except (BrokenPipeError, KeyboardInterrupt):
             raise  # main() handles these
+        except OSError as e:  # commands map what they read and write by name themselves:
+            _drop_stdout()  # this is the output (`show > /dev/full`), unwritable: exit 2
+            where = (
+                f"{e.filename}: cannot write" if e.filename else "error: cannot write the output"
+            )
+            print(f"{where}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
         except ModelSyntaxError as e:
             print(e.format(), file=sys.stderr)
             return EXIT_ERRORS

@@ -26,7 +26,7 @@ from parasol_core.cli.common import (
 )
 from parasol_core.edit import EditError
 from parasol_core.jsonio import to_data
-from parasol_core.limits import ValueRangeError, float_text
+from parasol_core.limits import ValueRangeError, float_text, printable
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
 from parasol_core.validate import validate
@@ -111,10 +111,12 @@ def _timing_text(t: Timing | None) -> str:
 
 
 def summary(machine: Machine) -> str:
-    lines = [f"machine {machine.id}: {machine.name}"]
+    """The model in a few lines; names with control characters escaped (a file may hold
+    a NUL in a name; printed raw it would reach the terminal)."""
+    lines = [f"machine {machine.id}: {printable(str(machine.name))}"]
     lines.append(f"  processor types: {len(machine.processors)}")
     for proc in machine.processors:
-        lines.append(f"    {proc.id}: {proc.name}  ({len(proc.timings)} timings)")
+        lines.append(f"    {proc.id}: {printable(str(proc.name))}  ({len(proc.timings)} timings)")
         if proc.cache is not None:
             c = proc.cache
             sls = c.smallloopspeedup.mean if c.smallloopspeedup else None
@@ -129,11 +131,13 @@ def summary(machine: Machine) -> str:
                  f"{len(machine.virtuals)} virtual")  # fmt: skip
     for topo in machine.topologies:
         shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
-        lines.append(f"    topology {topo.id}: {topo.name}, routing {topo.routing}, "
+        lines.append(f"    topology {topo.id}: {printable(str(topo.name))}, "
+                     f"routing {printable(str(topo.routing))}, "
                      f"{topo.processor_count} processors, {len(topo.links)} links, "
                      f"shape {shape}")  # fmt: skip
     for virt in machine.virtuals:
-        lines.append(f"    virtual {virt.id}: {virt.name}, routing {virt.routing}, "
+        lines.append(f"    virtual {virt.id}: {printable(str(virt.name))}, "
+                     f"routing {printable(str(virt.routing))}, "
                      f"{virt.processor_count} processors")  # fmt: skip
     for section in machine.runtime_sections():
         lines.append(f"  {section.KEYWORD}: {', '.join(section.entries) or '-'}")

@@ -125,10 +125,8 @@ async def _per_call(request: Any, context: Any, handler: Any) -> Any:
     params = request.params
     outcome = "ok"
     try:
-        if isinstance(params, list):
-            if params:
-                raise rpcx.InvalidParamsError("params must be an object (by name), not an array")
-            request.params = {}
+        if isinstance(params, list):  # even [] (docs/estimator.md: arrays are refused)
+            raise rpcx.InvalidParamsError("params must be an object (by name), not an array")
         response = await handler(request, context)
         return response
     except rpcx.InvalidParamsError as e:
