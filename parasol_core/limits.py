@@ -345,6 +345,8 @@ def read_model_bytes(path: str) -> bytes:
     size = 0
     run = 0  # bytes since the last line break
     with open_input(path) as f:
+        if os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:  # known before reading any
+            raise ValueRangeError(too_large(path, MAX_FILE_BYTES, "a model file"))
         while True:
             chunk = f.read(_CHUNK)
             if not chunk:

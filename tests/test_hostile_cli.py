@@ -503,3 +503,62 @@ def test_the_documented_exit_status_of_each_refusal():
     readme = (ROOT / "README.md").read_text()
     assert "1 errors in the model (syntax errors included), a refused edit" in readme
     assert "2 a usage error, a file that cannot be read or written" in readme
+
+
+# --------------------------------------------------------------------------- rule 5: memory
+
+MEMORY_MB = 400
+
+
+def measured(argv: list[str], timeout: float = SECONDS) -> tuple[int, str, int]:
+    """Run ``argv``: (exit status, stderr, peak resident memory in MB), killed past
+    ``timeout`` seconds (which fails the test)."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+        timer = threading.Timer(timeout, proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        assert proc.returncode != -signal.SIGKILL, f"{argv} ran over {timeout} s"
+        err.seek(0)
+        return proc.returncode, err.read().decode(), usage.ru_maxrss // 1024
+
+
+@pytest.mark.parametrize(
+    "argv, status, needle",
+    [
+        (["check", "{big}"], 2, "larger than 512 MB (536,870,912 bytes), the limit for a model"),
+        (["check", "{line}"], 1, "line 1 is too long (268,435,456 characters"),
+        (["fit", "{m}", "mpi.bcast", "{big}"], 2, "the limit for a measurement file"),
+        (["block", "{m}", "--processor", "1", "{big}"], 2, "the limit for a counts file"),
+        (["simulate", "{m}", "--messages", "{big}"], 2, "the limit for a messages file"),
+        (["check", "{fifo}"], 2, "it is a FIFO (named pipe), not a regular file"),
+    ],
+    ids=["check", "check-line", "fit", "block", "simulate", "fifo"],
+)
+def test_huge_and_endless_inputs_take_bounded_time_and_memory(tmp_path, model, argv, status,
+                                                              needle):  # fmt: skip
+    big = tmp_path / "big"
+    with open(big, "wb") as f:
+        f.truncate(1 << 30)  # a sparse gigabyte of NUL bytes: one line, no line end
+    line = tmp_path / "line"
+    with open(line, "wb") as f:
+        f.truncate(1 << 28)  # 256 MB, within the model file cap: one line too long
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    args = [a.format(big=big, m=model, fifo=fifo, line=line) for a in argv]
+    start = time.monotonic()
+    code, err, peak = measured([str(CLI), *args])
+    out_or_err = err
+    if argv[0] == "check" and code == 1:  # check reports on stdout; rerun in process
+        out_or_err = run(*args)[1]
+    assert code == status, err
+    assert needle in out_or_err
+    assert time.monotonic() - start < SECONDS
+    assert peak < MEMORY_MB, f"{peak} MB"
+    assert model.read_bytes() == SAMPLE.read_bytes()
