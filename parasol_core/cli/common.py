@@ -185,10 +185,42 @@ def _drop_stdout() -> None:
         os.close(null)
 
 
+class OutputError(OSError):
+    """Standard output could not be written (a full disk, ``> /dev/full``)."""
+
+
+class _GuardedOutput:
+    """Standard output, telling its own failures apart from any other OSError."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - any text stream
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise  # `| head`: main() ends quietly
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._stream, name)
+
+
 def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
     """Turn CommandError into a message and an exit status."""
 
     def wrapper(args):  # noqa: ANN001, ANN202
+        stdout = sys.stdout
+        sys.stdout = _GuardedOutput(stdout)
         try:
             status = func(args)
             sys.stdout.flush()  # a full disk or device shows here, not after exit
@@ -198,12 +230,13 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             return e.status
         except (BrokenPipeError, KeyboardInterrupt):
             raise  # main() handles these
-        except OSError as e:  # commands map what they read and write by name themselves:
-            _drop_stdout()  # this is the output (`show > /dev/full`), unwritable: exit 2
-            where = (
-                f"{e.filename}: cannot write" if e.filename else "error: cannot write the output"
-            )
-            print(f"{where}: {e.strerror or e}", file=sys.stderr)
+        except OutputError as e:  # `show > /dev/full`: unwritable output, exit 2
+            _drop_stdout()
+            print(f"error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as e:  # a file a command did not name in its own message
+            where = f"{e.filename}: " if e.filename else ""
+            print(f"error: {where}{e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         except ModelSyntaxError as e:
             print(e.format(), file=sys.stderr)
@@ -216,5 +249,7 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             print(f"error: {e or type(e).__name__} (an unexpected {type(e).__name__}; "
                   "please report it)", file=sys.stderr)  # fmt: skip
             return EXIT_ERRORS
+        finally:
+            sys.stdout = stdout
 
     return wrapper

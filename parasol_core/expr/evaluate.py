@@ -637,8 +637,8 @@ def constant_failures(tree: Node | Expression) -> list[tuple[Node, EvalError]]:
         up = parent[id(node)]
         if not constant[id(node)] or (up is not None and constant[id(up)]):
             continue
-        if isinstance(node, Number) and type(node.value) is not float:
-            continue  # a plain integer in range cannot fail; compile_number checks both
+        if isinstance(node, Number):
+            continue  # a lone number: the reader has refused those out of range
         value = compile_expression(node)({})
         if type(value) is EvalError:
             out.append((node, value))
