@@ -194,9 +194,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
             parts = text.split()
             if not 1 <= len(parts) <= 2:
                 raise ValueError("expected a mean and optionally a standard deviation")
-            numbers = [float(p) for p in parts]
-            if not all(math.isfinite(n) for n in numbers):
-                raise ValueError("not a finite number")
+            numbers = [limits.float_text(p) for p in parts]
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
             return Expression.parse(limits.check_text(text, "the expression"))
@@ -269,11 +267,12 @@ def group_scaling(
             if timing is None:
                 continue
             new = timing.scaled(factor)
-            if not math.isfinite(new.mean) or (new.sd is not None and not math.isfinite(new.sd)):
-                raise EditError(
-                    f"scaling '{name}' of processor {proc.id} by {factor:g} gives "
-                    "a number too large to represent"
-                )
+            what = f"scaling '{name}' of processor {proc.id} by {factor:g}"
+            try:
+                limits.check_scaled(timing.mean, new.mean, what)
+                limits.check_scaled(timing.sd, new.sd, what + " (its standard deviation)")
+            except limits.ValueRangeError as e:
+                raise EditError(str(e)) from None
             scaled.append((proc, name, new))
     return scaled
 

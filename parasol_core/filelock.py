@@ -99,6 +99,10 @@ def _open_regular(path: str, mode: int = os.O_RDONLY) -> int | None:
         fd = os.open(path, mode | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as e:
+        if e.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            return None
+        raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         return None

@@ -44,6 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
+from parasol_core.limits import MAX_DATA_FILE_BYTES
+
 __all__ = [
     "START_FUNCTIONS",
     "DATA_FUNCTIONS",
@@ -64,6 +66,7 @@ __all__ = [
     "OsuTable",
     "TableChoiceError",
     "MAX_MEASUREMENT_BYTES",
+    "MeasurementFileTooLarge",
     "gamma_q",
 ]
 
@@ -72,6 +75,10 @@ Array = np.ndarray
 
 class FitError(ValueError):
     """Measurements that cannot be read or fitted (with a message for the user)."""
+
+
+class MeasurementFileTooLarge(FitError):
+    """A measurement file past :data:`MAX_MEASUREMENT_BYTES` (read no further)."""
 
 
 # name -> (function of p, the same in model expression syntax)
@@ -371,7 +378,7 @@ def read_csv(text: str) -> Measurements:
 
 # ---------------------------------------------------------------- OSU benchmark logs
 
-MAX_MEASUREMENT_BYTES = 64 * 1024 * 1024
+MAX_MEASUREMENT_BYTES = MAX_DATA_FILE_BYTES
 """The largest measurement file read (an OSU log of every benchmark is a few hundred KB)."""
 
 LATENCY, BANDWIDTH, OTHER = "latency", "bandwidth", "other"
@@ -695,11 +702,12 @@ def read_measurement_file(path: str | Path) -> str:
     """The text of a measurement file: UTF-8 (a BOM is dropped), at most
     :data:`MAX_MEASUREMENT_BYTES`. FitError if it is larger or not text; OSError as
     ``open`` raises it."""
-    with open(path, "rb") as f:
-        data = f.read(MAX_MEASUREMENT_BYTES + 1)
-    if len(data) > MAX_MEASUREMENT_BYTES:
-        raise FitError(f"larger than {MAX_MEASUREMENT_BYTES // (1024 * 1024)} MB, the limit "
-                       "for a measurement file; not read")  # fmt: skip
+    from parasol_core.limits import ValueRangeError, read_capped
+
+    try:
+        data = read_capped(path, MAX_MEASUREMENT_BYTES, "a measurement file (as for a counts file)")
+    except ValueRangeError as e:
+        raise MeasurementFileTooLarge(str(e).removeprefix(f"{path}: ")) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:

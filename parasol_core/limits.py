@@ -18,8 +18,12 @@ holding them loads, with diagnostics. These checks are only about loading at all
 
 from __future__ import annotations
 
+import errno
 import math
+import os
+import stat
 from collections.abc import Iterable
+from typing import BinaryIO
 
 MAX_INT = 2**63 - 1
 MAX_ID = 2**31 - 1
@@ -67,14 +71,145 @@ def check_float(value: object, what: str = "a number") -> float:
     return number
 
 
+SMALLEST_NORMAL = 2.2250738585072014e-308
+"""The smallest positive double held to full precision; below it a number loses digits
+(a subnormal) and then becomes 0.0."""
+
+
+def float_text(text: str, what: str = "") -> float:
+    """The float a decimal number's text means, refusing what a double cannot hold:
+    overflow (``1e400``) and underflow, a nonzero number that would be stored as 0.0
+    (``1e-400``, which in a timing means "not detected") or as a subnormal that has
+    lost digits (``1.2345678e-318`` would be ``1.234566e-318``). A subnormal that gives
+    back the digits typed (``5e-324``, ``4.9e-324``, ``1e-320``) is kept: the writer
+    writes such forms, and a saved file must load. ValueRangeError names the text and
+    why."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueRangeError(f"'{_shown(text)}' is not a number{what}") from None
+    if math.isinf(value):
+        if any(c.isdigit() for c in text):
+            raise ValueRangeError(f"'{_shown(text)}' is too large to represent (the largest "
+                                  "number is about 1.8e308)")  # fmt: skip
+        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
+    if math.isnan(value):
+        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
+    if abs(value) < SMALLEST_NORMAL and _underflows(text, value):
+        stored = "as 0.0" if value == 0 else f"with lost digits, as {value!r}"
+        raise ValueRangeError(f"'{_shown(text)}' is too small to represent: it would be "
+                              f"stored {stored} (the smallest number held to full "
+                              "precision is about 2.2e-308)")  # fmt: skip
+    return value
+
+
+def _shown(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def _underflows(text: str, value: float) -> bool:
+    """Whether ``text`` (whose float is 0.0 or subnormal) means a number the float does
+    not hold to double precision."""
+    mantissa = text.strip().lower().split("e")[0]
+    if not any(c in "123456789" for c in mantissa):
+        return False  # a zero, written as 0, 0.0, 0e-999
+    if value == 0:
+        return True
+    # A subnormal is kept when, rounded to as many digits as were typed, it gives back
+    # the number typed: 5e-324, 4.9e-324, 1e-320 and the writer's shortest forms read,
+    # 1.2345678e-318 (stored as 1.234566e-318) does not: it lost digits.
+    from decimal import Decimal, InvalidOperation, localcontext
+
+    digits = mantissa.lstrip("+-").replace(".", "").lstrip("0")
+    try:
+        typed = Decimal(text.strip())
+        with localcontext() as ctx:
+            ctx.prec = min(max(len(digits), 1), 800)
+            return +Decimal(value) != typed
+    except InvalidOperation:  # pragma: no cover - float() read it
+        return True
+
+
+def check_scaled(before: float | None, after: float | None, what: str) -> None:
+    """Refuse a product that overflowed or underflowed: ``after`` (a value scaled from
+    ``before``) infinite, or 0.0 or subnormal where ``before`` was not. ValueRangeError."""
+    if before is None or after is None:
+        return
+    if not math.isfinite(after):
+        raise ValueRangeError(f"{what} gives a number too large to represent")
+    if before != 0 and abs(after) < SMALLEST_NORMAL:
+        raise ValueRangeError(f"{what} gives a number too small to represent ({after!r}; "
+                              "the smallest number held to full precision is about "
+                              "2.2e-308)")  # fmt: skip
+
+
+def json_float(text: str) -> float:
+    """``parse_float`` for ``json.loads``: a JSON number's float, refusing overflow and
+    underflow (:func:`float_text`) with ValueRangeError instead of a silent 0.0."""
+    return float_text(text)
+
+
+_TINY_JSON = None
+
+
+def json_underflow(body: bytes) -> str | None:
+    """Why a JSON text holds a number a double cannot hold (:func:`float_text`), or
+    None. orjson refuses 1e400 but reads 1e-400 as 0.0; this finds the latter. Cheap
+    unless the text has an exponent of three digits or a long run of zeros."""
+    import re
+
+    global _TINY_JSON
+    if _TINY_JSON is None:
+        _TINY_JSON = re.compile(rb"[eE]-0*[1-9]\d{2}|\.0{300}")
+    if _TINY_JSON.search(body) is None:
+        return None
+    import json
+
+    found: list[str] = []
+
+    def number(text: str) -> float:
+        try:
+            return float_text(text)
+        except ValueRangeError as e:
+            found.append(str(e))
+            raise
+
+    try:
+        json.loads(body, parse_float=number)
+    except ValueRangeError:
+        return found[0] if found else None
+    except (ValueError, RecursionError):
+        return None  # not JSON: its parser has already said so
+    return None
+
+
 def check_name(value: object, what: str = "a name") -> str:
     """A string the file can hold between double quotes, else ValueRangeError."""
     text = str(value)
     bad = next((c for c in text if c == '"' or c in LINE_ENDS), None)
     if bad is not None:
         raise ValueRangeError(f"{what} cannot contain {bad!r}")
+    bad = control_character(text)
+    if bad is not None:
+        raise ValueRangeError(f"{what} cannot contain {bad!r} (a control character)")
     check_text(text, what)
     return text
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` (NUL, escape, ... ; a tab is allowed), or
+    None. A name holding one would print raw to a terminal."""
+    return next((c for c in text if (c < " " and c != "\t") or "\x7f" <= c <= "\x9f"), None)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\x00``), for printing a name a
+    file holds (the grammar lets a file hold any character but a quote or line end)."""
+    if control_character(text) is None:
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if control_character(c)
+                   else c for c in text)  # fmt: skip
 
 
 def check_text(text: str, what: str = "a value") -> str:
@@ -96,22 +231,122 @@ def check_text(text: str, what: str = "a value") -> str:
 # --------------------------------------------------------------------------- reading
 
 MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_DATA_FILE_BYTES = 16 * 1024 * 1024
+"""The most a data file may hold: a counts file (``block``), a messages file
+(``simulate``), a measurement file (``fit``)."""
 _CHUNK = 1 << 20
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (from ``st_mode``)."""
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+class NotRegularFileError(OSError):
+    """An input that is not a regular file (a FIFO, a device, a socket): reading one can
+    block forever or never end, so it is refused before it is read."""
+
+    def __init__(self, path: str | os.PathLike, mode: int) -> None:
+        super().__init__(errno.EINVAL, f"it is {file_kind(mode)}, not a regular file (reading "
+                         "one can block or never end); give a regular file", str(path))  # fmt: skip
+        self.kind = file_kind(mode)
+
+
+def open_input(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading, if it is a regular file. A directory raises
+    IsADirectoryError; a FIFO, device or socket :class:`NotRegularFileError`, without
+    blocking (the open does not wait for a FIFO's writer). Otherwise OSError as ``open``."""
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFileError(path, st.st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode  # replaced by a FIFO between the stat and the open
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def too_large(path: str | os.PathLike, limit: int, what: str) -> str:
+    """The message for a file past its size limit, naming the limit."""
+    return (f"{path}: larger than {limit // (1024 * 1024)} MB ({limit:,} bytes), the limit "
+            f"for {what}; stopped reading")  # fmt: skip
+
+
+def read_capped(path: str | os.PathLike, limit: int, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_input`), at most ``limit``;
+    a larger file raises ValueRangeError naming the limit and ``what`` it is for, after
+    reading ``limit + 1`` bytes and no more."""
+    with open_input(path) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueRangeError(too_large(path, limit, what))
+    return data
+
+
+class CutBytes(bytes):
+    """The bytes of a model file read up to a line too long to keep: ``line_length`` is
+    that line's true length in characters (counted to its end, not stored), so that the
+    loader's message says it rather than the length of the part read."""
+
+    line_length: int
+
+
+def _characters(data: bytes) -> int:
+    """How many UTF-8 characters ``data`` holds (continuation bytes not counted)."""
+    if data.isascii():
+        return len(data)
+    return len(data) - sum(data.count(bytes([b])) for b in range(0x80, 0xC0))
+
+
+_BREAK_BYTES = (b"\n", b"\r", b"\x0b", b";")
+
+
+def _rest_of_line(f: BinaryIO, budget: int) -> int:
+    """Characters from here to the next line break (or the end, or ``budget`` bytes)."""
+    count = 0
+    while budget > 0:
+        chunk = f.read(min(_CHUNK, budget))
+        if not chunk:
+            break
+        budget -= len(chunk)
+        ends = [i for i in (chunk.find(c) for c in _BREAK_BYTES) if i >= 0]
+        if ends:
+            return count + _characters(chunk[: min(ends)])
+        count += _characters(chunk)
+    return count
 
 
 def read_model_bytes(path: str) -> bytes:
     """The bytes of a model file, read in chunks that stop early: at the first byte
     that is not UTF-8, or once a line has grown past the line length limit (the loader
     then reports either at its line and column from what was read), or past
-    :data:`MAX_FILE_BYTES` (ValueRangeError). ``check /dev/zero`` reads 4 MB, not
-    gigabytes. Raises OSError as ``open`` does."""
+    :data:`MAX_FILE_BYTES` (ValueRangeError). Only a regular file is read
+    (:func:`open_input`): a FIFO or a device raises NotRegularFileError, an OSError.
+    Raises OSError as ``open`` does."""
     import codecs
 
     decoder = codecs.getincrementaldecoder("utf-8")()
     chunks: list[bytes] = []
     size = 0
     run = 0  # bytes since the last line break
-    with open(path, "rb") as f:
+    with open_input(path) as f:
+        if os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:  # known before reading any
+            raise ValueRangeError(too_large(path, MAX_FILE_BYTES, "a model file"))
         while True:
             chunk = f.read(_CHUNK)
             if not chunk:
@@ -126,10 +361,13 @@ def read_model_bytes(path: str) -> bytes:
             run = len(chunk) - at - 1 if at >= 0 else run + len(chunk)
             # a UTF-8 character has at most 4 bytes: this many is surely too long a line
             if run > 4 * MAX_LINE_LENGTH + 4:
-                break
-            if size > MAX_FILE_BYTES:
-                raise ValueRangeError(
-                    f"{path}: larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the limit "
-                    "for a model file; stopped reading"
+                data = b"".join(chunks)
+                pending = len(decoder.getstate()[0])  # a character cut by the chunk's end
+                cut = CutBytes(data[: len(data) - pending])
+                cut.line_length = _characters(data[len(data) - run :]) + _rest_of_line(
+                    f, MAX_FILE_BYTES - size
                 )
+                return cut
+            if size > MAX_FILE_BYTES:
+                raise ValueRangeError(too_large(path, MAX_FILE_BYTES, "a model file"))
     return b"".join(chunks)

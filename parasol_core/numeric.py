@@ -46,20 +46,14 @@ def cache_size_shown(size: int | None) -> int:
 
 
 def _parse_finite(text: str, what: str) -> float:
+    """A typed number, refusing overflow and underflow (:func:`limits.float_text`, the
+    one check every entry point shares)."""
+    from parasol_core.limits import ValueRangeError, float_text
+
     try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"'{text}' is not a number{what}") from None
-    if not math.isfinite(value):
-        if any(c.isdigit() for c in text):  # 1e400: a number, beyond a double
-            raise ValueError(
-                f"'{text}' is too large to represent (the largest number is about 1.8e308)"
-            )
-        raise ValueError(f"'{text}' is not a finite number")
-    if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
-        raise ValueError(f"'{text}' is too small to represent (the smallest positive number "
-                         "is about 5e-324)")  # fmt: skip
-    return value
+        return float_text(text, what)
+    except ValueRangeError as e:
+        raise ValueError(str(e)) from None
 
 
 def parse_positive(text: str) -> float:

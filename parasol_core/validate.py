@@ -13,8 +13,9 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from parasol_core import params
+from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
-from parasol_core.expr.tree import Expression
+from parasol_core.expr.tree import Expression, unparse
 from parasol_core.limits import MAX_ID
 from parasol_core.model import (
     COMBINATION_NAMES,
@@ -191,6 +192,14 @@ class _Checker:
             except UnresolvedReference as e:
                 line, col = self.position_in(expr, ref.start, owner, key)
                 self.out.append(Diagnostic(ERROR, str(e), line, col, self.file, target))
+        # what refers to nothing is evaluated now: 7 % 0 fails whatever the model holds
+        for node, error in constant_failures(expr):
+            start = error.start if error.start is not None else node.start
+            line, col = self.position_in(expr, start, owner, key)
+            part = unparse(node)
+            part = part if len(part) <= 60 else part[:57] + "..."
+            self.out.append(Diagnostic(WARNING, f"'{part}' fails whenever it is evaluated: "
+                                       f"{error.message}", line, col, self.file, target))  # fmt: skip
 
     def position_in(self, expr: Expression, offset: int, owner: Block,
                     key: str) -> tuple[int | None, int | None]:  # fmt: skip

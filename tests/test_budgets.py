@@ -133,13 +133,18 @@ def test_simulate_pattern_past_the_limit_is_refused_at_once(big_torus, pattern, 
     assert seconds < 20  # loading the 131k-line model is most of it
 
 
-def test_simulate_messages_file_past_the_limit(tmp_path) -> None:
+def test_a_messages_file_past_the_message_limit_is_refused_by_count(tmp_path, monkeypatch):
+    """A file of more messages than a phase may hold is refused naming both counts (a
+    million messages do not fit the 16 MB file cap, which refuses them first: the
+    count is checked with a lower limit here)."""
+    from parasol_core.topology.phases import load_messages
+
+    monkeypatch.setattr(budget, "MAX_PHASE_MESSAGES", 10)
     path = tmp_path / "m.json"
-    one = '{"src": 1, "dst": 2, "bytes": 1}'
-    path.write_text("[" + ",".join([one] * 1_000_001) + "]")
-    status, out, _ = run_cli("simulate", str(GRID), "--messages", str(path))
-    assert status == 2, out
-    assert "1,000,001 messages" in out and "1,000,000 messages" in out, out
+    path.write_text("[" + ",".join(['{"src": 1, "dst": 2, "bytes": 1}'] * 11) + "]")
+    with pytest.raises(budget.BudgetError) as e:
+        load_messages(path)
+    assert "11 messages" in str(e.value) and "10 messages" in str(e.value)
 
 
 def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:

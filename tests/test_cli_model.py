@@ -136,7 +136,7 @@ def test_set_in_place_and_output_file(capsys, model, tmp_path):
         ("pt(9).iga=1", "no processor with id 9"),
         ("pt(1).igq=1", "'igq' is not a timing parameter"),
         ("pc(1).size=big", "cannot read 'big'"),
-        ("pt(1).iga=1e999", "not a finite number"),
+        ("pt(1).iga=1e999", "too large to represent"),
         ("po(1).ia_spd=1 +", "po(1).ia_spd"),
         ("tl(1)(5).speed=1", "no link with id 5"),
         ("ar.bytes=3", "run-time argument"),

@@ -294,3 +294,20 @@ def test_in_the_main_window_rejected_input_reaches_the_terminal(main_window, qtb
     assert "goto" not in main_window.document.current_processor().timings
     assert any("input rejected" in line and "soon" in line
                for line in main_window.terminal.lines())  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [("1e-400", "stored as 0.0"), ("1.2345678e-318", "stored with lost digits")],
+)
+def test_a_value_that_underflows_is_refused_at_the_field(chooser, qtbot, text, reason):
+    """Issue 26: a nonzero number that would be stored as 0.0 ("not detected") or as a
+    subnormal that lost digits is refused with the reason, and nothing changes."""
+    w = chooser()
+    win = category(w, "integer-arithmetic")
+    row = win.rows["iga"]
+    type_into(qtbot, row.mean.field, text)
+    assert proc_timings(w)["iga"] == Timing(7.37e-07)
+    assert w.document.undo_stack.count() == 0
+    assert row.mean.field.text() == "7.37e-07"
+    assert "too small to represent" in win.message.text() and reason in win.message.text()

@@ -4,7 +4,10 @@ turning every failure into a message and an exit status (never a traceback)."""
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,6 +79,63 @@ def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]
         raise CommandError(f"{path}: {e.strerror}", EXIT_USAGE) from None
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+
+
+def _error_key(message: str) -> str:
+    """An error with its numbers masked: scaling a timing that is already negative
+    changes the value in its message, not the error."""
+    return _NUMBER.sub("#", message)
+
+
+def error_counts(machine: Machine) -> Counter:
+    """The model's errors (:func:`~parasol_core.validate.validate`), counted by message
+    (numbers masked): what an edit is compared against, so that only the errors it
+    adds are reported."""
+    from parasol_core.validate import validate
+
+    return Counter(_error_key(d.message) for d in validate(machine) if d.is_error)
+
+
+def refuse_new_errors(session: Session, before: Counter, allow: bool, where: str) -> None:
+    """End the command (exit 1, nothing written; ``where`` says what is unchanged) when
+    the edits made in ``session`` add errors to the model, printing them; unless
+    ``allow`` (``--allow-errors``), when they are printed on stderr as warnings."""
+    from parasol_core.validate import validate
+
+    left = Counter(before)
+    new = []
+    for d in validate(session.machine):
+        if not d.is_error:
+            continue
+        key = _error_key(d.message)
+        if left[key] > 0:
+            left[key] -= 1
+        else:
+            new.append(d)
+    if not new:
+        return
+    listing = "\n".join(d.format(str(session.path) if session.path else None) for d in new)
+    count = f"{len(new)} error" + ("s" if len(new) > 1 else "")
+    if allow:
+        print(f"warning: the edit adds {count} (written, as --allow-errors asks):\n{listing}",
+              file=sys.stderr)  # fmt: skip
+        return
+    raise CommandError(f"error: the edit would add {count} to the model; {where} "
+                       f"(--allow-errors writes it anyway):\n{listing}", EXIT_ERRORS)  # fmt: skip
+
+
+def allow_errors_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--allow-errors", action="store_true",
+                   help="write the result even if the edit adds errors to the model (by "
+                   "default such an edit is refused, exit 1, and nothing is written)")  # fmt: skip
+
+
+def unchanged(args: argparse.Namespace) -> str:
+    """What a refused edit leaves as it was, for its message."""
+    return f"{args.file} is unchanged" if args.in_place else "nothing was written"
+
+
 def save_or_fail(session: Session, path: str) -> None:
     """Save in place (verified before the rename); every failure a CommandError."""
     try:
@@ -112,12 +172,60 @@ def write_output(text: str, out: str | None) -> None:
         raise CommandError(f"{out}: cannot write: {e.strerror or e}", EXIT_USAGE) from None
 
 
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's flush at exit does not fail
+    again on what could not be written (and turn the exit status into 120)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a file (a test's StringIO)
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+class OutputError(OSError):
+    """Standard output could not be written (a full disk, ``> /dev/full``)."""
+
+
+class _GuardedOutput:
+    """Standard output, telling its own failures apart from any other OSError."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001 - any text stream
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise  # `| head`: main() ends quietly
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._stream, name)
+
+
 def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
     """Turn CommandError into a message and an exit status."""
 
     def wrapper(args):  # noqa: ANN001, ANN202
+        stdout = sys.stdout
+        sys.stdout = _GuardedOutput(stdout)
         try:
-            return func(args)
+            status = func(args)
+            sys.stdout.flush()  # a full disk or device shows here, not after exit
+            return status
         except CommandError as e:
             print(str(e), file=sys.stderr)
             return e.status
@@ -126,6 +234,14 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             return EXIT_USAGE
         except (BrokenPipeError, KeyboardInterrupt):
             raise  # main() handles these
+        except OutputError as e:  # `show > /dev/full`: unwritable output, exit 2
+            _drop_stdout()
+            print(f"error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as e:  # a file a command did not name in its own message
+            where = f"{e.filename}: " if e.filename else ""
+            print(f"error: {where}{e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
         except ModelSyntaxError as e:
             print(e.format(), file=sys.stderr)
             return EXIT_ERRORS
@@ -137,5 +253,7 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             print(f"error: {e or type(e).__name__} (an unexpected {type(e).__name__}; "
                   "please report it)", file=sys.stderr)  # fmt: skip
             return EXIT_ERRORS
+        finally:
+            sys.stdout = stdout
 
     return wrapper

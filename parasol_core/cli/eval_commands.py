@@ -27,10 +27,17 @@ from parasol_core.expr.refs import (
     resolve,
 )
 from parasol_core.expr.tree import Expression, Reference, format_number
+from parasol_core.limits import (
+    MAX_DATA_FILE_BYTES,
+    ValueRangeError,
+    json_float,
+    open_input,
+    too_large,
+)
 from parasol_core.syntax.diagnostics import ModelSyntaxError
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")
-MAX_COUNTS_BYTES = 16 * 1024 * 1024
+MAX_COUNTS_BYTES = MAX_DATA_FILE_BYTES
 
 
 def order_eval_arguments(args: Sequence[str]) -> list[str]:
@@ -94,13 +101,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "block",
         help="estimate the time of a basic block from instruction counts",
         description="COUNTS is a JSON object mapping timing mnemonics to how often each "
-        'executes, e.g. {"ila": 4, "ils": 2, "goto": 1}; "-" reads it from stdin. '
-        "Prints the mean and the standard deviation in seconds.",
+        "executes, given as the JSON text itself (an argument starting with '{', e.g. "
+        """'{"ila": 4, "ils": 2, "goto": 1}'), as the path of a file holding it, or as "-" """
+        "to read it from stdin. Prints the mean and the standard deviation in seconds.",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("--processor", type=int, required=True, metavar="ID",
                    help="the processor type's id")  # fmt: skip
-    p.add_argument("counts", metavar="COUNTS")
+    p.add_argument("counts", metavar="COUNTS",
+                   help="JSON text starting with '{', a file of it, or - for stdin")  # fmt: skip
     p.add_argument("--cached", action="store_true",
                    help="the block fits in the instruction cache: divide by the small "
                         "loop speedup")  # fmt: skip
@@ -213,6 +222,14 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def _read_counts(path: str) -> dict:
+    """The counts object from COUNTS: JSON text (starting with ``{``), ``-`` (stdin) or
+    a file's path."""
+    if path.lstrip().startswith("{"):  # the JSON itself, as the help says it may be
+        data = path.encode("utf-8", "surrogateescape")
+        path = "COUNTS"
+        if len(data) > MAX_COUNTS_BYTES:
+            raise CommandError(f"COUNTS: longer than {MAX_COUNTS_BYTES:,} bytes", EXIT_USAGE)
+        return _counts_json(data, path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)  # None: a text stream (tests)
@@ -221,20 +238,25 @@ def _read_counts(path: str) -> dict:
             else:
                 data = stream.read(MAX_COUNTS_BYTES + 1)
         else:
-            with open(path, "rb") as f:
+            with open_input(path) as f:
                 data = f.read(MAX_COUNTS_BYTES + 1)
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
     if len(data) > MAX_COUNTS_BYTES:
-        raise CommandError(f"{path}: larger than {MAX_COUNTS_BYTES:,} bytes, the limit for "
-                           "a counts file", EXIT_USAGE)  # fmt: skip
+        raise CommandError(too_large(path, MAX_COUNTS_BYTES, "a counts file"), EXIT_USAGE)
+    return _counts_json(data, path)
+
+
+def _counts_json(data: bytes, path: str) -> dict:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CommandError(f"{path}: not a UTF-8 text file (byte 0x{data[e.start]:02x} at "
                            f"offset {e.start})", EXIT_USAGE) from None  # fmt: skip
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_float=json_float)
+    except ValueRangeError as e:  # a count of 1e-400: no silent 0
+        raise CommandError(f"{path}: {e}", EXIT_USAGE) from None
     except json.JSONDecodeError as e:
         raise CommandError(f"{path}: not JSON: {e.msg} (line {e.lineno}, column {e.colno})",
                            EXIT_USAGE) from None  # fmt: skip

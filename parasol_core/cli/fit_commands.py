@@ -11,15 +11,20 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    allow_errors_option,
     editing,
+    error_counts,
     lock_option,
+    refuse_new_errors,
     run,
     save_or_fail,
+    unchanged,
 )
 from parasol_core.edit import EditError
 from parasol_core.fit import (
     Candidate,
     FitError,
+    MeasurementFileTooLarge,
     Measurements,
     OsuLog,
     OsuTable,
@@ -59,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("-i", "--in-place", action="store_true", help="write the fit into FILE")
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
     lock_option(p)
+    allow_errors_option(p)
     p.set_defaults(func=cmd_fit)
 
 
@@ -96,11 +102,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace, session: Session) -> int:
     ref = reference(args.primitive)
+    before = error_counts(session.machine) if args.in_place or args.output else None
     try:
         text = read_measurement_file(args.measurements)
     except OSError as e:
         raise CommandError(f"{args.measurements}: cannot read: {e.strerror or e}",
                            EXIT_USAGE) from None  # fmt: skip
+    except MeasurementFileTooLarge as e:  # unreadable, as an oversized counts file
+        raise CommandError(f"{args.measurements}: {e}", EXIT_USAGE) from None
     except FitError as e:
         raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
     table: OsuTable | None = None
@@ -124,6 +133,8 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
         session.set_expression(ref, chosen, label=f"Fit {ref}")
     except (EditError, SessionError) as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    if before is not None:  # a model is written: not one the fit adds errors to
+        refuse_new_errors(session, before, args.allow_errors, unchanged(args))
     if args.json:
         data = {"expression": chosen, "candidates": [c.to_data() for c in candidates]}
         if table is not None:

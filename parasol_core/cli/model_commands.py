@@ -12,16 +12,21 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    allow_errors_option,
     checked_text,
     editing,
+    error_counts,
     load_or_fail,
     lock_option,
+    refuse_new_errors,
     run,
     save_or_fail,
+    unchanged,
     write_output,
 )
 from parasol_core.edit import EditError
 from parasol_core.jsonio import to_data
+from parasol_core.limits import ValueRangeError, float_text, printable
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
 from parasol_core.validate import validate
@@ -60,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("group", metavar="GROUP", choices=list(params.GROUPS))
-    p.add_argument("factor", metavar="FACTOR", type=float)
+    p.add_argument("factor", metavar="FACTOR")
     p.add_argument("--processor", type=int, metavar="ID", help="only this processor type")
     _output_options(p)
     p.set_defaults(func=cmd_scale)
@@ -71,6 +76,7 @@ def _output_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
     lock_option(p)
+    allow_errors_option(p)
 
 
 @run
@@ -105,10 +111,12 @@ def _timing_text(t: Timing | None) -> str:
 
 
 def summary(machine: Machine) -> str:
-    lines = [f"machine {machine.id}: {machine.name}"]
+    """The model in a few lines; names with control characters escaped (a file may hold
+    a NUL in a name; printed raw it would reach the terminal)."""
+    lines = [f"machine {machine.id}: {printable(str(machine.name))}"]
     lines.append(f"  processor types: {len(machine.processors)}")
     for proc in machine.processors:
-        lines.append(f"    {proc.id}: {proc.name}  ({len(proc.timings)} timings)")
+        lines.append(f"    {proc.id}: {printable(str(proc.name))}  ({len(proc.timings)} timings)")
         if proc.cache is not None:
             c = proc.cache
             sls = c.smallloopspeedup.mean if c.smallloopspeedup else None
@@ -123,11 +131,13 @@ def summary(machine: Machine) -> str:
                  f"{len(machine.virtuals)} virtual")  # fmt: skip
     for topo in machine.topologies:
         shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
-        lines.append(f"    topology {topo.id}: {topo.name}, routing {topo.routing}, "
+        lines.append(f"    topology {topo.id}: {printable(str(topo.name))}, "
+                     f"routing {printable(str(topo.routing))}, "
                      f"{topo.processor_count} processors, {len(topo.links)} links, "
                      f"shape {shape}")  # fmt: skip
     for virt in machine.virtuals:
-        lines.append(f"    virtual {virt.id}: {virt.name}, routing {virt.routing}, "
+        lines.append(f"    virtual {virt.id}: {printable(str(virt.name))}, "
+                     f"routing {printable(str(virt.routing))}, "
                      f"{virt.processor_count} processors")  # fmt: skip
     for section in machine.runtime_sections():
         lines.append(f"  {section.KEYWORD}: {', '.join(section.entries) or '-'}")
@@ -161,20 +171,29 @@ def cmd_set(args: argparse.Namespace) -> int:
             raise CommandError(f"'{assignment}': expected REF=VALUE", EXIT_USAGE)
         assignments.append((ref, value))
     with editing(args.file, args.in_place, args.lock_timeout) as session:
+        before = error_counts(session.machine)
         try:
             with session.group("set"):  # all or nothing
                 for ref, value in assignments:
                     session.set(ref, value)
         except (EditError, SessionError) as e:
             raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        refuse_new_errors(session, before, args.allow_errors, unchanged(args))
         return _finish(session, args)
 
 
 @run
 def cmd_scale(args: argparse.Namespace) -> int:
+    try:  # read as typed: 1e-400 is refused as too small, not called 0.0
+        factor = float_text(args.factor)
+    except ValueRangeError as e:  # not a number at all: a usage error, as argparse's
+        status = EXIT_USAGE if str(e).endswith("is not a number") else EXIT_ERRORS
+        raise CommandError(f"error: FACTOR: {e}", status) from None
     with editing(args.file, args.in_place, args.lock_timeout) as session:
+        before = error_counts(session.machine)
         try:
-            session.scale_group(args.group, args.factor, args.processor)
+            session.scale_group(args.group, factor, args.processor)
         except (EditError, SessionError) as e:
             raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+        refuse_new_errors(session, before, args.allow_errors, unchanged(args))
         return _finish(session, args)

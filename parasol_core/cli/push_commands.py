@@ -7,6 +7,7 @@ import os
 import sys
 
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, CommandError, run
+from parasol_core.limits import MAX_FILE_BYTES, ValueRangeError, read_capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,8 +40,9 @@ def cmd_push(args: argparse.Namespace) -> int:
     )
 
     try:
-        with open(args.file, "rb") as f:
-            data = f.read()
+        data = read_capped(args.file, MAX_FILE_BYTES, "a model file")
+    except ValueRangeError as e:
+        raise CommandError(str(e), EXIT_USAGE) from None
     except IsADirectoryError:
         raise CommandError(f"{args.file}: is a directory", EXIT_USAGE) from None
     except OSError as e:

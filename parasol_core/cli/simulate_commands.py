@@ -14,6 +14,7 @@ from parasol_core.cli.common import (
     load_or_fail,
     run,
 )
+from parasol_core.limits import ValueRangeError
 
 BUSIEST = 5
 
@@ -82,6 +83,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 raise CommandError(
                     f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE
                 ) from None
+            except ValueRangeError as e:
+                raise CommandError(str(e), EXIT_USAGE) from None
         result = simulate(
             machine,
             messages=messages,

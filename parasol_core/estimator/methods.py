@@ -48,6 +48,7 @@ from parasol_core.estimator.protocol import (
     check_bytes,
     check_int,
     check_list,
+    check_name,
     check_number,
     check_object,
     check_str,
@@ -305,7 +306,7 @@ def _finite(value: float, what: str) -> float:
 def model_push(svc: Service, text: str, name: str | None = None) -> dict:
     check_str("text", text)
     if name is not None:
-        check_str("name", name, MAX_NAME)
+        check_name("name", name, MAX_NAME)
     try:
         machine = loads(text)
     except ModelSyntaxError as e:
@@ -362,7 +363,7 @@ def model_get(svc: Service, model: str) -> dict:
 
 @method("model.latest")
 def model_latest(svc: Service, name: str) -> str:
-    check_str("name", name, MAX_NAME)
+    check_name("name", name, MAX_NAME)
     mid = svc.store.latest(name)
     if mid is None:
         raise MethodError(UNKNOWN_MODEL, f"no model was pushed under the name {name!r}",

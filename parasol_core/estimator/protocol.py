@@ -70,6 +70,18 @@ def check_str(name: str, value: Any, max_length: int | None = None) -> str:
     return value
 
 
+def check_name(name: str, value: Any, max_length: int) -> str:
+    """A name to find a model by: a string without control characters (NUL and the like
+    would be stored and listed raw)."""
+    from parasol_core.limits import control_character
+
+    check_str(name, value, max_length)
+    bad = control_character(value)
+    if bad is not None:
+        raise ParamError(f"'{name}' cannot contain {bad!r} (a control character)")
+    return value
+
+
 def check_bool(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ParamError(f"'{name}' must be true or false, not {_kind(value)}")
@@ -83,8 +95,18 @@ def check_number(name: str, value: Any, low: float, high: float) -> float:
     if isinstance(value, float) and not math.isfinite(value):
         raise ParamError(f"'{name}' must be finite")
     if not low <= value <= high:
-        raise ParamError(f"'{name}' must be between {low:g} and {high:g}, not {value:g}")
+        raise ParamError(f"'{name}' must be between {_exact(low)} and {_exact(high)}, "
+                         f"not {_exact(value)}")  # fmt: skip
     return value
+
+
+def _exact(x: float) -> str:
+    """A number as a message shows it, every digit true: 2**53 + 1 is not 9.0072e+15."""
+    if isinstance(x, int):
+        return str(x) if x.bit_length() < 200 else f"a {len(str(abs(x)))}-digit number"
+    if x.is_integer() and abs(x) < 1e17:
+        return str(int(x))
+    return repr(x)
 
 
 def check_bytes(name: str, value: Any) -> float:

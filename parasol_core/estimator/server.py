@@ -62,6 +62,7 @@ from parasol_core.estimator.protocol import (
 )
 from parasol_core.estimator.scheduler import OverBudget, Scheduler
 from parasol_core.estimator.store import DEFAULT_LIMIT, ModelStore
+from parasol_core.limits import json_underflow
 
 __all__ = ["build_app", "main", "serve"]
 
@@ -181,10 +182,8 @@ async def _per_call(request: Any, context: Any, handler: Any) -> Any:
     params = request.params
     outcome = "ok"
     try:
-        if isinstance(params, list):
-            if params:
-                raise rpcx.InvalidParamsError("params must be an object (by name), not an array")
-            request.params = {}
+        if isinstance(params, list):  # even [] (docs/estimator.md: arrays are refused)
+            raise rpcx.InvalidParamsError("params must be an object (by name), not an array")
         response = await handler(request, context)
         return response
     except rpcx.InvalidParamsError as e:
@@ -326,6 +325,10 @@ def build_app(
         except orjson.JSONDecodeError as e:
             log.info("rpc - parse error: %s", e)
             return _json_response(_error_body(PARSE_ERROR, f"parse error: {e}"))
+        tiny = json_underflow(body)  # orjson refuses 1e400 but reads 1e-400 as 0.0
+        if tiny is not None:
+            log.info("rpc - parse error: %s", tiny)
+            return _json_response(_error_body(PARSE_ERROR, f"parse error: {tiny}"))
         bulk = False
         if isinstance(data, list):
             if not data:

@@ -593,3 +593,53 @@ def _compile_unary(node: Unary, resolver: Resolver) -> Compiled:
 
 def _compile_call(node: Call, resolver: Resolver) -> Compiled:
     return _compile_applied(node.arg, FUNCTIONS[node.func], node, resolver)
+
+
+# --------------------------------------------------------------------------- constant parts
+
+
+def _children(node: Node) -> tuple[Node, ...]:
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Call):
+        return (node.arg,)
+    return ()
+
+
+def constant_failures(tree: Node | Expression) -> list[tuple[Node, EvalError]]:
+    """The largest parts of an expression that refer to nothing (no reference, no
+    ``ar.*`` argument) and fail whenever they are evaluated (``7 % 0``, ``10 ** 10 **
+    10``, ``exp(1e308)``), each with its error. Each such part is evaluated once, so the
+    work is bounded by the expression's size (the evaluator decides a power or a shift
+    before computing it). A part that evaluates is not reported, nor anything inside it
+    (``0 && 1 / 0`` never divides)."""
+    if isinstance(tree, Expression):
+        tree = tree.tree
+    # post-order without recursion: expressions may nest thousands of levels
+    constant: dict[int, bool] = {}
+    parent: dict[int, Node | None] = {id(tree): None}
+    order: list[Node] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child in _children(node):
+            parent[id(child)] = node
+            stack.append(child)
+    for node in reversed(order):
+        constant[id(node)] = not isinstance(node, Reference) and all(
+            constant[id(c)] for c in _children(node)
+        )
+    out: list[tuple[Node, EvalError]] = []
+    for node in order:  # parents before children: the largest constant parts
+        up = parent[id(node)]
+        if not constant[id(node)] or (up is not None and constant[id(up)]):
+            continue
+        if isinstance(node, Number):
+            continue  # a lone number: the reader has refused those out of range
+        value = compile_expression(node)({})
+        if type(value) is EvalError:
+            out.append((node, value))
+    return out

@@ -10,8 +10,10 @@ differs: a file touched but not changed is not reported.
 from __future__ import annotations
 
 import difflib
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,9 +51,13 @@ def _digest(data: bytes) -> bytes:
 def read_stamped(path: str | Path) -> tuple[bytes, Stamp]:
     """The bytes of ``path`` and the stamp of exactly those bytes (one open: a writer
     replacing the file meanwhile cannot make the two disagree)."""
-    with open(path, "rb") as f:
+    from parasol_core.limits import MAX_FILE_BYTES, open_input, too_large
+
+    with open_input(path) as f:  # a regular file only: a FIFO would block, /dev/zero not end
         st = os.fstat(f.fileno())
-        data = f.read()
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(errno.EFBIG, too_large(path, MAX_FILE_BYTES, "a model file"), str(path))
     return data, Stamp.of(data, st)
 
 
@@ -74,9 +80,10 @@ def status(path: str | Path | None, known: Stamp | None) -> str:
         return MISSING
     if known.same_stat(st):
         return UNCHANGED
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device put in its place: never read
+        return CHANGED
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data, _ = read_stamped(path)
     except FileNotFoundError:
         return MISSING
     return UNCHANGED if _digest(data) == known.digest else CHANGED

@@ -24,7 +24,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from parasol_core import edit, filelock, params
+from parasol_core import edit, filelock, limits, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
@@ -179,7 +179,8 @@ class Session:
         """The text of the session's file as it is on disk now."""
         if self.path is None:
             raise SessionError("the model has no file")
-        return self.path.read_bytes().decode("utf-8", errors="replace")
+        data, _ = disk.read_stamped(self.path)
+        return data.decode("utf-8", errors="replace")
 
     def save(self, path: str | Path | None = None, overwrite: bool = False,
              lock_timeout: float = filelock.DEFAULT_TIMEOUT) -> Path:  # fmt: skip
@@ -571,11 +572,16 @@ class Session:
                        label: str, merge: Any, window: float | None) -> None:  # fmt: skip
         with self._operation(label, merge, window):
             for name, timing in new.items():
-                if not (
-                    math.isfinite(timing.mean) and (timing.sd is None or math.isfinite(timing.sd))
-                ):
-                    raise SessionError(f"scaling makes timing '{name}' of processor {proc.id} "
-                                       "too large to represent")  # fmt: skip
+                old = proc.timings.get(name)
+                what = f"scaling timing '{name}' of processor {proc.id}"
+                try:
+                    limits.check_scaled(old.mean if old else None, timing.mean, what)
+                    limits.check_scaled(old.sd if old else None, timing.sd, what)
+                    if not math.isfinite(timing.mean):  # a timing the scaler had not seen
+                        raise limits.ValueRangeError(f"{what} gives a number too large to "
+                                                     "represent")  # fmt: skip
+                except limits.ValueRangeError as e:
+                    raise SessionError(str(e)) from None
                 self._set(proc, "timings", timing, name)
             old = self._scalers.get(id(proc), ABSENT)
             entry = ABSENT if state.is_neutral else (proc, state)

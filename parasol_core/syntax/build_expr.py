@@ -18,7 +18,7 @@ from parasol_core.expr.tree import (
     Reference,
     Unary,
 )
-from parasol_core.limits import MAX_INT
+from parasol_core.limits import MAX_INT, SMALLEST_NORMAL, ValueRangeError, float_text
 
 # A token: lark's, or the hand-written reader's (parasol_core.syntax.reader.Tok). Both
 # are str subclasses with .type, .start_pos, .end_pos, .line and .column; being a str
@@ -49,8 +49,11 @@ def _int(tok: Token) -> int:
 def _float(tok: Token) -> float:
     text = str(tok)
     value = float(text)
-    if math.isinf(value):
-        raise _Fail(f"number out of range: {text[:40]}", tok)
+    if math.isinf(value) or (abs(value) < SMALLEST_NORMAL and value == value):
+        try:  # overflow, or underflow: 1e-400 is no 0.0 (a timing's "not detected")
+            float_text(text)
+        except ValueRangeError as e:
+            raise _Fail(f"number out of range: {e}", tok) from None
     return value
 
 

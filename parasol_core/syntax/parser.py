@@ -87,13 +87,17 @@ def _long_lines(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def _check_lines(text: str, file: str | None) -> None:
-    """Refuse a line longer than the limit, whatever character ends it."""
+def _check_lines(text: str, file: str | None, cut_length: int | None = None) -> None:
+    """Refuse a line longer than the limit, whatever character ends it. ``cut_length``:
+    the true length of the last line when the text was read only up to part of it
+    (:class:`~parasol_core.limits.CutBytes`)."""
     if len(text) <= MAX_LINE_LENGTH:
         return
     long_lines = _long_lines(text)
     if not long_lines:
         return
+    if cut_length is not None and long_lines[-1][0] + long_lines[-1][1] == len(text):
+        long_lines[-1] = (long_lines[-1][0], max(cut_length, long_lines[-1][1]))
     longest = max(length for _, length in long_lines)
     start = next(at for at, length in long_lines if length == longest)
     line, column = position(text, start)
@@ -131,9 +135,10 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
 
 def _loads(text: str | bytes, path: str | None) -> Machine:
     file = str(path) if path is not None else None
+    cut_length = getattr(text, "line_length", None)  # limits.CutBytes
     if isinstance(text, (bytes, bytearray)):
         text = _decode(bytes(text), file)
-    _check_lines(text, file)
+    _check_lines(text, file, cut_length)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
     # The bulk (link lists, procid and mapping tables, timings) is read by the fast path
     # where it is of the strictest form; lark reads the rest, and everything when unsure.

@@ -14,8 +14,10 @@ Two ways to write:
 
 from __future__ import annotations
 
+import errno
 import operator
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -482,9 +484,15 @@ def write_text_atomic(path: Path, text: str) -> None:
     A symbolic link is resolved first, so the file it points to is replaced and the link
     stays. The new file gets the old one's permission bits (a read-only file stays
     read-only) and its owner and group; when they cannot be kept (the file belongs to
-    someone else), nothing is replaced and PermissionError says why."""
+    someone else), nothing is replaced and PermissionError says why.
+
+    A target that exists and is not a regular file is never replaced: a character
+    device or a FIFO is written through in place, anything else refused (see
+    :func:`write_through`)."""
     path = Path(os.path.realpath(path))
     data = text.encode("utf-8")
+    if write_through(path, data):
+        return
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -508,6 +516,51 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def write_through(path: Path, data: bytes) -> bool:
+    """Write ``data`` into ``path`` in place when it is a character device (``/dev/null``,
+    a terminal) or a FIFO, and return True; return False for a regular file or none
+    (the caller replaces it atomically). A directory, socket or block device raises
+    OSError and is left alone: renaming a file over any of these would destroy a node
+    that is not the caller's to destroy.
+
+    The open does not block: a FIFO with no reader raises OSError (ENXIO) with a
+    message instead of waiting forever; once open, writes block as usual, so a slow
+    reader gets every byte. A device that refuses the bytes (``/dev/full``) raises
+    the OSError it gives (ENOSPC)."""
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if stat.S_ISREG(st.st_mode):
+        return False
+    if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        from parasol_core.limits import file_kind
+
+        raise OSError(errno.EINVAL, f"it is {file_kind(st.st_mode)}, not a file a model "
+                      "can be written to; nothing was written", str(path))  # fmt: skip
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "it is a FIFO (named pipe) that no program is "
+                          "reading; nothing was written", str(path)) from None  # fmt: skip
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):  # replaced since the stat
+            raise OSError(errno.EAGAIN, "it changed while it was being opened; nothing "
+                          "was written", str(path))  # fmt: skip
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    finally:
+        os.close(fd)
+    return True
 
 
 def _keep_owner(tmp: str, path: Path, st: os.stat_result) -> None:

@@ -159,20 +159,33 @@ class MessageArrays:
 _KEYS = {"src", "dst", "bytes", "start", "after"}
 
 
+def _shown(value: Any) -> str:
+    """A number as the message shows it: exact, and a huge integer by its length."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"a {len(str(abs(value)))}-digit number"
+    return repr(value)
+
+
 def _int(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        raise PhaseError(f"{what} must be an integer, got {value!r}")
+        raise PhaseError(f"{what} must be an integer, got {_shown(value)}")
+    if not -(2**63) <= value < 2**63:
+        raise PhaseError(f"{what} is out of range: {_shown(value)}")
     return value
 
 
 def _number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise PhaseError(f"{what} must be a number, got {value!r}")
-    x = float(value)
+        raise PhaseError(f"{what} must be a number, got {_shown(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an integer past 1.8e308: 10**400 bytes
+        raise PhaseError(f"{what} is too large to represent ({_shown(value)}; the largest "
+                         "number is about 1.8e308)") from None  # fmt: skip
     if not math.isfinite(x) or x < 0:
-        raise PhaseError(f"{what} must be zero or positive, got {value!r}")
+        raise PhaseError(f"{what} must be zero or positive, got {_shown(value)}")
     return x
 
 
@@ -213,12 +226,23 @@ def parse_messages(data: Any) -> list[Message]:
 
 
 def load_messages(path: str | Path) -> list[Message]:
-    """Messages from a JSON file (see :func:`parse_messages`); OSError if unreadable."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Messages from a JSON file (see :func:`parse_messages`), a regular file of at most
+    :data:`~parasol_core.limits.MAX_DATA_FILE_BYTES` (a larger one raises ValueRangeError);
+    OSError if unreadable."""
+    from parasol_core.limits import MAX_DATA_FILE_BYTES, ValueRangeError, json_float, read_capped
+
     try:
-        data = json.loads(text)
+        text = read_capped(path, MAX_DATA_FILE_BYTES, "a messages file").decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise PhaseError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    try:
+        data = json.loads(text, parse_float=json_float)
+    except ValueRangeError as e:  # 1e-400 bytes: no silent 0.0
+        raise PhaseError(f"{path}: {e}") from None
     except json.JSONDecodeError as e:
         raise PhaseError(f"{path}: not valid JSON: {e}") from None
+    except (ValueError, RecursionError) as e:  # a 5000-digit integer, [[[[...]]]]
+        raise PhaseError(f"{path}: not usable JSON: {str(e)[:200]}") from None
     if isinstance(data, list):
         from parasol_core import budget
 
@@ -435,7 +459,9 @@ def simulate(
     (and ``dim`` for ``shift``, ``root`` for the broadcasts): what the command line and
     the estimator's ``estimate.phase`` call. ``sharing``: see :func:`simulate_phase`."""
     _sharing(sharing)
-    if (messages is None) == (pattern is None):
+    if messages is None and pattern is None:
+        raise PhaseError("give the messages or a pattern (neither was given)")
+    if messages is not None and pattern is not None:
         raise PhaseError("give either messages or a pattern, not both")
     if pattern is not None:
         from parasol_core.topology.patterns import make_pattern_arrays
