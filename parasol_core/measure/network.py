@@ -220,8 +220,12 @@ def network_topology(hosts: Sequence[str], figures: dict[tuple[int, int], Figure
         return topo, notes
     links: list[list[int]] = []
     timings: list[Figures] = []
-    notes = [f"pairs differ by more than {ALIKE:.0%}: one bus per host, then one link per "
-             f"host pair (processor r+1 is rank r; hosts {hosts_text})"]  # fmt: skip
+    if len(groups) == 1:
+        notes = [f"pairs differ by more than {ALIKE:.0%} but share one host: its bus carries "
+                 f"the median (processor r+1 is rank r; hosts {hosts_text})"]  # fmt: skip
+    else:
+        notes = [f"pairs differ by more than {ALIKE:.0%}: one bus per host, then one link per "
+                 f"host pair (processor r+1 is rank r; hosts {hosts_text})"]  # fmt: skip
     for host, ranks in groups.items():
         if len(ranks) < 2:
             continue
