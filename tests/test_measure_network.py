@@ -163,6 +163,17 @@ def test_one_process_count_fits_c_plus_d_bytes_with_q():
     assert barrier.comment().startswith("exactly determined")
 
 
+def test_rows_without_spread_leave_the_median_spread_and_q():
+    tables = tables_at(2)
+    row = tables["alltoall"][0]
+    tables["alltoall"][0] = OsuRow(row.size, row.avg, row.avg, row.avg, 100)  # Min = Max
+    fitted = fit_collective("alltoall", {2: osu_collective_log(tables, 2)})
+    assert fitted.candidate.q is not None
+    flat = {n: [OsuRow(r.size, r.avg, r.avg, r.avg, 100) for r in rs] for n, rs in tables.items()}
+    fitted = fit_collective("alltoall", {2: osu_collective_log(flat, 2)})
+    assert fitted.candidate.q is None and fitted.comment().startswith("Q not defined")
+
+
 def test_several_process_counts_fit_the_start_term():
     logs = {p: osu_collective_log(tables_at(p), p) for p in (2, 3, 4, 6, 8)}
     bcast = fit_collective("bcast", logs).candidate

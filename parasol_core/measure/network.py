@@ -328,14 +328,19 @@ def fit_collective(name: str, logs: dict[int, str]) -> CollectiveFit:
     half the time at 1 byte, is its error) and Q says whether the form fits within the
     spread the ranks typically show."""
     parts = []
+    spreads: list[float] = []
     for procs, text in sorted(logs.items()):
         table = read_osu_log(text).choose(f"osu_{name}")
         parts.append(table.measurements(procs))
+        if len(table.spread) == len(table.values):
+            spreads += [s / v for s, v in zip(table.spread, table.values, strict=True) if v > 0]
     counts = sorted(logs)
     m = Measurements.concat(parts)
-    if m.error is not None and np.all(m.seconds > 0):
-        relative = float(np.median(m.error / m.seconds))
+    relative = float(np.median(spreads)) if spreads else 0.0
+    if relative > 0 and np.all(m.seconds > 0):  # rows whose Min = Max count as spread 0
         m = Measurements(m.procs, m.bytes, m.seconds, relative * m.seconds)
+    else:
+        m = Measurements(m.procs, m.bytes, m.seconds)  # no spread: equal relative errors
     try:
         best = fit(m)[0]
     except FitError as e:
