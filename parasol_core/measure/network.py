@@ -493,15 +493,19 @@ def _write(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
              f"  # {f.comment()}")  # fmt: skip
     if agreement.signum:  # a signal after the last agreement: still nothing written
         raise Cancelled(agreement.signum)
-    if osu is not None:
-        osu.mkdir(exist_ok=True)
-        for p, log in logs.items():
-            write_text_atomic(osu / f"osu-collectives-np{p}.txt", log)
-        for pp in pairs:
-            write_text_atomic(osu / f"osu_latency-ranks{pp.a}-{pp.b}.txt",
-                              osu_latency_table(pp, hosts))  # fmt: skip
     if output and output != "-":
-        write_text_atomic(Path(output), text)
+        try:
+            if osu is not None:
+                osu.mkdir(exist_ok=True)
+                for p, log in logs.items():
+                    write_text_atomic(osu / f"osu-collectives-np{p}.txt", log)
+                for pp in pairs:
+                    write_text_atomic(osu / f"osu_latency-ranks{pp.a}-{pp.b}.txt",
+                                      osu_latency_table(pp, hosts))  # fmt: skip
+            write_text_atomic(Path(output), text)
+        except OSError as e:
+            _say(f"error: {e.filename or output}: cannot write: {e.strerror or e}")
+            return EXIT_USAGE
         _say(f"wrote {output}" + (f" and the OSU tables in {osu}/" if osu else ""))
     else:
         sys.stdout.write(text)
