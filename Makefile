@@ -13,8 +13,9 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall when the package metadata or a C kernel changes (pip builds the kernels).
+# The mpi extra brings mpiexec (the mpich wheel) for the network measurement's tests.
 $(VENV)/.installed: pyproject.toml setup.py $(wildcard parasol_core/native/*.c) | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[gui,test]'
+	$(BIN)/python -m pip install --quiet -e '.[gui,test,mpi]'
 	touch $@
 
 run: $(VENV)/.installed

@@ -20,7 +20,9 @@ because with errors estimated from the fit itself it tells nothing.
 
 With a single process count in the data the start term cannot be told from the constant:
 the candidates are then the four ``c + d * datafn`` forms (equal in chi-squared; the
-simplest, ``c + d * bytes``, comes first).
+simplest, ``c + d * bytes``, comes first). Without message sizes (every size 0: a barrier,
+osu_barrier's size-less table) there is no data term: the candidates are the three
+``c + s * startfn`` forms, or the constant ``c`` alone with a single process count.
 
 Inputs: a CSV ``procs,bytes,seconds[,error]`` (:func:`read_csv`) or the text output of
 OSU micro-benchmarks (:func:`read_osu_log`): a job's log may hold several benchmarks one
@@ -137,24 +139,27 @@ class Measurements:
 
 @dataclass(frozen=True)
 class Form:
-    """One equation form: ``c + s * start + d * data`` (``start`` None: no start term)."""
+    """One equation form: ``c + s * start + d * data`` (``start`` None: no start term;
+    ``data`` None: no data term, for times without message sizes such as a barrier's)."""
 
     start: str | None
-    data: str
+    data: str | None
 
     def __str__(self) -> str:
         s = f" + s*{self.start}" if self.start else ""
-        return f"c{s} + d*{self.data}"
+        d = f" + d*{self.data}" if self.data else ""
+        return f"c{s}{d}"
 
     @property
     def names(self) -> tuple[str, ...]:
-        return ("c", "s", "d") if self.start else ("c", "d")
+        return ("c",) + (("s",) if self.start else ()) + (("d",) if self.data else ())
 
     def columns(self, procs: Array, nbytes: Array) -> list[Array]:
         cols = [np.ones_like(procs)]
         if self.start:
             cols.append(START_FUNCTIONS[self.start][0](procs))
-        cols.append(DATA_FUNCTIONS[self.data][0](procs, nbytes))
+        if self.data:
+            cols.append(DATA_FUNCTIONS[self.data][0](procs, nbytes))
         return cols
 
     def terms(self) -> list[str]:
@@ -162,7 +167,8 @@ class Form:
         out = [""]
         if self.start:
             out.append(START_FUNCTIONS[self.start][1])
-        out.append(DATA_FUNCTIONS[self.data][1])
+        if self.data:
+            out.append(DATA_FUNCTIONS[self.data][1])
         return out
 
 
@@ -230,8 +236,13 @@ def _number(value: float, error: float) -> str:
     return text
 
 
-def forms(single_procs: bool = False) -> list[Form]:
-    """Every form the thesis lists (without the start term for a single process count)."""
+def forms(single_procs: bool = False, sizeless: bool = False) -> list[Form]:
+    """Every form the thesis lists (without the start term for a single process count;
+    without the data term when no time has a message size)."""
+    if sizeless:
+        if single_procs:
+            return [Form(None, None)]
+        return [Form(start, None) for start in START_FUNCTIONS]
     if single_procs:
         return [Form(None, data) for data in DATA_FUNCTIONS]
     return [Form(start, data) for start in START_FUNCTIONS for data in DATA_FUNCTIONS]
@@ -256,14 +267,15 @@ def fit(m: Measurements) -> list[Candidate]:
             raise FitError("every measured time is zero")
         sigma = np.where(m.seconds > 0, m.seconds, positive.min())
     single = len(np.unique(m.procs)) == 1
+    sizeless = not np.any(m.bytes > 0)
     out: list[Candidate] = []
-    for form in forms(single):
+    for form in forms(single, sizeless):
         cand = _fit_form(form, m, sigma, weighted)
         if cand is not None:
             out.append(cand)
     if not out:
         raise FitError(f"{len(m)} measurements are too few to fit (or all at one point)")
-    order = {f: i for i, f in enumerate(forms(single))}
+    order = {f: i for i, f in enumerate(forms(single, sizeless))}
     out.sort(key=lambda c: (_rank_chi2(c.chi2), order[c.form]))
     return out
 

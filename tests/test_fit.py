@@ -499,3 +499,18 @@ def test_tables_of_different_benchmarks_are_not_fitted_together():
 def test_omb7_extra_columns_are_ignored(header, row):
     table = read_osu_log(f"# OSU MPI Latency Test v7.4\n{header}\n{row}\n").choose()
     assert table.kind == "latency" and table.values == [2.5]
+
+
+def test_a_table_without_message_sizes_fits_start_forms_or_a_constant():
+    # osu_barrier's table has no Size column: every size is 0 and a data term would be a
+    # column of zeros, so the forms are c + s*startfn(p), or c alone at one process count
+    assert forms(single_procs=True, sizeless=True) == [Form(None, None)]
+    one = fit(osu_log("job-seven-benchmarks.log").choose("barrier").measurements(2))
+    assert [str(c.form) for c in one] == ["c"]
+    assert one[0].expression() == "1.03e-05"
+    p = np.array([2.0, 3.0, 4.0, 6.0, 8.0])
+    t = 1e-6 + 2e-6 * np.log(p)
+    best = fit(Measurements(p, np.zeros(5), t, 0.01 * t))[0]
+    assert best.form == Form("log(p)", None) and best.q is not None and best.q > 0.99
+    assert best.expression().endswith("* log(ar.procs)") and "ar.bytes" not in best.expression()
+    assert math.isclose(float(best.predict(5, 0)), 1e-6 + 2e-6 * math.log(5), rel_tol=1e-9)

@@ -1,0 +1,1 @@
+"""Measuring a machine to make its model (`parasol-model measure`)."""
