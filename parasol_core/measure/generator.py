@@ -48,13 +48,16 @@ typedef float _Complex cplx;
 /* An empty asm that claims to change its operand: the value stays where it is, but the
    compiler no longer knows it (no folding of a conversion round trip, no branch on a flag). */
 #if defined(__x86_64__) || defined(__i386__)
-#define OPQ(r) __asm__("" : "+rx"(r))
+#define OPQ_I(r) __asm__("" : "+r"(r))
+#define OPQ_F(r) __asm__("" : "+x"(r))
 #elif defined(__aarch64__)
-#define OPQ(r) __asm__("" : "+rw"(r))
+#define OPQ_I(r) __asm__("" : "+r"(r))
+#define OPQ_F(r) __asm__("" : "+w"(r))
 #else
-#define OPQ(r) __asm__("" : "+g"(r))
+#define OPQ_I(r) __asm__("" : "+g"(r))
+#define OPQ_F(r) __asm__("" : "+g"(r))
 #endif
-static inline float opq_f(float a) { OPQ(a); return a; }
+static inline float opq_f(float a) { OPQ_F(a); return a; }
 #if defined(__clang__)
 #define NOINLINE __attribute__((noinline, used))
 #else

@@ -225,7 +225,7 @@ def _logic(p: params.TimingParam) -> Kernel:
         pre = f"{carrier} "
         a, b = "v", "$B"
         ctl = pre + "x = v;"
-    tests = [pre + "{ int f = " + e.format(a=a, b=b) + f"; OPQ(f); x = ({ct})f; }}" for e in exprs]
+    tests = [pre + "{ int f = " + e.format(a=a, b=b) + f"; OPQ_I(f); x = ({ct})f; }}" for e in exprs]
     where = "file-scope" if is_global else "automatic"
     return Kernel(
         p.name, "logic", f"{what} of {where} operands, result used as a value (latency)",
@@ -429,7 +429,7 @@ def _intrinsic(name: str) -> Kernel:
         arrays.append(_arr("B", at, fb))
     w = "w = $B; " if fb is not None else ""
     decl_w = f"{at} w; (void)w;" if fb is not None else ""
-    opq = "" if rt == "cplx" else "OPQ(r); "
+    opq = {"cplx": "", "float": "OPQ_F(r); ", "double": "OPQ_F(r); "}.get(rt, "OPQ_I(r); ")
     if back is None:
         test = f"{CARRIER[at]} {w}x = {expr};"
     else:
