@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run-ms", type=float, metavar="MS", help="length of one timed run")
     p.add_argument("--cflags", metavar="FLAGS", help="compiler flags (default -O2)")
     p.add_argument("--params", metavar="NAMES", help="measure only these (comma-separated)")
+    p.add_argument("--cache-sizes", metavar="SIZES",
+                   help="loop body sizes of the cache curve (comma-separated; default "
+                   "10,50,100,500,1000,2000,5000, --quick up to 2000)")  # fmt: skip
     p.set_defaults(func=run_measure)
 
 
@@ -117,6 +120,16 @@ def run_measure(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"parasol-model measure: {e}", file=sys.stderr)
             return EXIT_USAGE
+    if args.cache_sizes:
+        try:
+            sizes = [int(x) for x in args.cache_sizes.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 1:
+            print("parasol-model measure: --cache-sizes takes positive integers",
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+        options.cache_sizes = sizes
     try:
         from parasol_core.measure.toolchain import find_compiler
 

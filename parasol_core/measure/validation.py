@@ -242,7 +242,9 @@ def _report(
         progress(Progress(min(1.0, fraction), what, left))
 
 
-def format_validation_table(rows: Sequence[ValidationRow], model: str | Machine | None = None) -> str:
+def format_validation_table(
+    rows: Sequence[ValidationRow], model: str | Machine | None = None
+) -> str:
     """Table 4.2 for each experiment, the spread of the ratio and its distance from 1;
     with ``model``, where a ratio is far from 1, the operations that carry the
     prediction (share of the predicted time at the largest size)."""
