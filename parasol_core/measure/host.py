@@ -394,7 +394,7 @@ def model_text(
         f"# Compiler: {compiler}. Date: {info['date']}.",
         f"# Runs: {info['runs']} per timing, each test run at least {run_ms:g} ms and every "
         f"run at least {info['min_ticks']:g} timer ticks;",
-        f"#   timer {timer.get('clock', 'CLOCK_MONOTONIC')}, resolution "
+        f"#   timer {timer.get('clock', 'CLOCK_THREAD_CPUTIME_ID')}, resolution "
         f"{timer.get('resolution', float('nan')):.3g} s, tick as read "
         f"{timer.get('tick', float('nan')):.3g} s.",
         "# A timing is mean and standard deviation over the runs of (test loop - control "
