@@ -40,6 +40,17 @@ TINY = dict(runs=3, run_seconds=0.0005, min_ticks=100, cache=False, link=False)
 # --- kernels and generator -------------------------------------------------------------
 
 
+def test_the_api_contract_is_importable_from_the_package():
+    import parasol_core.measure as m
+
+    for name in ("MeasureOptions", "measure_host", "HostModel", "Progress", "MeasureCancelled",
+                 "validate_host", "ValidationRow", "format_validation_table"):  # fmt: skip
+        assert hasattr(m, name), name
+    row = m.ValidationRow("GEB", 10000, 2.0, 1.0, 2.0)
+    assert (row.experiment, row.size, row.predicted, row.measured, row.ratio) == (
+        "GEB", 10000, 2.0, 1.0, 2.0)  # fmt: skip
+
+
 def test_every_parameter_has_a_kernel_or_a_reason():
     covered = {k.name for k in kernels.KERNELS} | set(kernels.LEFT_OUT)
     assert covered == {p.name for p in params.PARAMS}

@@ -14,6 +14,11 @@ from parasol_core.measure.host import (
     measure_host,
 )
 from parasol_core.measure.toolchain import CompilerMissing, MeasureCancelled
+from parasol_core.measure.validation import (
+    ValidationRow,
+    format_validation_table,
+    validate_host,
+)
 
 __all__ = [
     "CompilerMissing",
@@ -21,6 +26,9 @@ __all__ = [
     "MeasureCancelled",
     "MeasureOptions",
     "Progress",
+    "ValidationRow",
     "estimate_seconds",
+    "format_validation_table",
     "measure_host",
+    "validate_host",
 ]
