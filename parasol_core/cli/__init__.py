@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from parasol_core.cli import (
     eval_commands,
     fit_commands,
+    measure_commands,
     model_commands,
     push_commands,
     simulate_commands,
@@ -27,6 +28,7 @@ COMMAND_MODULES = [
     simulate_commands,
     fit_commands,
     push_commands,
+    measure_commands,
 ]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2

@@ -2,7 +2,7 @@
 
 Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own,
 ``mpiexec -n N python -m parasol_core.measure.network -o FILE``); every rank runs this,
-rank 0 coordinates and writes. docs/measure-network.md tells the whole story; in short:
+rank 0 coordinates and writes. docs/measure.md, "Network", tells the whole story; in short:
 
 **Ping-pong.** Between every pair of ranks (or, past :data:`MAX_ALL_PAIRS` pairs, one
 pair per host and per host pair), from 1 byte to 4 MiB. Half the round-trip time is fitted

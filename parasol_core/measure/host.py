@@ -1,0 +1,510 @@
+"""Measure the machine this runs on and write a complete PARASOL model of it.
+
+:func:`measure_host` compiles the generated benchmark programs with the C compiler at
+hand, runs them one after the other, turns each parameter's runs into a timing or a
+refusal (:mod:`parasol_core.measure.stats`), measures the instruction cache curve and
+the host's pipe link, and returns a :class:`HostModel` whose ``text`` is a model file
+(one processor type named after the CPU, every timing with its standard deviation and
+a comment saying how it was measured, the cache, the sample models' combinations and
+``maxtotalspd``). Nothing is written to disk unless the caller calls
+:meth:`HostModel.write`; a cancel leaves nothing behind (the build directory goes, the
+child processes are killed).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from parasol_core import params
+from parasol_core.measure import cache as cache_mod
+from parasol_core.measure import generator, kernels, link, stats, toolchain
+from parasol_core.measure.toolchain import MeasureCancelled
+
+__all__ = [
+    "DEFAULT_CFLAGS",
+    "HostModel",
+    "MeasureOptions",
+    "Progress",
+    "estimate_seconds",
+    "measure_host",
+]
+
+DEFAULT_CFLAGS: tuple[str, ...] = ("-O2",)
+# The flow-control group keeps the C gotos as jumps: gcc's block reordering would
+# otherwise lay the blocks out in order and drop every jump (docs/measure.md).
+FLOW_CFLAGS: tuple[str, ...] = ("-fno-reorder-blocks",)
+GROUPS = ("arith", "logic", "flow", "array", "intrinsic")
+
+# Past 5000 statements gcc's compile time grows faster than the body (10000: ~15 s,
+# 20000: minutes); 5000 dependent multiplications (~60 KB of code) already overflow a
+# 32 KB first-level instruction cache.
+FULL_CACHE_SIZES = (10, 50, 100, 500, 1000, 2000, 5000)
+QUICK_CACHE_SIZES = (10, 50, 100, 500, 1000, 2000)
+
+SAMPLE_COMBINATIONS = (
+    ("ia_spd", "iga"),
+    ("im_spd", "igm"),
+    ("da_spd", "dga"),
+    ("dm_spd", "dgm"),
+    ("dd_spd", "dgd"),
+    ("ds_spd", "sind"),
+    ("dp_spd", "dgx"),
+)
+MAXTOTALSPD = "(tl(1)(1).connect(0) * to(1).links) / tl(1)(1).speed"
+
+
+@dataclass
+class MeasureOptions:
+    """How to measure. ``quick`` gives fewer and shorter runs (wider deviations)."""
+
+    quick: bool = False
+    runs: int | None = None  # runs per parameter: 15 full, 5 quick
+    run_seconds: float | None = None  # length of one test run: 20 ms full, 3 ms quick
+    min_ticks: float = 100  # every timed run lasts at least this many timer ticks
+    compiler: str | None = None  # default: $CC, else cc/gcc/clang from PATH
+    cflags: Sequence[str] = DEFAULT_CFLAGS
+    parameters: Sequence[str] | None = None  # measure only these (default: all)
+    cache_sizes: Sequence[int] | None = None  # loop bodies of the cache curve
+    cache: bool = True
+    link: bool = True
+    jobs: int = 2  # parallel compiles (the runs themselves are one at a time)
+    fake_tick_ns: int | None = None  # tests: a coarse timer, read in whole ticks
+    keep_build: Path | None = None  # copy the build directory here (debugging)
+
+    def resolved_runs(self) -> int:
+        return self.runs if self.runs is not None else (5 if self.quick else 15)
+
+    def resolved_run_seconds(self) -> float:
+        if self.run_seconds is not None:
+            return self.run_seconds
+        return 0.003 if self.quick else 0.02
+
+    def resolved_cache_sizes(self) -> tuple[int, ...]:
+        if self.cache_sizes is not None:
+            return tuple(self.cache_sizes)
+        return QUICK_CACHE_SIZES if self.quick else FULL_CACHE_SIZES
+
+    def selected(self) -> list[kernels.Kernel]:
+        if self.parameters is None:
+            return list(kernels.KERNELS)
+        wanted = []
+        for name in self.parameters:
+            canonical, _ = params.resolve_name(name)
+            if canonical is None:
+                raise ValueError(f"unknown timing parameter {name!r}")
+            if canonical not in kernels.LEFT_OUT:
+                wanted.append(kernels.by_name(canonical))
+        return wanted
+
+
+@dataclass(frozen=True)
+class Progress:
+    fraction: float  # 0..1
+    parameter: str  # what is being measured ("compiling", "dln", "cache x=500", ...)
+    seconds_left: float | None
+    cache_point: tuple[int, float] | None = None  # (x, seconds per operation) just measured
+
+
+@dataclass
+class HostModel:
+    """The measured model: ``text`` loads and validates with no errors."""
+
+    text: str
+    cpu: str
+    left_out: list[tuple[str, str]]
+    cache_curve: list[tuple[int, float]]
+    timings: dict[str, stats.Estimate] = field(default_factory=dict)
+    seconds: float = 0.0  # how long the measurement took
+    info: dict = field(default_factory=dict)  # compiler, flags, date, timer, runs
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the model atomically (a temporary file renamed over ``path``)."""
+        from parasol_core.syntax.writer import write_text_atomic
+
+        write_text_atomic(Path(path), self.text)
+
+
+# --- time estimate and progress ------------------------------------------------------
+
+_COMPILE_SECONDS = {"arith": 2.0, "logic": 0.5, "flow": 0.5, "array": 0.5, "intrinsic": 2.0}
+
+
+def _cache_compile_seconds(x: int) -> float:
+    return 0.05 + x * 1e-4 + x * x * 1.4e-7
+
+
+def _kernel_seconds(options: MeasureOptions) -> float:
+    # calibration (about three run lengths) + runs x (test + control <= test)
+    return (3 + 2 * options.resolved_runs()) * options.resolved_run_seconds() * 1.1
+
+
+def estimate_seconds(options: MeasureOptions) -> float:
+    """What the measurement is expected to take on this machine, in seconds."""
+    ks = options.selected()
+    jobs = max(1, options.jobs)
+    groups = {k.group for k in ks}
+    total = sum(_COMPILE_SECONDS[g] for g in groups) / jobs
+    total += len(ks) * _kernel_seconds(options) + 0.05 * len(groups)
+    if options.cache:
+        sizes = options.resolved_cache_sizes()
+        total += sum(_cache_compile_seconds(x) for x in sizes) / jobs
+        total += len(sizes) * (2 + options.resolved_runs()) * options.resolved_run_seconds()
+    if options.link:
+        total += 0.5 + 2 * (1 + options.resolved_runs()) * options.resolved_run_seconds()
+    return total
+
+
+class _Tracker:
+    """Turns 'this much of the estimated work is done' into Progress calls."""
+
+    def __init__(self, total: float, progress: Callable[[Progress], None] | None) -> None:
+        self.total = max(total, 1e-9)
+        self.done = 0.0
+        self.progress = progress
+        self.start = time.monotonic()
+        self.parameter = "starting"
+        self.stage_start = self.start
+        self.stage_weight = 0.0
+
+    def stage(self, parameter: str, weight: float) -> None:
+        """Begin a piece of work of ``weight`` estimated seconds."""
+        self.done += self.stage_weight
+        self.stage_weight = weight
+        self.stage_start = time.monotonic()
+        self.parameter = parameter
+        self.report()
+
+    def report(self, cache_point: tuple[int, float] | None = None) -> None:
+        if self.progress is None:
+            return
+        into = min(time.monotonic() - self.stage_start, self.stage_weight)
+        done = min(self.done + into, self.total)
+        fraction = done / self.total
+        elapsed = time.monotonic() - self.start
+        left = None
+        if fraction > 0.02:
+            left = max(0.0, elapsed / fraction * (1 - fraction))
+        elif fraction >= 0:
+            left = max(0.0, self.total - done)
+        self.progress(Progress(fraction, self.parameter, left, cache_point))
+
+    def finish(self) -> None:
+        self.done = self.total
+        self.stage_weight = 0.0
+        if self.progress is not None:
+            self.progress(Progress(1.0, "done", 0.0))
+
+
+# --- the measurement ------------------------------------------------------------------
+
+
+def _check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise MeasureCancelled()
+
+
+def _compile_all(
+    cc: list[str],
+    jobs: list[tuple[Path, Path, Sequence[str]]],
+    workers: int,
+    cancel: threading.Event | None,
+) -> None:
+    inner = cancel if cancel is not None else threading.Event()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        futures = [pool.submit(toolchain.compile_c, cc, s, o, f, inner) for s, o, f in jobs]
+        try:
+            for fut in futures:
+                fut.result()
+        except BaseException:
+            inner.set()  # stop the other compiles too
+            raise
+
+
+def measure_host(
+    options: MeasureOptions | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> HostModel:
+    """Measure this host (in the caller's thread; the C programs run as child processes).
+
+    Raises :class:`~parasol_core.measure.toolchain.CompilerMissing` without a C
+    compiler, :class:`MeasureCancelled` when ``cancel`` is set (checked between
+    benchmarks and ten times a second while one runs; its process is killed), and
+    RuntimeError when a benchmark fails to build or run.
+    """
+    options = options or MeasureOptions()
+    cc = toolchain.find_compiler(options.compiler)
+    _check_cancel(cancel)
+    started = time.monotonic()
+    chosen = options.selected()
+    runs, run_s = options.resolved_runs(), options.resolved_run_seconds()
+    tracker = _Tracker(estimate_seconds(options), progress)
+    flags = list(options.cflags)
+    defines = [f"-DFAKE_TICK_NS={int(options.fake_tick_ns)}"] if options.fake_tick_ns else []
+    build = Path(tempfile.mkdtemp(prefix="parasol-measure-"))
+    try:
+        by_group: dict[str, list[kernels.Kernel]] = {}
+        for k in chosen:
+            by_group.setdefault(k.group, []).append(k)
+        compile_jobs = []
+        for group, ks in by_group.items():
+            src = build / f"{group}.c"
+            src.write_text(generator.program(ks))
+            extra = FLOW_CFLAGS if group == "flow" else ()
+            compile_jobs.append((src, build / group, [*flags, *extra, *defines]))
+        weight = sum(_COMPILE_SECONDS[g] for g in by_group) / max(1, options.jobs)
+        tracker.stage("compiling the benchmarks", weight)
+        _compile_all(cc, compile_jobs, options.jobs, cancel)
+
+        results: dict[str, stats.Estimate] = {}
+        refused: dict[str, str] = {}
+        timer: dict = {}
+        per_kernel = _kernel_seconds(options)
+        for group in GROUPS:
+            ks = by_group.get(group)
+            if not ks:
+                continue
+            _check_cancel(cancel)
+            argv = [str(build / group), repr(run_s), str(runs), repr(float(options.min_ticks))]
+            argv += [k.name for k in ks]
+            for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
+                data = json.loads(line)
+                if "timer" in data:
+                    timer = data["timer"]
+                elif "start" in data:
+                    tracker.stage(data["start"], per_kernel)
+                elif "name" in data:
+                    k = kernels.by_name(data["name"])
+                    ops = data["iterations"] * data["per_iter"]
+                    got = stats.summarise(data["ctl"], data["test"], ops, timer["tick"],
+                                          k.divide)  # fmt: skip
+                    if isinstance(got, stats.Refusal):
+                        refused[k.name] = got.reason
+                    else:
+                        results[k.name] = got
+
+        curve: list[tuple[int, float]] = []
+        cache_result = None
+        if options.cache:
+            sizes = options.resolved_cache_sizes()
+            jobs = []
+            for x in sizes:
+                src = build / f"cache{x}.c"
+                src.write_text(cache_mod.program(x))
+                jobs.append((src, build / f"cache{x}", [*flags, *defines]))
+            tracker.stage(
+                "compiling the cache curve",
+                sum(_cache_compile_seconds(x) for x in sizes) / max(1, options.jobs),
+            )
+            _compile_all(cc, jobs, options.jobs, cancel)
+            for x in sizes:
+                _check_cancel(cancel)
+                tracker.stage(f"instruction cache, loop of {x}", (2 + runs) * run_s)
+                argv = [str(build / f"cache{x}"), repr(max(run_s, 1e-4)), str(runs)]
+                for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
+                    data = json.loads(line)
+                    point = (int(data["x"]), statistics.median(data["per_op"]))
+                    curve.append(point)
+                    tracker.report(cache_point=point)
+            cache_result = cache_mod.analyse(curve)
+
+        link_result = None
+        if options.link and (os.cpu_count() or 1) >= 2:
+            _check_cancel(cancel)
+            src = build / "link.c"
+            src.write_text(link.SOURCE)
+            tracker.stage("host link (pipe between two processes)",
+                          0.5 + 2 * (1 + runs) * run_s)  # fmt: skip
+            toolchain.compile_c(cc, src, build / "link", [*flags], cancel)
+            argv = [str(build / "link"), repr(max(run_s, 1e-3)), str(runs)]
+            for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
+                link_result = json.loads(line)
+        _check_cancel(cancel)
+        if options.keep_build is not None:
+            shutil.copytree(build, options.keep_build, dirs_exist_ok=True)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+    cpu = toolchain.cpu_name()
+    info = {
+        "cpu": cpu,
+        "compiler": toolchain.compiler_version(cc),
+        "cc": " ".join(cc),
+        "cflags": " ".join(flags),
+        "date": datetime.date.today().isoformat(),
+        "runs": runs,
+        "run_seconds": run_s,
+        "min_ticks": options.min_ticks,
+        "timer": timer,
+        "quick": options.quick,
+        "logical_processors": os.cpu_count() or 1,
+    }
+    left_out = [(n, kernels.LEFT_OUT[n]) for n in kernels.LEFT_OUT]
+    left_out += sorted(refused.items())
+    if options.parameters is not None:
+        wanted = {params.resolve_name(n)[0] for n in options.parameters}
+        left_out = [(n, r) for n, r in left_out if n in wanted]
+    text = model_text(
+        results, refused, info, cache_result, curve, link_result, {n for n, _ in left_out}
+    )
+    tracker.finish()
+    info["seconds"] = time.monotonic() - started
+    return HostModel(text, cpu, left_out, curve, results, info["seconds"], info)
+
+
+# --- the model file --------------------------------------------------------------------
+
+
+def _num(x: float) -> str:
+    return repr(float(f"{x:.4g}"))
+
+
+def model_text(
+    results: dict[str, stats.Estimate],
+    refused: dict[str, str],
+    info: dict,
+    cache_result: cache_mod.CacheResult | None,
+    curve: list[tuple[int, float]],
+    link_result: dict | None,
+    never: set[str],
+) -> str:
+    """The model file of a measurement."""
+    cpu = info["cpu"].replace('"', "'")
+    compiler = f"{info['compiler']} ({info['cc']} {info['cflags']})"
+    run_ms = info["run_seconds"] * 1e3
+    timer = info.get("timer") or {}
+    speedup = cache_result.speedup if cache_result is not None else 1.0
+    how = f"{cpu}; {info['cc']} {info['cflags']}; {info['date']}"
+    lines = [
+        "# Measured model of the host this was written on (`parasol-model measure`"
+        + (" --quick" if info["quick"] else "")
+        + ").",
+        f"# CPU: {cpu}, {info['logical_processors']} logical processors.",
+        f"# Compiler: {compiler}. Date: {info['date']}.",
+        f"# Runs: {info['runs']} per timing, each test run at least {run_ms:g} ms and every "
+        f"run at least {info['min_ticks']:g} timer ticks;",
+        f"#   timer {timer.get('clock', 'CLOCK_THREAD_CPUTIME_ID')}, resolution "
+        f"{timer.get('resolution', float('nan')):.3g} s, tick as read "
+        f"{timer.get('tick', float('nan')):.3g} s.",
+        "# A timing is mean and standard deviation over the runs of (test loop - control "
+        "loop) / operations:",
+        "#   for operations on data, the latency of a dependent operation (the next one "
+        "needs its result);",
+        "#   for flow control, the cost of one execution. See docs/measure.md.",
+    ]
+    if info["quick"]:
+        lines.append("# Quick measurement: fewer and shorter runs, wider standard deviations.")
+    lines += [
+        "begin machine",
+        "    id = 1",
+        f'    name = "{cpu} (measured host)"',
+        "    processors = 1",
+        f"    topologies = {1 if link_result else 0}",
+        "",
+        "    begin processor",
+        "        id = 1",
+        f'        name = "{cpu}"',
+        "        begin timings",
+    ]
+    if speedup != 1.0:
+        lines.append(
+            f"            # measured in small loops, multiplied by the small loop speedup "
+            f"{speedup:.3g} (the model's timings are out of the cache)"
+        )
+    for p in params.PARAMS:
+        if p.name in results:
+            e = results[p.name]
+            k = kernels.by_name(p.name)
+            mean, sd = e.mean * speedup, e.sd * speedup
+            lines.append(
+                f"            {p.name} = {_num(mean)} {_num(sd)}  # {k.meaning}; "
+                f"{e.runs} runs x {e.run_seconds * 1e3:.3g} ms, median "
+                f"{_num(e.median * speedup)}; {how}"
+            )
+        elif p.name in refused:
+            lines.append(f"            # {p.name} left out: {refused[p.name]}")
+        elif p.name in kernels.LEFT_OUT and p.name in never:
+            lines.append(f"            # {p.name} left out: {kernels.LEFT_OUT[p.name]}")
+    lines.append("        end timings")
+    if cache_result is not None:
+        pts = ", ".join(f"{x}: {_num(t)}" for x, t in curve)
+        lines += [
+            "        begin cache",
+            f"            # curve (loop body size: s per double multiplication): {pts}",
+            f"            size = {cache_result.size}  # {cache_result.note}; {how}",
+            "            # speed left out: the model's cache speed has no benchmark in the "
+            "report and none here",
+            f"            smallloopspeedup = {_num(cache_result.speedup)}  # "
+            + ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
+               else "no knee: written as 1.0 (report 4.2.1)")
+            + f"; {info['runs']} runs per point; {how}",
+            "        end cache",
+        ]  # fmt: skip
+    if link_result:
+        combos = [(c, t) for c, t in SAMPLE_COMBINATIONS if t in results]
+        if combos:
+            lines.append("        begin combinations")
+            lines += [f"            {c} = pt(1).{t} / tl(1)(1).speed" for c, t in combos]
+            lines.append("        end combinations")
+    lines.append("    end processor")
+    if link_result:
+        nproc = info["logical_processors"]
+        lat, spd = link_result["latency"], link_result["speed"]
+
+        def ms(v: list[float]) -> str:
+            return f"{_num(statistics.fmean(v))} {_num(statistics.stdev(v) if len(v) > 1 else 0)}"
+
+        connect = " ".join(str(i) for i in range(1, nproc + 1))
+        lines += [
+            "",
+            "    begin machinecombinations",
+            f"        maxtotalspd = {MAXTOTALSPD}",
+            "    end machinecombinations",
+            "",
+            "    begin topology",
+            "        id = 1",
+            '        name = "this host: its logical processors, one pipe between processes"',
+            "        setup = 0.0",
+            '        routing = "broadcast"',
+            f"        processors = {nproc}",
+            "        links = 1",
+            "        begin procid",
+            *[f"            p[{i}] = 1" for i in range(1, nproc + 1)],
+            "        end procid",
+            "        begin linklist",
+            "            begin link",
+            "                id = 1",
+            f"                latency = {ms(lat)}  # half the round trip of 1 byte through "
+            f"a pipe between two processes; {len(lat)} runs; {how}",
+            f"                speed = {ms(spd)}  # seconds per byte streaming 64 KiB blocks "
+            f"through a pipe; {len(spd)} runs; {how}",
+            f"                connect = {nproc} {connect}",
+            "            end link",
+            "        end linklist",
+            "    end topology",
+        ]
+    lines.append("end machine")
+    text = "\n".join(lines) + "\n"
+    _check_model(text)
+    return text
+
+
+def _check_model(text: str) -> None:
+    from parasol_core.syntax.parser import loads
+    from parasol_core.validate import validate
+
+    machine = loads(text)
+    problems = validate(machine)
+    if problems:
+        raise AssertionError(f"the measured model does not validate: {problems[:3]}")

@@ -1,0 +1,85 @@
+"""From timed runs of a control and a test loop to a timing, or to a refusal.
+
+Each run r times the control loop (c_r seconds) and the test loop (t_r seconds) over
+the same number of iterations, in which the test loop executes ``ops`` more
+operations. One run's estimate is ``(t_r - c_r) / ops / divide``; the timing is the
+mean of those estimates with their sample standard deviation (Saavedra-Barrera 1988,
+4.5: independent observations, mean and variance), and the median is kept for
+comparing two measurements.
+
+A value is refused, never written, when it cannot be trusted:
+
+* the test loop is not slower than the control loop (mean or median not positive);
+* the difference per run is smaller than ``min_diff_ticks`` ticks of the timer: the
+  timer cannot resolve it at this run length;
+* the runs do not tell it from zero: the mean is less than two standard errors.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Estimate", "Refusal", "MIN_DIFF_TICKS", "summarise"]
+
+MIN_DIFF_TICKS = 10
+"""A run's test-minus-control difference must span at least this many timer ticks."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Seconds per operation."""
+
+    mean: float
+    sd: float
+    median: float
+    runs: int
+    run_seconds: float  # mean length of one control run
+    per_op_resolution: float  # the tick, per operation, at this run length
+
+
+@dataclass(frozen=True)
+class Refusal:
+    reason: str
+
+
+def summarise(
+    ctl: Sequence[float],
+    test: Sequence[float],
+    ops: float,
+    tick: float,
+    divide: float = 1.0,
+    min_diff_ticks: float = MIN_DIFF_TICKS,
+) -> Estimate | Refusal:
+    """The timing per operation from paired runs, or why there is none."""
+    if len(ctl) != len(test) or not ctl:
+        raise ValueError("control and test runs must pair up, at least one of each")
+    if ops <= 0 or divide <= 0 or tick <= 0:
+        raise ValueError("ops, divide and tick must be positive")
+    diffs = [t - c for c, t in zip(ctl, test)]
+    per_op = [d / ops / divide for d in diffs]
+    mean = statistics.fmean(per_op)
+    median = statistics.median(per_op)
+    sd = statistics.stdev(per_op) if len(per_op) > 1 else 0.0
+    run_seconds = statistics.fmean(ctl)
+    resolution = tick / ops / divide
+    if not (mean > 0 and median > 0):
+        return Refusal(
+            f"the test loop was not slower than the control loop (difference "
+            f"{mean:.3g} s per operation over {len(diffs)} runs of {run_seconds:.3g} s): "
+            "the operation costs nothing this method can see"
+        )
+    median_diff = statistics.median(diffs)
+    if median_diff < min_diff_ticks * tick:
+        return Refusal(
+            f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
+            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it"
+        )
+    if len(per_op) > 1 and mean < 2 * sd / math.sqrt(len(per_op)):
+        return Refusal(
+            f"the mean, {mean:.3g} s, is less than two standard errors "
+            f"({2 * sd / math.sqrt(len(per_op)):.3g} s) from zero over {len(per_op)} runs"
+        )
+    return Estimate(mean, sd, median, len(per_op), run_seconds, resolution)

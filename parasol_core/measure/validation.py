@@ -1,0 +1,286 @@
+"""The report's validation (4.5) run on the host: predicted against measured time.
+
+Two small C programs, as in the report: the GEB problem (for every n from 2 to y,
+follow x -> x/2 or 3x+1 until x = 1; problem size y) and the prime search (trial
+division of the 10000 numbers up to the problem size). Each statement charges the
+PARASOL operations it performs through a ``C(op)`` macro: built with ``-DCOUNT`` the
+program counts them (the instrumentation; ``tests/test_measure_validation.py`` checks
+the counts against a Python model of the same programs), built without it the macro is
+empty and the program is timed. The prediction is the block estimate
+(:func:`parasol_core.block.estimate_block`) of the counts on the measured model,
+divided by the small loop speedup as the report does (the loops fit the cache).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import statistics
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from parasol_core.block import estimate_block
+from parasol_core.measure import toolchain
+from parasol_core.measure.host import MeasureOptions, Progress
+from parasol_core.measure.toolchain import MeasureCancelled
+from parasol_core.model import Machine
+
+__all__ = [
+    "EXPERIMENTS",
+    "OPS",
+    "SOURCE",
+    "ValidationRow",
+    "format_validation_table",
+    "validate_host",
+]
+
+OPS = ("ila", "ilm", "ild", "ils", "ilt", "modi", "llic", "goto", "loopi1", "loopoh1")
+EXPERIMENTS = ("GEB", "primes")
+FULL_SIZES = tuple(range(10000, 110001, 10000))
+QUICK_SIZES = (10000, 30000, 50000, 70000, 90000, 110000)
+
+SOURCE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { %(enum)s, NOPS };
+static const char *names[NOPS] = { %(names)s };
+#ifdef COUNT
+static long long cnt[NOPS];
+#define C(op) (cnt[op]++)
+#else
+#define C(op) ((void)0)
+#endif
+static volatile long sink;
+static volatile int vsize; /* read per call: the calls cannot be merged */
+
+static double now_s(void) {
+    struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* GEB (Hofstadter): does x -> x/2 (even) or 3x+1 (odd) reach 1 for every n in 2..y? */
+__attribute__((noinline)) static long geb(int y) {
+    long steps = 0;
+    C(LOOPI1);
+    for (int n = 2; n <= y; n++) {
+        C(LOOPOH1);
+        int x = n; C(ILT);
+        do {
+            C(MODI); C(LLIC);
+            if (x %% 2 == 0) { x = x / 2; C(ILD); C(ILS); }
+            else { x = 3 * x + 1; C(ILM); C(ILA); C(ILS); }
+            steps = steps + 1; C(ILA); C(ILS);
+            C(LLIC); C(GOTO);
+        } while (x != 1);
+    }
+    return steps;
+}
+
+/* Prime search: trial division of the 10000 numbers up to hi. */
+__attribute__((noinline)) static long primes(int hi) {
+    long found = 0;
+    int lo = hi - 9999 < 2 ? 2 : hi - 9999;
+    C(LOOPI1);
+    for (int n = lo; n <= hi; n++) {
+        C(LOOPOH1);
+        int d = 2; C(ILS);
+        int prime = 1; C(ILS);
+        for (;;) {
+            C(ILM); C(LLIC);
+            if (d * d > n) break;
+            C(MODI); C(LLIC);
+            if (n %% d == 0) { prime = 0; C(ILS); break; }
+            d = d + 1; C(ILA); C(ILS); C(GOTO);
+        }
+        C(LLIC);
+        if (prime) { found = found + 1; C(ILA); C(ILS); }
+    }
+    return found;
+}
+
+int main(int argc, char **argv) {
+    /* argv: geb|primes RUNS NEED_SECONDS SIZE... */
+    int is_geb = strcmp(argv[1], "geb") == 0;
+    int runs = atoi(argv[2]);
+    double need = atof(argv[3]);
+    (void)need; (void)runs;
+    for (int a = 4; a < argc; a++) {
+        int size = atoi(argv[a]);
+#ifdef COUNT
+        memset(cnt, 0, sizeof cnt);
+        long r = is_geb ? geb(size) : primes(size);
+        printf("{\"size\": %%d, \"result\": %%ld, \"counts\": {", size, r);
+        for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], cnt[i]);
+        printf("}}\n");
+#else
+        /* Repeat the problem until one timed run lasts NEED seconds. */
+        int reps = 1;
+        for (;;) {
+            double t0 = now_s();
+            for (int k = 0; k < reps; k++) { vsize = size; sink = is_geb ? geb(vsize) : primes(vsize); }
+            if (now_s() - t0 >= need || reps > (1 << 24)) break;
+            reps *= 2;
+        }
+        printf("{\"size\": %%d, \"repeats\": %%d, \"seconds\": [", size, reps);
+        for (int r = 0; r < runs; r++) {
+            double t0 = now_s();
+            for (int k = 0; k < reps; k++) { vsize = size; sink = is_geb ? geb(vsize) : primes(vsize); }
+            printf("%%s%%.9g", r ? ", " : "", (now_s() - t0) / reps);
+        }
+        printf("]}\n");
+#endif
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+def source() -> str:
+    """The validation program's C source."""
+    return SOURCE % {
+        "enum": ", ".join(op.upper() for op in OPS),
+        "names": ", ".join(f'"{op}"' for op in OPS),
+    }
+
+
+@dataclass(frozen=True)
+class ValidationRow:
+    """One problem size of one experiment (report table 4.2), in seconds."""
+
+    experiment: str
+    size: int
+    predicted: float
+    measured: float
+    ratio: float  # predicted / measured
+    counts: dict = field(default_factory=dict, compare=False)  # operation -> executions
+    missing: tuple[str, ...] = field(default=(), compare=False)  # counted, not in the model
+
+
+def _machine(model: str | Machine) -> Machine:
+    if isinstance(model, Machine):
+        return model
+    from parasol_core.syntax.parser import loads
+
+    return loads(model)
+
+
+def validate_host(
+    model: str | Machine,
+    options: MeasureOptions | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    cancel: threading.Event | None = None,
+    sizes: Sequence[int] | None = None,
+    experiments: Sequence[str] = EXPERIMENTS,
+) -> list[ValidationRow]:
+    """Run the GEB and prime experiments here and predict them from ``model`` (its
+    processor type 1). One row per experiment and problem size."""
+    options = options or MeasureOptions()
+    machine = _machine(model)
+    proc = machine.processors[0] if machine.processors else None
+    if proc is None or proc.id is None:
+        raise ValueError("the model has no processor type to predict with")
+    speedup = proc.cache.smallloopspeedup if proc.cache is not None else None
+    cached = speedup is not None and speedup.mean > 0
+    if sizes is None:
+        sizes = QUICK_SIZES if options.quick else FULL_SIZES
+    runs = 3 if options.quick else 5
+    need = 0.02 if options.quick else 0.1  # seconds per timed run
+    cc = toolchain.find_compiler(options.compiler)
+    build = Path(tempfile.mkdtemp(prefix="parasol-validate-"))
+    rows: list[ValidationRow] = []
+    try:
+        src = build / "validate.c"
+        src.write_text(source())
+        flags = list(options.cflags)
+        _report(progress, 0.0, "compiling the validation programs", None)
+        toolchain.compile_c(cc, src, build / "timed", flags, cancel)
+        toolchain.compile_c(cc, src, build / "counted", [*flags, "-DCOUNT"], cancel)
+        total = len(experiments) * 2
+        step = 0
+        for exp in experiments:
+            mode = "geb" if exp == "GEB" else "primes"
+            counts: dict[int, dict[str, int]] = {}
+            _report(progress, step / total, f"{exp}: counting operations", None)
+            argv = [str(build / "counted"), mode, "1", "0", *map(str, sizes)]
+            for line in toolchain.run_lines(argv, cancel):
+                d = json.loads(line)
+                counts[d["size"]] = d["counts"]
+            step += 1
+            _report(progress, step / total, f"{exp}: timing", None)
+            argv = [str(build / "timed"), mode, str(runs), repr(need), *map(str, sizes)]
+            for line in toolchain.run_lines(argv, cancel):
+                d = json.loads(line)
+                measured = statistics.median(d["seconds"])
+                c = counts[d["size"]]
+                have = {k: v for k, v in c.items() if v and k in proc.timings}
+                missing = tuple(k for k, v in c.items() if v and k not in proc.timings)
+                est = estimate_block(machine, proc.id, have, cached=cached)
+                rows.append(ValidationRow(exp, d["size"], est.mean, measured,
+                                          est.mean / measured, c, missing))  # fmt: skip
+                _report(progress, (step + len([r for r in rows if r.experiment == exp])
+                                   / len(sizes)) / total, f"{exp}: size {d['size']}", None)  # fmt: skip
+            step += 1
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    if cancel is not None and cancel.is_set():
+        raise MeasureCancelled()
+    return rows
+
+
+def _report(
+    progress: Callable[[Progress], None] | None, fraction: float, what: str, left: float | None
+) -> None:
+    if progress is not None:
+        progress(Progress(min(1.0, fraction), what, left))
+
+
+def format_validation_table(
+    rows: Sequence[ValidationRow], model: str | Machine | None = None
+) -> str:
+    """Table 4.2 for each experiment, the spread of the ratio and its distance from 1;
+    with ``model``, where a ratio is far from 1, the operations that carry the
+    prediction (share of the predicted time at the largest size)."""
+    machine = _machine(model) if model is not None else None
+    out: list[str] = []
+    for exp in dict.fromkeys(r.experiment for r in rows):
+        mine = [r for r in rows if r.experiment == exp]
+        out.append(f"{exp}")
+        out.append(f"{'problem size':>12}  {'predicted (s)':>13}  {'measured (s)':>12}  ratio")
+        for r in mine:
+            out.append(f"{r.size:>12}  {r.predicted:>13.4g}  {r.measured:>12.4g}  "
+                       f"= {r.ratio:.3f}")  # fmt: skip
+        ratios = [r.ratio for r in mine]
+        lo, hi = min(ratios), max(ratios)
+        spread = hi / lo - 1 if lo > 0 else math.inf
+        mean = statistics.fmean(ratios)
+        verdict = "within" if spread <= 0.15 else "MORE than"
+        out.append(
+            f"ratio {lo:.3f} .. {hi:.3f}: varies by {spread * 100:.1f} % across sizes "
+            f"({verdict} the report's 15 %); mean {mean:.3f}, "
+            + ("predictions too high" if mean > 1 else "predictions too low")
+            + f" by a factor {max(mean, 1 / mean):.2f}"
+        )
+        if mine[-1].missing:
+            out.append("not in the model, charged 0: " + ", ".join(mine[-1].missing))
+        if machine is not None and abs(math.log(mean)) > math.log(1.25):
+            proc = machine.processors[0]
+            last = mine[-1]
+            shares = []
+            for op, n in last.counts.items():
+                if n and op in proc.timings:
+                    shares.append((n * proc.timings[op].mean, op, n))
+            tot = sum(s for s, _, _ in shares) or 1.0
+            shares.sort(reverse=True)
+            parts = [f"{op} {s / tot * 100:.0f} % ({n:.3g} x {proc.timings[op].mean:.3g} s)"
+                     for s, op, n in shares[:5]]  # fmt: skip
+            out.append("far from 1; the prediction is carried by: " + ", ".join(parts))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
