@@ -372,3 +372,11 @@ def test_cli_writes_a_model_with_periodic_progress(tmp_path, capsys):
 def test_cli_rejects_unknown_parameters(capsys):
     assert main(["measure", "--params", "nosuch"]) == 2
     assert "unknown timing parameter" in capsys.readouterr().err
+
+
+def test_the_validation_table_of_a_model_that_times_none_of_the_counted_operations():
+    from parasol_core.measure import ValidationRow, format_validation_table
+
+    rows = [ValidationRow("GEB", n, 0.0, 1e-3 * n, 0.0, missing=("modi",)) for n in (10, 20)]
+    text = format_validation_table(rows)
+    assert "predicts 0 s" in text and "modi" in text

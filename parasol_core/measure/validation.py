@@ -261,6 +261,11 @@ def format_validation_table(
         lo, hi = min(ratios), max(ratios)
         spread = hi / lo - 1 if lo > 0 else math.inf
         mean = statistics.fmean(ratios)
+        if mean <= 0:  # a model with none of the counted operations predicts nothing
+            out.append("the model predicts 0 s: none of the operations counted is timed in it"
+                       + (" (" + ", ".join(mine[-1].missing) + ")" if mine[-1].missing else ""))  # fmt: skip
+            out.append("")
+            continue
         verdict = "within" if spread <= 0.15 else "MORE than"
         out.append(
             f"ratio {lo:.3f} .. {hi:.3f}: varies by {spread * 100:.1f} % across sizes "
