@@ -229,6 +229,14 @@ class Document(QObject):
         self.session.replace(machine, None)
         log.info("new model from %s", path)
 
+    def new_from_text(self, text: str) -> None:
+        """A new, unnamed model read from ``text`` (a measured model); not modified until
+        it is edited. Raises ModelSyntaxError and keeps the current model then."""
+        machine = loads(text, None)
+        self.origin = None
+        self.session.replace(machine, None)
+        log.info("new model: %s", machine.name)
+
     def new_blank(self) -> None:
         """A new, unnamed, valid model of one processor type on a one-processor topology
         (File > New blank model; :func:`parasol_core.blank.blank_machine`)."""

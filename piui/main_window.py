@@ -187,6 +187,7 @@ class MainWindow(QMainWindow):
             self.add_lazy_panel(key, title, factory, area)
         # Export and the estimator it pushes to (Preferences say which)
         self.local_estimator: LocalEstimator | None = None
+        self.measure_dialog: QWidget | None = None  # File > Measure this machine…
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
@@ -417,6 +418,8 @@ class MainWindow(QMainWindow):
         file.addAction(self.export_action)
         file.addAction(self._action("Export to &file…", self.export_to_file))
         file.addSeparator()
+        file.addAction(self._action("&Measure this machine…", self.show_measure))
+        file.addSeparator()
         file.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
         edit = bar.addMenu("&Edit")
@@ -548,6 +551,27 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(
                 "A new blank model: one processor type on a one-processor topology. Save as "
                 "to keep it.", 10000)  # fmt: skip
+
+    def show_measure(self) -> None:
+        """File > Measure this machine…: one dialog, kept (a measurement goes on when it
+        is hidden behind other windows; closing it cancels one under way)."""
+        if self.measure_dialog is None:
+            from piui.widgets.measure_dialog import MeasureDialog
+
+            self.measure_dialog = MeasureDialog(self)
+            self.measure_dialog.opened.connect(self.open_measured)
+        self.measure_dialog.show()
+        self.measure_dialog.raise_()
+        self.measure_dialog.activateWindow()
+
+    def open_measured(self, text: str) -> bool:
+        """A measured model, opened as a new unsaved one (after asking to save changes)."""
+        if not self.maybe_save():
+            return False
+        self.document.new_from_text(text)
+        self.statusBar().showMessage(f"A measured model of this machine "
+                                     f"({self.document.machine.name}): Save as to keep it.")  # fmt: skip
+        return True
 
     def new_from(self, path: Path) -> None:
         if self.maybe_save():
@@ -898,4 +922,6 @@ class MainWindow(QMainWindow):
         self.exporter.worker.shutdown()
         if self.local_estimator is not None:
             self.local_estimator.stop()
+        if self.measure_dialog is not None:
+            self.measure_dialog.cancel()  # its C programs are killed, nothing is written
         event.accept()

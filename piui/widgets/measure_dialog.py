@@ -1,0 +1,314 @@
+"""File > Measure this machine…: a model of the computer PIUI runs on, measured with the
+generated C benchmarks of :mod:`parasol_core.measure` (docs/measure.md).
+
+The measurement runs on a worker thread; the dialog shows what is being measured, the
+time left and the instruction-cache curve as it grows, and Cancel (or closing the
+dialog) stops it at once with nothing written. The result opens as a new, unsaved
+model. **Validate** then runs the report's two experiments (4.5) and plots each
+problem size's predicted time against the measured one, as table 4.2 prints them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from piui.widgets.messages import message_label
+
+
+class _Runner(QObject):
+    """Runs one job on a thread of its own; its progress and its end come back to the
+    GUI thread as signals (queued: the receiver lives there)."""
+
+    progressed = Signal(object)  # Progress
+    ended = Signal(object, object)  # result, exception
+
+    def start(self, job: Callable[[Callable[[Any], None], threading.Event], Any],
+              cancel: threading.Event) -> None:  # fmt: skip
+        def run() -> None:
+            try:
+                result, error = job(self.progressed.emit, cancel), None
+            except BaseException as e:  # delivered to the GUI thread, never lost
+                result, error = None, e
+            self.ended.emit(result, error)
+
+        threading.Thread(target=run, name="piui-measure", daemon=True).start()
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "working out the time left"
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"about {seconds} s left"
+    return f"about {seconds // 60} min {seconds % 60:02d} s left"
+
+
+class MeasureDialog(QDialog):
+    """``opened(text)`` asks the main window to open a measured model."""
+
+    opened = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Measure this machine")
+        self.resize(720, 620)
+        self.result: Any = None  # the HostModel of the last measurement
+        self.rows: list = []  # the ValidationRows of the last validation
+        self._cancel: threading.Event | None = None
+        self._runner = _Runner(self)
+        self._runner.progressed.connect(self._progressed)
+        self._runner.ended.connect(self._ended)
+        self._then: Callable[[Any, BaseException | None], None] | None = None
+        self.validation_sizes: tuple[int, ...] | None = None  # None: the options' own
+
+        intro = QLabel(
+            "Measures this computer's processor with benchmark programs generated in C and "
+            "compiled with the C compiler at hand: about 130 instruction timings, each with "
+            "its deviation, and the instruction cache. A timing is the time of one operation "
+            "in a chain of dependent ones (docs/measure.md). The result opens as a new model."
+        )
+        intro.setWordWrap(True)
+        self.quick = QCheckBox("Quick: fewer and shorter runs, wider deviations")
+        self.estimate = QLabel()
+        self.start_button = QPushButton("&Measure")
+        self.validate_button = QPushButton("&Validate")
+        self.validate_button.setToolTip(
+            "Run the report's two experiments (the Collatz loop and the prime search) and "
+            "compare their times with the model's prediction (table 4.2)"
+        )
+        self.validate_button.setEnabled(False)
+        self.cancel_button = QPushButton("&Cancel")
+        self.cancel_button.setEnabled(False)
+        close = QPushButton("Close")
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        self.status = QLabel("Not started.")
+        self.status.setWordWrap(True)
+        self.message = message_label()
+        self.report = QPlainTextEdit()
+        self.report.setReadOnly(True)
+        self.report.setMaximumHeight(130)
+        self.report.setPlaceholderText("What was left out and why, and the validation table.")
+
+        import pyqtgraph as pg  # when first opened: it costs start-up time
+
+        self.cache_plot = pg.PlotWidget(background="w")
+        self.cache_plot.setLogMode(x=True, y=False)
+        self.cache_plot.setLabel("bottom", "loop body (operations)")
+        self.cache_plot.setLabel("left", "ns per operation")
+        self.cache_plot.setTitle("instruction cache: the growing unrolled loop (report 4.1)")
+        self.cache_curve = self.cache_plot.plot([], [], pen=pg.mkPen("#1f77b4", width=2),
+                                                symbol="o", symbolSize=5)  # fmt: skip
+        self.valid_plot = pg.PlotWidget(background="w")
+        self.valid_plot.setLogMode(x=True, y=True)
+        self.valid_plot.setLabel("bottom", "measured (s)")
+        self.valid_plot.setLabel("left", "predicted (s)")
+        self.valid_plot.setTitle("validation: predicted against measured (report table 4.2)")
+        self.valid_plot.addLegend(offset=(-10, -30))  # bottom right, below the points
+        for plot in (self.cache_plot, self.valid_plot):
+            for side in ("bottom", "left"):
+                axis = plot.getAxis(side)
+                axis.setStyle(maxTextLevel=0)  # log axes: decades named, nothing in between
+                axis.enableAutoSIPrefix(False)
+        self.plots = QTabWidget()
+        self.plots.addTab(self.cache_plot, "Instruction cache")
+        self.plots.addTab(self.valid_plot, "Validation")
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.quick)
+        buttons.addStretch(1)
+        buttons.addWidget(self.start_button)
+        buttons.addWidget(self.validate_button)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.estimate)
+        layout.addLayout(buttons)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.status)
+        layout.addWidget(self.message)
+        layout.addWidget(self.plots, 1)
+        layout.addWidget(self.report)
+
+        self.quick.toggled.connect(lambda _on: self._show_estimate())
+        self.start_button.clicked.connect(lambda: self.measure())
+        self.validate_button.clicked.connect(lambda: self.validate())
+        self.cancel_button.clicked.connect(lambda: self.cancel())
+        close.clicked.connect(self.close)
+        self._show_estimate()
+
+    # ---- state
+
+    @property
+    def running(self) -> bool:
+        return self._cancel is not None
+
+    def options(self) -> Any:
+        from parasol_core.measure import MeasureOptions
+
+        return MeasureOptions(quick=self.quick.isChecked())
+
+    def _show_estimate(self) -> None:
+        from parasol_core.measure import estimate_seconds
+
+        try:
+            seconds = estimate_seconds(self.options())
+        except Exception as e:
+            self.estimate.setText(f"Cannot measure here: {e}")
+            self.start_button.setEnabled(False)
+            return
+        self.estimate.setText(f"This takes {_duration(seconds).removesuffix(' left')} on this "
+                              "machine; PIUI stays usable meanwhile.")  # fmt: skip
+
+    def _busy(self, busy: bool) -> None:
+        self.start_button.setEnabled(not busy)
+        self.quick.setEnabled(not busy)
+        self.validate_button.setEnabled(not busy and self.result is not None)
+        self.cancel_button.setEnabled(busy)
+
+    def _run(self, job: Callable, then: Callable[[Any, BaseException | None], None]) -> None:
+        self._cancel = threading.Event()
+        self._then = then
+        self.message.clear()
+        self.bar.setValue(0)
+        self._busy(True)
+        self._runner.start(job, self._cancel)
+
+    def cancel(self) -> None:
+        """Stop what runs now; nothing is written or opened."""
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status.setText("Cancelling…")
+
+    def closeEvent(self, event: Any) -> None:
+        self.cancel()
+        super().closeEvent(event)
+
+    # ---- measuring
+
+    def measure(self) -> None:
+        from parasol_core.measure import measure_host
+
+        if self.running:
+            return
+        options = self.options()
+        self.cache_curve.setData([], [])
+        self.plots.setCurrentWidget(self.cache_plot)
+        self._points: list[tuple[int, float]] = []
+        self.report.clear()
+        self._run(lambda progress, cancel: measure_host(options, progress, cancel), self._measured)
+
+    def _progressed(self, p: Any) -> None:
+        self.bar.setValue(int(round(1000 * min(max(p.fraction, 0.0), 1.0))))
+        self.status.setText(f"Measuring {p.parameter} — {_duration(p.seconds_left)}")
+        if p.cache_point is not None:
+            size, seconds = p.cache_point
+            self._points.append((size, seconds * 1e9))
+            self._show_cache_curve()
+
+    def _show_cache_curve(self) -> None:
+        """The curve from zero up: a flat curve (no knee) must look flat."""
+        self._points.sort()
+        ys = [y for _, y in self._points]
+        self.cache_curve.setData([x for x, _ in self._points], ys)
+        if ys:
+            self.cache_plot.setYRange(0, max(ys) * 1.15, padding=0)
+
+    def _ended(self, result: Any, error: BaseException | None) -> None:
+        self._cancel = None
+        then, self._then = self._then, None
+        self._busy(False)
+        if then is not None:
+            try:
+                then(result, error)
+            except Exception as e:  # shown, never raised into Qt's event loop
+                self._failed("Showing the result", e)
+
+    def _failed(self, what: str, error: BaseException) -> None:
+        from parasol_core.measure import MeasureCancelled
+
+        if isinstance(error, MeasureCancelled):
+            self.status.setText(f"{what} cancelled: nothing was written.")
+        else:
+            self.status.setText(f"{what} failed.")
+            self.message.setStyleSheet("color: #b00020;")
+            self.message.setText(str(error) or type(error).__name__)
+        self.bar.setValue(0)
+
+    def _measured(self, result: Any, error: BaseException | None) -> None:
+        if error is not None:
+            self._failed("The measurement", error)
+            return
+        self.result = result
+        self._busy(False)
+        self.bar.setValue(1000)
+        written = len(result.timings) if result.timings else "all measurable"
+        self.status.setText(f"Measured {result.cpu} in {result.seconds:.0f} s: {written} "
+                            f"timings; {len(result.left_out)} left out. It is open as a new "
+                            "model: Save as to keep it.")  # fmt: skip
+        self.report.setPlainText("Left out, and why:\n" + "\n".join(
+            f"  {name}: {why}" for name, why in result.left_out) if result.left_out
+            else "Nothing was left out.")  # fmt: skip
+        if not self._points and result.cache_curve:
+            self._points = [(x, s * 1e9) for x, s in result.cache_curve]
+            self._show_cache_curve()
+        self.opened.emit(result.text)
+
+    # ---- validating
+
+    def validate(self) -> None:
+        from parasol_core.measure.validation import validate_host
+
+        if self.running or self.result is None:
+            return
+        text, options, sizes = self.result.text, self.options(), self.validation_sizes
+        self._run(lambda progress, cancel: validate_host(text, options, progress, cancel, sizes),
+                  self._validated)  # fmt: skip
+
+    def _validated(self, rows: Any, error: BaseException | None) -> None:
+        import pyqtgraph as pg
+
+        from parasol_core.measure.validation import format_validation_table
+
+        if error is not None:
+            self._failed("The validation", error)
+            return
+        self.rows = list(rows)
+        self.bar.setValue(1000)
+        self.valid_plot.clear()
+        self.plots.setCurrentWidget(self.valid_plot)
+        colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+        for i, name in enumerate(dict.fromkeys(r.experiment for r in self.rows)):
+            # a log plot: a size predicted at 0 (no counted operation timed) is left out
+            mine = [r for r in self.rows if r.experiment == name and r.measured > 0
+                    and r.predicted > 0]  # fmt: skip
+            self.valid_plot.plot([r.measured for r in mine], [r.predicted for r in mine],
+                                 pen=None, symbol="o", symbolSize=8,
+                                 symbolBrush=colours[i % len(colours)], name=name)  # fmt: skip
+        everything = [v for r in self.rows for v in (r.measured, r.predicted) if v > 0]
+        if everything:
+            lo, hi = min(everything), max(everything)
+            self.valid_plot.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
+                                 name="predicted = measured")  # fmt: skip
+        ratios = [r.ratio for r in self.rows] or [float("nan")]
+        self.status.setText(f"Validated: predicted / measured from {min(ratios):.3g} to "
+                            f"{max(ratios):.3g} over {len(ratios)} problem sizes.")  # fmt: skip
+        self.report.setPlainText(format_validation_table(self.rows, self.result.text))

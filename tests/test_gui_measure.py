@@ -1,0 +1,79 @@
+"""File > Measure this machine…, as a user drives it: the menu opens the dialog, Measure
+runs the generated C benchmarks off the GUI thread with progress and the cache curve,
+the result opens as a new unsaved model, Validate plots table 4.2, and Cancel (or
+closing the dialog) stops a run with nothing opened. A few parameters only: the real
+measurement is the benchmark's."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from parasol_core.measure import MeasureOptions
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
+                                reason="measuring needs a C compiler")  # fmt: skip
+
+FEW = dict(quick=True, parameters=["iga", "dgm", "modi", "ild"], cache_sizes=(10, 100, 400))
+
+
+def _dialog(main_window):
+    action = next(a for a in main_window.menuBar().actions()[0].menu().actions()
+                  if a.text().startswith("&Measure this machine"))  # fmt: skip
+    action.trigger()
+    dialog = main_window.measure_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.options = lambda: MeasureOptions(**FEW)
+    return dialog
+
+
+def test_measure_opens_the_result_as_a_new_model_and_validate_plots_it(main_window, qtbot):
+    dialog = _dialog(main_window)
+    progress = []
+    dialog._runner.progressed.connect(progress.append)
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    assert dialog.running and not dialog.start_button.isEnabled()
+    assert dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
+    doc = main_window.document
+    assert doc.path is None and not doc.is_modified  # a new, unsaved model
+    timings = doc.machine.processors[0].timings
+    assert {"iga", "dgm"} <= set(timings) and all(t.mean > 0 for t in timings.values())
+    assert doc.machine.processors[0].name == dialog.result.cpu
+    assert progress and any(p.cache_point for p in progress)
+    assert len(dialog.cache_curve.getData()[0]) == 3  # the curve drawn as it grew
+    assert "Measured" in dialog.status.text() and dialog.validate_button.isEnabled()
+    dialog.validation_sizes = (2000, 4000)
+    qtbot.mouseClick(dialog.validate_button,
+                     Qt.MouseButton.LeftButton)  # fmt: skip
+    qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
+    assert dialog.plots.currentWidget() is dialog.valid_plot
+    assert {r.experiment for r in dialog.rows} == {"GEB", "primes"}
+    assert "problem size" in dialog.report.toPlainText()
+
+
+def test_cancel_stops_a_measurement_and_opens_nothing(main_window, qtbot):
+    dialog = _dialog(main_window)
+    dialog.options = lambda: MeasureOptions(quick=True)  # long enough to be cancelled
+    before = main_window.document.machine
+    dialog.measure()
+    qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
+    qtbot.mouseClick(dialog.cancel_button,
+                     Qt.MouseButton.LeftButton)  # fmt: skip
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert "cancelled" in dialog.status.text() and dialog.result is None
+    assert main_window.document.machine is before
+
+
+def test_closing_the_dialog_cancels_a_run(main_window, qtbot):
+    dialog = _dialog(main_window)
+    dialog.options = lambda: MeasureOptions(quick=True)
+    dialog.measure()
+    qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
+    dialog.close()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    QApplication.processEvents()
+    assert dialog.result is None
