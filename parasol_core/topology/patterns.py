@@ -38,6 +38,7 @@ from parasol_core.topology.techniques import (
     BroadcastRouting,
     HypercubeRouting,
     MeshRouting,
+    NDRouting,
     TorusRouting,
 )
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
@@ -116,7 +117,9 @@ def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None
 def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[int, str]:
     """The pattern's message count (at most it, for shift) without building it, and
     how it was found when that is not the formula."""
-    if name != "halo" or isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if name != "halo" or isinstance(
+        technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)
+    ):
         grid: tuple[int, ...] | None = None
         wraps = False
         if name == "halo":
@@ -140,7 +143,7 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     pairs = int(src.shape[0])
     if isinstance(technique, BroadcastRouting):
         return pairs + int(np.count_nonzero(src != dst))
-    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs
     try:
         shape, wraps = _grid(layout, technique)
@@ -215,6 +218,8 @@ def _grid(layout: Layout, technique: RoutingTechnique) -> tuple[Shape, bool]:
         return technique._shape(layout), False
     if isinstance(technique, MeshRouting):
         return layout.grid(technique.name, technique.ndim), False
+    if isinstance(technique, NDRouting):
+        return technique._shape(layout), technique.wrap
     # another technique: the layout's grid, wrapping when the last processor along X is
     # a neighbour of the first (a bus, a clique)
     shape = layout.shape or Shape((max(layout.count, 1),))
@@ -245,7 +250,7 @@ def _shift(layout: Layout, technique: RoutingTechnique, axis: int) -> tuple[np.n
 
 
 def _halo(layout: Layout, technique: RoutingTechnique) -> tuple[np.ndarray, ...]:
-    if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         shape, wraps = _grid(layout, technique)
         p = np.arange(1, shape.size + 1, dtype=np.int64)
         coords = shape.coordinates_array(p)
