@@ -50,6 +50,7 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "NDtorus": _T + "ND_TORUS",
     "broadcast": _T + "BROADCAST",
     "hypercube": _T + "HYPERCUBE",
+    "shortest": "parasol_core.topology.shortest:SHORTEST",
 }
 
 
