@@ -237,3 +237,42 @@ def test_nd_virtual_topology_neighbours():
     layout = Layout(24, Shape((2, 3, 2, 2)), "virtual topology 1")
     assert get_routing("NDtorus").neighbours(layout, 1) == [2, 3, 5, 7, 13]
     assert get_routing("NDmesh").neighbours(layout, 1) == [2, 3, 7, 13]
+
+
+def test_shortest_in_phases_mapping_metrics_and_the_estimator_paths():
+    """On the 4 x 4 mesh sample, shortest routes are as short as XY's: a phase's
+    uncontended time and the mappings' dilations agree; it runs through the phase
+    trace, the mapping metrics and the batch route path the estimator uses."""
+    from pathlib import Path
+
+    from parasol_core import load
+    from parasol_core.topology.mapping import mapping_quality
+    from parasol_core.topology.phases import simulate
+
+    sample = Path(__file__).resolve().parents[1] / "sample_models" / "grid4x4.machine"
+    xy, short = load(sample), load(sample)
+    short.hardware().routing = "shortest"
+    for pattern, dim in (("alltoall", None), ("shift", 0)):
+        a = simulate(xy, pattern=pattern, bytes=1e4, dim=dim)
+        b = simulate(short, pattern=pattern, bytes=1e4, dim=dim)
+        assert np.allclose(a.alone, b.alone)
+        assert b.makespan > 0
+    for virtual in xy.virtuals:
+        qa = mapping_quality(xy, virtual)
+        qb = mapping_quality(short, short.virtual(virtual.id))
+        assert (qa.dilation_max, qa.dilation_mean) == (qb.dilation_max, qb.dilation_mean)
+    n = 16
+    src, dst = np.meshgrid(np.arange(1, n + 1), np.arange(1, n + 1))
+    src, dst = np.repeat(src.ravel(), 5), np.repeat(dst.ravel(), 5)  # over 1,000 pairs
+    hops = index_of(short.hardware()).routes(src, dst).hops
+    assert np.array_equal(hops, index_of(xy.hardware()).routes(src, dst).hops)
+
+
+def test_route_steps_of_shortest_are_exact():
+    from parasol_core.topology.patterns import route_steps
+
+    t = with_routing(torus([5, 4, 3], 1, 1), "shortest")
+    index = index_of(t)
+    src, dst = np.arange(1, 61), np.arange(60, 0, -1)
+    batch = index.routes(src, dst)
+    assert route_steps(index.layout, index.technique, src, dst) == batch.processors.shape[0]

@@ -34,6 +34,7 @@ from parasol_core.topology.index import index_of
 from parasol_core.topology.phases import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
+from parasol_core.topology.shortest import ShortestRouting
 from parasol_core.topology.techniques import (
     BroadcastRouting,
     HypercubeRouting,
@@ -138,11 +139,15 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
                 dst: np.ndarray) -> int:  # fmt: skip
     """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
     grid's coordinates, before any is plotted: exact for dimension-order routing
-    (mesh, torus, hypercube) and broadcast links, and for another
+    (mesh, torus, hypercube), broadcast links and ``shortest`` (from its breadth-first
+    tables, which it keeps for the routes), and for another
     technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
     pairs = int(src.shape[0])
     if isinstance(technique, BroadcastRouting):
         return pairs + int(np.count_nonzero(src != dst))
+    if isinstance(technique, ShortestRouting):  # its searches, within their own budget
+        inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
+        return technique.steps(layout, src[inside], dst[inside])
     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs
     try:

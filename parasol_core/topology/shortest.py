@@ -175,10 +175,10 @@ class ShortestRouting(RoutingTechnique):
         out.reverse()
         return out
 
-    def paths(self, layout: Layout, src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _tables(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> tuple:
+        """The breadth-first tables of the batch's sources, stacked, each pair's row in
+        them and its hop count; refused past the budget before any search."""
         graph = _graph(layout)
-        src = np.asarray(src, dtype=np.int64)
-        dst = np.asarray(dst, dtype=np.int64)
         sources, row = np.unique(src, return_inverse=True)
         budget.check(
             f"shortest-path routes from {sources.shape[0]:,} sources on {graph.count:,} processors",
@@ -194,6 +194,19 @@ class ShortestRouting(RoutingTechnique):
         if (hops < 0).any():
             i = int(np.argmax(hops < 0))
             raise graph.unreachable(int(src[i]), int(dst[i]))
+        return row, parents, hops
+
+    def steps(self, layout: Layout, src: Any, dst: Any) -> int:
+        """The processors the routes visit, all together (both ends included), exact:
+        what :func:`~parasol_core.topology.patterns.route_steps` charges a batch."""
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        return int(self._tables(layout, src, dst)[2].sum()) + int(src.shape[0])
+
+    def paths(self, layout: Layout, src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        row, parents, hops = self._tables(layout, src, dst)
         offsets = np.zeros(src.shape[0] + 1, dtype=np.int64)
         np.cumsum(hops + 1, out=offsets[1:])
         procs = np.empty(int(offsets[-1]), dtype=np.int64)
