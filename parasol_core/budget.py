@@ -55,7 +55,7 @@ MAX_SHORTEST_TABLE = 12_500_000
 """The most breadth-first table entries (processors x sources) the ``shortest`` routing
 keeps, and the most one batch of routes may need: a predecessor and a distance each, 8
 bytes, so 100 MB (twice that while a batch stacks them); 78 sources on Fugaku's 158,976
-processors, 12,207 on the GCel's 1,024."""
+processors, 12,195 on the GCel's 1,024."""
 MAX_ROUTE_STEPS = 10_000_000
 """The most processors a batch of routes may visit, all routes together (about 0.5 GB
 of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's
