@@ -276,3 +276,27 @@ def test_route_steps_of_shortest_are_exact():
     src, dst = np.arange(1, 61), np.arange(60, 0, -1)
     batch = index.routes(src, dst)
     assert route_steps(index.layout, index.technique, src, dst) == batch.processors.shape[0]
+
+
+def test_mapping_schemes_on_a_4d_torus_answer_or_refuse_cleanly():
+    """snake goes through every cell of an N-D grid, one hop each; ring (a 1-3-D
+    construction) refuses a 4-D grid rather than return a partial mapping."""
+    from parasol_core.model import Machine, Processor, VirtualTopology
+    from parasol_core.topology.mapping import make_mapping, mapping_quality, snake_order
+
+    for dims in [(3, 4, 2), (3, 2, 2, 3), (2, 3, 2, 2, 3, 2)]:
+        order = snake_order(dims)
+        assert sorted(order) == sorted(set(order)) and len(order) == int(np.prod(dims))
+        assert all(sum(abs(a - b) for a, b in zip(p, q)) == 1 for p, q in zip(order, order[1:]))
+    hw = torus([3, 2, 2, 3], 1e-6, 1e-9)
+    ring = VirtualTopology(id=1, name="ring", routing="1Dtorus", processor_count=36,
+                           mapping={v: v for v in range(1, 37)})  # fmt: skip
+    machine = Machine(id=1, name="4-D", processor_count=1, topology_count=2,
+                      processors=[Processor(id=1, name="p")], topologies=[hw],
+                      virtuals=[ring])  # fmt: skip
+    mapping = make_mapping(machine, ring, "snake")
+    assert sorted(mapping.values()) == list(range(1, 37))
+    quality = mapping_quality(machine, ring, mapping)
+    assert quality.dilation_mean == (35 * 1 + quality.dilation_max) / 36
+    with pytest.raises(RoutingError, match="up to 3 dimensions; topology 1 is 3 x 2 x 2 x 3"):
+        make_mapping(machine, ring, "ring")
