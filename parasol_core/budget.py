@@ -16,6 +16,7 @@ a generated topology        :func:`generator_size`: processors + link   1,000,00
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.patterns.     10,000,000 steps
 phase's routes)             route_steps`: processors visited
+``shortest`` routes         distinct sources x processors               12,500,000 entries
 ========================== ============================================ =================
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_PHASE_MESSAGES",
     "MAX_ROUTE_PAIRS",
     "MAX_ROUTE_STEPS",
+    "MAX_SHORTEST_TABLE",
     "BudgetError",
     "TimeBudgetError",
     "check",
@@ -49,6 +51,11 @@ MAX_GENERATED = 1_000_000
 """The most lines (processors + links) a generator makes: about 10 s and 1 GB of work."""
 MAX_ROUTE_PAIRS = 1_000_000
 """The most routes one batch plots (``route.plot_many``)."""
+MAX_SHORTEST_TABLE = 12_500_000
+"""The most breadth-first table entries (processors x sources) the ``shortest`` routing
+keeps, and the most one batch of routes may need: a predecessor and a distance each, 8
+bytes, so 100 MB (twice that while a batch stacks them); 78 sources on Fugaku's 158,976
+processors, 12,195 on the GCel's 1,024."""
 MAX_ROUTE_STEPS = 10_000_000
 """The most processors a batch of routes may visit, all routes together (about 0.5 GB
 of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's

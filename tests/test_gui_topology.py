@@ -503,3 +503,24 @@ def test_the_mapping_editor_shows_forwarding_figures_on_hardware_with_a_cost(
     assert "1.518e-06 s/byte" in w.metrics.text()
     qtbot.wait(50)  # the label re-laid out (docs/screenshots/mapping-forwarding.png)
     assert w.grab().save(str(tmp_path / "mapping-forwarding.png"))
+
+
+def test_generate_a_4d_torus_in_the_editor_and_show_it(qtbot, document):
+    """Issue 21: the sizes field takes 4 to 6 sizes; the N-D torus applies, routes by
+    NDtorus, and the grid view and link groups still open on it."""
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    w.kind.setCurrentText("torus")
+    w.sizes.setText("3 2 2 3")
+    change = w.preview()
+    assert change is not None and w.apply_button.isEnabled()
+    w.apply_button.click()
+    hw = doc.machine.hardware()
+    assert hw.routing == "NDtorus" and hw.shape == (3, 2, 2, 3) and len(hw.links) == 108
+    assert w.routing.findData("NDtorus") >= 0 and w.routing.findData("shortest") >= 0
+    view = shown(qtbot, GridViewWindow(doc))
+    assert not view.canvas.grab().isNull()
+    groups = shown(qtbot, LinkGroupsWindow(doc))
+    assert groups is not None

@@ -110,7 +110,8 @@ def test_every_processor_gets_the_processor_type():
 @pytest.mark.parametrize(
     "kind, dims",
     [("grid", [3, 4]), ("grid", [2, 3, 2]), ("ring", [6]), ("torus", [4, 4]), ("torus", [3, 3, 3]),
-     ("hypercube", [3]), ("bus", [5]), ("clique", [5]), ("torus", [5])],
+     ("hypercube", [3]), ("bus", [5]), ("clique", [5]), ("torus", [5]), ("grid", [2, 3, 2, 2]),
+     ("torus", [3, 2, 4, 3, 2]), ("torus", [2, 3, 2, 3, 2, 3]), ("grid", [1, 2, 1, 3, 1, 2])],
 )  # fmt: skip
 def test_generated_topologies_write_and_read_back_as_valid_models(kind, dims):
     topology = generate(kind, dims, 2.85e-05, 9.1e-07)
@@ -134,7 +135,7 @@ def test_generated_topologies_write_and_read_back_as_valid_models(kind, dims):
 
 @pytest.mark.parametrize(
     "kind, dims, message",
-    [("grid", [4, 4, 4, 4], "1 to 3 sizes"), ("grid", [0, 3], "positive"),
+    [("grid", [2, 2, 2, 2, 2, 2, 2], "1 to 6 sizes"), ("torus", [], "1 to 6 sizes"), ("grid", [0, 3], "positive"),
      ("ring", [3, 3], "one size"), ("bus", [1], "at least 2"), ("nonsense", [3], "unknown")],
 )  # fmt: skip
 def test_bad_requests_are_value_errors(kind, dims, message):
@@ -178,3 +179,62 @@ def test_replacing_reports_removed_and_changed_links():
     bigger = compare_topologies(grid([4, 4], 1, 1), grid([4, 5], 1, 1))
     assert bigger.processors == (16, 20) and len(bigger.added) == 3 + 4 and not bigger.removed
     assert "processors: 16 -> 20" in bigger.summary()
+
+
+def _reference_pairs(dims, wrap):
+    """The link order spelled out with loops: per dimension, plain links by ascending
+    processor, then wrap-arounds (size 3 or more) by ascending first processor."""
+    from itertools import product
+    from math import prod
+
+    strides = [prod(dims[:i]) for i in range(len(dims))]
+    out = []
+    for axis, n in enumerate(dims):
+        procs = [
+            1 + sum(c * s for c, s in zip(coords, strides))
+            for coords in (tuple(reversed(r)) for r in product(*(range(d) for d in reversed(dims))))
+        ]
+        assert procs == sorted(procs)
+        coord = [(p - 1) // strides[axis] % n for p in procs]
+        out += [(p, p + strides[axis]) for p, c in zip(procs, coord) if c < n - 1]
+        if wrap and n >= 3:
+            out += [(p, p + (n - 1) * strides[axis]) for p, c in zip(procs, coord) if c == 0]
+    return out
+
+
+@pytest.mark.parametrize(
+    "dims", [[5], [4, 3], [3, 4, 2], [2, 3, 4], [3, 3, 3], [2, 2], [3, 2, 3, 2], [2, 3, 1, 4, 2],
+             [3, 2, 2, 3, 2, 3], [1, 1, 1, 1, 1, 1]],
+)  # fmt: skip
+def test_nd_link_order_extends_the_3d_one(dims):
+    for wrap in (False, True):
+        assert grid_pairs(dims, wrap) == _reference_pairs(dims, wrap)
+
+
+def test_nd_generators_name_their_routing_and_shape():
+    g4 = grid([2, 3, 2, 2], 1e-5, 1e-6)
+    assert (g4.routing, g4.shape, g4.processor_count) == ("NDmesh", (2, 3, 2, 2), 24)
+    t6 = generate("torus", [3, 2, 4, 3, 2, 3], 1e-5, 1e-6)
+    assert (t6.routing, t6.shape, t6.processor_count) == ("NDtorus", (3, 2, 4, 3, 2, 3), 432)
+    # size 3 and 4 dimensions: one link a processor; size 2: half a link
+    assert t6.link_count == 432 * 4 + 432 // 2 * 2
+    # 1 to 3 dimensions keep their names
+    assert [torus(d, 1, 1).routing for d in ([5], [4, 3], [3, 3, 3])] == [
+        "1Dtorus", "2Dtorus", "3Dtorus"]  # fmt: skip
+    assert [grid(d, 1, 1).routing for d in ([5], [4, 3], [3, 3, 3])] == ["XY", "XY", "XYZ"]
+
+
+def test_fugaku_torus_is_within_the_generator_budget():
+    from parasol_core import budget
+
+    size = budget.generator_size("torus", [24, 23, 24, 2, 3, 2])
+    assert size == 158_976 + 5 * 158_976 == 953_856  # processors + links
+    assert size <= budget.MAX_GENERATED
+
+
+def test_nd_numbering_is_row_major():
+    from parasol_core.topology.shape import Shape
+
+    shape = Shape((3, 2, 4, 3, 2, 3))
+    assert shape.processor((1, 1, 2, 1, 1, 2)) == 1 + 1 + 3 + 6 * 2 + 24 + 72 + 144 * 2
+    assert shape.coordinates(432) == (2, 1, 3, 2, 1, 2)

@@ -103,3 +103,41 @@ def test_candidate_shapes_cover_the_factorisations():
     assert set(candidate_shapes(12)) == {
         (12,), (2, 6), (3, 4), (4, 3), (6, 2), (2, 2, 3), (2, 3, 2), (3, 2, 2),
     }  # fmt: skip
+
+
+def _with_shape_comment(sizes: str) -> str:
+    text = (SAMPLES / "grid4x4.machine").read_text()
+    lines = text.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "# piui: shape" in line)
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines[at] = f"{indent}# piui: shape = {sizes}\n"
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("sizes", ["2 2 2 2", "2 1 2 2 2", "1 2 2 1 2 2", "4 4"])
+def test_shape_comments_of_up_to_six_sizes_read_and_write_back(sizes):
+    from parasol_core import loads
+    from parasol_core.syntax.writer import dumps
+
+    text = _with_shape_comment(sizes)
+    machine = loads(text)
+    dims = tuple(int(w) for w in sizes.split())
+    assert machine.hardware().shape == dims
+    assert shape_of(machine.hardware()) == Shape(dims)
+    assert dumps(machine) == text  # unedited: byte for byte
+    machine.hardware().shape = (2, 2, 1, 2, 2, 1)
+    again = loads(dumps(machine))
+    assert again.hardware().shape == (2, 2, 1, 2, 2, 1)
+    assert "# piui: shape = 2 2 1 2 2 1\n" in dumps(machine)
+
+
+def test_a_shape_comment_of_seven_sizes_is_ignored_with_a_warning():
+    from parasol_core import loads
+    from parasol_core.validate import validate
+
+    machine = loads(_with_shape_comment("2 2 1 1 2 2 1"))
+    assert machine.hardware().shape is None
+    assert any(
+        "expected 1 to 6 positive sizes" in d.message for d in validate(machine) if not d.is_error
+    )
+    assert shape_of(machine.hardware()) == Shape((4, 4))  # the links decide

@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "generate",
         help="print a generated topology section",
-        description="Sizes: grid W [H [D]], torus W [H [D]], ring N, hypercube D "
+        description="Sizes: grid and torus 1 to 6 sizes (W [H [D ...]]; 4 to 6 route by "
+        "NDmesh/NDtorus; Fugaku: torus 24 23 24 2 3 2), ring N, hypercube D "
         "(2**D processors), bus N, clique N.",
     )
     p.add_argument("kind", metavar="KIND", choices=list(GENERATORS))

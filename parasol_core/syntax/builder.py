@@ -22,6 +22,7 @@ from parasol_core.syntax.source import (
 )
 
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
+MAX_SHAPE_DIMS = 6  # a shape comment holds 1 to 6 sizes (N-D meshes and tori)
 
 
 class _Def(NamedTuple):
@@ -164,9 +165,9 @@ class _Builder(ExprBuilder):
             shape = tuple(int(w) for w in words)
         except ValueError:
             shape = ()
-        if not 1 <= len(shape) <= 3 or any(n < 1 or n > 1_000_000 for n in shape):
+        if not 1 <= len(shape) <= MAX_SHAPE_DIMS or any(n < 1 or n > 1_000_000 for n in shape):
             self.warn(
-                f"shape comment ignored: expected 1 to 3 positive sizes, found {text[eq + 1 :].strip()!r}",
+                f"shape comment ignored: expected 1 to {MAX_SHAPE_DIMS} positive sizes, found {text[eq + 1 :].strip()!r}",
                 tok.line, tok.column,
             )  # fmt: skip
             shape = None

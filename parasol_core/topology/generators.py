@@ -3,7 +3,8 @@
 Each generator returns a :class:`~parasol_core.model.Topology` with every processor of
 one type, links ``1..L`` of one latency and speed, the matching routing name and, for
 grids, tori and small hypercubes, the ``# piui: shape`` comment. Processors are
-numbered ``p = 1 + x + W*y + W*H*z``.
+numbered row-major, ``p = 1 + x0 + W0*x1 + W0*W1*x2 + ...`` (``1 + x + W*y + W*H*z``
+in 3D).
 
 Link order (the sample files use it): all X-direction links (for z, for y, for
 ``x < W-1``: ``p, p+1``), then Y (for z, for ``y < H-1``, for x: ``p, p+W``), then Z.
@@ -14,9 +15,9 @@ dimension of size 2 gets no wrap-around link (it would join the same two process
 ========== ======================= ================================================
 kind        sizes                   routing
 ========== ======================= ================================================
-grid        W, W H or W H D         ``XY`` (1D or 2D), ``XYZ`` (3D)
+grid        1 to 6 sizes W H D ...  ``XY`` (1D or 2D), ``XYZ`` (3D), ``NDmesh`` (4-6D)
 ring        N                       ``1Dtorus``
-torus       W, W H or W H D         ``1Dtorus``, ``2Dtorus``, ``3Dtorus``
+torus       1 to 6 sizes            ``1Dtorus``, ``2Dtorus``, ``3Dtorus``, ``NDtorus``
 hypercube   d (2**d processors)     ``hypercube`` (shape 2 x 2 x 2 up to d = 3)
 bus         N                       ``broadcast``: one link connecting all
 clique      N                       ``broadcast``: one link per pair
@@ -34,6 +35,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+import numpy as np
+
 from parasol_core import budget
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.topology.shape import Shape
@@ -41,6 +44,8 @@ from parasol_core.topology.shape import Shape
 Seconds = float | Timing
 
 MAX_PROCESSORS = 1_000_000
+MAX_DIMS = 6
+"""A grid or torus has 1 to 6 sizes (Fugaku's Tofu network is a 6-D torus)."""
 
 
 def _timing(value: Seconds) -> Timing:
@@ -70,6 +75,8 @@ def build(
 ) -> Topology:
     """A topology of ``count`` processors with one link per entry of ``pairs``."""
     lat, spd = _timing(latency), _timing(speed)
+    if isinstance(pairs, np.ndarray):
+        pairs = pairs.tolist()
     links = [
         Link(id=i, latency=lat, speed=spd, connect=list(procs))
         for i, procs in enumerate(pairs, start=1)
@@ -88,33 +95,30 @@ def build(
 
 
 def grid_pairs(dims: Sequence[int], wrap: bool = False) -> list[tuple[int, int]]:
-    """The links of a grid (or, with ``wrap``, a torus) in the documented order."""
-    shape = Shape(tuple(dims)).padded(3)
-    w, h, d = shape.dims
-    out: list[tuple[int, int]] = []
-    for axis in range(3):
-        n = shape.dims[axis]
-        stride = shape.strides[axis]
-        others = [(a, shape.dims[a]) for a in range(3) if a != axis]
-        plain, wraps = [], []
-        # loops in the order z, y, x with the moving axis stopping one short
-        for z in range(d if axis != 2 else d - 1):
-            for y in range(h if axis != 1 else h - 1):
-                for x in range(w if axis != 0 else w - 1):
-                    p = 1 + x + w * y + w * h * z
-                    plain.append((p, p + stride))
+    """The links of a grid (or, with ``wrap``, a torus) in the documented order: for
+    each dimension in turn (0 first), its plain links ``p, p + stride`` by ascending
+    ``p``, then (torus, size 3 or more) its wrap-around links ``first, last`` of each
+    line along it, by ascending ``first``. For 1 to 3 dimensions this is the order of
+    the sample files (X, then Y, then Z, each by z, then y, then x)."""
+    return [(int(a), int(b)) for a, b in grid_pair_array(dims, wrap)]
+
+
+def grid_pair_array(dims: Sequence[int], wrap: bool = False) -> np.ndarray:
+    """:func:`grid_pairs` as an ``(L, 2)`` int64 array, built with numpy (no Python
+    loop over processors: the 6-D Fugaku torus's 794,880 links in tens of ms)."""
+    shape = Shape(tuple(dims))
+    p = np.arange(1, shape.size + 1, dtype=np.int64)
+    parts = []
+    for n, stride in zip(shape.dims, shape.strides):
+        coord = (p - 1) // stride % n
+        plain = p[coord < n - 1]
+        parts.append(np.column_stack((plain, plain + stride)))
         if wrap and n >= 3:
-            (a1, n1), (a2, n2) = others
-            # the lines along `axis`, in the order of the outer coordinates (z, then y/x)
-            for c2 in range(n2):
-                for c1 in range(n1):
-                    coords = [0, 0, 0]
-                    coords[a1], coords[a2] = c1, c2
-                    first = shape.processor(coords)
-                    wraps.append((first, first + (n - 1) * stride))
-        out.extend(plain)
-        out.extend(wraps)
-    return out
+            first = p[coord == 0]
+            parts.append(np.column_stack((first, first + (n - 1) * stride)))
+    if not parts:
+        return np.empty((0, 2), dtype=np.int64)
+    return np.concatenate(parts)
 
 
 def _name(kind: str, dims: Sequence[int]) -> str:
@@ -122,27 +126,35 @@ def _name(kind: str, dims: Sequence[int]) -> str:
 
 
 def grid(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
-    """A 1D, 2D or 3D mesh with dimension-order routing (``XY`` or ``XYZ``)."""
+    """A mesh of 1 to 6 dimensions with dimension-order routing: ``XY`` (1D, 2D),
+    ``XYZ`` (3D), ``NDmesh`` (4D to 6D)."""
     shape = _shape(dims, "grid")
-    routing = "XYZ" if shape.ndim == 3 else "XY"
+    routing = "XY" if shape.ndim <= 2 else "XYZ" if shape.ndim == 3 else "NDmesh"
     kw.setdefault("name", _name("grid", shape.dims))
     return build(
-        grid_pairs(shape.dims), shape.size, latency, speed, routing=routing, shape=shape.dims, **kw
+        grid_pair_array(shape.dims),
+        shape.size,
+        latency,
+        speed,
+        routing=routing,
+        shape=shape.dims,
+        **kw,
     )
 
 
 def torus(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
-    """A ring, 2D or 3D torus with wrap-around links and ``kDtorus`` routing."""
+    """A ring or a torus of up to 6 dimensions with wrap-around links: ``1Dtorus``,
+    ``2Dtorus``, ``3Dtorus`` routing, ``NDtorus`` from 4D up."""
     shape = _shape(dims, "torus")
     kw.setdefault(
         "name", _name("torus", shape.dims) if shape.ndim > 1 else f"{shape.size}-processor ring"
     )
     return build(
-        grid_pairs(shape.dims, wrap=True),
+        grid_pair_array(shape.dims, wrap=True),
         shape.size,
         latency,
         speed,
-        routing=f"{shape.ndim}Dtorus",
+        routing=f"{shape.ndim}Dtorus" if shape.ndim <= 3 else "NDtorus",
         shape=shape.dims,
         **kw,
     )
@@ -191,8 +203,8 @@ def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
 
 
 def _shape(dims: Sequence[int], kind: str) -> Shape:
-    if not 1 <= len(dims) <= 3:
-        raise ValueError(f"a {kind} has 1 to 3 sizes, got {len(dims)}")
+    if not 1 <= len(dims) <= MAX_DIMS:
+        raise ValueError(f"a {kind} has 1 to {MAX_DIMS} sizes, got {len(dims)}")
     if any(int(n) < 1 for n in dims):
         raise ValueError(f"the sizes of a {kind} must be positive, got {tuple(dims)}")
     shape = Shape(tuple(int(n) for n in dims))

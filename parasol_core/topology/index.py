@@ -26,6 +26,7 @@ from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape, processor_count, shape_of
+from parasol_core.topology.shortest import LinkGraph
 
 # Links holding more processors than this (buses, Ethernets) are not expanded into
 # processor pairs, which would grow with the square of their size.
@@ -104,7 +105,6 @@ class TopologyIndex:
         )
         self.count = processor_count(topology)
         self.shape: Shape | None = shape_of(topology)
-        self.layout = Layout(self.count, self.shape, self.label)
         self.routing = topology.routing
 
         ids: list[int] = []
@@ -141,6 +141,14 @@ class TopologyIndex:
                 f"{len(topology.types)} p[i] lines and its links hold; correct its "
                 "'processors' count"
             )
+
+        # built lazily: only the shortest technique searches it
+        self.layout = Layout(
+            self.count,
+            self.shape,
+            self.label,
+            graph=LinkGraph(self.count, self.members, self.label),
+        )
 
         stride = self.count + 1
         self._stride = stride

@@ -233,7 +233,7 @@ def link_classes(
         return LinkClasses(ids, axis, wrap, others)
     grid = shape.padded(3)
     inside = (a >= 1) & (a <= grid.size) & (b >= 1) & (b <= grid.size)
-    ca = np.zeros((ids.shape[0], 3), dtype=np.int64)
+    ca = np.zeros((ids.shape[0], grid.ndim), dtype=np.int64)  # 3, or 4 to 6 (N-D)
     cb = np.zeros_like(ca)
     ca[inside] = grid.coordinates_array(a[inside])
     cb[inside] = grid.coordinates_array(b[inside])

@@ -298,17 +298,25 @@ def row_major(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | No
 
 def snake_order(dims: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every cell of a grid, each next to the one before: rows along X alternate
-    direction, and rows run through Y then Z, also alternating."""
+    direction, and rows run through Y then Z (then the further dimensions of an N-D
+    grid), also alternating: the rows are the snake order of the other dimensions."""
     dims = tuple(dims) + (1,) * (3 - len(dims))
-    w, h, d = dims
-    rows = []
+    if len(dims) == 1:
+        return [(x,) for x in range(dims[0])]
+    out = []
+    for i, row in enumerate(snake_order(dims[1:]) if len(dims) > 3 else _rows(dims[1:])):
+        xs = range(dims[0]) if i % 2 == 0 else range(dims[0] - 1, -1, -1)
+        out.extend((x, *row) for x in xs)
+    return out
+
+
+def _rows(dims: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The snake order of two dimensions (Y along, then Z)."""
+    h, d = dims
+    out = []
     for z in range(d):
         ys = range(h) if z % 2 == 0 else range(h - 1, -1, -1)
-        rows.extend((y, z) for y in ys)
-    out = []
-    for i, (y, z) in enumerate(rows):
-        xs = range(w) if i % 2 == 0 else range(w - 1, -1, -1)
-        out.extend((x, y, z) for x in xs)
+        out.extend((y, z) for y in ys)
     return out
 
 
@@ -401,6 +409,11 @@ def _sub_grid(dims: tuple[int, ...], count: int) -> tuple[int, ...] | None:
 def ring(hw: TopologyIndex, count: int, shape: Shape | None, seed: int | None) -> list[int]:
     _need_room(hw, count)
     grid = _need_grid(hw, "ring")
+    if sum(n > 1 for n in grid.dims) > 3:
+        raise RoutingError(
+            f"the ring mapping works on grids of up to 3 dimensions; {hw.label} is {grid} "
+            "(the snake mapping works on any)"
+        )
     sub = _sub_grid(grid.dims, count)
     if sub is None:  # no sub-grid of that size: a snake, closed by one long link
         return snake(hw, count, shape, seed)

@@ -34,10 +34,12 @@ from parasol_core.topology.index import index_of
 from parasol_core.topology.phases import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
+from parasol_core.topology.shortest import ShortestRouting
 from parasol_core.topology.techniques import (
     BroadcastRouting,
     HypercubeRouting,
     MeshRouting,
+    NDRouting,
     TorusRouting,
 )
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
@@ -116,7 +118,9 @@ def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None
 def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[int, str]:
     """The pattern's message count (at most it, for shift) without building it, and
     how it was found when that is not the formula."""
-    if name != "halo" or isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if name != "halo" or isinstance(
+        technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)
+    ):
         grid: tuple[int, ...] | None = None
         wraps = False
         if name == "halo":
@@ -135,12 +139,16 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
                 dst: np.ndarray) -> int:  # fmt: skip
     """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
     grid's coordinates, before any is plotted: exact for dimension-order routing
-    (mesh, torus, hypercube) and broadcast links, and for another
+    (mesh, torus, hypercube), broadcast links and ``shortest`` (from its breadth-first
+    tables, which it keeps for the routes), and for another
     technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
     pairs = int(src.shape[0])
     if isinstance(technique, BroadcastRouting):
         return pairs + int(np.count_nonzero(src != dst))
-    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if isinstance(technique, ShortestRouting):  # its searches, within their own budget
+        inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
+        return technique.steps(layout, src[inside], dst[inside])
+    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs
     try:
         shape, wraps = _grid(layout, technique)
@@ -215,6 +223,8 @@ def _grid(layout: Layout, technique: RoutingTechnique) -> tuple[Shape, bool]:
         return technique._shape(layout), False
     if isinstance(technique, MeshRouting):
         return layout.grid(technique.name, technique.ndim), False
+    if isinstance(technique, NDRouting):
+        return technique._shape(layout), technique.wrap
     # another technique: the layout's grid, wrapping when the last processor along X is
     # a neighbour of the first (a bus, a clique)
     shape = layout.shape or Shape((max(layout.count, 1),))
@@ -245,7 +255,7 @@ def _shift(layout: Layout, technique: RoutingTechnique, axis: int) -> tuple[np.n
 
 
 def _halo(layout: Layout, technique: RoutingTechnique) -> tuple[np.ndarray, ...]:
-    if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
+    if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         shape, wraps = _grid(layout, technique)
         p = np.arange(1, shape.size + 1, dtype=np.int64)
         coords = shape.coordinates_array(p)

@@ -46,8 +46,11 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "1Dtorus": _T + "TORUS_1D",
     "2Dtorus": _T + "TORUS_2D",
     "3Dtorus": _T + "TORUS_3D",
+    "NDmesh": _T + "ND_MESH",
+    "NDtorus": _T + "ND_TORUS",
     "broadcast": _T + "BROADCAST",
     "hypercube": _T + "HYPERCUBE",
+    "shortest": "parasol_core.topology.shortest:SHORTEST",
 }
 
 

@@ -106,6 +106,9 @@ class Layout:
     count: int
     shape: Shape | None = None
     label: str = "the topology"
+    #: what link-following techniques (``shortest``) search: a hardware topology's
+    #: :class:`~parasol_core.topology.shortest.LinkGraph`, None for a virtual one
+    graph: object = field(default=None, compare=False, repr=False, hash=False)
     _grids: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def contains(self, p: int) -> bool:

@@ -5,6 +5,8 @@
 * ``1Dtorus``, ``2Dtorus``, ``3Dtorus``: dimension order X, Y, Z, each dimension the
   shorter way round, a tie going the positive way. ``1Dtorus`` is a ring over the
   processor numbers (folded over the processor count), whatever the shape.
+* ``NDmesh``, ``NDtorus`` (extensions): the same on grids of up to 6 dimensions,
+  dimension 0 first (the 6-D torus of Fugaku's Tofu network).
 * ``broadcast``: one hop from sender to receiver (the link is the lowest-id one that
   connects both).
 * ``hypercube`` (an extension): e-cube routing on ``2**d`` processors, correcting the
@@ -192,6 +194,40 @@ class TorusRouting(RoutingTechnique):
         return grid_neighbours(self._shape(layout), p, self.axes, True)
 
 
+class NDRouting(RoutingTechnique):
+    """Dimension order on a grid of up to 6 dimensions, dimension 0 first: ``NDmesh``
+    (no wrap-around) or ``NDtorus`` (each dimension the shorter way round, a tie going
+    the positive way). On 1 to 3 dimensions ``NDmesh`` is ``XYZ`` and ``NDtorus`` is
+    ``2Dtorus``/``3Dtorus`` (and, on a ring shape, ``1Dtorus``)."""
+
+    MAX_DIMS = 6
+
+    def __init__(self, wrap: bool) -> None:
+        self.wrap = wrap
+        self.name = "NDtorus" if wrap else "NDmesh"
+        self.axes = tuple(range(self.MAX_DIMS))
+        self.description = (
+            "N-D torus (up to 6 dimensions), dimension order 0, 1, 2, ..., each the shorter "
+            "way round (ties positive)"
+            if wrap
+            else "N-D mesh (up to 6 dimensions), dimension order 0, 1, 2, ..., no wrap-around"
+        )
+
+    def _shape(self, layout: Layout) -> Shape:
+        return layout.grid(self.name, self.MAX_DIMS)
+
+    def path(self, layout: Layout, src: int, dst: int) -> list[int]:
+        return dimension_order_path(self._shape(layout), self.axes, src, dst, self.wrap)
+
+    def paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return dimension_order_paths(self._shape(layout), self.axes, src, dst, self.wrap)
+
+    def neighbours(self, layout: Layout, p: int) -> list[int]:
+        return grid_neighbours(self._shape(layout), p, self.axes, self.wrap)
+
+
 class BroadcastRouting(RoutingTechnique):
     """One hop over a link that holds both ends (a bus, an Ethernet, a clique)."""
 
@@ -256,5 +292,7 @@ XYZ, XZY, YXZ, YZX, ZXY, ZYX = (MeshRouting("".join(p)) for p in permutations("X
 TORUS_1D = TorusRouting(1)
 TORUS_2D = TorusRouting(2)
 TORUS_3D = TorusRouting(3)
+ND_MESH = NDRouting(wrap=False)
+ND_TORUS = NDRouting(wrap=True)
 BROADCAST = BroadcastRouting()
 HYPERCUBE = HypercubeRouting()
