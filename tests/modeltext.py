@@ -80,3 +80,18 @@ def insert_after(anchor: str, new_lines: str, text: str = MINIMAL) -> str:
             done = True
     assert done, anchor
     return "".join(out)
+
+
+def gcel_with_torus(dims: tuple[int, ...]) -> str:
+    """The GCel sample with its hardware topology replaced by a generated torus."""
+    from pathlib import Path
+
+    from parasol_core.syntax.writer import canonical_lines
+    from parasol_core.topology.generators import torus
+
+    gcel = Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
+    topo = "".join(f"    {line}\n" for line in canonical_lines(torus(dims, 1e-6, 1e-8)))
+    src = gcel.read_text()
+    a = src.index("    begin topology")
+    b = src.index("    end topology") + len("    end topology\n")
+    return src[:a] + topo + src[b:]

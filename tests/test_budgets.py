@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from modeltext import gcel_with_torus
 
 from parasol_core import budget
 from parasol_core.syntax.parser import loads
@@ -62,22 +63,10 @@ def test_unknown_keys_keep_their_lines() -> None:
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
 
 
-def torus_model(dims: tuple[int, ...]) -> str:
-    """The GCel sample with its hardware topology replaced by a generated torus."""
-    from parasol_core.syntax.writer import canonical_lines
-    from parasol_core.topology.generators import torus
-
-    topo = "".join(f"    {line}\n" for line in canonical_lines(torus(dims, 1e-6, 1e-8)))
-    src = GCEL.read_text()
-    a = src.index("    begin topology")
-    b = src.index("    end topology") + len("    end topology\n")
-    return src[:a] + topo + src[b:]
-
-
 @pytest.fixture(scope="module")
 def big_torus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("torus") / "torus32.machine"
-    path.write_text(torus_model((32, 32, 32)))
+    path.write_text(gcel_with_torus((32, 32, 32)))
     return path
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from estimator_support import SAMPLES, Estimator, error_code, post_raw, rpc_raw
+from modeltext import gcel_with_torus
 
 from parasol_core.estimator import Client, RemoteError
 from parasol_core.estimator.protocol import (
@@ -28,17 +29,6 @@ from parasol_core.estimator.protocol import (
 GCEL = SAMPLES / "parsytec-gcel.machine"
 GRID = SAMPLES / "grid4x4.machine"
 ALLTOALL_GCEL = 512 * 511  # messages of alltoall on the GCel's 512 processors
-
-
-def torus_text(dims: tuple[int, ...]) -> str:
-    from parasol_core.syntax.writer import canonical_lines
-    from parasol_core.topology.generators import torus
-
-    topo = "".join(f"    {line}\n" for line in canonical_lines(torus(dims, 1e-6, 1e-8)))
-    src = GCEL.read_text()
-    a = src.index("    begin topology")
-    b = src.index("    end topology") + len("    end topology\n")
-    return src[:a] + topo + src[b:]
 
 
 def unknown_timings(n: int) -> str:
@@ -73,7 +63,7 @@ def server(tmp_path_factory):
         models = {
             "gcel": c.push(GCEL.read_text())["model"],
             "grid": c.push(GRID.read_text())["model"],
-            "torus": c.push(torus_text((64, 64)))["model"],
+            "torus": c.push(gcel_with_torus((64, 64)))["model"],
         }
     est.models = models  # type: ignore[attr-defined]
     yield est
