@@ -149,7 +149,6 @@ class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
         super().__init__()
-        wheel_guard.install()  # the wheel's rule, for every control of every panel
         self.resize(1280, 820)  # before the docks, so they are laid out once, at this size
         self.document = document or Document(self)
         self.setObjectName("MainWindow")
@@ -192,6 +191,8 @@ class MainWindow(QMainWindow):
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
         after_first_paint(self, self.exporter.preload)
+        # the wheel's rule, for every control of every panel (after the paint: its cost)
+        after_first_paint(self, wheel_guard.install)
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip

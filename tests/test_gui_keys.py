@@ -26,7 +26,16 @@ def scroll_area_of(widget) -> QScrollArea:
     return parent
 
 
+def _guarded(qtbot) -> None:
+    """The rule is installed once the main window has painted."""
+    from piui.widgets.wheel_guard import WheelGuard
+
+    app = QApplication.instance()
+    qtbot.waitUntil(lambda: app.findChild(WheelGuard, "piui-wheel-guard") is not None)
+
+
 def test_the_wheel_scrolls_the_topology_editor_past_its_kind_box(main_window, qtbot):
+    _guarded(qtbot)
     main_window.resize(1280, 600)  # short enough for the editor's panel to scroll
     main_window.show_panel("topology-editor")
     editor = main_window.panels["topology-editor"]

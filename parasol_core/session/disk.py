@@ -9,7 +9,6 @@ differs: a file touched but not changed is not reported.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import hashlib
 import os
@@ -104,6 +103,8 @@ def difference(disk: str, mine: str, name: str, mine_label: str = "edited",
     """A unified difference from the text on disk to the text that would be saved
     (``name (mine_label)``). Refused (DiffTooLarge, naming both counts) past ``limit``
     lines."""
+    import difflib  # only when a difference is asked for: not at start-up
+
     a, b = disk.splitlines(keepends=True), mine.splitlines(keepends=True)
     if len(a) + len(b) > limit:
         raise DiffTooLarge(f"the two texts have {len(a) + len(b):,} lines together, more "

@@ -13,7 +13,11 @@ for every such control, those of panels built later and of dialogs among them:
   parent (a scroll area scrolls).
 
 Scroll bars and views keep the wheel, of course. :func:`install` is idempotent; the main
-window calls it.
+window calls it once it has been painted: a filter on the application sees every event
+of every object, and PySide6 then makes Python wrappers of Qt's internal widgets, which
+loads every widget class of QtWidgets with its enums (55 ms of start-up, measured with
+``benchmarks/bench_gui.py --startup-only``). The controls made before it are brought
+under the rule when it is installed.
 """
 
 from __future__ import annotations
@@ -69,4 +73,9 @@ def install(app: QApplication | None = None) -> WheelGuard:
         guard = WheelGuard(app)
         guard.setObjectName("piui-wheel-guard")
         app.installEventFilter(guard)
+        for top in app.topLevelWidgets():  # polished before the filter was there
+            for kind in _CONTROLS:
+                for control in top.findChildren(kind):
+                    if is_guarded(control) and control.focusPolicy() == _WHEEL_FOCUS:
+                        control.setFocusPolicy(_STRONG_FOCUS)
     return guard
