@@ -19,8 +19,10 @@ from parasol_core.model import (
     CONNECT,
     EXPR,
     INT,
+    ROLES,
     STR,
     TIMING,
+    WORD,
     Cache,
     Machine,
     MachineCombinations,
@@ -198,6 +200,13 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
             return Expression.parse(limits.check_text(text, "the expression"))
+        if kind == WORD:  # a processor type's role: a known word, or none to clear it
+            word = text.strip('"').strip()
+            if word.lower() in ("", "none"):
+                return None
+            if word not in ROLES:
+                raise ValueError(f"the roles are: {', '.join(ROLES)} (or none)")
+            return word
         if kind == CONNECT:
             numbers = limits.check_ints((int(p) for p in text.split()), "a connect number")
             if not numbers or numbers[0] != len(numbers) - 1:

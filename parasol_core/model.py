@@ -45,6 +45,11 @@ SHAPE = "shape"
 # A number in a `# piui: KEY = VALUE` comment line (forwarding cost, duplex links):
 # an extension that 1994 readers skip as a comment (see syntax/annotations.py).
 NOTE = "note"
+# A word in a `# piui: KEY = WORD` comment line: a processor type's role (`switch`).
+WORD = "word"
+# The roles a processor type may have (docs/decisions.md, "Switches"): a switch (or
+# router) only forwards messages; it runs no program.
+ROLES = ("switch",)
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,11 @@ class Cache(Block):
 class Processor(Block):
     KEYWORD: ClassVar[str] = "processor"
     ORDER: ClassVar[tuple[str, ...]] = ("timings", "cache", "combinations")
-    FIELDS: ClassVar[tuple[Field, ...]] = (Field("id", "id", INT), Field("name", "name", STR))
+    FIELDS: ClassVar[tuple[Field, ...]] = (
+        Field("role", "role", WORD),
+        Field("id", "id", INT),
+        Field("name", "name", STR),
+    )
     TABLES: ClassVar[tuple[Table, ...]] = (
         Table("timings", "timings", TIMING),
         Table("combinations", "combinations", EXPR),
@@ -148,7 +157,14 @@ class Processor(Block):
     timings: dict[str, Timing] = field(default_factory=dict)
     cache: Cache | None = None
     combinations: dict[str, Expression] = field(default_factory=dict)
+    # Extension (docs/decisions.md, "Switches"): None for a processor that runs
+    # programs, "switch" for a network node that only forwards (`# piui: role = switch`)
+    role: str | None = None
     src: Any = _src()
+
+    @property
+    def is_switch(self) -> bool:
+        return self.role == "switch"
 
 
 Processor.CHILDREN = (Child("cache", Cache, many=False),)
@@ -448,7 +464,11 @@ REFERENCE_FIELDS: dict[str, tuple[RefField, ...]] = {
         RefField("processors", "processor_count", INT),
         RefField("topologies", "topology_count", INT),
     ),
-    "pr": (RefField("id", "id", INT), RefField("name", "name", STR, readable=False)),
+    "pr": (
+        RefField("id", "id", INT),
+        RefField("name", "name", STR, readable=False),
+        RefField("role", "role", WORD, readable=False),
+    ),
     "pc": (
         RefField("size", "size", INT),
         RefField("speed", "speed", TIMING),

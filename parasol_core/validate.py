@@ -28,6 +28,7 @@ from parasol_core.model import (
 )
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.syntax.source import LineIndex, loaded_connect
+from parasol_core.topology.switches import switch_types
 
 if TYPE_CHECKING:
     from parasol_core.engine import Engine
@@ -332,6 +333,7 @@ class _Checker:
             self.error(f"{label} has no hardware topology to map onto", virt, None, target)
             return
         hw_count = hw.processor_count
+        switches = _switch_numbers(self.m, hw)
         for v, h in virt.mapping.items():
             if count is not None and not 1 <= v <= count:
                 self.error(f"virtual processor map[{v}] of {label} is out of range 1..{count}",
@@ -339,6 +341,18 @@ class _Checker:
             if hw_count is not None and not 1 <= h <= hw_count:
                 self.error(f"map[{v}] = {h} in {label}: the hardware topology has processors "
                            f"1..{hw_count}", virt, f"mapping.{v}", target)  # fmt: skip
+            elif h in switches:
+                self.error(f"map[{v}] = {h} in {label}: hardware processor {h} is a switch "
+                           f"(type {hw.types[h]}); programs run only on compute processors",
+                           virt, f"mapping.{v}", target)  # fmt: skip
+
+
+def _switch_numbers(machine: Machine, hw: Topology) -> frozenset[int]:
+    """The hardware processors that are switches (docs/decisions.md, "Switches")."""
+    kinds = switch_types(machine)
+    if not kinds:
+        return frozenset()
+    return frozenset(n for n, t in hw.types.items() if t in kinds)
 
 
 def validate(machine: Machine, engine: Engine | None = None) -> list[Diagnostic]:

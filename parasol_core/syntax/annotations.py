@@ -1,6 +1,6 @@
-"""Number annotations of a hardware topology: ``# piui: forward = X`` and
-``# piui: duplex = X`` comment lines (docs/decisions.md, "Per-hop forwarding and duplex
-links").
+"""Annotations: ``# piui: forward = X`` and ``# piui: duplex = X`` comment lines of a
+hardware topology (docs/decisions.md, "Per-hop forwarding and duplex links"), and
+``# piui: role = switch`` of a processor type (docs/decisions.md, "Switches").
 
 To the grammar (and to any 1994 reader) they are comments: lark, the hand-written reader
 and the fast path all skip them. After a file is parsed, :func:`read_annotations` looks
@@ -10,9 +10,11 @@ the lossless writer changes the number in place after an edit, removes the line 
 the value is set to None, inserts it when one is set, and leaves an unedited file byte
 for byte as it was.
 
-Bad annotations (not a number, negative, not finite, or in a nested section) are
-ignored with a warning that gives the line and says why; the model then behaves as if
-the line were an ordinary comment.
+The role is read the same way into ``processor.role``.
+
+Bad annotations (not a number, negative, not finite, an unknown role, or in a nested or
+another section) are ignored with a warning that gives the line and says why; the model
+then behaves as if the line were an ordinary comment.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import math
 import re
 from typing import Any
 
-from parasol_core.model import Machine, Topology
+from parasol_core.model import ROLES, Block, Machine
 from parasol_core.syntax.diagnostics import WARNING, Diagnostic
 from parasol_core.syntax.source import LineIndex, ValueSource
 
@@ -36,6 +38,7 @@ MAX_DUPLEX = 1.0
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
 _NOTE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
+_ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
 
 
 def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diagnostic]:
@@ -83,11 +86,66 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
             found.append(_warn(f"'# piui: {m.group(1)}' belongs in the hardware topology "
                                "section, not a virtual one; ignored", line, column, file))  # fmt: skip
+    for proc in machine.processors:
+        src = proc.__dict__.get("src")
+        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+            continue
+        if lines is None:
+            lines = LineIndex(text)
+        found.extend(_read_role(proc, text, lines, file))
+    for block in [*machine.topologies, *machine.virtuals]:
+        src = block.__dict__.get("src")
+        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+            continue
+        for m in _ROLE.finditer(text, src.body_start, src.insert_at):
+            if lines is None:
+                lines = LineIndex(text)
+            line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+            found.append(_warn("'# piui: role' belongs in a processor section (it marks the "
+                               f"processor type); ignored in a {block.KEYWORD} section",
+                               line, column, file, block.KEYWORD))  # fmt: skip
     return found
 
 
-def _warn(message: str, line: int, column: int, file: str | None) -> Diagnostic:
-    return Diagnostic(WARNING, message, line, column, file, ("topology",))
+def _read_role(proc: Block, text: str, lines: LineIndex, file: str | None) -> list[Diagnostic]:
+    """Set ``proc.role`` from its `# piui: role = WORD` line; warnings about bad ones."""
+    src: Any = proc.__dict__["src"]
+    found: list[Diagnostic] = []
+    nested = _nested_spans(proc)
+    for m in _ROLE.finditer(text, src.body_start, src.insert_at):
+        line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
+        if any(a <= m.start() < b for a, b in nested):
+            found.append(_warn("'# piui: role' belongs directly in the processor section, not "
+                               "in a nested section; ignored", line, column, file, "processor"))  # fmt: skip
+            continue
+        word = _value_text(m.group(3))
+        why = None
+        if not m.group(2):
+            why = f"expected '# piui: role = {' | '.join(ROLES)}'"
+        elif word not in ROLES:
+            shown = word if len(word) <= 40 else word[:40] + "..."
+            why = f"unknown role {shown!r}; the roles are: {', '.join(ROLES)}"
+        vstart = m.start(3) + len(m.group(3)) - len(m.group(3).lstrip())
+        vend = vstart + len(word)
+        value = None if why is not None else word
+        vs = ValueSource(value, vstart, vend, m.start(), _line_end(text, m.end()), line, column)
+        if why is not None:
+            found.append(_warn(f"'# piui: role' ignored: {why}", line, column, file, "processor"))
+            continue
+        if "role" in src.values:
+            first = src.values["role"]
+            src.shadowed.setdefault("role", []).append((first.line_start, first.line_end))
+            found.append(_warn(f"'# piui: role' is given again (first on line {first.line}); "
+                               "the last one is used", line, column, file, "processor"))  # fmt: skip
+        src.values["role"] = vs
+        proc.role = value  # type: ignore[attr-defined]
+    return found
+
+
+def _warn(
+    message: str, line: int, column: int, file: str | None, section: str = "topology"
+) -> Diagnostic:
+    return Diagnostic(WARNING, message, line, column, file, (section,))
 
 
 def _value_text(rest: str) -> str:
@@ -122,17 +180,19 @@ def _line_end(text: str, pos: int) -> int:
     return pos + 1 if pos < len(text) else pos
 
 
-def _nested_spans(topo: Topology) -> list[tuple[int, int]]:
-    """Character ranges of the sub-sections of a topology (procid, linklist)."""
-    src: Any = topo.__dict__["src"]
+def _nested_spans(block: Block) -> list[tuple[int, int]]:
+    """Character ranges of the sub-sections of a block (procid, linklist, links; timings,
+    cache, combinations)."""
+    src: Any = block.__dict__["src"]
     spans = []
     for ts in list(src.tables.values()) + list(src.containers.values()):
         if ts.start is not None and ts.end is not None:
             spans.append((ts.start, ts.end))
-    for link in src.children.get("links", []):
-        d = link.__dict__
-        if "src" in d:
-            spans.append((d["src"].start, d["src"].end))
+    for kids in src.children.values():
+        for kid in kids if isinstance(kids, list) else [kids]:
+            d = getattr(kid, "__dict__", {})
+            if "src" in d and d["src"] is not None:
+                spans.append((d["src"].start, d["src"].end))
     return spans
 
 

@@ -31,6 +31,7 @@ from parasol_core.model import (
     SHAPE,
     STR,
     TIMING,
+    WORD,
     Block,
     Child,
     Field,
@@ -79,14 +80,16 @@ def format_value(kind: str, value: Any) -> str:
         return " ".join(str(n) for n in value)
     if kind == NOTE:
         return format_number(float(value))
+    if kind == WORD:
+        return str(value)
     raise ValueError(f"unknown value kind {kind!r}")
 
 
 def definition(f: Field, value: Any) -> str:
     if f.kind == SHAPE:
         return f"# piui: shape = {format_value(SHAPE, value)}"
-    if f.kind == NOTE:
-        return f"# piui: {f.keyword} = {format_value(NOTE, value)}"
+    if f.kind in (NOTE, WORD):
+        return f"# piui: {f.keyword} = {format_value(f.kind, value)}"
     return f"{f.keyword} = {format_value(f.kind, value)}"
 
 

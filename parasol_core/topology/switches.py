@@ -1,0 +1,63 @@
+"""Switches: network nodes that only forward (docs/decisions.md, "Switches").
+
+A processor type whose section holds ``# piui: role = switch`` is a switch type; every
+processor of a hardware topology whose ``p[i]`` names such a type is a switch. Switches
+take part in routes like any processor. They run no program, so they are left out of
+communication patterns, of the targets of mappings and of the processor counts shown as
+compute processors.
+
+Everything here is computed from the model each time it is asked (a numpy pass over the
+procid table): nothing is cached that an edit of a type's role or of a ``p[i]`` could
+leave stale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parasol_core.model import Machine, Topology
+
+
+def switch_types(machine: Machine) -> frozenset[int]:
+    """The ids of the processor types marked as switches."""
+    return frozenset(p.id for p in machine.processors if p.is_switch and p.id is not None)
+
+
+def switch_mask(machine: Machine, topology: Topology, count: int | None = None) -> np.ndarray:
+    """A boolean array indexed by processor number (0 unused, 1..count): True where the
+    processor is a switch. ``count`` defaults to the topology's processor count."""
+    if count is None:
+        from parasol_core.topology.shape import processor_count
+
+        count = processor_count(topology)
+    mask = np.zeros(count + 1, dtype=bool)
+    kinds = switch_types(machine)
+    if not kinds or not topology.types:
+        return mask
+    numbers = np.fromiter(topology.types.keys(), dtype=np.int64, count=len(topology.types))
+    types = np.fromiter(topology.types.values(), dtype=np.int64, count=len(topology.types))
+    hit = np.isin(types, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))
+    inside = (numbers >= 1) & (numbers <= count)
+    mask[numbers[hit & inside]] = True
+    return mask
+
+
+def compute_processors(
+    machine: Machine, topology: Topology, count: int | None = None
+) -> np.ndarray:
+    """The numbers of the processors that run programs (not switches), ascending."""
+    mask = switch_mask(machine, topology, count)
+    return np.flatnonzero(~mask[1:]) + 1
+
+
+def compute_count(machine: Machine, topology: Topology) -> int:
+    """How many processors of the topology run programs."""
+    mask = switch_mask(machine, topology)
+    return int(mask.size - 1 - mask[1:].sum())
+
+
+def has_switches(machine: Machine, topology: Topology | None = None) -> bool:
+    """Whether any processor type (or, given a topology, any of its processors) is a switch."""
+    if topology is None:
+        return bool(switch_types(machine))
+    return bool(switch_mask(machine, topology).any())
