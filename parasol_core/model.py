@@ -50,6 +50,16 @@ WORD = "word"
 # The roles a processor type may have (docs/decisions.md, "Switches"): a switch (or
 # router) only forwards messages; it runs no program.
 ROLES = ("switch",)
+# The networks a hardware topology may say it was generated as
+# (`# piui: network = KIND N ...`, docs/decisions.md "Switches"), with the names of
+# their whole-number parameters in order. Routing techniques and drawings that need
+# the structure (levels of a fat tree, groups of a dragonfly) read it from there.
+NETWORK_KINDS: dict[str, tuple[str, ...]] = {
+    # k-ary n-tree: k**n compute processors; n levels of k**(n-1) switches with 2k ports
+    "fattree": ("k", "n"),
+    # groups, routers per group, terminals per router, global links per router
+    "dragonfly": ("g", "a", "p", "h"),
+}
 
 
 @dataclass(frozen=True)
@@ -217,6 +227,7 @@ class Topology(Block):
         Field("shape", "shape", SHAPE),
         Field("forward", "forward", NOTE),
         Field("duplex", "duplex", NOTE),
+        Field("network", "network", WORD),
         Field("id", "id", INT),
         Field("name", "name", STR),
         Field("setup", "setup", TIMING),
@@ -233,6 +244,8 @@ class Topology(Block):
     # of a direction's time per byte that traffic the other way adds (None: shared).
     forward: float | None = None
     duplex: float | None = None
+    # Extension: what network this is ("dragonfly 9 4 2 2"; see NETWORK_KINDS), or None
+    network: str | None = None
     id: int | None = None
     name: str | None = None
     setup: Timing | None = None

@@ -200,3 +200,35 @@ def test_switch_mask_ignores_numbers_outside_the_topology():
     topo.types[99] = 2  # an out-of-range p[99]: the validator reports it; the mask skips it
     assert switch_mask(m, topo, count=3).tolist() == [False, False, False, True]
     assert np.array_equal(compute_processors(m, topo, count=3), [1, 2])
+
+
+def test_a_topology_says_what_network_it_is():
+    from parasol_core.topology.switches import network_of
+
+    text = SWITCHED.replace(
+        'routing = "shortest"\n',
+        'routing = "shortest"\n        # piui: network = dragonfly  9 4 2 2\n',
+    )
+    m = loads(text)
+    topo = m.topologies[0]
+    assert topo.network == "dragonfly 9 4 2 2"
+    assert network_of(topo) == ("dragonfly", {"g": 9, "a": 4, "p": 2, "h": 2})
+    assert dumps(m) == text
+    topo.network = "fattree 4 3"
+    again = loads(dumps(m))
+    assert network_of(again.topologies[0]) == ("fattree", {"k": 4, "n": 3})
+    topo.network = None
+    assert "network" not in dumps(m)
+
+
+@pytest.mark.parametrize("bad", ["dragonfly 9 4 2", "torus 4 4", "fattree 4 x", "fattree 0 3", ""])
+def test_a_network_that_cannot_be_read_is_ignored_with_a_warning(bad):
+    from parasol_core.topology.switches import network_of
+
+    text = SWITCHED.replace(
+        'routing = "shortest"\n', f'routing = "shortest"\n        # piui: network = {bad}\n'
+    )
+    m = loads(text)
+    assert m.topologies[0].network is None and network_of(m.topologies[0]) is None
+    warned = [d for d in validate(m) if "piui: network" in d.message]
+    assert len(warned) == 1 and warned[0].severity == "warning"

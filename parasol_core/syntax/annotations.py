@@ -23,12 +23,13 @@ import math
 import re
 from typing import Any
 
-from parasol_core.model import ROLES, Block, Machine
+from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
 from parasol_core.syntax.diagnostics import WARNING, Diagnostic
 from parasol_core.syntax.source import LineIndex, ValueSource
 
 #: the keys a topology section reads, and what each number means
 KEYS = {
+    "network": "what network the topology was generated as",
     "forward": "seconds per byte a processor spends forwarding a message that passes through it",
     "duplex": "the fraction by which traffic the other way slows a full-duplex link",
 }
@@ -37,7 +38,9 @@ MAX_DUPLEX = 1.0
 
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
-_NOTE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
+_NOTE = re.compile(
+    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M
+)
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
 
 
@@ -61,7 +64,10 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
                                    "section, not in a link or procid section; ignored",
                                    line, column, file))  # fmt: skip
                 continue
-            value, why = _number(key, m.group(2), m.group(3))
+            if key == "network":
+                value, why = _network(m.group(2), m.group(3))
+            else:
+                value, why = _number(key, m.group(2), m.group(3))
             vstart = m.start(3) + len(m.group(3)) - len(m.group(3).lstrip())
             vend = vstart + len(_value_text(m.group(3)))
             vs = ValueSource(value, vstart, vend, m.start(), _line_end(text, m.end()), line, column)
@@ -153,6 +159,26 @@ def _value_text(rest: str) -> str:
     return rest.split("#", 1)[0].strip()
 
 
+def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
+    """The network description (kind and whole numbers, blanks made single), or None
+    and why not."""
+    forms = "; ".join(f"{k} {' '.join(v)}" for k, v in NETWORK_KINDS.items())
+    words = _value_text(rest).split()
+    if not eq or not words:
+        return None, f"expected '# piui: network = KIND N ...' ({forms})"
+    kind, numbers = words[0], words[1:]
+    if kind not in NETWORK_KINDS:
+        shown = kind if len(kind) <= 40 else kind[:40] + "..."
+        return None, f"unknown network {shown!r} (known: {forms})"
+    names = NETWORK_KINDS[kind]
+    if len(numbers) != len(names) or not all(n.isdigit() and 0 < int(n) <= 10**6 for n in numbers):
+        return (
+            None,
+            f"a {kind} takes {len(names)} whole numbers from 1 to 10^6: {kind} {' '.join(names)}",
+        )
+    return " ".join([kind, *(str(int(n)) for n in numbers)]), None
+
+
 def _number(key: str, eq: str, rest: str) -> tuple[float | None, str | None]:
     """The annotation's number, or None and why not."""
     text = _value_text(rest)
@@ -194,6 +220,19 @@ def _nested_spans(block: Block) -> list[tuple[int, int]]:
             if "src" in d and d["src"] is not None:
                 spans.append((d["src"].start, d["src"].end))
     return spans
+
+
+def check_network(value: object) -> str | None:
+    """A value for ``topology.network`` as set by a program: None, or the description
+    in its written form (``"dragonfly 9 4 2 2"``); ValueError saying why not."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"network must be a text such as 'dragonfly 9 4 2 2', not {value!r}")
+    text, why = _network("=", value)
+    if why is not None:
+        raise ValueError(f"network: {why}")
+    return text
 
 
 def check_annotation(key: str, value: object) -> float | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parasol_core.model import Machine, Topology
+from parasol_core.model import NETWORK_KINDS, Machine, Topology
 
 
 def switch_types(machine: Machine) -> frozenset[int]:
@@ -61,3 +61,19 @@ def has_switches(machine: Machine, topology: Topology | None = None) -> bool:
     if topology is None:
         return bool(switch_types(machine))
     return bool(switch_mask(machine, topology).any())
+
+
+def network_of(topology: Topology) -> tuple[str, dict[str, int]] | None:
+    """What network the topology says it is (``# piui: network = KIND N ...``): the kind
+    and its parameters by name (``NETWORK_KINDS``), or None when it says nothing or what
+    it says cannot be read."""
+    from parasol_core.syntax.annotations import check_network
+
+    try:
+        text = check_network(topology.network)
+    except ValueError:
+        return None
+    if text is None:
+        return None
+    kind, *numbers = text.split()
+    return kind, dict(zip(NETWORK_KINDS[kind], map(int, numbers), strict=True))
