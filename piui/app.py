@@ -72,7 +72,7 @@ CORE_MODULES = (
     "parasol_core.engine",
     "parasol_core.session",
     "parasol_core.edit",
-    "parasol_core.expr.check",
+    "parasol_core.analysis.check",
     "parasol_core.meanings",
     "parasol_core.topology.index",  # numpy: the grid view, in front at start
     "parasol_core.topology.layout",

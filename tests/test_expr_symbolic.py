@@ -12,7 +12,7 @@ import sympy as sp
 from parasol_core import Expression
 from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError
-from parasol_core.expr.symbolic import (
+from parasol_core.analysis.symbolic import (
     SymbolicError,
     derivatives,
     latex,

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFocusEvent, QFont, QKeyEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from parasol_core.expr.check import Check, check_expression
+from parasol_core.analysis.check import Check, check_expression
 
 INVALID_STYLE = "QLineEdit { background: #ffd6d6; border: 1px solid #d04040; }"
 

@@ -202,7 +202,7 @@ class SensitivityPanel(QWidget):
             self._show(*self._request)
 
     def _show(self, key: str | None, expr: Expression | None, engine: Engine) -> None:
-        from parasol_core.expr import symbolic  # sympy: loaded when first needed
+        from parasol_core.analysis import symbolic  # sympy: loaded when first needed
 
         self.table.setRowCount(0)
         self.table.hide()
@@ -281,7 +281,7 @@ class SensitivityPanel(QWidget):
 
     def _pretty(self, key: str, expr: Expression, engine: Engine) -> str:
         """The expression in symbolic form (sympy's pretty printer), cached per text."""
-        from parasol_core.expr import symbolic
+        from parasol_core.analysis import symbolic
 
         cache_key = (key, expr.text)
         text = self._pretty_cache.get(cache_key)

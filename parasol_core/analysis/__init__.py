@@ -1,0 +1,10 @@
+"""Analyses of a model's expressions that stand on the engine (one floor above it):
+
+* :mod:`.check`: what an expression typed into a field would do (unknown references,
+  errors, its value), checked as the user types;
+* :mod:`.symbolic`: expressions as sympy, their pretty and LaTeX forms, derivatives and
+  sensitivities to the timings they read.
+
+``parasol_core.expr`` (trees, references, numeric evaluation) sits below the engine;
+these read the engine's values, so they live here, above it (tests/test_layering.py).
+"""
