@@ -10,8 +10,6 @@ import pytest
 import sympy as sp
 
 from parasol_core import Expression
-from parasol_core.engine import Engine
-from parasol_core.expr.evaluate import EvalError
 from parasol_core.analysis.symbolic import (
     SymbolicError,
     derivatives,
@@ -22,6 +20,8 @@ from parasol_core.analysis.symbolic import (
     to_sympy,
     trunc,
 )
+from parasol_core.engine import Engine
+from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Timing
 from parasol_core.syntax.parser import load
 
