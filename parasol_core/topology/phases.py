@@ -79,6 +79,10 @@ END_RTOL = 1e-12
 SMALL_EVENT = 8
 # Predicted ends per block of the blocked minimum (a power of 2).
 BLOCK = 64
+# From this many messages on, the kernel traces by bottleneck groups
+# (native/phase_groups.c): its cost grows with the messages that change bottleneck, not
+# with every message in flight on a link whose load changed.
+GROUPED_MIN_MESSAGES = 4096
 
 
 def _topological_order(arrays: MessageArrays) -> np.ndarray:
@@ -296,7 +300,7 @@ def simulate_routes(
         except FlowLimitError as e:
             raise PhaseError(str(e)) from None
     elif lib is not None and trace.native_usable():
-        trace.run_native(lib)
+        trace.run_native(lib, grouped=trace.grouped_usable())
     else:
         trace.run()
     alone_end = _uncontended_ends(messages, trace.alone, order)
@@ -329,6 +333,8 @@ def _kernel() -> ctypes.CDLL | None:
         lib.parasol_phase_trace.argtypes = [n, n, p, p, p, p, p, p, p, p, n, p, p, p, p]
         lib.parasol_phase_trace.argtypes += [p, p, p, p, p]
         lib.parasol_phase_trace.restype = n
+        lib.parasol_phase_trace_groups.argtypes = lib.parasol_phase_trace.argtypes
+        lib.parasol_phase_trace_groups.restype = n
     return lib
 
 
@@ -597,9 +603,20 @@ class _Trace:
             small and np.isfinite(self.latency).all() and np.isfinite(self.speed[self.u_flat]).all()
         )
 
-    def run_native(self, lib: ctypes.CDLL) -> None:
+    def grouped_usable(self) -> bool:
+        """Whether the kernel by bottleneck groups (``native/phase_groups.c``) takes this
+        trace: at least :data:`GROUPED_MIN_MESSAGES` messages, and no link of speed 0 on
+        a route (a group of weight 0 would move at no cost)."""
+        return bool(
+            self.m >= GROUPED_MIN_MESSAGES
+            and self.u_flat.shape[0]
+            and (self.speed[self.u_flat] > 0).all()
+        )
+
+    def run_native(self, lib: ctypes.CDLL, grouped: bool = False) -> None:
         """The whole trace in one call of the C kernel (``parasol_core/native/phases.c``),
-        which takes the same steps as :meth:`run` with the same arithmetic."""
+        which takes the same steps as :meth:`run` with the same arithmetic; ``grouped``:
+        by bottleneck groups (``native/phase_groups.c``), equal to rounding."""
         m, size = self.m, self.nlinks + 1
         i64 = np.int64
         u_start = np.ascontiguousarray(self.u_start, dtype=i64)
@@ -624,7 +641,8 @@ class _Trace:
         def ptr(a: np.ndarray | None) -> int | None:
             return None if a is None else a.ctypes.data
 
-        rc = lib.parasol_phase_trace(
+        kernel = lib.parasol_phase_trace_groups if grouped else lib.parasol_phase_trace
+        rc = kernel(
             m, self.nlinks, ptr(u_start), ptr(u_hops), ptr(u_flat), ptr(speed), ptr(latency),
             ptr(nbytes), ptr(start), ptr(instant), queue.shape[0], ptr(queue), ptr(waits),
             ptr(dep_ptr), ptr(dependents), ptr(self.t0), ptr(self.end), ptr(busy),
