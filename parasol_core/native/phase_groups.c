@@ -53,11 +53,13 @@ typedef struct {
     int64_t *other; /* beside each, the pair's group (in a link's list) or link (in a
                        group's): scanned without touching the pairs */
     int64_t n, cap;
+    int owned;
 } Vec;
 
 typedef struct {
     int64_t *a; /* message indices, a min-heap by tag */
     int64_t n, cap;
+    int owned; /* a is its own allocation (else a part of the pool) */
 } Heap;
 
 typedef struct {
@@ -175,13 +177,17 @@ static void heap_push(G *s, int64_t g, int64_t i) {
     Heap *h = &s->heap[g];
     if (h->n == h->cap) {
         int64_t cap = h->cap ? 2 * h->cap : 8;
-        int64_t *a = realloc(h->a, (size_t)cap * sizeof *a);
+        int64_t *a = h->owned ? realloc(h->a, (size_t)cap * sizeof *a)
+                              : malloc((size_t)cap * sizeof *a);
         if (!a) {
             s->failed = -2;
             return;
         }
+        if (!h->owned && h->n)
+            memcpy(a, h->a, (size_t)h->n * sizeof *a);
         h->a = a;
         h->cap = cap;
+        h->owned = 1;
     }
     h->a[h->n++] = i;
     sift_up(s, h, h->n - 1);
@@ -297,16 +303,34 @@ static int64_t pair_of(G *s, int64_t l, int64_t g) {
 static int64_t vec_push(G *s, Vec *v, int64_t id, int64_t other) {
     if (v->n == v->cap) {
         int64_t cap = v->cap ? 2 * v->cap : 4;
-        int64_t *a = realloc(v->id, (size_t)cap * sizeof *a);
-        int64_t *b = a ? realloc(v->other, (size_t)cap * sizeof *b) : NULL;
-        if (a)
-            v->id = a;
-        if (!a || !b) {
+        int64_t *a, *b;
+        if (v->owned) {
+            a = realloc(v->id, (size_t)cap * sizeof *a);
+            if (a)
+                v->id = a;
+            b = a ? realloc(v->other, (size_t)cap * sizeof *b) : NULL;
+        } else {
+            a = malloc((size_t)cap * sizeof *a);
+            b = malloc((size_t)cap * sizeof *b);
+            if (a && b && v->n) {
+                memcpy(a, v->id, (size_t)v->n * sizeof *a);
+                memcpy(b, v->other, (size_t)v->n * sizeof *b);
+            }
+            if (a && b)
+                v->id = a;
+            else {
+                free(a);
+                free(b);
+                b = NULL;
+            }
+        }
+        if (!b) {
             s->failed = -2;
             return 0;
         }
         v->other = b;
         v->cap = cap;
+        v->owned = 1;
     }
     v->id[v->n] = id;
     v->other[v->n] = other;
@@ -584,8 +608,15 @@ static int run(G *s, int64_t nqueue, const int64_t *queue, int64_t *events) {
         /* the latent messages whose bytes start moving by the next event join their
          * groups first (each may bring its group's next end forward) */
         double t_end = s->tree[1];
-        while (s->ln > 0 && s->lat[0].when <= (t_end < t_start ? t_end : t_start)) {
-            activate(s, due_pop(s->lat, &s->ln));
+        if (s->ln > 0 && s->lat[0].when <= (t_end < t_start ? t_end : t_start)) {
+            /* in tx order, each bringing the next event forward to its own end at most */
+            while (s->ln > 0 && s->lat[0].when <= (t_end < t_start ? t_end : t_start)) {
+                int64_t i = due_pop(s->lat, &s->ln);
+                activate(s, i);
+                double e = end_of(s, s->grp[i], i);
+                if (e < t_end)
+                    t_end = e;
+            }
             refresh_dirty(s);
             t_end = s->tree[1];
         }
@@ -687,6 +718,11 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     ALLOC(s.pairs, (size_t)s.pcap);
     ALLOC(s.hash, (size_t)s.hcap);
     ALLOC(s.tree, 2 * (size_t)leaves);
+    /* the first room of every heap and pair list, in one pool: a group's heap holds
+     * at most the messages crossing it, a link's pairs at most its crossings (a
+     * group's pairs may outgrow theirs, and then move to an allocation of their own) */
+    int64_t *pool = NULL;
+    ALLOC(pool, 5 * K);
 #undef ALLOC
     int64_t rc = -2;
     int64_t pscap = 1;
@@ -705,6 +741,20 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         }
         for (int64_t q = 0; q < 2 * leaves; q++)
             s.tree[q] = INFINITY;
+        for (int64_t k = 0; k < crossings; k++)
+            s.touched[u_flat[k]]++; /* (scratch) the crossings of each link */
+        int64_t at = 0;
+        for (size_t l = 0; l < NL; l++) {
+            int64_t room = s.touched[l];
+            s.touched[l] = 0;
+            s.heap[l].a = pool + at;
+            s.lvec[l].id = pool + K + at;
+            s.lvec[l].other = pool + 2 * K + at;
+            s.gvec[l].id = pool + 3 * K + at;
+            s.gvec[l].other = pool + 4 * K + at;
+            s.heap[l].cap = s.lvec[l].cap = s.gvec[l].cap = room;
+            at += room;
+        }
         for (int64_t i = 0; i < m; i++) {
             for (int64_t k = u_start[i], b = k + u_hops[i]; k < b; k++)
                 s.which[k] = i;
@@ -719,7 +769,8 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     }
     if (s.heap)
         for (size_t q = 0; q < NL; q++)
-            free(s.heap[q].a);
+            if (s.heap[q].owned)
+                free(s.heap[q].a);
     free(s.which);
     free(s.cprev);
     free(s.cnext);
@@ -727,10 +778,14 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     free(s.load);
     if (s.lvec && s.gvec)
         for (size_t q = 0; q < NL; q++) {
-            free(s.lvec[q].id);
-            free(s.lvec[q].other);
-            free(s.gvec[q].id);
-            free(s.gvec[q].other);
+            if (s.lvec[q].owned) {
+                free(s.lvec[q].id);
+                free(s.lvec[q].other);
+            }
+            if (s.gvec[q].owned) {
+                free(s.gvec[q].id);
+                free(s.gvec[q].other);
+            }
         }
     free(s.lvec);
     free(s.gvec);
@@ -760,5 +815,6 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     free(s.pairs);
     free(s.hash);
     free(s.tree);
+    free(pool);
     return rc;
 }
