@@ -173,8 +173,22 @@ def peak_mb() -> float:
 
 @contextlib.contextmanager
 def reference_kernel() -> Iterator[None]:
-    """The reference kernel (``phases.c``) whatever the phase's size."""
-    with mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 1 << 62):
+    """The reference kernel's loop (``phases.c``) whatever the phase's size, and no bulk
+    path (``_Trace.run_together``)."""
+    with (
+        mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 1 << 62),
+        mock.patch.object(phases._Trace, "run_together", lambda self: False),
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def grouped_kernel() -> Iterator[None]:
+    """The kernel by bottleneck groups (``phase_groups.c``), and no bulk path."""
+    with (
+        mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 0),
+        mock.patch.object(phases._Trace, "run_together", lambda self: False),
+    ):
         yield
 
 
@@ -194,22 +208,36 @@ def _halo(
     t_plot, ids = best(lambda: RouteTable(machine.hardware()).add_many(msgs.src, msgs.dst), 1)
     ids = table.add_many(msgs.src, msgs.dst)
     t_base, times = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
-    if python:
-        t_c, _, t_py, result = both(lambda: simulate_routes(table, ids, msgs), repeat)
-    else:
+    took = []
+    real = phases._Trace.run_together
+    with mock.patch.object(
+        phases._Trace, "run_together", lambda self: took.append(real(self)) or took[-1]
+    ):
         t_c, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
-        t_py = math.nan
+    way = "bulk path, no event loop" if took[-1] else "event loop"
     with reference_kernel():
         t_ref, ref = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    with grouped_kernel():
+        t_grp, grp = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    t_py = math.nan
+    if python:
+        pure(True)
+        try:
+            with reference_kernel():
+                t_py, slow = best(lambda: simulate_routes(table, ids, msgs), repeat)
+        finally:
+            pure(False)
+        assert np.array_equal(slow.end, ref.end)
     # every message shares its link with the one coming the other way: n = 2 throughout
     assert np.allclose(result.end, times), "the trace disagrees with the batch transfer time"
-    assert np.allclose(ref.end, result.end, rtol=1e-9, atol=0)
-    way = "groups" if len(msgs) >= phases.GROUPED_MIN_MESSAGES else "reference"
+    assert np.array_equal(ref.end, result.end) and np.array_equal(ref.busy, result.busy)
+    assert np.allclose(grp.end, result.end, rtol=1e-9, atol=0)
     print(
         f"halo {side}^3 torus, {len(msgs):,} messages ({result.events} events): batch "
-        f"transfer_time {t_base * 1e3:.1f} ms; trace with the kernel ({way}) {t_c * 1e3:.1f} ms "
-        f"(**{t_c / t_base:.2f}x** the batch), reference kernel {t_ref * 1e3:.1f} ms "
-        f"({t_ref / t_base:.2f}x), in Python {t_py * 1e3:.1f} ms ({t_py / t_base:.2f}x); "
+        f"transfer_time {t_base * 1e3:.1f} ms; simulate_routes ({way}) {t_c * 1e3:.1f} ms "
+        f"(**{t_c / t_base:.2f}x** the batch); event loops: reference kernel "
+        f"{t_ref * 1e3:.1f} ms ({t_ref / t_base:.2f}x), kernel by groups {t_grp * 1e3:.1f} ms "
+        f"({t_grp / t_base:.2f}x), Python {t_py * 1e3:.1f} ms ({t_py / t_base:.2f}x); "
         f"plotting the routes {t_plot * 1e3:.1f} ms"
     )
     if end_to_end:

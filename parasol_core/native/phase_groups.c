@@ -44,7 +44,7 @@ typedef struct {
 
 typedef struct {
     int64_t l, g;         /* the link crossed, the group (bottleneck link) */
-    int64_t head, count;  /* its crossings (a doubly linked list through cprev/cnext) */
+    int64_t head, count;  /* its crossings (a doubly linked list through Cross) */
     int64_t lpos, gpos;   /* where it is in the pair lists of link l and of group g */
 } Pair;
 
@@ -55,6 +55,12 @@ typedef struct {
     int64_t n, cap;
     int owned;
 } Vec;
+
+/* a crossing (message, link): its pair and its neighbours in the pair's list, side by
+ * side (one cache line for what a move touches) */
+typedef struct {
+    int64_t prev, next, pair, which;
+} Cross;
 
 typedef struct {
     int64_t *a; /* message indices, a min-heap by tag */
@@ -73,7 +79,7 @@ typedef struct {
     double *t0, *end, *busy;
     int64_t *max_n;
     /* per crossing */
-    int64_t *which, *cprev, *cnext, *cpair;
+    Cross *cross;
     /* per link */
     int64_t *load, *acc, *lmark, *touched, *gmark;
     Vec *lvec, *gvec; /* per link, the pairs it is the link of; the pairs it is the group of */
@@ -367,25 +373,27 @@ static void cross_add(G *s, int64_t k, int64_t l, int64_t g) {
     if (id < 0)
         return;
     Pair *x = &s->pairs[id];
-    s->cpair[k] = id;
-    s->cprev[k] = -1;
-    s->cnext[k] = x->head;
+    Cross *c = &s->cross[k];
+    c->pair = id;
+    c->prev = -1;
+    c->next = x->head;
     if (x->head >= 0)
-        s->cprev[x->head] = k;
+        s->cross[x->head].prev = k;
     x->head = k;
     if (x->count++ == 0)
         pair_list(s, id);
 }
 
 static void cross_remove(G *s, int64_t k) {
-    int64_t id = s->cpair[k];
+    Cross *c = &s->cross[k];
+    int64_t id = c->pair;
     Pair *x = &s->pairs[id];
-    if (s->cprev[k] >= 0)
-        s->cnext[s->cprev[k]] = s->cnext[k];
+    if (c->prev >= 0)
+        s->cross[c->prev].next = c->next;
     else
-        x->head = s->cnext[k];
-    if (s->cnext[k] >= 0)
-        s->cprev[s->cnext[k]] = s->cprev[k];
+        x->head = c->next;
+    if (c->next >= 0)
+        s->cross[c->next].prev = c->prev;
     if (--x->count == 0)
         pair_unlist(s, id);
 }
@@ -542,7 +550,7 @@ static void change(G *s, double t, int64_t ns, int64_t ne) {
             /* to the heaviest link of the route, not l: one not yet looked at this
              * event (a group that got quieter) may be heavier */
             while (s->pairs[p].count > 0 && !s->failed) {
-                int64_t i = s->which[s->pairs[p].head];
+                int64_t i = s->cross[s->pairs[p].head].which;
                 regroup(s, i, heaviest(s, i), t);
             }
         }
@@ -563,7 +571,7 @@ static void change(G *s, double t, int64_t ns, int64_t ne) {
             int64_t p = s->pscratch[r];
             /* the pair may have lost members (and group l others) on the way */
             while (s->pairs[p].count > 0 && s->pairs[p].g == l && !s->failed) {
-                int64_t i = s->which[s->pairs[p].head];
+                int64_t i = s->cross[s->pairs[p].head].which;
                 regroup(s, i, heaviest(s, i), t);
             }
         }
@@ -685,10 +693,7 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     s.hcap = 2048;
     int ok = 1;
 #define ALLOC(p, n) ok &= ((p = calloc((n), sizeof *(p))) != NULL)
-    ALLOC(s.which, K);
-    ALLOC(s.cprev, K);
-    ALLOC(s.cnext, K);
-    ALLOC(s.cpair, K);
+    ALLOC(s.cross, K);
     ALLOC(s.load, NL);
     ALLOC(s.lvec, NL);
     ALLOC(s.gvec, NL);
@@ -757,7 +762,7 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         }
         for (int64_t i = 0; i < m; i++) {
             for (int64_t k = u_start[i], b = k + u_hops[i]; k < b; k++)
-                s.which[k] = i;
+                s.cross[k].which = i;
             s.grp[i] = -1;
             s.hpos[i] = -1;
             s.ready[i] = start[i];
@@ -771,10 +776,7 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         for (size_t q = 0; q < NL; q++)
             if (s.heap[q].owned)
                 free(s.heap[q].a);
-    free(s.which);
-    free(s.cprev);
-    free(s.cnext);
-    free(s.cpair);
+    free(s.cross);
     free(s.load);
     if (s.lvec && s.gvec)
         for (size_t q = 0; q < NL; q++) {
