@@ -36,7 +36,8 @@ Issue 23 (a million processors):
   and 1,572,864 messages, 100 the million-processor torus). Past the budgets of
   ``parasol_core.budget`` (1,000,000 generated lines, 1,000,000 messages, 10,000,000
   route steps) the bench raises them for its own process and says so. ``--no-python``
-  leaves out the pure-Python trace (for large sides). The halo also runs with the
+  leaves out the pure-Python trace, ``--no-loops`` every event loop (for large sides:
+  memory; the default path is then the only trace run). The halo also runs with the
   reference kernel (``phases.c``) beside the default one (by bottleneck groups from
   ``GROUPED_MIN_MESSAGES`` messages on, ``phase_groups.c``), and end to end
   (``simulate(pattern="halo")``: pattern, routes and trace) against the routes plotted
@@ -193,14 +194,19 @@ def grouped_kernel() -> Iterator[None]:
 
 
 def halo(
-    side: int, nbytes: float, repeat: int, end_to_end: bool, python: bool = True
+    side: int,
+    nbytes: float,
+    repeat: int,
+    end_to_end: bool,
+    python: bool = True,
+    loops: bool = True,
 ) -> tuple[float, float, float]:
     with limits_for(side):
-        return _halo(side, nbytes, repeat, end_to_end, python)
+        return _halo(side, nbytes, repeat, end_to_end, python, loops)
 
 
 def _halo(
-    side: int, nbytes: float, repeat: int, end_to_end: bool, python: bool
+    side: int, nbytes: float, repeat: int, end_to_end: bool, python: bool, loops: bool
 ) -> tuple[float, float, float]:
     machine = Machine(topologies=[torus([side] * 3, LATENCY, SPEED)])
     msgs = make_pattern_arrays(machine, "halo", nbytes)
@@ -215,12 +221,14 @@ def _halo(
     ):
         t_c, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
     way = "bulk path, no event loop" if took[-1] else "event loop"
-    with reference_kernel():
-        t_ref, ref = best(lambda: simulate_routes(table, ids, msgs), repeat)
-    with grouped_kernel():
-        t_grp, grp = best(lambda: simulate_routes(table, ids, msgs), repeat)
-    t_py = math.nan
-    if python:
+    t_ref = t_grp = t_py = math.nan
+    ref = grp = result
+    if loops:
+        with reference_kernel():
+            t_ref, ref = best(lambda: simulate_routes(table, ids, msgs), repeat)
+        with grouped_kernel():
+            t_grp, grp = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    if python and loops:
         pure(True)
         try:
             with reference_kernel():
@@ -353,6 +361,9 @@ def main() -> None:
     parser.add_argument("--patterns", action="store_true")
     parser.add_argument("--side", type=int, default=32, help="the halo's torus: N x N x N")
     parser.add_argument("--no-python", action="store_true", help="no pure-Python trace")
+    parser.add_argument(
+        "--no-loops", action="store_true", help="halo: no event-loop comparisons (memory)"
+    )
     parser.add_argument("--saturated", action="store_true", help="the M^k scaling (issue 23)")
     parser.add_argument(
         "--counts", type=int, nargs="+", default=[10_000, 20_000, 50_000, 100_000, 200_000]
@@ -363,7 +374,14 @@ def main() -> None:
 
     gcel = load(GCEL)
     if args.only != "saturated":
-        halo(args.side, args.bytes, args.repeat, end_to_end=True, python=not args.no_python)
+        halo(
+            args.side,
+            args.bytes,
+            args.repeat,
+            end_to_end=True,
+            python=not args.no_python,
+            loops=not args.no_loops,
+        )
     if args.saturated or args.only == "saturated":
         saturated(gcel, args.counts, args.reference_max)
     if args.only:

@@ -59,7 +59,8 @@ typedef struct {
 /* a crossing (message, link): its pair and its neighbours in the pair's list, side by
  * side (one cache line for what a move touches) */
 typedef struct {
-    int64_t prev, next, pair, which;
+    int32_t prev, next, pair, which; /* (the caller keeps crossings under 2**31; a phase
+                                        past 2**31 - 1 pairs fails with -3) */
 } Cross;
 
 typedef struct {
@@ -271,6 +272,10 @@ static int64_t pair_of(G *s, int64_t l, int64_t g) {
                 s->pairs = np;
                 s->pcap = cap;
             }
+            if (s->npairs >= INT32_MAX) {
+                s->failed = -3;
+                return -1;
+            }
             int64_t id = s->npairs++;
             Pair *x = &s->pairs[id];
             x->l = l;
@@ -374,11 +379,11 @@ static void cross_add(G *s, int64_t k, int64_t l, int64_t g) {
         return;
     Pair *x = &s->pairs[id];
     Cross *c = &s->cross[k];
-    c->pair = id;
+    c->pair = (int32_t)id;
     c->prev = -1;
-    c->next = x->head;
+    c->next = (int32_t)x->head;
     if (x->head >= 0)
-        s->cross[x->head].prev = k;
+        s->cross[x->head].prev = (int32_t)k;
     x->head = k;
     if (x->count++ == 0)
         pair_list(s, id);
@@ -762,7 +767,7 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         }
         for (int64_t i = 0; i < m; i++) {
             for (int64_t k = u_start[i], b = k + u_hops[i]; k < b; k++)
-                s.cross[k].which = i;
+                s.cross[k].which = (int32_t)i;
             s.grp[i] = -1;
             s.hpos[i] = -1;
             s.ready[i] = start[i];

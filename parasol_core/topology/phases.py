@@ -683,6 +683,10 @@ class _Trace:
             ptr(dep_ptr), ptr(dependents), ptr(self.t0), ptr(self.end), ptr(busy),
             ptr(max_n), ptr(events),
         )  # fmt: skip
+        if rc == -3 and grouped:  # past 2**31 (link, group) pairs: the reference kernel
+            self.t0.fill(np.nan)
+            self.end.fill(np.nan)
+            return self.run_native(lib, grouped=False)
         if rc == -2:
             raise MemoryError("the event trace's kernel could not allocate its state")
         if rc != 0:
