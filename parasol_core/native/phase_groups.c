@@ -59,8 +59,7 @@ typedef struct {
 /* a crossing (message, link): its pair and its neighbours in the pair's list, side by
  * side (one cache line for what a move touches) */
 typedef struct {
-    int32_t prev, next, pair, which; /* (the caller keeps crossings under 2**31; a phase
-                                        past 2**31 - 1 pairs fails with -3) */
+    int32_t prev, next, pair, which; /* (the caller keeps crossings under 2**31) */
 } Cross;
 
 typedef struct {
@@ -94,6 +93,9 @@ typedef struct {
     /* pairs and their hash table (key l * (nlinks + 1) + g) */
     Pair *pairs;
     int64_t npairs, pcap;
+    int64_t max_pairs; /* past it, -3: the caller takes the reference kernel, whose memory
+                          is bounded by the crossings (pairs, never freed, could grow
+                          with the regroups) */
     int64_t *hash;
     int64_t hcap;
     /* the tournament tree over groups: their next ends */
@@ -272,7 +274,7 @@ static int64_t pair_of(G *s, int64_t l, int64_t g) {
                 s->pairs = np;
                 s->pcap = cap;
             }
-            if (s->npairs >= INT32_MAX) {
+            if (s->npairs >= s->max_pairs) {
                 s->failed = -3;
                 return -1;
             }
@@ -695,6 +697,9 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         leaves *= 2;
     s.leaves = leaves;
     s.pcap = 1024;
+    s.max_pairs = 4 * (crossings + 1) + (1 << 20);
+    if (s.max_pairs > INT32_MAX)
+        s.max_pairs = INT32_MAX;
     s.hcap = 2048;
     int ok = 1;
 #define ALLOC(p, n) ok &= ((p = calloc((n), sizeof *(p))) != NULL)
