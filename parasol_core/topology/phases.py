@@ -20,7 +20,11 @@ taken out together, so k equal messages starting together make two events, not 2
 The loop runs in C (``parasol_core/native/phases.c``, one call for the whole trace) when
 that optional kernel was built, taking the same steps with the same arithmetic (its
 results are bit-identical); in Python (:class:`_Trace`) when it was not, when
-``PARASOL_PURE_PYTHON=1``, or when a route has an infinite latency or speed.
+``PARASOL_PURE_PYTHON=1``, or when a route has an infinite latency or speed. From
+:data:`GROUPED_MIN_MESSAGES` messages on the kernel traces by bottleneck groups
+(``native/phase_groups.c``: a load change re-rates no one; equal to rounding), and a
+phase that is two events (all start at once and end together, as a torus's halo) is
+computed in bulk with no loop (:meth:`_Trace.run_together`, bit-equal).
 
 :func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
 (:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
