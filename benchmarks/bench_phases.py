@@ -188,6 +188,7 @@ def grouped_kernel() -> Iterator[None]:
     """The kernel by bottleneck groups (``phase_groups.c``), and no bulk path."""
     with (
         mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 0),
+        mock.patch.object(phases, "GROUPED_MIN_LOAD", 0.0),
         mock.patch.object(phases._Trace, "run_together", lambda self: False),
     ):
         yield

@@ -81,7 +81,7 @@ typedef struct {
     /* per crossing */
     Cross *cross;
     /* per link */
-    int64_t *load, *acc, *lmark, *touched, *gmark;
+    int64_t *load, *acc, *lmark, *touched, *gmark, *last_g, *last_pair;
     Vec *lvec, *gvec; /* per link, the pairs it is the link of; the pairs it is the group of */
     double *w, *since, *V, *tv;
     Heap *heap;
@@ -257,7 +257,22 @@ static void refresh_dirty(G *s) {
 
 /* ------------------------------------------------------------------ pairs */
 
-static int64_t pair_of(G *s, int64_t l, int64_t g) {
+static int64_t pair_lookup(G *s, int64_t l, int64_t g);
+
+/* the pair (l, g), made if new; each link remembers the last it was asked for (the
+ * messages crossing a link mostly share a few bottlenecks), pairs are never freed */
+static inline int64_t pair_of(G *s, int64_t l, int64_t g) {
+    if (s->last_g[l] == g)
+        return s->last_pair[l];
+    int64_t id = pair_lookup(s, l, g);
+    if (id >= 0) {
+        s->last_g[l] = g;
+        s->last_pair[l] = id;
+    }
+    return id;
+}
+
+static int64_t pair_lookup(G *s, int64_t l, int64_t g) {
     int64_t key = l * (s->nlinks + 1) + g, mask = s->hcap - 1;
     uint64_t hsh = (uint64_t)key * 0x9E3779B97F4A7C15ull;
     for (int64_t p = (int64_t)(hsh >> 20) & mask;; p = (p + 1) & mask) {
@@ -711,6 +726,8 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     ALLOC(s.lmark, NL);
     ALLOC(s.touched, NL);
     ALLOC(s.gmark, NL);
+    ALLOC(s.last_g, NL);
+    ALLOC(s.last_pair, NL);
     ALLOC(s.w, NL);
     ALLOC(s.since, NL);
     ALLOC(s.V, NL);
@@ -752,7 +769,7 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
         for (int64_t q = 0; q < s.hcap; q++)
             s.hash[q] = -1;
         for (size_t q = 0; q < NL; q++) {
-            s.lmark[q] = s.gmark[q] = -1;
+            s.lmark[q] = s.gmark[q] = s.last_g[q] = -1;
         }
         for (int64_t q = 0; q < 2 * leaves; q++)
             s.tree[q] = INFINITY;
@@ -805,6 +822,8 @@ int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_s
     free(s.lmark);
     free(s.touched);
     free(s.gmark);
+    free(s.last_g);
+    free(s.last_pair);
     free(s.w);
     free(s.since);
     free(s.V);
