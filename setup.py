@@ -39,7 +39,7 @@ NATIVE: list[Extension] = [
     # exactly as the Python path does
     Extension(
         "parasol_core._phases",
-        ["parasol_core/native/phases.c"],
+        ["parasol_core/native/phases.c", "parasol_core/native/phase_groups.c"],
         optional=True,
         extra_compile_args=["-O2", "-ffp-contract=off"],
     ),

@@ -30,26 +30,49 @@ to show how the cost grows with the number of messages, and prints the table.
 ``--patterns`` also runs ``ring-allgather`` and ``alltoall`` on all 512 GCel processors
 (261,632 messages each; minutes in Python).
 
+Issue 23 (a million processors):
+
+* ``--side N`` sets the halo's torus to N x N x N (default 32; 64 is 262,144 processors
+  and 1,572,864 messages, 100 the million-processor torus). Past the budgets of
+  ``parasol_core.budget`` (1,000,000 generated lines, 1,000,000 messages, 10,000,000
+  route steps) the bench raises them for its own process and says so. ``--no-python``
+  leaves out the pure-Python trace, ``--no-loops`` every event loop (for large sides:
+  memory; the default path is then the only trace run). The halo also runs with the
+  reference kernel (``phases.c``) beside the default one (by bottleneck groups from
+  ``GROUPED_MIN_MESSAGES`` messages on, ``phase_groups.c``), and end to end
+  (``simulate(pattern="halo")``: pattern, routes and trace) against the routes plotted
+  plus the batch transfer time.
+* ``--saturated`` runs the random GCel phase saturated (a start every 0.1 ms, as the
+  1 s window of 10,000 messages) at 10k, 20k, 50k, 100k and 200k messages (``--counts``)
+  with the default kernel, and with the reference kernel up to ``--reference-max``
+  messages (50,000), and fits the exponent of the cost (CPU seconds ~ M^k) over the
+  counts by least squares on the logarithms. Target: k at most 1.3.
+
 Each figure is the best of ``--repeat`` runs (``--repeat`` // 2, at least 1, for the
 scaling rows).
 
     .venv/bin/python benchmarks/bench_phases.py [--repeat N] [--messages N] [--window S]
-        [--scaling] [--patterns]
+        [--scaling] [--patterns] [--side N] [--no-python] [--saturated [--counts M ...]]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
+import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
-from parasol_core import _native
+from parasol_core import _native, budget
 from parasol_core.model import Machine
 from parasol_core.syntax.parser import load
+from parasol_core.topology import phases
 from parasol_core.topology.generators import torus
 from parasol_core.topology.network import RouteTable
 from parasol_core.topology.patterns import make_pattern_arrays
@@ -57,7 +80,7 @@ from parasol_core.topology.phases import (
     MessageArrays,
     PhaseResult,
     _kernel,
-    simulate_phase,
+    simulate,
     simulate_routes,
 )
 
@@ -119,26 +142,120 @@ CPU_PY = [0.0]  # the CPU time of the pure-Python run of the last both()
 SAME = [True]  # every result bit-identical between the two paths
 
 
-def halo(side: int, nbytes: float, repeat: int, end_to_end: bool) -> tuple[float, float, float]:
+@contextlib.contextmanager
+def limits_for(side: int) -> Iterator[None]:
+    """The budgets raised for this process when a ``side``^3 torus and its halo pass them
+    (the bench measures; the library keeps its limits)."""
+    size = side**3
+    lines = budget.generator_size("torus", [side] * 3)
+    messages = budget.pattern_messages("halo", size, (side,) * 3, True)
+    if (
+        lines <= budget.MAX_GENERATED
+        and 2 * messages <= budget.MAX_ROUTE_STEPS
+        and (messages <= budget.MAX_PHASE_MESSAGES)
+    ):
+        yield
+        return
+    print(
+        f"(the {side}^3 torus: {lines:,} generated lines, {messages:,} halo messages, "
+        f"{2 * messages:,} route steps; budgets raised for this run)"
+    )
+    with (
+        mock.patch.object(budget, "check_generator", lambda *a, **k: 0),
+        mock.patch.object(budget, "MAX_PHASE_MESSAGES", max(messages, budget.MAX_PHASE_MESSAGES)),
+        mock.patch.object(budget, "MAX_ROUTE_STEPS", max(2 * messages, budget.MAX_ROUTE_STEPS)),
+    ):
+        yield
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@contextlib.contextmanager
+def reference_kernel() -> Iterator[None]:
+    """The reference kernel's loop (``phases.c``) whatever the phase's size, and no bulk
+    path (``_Trace.run_together``)."""
+    with (
+        mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 1 << 62),
+        mock.patch.object(phases._Trace, "run_together", lambda self: False),
+    ):
+        yield
+
+
+@contextlib.contextmanager
+def grouped_kernel() -> Iterator[None]:
+    """The kernel by bottleneck groups (``phase_groups.c``), and no bulk path."""
+    with (
+        mock.patch.object(phases, "GROUPED_MIN_MESSAGES", 0),
+        mock.patch.object(phases, "GROUPED_MIN_LOAD", 0.0),
+        mock.patch.object(phases._Trace, "run_together", lambda self: False),
+    ):
+        yield
+
+
+def halo(
+    side: int,
+    nbytes: float,
+    repeat: int,
+    end_to_end: bool,
+    python: bool = True,
+    loops: bool = True,
+) -> tuple[float, float, float]:
+    with limits_for(side):
+        return _halo(side, nbytes, repeat, end_to_end, python, loops)
+
+
+def _halo(
+    side: int, nbytes: float, repeat: int, end_to_end: bool, python: bool, loops: bool
+) -> tuple[float, float, float]:
     machine = Machine(topologies=[torus([side] * 3, LATENCY, SPEED)])
     msgs = make_pattern_arrays(machine, "halo", nbytes)
     table = RouteTable(machine.hardware())
     t_plot, ids = best(lambda: RouteTable(machine.hardware()).add_many(msgs.src, msgs.dst), 1)
     ids = table.add_many(msgs.src, msgs.dst)
     t_base, times = best(lambda: table.state(ids).transfer_times(ids, msgs.nbytes), repeat)
-    t_c, _, t_py, result = both(lambda: simulate_routes(table, ids, msgs), repeat)
+    took = []
+    real = phases._Trace.run_together
+    with mock.patch.object(
+        phases._Trace, "run_together", lambda self: took.append(real(self)) or took[-1]
+    ):
+        t_c, result = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    way = "bulk path, no event loop" if took[-1] else "event loop"
+    t_ref = t_grp = t_py = math.nan
+    ref = grp = result
+    if loops:
+        with reference_kernel():
+            t_ref, ref = best(lambda: simulate_routes(table, ids, msgs), repeat)
+        with grouped_kernel():
+            t_grp, grp = best(lambda: simulate_routes(table, ids, msgs), repeat)
+    if python and loops:
+        pure(True)
+        try:
+            with reference_kernel():
+                t_py, slow = best(lambda: simulate_routes(table, ids, msgs), repeat)
+        finally:
+            pure(False)
+        assert np.array_equal(slow.end, ref.end)
     # every message shares its link with the one coming the other way: n = 2 throughout
     assert np.allclose(result.end, times), "the trace disagrees with the batch transfer time"
+    assert np.array_equal(ref.end, result.end) and np.array_equal(ref.busy, result.busy)
+    assert np.allclose(grp.end, result.end, rtol=1e-9, atol=0)
     print(
         f"halo {side}^3 torus, {len(msgs):,} messages ({result.events} events): batch "
-        f"transfer_time {t_base * 1e3:.1f} ms; trace with the kernel {t_c * 1e3:.1f} ms "
-        f"({t_c / t_base:.2f}x the batch), in Python {t_py * 1e3:.1f} ms "
-        f"({t_py / t_base:.2f}x); plotting the routes {t_plot * 1e3:.1f} ms"
+        f"transfer_time {t_base * 1e3:.1f} ms; simulate_routes ({way}) {t_c * 1e3:.1f} ms "
+        f"(**{t_c / t_base:.2f}x** the batch); event loops: reference kernel "
+        f"{t_ref * 1e3:.1f} ms ({t_ref / t_base:.2f}x), kernel by groups {t_grp * 1e3:.1f} ms "
+        f"({t_grp / t_base:.2f}x), Python {t_py * 1e3:.1f} ms ({t_py / t_base:.2f}x); "
+        f"plotting the routes {t_plot * 1e3:.1f} ms"
     )
     if end_to_end:
-        t_all, _ = best(lambda: simulate_phase(machine, msgs), repeat)
+        t_all, _ = best(lambda: simulate(machine, pattern="halo", bytes=nbytes), 1)
         print(
-            f"  simulate_phase end to end with the kernel (routes plotted inside): {t_all * 1e3:.1f} ms"
+            f"  simulate(pattern='halo') end to end with the kernel (pattern, routes, trace): "
+            f"{t_all * 1e3:.1f} ms, {t_all / (t_plot + t_base):.2f}x plotting the routes plus "
+            f"the batch transfer_time ({(t_plot + t_base) * 1e3:.1f} ms); peak resident "
+            f"{peak_mb():.0f} MB"
         )
     return t_base, t_c, t_py
 
@@ -170,6 +287,59 @@ def random_phase(
     return cpu_c, CPU_PY[0]
 
 
+def saturated(machine: Machine, counts: list[int], reference_max: int) -> None:
+    """The random phase at a constant arrival rate (a start every 0.1 ms: saturated)
+    at each count, with the default kernel and (up to ``reference_max``) the reference
+    kernel; the fitted exponent of the CPU time."""
+    rows = []
+    for count in counts:
+        rng = np.random.default_rng(1)
+        n = machine.hardware().processor_count
+        src = rng.integers(1, n + 1, count)
+        dst = rng.integers(1, n, count)
+        dst[dst >= src] += 1
+        window = count * 1e-4
+        msgs = MessageArrays(
+            src, dst, rng.uniform(1024, 65536, count), rng.uniform(0, window, count)
+        )
+        table = RouteTable(machine.hardware())
+        ids = table.add_many(msgs.src, msgs.dst)
+        run = lambda t=table, i=ids, m=msgs: simulate_routes(t, i, m)  # noqa: E731
+        _, result = best(run, 1)
+        cpu = CPU[0]
+        ref_cpu = math.nan
+        if count <= reference_max:
+            with reference_kernel():
+                _, ref = best(run, 1)
+            ref_cpu = CPU[0]
+            assert np.allclose(ref.end, result.end, rtol=1e-9, atol=0)
+            assert np.array_equal(ref.max_in_flight, result.max_in_flight)
+        inflight = float(((result.end - result.start).sum()) / result.makespan)
+        rows.append((count, cpu, ref_cpu, result.events, result.ratio, inflight))
+        print(
+            f"saturated GCel phase, {count:,} messages over {window:g} s ({result.events:,} "
+            f"events, ratio {result.ratio:.2f}, {inflight:,.0f} in flight on average): kernel "
+            f"{cpu:.3f} s CPU, reference kernel {ref_cpu:.3f} s CPU",
+            flush=True,
+        )
+    print("\n| messages | " + " | ".join(f"{r[0]:,}" for r in rows) + " |")
+    print("|---|" + "---|" * len(rows))
+    print("| kernel (s CPU) | " + " | ".join(f"{r[1]:.3g}" for r in rows) + " |")
+    print("| reference kernel (s CPU) | " + " | ".join(f"{r[2]:.3g}" for r in rows) + " |")
+    if len(rows) > 1:
+        x = np.log([r[0] for r in rows])
+        k = np.polyfit(x, np.log([r[1] for r in rows]), 1)[0]
+        ends = math.log(rows[-1][1] / rows[0][1]) / math.log(rows[-1][0] / rows[0][0])
+        print(
+            f"cost ~ M^{k:.2f} (least squares over {rows[0][0]:,}..{rows[-1][0]:,}; "
+            f"first to last {ends:.2f}); target: at most 1.3"
+        )
+        have = [r for r in rows if not math.isnan(r[2])]
+        if len(have) > 1:
+            kr = np.polyfit(np.log([r[0] for r in have]), np.log([r[2] for r in have]), 1)[0]
+            print(f"reference kernel ~ M^{kr:.2f} over {have[0][0]:,}..{have[-1][0]:,}")
+
+
 def big_pattern(machine: Machine, name: str) -> None:
     msgs = make_pattern_arrays(machine, name, 1024.0)
     table = RouteTable(machine.hardware())
@@ -190,10 +360,33 @@ def main() -> None:
     parser.add_argument("--bytes", type=float, default=4096.0, help="halo message size")
     parser.add_argument("--scaling", action="store_true")
     parser.add_argument("--patterns", action="store_true")
+    parser.add_argument("--side", type=int, default=32, help="the halo's torus: N x N x N")
+    parser.add_argument("--no-python", action="store_true", help="no pure-Python trace")
+    parser.add_argument(
+        "--no-loops", action="store_true", help="halo: no event-loop comparisons (memory)"
+    )
+    parser.add_argument("--saturated", action="store_true", help="the M^k scaling (issue 23)")
+    parser.add_argument(
+        "--counts", type=int, nargs="+", default=[10_000, 20_000, 50_000, 100_000, 200_000]
+    )
+    parser.add_argument("--reference-max", type=int, default=50_000)
+    parser.add_argument("--only", choices=("halo", "saturated"), help="run only this part")
     args = parser.parse_args()
 
-    halo(32, args.bytes, args.repeat, end_to_end=True)
     gcel = load(GCEL)
+    if args.only != "saturated":
+        halo(
+            args.side,
+            args.bytes,
+            args.repeat,
+            end_to_end=True,
+            python=not args.no_python,
+            loops=not args.no_loops,
+        )
+    if args.saturated or args.only == "saturated":
+        saturated(gcel, args.counts, args.reference_max)
+    if args.only:
+        return
     rows: dict[tuple[int, int], tuple[float, float]] = {}
     rows[1, args.messages] = random_phase(gcel, args.messages, args.window, args.repeat)
     # the same messages spread over 10x the time: little contention, few in flight

@@ -79,3 +79,15 @@ def test_windows_edit_only_through_the_session() -> None:
         text = path.read_text()
         for needle in ("QUndoCommand", "undo_stack.push", "Slot(", "setattr(machine"):
             assert needle not in text, f"{path.name} uses {needle}"
+
+
+def test_patterns_and_phases_form_no_cycle() -> None:
+    """Issue 23: the messages (``topology.messages``) sit below both the pattern builders
+    and the event trace; the patterns never import the trace, and the trace imports the
+    patterns (for ``simulate(pattern=...)``)."""
+    topo = CORE / "topology"
+    names = {name for _, name in imports(topo / "patterns.py")}
+    assert "parasol_core.topology.phases" not in names
+    names = {name for _, name in imports(topo / "messages.py")}
+    assert not {n for n in names if n.startswith("parasol_core.topology")}, names
+    assert "parasol_core.topology.patterns" in {name for _, name in imports(topo / "phases.py")}
