@@ -743,3 +743,36 @@ def error_at(message: str, tok: Any, text: str) -> ModelSyntaxError:
     return ModelSyntaxError(
         message, tok.line, tok.column, text=str(tok)[:80], context=context(text, tok.start_pos),
     )  # fmt: skip
+
+
+def read_value(kind: str, text: str) -> Any:
+    """The value ``text`` reads as after `keyword =` in a file: ``kind`` is ``"int"``,
+    ``"str"``, ``"timing"`` or ``"connect"`` (model.py's kinds). Raises
+    :class:`ModelSyntaxError` when ``text`` is not one such value and nothing else
+    (or a number in it is out of range). For the in-place saver
+    (:mod:`parasol_core.syntax.inplace`), which checks a value it wrote reads back."""
+    from parasol_core.syntax.build_expr import _int
+    from parasol_core.syntax.builder import _Builder
+
+    line = text + "\n"
+    if "\n" in text or "\r" in text or "\x0b" in text:
+        raise ModelSyntaxError("a value must fit on one line", 1, 1, text=text)
+    r = _Reader(line, _Builder())
+    try:
+        if kind == _TIMING_V:
+            value = r.timing()
+        elif kind == _CONNECT_V:
+            numbers = [r.match(_INT, "INT", "an integer")]
+            while not r.at_nl():
+                numbers.append(r.match(_INT, "INT", "an integer"))
+            value = tuple(_int(t) for t in numbers)
+        else:
+            pattern, token = _VALUE_TOKEN[kind]
+            tok = r.match(pattern, token, _DESCRIBE[token])
+            value = _int(tok) if kind == _INT_V else str(tok)[1:-1]
+        r.nl()
+        if r.pos != len(line):  # a `;` ended the value, and more follows
+            r.fail(r.pos, ("the end of the line",))
+    except _Fail as e:
+        raise error_at(e.message, e.token, line) from None
+    return value
