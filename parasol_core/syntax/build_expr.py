@@ -60,8 +60,7 @@ def _float(tok: Token) -> float:
 class ExprBuilder:
     """Builds expression trees bottom-up while a parser runs (no parse tree is built):
     the reader calls a method by the name of each grammar rule it has read, with the
-    rule's children, as lark calls an inline transformer's
-    (an inline transformer), and the hand-written reader makes the same calls."""
+    rule's children, as lark calls an inline transformer's (the tests run it so)."""
 
     # ---- expressions
 

@@ -227,6 +227,7 @@ class _Reader:
         self.opened: list[tuple[str, int]] = []  # `begin X` sections open, with lines
         self._op_at = -1  # the operator looked at last, and where
         self._op: Any = None
+        self.line_end = "the end of the line"  # what ends an expression, in messages
 
     # ---- tokens
 
@@ -637,7 +638,7 @@ class _Reader:
         pos = self.next_token(self.pos, nl=True)
         if pos >= len(text) or text[pos] in ")" + more or _NL.match(text, pos):
             return
-        self.fail(pos, ("an operator", "')'", "the end of the line"))
+        self.fail(pos, ("an operator", "')'", self.line_end))
 
     def _closing(self) -> bool:
         """Whether a `)` follows; else the error that an operator or one was expected."""
@@ -724,6 +725,7 @@ def expression(text: str, builder: Any) -> Any:
     """The tree of one expression (on one line, the whole of ``text``) that
     ``builder`` builds. Raises :class:`ModelSyntaxError`."""
     r = _Reader(text, builder)
+    r.line_end = "the end of the expression"
     try:
         tree = r.expression()
         if not _END_OF_TEXT.match(text, r.pos):
