@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from test_fast_parser_differential import _load, assert_same, mutate, same_error
 from test_fast_parser_imports import _run
 
-from parasol_core import ModelSyntaxError, parse_expression
+from parasol_core import ModelSyntaxError, Timing, loads, parse_expression
 from parasol_core.syntax import reader
 from parasol_core.syntax.build_expr import ExprBuilder
 from parasol_core.syntax.expression import grammar_text
@@ -67,7 +67,7 @@ def test_the_section_layout_is_the_grammar() -> None:
             body = rules[keyword]  # e.g. `timings: BEGIN "timings" NL _timing_item* END ...`
             rule = re.search(r"(_\w+_item)\*", body).group(1)
         alternatives = {a.strip() for a in rules[rule].split("|")}
-        alternatives.discard("_blank")
+        alternatives -= {"NL", f"{keyword}_shape"}  # a line of blanks, a shape comment
         expected = {f"{f}_def" for f in spec.fields if f != "smallloopsspeedup"}
         expected |= set(spec.sections)
         if spec.named is not None:
@@ -352,6 +352,31 @@ def test_a_syntax_error_is_lark_s() -> None:
     assert isinstance(got, ModelSyntaxError) and isinstance(ref, ModelSyntaxError)
     same_error(ref, got)
     assert got.expected and "expected" in got.message
+
+
+@pytest.mark.parametrize(
+    ("section", "line"),
+    [("cache", "            smallloopsspeedup = 1.5"), ("timings", "            id = 2e-6"),
+     ("timings", "            begin = 2e-6"), ("combinations", "            name = 1 + 2")],
+)  # fmt: skip
+def test_a_shape_comment_changes_nothing_after_it(section: str, line: str) -> None:
+    """A word after a shape comment (or a line of blanks the line end before it did not
+    take) reads as it does anywhere in its section: the grammar gives each section its
+    own rule for them, so the states after them are not shared between sections (they
+    were: `smallloopspeedup` and timings named like keywords were refused there)."""
+    anchor = f"end {section}"
+    head, tail = BASE.split(anchor, 1)
+    for before in ("        # piui: shape = 2 1\n", "        \ufeff\n"):
+        text = head + before + line.strip() + "\n        " + anchor + tail
+        assert_same(text, thorough=False)  # the grammar run by lark reads it too
+        p = loads(text).processors[0]
+        name = line.split("=")[0].strip()
+        if section == "cache":
+            assert p.cache.smallloopspeedup == Timing(1.5)
+        elif section == "timings":
+            assert p.timings[name] == Timing(2e-6)
+        else:
+            assert p.combinations[name].text == "1 + 2"
 
 
 # --------------------------------------------------------------------------- no lark

@@ -383,6 +383,12 @@ class _Builder(ExprBuilder):
         return self.count_text.count("\n", 0, offset) + 1
 
 
+# The grammar gives each section a rule of its own for a shape comment (X_shape), so
+# that the states after one are not shared between sections; each is a shape_def.
+for _keyword in (*BLOCK_CLASSES, "timings", "combinations", "procid", "linklist", "mapping"):
+    setattr(_Builder, f"{_keyword}_shape", _Builder.shape_def)
+
+
 def _is_comment(item: Any, keyword: str) -> bool:
     """A shape comment where no shape belongs is only a comment."""
     return isinstance(item, _Def) and item.kind == "shape" and keyword not in SHAPED

@@ -191,13 +191,6 @@ KEYWORDS = frozenset(w for s in LAYOUT.values() for w in (*s.keywords, *s.sectio
 }
 
 
-# The words the grammar reads as keywords where a line may begin in any section: after a
-# shape comment or a line of blanks (see _Reader.items)
-MERGED_WORDS = frozenset(
-    w for s in LAYOUT.values() for w in s.keywords if not w.startswith("smallloop")
-)
-
-
 class Tok(str):
     """A token for the builder: the text, with its type, offsets (in the text), line
     and column."""
@@ -329,7 +322,6 @@ class _Reader:
     def file(self) -> Any:
         text = self.text
         children: list = []
-        merged = False
         while True:  # blank lines and shape comments, then `begin machine`
             pos = self.next_token(self.pos, nl=True, shape=True)
             self.pos = pos
@@ -339,11 +331,6 @@ class _Reader:
                 children.append(self.nl())
             else:
                 break
-            merged = True
-        if merged:  # the word after them is read whole (see items())
-            word = _WORD.match(text, self.pos)
-            if word is None or word.group(0) != "begin":
-                self.fail(self.pos, ("'begin'",))
         begin = self.literal(("begin",), ("'begin'",))
         begin.type = "BEGIN"
         self.literal(("machine",), ("'machine'",))
@@ -412,7 +399,6 @@ class _Reader:
         words = spec.keywords
         out: list = []
         append = out.append
-        merged = False
         while True:
             pos = self.pos
             m = _LEADING.match(text, pos)
@@ -427,27 +413,14 @@ class _Reader:
                 if _SHAPE.match(text, at):
                     self.pos = at
                     append(self.shape())
-                    merged = True
                     continue
                 if _NL.match(text, at):
                     self.pos = at
                     self.nl()  # a line of blanks the last end of line did not take
-                    merged = True
                     continue
                 if text[at] not in _WORD_START:
                     self.fail(at, spec.expected)
-            if merged:
-                # After a shape comment or a line of blanks the grammar reads the next
-                # word whole (the states that follow them are shared by every section):
-                # a word of the grammar (MERGED_WORDS) is that word, any other a name
-                merged = False
-                word = _WORD.match(text, at).group(0)
-                if named in ("timing", "expr"):
-                    if word in MERGED_WORDS and word != "end":
-                        self.fail(at, spec.expected)
-                elif word not in MERGED_WORDS or word not in words:
-                    self.fail(at, spec.expected)
-            elif named in ("timing", "expr"):  # a name, or `end`
+            if named in ("timing", "expr"):  # a name, or `end`
                 word = _WORD.match(text, at).group(0)
             else:
                 for word in words:
