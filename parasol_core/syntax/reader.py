@@ -74,7 +74,7 @@ _NL_LINE = re.compile(TERMINALS["NL"][:-1])  # one line of it
 _SHAPE = re.compile(TERMINALS["SHAPE"])
 _IGNORED = re.compile(f"{TERMINALS['WS']}|{TERMINALS['COMMENT']}")
 _WORD = re.compile(TERMINALS["NAME"])
-_BARE = {k: re.compile(_atomic(k)) for k in ("INT", "TNUM", "STRING", "NAME")}
+_NAME = re.compile(_atomic("NAME"))
 _INT = re.compile(r"[ \t]*" + _atomic("INT"))
 _TNUM = re.compile(r"[ \t]*" + _atomic("TNUM"))
 _STRING = re.compile(r"[ \t]*" + _atomic("STRING"))
@@ -183,12 +183,6 @@ def _layout() -> dict[str, Section]:
 
 
 LAYOUT = _layout()
-# The grammar's keywords: what a line may begin with, and the section names
-KEYWORDS = frozenset(w for s in LAYOUT.values() for w in (*s.keywords, *s.sections, s.keyword)) | {
-    "machine",
-    "p",
-    "map",
-}
 
 
 class Tok(str):
@@ -638,7 +632,7 @@ class _Reader:
             children += (self.tok("DOT", *m.span(1)), self.tok("NAME", *m.span(2)))
         elif self._next_is("."):
             dot = self.match(_DOT, "DOT", "'.'")
-            children += (dot, self.match(_BARE["NAME"], "NAME", "a name"))
+            children += (dot, self.match(_NAME, "NAME", "a name"))
         else:
             return self.b.reference(children)
         m = _INDEX.match(text, self.pos)
