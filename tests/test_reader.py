@@ -402,3 +402,22 @@ def test_an_unusual_text_and_a_syntax_error_do_not_import_lark() -> None:
         "print(m.id, e.text, err.line, err.column, 'lark' in sys.modules)"
     )
     assert out == "1 1 +\f2 2 8 False"
+
+
+def test_a_number_out_of_range_is_reported_where_it_stands() -> None:
+    """The one place the reader's first error is not lark's: a value out of range on a
+    line followed by a line that cannot stand. Lark's parser builds a definition only
+    once it has read the token after it, so it reports the later line; the reader
+    reports the first error, the number (the differential corpora never meet this)."""
+    text = "begin machine\n id = 99999999999999999999999\n colour = 1\nend machine\n"
+    with pytest.raises(ModelSyntaxError) as got:
+        loads(text)
+    with pytest.raises(ModelSyntaxError) as ref:
+        lark_reference.loads(text)
+    assert (got.value.line, got.value.column) == (2, 7) and "out of range" in got.value.message
+    assert (ref.value.line, ref.value.column) == (3, 2)
+    # with a good line after it, both report the number
+    text = text.replace("colour", "name")
+    with pytest.raises(ModelSyntaxError) as ref:
+        lark_reference.loads(text)
+    assert (ref.value.line, ref.value.column) == (2, 7)
