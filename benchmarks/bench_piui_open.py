@@ -1,7 +1,7 @@
 """How long PIUI takes to open a large model, against loading it in the same process.
 
 In one process (offscreen unless QT_QPA_PLATFORM is set): the main window is made and
-shown on the small grid4x4 sample first (so that imports, lark's tables and the windows'
+shown on the small grid4x4 sample first (so that imports and the windows'
 first painting are not counted), then for the generated 32 x 32 x 32 torus of
 ``bench_load.py`` (32,768 processors, 98,304 links), taking turns:
 

@@ -21,8 +21,8 @@ from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 
 __version__ = "0.1.0"
 
-# The parser (and lark with it) is imported when first used, so that importing the model
-# objects alone stays light (`import parasol_core.model` does not load lark).
+# The parser is imported when first used, so that importing the model objects alone
+# stays light.
 _LAZY = {"load": "parser", "loads": "parser", "parse_expression": "expression"}
 
 

@@ -31,6 +31,7 @@ from parasol_core.model import (
     reference_fields,
 )
 from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.expression import parse_expression
 
 
 class EditError(ValueError):
@@ -199,7 +200,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
             numbers = [limits.float_text(p) for p in parts]
             return Timing(numbers[0], numbers[1] if len(numbers) > 1 else None)
         if kind == EXPR:
-            return Expression.parse(limits.check_text(text, "the expression"))
+            return parse_expression(limits.check_text(text, "the expression"))
         if kind == WORD:  # a processor type's role: a known word, or none to clear it
             word = text.strip('"').strip()
             if word.lower() in ("", "none"):

@@ -57,6 +57,7 @@ from parasol_core.expr.refs import (
 from parasol_core.expr.tree import Expression, Reference
 from parasol_core.model import Block, Machine
 from parasol_core.syntax.diagnostics import ERROR, Diagnostic, ModelSyntaxError
+from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.source import LineIndex
 
 __all__ = [
@@ -487,7 +488,7 @@ class Engine:
         positions in ``text``.
         """
         try:
-            expr = Expression.parse(text)
+            expr = parse_expression(text)
         except ModelSyntaxError as e:
             return EvalError(f"syntax error: {e.message}", e.column - 1, e.column)
         env: dict[str, Value] = self._env_with(args)

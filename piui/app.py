@@ -63,7 +63,7 @@ def missing_platform_packages(
 # The Qt-free modules that opening a model and PIUI's first screen need, imported before
 # PySide6: once shiboken is loaded, it reads the source of every module imported after it
 # (to look for ``from __feature__ import``), a millisecond or more each, for the hundred
-# or so modules of parasol_core, lark and numpy. What is not listed here (sympy,
+# or so modules of parasol_core and numpy. What is not listed here (sympy,
 # pyqtgraph, the estimator client, the windows behind others) is imported when needed.
 CORE_MODULES = (
     "concurrent.futures",

@@ -22,7 +22,7 @@ from parasol_core.expr.evaluate import (
     evaluate,
     format_value,
 )
-from parasol_core.expr.tree import Expression
+from parasol_core.syntax.expression import parse_expression
 
 # --------------------------------------------------------------------------- an oracle
 
@@ -341,7 +341,7 @@ def test_function_domain_and_range_errors_name_the_function_and_argument(text, n
 
 
 def test_a_compiled_expression_reads_its_environment_each_call():
-    fn = compile_expression(Expression.parse("(4*pt(1).ila + pt(1).goto) / pc(1).speed"))
+    fn = compile_expression(parse_expression("(4*pt(1).ila + pt(1).goto) / pc(1).speed"))
     assert fn({"pt(1).ila": 1, "pt(1).goto": 2, "pc(1).speed": 2}) == 3
     assert fn({"pt(1).ila": 1.0, "pt(1).goto": 2, "pc(1).speed": 4}) == 1.5
     missing = fn({"pt(1).ila": 1})
@@ -356,15 +356,15 @@ def test_a_resolver_maps_references_to_keys_and_reports_unknown_ones():
             return "x"
         raise UnresolvedReference(f"'{ref}': nothing there")
 
-    fn = compile_expression(Expression.parse("pt(1).iga * 2 + 0 * pc(1).size"), resolver)
+    fn = compile_expression(parse_expression("pt(1).iga * 2 + 0 * pc(1).size"), resolver)
     result = fn({"x": 4})
     assert isinstance(result, EvalError) and result.message == "'pc(1).size': nothing there"
-    assert compile_expression(Expression.parse("pt(9).iga * 2"), resolver)({"x": 4}) == 8
+    assert compile_expression(parse_expression("pt(9).iga * 2"), resolver)({"x": 4}) == 8
 
 
 def test_compile_never_raises_for_an_evaluation_problem():
     # errors are values: compiling and calling with odd environments does not raise
-    fn = compile_expression(Expression.parse("pt(1).iga / pt(1).ila"))
+    fn = compile_expression(parse_expression("pt(1).iga / pt(1).ila"))
     assert isinstance(fn({"pt(1).iga": 1.0, "pt(1).ila": 0}), EvalError)
     err = EvalError("boom")
     assert fn({"pt(1).iga": err, "pt(1).ila": 1}).message == "boom"

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from parasol_core import Expression
 from parasol_core.analysis.symbolic import (
     SymbolicError,
     derivatives,
@@ -23,11 +22,12 @@ from parasol_core.analysis.symbolic import (
 from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Timing
+from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.parser import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 
-loads_expr = Expression.parse
+loads_expr = parse_expression
 IGA, SPEED, LINKS = symbol("pt(1).iga"), symbol("tl(1)(1).speed"), symbol("to(1).links")
 
 

@@ -1,13 +1,16 @@
-"""The fast path (parasol_core.syntax.fastscan) agrees with lark, the reference parser.
+"""The reader agrees with the grammar run by lark (tests/lark_reference.py), the
+executable specification, and the bulk scanners (parasol_core.syntax.fastscan) with
+the reader.
 
-Every text here is loaded twice, by lark alone and with the fast path, and must give
-the same outcome: the same syntax error (message, line, column, found text, expected
-tokens, context), or an equal model with equal source records for every section (the
-fast path's lazily built link records included), the same diagnostics from the loader
-and from the validator, and the same text written back, unedited and after an edit of a
-link. The texts: the samples, generated models (in canonical form, which the fast path
-takes, and in varied layouts, which it mostly leaves to lark), and thousands of mutations
-of a model whose bulk sections the fast path reads.
+Every text here is loaded by lark, by the reader with the bulk scanners and by the
+reader alone, and must give the same outcome: a syntax error at the same line and
+column (the reader's saying what was expected there), or an equal model with equal
+source records for every section (the bulk scanners' lazily built link records
+included), the same diagnostics from the loader and from the validator, and the same
+text written back, unedited and after an edit of a link. The texts: the samples,
+generated models (in canonical form, which the bulk scanners take, and in varied
+layouts, which they mostly leave to the reader), and thousands of mutations of a model
+whose bulk sections the scanners read.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
+import lark_reference
 import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +28,6 @@ from hypothesis import HealthCheck, given, settings
 import parasol_core.syntax.parser as parser_module
 from parasol_core import Machine, ModelSyntaxError, Timing, loads
 from parasol_core.syntax import fastscan
-from parasol_core.syntax.source import is_lazy
 from parasol_core.syntax.writer import dumps, dumps_canonical
 from parasol_core.validate import validate
 
@@ -36,24 +40,60 @@ SAMPLES = sorted((ROOT / "sample_models").glob("*.machine"))
 
 @pytest.fixture(autouse=True)
 def _fast_path_on_small_sections(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the fast path take sections of any size, so small texts exercise it."""
+    """Let the bulk scanners take sections of any size, so small texts exercise them."""
     monkeypatch.setattr(fastscan, "MIN_ITEMS", 1)
 
 
-def _load(text: str, fast: bool) -> Machine | tuple:
-    parser_module._fast = fast
+class _Scanned:
+    """Counts the bodies the bulk scanners took (``scanned.bodies``) while in use."""
+
+    def __enter__(self) -> _Scanned:
+        self.bodies = 0
+        self.original = original = fastscan.scan_section
+
+        def counting(*args: Any) -> Any:
+            found = original(*args)
+            self.bodies += found is not None
+            return found
+
+        fastscan.scan_section = counting
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        fastscan.scan_section = self.original
+
+
+def _load(text: str, how: str) -> Machine | ModelSyntaxError:
+    """``how``: "lark" (the specification), "bulk" (the reader with the bulk scanners,
+    as parasol_core loads) or "reader" (the reader alone)."""
     try:
+        if how == "lark":
+            return lark_reference.loads(text)
+        parser_module._bulk = how == "bulk"
         return loads(text)
     except ModelSyntaxError as e:
-        return ("syntax error", e.message, e.line, e.column, e.text, e.expected, e.context)
+        return e
     finally:
-        parser_module._fast = True
+        parser_module._bulk = True
 
 
-def _used_fast_path(m: Machine) -> bool:
-    return any(is_lazy(link) for t in m.topologies for link in t.links) or any(
-        fastscan.scan(m.src.text)[1]
+def says_what_was_expected(e: ModelSyntaxError) -> bool:
+    """A syntax error of the reader names what was expected, or is one of the
+    builder's range and depth errors, which say what is wrong with the token."""
+    return (
+        bool(e.expected)
+        and "expected" in e.message.replace("unexpected", "")
+        or any(
+            w in e.message for w in ("out of range", "nested too deeply", "too long", "is missing")
+        )
     )
+
+
+def same_error(ref: ModelSyntaxError, got: ModelSyntaxError) -> None:
+    """The reader's error is lark's first error: the same line and column; the
+    message may differ, but says what was expected."""
+    assert (got.line, got.column) == (ref.line, ref.column), (got.format(), ref.format())
+    assert says_what_was_expected(got), got.format()
 
 
 def _same_records(ref: Machine, got: Machine) -> None:
@@ -65,18 +105,25 @@ def _same_records(ref: Machine, got: Machine) -> None:
 
 
 def assert_same(text: str, thorough: bool = True) -> bool:
-    """Check both parsers agree on ``text``; True when the fast path read part of it.
-    ``thorough`` adds the validator's diagnostics and an edit of a link."""
-    ref = _load(text, fast=False)
-    got = _load(text, fast=True)
-    if isinstance(ref, tuple) or isinstance(got, tuple):
-        assert got == ref
+    """Check lark, the reader and the bulk scanners agree on ``text``; True when the
+    bulk scanners read part of it. ``thorough`` adds the reader alone, the validator's
+    diagnostics and an edit of a link."""
+    ref = _load(text, "lark")
+    with _Scanned() as scanned:
+        got = _load(text, "bulk")
+    if isinstance(ref, ModelSyntaxError) or isinstance(got, ModelSyntaxError):
+        assert isinstance(ref, ModelSyntaxError), f"lark reads it; the reader: {got}"
+        assert isinstance(got, ModelSyntaxError), f"the reader reads it; lark: {ref}"
+        same_error(ref, got)
         return False
-    fast = _used_fast_path(got)
     assert got == ref
     assert got.src.diagnostics == ref.src.diagnostics
     assert dumps(got) == dumps(ref) == text
     if thorough:
+        alone = _load(text, "reader")
+        assert isinstance(alone, Machine) and alone == ref
+        assert alone.src.diagnostics == ref.src.diagnostics
+        _same_records(ref, alone)
         assert validate(got) == validate(ref)
         # an edit of a link, before any record is built, changes the same characters
         for m in (ref, got):
@@ -85,10 +132,10 @@ def assert_same(text: str, thorough: bool = True) -> bool:
                     topo.links[len(topo.links) // 2].latency = Timing(1.25e-5)
                     topo.links[-1].connect = [*(topo.links[-1].connect or []), 1]
         assert dumps(got) == dumps(ref)
-        ref, got = _load(text, fast=False), _load(text, fast=True)
+        ref, got = _load(text, "lark"), _load(text, "bulk")
         assert isinstance(ref, Machine) and isinstance(got, Machine)
     _same_records(ref, got)
-    return fast
+    return scanned.bodies > 0
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
@@ -96,7 +143,7 @@ def test_samples(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     used = assert_same(text)
     if "begin linklist" in text or "begin timings" in text:
-        assert used, "the fast path did not read this sample"
+        assert used, "the bulk scanners did not read this sample"
 
 
 def test_generated_torus() -> None:
@@ -225,4 +272,4 @@ def test_mutated_models() -> None:
             fast += assert_same(text, thorough=i % 10 == 0)
         except AssertionError as e:
             raise AssertionError(f"the parsers disagree on {text!r}") from e
-    assert fast > cases // 4, f"only {fast} of {cases} mutated models used the fast path"
+    assert fast > cases // 4, f"only {fast} of {cases} mutated models used the bulk scanners"

@@ -57,11 +57,11 @@ def _reaches(graph: dict[str, set[str]], start: str, goal: str) -> bool:
 
 
 def test_the_model_does_not_reach_the_parser_nor_the_tree_the_model() -> None:
-    """The cycle expr/tree -> syntax/parser -> model -> expr/tree is gone: counting
+    """The cycle expr/tree -> syntax/parser -> model -> expr/tree is gone (the tree imports no syntax at all): counting
     function-level imports too, nothing the tree imports leads back to the model, and
     the model does not lead to the parser."""
     graph = _graph(module_level_only=False)
-    assert "parasol_core.syntax.expression" in graph["parasol_core.expr.tree"]
+    assert not {m for m in graph["parasol_core.expr.tree"] if m.startswith("parasol_core.syntax")}
     assert not _reaches(graph, "parasol_core.expr.tree", "parasol_core.model")
     assert not _reaches(graph, "parasol_core.model", "parasol_core.syntax.parser")
     assert not _reaches(graph, "parasol_core.model", "parasol_core.syntax.builder")
@@ -92,8 +92,55 @@ def test_importing_the_model_does_not_import_lark() -> None:
 def test_parsing_still_works_through_the_old_names() -> None:
     out = _run(
         "from parasol_core.syntax.parser import load, loads, parse_expression; "
-        "from parasol_core import Expression, loads as l2; "
-        "print(parse_expression('1 + 2').text, Expression.parse('pt(1).iga').text, "
+        "from parasol_core import parse_expression as p2, loads as l2; "
+        "print(parse_expression('1 + 2').text, p2('pt(1).iga').text, "
         "loads is l2)"
     )
     assert out == "1 + 2 pt(1).iga True"
+
+
+def test_nothing_imports_lark_at_run_time() -> None:
+    """Lark is the tests' specification, not a run-time dependency: with every module of
+    parasol_core and piui imported (the CLI, the estimator, the windows), every sample
+    loaded, broken texts refused and bad expressions reported, lark is not loaded."""
+    code = """
+import importlib, io, contextlib, os, sys, pathlib
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+root = pathlib.Path(".")
+for base in ("parasol_core", "piui"):
+    for p in sorted((root / base).rglob("*.py")):
+        parts = list(p.with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts[-1] == "__main__":
+            continue
+        importlib.import_module(".".join(parts))
+from parasol_core import ModelSyntaxError, load, loads, parse_expression
+from parasol_core.cli import main
+samples = sorted((root / "sample_models").glob("*.machine"))
+broken = 0
+for s in samples:
+    text = s.read_text(encoding="utf-8")
+    load(s)
+    for bad in (text[: len(text) // 2], text.replace("end", "ned", 3), text + "x = (",
+                text.replace("=", "= =", 1), "\\ufeff" + text.replace("\\n", "\\r", 5)):
+        try:
+            loads(bad)
+        except ModelSyntaxError:
+            broken += 1
+for e in ("1 +", "pt(1).iga / (2", "sqrt 2", "99999999999999999999999", "(" * 300 + "1"):
+    try:
+        parse_expression(e)
+    except ModelSyntaxError:
+        broken += 1
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(["check", str(samples[0])])
+print(len(samples), broken > 2 * len(samples), "lark" in sys.modules)
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    count, refused, lark = out.stdout.split()
+    assert int(count) >= 5 and refused == "True" and lark == "False", out.stdout

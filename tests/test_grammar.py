@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lark_reference
 import pytest
 from modeltext import MINIMAL, insert_after, with_lines
 
@@ -9,6 +10,14 @@ from parasol_core import ModelSyntaxError, loads, parse_expression
 from parasol_core.expr.tree import FUNCTIONS, Binary, Call, Number, Reference, Unary
 from parasol_core.model import Timing
 from parasol_core.validate import validate
+
+
+@pytest.fixture(autouse=True)
+def _held_to_the_grammar(monkeypatch):
+    """Every text these tests load, and every expression they parse, lark (the
+    grammar, tests/lark_reference.py) reads too, and the reader must agree with it."""
+    monkeypatch.setitem(globals(), "loads", lark_reference.checked_loads)
+    monkeypatch.setitem(globals(), "parse_expression", lark_reference.checked_parse_expression)
 
 
 def errors(machine):

@@ -20,7 +20,7 @@ from piui.windows.combinations import CombinationsWindow
 
 ROOT = Path(__file__).resolve().parents[1]
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
-# lark: a model in its usual form and its expressions are read by the hand-written reader;
+# lark: not a run-time dependency at all (the tests' specification of the syntax);
 # numpy.ma: numpy 2's first np.unique imports it (the grid view's first paint used to)
 HEAVY = ["sympy", "pyqtgraph", "parasol_core.estimator.client", "piui.windows.runtime",
          "piui.windows.groups", "piui.windows.instructions", "piui.windows.cache",

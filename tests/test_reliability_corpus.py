@@ -20,6 +20,7 @@ import signal
 import time
 from pathlib import Path
 
+import lark_reference
 import pytest
 
 from parasol_core import ModelSyntaxError, loads
@@ -157,6 +158,19 @@ def _loads_or_none(data: bytes) -> object:
         return loads(data)
     except ModelSyntaxError:
         return None
+
+
+def test_the_reader_reads_the_corpus_as_the_grammar_does() -> None:
+    """Every model of the corpus is read as lark reads the grammar
+    (tests/lark_reference.py): the same model, source records and diagnostics, or a
+    syntax error at the same line and column."""
+    refused = 0
+    for _, data in CORPUS:
+        try:
+            lark_reference.checked_loads(data)
+        except ModelSyntaxError:
+            refused += 1
+    assert 0 < refused < len(CORPUS)
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")

@@ -257,11 +257,18 @@ def test_a_value_that_cannot_be_written_leaves_the_file(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == text
 
 
-def test_read_back_is_strict() -> None:
+def test_read_back_reads_a_value_as_the_file_does() -> None:
+    """A value text reads back as the reader reads it after `=` in a file; anything
+    but one value of the kind (or a count that disagrees) is left to a whole parse."""
     assert inplace.read_back(TIMING, "2.5e-06 1.0") == Timing(2.5e-06, 1.0)
+    assert inplace.read_back(TIMING, "1e+300") == Timing(1e300)
     assert inplace.read_back(CONNECT, "2 4 5") == (4, 5)
-    for kind, text in [(TIMING, "1e+300"), (INT, "0x10"), (CONNECT, "3 4 5"), (STR, '"a;b"')]:
-        assert inplace.read_back(kind, text) is inplace._NO
+    assert inplace.read_back(INT, "0x10") == 16
+    assert inplace.read_back(STR, '"a;b"') == "a;b"
+    for kind, text in [(TIMING, "1e999"), (TIMING, "1 2 3"), (INT, "1;2"), (INT, "x"),
+                       (CONNECT, "3 4 5"), (STR, '"a" b'), (STR, '"a\nb"'),
+                       (INT, "9" * 30)]:  # fmt: skip
+        assert inplace.read_back(kind, text) is inplace._NO, (kind, text)
 
 
 def test_a_copy_keeps_its_own_text(tmp_path: Path, read_backs: list[int]) -> None:

@@ -141,9 +141,11 @@ def test_kernel_and_pure_python_load_the_same(monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.mark.parametrize("bad", ["    @\n", "    id = = 3\n", "    begin link\n", "    end foo\n"])
-def test_errors_after_blanked_bodies_say_the_real_line(bad: str) -> None:
-    """A blanked body is one line for lark; an error after it still names its own line
-    and column, as lark alone finds them (lexer errors and parser errors alike)."""
+def test_errors_after_scanned_bodies_say_the_real_line(bad: str) -> None:
+    """An error after bodies the bulk scanners took names its own line and column,
+    as the reader alone and the grammar run by lark find them."""
+    import lark_reference
+
     import parasol_core.syntax.parser as parser_module
     from parasol_core import ModelSyntaxError
 
@@ -151,15 +153,18 @@ def test_errors_after_blanked_bodies_say_the_real_line(bad: str) -> None:
     at = text.index("    begin virtual") if "begin virtual" in text else text.rindex("end machine")
     text = text[:at] + bad + text[at:]
     found = []
-    for fast in (True, False):
-        parser_module._fast = fast
+    for bulk in (True, False):
+        parser_module._bulk = bulk
         try:
             with pytest.raises(ModelSyntaxError) as e:
                 loads(text)
         finally:
-            parser_module._fast = True
+            parser_module._bulk = True
         found.append((e.value.line, e.value.column, e.value.message))
+    with pytest.raises(ModelSyntaxError) as e:
+        lark_reference.loads(text)
     assert found[0] == found[1]
+    assert found[0][:2] == (e.value.line, e.value.column)
     assert found[0][0] == text[:at].count("\n") + 1
 
 

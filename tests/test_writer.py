@@ -11,7 +11,6 @@ import pytest
 from modeltext import MINIMAL
 
 from parasol_core import (
-    Expression,
     Link,
     Machine,
     Processor,
@@ -21,6 +20,7 @@ from parasol_core import (
     load,
     loads,
 )
+from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.writer import dumps, dumps_canonical, save
 
 SAMPLES = sorted(Path(__file__).resolve().parents[1].glob("sample_models/*.machine"))
@@ -108,7 +108,7 @@ def test_adding_a_link_a_processor_and_a_section():
     topo.link_count = 2
     m.processors.append(Processor(2, "SPARC", {"iga": Timing(2e-7)}))
     m.processor_count = 2
-    m.pvm = Pvm({"send": Expression.parse("1e-4 + ar.bytes * tl(1)(1).speed")})
+    m.pvm = Pvm({"send": parse_expression("1e-4 + ar.bytes * tl(1)(1).speed")})
     out = dumps(m)
     assert loads(out) == m
     assert out.startswith(MINIMAL[: MINIMAL.index("    processors = 1")])
@@ -144,7 +144,7 @@ def test_removing_a_section_removes_its_lines_only():
 
 def test_editing_an_expression_keeps_the_rest_of_its_line():
     m = loads(MINIMAL)
-    m.processors[0].combinations["ia_spd"] = Expression.parse("pt(1).iga/tl(1)(1).latency")
+    m.processors[0].combinations["ia_spd"] = parse_expression("pt(1).iga/tl(1)(1).latency")
     assert changed_lines(MINIMAL, dumps(m)) == [
         "-            ia_spd = pt(1).iga / tl(1)(1).speed",
         "+            ia_spd = pt(1).iga/tl(1)(1).latency",

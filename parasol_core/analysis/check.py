@@ -14,6 +14,7 @@ from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.expr.tree import Expression
 from parasol_core.model import Machine
 from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.expression import parse_expression
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def check_expression(
     if not text.strip():
         return Check()
     try:
-        expr = Expression.parse(text)
+        expr = parse_expression(text)
     except ModelSyntaxError as e:
         return Check(message=e.message, column=e.column)
     for ref in expr.references():

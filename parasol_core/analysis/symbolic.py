@@ -51,6 +51,7 @@ from parasol_core.expr.tree import (
 )
 from parasol_core.model import Machine
 from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.expression import parse_expression
 
 __all__ = [
     "Sensitivity",
@@ -256,7 +257,7 @@ def _parse(expression: Expression | str) -> Expression:
     if isinstance(expression, Expression):
         return expression
     try:
-        return Expression.parse(expression)
+        return parse_expression(expression)
     except ModelSyntaxError as e:
         raise SymbolicError(f"syntax error: {e.message} (column {e.column})") from None
 

@@ -26,7 +26,7 @@ from parasol_core.expr.refs import (
     reference_key,
     resolve,
 )
-from parasol_core.expr.tree import Expression, Reference, format_number
+from parasol_core.expr.tree import Reference, format_number
 from parasol_core.limits import (
     MAX_DATA_FILE_BYTES,
     ValueRangeError,
@@ -35,6 +35,7 @@ from parasol_core.limits import (
     too_large,
 )
 from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.expression import parse_expression
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")
 MAX_COUNTS_BYTES = MAX_DATA_FILE_BYTES
@@ -183,7 +184,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _parse_ref(text: str) -> Reference:
     try:
-        tree = Expression.parse(text.strip()).tree
+        tree = parse_expression(text.strip()).tree
     except ModelSyntaxError as e:
         raise CommandError(
             f"error: '{text}' is not a reference: {e.message}", EXIT_ERRORS

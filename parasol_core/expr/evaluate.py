@@ -35,6 +35,7 @@ from parasol_core.expr.tree import (
     Unary,
     format_number,
 )
+from parasol_core.syntax.expression import parse_expression
 
 __all__ = [
     "INT_MAX",
@@ -457,7 +458,7 @@ def evaluate(
         from parasol_core.syntax.diagnostics import ModelSyntaxError
 
         try:
-            expr = Expression.parse(expr)
+            expr = parse_expression(expr)
         except ModelSyntaxError as e:
             return EvalError(e.message, e.column - 1, e.column)
     return compile_expression(expr, resolver)({} if env is None else env)

@@ -18,6 +18,7 @@ from typing import Any
 from parasol_core import params
 from parasol_core.expr.tree import Expression, Reference
 from parasol_core.model import COMBINATION_NAMES, Machine, reference_fields
+from parasol_core.syntax.expression import parse_expression
 
 PREFIXES: dict[str, str] = {
     "ma": "a machine field: ma.id, ma.processors or ma.topologies",
@@ -206,7 +207,7 @@ def _parse_reference(text: str) -> Reference:
     from parasol_core.syntax.diagnostics import ModelSyntaxError
 
     try:
-        tree = Expression.parse(text.strip()).tree
+        tree = parse_expression(text.strip()).tree
     except ModelSyntaxError as e:
         raise _fail(f"'{text.strip()}' is not a reference: {e.message}") from None
     if not isinstance(tree, Reference):

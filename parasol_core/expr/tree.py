@@ -137,13 +137,6 @@ class Expression:
         return list(iter_references(self.tree))
 
     @classmethod
-    def parse(cls, text: str) -> Expression:
-        """Parse expression text; raises ModelSyntaxError."""
-        from parasol_core.syntax.expression import parse_expression
-
-        return parse_expression(text)
-
-    @classmethod
     def from_tree(cls, tree: Node) -> Expression:
         return cls(unparse(tree), tree)
 

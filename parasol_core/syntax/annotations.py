@@ -2,8 +2,8 @@
 hardware topology (docs/decisions.md, "Per-hop forwarding and duplex links"), and
 ``# piui: role = switch`` of a processor type (docs/decisions.md, "Switches").
 
-To the grammar (and to any 1994 reader) they are comments: lark, the hand-written reader
-and the fast path all skip them. After a file is parsed, :func:`read_annotations` looks
+To the grammar (and to any 1994 reader) they are comments: the reader and the bulk
+scanners skip them. After a file is parsed, :func:`read_annotations` looks
 for them directly inside each topology section and sets ``topology.forward`` and
 ``topology.duplex``, with a source record (``src.values``) like any other value's, so
 the lossless writer changes the number in place after an edit, removes the line when

@@ -1,4 +1,4 @@
-"""Expression trees from lark's tokens: the part of the object builder that
+"""Expression trees from the reader's tokens: the part of the object builder that
 :func:`parasol_core.syntax.expression.parse_expression` needs. It does not import the
 model objects, so parsing an expression loads no more than the tree module."""
 
@@ -20,10 +20,10 @@ from parasol_core.expr.tree import (
 )
 from parasol_core.limits import MAX_INT, SMALLEST_NORMAL, ValueRangeError, float_text
 
-# A token: lark's, or the hand-written reader's (parasol_core.syntax.reader.Tok). Both
-# are str subclasses with .type, .start_pos, .end_pos, .line and .column; being a str
-# is how the builders tell a token from what they built. (No lark import here: the
-# reader builds models without lark.)
+# A token: the reader's (parasol_core.syntax.reader.Tok), or lark's in the tests'
+# reference (tests/lark_reference.py). Both are str subclasses with .type, .start_pos,
+# .end_pos, .line and .column; being a str is how the builders tell a token from what
+# they built.
 Token = Any
 
 
@@ -59,8 +59,8 @@ def _float(tok: Token) -> float:
 
 class ExprBuilder:
     """Builds expression trees bottom-up while a parser runs (no parse tree is built):
-    lark calls a method by the name of each rule it reduces, with the rule's children
-    (an inline transformer), and the hand-written reader makes the same calls."""
+    the reader calls a method by the name of each grammar rule it has read, with the
+    rule's children, as lark calls an inline transformer's (the tests run it so)."""
 
     # ---- expressions
 

@@ -1,5 +1,5 @@
-"""The object builder: model objects from the parser's tokens (lark's, or the
-hand-written reader's: :mod:`parasol_core.syntax.reader`), with the record of where every
+"""The object builder: model objects from the reader's tokens
+(:mod:`parasol_core.syntax.reader`; the tests run it inline in lark as well), with the record of where every
 value sits in the text (see :mod:`parasol_core.syntax.source`)."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class _Section:
 
 
 class _Builder(ExprBuilder):
-    """Builds model objects bottom-up while lark parses."""
+    """Builds model objects bottom-up while the reader reads."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -93,7 +93,7 @@ class _Builder(ExprBuilder):
         ]
         body_start = line_end(self.text, children[1].start_pos)
         if self.bulk and body_start in self.bulk:
-            # the body was read by the fast path; lark saw it as blank lines
+            # the body was read by the bulk scanners (syntax.fastscan)
             found = self.bulk.pop(body_start)
             if keyword == "linklist":
                 items = found + items
@@ -381,6 +381,12 @@ class _Builder(ExprBuilder):
 
     def _line_of(self, offset: int) -> int:
         return self.count_text.count("\n", 0, offset) + 1
+
+
+# The grammar gives each section a rule of its own for a shape comment (X_shape), so
+# that the states after one are not shared between sections; each is a shape_def.
+for _keyword in (*BLOCK_CLASSES, "timings", "combinations", "procid", "linklist", "mapping"):
+    setattr(_Builder, f"{_keyword}_shape", _Builder.shape_def)
 
 
 def _is_comment(item: Any, keyword: str) -> bool:

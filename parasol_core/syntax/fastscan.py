@@ -1,34 +1,22 @@
-"""The fast path for the bulk of a model file: link lists, `procid`/`mapping` tables and
-timings.
+"""The bulk scanners: link lists, `procid`/`mapping` tables and timings.
 
 A large model is almost all link sections (`begin link` ... `end link`, six lines each)
-and `p[i] = t` lines. Lark's LALR loop handles about a token per 10 microseconds; this
-module reads those sections with one strict regular expression per item instead (or a C
-kernel), and the rest of the file goes to the hand-written reader
-(:mod:`parasol_core.syntax.reader`) or, where that steps aside, to lark, the reference
-parser. Both read the text in step 2 and feed the builder alike:
-
-1. :func:`scan` finds each `begin linklist|procid|mapping|timings` section whose body is,
-   line for line, items of the strictest form (decimal numbers of bounded length, `\\n`
-   line ends, nothing the grammar would read differently) followed by its `end` line,
-   and reads its items. A section with anything else in it is left to lark whole:
-   when unsure, the fast path steps aside.
-2. The text lark parses has each such body replaced by blanks of the same length on
-   one line, so every position lark reports is that of the real text; a post-lexer
-   (:class:`LineFix`) adds the lines each blank left out to the tokens after it, so
-   every line and column (including every syntax error's) is the real text's too; the
-   blank body is one end-of-line token. A link list, a `procid` or a `mapping` table is
-   read by a C kernel (``parasol_core/native/scan.c``) where it is built, else by a
-   regular expression.
-3. The builder (:mod:`parasol_core.syntax.builder`) takes the items read here when it
-   builds the section, exactly where lark would have given it the same items.
+and `p[i] = t` lines. The reader (:mod:`parasol_core.syntax.reader`) hands each
+`begin linklist|procid|mapping|timings` section to :func:`scan_section`, which takes its
+body whole when it is, line for line, items of the strictest form (decimal numbers of
+bounded length, `\\n` line ends, nothing the grammar would read differently) followed by
+its `end` line, and reads its items with one strict regular expression per item, or a C
+kernel (``parasol_core/native/scan.c``) for link lists and `procid`/`mapping` tables
+where it is built. A body with anything else in it is left to the reader, line by line:
+when unsure, the scanners step aside. The builder (:mod:`parasol_core.syntax.builder`)
+takes the items read here when it builds the section.
 
 The items are the builder's own (``_Def`` records with their ``ValueSource``), except
 links: a link's source record is built from the text only when something reads
 ``link.src`` (see :class:`LinkRegion`), since an editor opening a 98,304-link model reads
-a few of them. ``tests/test_fast_parser_differential.py`` holds the fast path to
-lark's result, source records and diagnostics included, on samples and generated and
-mutated files.
+a few of them. ``tests/test_fast_parser_differential.py`` holds the scanners to the
+reader and both to the grammar run by lark, source records and diagnostics included, on
+samples and generated and mutated files.
 """
 
 from __future__ import annotations
@@ -40,7 +28,6 @@ from typing import Any
 
 from parasol_core import params
 from parasol_core.model import INT, TIMING, Link, Timing
-from parasol_core.syntax.reader import KEYWORDS
 from parasol_core.syntax.source import BlockSource, ValueSource
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
@@ -101,7 +88,8 @@ _TABLE_RES = {
     "procid": _Pattern(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
     "mapping": _Pattern(rf"([ \t]*)map[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
     "timings": _Pattern(
-        rf"([ \t]*)(?!(?:{'|'.join(sorted(KEYWORDS))})\b)([A-Za-z_][A-Za-z0-9_]*)"
+        # a name, but not `end`, which ends the section
+        r"([ \t]*)(?!end\b)([A-Za-z_][A-Za-z0-9_]*)"
         rf"[ \t]*=[ \t]*({_TIMING}){_EOL}"
     ),
 }
@@ -113,7 +101,7 @@ MIN_ITEMS = 8  # smaller bodies are left to the reader (the tests lower it to 1)
 
 class LinkRegion:
     """The text of one link list read by the fast path; builds a link's source record
-    (what the lark builder would have recorded) when it is first asked for."""
+    (what the builder would have recorded) when it is first asked for."""
 
     __slots__ = ("text", "moves")
 
@@ -316,10 +304,10 @@ def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | N
         lid, conn = m.group(1, 4)
         words = conn.split()
         if len(lid) > 18 or max(map(len, words)) > 18:
-            return None  # perhaps out of range (the lark builder's error): the reader's
+            return None  # perhaps out of range (the builder's error): the reader's
         count, *connect = map(int, words)
         if count != len(connect):
-            return None  # the lark builder records it; the validator reports it
+            return None  # the builder records it; the validator reports it
         rec += (offset, int(lid), *m.span(2), *m.span(3), len(numbers), len(connect))
         numbers += connect
     if pos != end:
@@ -465,119 +453,51 @@ def _scan_timings(text: str, start: int, end: int, line: int) -> tuple | None:
     return items, warnings
 
 
-def _blank(length: int) -> str:
-    """Blank text of ``length`` characters: one line, whatever the body held. Lark reads
-    it as one end-of-line token at the cost of one character class loop (a blank line
-    each costs a turn of the end-of-line token's repeated group: 590,000 for the
-    torus's links); the lines it does not count are added back to the line of every
-    token after it (see :class:`LineFix`)."""
-    return " " * (length - 1) + "\n"
+def release() -> None:
+    """Forget the text the kernels were given (do not keep a copy of it alive)."""
+    _encoded.pair = None
 
 
-class LineFix:
-    """A lark post-lexer that adds back, to the line of every token after a blanked
-    body, the line ends the body's blank left out. ``ends`` holds the end of each body
-    and ``missing`` the line ends left out up to it. Lark's own errors, which do not
-    all come through here, are fixed by :meth:`line_of`."""
-
-    always_accept = ()
-
-    def __init__(self) -> None:
-        self.ends: list[int] = []
-        self.missing: list[int] = []
-
-    def process(self, stream: Any) -> Any:
-        return self._fixed(stream) if self.ends else stream
-
-    def _fixed(self, stream: Any) -> Any:
-        ends, missing = self.ends, self.missing
-        find = bisect.bisect_right
-        for tok in stream:
-            i = find(ends, tok.start_pos)
-            if i:
-                tok.line += missing[i - 1]
-                if tok.end_line is not None:
-                    tok.end_line += missing[i - 1]
-            yield tok
-
-    def left_out(self, pos: int) -> int:
-        """The line ends left out before ``pos``."""
-        i = bisect.bisect_right(self.ends, pos)
-        return self.missing[i - 1] if i else 0
-
-
-def scan(text: str, source_text: str | None = None) -> tuple[str, dict, tuple[list, list]]:
-    """The text for lark (bulk bodies blanked out), the bulk items by body start, and
-    (ends, missing) for :class:`LineFix`: the end of each blanked body and the line ends
-    left out up to it.
-
-    ``source_text`` is the text the model records (``text`` may have a line end added);
-    the links' source records are built from it.
+def scan_section(
+    kind: str, text: str, source_text: str, begin: int, line: int
+) -> tuple[Any, int, int, int] | None:
+    """The body of the `begin KIND` section whose `begin` is at ``begin``, when it is
+    of the strictest form: (its items, where the body starts, where it ends (the start
+    of the `end KIND` line), the lines it holds); else None. ``line`` is the line number
+    of the body's first line; ``source_text`` the text the model records (``text`` may
+    have a line end added, and lone `\r` made `\n`): the links' records are built
+    from it.
 
     A body is taken only when it has at least ``MIN_ITEMS`` items: below that, the
-    hand-written reader (:mod:`parasol_core.syntax.reader`) is as quick.
+    reader (:mod:`parasol_core.syntax.reader`) is as quick.
     """
-    try:
-        return _scan(text, source_text)
-    finally:
-        _encoded.pair = None  # do not keep a copy of the text
-
-
-def _scan(text: str, source_text: str | None) -> tuple[str, dict, tuple[list, list]]:
-    bulk: dict[int, Any] = {}
-    ends: list[int] = []
-    missing: list[int] = []
-    left_out = 0
-    pieces: list[str] = []
-    done = 0  # text[:done] is in pieces
-    line, line_pos = 1, 0
-    search = _BEGIN_RE.search
-    pos = 0
-    while True:
-        m = search(text, pos)
-        if m is None:
-            break
-        pos = m.end()
-        kind = m.group(1)
-        # `begin` must start a line of its own (after `\n` and blanks only)
-        ls = m.start()
-        while ls > 0 and text[ls - 1] in _INDENT:
-            ls -= 1
-        if ls > 0 and text[ls - 1] != "\n":
-            continue
-        body = m.end()
-        end_m = _END_RES[kind].search(text, body)
-        if end_m is None:
-            continue
-        end = end_m.start()
-        while end > body and text[end - 1] in _INDENT:
-            end -= 1
-        if end > body and text[end - 1] != "\n":
-            continue
-        line += text.count("\n", line_pos, body)
-        line_pos = body
-        if kind == "linklist":
-            found: Any = _scan_links(source_text or text, body, end, line)
-            items = -1 if found is None else len(found)
-            lines = LINK_LINES * items
-        elif text.count("=", body, end) < MIN_ITEMS:  # a line an item
-            continue
-        else:
-            found = _scan_table(kind, text, body, end, line)
-            items = lines = -1 if found is None else len(found[0])
-        if items < MIN_ITEMS:
-            continue
-        bulk[body] = found
-        line += lines  # the body's lines are counted: the next count starts after it
-        line_pos = end
-        left_out += lines - 1
-        ends.append(end)
-        missing.append(left_out)
-        pieces.append(text[done:body])
-        pieces.append(_blank(end - body))
-        done = end
-        pos = end
-    if not bulk:
-        return text, bulk, (ends, missing)
-    pieces.append(text[done:])
-    return "".join(pieces), bulk, (ends, missing)
+    m = _BEGIN_RE.match(text, begin)
+    if m is None or m.group(1) != kind:
+        return None
+    # `begin` must start a line of its own (after `\n` and blanks only)
+    ls = begin
+    while ls > 0 and text[ls - 1] in _INDENT:
+        ls -= 1
+    if ls > 0 and text[ls - 1] != "\n":
+        return None
+    body = m.end()
+    end_m = _END_RES[kind].search(text, body)
+    if end_m is None:
+        return None
+    end = end_m.start()
+    while end > body and text[end - 1] in _INDENT:
+        end -= 1
+    if end > body and text[end - 1] != "\n":
+        return None
+    if kind == "linklist":
+        found: Any = _scan_links(source_text, body, end, line)
+        items = -1 if found is None else len(found)
+        lines = LINK_LINES * items
+    elif text.count("=", body, end) < MIN_ITEMS:  # a line an item
+        return None
+    else:
+        found = _scan_table(kind, text, body, end, line)
+        items = lines = -1 if found is None else len(found[0])
+    if items < MIN_ITEMS:
+        return None
+    return found, body, end, lines

@@ -5,8 +5,9 @@ model) to check it and to give the model the records of its new text. When every
 the lossless writer made replaces one loaded value's characters with the text of its new
 value (the editor's common case: a timing, a name, an id changed), neither needs a parse:
 
-* each new value text is read back on its own, by the strict forms of the fast path
-  (:mod:`parasol_core.syntax.fastscan`), and must give the value that was written;
+* each new value text is read back on its own, by the reader
+  (:func:`parasol_core.syntax.reader.read_value`), and must give the value that was
+  written;
 * each edit is a span replaced by known text on one line, so every recorded position
   after it moves by the change in length, line numbers stay, and the edited records take
   the values read back, so the next save compares against the saved text.
@@ -30,14 +31,12 @@ import re
 from typing import Any
 
 from parasol_core.expr.tree import Expression
-from parasol_core.limits import MAX_INT
-from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, Timing
-from parasol_core.syntax.fastscan import _TIMING_RE, LinkRegion
+from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine
+from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.syntax.fastscan import LinkRegion
+from parasol_core.syntax.reader import read_value
 from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
 
-_INT_RE = re.compile(r"\d{1,18}")
-_CONNECT_RE = re.compile(r"\d{1,18}(?: \d{1,18})+")
-_STR_RE = re.compile(r'"[^"\n\r\x0b;#\\\x00-\x1f]*"')
 # After a value: blanks, an ordinary comment, a physical line end (not `;`) or the end.
 _REST_OF_LINE = re.compile(r"[ \t\f]*(?:#[^\n\r\x0b]*)?(?:\r\n|\n|\r|\x0b|\Z)")
 
@@ -45,25 +44,19 @@ _NO = object()
 
 
 def read_back(kind: str, text: str) -> Any:
-    """The value ``text`` reads as after `=`, by the strictest forms; ``_NO`` when it is
-    not of such a form (the caller then parses the whole text)."""
-    if kind == TIMING:
-        if _TIMING_RE.fullmatch(text) is None:
-            return _NO
-        parts = text.split()
-        return Timing(float(parts[0]), float(parts[1]) if len(parts) > 1 else None)
-    if kind == INT:
-        return int(text) if _INT_RE.fullmatch(text) else _NO
-    if kind == STR:
-        return text[1:-1] if _STR_RE.fullmatch(text) else _NO
+    """The value ``text`` reads as after `=`, read by the reader; ``_NO`` when it is
+    not one value of ``kind`` (the caller then parses the whole text)."""
+    if kind not in (TIMING, INT, STR, CONNECT):
+        return _NO  # expressions and shapes: the whole text is read back
+    try:
+        value = read_value(kind, text)
+    except ModelSyntaxError:
+        return _NO
     if kind == CONNECT:
-        if _CONNECT_RE.fullmatch(text) is None:
-            return _NO
-        numbers = [int(n) for n in text.split()]
-        if numbers[0] != len(numbers) - 1 or max(numbers) > MAX_INT:
-            return _NO
-        return tuple(numbers[1:])
-    return _NO  # expressions and shapes: the whole text is read back
+        if value[0] != len(value) - 1:
+            return _NO  # the validator reports a count that disagrees: not in place
+        return value[1:]
+    return value
 
 
 def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSource, Any]] | None:

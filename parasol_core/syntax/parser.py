@@ -1,53 +1,32 @@
 """Text to model: the driver. ``loads``/``load`` read a whole model file,
 ``parse_expression`` one expression.
 
-The reference parser is lark's LALR parser over ``grammar/machine.lark`` with the object
-builder (:mod:`parasol_core.syntax.builder`) run inline, so no parse tree is built. Each
-definition keeps its `=` and end-of-line tokens; from them the builder records where every
-value sits in the text (see :mod:`parasol_core.syntax.source`). Lark's failures become
-messages in :mod:`parasol_core.syntax.messages`.
-
-In front of lark, two readers take what they are sure of and step aside otherwise: the
-fast path (:mod:`parasol_core.syntax.fastscan`) reads the bulk sections, and the
-hand-written reader (:mod:`parasol_core.syntax.reader`) the rest of a file in its usual
-form, making the builder calls lark would make. Lark is imported only when a text needs
-it (an unusual form, or a syntax error, which lark reports).
+The reader (:mod:`parasol_core.syntax.reader`) reads the text, handing the bulk tables
+to the bulk scanners (:mod:`parasol_core.syntax.fastscan`), and makes the calls of the
+object builder (:mod:`parasol_core.syntax.builder`), which records where every value
+sits in the text (see :mod:`parasol_core.syntax.source`). Each load has a builder of its
+own: loads in several threads do not wait for each other.
 """
 
 from __future__ import annotations
 
 import gc
-import threading
 from pathlib import Path
 from typing import Any
 
 from parasol_core.limits import MAX_LINE_LENGTH
 from parasol_core.model import Machine, all_blocks
-from parasol_core.syntax import fastscan, reader
+from parasol_core.syntax import reader
 from parasol_core.syntax.annotations import read_annotations
-from parasol_core.syntax.build_expr import _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
-from parasol_core.syntax.expression import GRAMMAR_PATH, make_parser, parse_expression
+from parasol_core.syntax.expression import GRAMMAR_PATH, parse_expression
 from parasol_core.syntax.source import BOM, counting_text, position
 
 _BREAKS = "\n;\r\x0b"  # what ends a line
 
-
-_lock = threading.RLock()
-# The fast path and the hand-written reader (tests turn them off to compare with lark)
-_fast = True
-_parser: Any = None  # lark's, made when first needed
-_builder = _Builder()
-_line_fix = fastscan.LineFix()
-
-
-def _get_parser() -> tuple[Any, _Builder]:
-    global _parser
-    with _lock:
-        if _parser is None:
-            _parser = make_parser("start", _builder, _line_fix)
-    return _parser, _builder
+# Bulk tables to the bulk scanners (tests turn it off to hold the scanners to the reader)
+_bulk = True
 
 
 def _decode(data: bytes, file: str | None) -> str:
@@ -140,18 +119,23 @@ def _loads(text: str | bytes, path: str | None) -> Machine:
         text = _decode(bytes(text), file)
     _check_lines(text, file, cut_length)
     parse_text = text if text.endswith(("\n", "\r", "\x0b", ";")) else text + "\n"
-    # The bulk (link lists, procid and mapping tables, timings) is read by the fast path
-    # where it is of the strictest form; lark reads the rest, and everything when unsure.
-    # lark and the fast path count lines by `\n`: they read a text of the same length
-    # whose `\n`s are the physical line ends (source.counting_text); the model keeps the
-    # original text, and every offset is the same in both
+    # The reader counts lines by `\n`: it reads a text of the same length whose `\n`s
+    # are the physical line ends (source.counting_text); the model keeps the original
+    # text, and every offset is the same in both
     counted = counting_text(parse_text)
-    lark_text, bulk, fix = fastscan.scan(counted, text) if _fast else (counted, {}, ([], []))
+    builder = _Builder()
+    builder.reset(parse_text, {}, counted)
     try:
-        machine, found = _parse(parse_text, file, lark_text, bulk, fix, counted)
+        machine = reader.read(counted, builder, text, _bulk)
     except ModelSyntaxError as e:
-        raise _bom_shifted(e, text) from None
-    diagnostics = [Diagnostic(d.severity, d.message, d.line, d.column, file) for d in found]
+        raise _bom_shifted(e.with_file(file) if file else e, text) from None
+    except RecursionError:
+        raise ModelSyntaxError("the file is nested too deeply", 1, 1, file=file) from None
+    if builder.bulk:  # pragma: no cover - a body the builder did not take
+        raise AssertionError(f"sections read by the bulk scanners were not used: {builder.bulk}")
+    diagnostics = [
+        Diagnostic(d.severity, d.message, d.line, d.column, file) for d in builder.diagnostics
+    ]
     if text.startswith(BOM):
         diagnostics = [_bom_shifted(d, text) for d in diagnostics]
         _bom_shift_sources(machine)
@@ -191,86 +175,6 @@ def load(path: str | Path) -> Machine:
     """Read and parse a model file. Raises ModelSyntaxError or OSError."""
     data = Path(path).read_bytes()
     return loads(data, str(path))
-
-
-def _parse(
-    text: str,
-    file: str | None,
-    lark_text: str,
-    bulk: dict[int, Any],
-    fix: tuple[list[int], list[int]],
-    counted: str,
-) -> tuple[Any, list[Diagnostic]]:
-    """Run the hand-written reader, or lark where it steps aside (the builder is shared,
-    hence the lock); lark's and the builder's failures become a ModelSyntaxError saying
-    where. Both read ``lark_text``, which is ``text`` with the bodies in ``bulk``
-    blanked out (same length, one line each); ``fix`` says how many lines each left out,
-    for lark's post-lexer to add back, and ``counted`` (``text`` with its real line
-    ends) gives the reader its lines."""
-    builder = _builder
-    with _lock:
-        try:
-            if _fast:
-                builder.reset(text, dict(bulk), counted)
-                try:
-                    result = reader.read(lark_text, counted, builder, _blanks(bulk, fix))
-                    return _used_bulk(result, builder)
-                except (reader.Defer, _Fail, RecursionError):
-                    pass  # lark reads it, or says what is wrong with it
-            builder.reset(text, dict(bulk), counted)  # afresh: the reader may have used it
-            return _lark_parse(text, file, lark_text, fix)
-        finally:
-            builder.reset("")  # do not keep the text alive
-
-
-def _blanks(bulk: dict[int, Any], fix: tuple[list[int], list[int]]) -> dict:
-    """Where each blanked body starts: (where it ends, the lines it holds)."""
-    ends, missing = fix
-    blanks = {}
-    before = 0
-    for start, end, left_out in zip(bulk, ends, missing):
-        blanks[start] = (end, left_out - before + 1)  # a body leaves out all but one line
-        before = left_out
-    return blanks
-
-
-def _used_bulk(result: Any, builder: _Builder) -> tuple[Any, list[Diagnostic]]:
-    if builder.bulk:  # pragma: no cover - a body the builder did not take
-        raise AssertionError(f"sections read by the fast path were not used: {builder.bulk}")
-    return result, list(builder.diagnostics)
-
-
-def _lark_parse(
-    text: str, file: str | None, lark_text: str, fix: tuple[list[int], list[int]]
-) -> tuple[Any, list[Diagnostic]]:
-    from lark.exceptions import UnexpectedInput
-
-    from parasol_core.syntax.messages import _error_at, _syntax_error
-
-    parser, builder = _get_parser()
-    _line_fix.ends, _line_fix.missing = fix
-    try:
-        return _used_bulk(parser.parse(lark_text), builder)
-    except _Fail as e:
-        raise _error_at(e.message, e.token, text, file) from None
-    except UnexpectedInput as e:
-        _fix_error_line(e, lark_text)
-        raise _syntax_error(e, text, parser, file, "file") from None
-    except RecursionError:
-        raise ModelSyntaxError("the file is nested too deeply", 1, 1, file=file) from None
-    finally:
-        _line_fix.ends, _line_fix.missing = [], []
-
-
-def _fix_error_line(e: Any, lark_text: str) -> None:
-    """Lark's error counted the lines of ``lark_text``, unless its token came through the
-    post-lexer (which adds the lines blanked bodies left out): add them."""
-    pos = getattr(e, "pos_in_stream", None)
-    if not _line_fix.ends or pos is None or not isinstance(getattr(e, "line", None), int):
-        return
-    left_out = _line_fix.left_out(pos)
-    if left_out and e.line == lark_text.count("\n", 0, pos) + 1:
-        e.line += left_out
 
 
 def _clip(machine: Machine, text: str) -> None:

@@ -56,7 +56,7 @@ def position(text: str, offset: int) -> tuple[int, int]:
 
 def counting_text(text: str) -> str:
     """``text`` with every lone `\r` and vertical tab made a `\n`: the same length (every
-    offset stays), and a counter of `\n` (lark's) now counts physical lines as
+    offset stays), and a counter of `\n` (the reader's) now counts physical lines as
     :class:`LineIndex` does. Only for counting: the model keeps the text as it was."""
     if "\r" not in text and "\x0b" not in text:
         return text
@@ -168,7 +168,7 @@ def is_lazy(block: Any) -> bool:
 
 def loaded_connect(link: Any) -> ValueSource | None:
     """The record of a link's `connect` line as loaded, or None. A link the fast path
-    read wrote as many numbers as its count says (else lark would have read it), so
+    read wrote as many numbers as its count says (else the reader would have read it), so
     there is nothing to report and its record is not built just to be looked at."""
     if is_lazy(link):
         return None

@@ -1,6 +1,6 @@
 """A one-line editor for a model expression that checks the text as it is typed.
 
-The text is parsed (:meth:`Expression.parse`) and every reference resolved against the
+The text is parsed (:func:`parasol_core.syntax.expression.parse_expression`) and every reference resolved against the
 document's machine on each keystroke. A problem — a syntax error, a reference that names
 nothing, a reference back to the expression being edited — turns the field red, and its
 message (with the column) goes to the tooltip and to ``problemChanged``, for a message
