@@ -1,0 +1,67 @@
+"""Run by the system ``python3`` with Debian's ``python3-simgrid``, never imported by the
+suite (tests/test_simgrid_run.py starts it in a subprocess).
+
+``simgrid_probe.py PLATFORM time SRC DST BYTES``: the simulated time of one message of
+BYTES from host SRC to host DST, alone on the platform, printed as JSON with SimGrid's
+route (link names) and its summed latency. The network model is CM02 (constant rates,
+max-min sharing, no TCP slow-start) with latency and bandwidth factors of 1, TCP gamma
+out of the way and no cross-traffic: SimGrid then gives latency + bytes / bandwidth of
+the route's narrowest link, as PARASOL's ``transfer_time`` does for a message alone.
+
+``simgrid_probe.py PLATFORM routes SRC:DST ...``: the routes only (no simulation).
+"""
+
+import json
+import sys
+
+from simgrid import Actor, Engine, Host, Mailbox
+
+CONFIG = [
+    "--cfg=network/model:CM02",
+    "--cfg=network/latency-factor:1",
+    "--cfg=network/bandwidth-factor:1",
+    "--cfg=network/weight-S:0",
+    "--cfg=network/TCP-gamma:1e300",
+    "--cfg=network/crosstraffic:0",
+    "--log=root.thres:critical",
+]
+
+
+def route(src, dst):
+    links, latency = Host.by_name(src).route_to(Host.by_name(dst))
+    return {
+        "links": [link.name for link in links],
+        "latency": latency,
+        "bandwidth": min((link.bandwidth for link in links), default=None),
+    }
+
+
+def main():
+    platform, mode = sys.argv[1], sys.argv[2]
+    engine = Engine(["probe", *CONFIG])
+    engine.load_platform(platform)
+    if mode == "routes":
+        out = {}
+        for pair in sys.argv[3:]:
+            src, dst = pair.split(":")
+            out[pair] = route(src, dst)
+        print(json.dumps(out))
+        return
+    src, dst, size = sys.argv[3], sys.argv[4], int(sys.argv[5])
+    done = {}
+
+    def sender():
+        Mailbox.by_name("probe").put("message", size)
+
+    def receiver():
+        Mailbox.by_name("probe").get()
+        done["time"] = Engine.clock
+
+    Actor.create("sender", Host.by_name(src), sender)
+    Actor.create("receiver", Host.by_name(dst), receiver)
+    engine.run()
+    print(json.dumps({"time": done["time"], **route(src, dst)}))
+
+
+if __name__ == "__main__":
+    main()
