@@ -77,9 +77,11 @@ def export_platform(machine: Machine) -> Exported:
         lines.append(f"{indent}<prop id={quoteattr(PREFIX + key)} value={quoteattr(str(value))}/>")
 
     prop("machine-id", machine.id if machine.id is not None else 1)
-    prop("machine-name", machine.name or "")
+    if machine.name is not None:
+        prop("machine-name", machine.name)
     prop("topology-id", topo.id if topo.id is not None else 1)
-    prop("topology-name", topo.name or "")
+    if topo.name is not None:
+        prop("topology-name", topo.name)
     prop("routing", topo.routing or "")
     if topo.setup is not None:
         prop("setup", _num(topo.setup.mean))

@@ -709,18 +709,21 @@ def build(p: _Platform, name: str) -> Imported:
     forward = None
     if props.get(PREFIX + "forward"):
         forward = float(props[PREFIX + "forward"])
+    ours = PREFIX + "routing" in props  # written by PIUI's export
+    setup = Timing(0.0)  # a platform has no setup time; a PIUI export may say one
+    if ours:
+        setup = Timing(float(props[PREFIX + "setup"])) if props.get(PREFIX + "setup") else None
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
         id=int(props.get(PREFIX + "topology-id", "1")),
-        name=props.get(PREFIX + "topology-name", name),
-        setup=Timing(float(props[PREFIX + "setup"])) if props.get(PREFIX + "setup") else
-        Timing(0.0),
+        name=props.get(PREFIX + "topology-name", None if ours else name),
+        setup=setup,
         routing=routing, processor_count=count, link_count=len(links),
         types=dict(sorted(types.items())), links=links,
     )  # fmt: skip
     machine = Machine(
         id=int(props.get(PREFIX + "machine-id", "1")),
-        name=props.get(PREFIX + "machine-name", name),
+        name=props.get(PREFIX + "machine-name", None if ours else name),
         processor_count=len(processors),
         topology_count=1,
         processors=processors,
