@@ -39,7 +39,7 @@ def errors(machine: Machine) -> list[str]:
     return [d.message for d in validate(machine) if d.is_error]
 
 
-def machine_of(topology, switch_types=()) -> Machine:  # noqa: ANN001
+def machine_of(topology, switch_types=()) -> Machine:
     procs = [Processor(id=1, name="node")]
     for t in switch_types:
         procs.append(Processor(id=t, name=f"switch {t}", role="switch"))

@@ -549,7 +549,9 @@ def _dragonfly(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN
     facts.update(groups=g, chassis=c, blades=b, nodes=nodes)
     p.notes.add("SimGrid's dragonfly routing (to router n of the group for group n, then the "
                 "global link): the import routes by 'shortest', which can pick other routers "
-                "where paths tie", cid)  # fmt: skip
+                "where paths tie; and SimGrid 3.32, within a group, from a router outside chassis "
+                "0, crosses a green link then routes on as if in chassis 0 (a black hop too "
+                "few or too many), which no chain of links does", cid)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- ends
