@@ -381,3 +381,27 @@ def test_a_large_export_is_refused_with_its_size_and_limit():
             export_platform(machine)
     finally:
         exporter.MAX_ROUTES = old
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_the_command_exports_and_imports_and_lists_what_does_not_carry_over(tmp_path, capsys):
+    from parasol_core.cli import main
+
+    xml, back = tmp_path / "grid.xml", tmp_path / "back.machine"
+    assert main(["export", str(SAMPLES / "grid4x4.machine"), "--simgrid", str(xml)]) == 0
+    err = capsys.readouterr().err
+    assert "note: does not carry over to SimGrid:" in err and "processor timings" in err
+    assert main(["import", str(xml), "-o", str(back)]) == 0
+    same_model(load(SAMPLES / "grid4x4.machine"), load(back))
+    (tmp_path / "small.xml").write_text(SMALL)
+    assert main(["import", str(tmp_path / "small.xml")]) == 0
+    out, err = capsys.readouterr()
+    assert "begin machine" in out and 'routing = "shortest"' in out
+    assert "note: does not carry over from SimGrid:" in err and "multi-core hosts" in err
+    (tmp_path / "bad.xml").write_text('<platform version="4.1">\n<zone id="z" routing="Full">'
+                                      '\n<route src="a" dst="b"/></zone></platform>')  # fmt: skip
+    assert main(["import", str(tmp_path / "bad.xml")]) == 1
+    assert "bad.xml:3: the route names 'a'" in capsys.readouterr().err
+    assert main(["import", str(tmp_path / "missing.xml")]) == 2
