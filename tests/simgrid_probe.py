@@ -41,6 +41,7 @@ def main():
     engine = Engine(["probe", *CONFIG])
     engine.load_platform(platform)
     if mode == "routes":
+        engine.run()  # nothing to simulate: seals the platform (Floyd computes its tables)
         out = {}
         for pair in sys.argv[3:]:
             src, dst = pair.split(":")

@@ -10,7 +10,7 @@ from parasol_core.topology.switches import compute_count
 from tests.test_simgrid import SMALL
 
 
-def menu_action(window, *titles: str):  # noqa: ANN001, ANN201
+def menu_action(window, *titles: str):
     menu = window.menuBar()
     for title in titles:
         found = next(a for a in menu.actions() if a.text().replace("&", "") == title)

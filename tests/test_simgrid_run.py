@@ -7,7 +7,6 @@ PARASOL's transfer_time of a message alone. Skipped where python3-simgrid is abs
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -134,3 +133,77 @@ def test_imported_clusters_route_as_simgrid_does(tmp_path, kind):
         assert 0 < skipped < len(pairs) // 4  # the quirk is real, and rare
     else:
         assert skipped == 0
+
+
+EXAMPLE_DIRS = [Path("/usr/share/doc/simgrid/examples/platforms"),
+                Path("/usr/share/simgrid/examples/platforms"),
+                Path("/usr/share/doc/simgrid-examples/platforms")]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["small_platform.xml", "cluster_fat_tree.xml",
+                                  "cluster_dragonfly.xml", "cluster_torus.xml"])  # fmt: skip
+def test_simgrids_own_example_platforms_import(name):
+    found = next((d / name for d in EXAMPLE_DIRS if (d / name).is_file()), None)
+    if found is None:
+        pytest.skip(f"{name}: the installed SimGrid packages ship no example platforms "
+                    f"(looked in {', '.join(map(str, EXAMPLE_DIRS))})")  # fmt: skip
+    from parasol_core.simgrid import import_platform
+    from parasol_core.validate import validate
+
+    imported = import_platform(found)
+    assert imported.machine.hardware().processor_count > 0
+    assert not [d for d in validate(imported.machine) if d.is_error]
+
+
+HEAD = ('<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1">\n')  # fmt: skip
+ZONES = {
+    # two clusters (one with a backbone) joined by a zone route between their routers
+    "clusters": """<zone id="world" routing="Full">
+  <cluster id="A" prefix="a" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"
+           router_id="ra"/>
+  <cluster id="B" prefix="b" suffix="" radical="0-2" speed="1Gf" bw="1GBps" lat="10us"
+           bb_bw="2GBps" bb_lat="5us" router_id="rb"/>
+  <link id="wan" bandwidth="10MBps" latency="20ms"/>
+  <zoneRoute src="A" dst="B" gw_src="ra" gw_dst="rb"><link_ctn id="wan"/></zoneRoute>
+</zone>""",
+    # a Floyd zone: one-hop routes only, SimGrid finds the rest (a tree: no ties)
+    "floyd": """<zone id="f" routing="Floyd">
+  <host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/><host id="h3" speed="1Gf"/>
+  <host id="h4" speed="1Gf"/><router id="r1"/><router id="r2"/>
+  <link id="l1" bandwidth="1GBps" latency="1us"/><link id="l2" bandwidth="2GBps" latency="2us"/>
+  <link id="l3" bandwidth="3GBps" latency="3us"/><link id="l4" bandwidth="4GBps" latency="4us"/>
+  <link id="l5" bandwidth="500MBps" latency="1ms"/>
+  <route src="h1" dst="r1"><link_ctn id="l1"/></route>
+  <route src="h2" dst="r1"><link_ctn id="l2"/></route>
+  <route src="h3" dst="r2"><link_ctn id="l3"/></route>
+  <route src="h4" dst="r2"><link_ctn id="l4"/></route>
+  <route src="r1" dst="r2"><link_ctn id="l5"/></route>
+</zone>""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ZONES))
+def test_zones_and_zone_routes_route_as_simgrid_does(tmp_path, kind):
+    text = HEAD + ZONES[kind] + "\n</platform>\n"
+    platform = tmp_path / f"{kind}.xml"
+    platform.write_text(text)
+    machine = import_text(text).machine
+    hw = machine.hardware()
+    from parasol_core.topology.switches import compute_processors
+
+    if kind == "clusters":
+        hosts = ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
+    else:
+        hosts = ["h1", "h2", "h3", "h4"]
+    assert compute_processors(machine, hw).tolist() == list(range(1, len(hosts) + 1))
+    pairs = [(a, b) for a in range(len(hosts)) for b in range(len(hosts)) if a != b]
+    sim = probe(platform, "routes", *(f"{hosts[a]}:{hosts[b]}" for a, b in pairs))
+    for a, b in pairs:
+        r = route(hw, a + 1, b + 1)
+        got = sim[f"{hosts[a]}:{hosts[b]}"]
+        assert len(got["links"]) == r.hops, (kind, a, b, got["links"], r)
+        assert got["latency"] == pytest.approx(sum(hw.link_by_id(i).latency.mean
+                                                   for i in r.links), rel=1e-9)  # fmt: skip
+        slowest = max(hw.link_by_id(i).speed.mean for i in r.links)
+        assert 1 / got["bandwidth"] == pytest.approx(slowest, rel=1e-9)
