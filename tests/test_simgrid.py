@@ -208,7 +208,8 @@ def test_explicit_routes_parasol_does_not_take_are_counted():
                          '<route src="Tremblay" dst="Fafard"><link_ctn id="1"/><link_ctn id="2"/>'
                          '<link_ctn id="2"/>')  # fmt: skip
     notes = "\n".join(import_text(text).notes)
-    assert "explicit routes that differ from PARASOL's 'shortest' routes: 1 of 6" in notes
+    # the route and its way back (symmetrical): 2 of the 12 routes the zone defines
+    assert "explicit routes that differ from PARASOL's 'shortest' routes: 2 of 12" in notes
 
 
 def test_a_route_chain_without_one_link_routes_gets_an_implicit_switch():

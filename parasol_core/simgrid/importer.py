@@ -58,6 +58,7 @@ class _Chain:
     links: list[str]
     line: int
     explicit: bool  # a Full zone's route between hosts (compared with PARASOL's)
+    symmetrical: bool = True  # the way back is the same links reversed
 
 
 class _Notes:
@@ -283,7 +284,8 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
         if end not in p.kind:
             raise p.error(f"the route names {end!r}, which is no host or router defined "
                           "before it", el)  # fmt: skip
-    p.chains.append(_Chain(src, dst, links, el.line, explicit and src != dst))
+    symmetrical = el.get("symmetrical", "YES").upper() != "NO"
+    p.chains.append(_Chain(src, dst, links, el.line, explicit and src != dst, symmetrical))
 
 
 def _zone(p: _Platform, el: Element, top: bool) -> None:
@@ -647,7 +649,7 @@ def build(p: _Platform, name: str) -> Imported:
     next_id = 1
     for link in p.links.values():
         if len(link.ends) < 2:
-            p.notes.add("links on no route between two points: left out", link.name)
+            p.notes.add("links on no route between two points: left out", f"link {link.name}")
             continue
         lid = (
             int(link.props[PREFIX + "id"])
@@ -669,9 +671,9 @@ def build(p: _Platform, name: str) -> Imported:
                           connect=[number[e] for e in link.ends]))  # fmt: skip
         if link.policy == "FATPIPE":
             p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in PARASOL",
-                        link.name)  # fmt: skip
+                        f"link {link.name}")  # fmt: skip
         elif link.policy == "WIFI":
-            p.notes.add("Wifi links: read as shared links", link.name)
+            p.notes.add("Wifi links: read as shared links", f"link {link.name}")
         if len(link.ends) == 2:
             if link.policy == "SPLITDUPLEX":
                 split += 1
@@ -746,6 +748,7 @@ def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> Non
     from parasol_core.topology.index import index_of
 
     chains = [c for c in p.chains if c.explicit]
+    chains += [_Chain(c.dst, c.src, c.links[::-1], c.line, True) for c in chains if c.symmetrical]
     if not chains:
         return
     if len(chains) > budget.MAX_ROUTE_PAIRS:
