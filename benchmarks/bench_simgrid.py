@@ -4,7 +4,8 @@ model as a PARASOL file in the same run.
 * ``export``: ``export_platform`` of a torus model (its explicit routes grow with the
   square of the processors), against ``dumps`` of the model (baseline);
 * ``import (export)``: ``import_text`` of that platform (routes compared with PARASOL's
-  included), against ``loads`` of the model's text;
+  included), against ``xml.etree.ElementTree.fromstring`` of the same XML (parsing
+  alone, no guards) and ``loads`` of the model's own text;
 * ``import (fat tree)``: ``import_text`` of a FAT_TREE cluster of k-ary 3-tree
   parameters (expanded as SimGrid builds it), against ``loads`` of the resulting
   model's text.
@@ -54,11 +55,16 @@ def main() -> None:
           f"{len(exported.text) / 1e6:.1f} MB of XML")  # fmt: skip
     print(f"  dumps (baseline)   {t_dumps * 1e3:9.1f} ms")
     print(f"  export             {t_export * 1e3:9.1f} ms   {t_export / t_dumps:7.1f}x dumps")
+    import xml.etree.ElementTree as ET
+
+    data = exported.text.encode()
     t_loads, _ = timed(lambda: loads(text), args.repeat)
-    t_import, imported = timed(lambda: import_text(exported.text), args.repeat)
+    t_etree, _ = timed(lambda: ET.fromstring(data), args.repeat)
+    t_import, imported = timed(lambda: import_text(data), args.repeat)
     assert imported.machine.hardware() == topo
     print(f"  loads (baseline)   {t_loads * 1e3:9.1f} ms")
-    print(f"  import             {t_import * 1e3:9.1f} ms   {t_import / t_loads:7.1f}x loads")
+    print(f"  ElementTree        {t_etree * 1e3:9.1f} ms   (baseline: parsing the XML alone)")
+    print(f"  import             {t_import * 1e3:9.1f} ms   {t_import / t_etree:7.2f}x ElementTree")
     k = args.k
     xml = (f'<platform version="4.1"><zone id="w" routing="Full"><cluster id="f" prefix="h" '
            f'suffix="" radical="0-{k**3 - 1}" speed="1Gf" bw="125MBps" lat="50us" '

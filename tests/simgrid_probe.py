@@ -9,6 +9,9 @@ out of the way and no cross-traffic: SimGrid then gives latency + bytes / bandwi
 the route's narrowest link, as PARASOL's ``transfer_time`` does for a message alone.
 
 ``simgrid_probe.py PLATFORM routes SRC:DST ...``: the routes only (no simulation).
+
+``simgrid_probe.py PLATFORM phase SRC:DST:BYTES ...``: messages all sent at time 0, each
+on its own mailbox; the time each one ends, in order (SimGrid shares links max-min).
 """
 
 import json
@@ -47,6 +50,23 @@ def main():
             src, dst = pair.split(":")
             out[pair] = route(src, dst)
         print(json.dumps(out))
+        return
+    if mode == "phase":
+        ends = {}
+        for k, spec in enumerate(sys.argv[3:]):
+            src, dst, size = spec.split(":")
+
+            def send(box=f"m{k}", size=int(size)):
+                Mailbox.by_name(box).put("message", size)
+
+            def receive(box=f"m{k}", k=k):
+                Mailbox.by_name(box).get()
+                ends[k] = Engine.clock
+
+            Actor.create(f"s{k}", Host.by_name(src), send)
+            Actor.create(f"r{k}", Host.by_name(dst), receive)
+        engine.run()
+        print(json.dumps([ends[k] for k in range(len(sys.argv) - 3)]))
         return
     src, dst, size = sys.argv[3], sys.argv[4], int(sys.argv[5])
     done = {}

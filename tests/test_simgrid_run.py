@@ -207,3 +207,24 @@ def test_zones_and_zone_routes_route_as_simgrid_does(tmp_path, kind):
                                                    for i in r.links), rel=1e-9)  # fmt: skip
         slowest = max(hw.link_by_id(i).speed.mean for i in r.links)
         assert 1 / got["bandwidth"] == pytest.approx(slowest, rel=1e-9)
+
+
+def test_messages_sharing_links_end_as_parasols_max_min_trace(tmp_path):
+    """Several messages at once: SimGrid shares links max-min, as PARASOL's phase trace
+    with sharing="maxmin" does (docs/topology.md, "Which model answers what"). CM02
+    weighs each flow by its route's latency (TCP's RTT unfairness; weight-S 0 leaves
+    just that), so the messages here all cross three links of one latency: equal
+    weights, plain max-min."""
+    from parasol_core.topology.phases import Message, simulate_phase
+
+    machine = load(HERE.parent / "sample_models" / "grid4x4.machine")
+    platform = tmp_path / "grid.xml"
+    platform.write_text(export_platform(machine).text)
+    messages = [Message(1, 4, 1e6), Message(2, 8, 5e5), Message(5, 8, 2e6),
+                Message(3, 15, 1e6), Message(9, 12, 3e5), Message(4, 16, 7e5)]  # fmt: skip
+    hw = machine.hardware()
+    assert {route(hw, m.src, m.dst).hops for m in messages} == {3}
+    ends = probe(platform, "phase", *(f"p{m.src}:p{m.dst}:{int(m.bytes)}" for m in messages))
+    result = simulate_phase(machine, messages, sharing="maxmin")
+    assert ends == pytest.approx(result.end.tolist(), rel=1e-9)
+    assert (result.end - result.start > result.alone * 1.2).any()  # they did share links

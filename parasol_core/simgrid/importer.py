@@ -275,7 +275,7 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
         if child.tag != "link_ctn":
             p.notes.add(f"<{child.tag}> in a route", f"line {child.line}")
             continue
-        lname = _attr(p, child, "id")
+        lname = child.attrs.get("id")
         if lname not in p.links:
             raise p.error(f"the route from {src!r} to {dst!r} crosses link {lname!r}, which is "
                           "not defined before it", child)  # fmt: skip
@@ -562,6 +562,8 @@ def _dragonfly(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN
 def _infer_ends(p: _Platform) -> None:
     """Give every link its ends from the routes (module docstring)."""
     free = {name for name, link in p.links.items() if not link.fixed}
+    if not free:
+        return  # every link's ends are known (clusters, a PIUI export)
 
     def add(name: str, node: str) -> None:
         if name in free:

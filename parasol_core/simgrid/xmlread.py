@@ -11,7 +11,6 @@ before and while reading, and every error names its line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from xml.parsers import expat
 
@@ -35,14 +34,16 @@ class PlatformError(ValueError):
         super().__init__(f"{where}{message}")
 
 
-@dataclass
 class Element:
-    """An XML element: its tag, attributes, line and children."""
+    """An XML element: its tag, attributes, line and children (slots: a platform of
+    explicit routes has hundreds of thousands of them)."""
 
-    tag: str
-    attrs: dict[str, str]
-    line: int
-    children: list[Element] = field(default_factory=list)
+    __slots__ = ("attrs", "children", "line", "tag")
+
+    def __init__(self, tag: str, attrs: dict[str, str], line: int,
+                 children: list[Element] | None = None) -> None:  # fmt: skip
+        self.tag, self.attrs, self.line = tag, attrs, line
+        self.children = [] if children is None else children
 
     def get(self, name: str, default: str | None = None) -> str | None:
         return self.attrs.get(name, default)
@@ -75,11 +76,8 @@ def parse_bytes(data: bytes, source: str = "", max_elements: int = MAX_ELEMENTS)
             refuse(f"more than {max_elements:,} elements, the limit for a platform file")
         if len(stack) >= MAX_DEPTH:
             refuse(f"elements nested more than {MAX_DEPTH} deep")
-        el = Element(tag, dict(attrs), parser.CurrentLineNumber)
-        if stack:
-            stack[-1].children.append(el)
-        else:
-            root.append(el)
+        el = Element(tag, attrs, parser.CurrentLineNumber)  # attrs: a new dict each call
+        (stack[-1].children if stack else root).append(el)
         stack.append(el)
 
     def end(_tag: str) -> None:
