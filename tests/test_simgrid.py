@@ -129,7 +129,7 @@ def test_switches_export_as_routers_and_come_back_as_switches():
 
 @st.composite
 def topologies(draw: st.DrawFn) -> Machine:
-    kind = draw(st.sampled_from(["grid", "torus", "ring", "hypercube", "clique", "random"]))
+    kind = draw(st.sampled_from(["grid", "torus", "ring", "hypercube", "clique", "bus", "random"]))
     lat = draw(st.floats(0, 1e-3, allow_subnormal=False))
     speed = draw(st.floats(1e-12, 1e-3))
     if kind in ("grid", "torus"):
@@ -139,7 +139,7 @@ def topologies(draw: st.DrawFn) -> Machine:
         topo = generators.generate(kind, [draw(st.integers(2, 8))], lat, speed)
     elif kind == "hypercube":
         topo = generators.generate(kind, [draw(st.integers(0, 3))], lat, speed)
-    elif kind == "clique":
+    elif kind in ("clique", "bus"):
         topo = generators.generate(kind, [draw(st.integers(1, 5))], lat, speed)
     else:  # a random connected link list with switches, routed by shortest path
         n = draw(st.integers(2, 9))
@@ -406,3 +406,87 @@ def test_the_command_exports_and_imports_and_lists_what_does_not_carry_over(tmp_
     assert main(["import", str(tmp_path / "bad.xml")]) == 1
     assert "bad.xml:3: the route names 'a'" in capsys.readouterr().err
     assert main(["import", str(tmp_path / "missing.xml")]) == 2
+
+
+def test_a_model_parasol_cannot_route_is_not_exported():
+    from parasol_core.simgrid import ExportError
+
+    topo = generators.build([(1, 2), (3, 4)], 4, 1e-6, 1e-9, routing="shortest")
+    with pytest.raises(ExportError, match="no route from processor 1 to processor 3"):
+        export_platform(machine_of(topo))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.binary(max_size=300)
+    | st.text(
+        alphabet='<>/="&;! ?platformzoneidhostlinkroutecluster4.1xmlDOCTYPEENTITYSYSTEM0-9',
+        max_size=300,
+    )
+)
+def test_any_input_is_read_or_refused_with_a_reason(data):
+    """Whatever the bytes, the import returns a model or raises PlatformError or
+    BudgetError: never another exception."""
+    try:
+        import_text(data if isinstance(data, bytes) else data.encode())
+    except (PlatformError, BudgetError):
+        pass
+
+
+def test_deep_nesting_and_bad_encodings_are_refused_with_a_line():
+    deep = b"<platform version='4.1'>" + b"<zone id='z' routing='Full'>" * 150
+    with pytest.raises(PlatformError, match=r":1: elements nested more than 100 deep"):
+        parse_bytes(deep, "deep.xml")
+    with pytest.raises(PlatformError, match=r"x.xml:2: not well-formed XML"):
+        parse_bytes(b"<platform version='4.1'>\n<host id='\xff\xfe'/></platform>", "x.xml")
+    with pytest.raises(PlatformError, match="holds no XML element|not well-formed"):
+        parse_bytes(b"", "empty.xml")
+
+
+CLUSTER_LINE = ('  <cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" '
+                'lat="1us" topology="FAT_TREE" topo_parameters="2;2,2;1,2;1,1"/>')  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_mangled_platform_is_read_or_refused_with_a_reason(data):
+    """SMALL (and a cluster) with lines dropped and attribute values replaced: a model
+    that validates its links, or PlatformError / BudgetError."""
+    import re
+
+    lines = SMALL.splitlines()
+    lines.insert(5, CLUSTER_LINE)
+    keep = [ln for ln in lines if data.draw(st.booleans()) or ln.strip().startswith(
+        ("<?", "<!", "<platform", "</platform", "<zone", "</zone"))]  # fmt: skip
+    values = st.sampled_from(["", "0", "-1", "1e999", "R", "Tremblay", "1", "2;2,2;1,2;1,1",
+                              "0-2", "3,2", "nan", "FATPIPE", "TORUS", "DRAGONFLY", "NO"])  # fmt: skip
+
+    def mangle(m: re.Match) -> str:
+        return f'{m.group(1)}="{data.draw(values)}"' if data.draw(st.booleans()) else m.group(0)
+
+    text = re.sub(r'(\w+)="[^"]*"', mangle, "\n".join(keep))
+    try:
+        imported = import_text(text)
+    except (PlatformError, BudgetError):
+        return
+    hw = imported.machine.hardware()
+    assert all(len(link.connect) >= 2 for link in hw.links)
+    assert all(1 <= p <= hw.processor_count for link in hw.links for p in link.connect)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_a_mangled_export_is_read_or_refused_with_a_reason(data):
+    """An exported platform whose parasol: properties were edited by hand."""
+    import re
+
+    text = export_platform(load(SAMPLES / "grid4x4.machine")).text
+    props = re.findall(r'<prop id="(parasol:[^"]*)" value="[^"]*"/>', text)
+    for key in data.draw(st.lists(st.sampled_from(sorted(set(props))), max_size=4)):
+        value = data.draw(st.sampled_from(["", "x", "-1", "0", "99", "1e999", "1 2 3", "p1"]))
+        text = re.sub(f'<prop id="{re.escape(key)}" value="[^"]*"/>',
+                      f'<prop id="{key}" value="{value}"/>', text, count=1)  # fmt: skip
+    try:
+        import_text(text)
+    except (PlatformError, BudgetError):
+        pass

@@ -802,7 +802,14 @@ def read_platform(root: Element, source: str = "", name: str | None = None) -> I
             p.notes.add(f"<{child.tag}> elements", f"line {child.line}")
     if not p.kind:
         raise p.error("the platform has no host", root)
-    return build(p, name or (Path(source).stem if source else "SimGrid platform"))
+    try:
+        return build(p, name or (Path(source).stem if source else "SimGrid platform"))
+    except (PlatformError, budget.BudgetError):
+        raise
+    except (ValueError, KeyError, OverflowError) as e:
+        # only the parasol: properties a PIUI export writes are read as numbers here
+        raise PlatformError(f"a '{PREFIX}' property does not hold what PIUI writes "
+                            f"({type(e).__name__}: {e})", None, source) from None  # fmt: skip
 
 
 def import_platform(path: str | Path) -> Imported:
