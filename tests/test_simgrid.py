@@ -140,7 +140,7 @@ def topologies(draw: st.DrawFn) -> Machine:
     elif kind == "hypercube":
         topo = generators.generate(kind, [draw(st.integers(0, 3))], lat, speed)
     elif kind in ("clique", "bus"):
-        topo = generators.generate(kind, [draw(st.integers(1, 5))], lat, speed)
+        topo = generators.generate(kind, [draw(st.integers(2, 5))], lat, speed)
     else:  # a random connected link list with switches, routed by shortest path
         n = draw(st.integers(2, 9))
         pairs = [(draw(st.integers(1, p - 1)), p) for p in range(2, n + 1)]
