@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := sample_models/parsytec-gcel.machine
 
-.PHONY: run test lint format bench clean install-desktop
+.PHONY: run test lint format bench clean install-desktop simgrid
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,7 @@ run: $(VENV)/.installed
 	fi
 
 test: $(VENV)/.installed
+	-@$(MAKE) --no-print-directory simgrid
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -47,3 +48,18 @@ bench: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/*.so
+
+# SimGrid for tests/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
+# installed where apt-get is there and we are root (or sudo asks no password); never
+# fatal: without it those tests skip and say why.
+simgrid:
+	@if /usr/bin/python3 -c 'import simgrid' >/dev/null 2>&1; then :; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "note: no apt-get: python3-simgrid not installed, the SimGrid tests will skip"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  apt-get install -y -q python3-simgrid >/dev/null 2>&1 || \
+	  echo "note: apt-get could not install python3-simgrid; the SimGrid tests will skip"; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then \
+	  sudo -n apt-get install -y -q python3-simgrid >/dev/null 2>&1 || \
+	  echo "note: apt-get could not install python3-simgrid; the SimGrid tests will skip"; \
+	else echo "note: not root: python3-simgrid not installed, the SimGrid tests will skip"; fi

@@ -237,6 +237,13 @@ class Document(QObject):
         self.session.replace(machine, None)
         log.info("new model: %s", machine.name)
 
+    def new_from_machine(self, machine: Machine, what: str) -> None:
+        """A new, unnamed model (an imported SimGrid platform); not modified until it is
+        edited."""
+        self.origin = None
+        self.session.replace(machine, None)
+        log.info("new model from %s", what)
+
     def new_blank(self) -> None:
         """A new, unnamed, valid model of one processor type on a one-processor topology
         (File > New blank model; :func:`parasol_core.blank.blank_machine`)."""

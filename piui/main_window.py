@@ -187,6 +187,7 @@ class MainWindow(QMainWindow):
         # Export and the estimator it pushes to (Preferences say which)
         self.local_estimator: LocalEstimator | None = None
         self.measure_dialog: QWidget | None = None  # File > Measure this machine…
+        self.carry_notes: QMessageBox | None = None  # what a SimGrid import/export left out
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
         self.exporter.finished.connect(self._export_finished)
@@ -229,6 +230,7 @@ class MainWindow(QMainWindow):
         self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
         self.ask_open_path: Callable[[], str] = self._ask_open_path
         self.ask_save_path: Callable[[], str] = self._ask_save_path
+        self.ask_platform_path: Callable[[bool], str] = self._ask_platform_path
         self.show_error: Callable[..., None] = self._show_error
         self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
@@ -410,6 +412,9 @@ class MainWindow(QMainWindow):
         file.insertAction(new.menuAction(), self.new_blank_action)
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
+        self.import_simgrid_action = self._action("&Import SimGrid platform…",
+                                                  self.import_simgrid)  # fmt: skip
+        file.addAction(self.import_simgrid_action)
         file.addSeparator()
         file.addAction(self._action("&Save", self.save, QKeySequence.StandardKey.Save))
         file.addAction(self._action("Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs))
@@ -418,6 +423,9 @@ class MainWindow(QMainWindow):
         self.export_action.setToolTip("Push the model to the estimator set in Preferences")
         file.addAction(self.export_action)
         file.addAction(self._action("Export to &file…", self.export_to_file))
+        export_menu = file.addMenu("E&xport")
+        self.export_simgrid_action = self._action("&SimGrid platform…", self.export_simgrid)
+        export_menu.addAction(self.export_simgrid_action)
         file.addSeparator()
         file.addAction(self._action("&Measure this machine…", self.show_measure))
         file.addSeparator()
@@ -573,6 +581,79 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"A measured model of this machine "
                                      f"({self.document.machine.name}): Save as to keep it.")  # fmt: skip
         return True
+
+    # ---- SimGrid platforms (the conversion is parasol_core.simgrid)
+
+    def import_simgrid(self) -> bool:
+        """File > Import SimGrid platform…: the platform as a new unsaved model, and what
+        did not carry over in a window beside it."""
+        path = self.ask_platform_path(False)
+        if not path or not self.maybe_save():
+            return False
+        from parasol_core.budget import BudgetError
+        from parasol_core.simgrid import PlatformError, import_platform
+
+        try:
+            imported = import_platform(path)
+        except (PlatformError, BudgetError) as e:
+            self.show_error("Cannot import the platform", str(e))
+            return False
+        except OSError as e:
+            self.show_error("Cannot import the platform", f"{path}: {e.strerror or e}")
+            return False
+        self.document.new_from_machine(imported.machine, f"SimGrid platform {path}")
+        self._show_carry_notes("Imported from SimGrid", f"{Path(path).name} is open as a new "
+                               "model (Save as to keep it).", imported.notes)  # fmt: skip
+        self.statusBar().showMessage(f"Imported the SimGrid platform {Path(path).name}: "
+                                     "Save as to keep it.", 10000)  # fmt: skip
+        return True
+
+    def export_simgrid(self) -> bool:
+        """File > Export > SimGrid platform…: the hardware topology as a platform file."""
+        path = self.ask_platform_path(True)
+        if not path:
+            return False
+        from parasol_core.budget import BudgetError
+        from parasol_core.simgrid import ExportError, export_platform
+        from parasol_core.syntax.writer import write_text_atomic
+
+        self.document.commit_pending()
+        try:
+            exported = export_platform(self.document.machine)
+            write_text_atomic(Path(path), exported.text)
+        except (ExportError, BudgetError) as e:
+            self.show_error("Cannot export a SimGrid platform", str(e))
+            return False
+        except OSError as e:
+            self.show_error("Cannot export a SimGrid platform", f"{path}: {e.strerror or e}")
+            return False
+        self._show_carry_notes("Exported to SimGrid", f"Wrote {Path(path).name}.",
+                               exported.notes)  # fmt: skip
+        self.statusBar().showMessage(f"Exported a SimGrid platform to {path}.", 8000)
+        return True
+
+    def _show_carry_notes(self, title: str, text: str, notes: list[str]) -> None:
+        """What did not carry over, in a window that does not block (kept in
+        ``self.carry_notes``)."""
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self)
+        if notes:
+            box.setInformativeText("What does not carry over:\n" + "\n".join(
+                f"• {n}" for n in notes))  # fmt: skip
+        else:
+            box.setInformativeText("Everything carried over.")
+        box.setModal(False)
+        box.show()
+        self.carry_notes = box
+
+    def _ask_platform_path(self, saving: bool) -> str:
+        from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path
+
+        if saving:
+            name = self.document.machine.name or "untitled"
+            start = str(Path(self.document.path or Path.cwd() / name).with_suffix(".xml"))
+            return ask_path(self, "Export a SimGrid platform", start, True, PLATFORM_FILTER, "xml")
+        start = str(self.document.path.parent) if self.document.path else str(Path.cwd())
+        return ask_path(self, "Import a SimGrid platform", start, False, PLATFORM_FILTER, "xml")
 
     def new_from(self, path: Path) -> None:
         if self.maybe_save():

@@ -17,6 +17,7 @@ from parasol_core.cli import (
     measure_commands,
     model_commands,
     push_commands,
+    simgrid_commands,
     simulate_commands,
     topology_commands,
 )
@@ -29,6 +30,7 @@ COMMAND_MODULES = [
     fit_commands,
     push_commands,
     measure_commands,
+    simgrid_commands,
 ]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2

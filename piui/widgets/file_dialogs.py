@@ -15,6 +15,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
 
 FILE_FILTER = "Machine models (*.machine);;All files (*)"
+PLATFORM_FILTER = "SimGrid platforms (*.xml);;All files (*)"
 
 
 class NameOnlyIconProvider(QFileIconProvider):
@@ -36,23 +37,25 @@ class NameOnlyIconProvider(QFileIconProvider):
         return f"{suffix.upper()} file" if suffix else "File"
 
 
-def file_dialog(parent: QWidget | None, title: str, start: str, saving: bool) -> QFileDialog:
-    dialog = QFileDialog(parent, title, start, FILE_FILTER)
+def file_dialog(parent: QWidget | None, title: str, start: str, saving: bool,
+                file_filter: str = FILE_FILTER, suffix: str = "machine") -> QFileDialog:  # fmt: skip
+    dialog = QFileDialog(parent, title, start, file_filter)
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     dialog.setOption(QFileDialog.Option.DontUseCustomDirectoryIcons, True)
     dialog.setIconProvider(NameOnlyIconProvider())
     if saving:
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
-        dialog.setDefaultSuffix("machine")
+        dialog.setDefaultSuffix(suffix)
     else:
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     return dialog
 
 
-def ask_path(parent: QWidget | None, title: str, start: str, saving: bool) -> str:
+def ask_path(parent: QWidget | None, title: str, start: str, saving: bool,
+             file_filter: str = FILE_FILTER, suffix: str = "machine") -> str:  # fmt: skip
     """The path the user chose, or "" when cancelled."""
-    dialog = file_dialog(parent, title, start, saving)
+    dialog = file_dialog(parent, title, start, saving, file_filter, suffix)
     if dialog.exec() != QFileDialog.DialogCode.Accepted:
         return ""
     files = dialog.selectedFiles()

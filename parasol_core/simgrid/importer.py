@@ -1,0 +1,823 @@
+"""A SimGrid platform file (version 4.1) as a PARASOL model (docs/simgrid.md).
+
+Hosts become compute processors, routers and the switches of clusters become switch
+processors (``# piui: role = switch``), SimGrid links become PARASOL links with
+``latency`` in seconds and ``speed = 1 / bandwidth`` in seconds per byte. A SimGrid link
+has no ends of its own: routes list the links they cross. The ends are read from the
+routes (a route of one link joins its two ends; along a route of several, each link
+starts where the previous one ended; where that cannot be told, an implicit switch
+stands between two links) or, in a file PIUI exported, from the link's
+``parasol:connect`` property. Clusters are expanded as SimGrid 3.32 builds them (FLAT,
+TORUS, FAT_TREE, DRAGONFLY). What has no PARASOL counterpart is listed in
+``Imported.notes``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from parasol_core import budget
+from parasol_core.model import Link, Machine, Processor, Timing, Topology
+from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
+from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
+
+ROUTED_ZONES = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
+CLUSTER_TOPOLOGIES = ("FLAT", "TORUS", "FAT_TREE", "DRAGONFLY")
+PREFIX = "parasol:"  # properties PIUI's export writes, read back by the import
+_NODE_NAME = re.compile(r"p([1-9]\d*)")
+
+
+@dataclass
+class Imported:
+    """A platform read as a model, and what did not carry over (one line each)."""
+
+    machine: Machine
+    notes: list[str]
+
+
+@dataclass
+class _Link:
+    name: str
+    latency: float
+    bandwidth: float
+    policy: str
+    line: int
+    ends: list[str] = field(default_factory=list)
+    fixed: bool = False  # ends known from the construction, not inferred
+    props: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Chain:
+    """A route: from ``src`` over ``links`` to ``dst`` (link names in order)."""
+
+    src: str
+    dst: str
+    links: list[str]
+    line: int
+    explicit: bool  # a Full zone's route between hosts (compared with PARASOL's)
+    symmetrical: bool = True  # the way back is the same links reversed
+
+
+class _Notes:
+    """What does not carry over, counted by kind so a large file gives a short list."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.examples: dict[str, str] = {}
+
+    def add(self, kind: str, example: str = "") -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        if example and kind not in self.examples:
+            self.examples[kind] = example
+
+    def lines(self) -> list[str]:
+        out = []
+        for kind, n in self.counts.items():
+            ex = self.examples.get(kind)
+            out.append(f"{kind}" + (f" ({n}; first: {ex})" if ex and n > 1 else
+                                    f" ({ex})" if ex else f" ({n})" if n > 1 else ""))  # fmt: skip
+        return out
+
+
+class _Platform:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.hosts: list[str] = []
+        self.switches: list[str] = []
+        self.kind: dict[str, str] = {}  # node name -> "host" | "switch"
+        self.host_props: dict[str, dict[str, str]] = {}
+        self.links: dict[str, _Link] = {}
+        self.chains: list[_Chain] = []
+        self.zone_props: dict[str, str] = {}
+        self.notes = _Notes()
+        self.size = 0  # processors + links made so far (budget.MAX_GENERATED)
+        self.clusters: list[tuple[str, str, dict]] = []  # (id, topology, facts)
+        self.special_zones: set[str] = set()  # clusters whose gateways cross no link
+        self.zone_of_router: dict[str, str] = {}
+        self.floyd = False
+
+    def error(self, message: str, el: Element | None) -> PlatformError:
+        return PlatformError(message, el.line if el is not None else None, self.source)
+
+    def grow(self, n: int, what: str) -> None:
+        self.size += n
+        budget.check(what, self.size, budget.MAX_GENERATED, "processors and links",
+                     "a platform's hosts, routers and links together")  # fmt: skip
+
+    def node(self, name: str, kind: str, el: Element) -> None:
+        if name in self.kind:
+            raise self.error(f"{name!r} is defined twice (hosts and routers share names)", el)
+        self.kind[name] = kind
+        (self.hosts if kind == "host" else self.switches).append(name)
+
+    def link(self, link: _Link, el: Element) -> _Link:
+        if link.name in self.links:
+            raise self.error(f"link {link.name!r} is defined twice", el)
+        self.links[link.name] = link
+        return link
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _attr(p: _Platform, el: Element, name: str) -> str:
+    value = el.get(name)
+    if value is None:
+        raise p.error(f"<{el.tag}> needs the attribute {name!r}", el)
+    return value
+
+
+def _time(p: _Platform, el: Element, name: str, default: str | None = None) -> float:
+    text = el.get(name, default)
+    if text is None:
+        raise p.error(f"<{el.tag}> needs the attribute {name!r}", el)
+    try:
+        value = parse_time(text, f"{name}")
+    except UnitError as e:
+        raise p.error(str(e), el) from None
+    if value < 0:
+        raise p.error(f"{name} {text!r} is negative", el)
+    return value
+
+
+def _bandwidth(p: _Platform, el: Element, name: str) -> float:
+    text = _attr(p, el, name)
+    try:
+        values = [parse_bandwidth(part, name) for part in re.split(r"[;,]", text)]
+    except UnitError as e:
+        raise p.error(str(e), el) from None
+    if len(values) > 1:
+        p.notes.add("links with several bandwidths (Wifi rates): the first is used", text)
+    if not values[0] > 0:
+        raise p.error(f"{name} {text!r} must be positive", el)
+    return values[0]
+
+
+def _radicals(p: _Platform, el: Element) -> list[int]:
+    """``0-99`` or ``0-3,5,8-9``: the numbers, counted before they are made."""
+    text = _attr(p, el, "radical")
+    parts = []
+    total = 0
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        if m is None:
+            raise p.error(f"radical {text!r}: {part!r} is not N or N-M", el)
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a:
+            raise p.error(f"radical {text!r}: {part!r} goes downwards", el)
+        total += b - a + 1
+        budget.check(f"cluster {el.get('id')!r}", total, budget.MAX_GENERATED, "hosts")
+        parts.append((a, b))
+    return [i for a, b in parts for i in range(a, b + 1)]
+
+
+def _ints(p: _Platform, el: Element, text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise p.error(f"{what} {text!r} must be whole numbers separated by commas", el) from None
+    if any(v < 1 for v in values):
+        raise p.error(f"{what} {text!r} must be positive", el)
+    return values
+
+
+# --------------------------------------------------------------------------- elements
+
+
+_HOST_EXTRAS = {
+    "speed": "host speeds in flops (PARASOL's processor types hold instruction timings)",
+    "core": "multi-core hosts (core > 1)",
+    "pstate": "host power states (pstate)",
+    "availability_file": "host availability and state traces",
+    "speed_file": "host availability and state traces",
+    "state_file": "host availability and state traces",
+    "coordinates": "Vivaldi coordinates",
+}
+
+
+def _host(p: _Platform, el: Element) -> None:
+    name = _attr(p, el, "id")
+    p.grow(1, "the platform")
+    p.node(name, "host", el)
+    try:
+        speeds = parse_speeds(_attr(p, el, "speed"), "speed")
+    except UnitError as e:
+        raise p.error(str(e), el) from None
+    if len(speeds) > 1:
+        p.notes.add("host power states (several speeds)", name)
+    if not any(c.tag == "prop" and (c.get("id") or "").startswith(PREFIX) for c in el.children):
+        p.notes.add(_HOST_EXTRAS["speed"], name)  # (PIUI's own export writes a placeholder)
+    if el.get("core", "1").strip() != "1":
+        p.notes.add(_HOST_EXTRAS["core"], name)
+    for key in ("pstate", "availability_file", "speed_file", "state_file", "coordinates"):
+        if el.get(key):
+            p.notes.add(_HOST_EXTRAS[key], name)
+    props: dict[str, str] = {}
+    for child in el.children:
+        if child.tag == "prop":
+            key, value = _attr(p, child, "id"), child.get("value", "")
+            if key.startswith(PREFIX):
+                props[key] = value
+            else:
+                p.notes.add("host properties (<prop>)", f"{name}: {key}")
+        elif child.tag == "disk":
+            p.notes.add("disks", f"{name}: {child.get('id')}")
+        else:
+            p.notes.add(f"<{child.tag}> in a host", name)
+    p.host_props[name] = props
+
+
+def _link(p: _Platform, el: Element) -> None:
+    name = _attr(p, el, "id")
+    p.grow(1, "the platform")
+    bandwidth = _bandwidth(p, el, "bandwidth")
+    latency = _time(p, el, "latency", "0")
+    policy = el.get("sharing_policy", "SHARED")
+    if policy == "FULLDUPLEX":
+        policy = "SPLITDUPLEX"
+    if policy not in ("SHARED", "SPLITDUPLEX", "FATPIPE", "WIFI"):
+        raise p.error(f"sharing_policy {policy!r} is not one SimGrid knows", el)
+    link = p.link(_Link(name, latency, bandwidth, policy, el.line), el)
+    for child in el.children:
+        if child.tag == "prop":
+            key, value = _attr(p, child, "id"), child.get("value", "")
+            if key.startswith(PREFIX):
+                link.props[key] = value
+            else:
+                p.notes.add("link properties (<prop>)", f"{name}: {key}")
+        else:
+            p.notes.add(f"<{child.tag}> in a link", name)
+    for key in ("bandwidth_file", "latency_file", "state_file"):
+        if el.get(key):
+            p.notes.add("link bandwidth, latency and state traces", name)
+    connect = link.props.get(PREFIX + "connect")
+    if connect is not None:
+        link.ends = [f"p{n}" for n in connect.split()]
+        link.fixed = True
+
+
+def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) -> None:
+    if gateway:
+        src, dst = _attr(p, el, "gw_src"), _attr(p, el, "gw_dst")
+        for zname in (_attr(p, el, "src"), _attr(p, el, "dst")):
+            if zname in p.special_zones:
+                raise p.error(f"a zone route to cluster {zname!r}: SimGrid routes from its "
+                              "hosts to its gateway over no link, which a PARASOL route "
+                              "cannot do; not supported", el)  # fmt: skip
+    else:
+        src, dst = _attr(p, el, "src"), _attr(p, el, "dst")
+    links = []
+    for child in el.children:
+        if child.tag != "link_ctn":
+            p.notes.add(f"<{child.tag}> in a route", f"line {child.line}")
+            continue
+        lname = child.attrs.get("id")
+        if lname not in p.links:
+            raise p.error(f"the route from {src!r} to {dst!r} crosses link {lname!r}, which is "
+                          "not defined before it", child)  # fmt: skip
+        links.append(lname)
+    for end in (src, dst):
+        if end not in p.kind:
+            raise p.error(f"the route names {end!r}, which is no host or router defined "
+                          "before it", el)  # fmt: skip
+    symmetrical = el.get("symmetrical", "YES").upper() != "NO"
+    p.chains.append(_Chain(src, dst, links, el.line, explicit and src != dst, symmetrical))
+
+
+def _zone(p: _Platform, el: Element, top: bool) -> None:
+    zid = el.get("id", "?")
+    routing = el.get("routing", "None")
+    if routing not in ROUTED_ZONES and routing != "None":
+        raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
+                      "DijkstraCache and clusters are)", el)  # fmt: skip
+    if routing in ("Floyd", "Dijkstra", "DijkstraCache"):
+        p.floyd = True
+    explicit = routing == "Full"
+    for child in el.children:
+        tag = child.tag
+        if tag == "prop":
+            key, value = _attr(p, child, "id"), child.get("value", "")
+            if key.startswith(PREFIX) and top:
+                p.zone_props[key] = value
+            else:
+                p.notes.add("zone properties (<prop>)", f"{zid}: {key}")
+        elif tag == "host":
+            _host(p, child)
+        elif tag == "router":
+            p.grow(1, "the platform")
+            p.node(_attr(p, child, "id"), "switch", child)
+        elif tag == "link":
+            _link(p, child)
+        elif tag in ("route", "zoneRoute", "ASroute"):
+            _route(p, child, zid, explicit and tag == "route", gateway=tag != "route")
+        elif tag in ("zone", "AS"):
+            _zone(p, child, False)
+        elif tag == "cluster":
+            _cluster(p, child)
+        elif tag in ("bypassRoute", "bypassZoneRoute", "bypassASroute"):
+            p.notes.add("bypass routes", f"line {child.line}")
+        elif tag in ("trace", "trace_connect"):
+            p.notes.add("traces", f"line {child.line}")
+        elif tag == "backbone":
+            raise p.error("<backbone> outside a cluster is not read", child)
+        else:
+            p.notes.add(f"<{tag}> elements", f"line {child.line}")
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+def _cluster(p: _Platform, el: Element) -> None:
+    cid = _attr(p, el, "id")
+    prefix, suffix = _attr(p, el, "prefix"), _attr(p, el, "suffix")
+    radicals = _radicals(p, el)
+    topology = el.get("topology", "FLAT")
+    if topology not in CLUSTER_TOPOLOGIES:
+        raise p.error(f"cluster {cid!r}: topology {topology!r} is not one of "
+                      f"{', '.join(CLUSTER_TOPOLOGIES)}", el)  # fmt: skip
+    try:
+        speeds = parse_speeds(_attr(p, el, "speed"), "speed")
+    except UnitError as e:
+        raise p.error(str(e), el) from None
+    del speeds
+    p.notes.add(_HOST_EXTRAS["speed"], f"cluster {cid}")
+    if el.get("core", "1").strip() != "1":
+        p.notes.add(_HOST_EXTRAS["core"], f"cluster {cid}")
+    bw = _bandwidth(p, el, "bw")
+    lat = _time(p, el, "lat")
+    policy = el.get("sharing_policy", "SPLITDUPLEX")
+    if policy == "FULLDUPLEX":
+        policy = "SPLITDUPLEX"
+    if el.get("limiter_link"):
+        p.notes.add("cluster limiter links (a per-host bandwidth cap)", cid)
+    if el.get("loopback_bw") or el.get("loopback_lat"):
+        p.notes.add("loopback links (a message to oneself takes no time in PARASOL)", cid)
+    for child in el.children:
+        p.notes.add(f"<{child.tag}> in a cluster", cid)
+    hosts = [f"{prefix}{i}{suffix}" for i in radicals]
+    for name in hosts:
+        p.node(name, "host", el)
+        p.host_props[name] = {}
+    facts: dict = {"hosts": hosts}
+
+    def new_link(name: str, ends: list[str], bandwidth: float = bw, latency: float = lat,
+                 pol: str = policy) -> None:  # fmt: skip
+        p.link(_Link(name, latency, bandwidth, pol, el.line, ends, fixed=True), el)
+
+    params = el.get("topo_parameters", "")
+    n = len(hosts)
+    if topology == "FLAT":
+        bb = el.get("bb_bw")
+        bb_lat = _time(p, el, "bb_lat", "0s")
+        router = el.get("router_id") or f"{prefix}{cid}_router{suffix}"
+        has_bb = (bb is not None and bb != "") or bb_lat > 0
+        p.grow(n + 1 + (2 * n + 1 if has_bb else n), f"cluster {cid!r}")
+        if not has_bb:
+            p.node(router, "switch", el)
+            for i, h in zip(radicals, hosts):
+                new_link(f"{cid}_link_{i}", [h, router])
+        else:
+            bb_bw = _bandwidth(p, el, "bb_bw")
+            ports = [f"{cid}_port_{i}" for i in radicals]
+            for port in ports:
+                p.node(port, "switch", el)
+            p.node(router, "switch", el)
+            for i, h, port in zip(radicals, hosts, ports):
+                new_link(f"{cid}_link_{i}", [h, port])
+            bb_policy = el.get("bb_sharing_policy", "SHARED")
+            if bb_policy == "FATPIPE":
+                p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in "
+                            "PARASOL", f"{cid}_backbone")  # fmt: skip
+            new_link(f"{cid}_backbone", [*ports, router], bb_bw, bb_lat, "SHARED")
+            facts["backbone"] = True
+        p.zone_of_router[router] = cid
+    elif topology == "TORUS":
+        from parasol_core.topology.generators import grid_pair_array
+
+        dims = _ints(p, el, params, "topo_parameters")
+        size = 1
+        for d in dims:
+            size *= d
+        if size != n:
+            raise p.error(f"cluster {cid!r}: the torus {params} has {size} nodes, the "
+                          f"radical gives {n} hosts", el)  # fmt: skip
+        if len(dims) > 6:
+            raise p.error(f"cluster {cid!r}: a torus of {len(dims)} dimensions; PARASOL's "
+                          "tori have 1 to 6", el)  # fmt: skip
+        p.grow(n + budget.generator_size("torus", dims) - n, f"cluster {cid!r}")
+        for k, (a, b) in enumerate(grid_pair_array(dims, wrap=True).tolist()):
+            new_link(f"{cid}_link_{k + 1}", [hosts[a - 1], hosts[b - 1]])
+        facts["dims"] = dims
+        p.special_zones.add(cid)
+    elif topology == "FAT_TREE":
+        _fat_tree(p, el, cid, hosts, params, new_link, facts)
+        p.special_zones.add(cid)
+    else:
+        _dragonfly(p, el, cid, hosts, params, new_link, facts)
+        p.special_zones.add(cid)
+    p.clusters.append((cid, topology, facts))
+
+
+def _fat_tree(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN001
+    parts = params.split(";")
+    if len(parts) != 4:
+        raise p.error(f"cluster {cid!r}: FAT_TREE topo_parameters are "
+                      "'levels;children,...;parents,...;ports,...', got {params!r}", el)  # fmt: skip
+    try:
+        h = int(parts[0])
+    except ValueError:
+        raise p.error(f"cluster {cid!r}: {parts[0]!r} is not a number of levels", el) from None
+    m, w, ports = (_ints(p, el, x, "topo_parameters") for x in parts[1:])
+    if h < 1 or not len(m) == len(w) == len(ports) == h:
+        raise p.error(f"cluster {cid!r}: a fat tree of {h} levels needs {h} numbers in each "
+                      f"list, got {params!r}", el)  # fmt: skip
+    by_level = [1]
+    for x in m:
+        by_level[0] *= x
+    if by_level[0] != len(hosts):
+        raise p.error(f"cluster {cid!r}: the fat tree {params} has {by_level[0]} nodes, the "
+                      f"radical gives {len(hosts)} hosts", el)  # fmt: skip
+    for i in range(h):
+        count = 1
+        for j in range(i + 1):
+            count *= w[j]
+        for j in range(i + 1, h):
+            count *= m[j]
+        by_level.append(count)
+    nlinks = sum(by_level[i] * w[i] * ports[i] for i in range(h))
+    p.grow(sum(by_level[1:]) + nlinks, f"cluster {cid!r}")
+    # labels as SimGrid's generate_labels: digit j counts to m[j] (j >= level) or w[j]
+    labels: list[list[tuple[int, ...]]] = []
+    for level in range(h + 1):
+        maxima = [m[j] if j + 1 > level else w[j] for j in range(h)]
+        current = [0] * h
+        row = []
+        for _ in range(by_level[level]):
+            row.append(tuple(current))
+            pos = 0
+            while pos < h:
+                current[pos] += 1
+                if current[pos] >= maxima[pos]:
+                    current[pos] = 0
+                    pos += 1
+                else:
+                    break
+        labels.append(row)
+    names = [hosts]
+    for level in range(1, h + 1):
+        row = [f"{cid}_switch_{level}_{j}" for j in range(by_level[level])]
+        for name in row:
+            p.node(name, "switch", el)
+        names.append(row)
+    # parents by the label rule (equal but at digit level), in SimGrid's order
+    k = 0
+    for level in range(h):
+        index: dict[tuple, list[int]] = {}
+        for j, lab in enumerate(labels[level + 1]):
+            key = lab[:level] + lab[level + 1 :]
+            index.setdefault(key, []).append(j)
+        for c, lab in enumerate(labels[level]):
+            for j in index.get(lab[:level] + lab[level + 1 :], []):
+                for _ in range(ports[level]):
+                    new_link(f"{cid}_link_{k}", [names[level][c], names[level + 1][j]])
+                    k += 1
+    if any(x > 1 for x in ports):
+        p.notes.add("parallel links in a fat tree: PARASOL routes over the lowest-numbered "
+                    "link between two processors, SimGrid spreads routes over them", cid)  # fmt: skip
+    facts.update(levels=h, m=m, w=w, ports=ports)
+    k0 = m[0]
+    if all(x == k0 for x in m) and w == [1] + [k0] * (h - 1) and all(x == 1 for x in ports):
+        facts["network"] = f"fattree {k0} {h}"
+
+
+def _dragonfly(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN001
+    bw = _bandwidth(p, el, "bw")
+    parts = params.split(";")
+    try:
+        if len(parts) != 4:
+            raise ValueError
+        (g, blue), (c, black), (b, green) = (tuple(int(x) for x in s.split(",")) for s in parts[:3])
+        nodes = int(parts[3])
+    except ValueError:
+        raise p.error(f"cluster {cid!r}: DRAGONFLY topo_parameters are 'groups,blue;"
+                      f"chassis,black;routers,green;nodes', got {params!r}", el) from None  # fmt: skip
+    if min(g, blue, c, black, b, green, nodes) < 1:
+        raise p.error(f"cluster {cid!r}: DRAGONFLY parameters must be positive: {params!r}", el)
+    per_group = c * b
+    if g * per_group * nodes != len(hosts):
+        raise p.error(f"cluster {cid!r}: the dragonfly {params} has {g * per_group * nodes} "
+                      f"nodes, the radical gives {len(hosts)} hosts", el)  # fmt: skip
+    if g > per_group:
+        raise p.error(f"cluster {cid!r}: {g} groups but {per_group} routers a group; SimGrid "
+                      "links router n of each group to group n, so it needs as many routers "
+                      "a group as groups", el)  # fmt: skip
+    routers = g * per_group
+    nlinks = (
+        routers * nodes + g * c * b * (b - 1) // 2 + g * b * c * (c - 1) // 2 + g * (g - 1) // 2
+    )
+    p.grow(routers + nlinks, f"cluster {cid!r}")
+    rnames = [f"{cid}_router_{i}" for i in range(routers)]
+    for name in rnames:
+        p.node(name, "switch", el)
+    k = 0
+    for i in range(routers):  # local links: router i to its nodes
+        for j in range(nodes):
+            new_link(f"{cid}_link_{k}", [rnames[i], hosts[i * nodes + j]])
+            k += 1
+    for i in range(g * c):  # green: all-to-all within a chassis
+        for j in range(b):
+            for kk in range(j + 1, b):
+                new_link(f"{cid}_link_{k}", [rnames[i * b + j], rnames[i * b + kk]],
+                         bandwidth=bw * green)  # fmt: skip
+                k += 1
+    for i in range(g):  # black: same blade, other chassis of the group
+        for j in range(c):
+            for kk in range(j + 1, c):
+                for blade in range(b):
+                    a = i * per_group + j * b + blade
+                    z = i * per_group + kk * b + blade
+                    new_link(f"{cid}_link_{k}", [rnames[a], rnames[z]],
+                             bandwidth=bw * black)  # fmt: skip
+                    k += 1
+    for i in range(g):  # blue: router j of group i to router i of group j
+        for j in range(i + 1, g):
+            new_link(f"{cid}_link_{k}", [rnames[i * per_group + j], rnames[j * per_group + i]],
+                     bandwidth=bw * blue)  # fmt: skip
+            k += 1
+    facts.update(groups=g, chassis=c, blades=b, nodes=nodes)
+    p.notes.add("SimGrid's dragonfly routing (to router n of the group for group n, then the "
+                "global link): the import routes by 'shortest', which can pick other routers "
+                "where paths tie; and SimGrid 3.32, within a group, from a router outside chassis "
+                "0, crosses a green link then routes on as if in chassis 0 (a black hop too "
+                "few or too many), which no chain of links does", cid)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- ends
+
+
+def _infer_ends(p: _Platform) -> None:
+    """Give every link its ends from the routes (module docstring)."""
+    free = {name for name, link in p.links.items() if not link.fixed}
+    if not free:
+        return  # every link's ends are known (clusters, a PIUI export)
+
+    def add(name: str, node: str) -> None:
+        if name in free:
+            ends = p.links[name].ends
+            if node not in ends:
+                ends.append(node)
+
+    for chain in p.chains:
+        if len(chain.links) == 1:
+            add(chain.links[0], chain.src)
+            add(chain.links[0], chain.dst)
+    implicit: dict[frozenset, str] = {}
+    for chain in p.chains:
+        if len(chain.links) < 2:
+            continue
+        cur = chain.src
+        for i, name in enumerate(chain.links):
+            ends = p.links[name].ends
+            if i == len(chain.links) - 1:
+                nxt = chain.dst
+            elif len(ends) == 2 and cur in ends:
+                nxt = ends[1] if ends[0] == cur else ends[0]
+            else:
+                key = frozenset((name, chain.links[i + 1]))
+                nxt = implicit.get(key)
+                if nxt is None:
+                    nxt = implicit[key] = f"between {name} and {chain.links[i + 1]}"
+                    p.grow(1, "the platform")
+                    p.kind[nxt] = "switch"
+                    p.switches.append(nxt)
+            add(name, cur)
+            add(name, nxt)
+            cur = nxt
+    if implicit:
+        p.notes.add("links whose ends no route tells: an implicit switch joins consecutive "
+                    "links of a route", next(iter(implicit.values())))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _numbers(p: _Platform) -> dict[str, int]:
+    """Processor numbers: a file PIUI wrote names its nodes p1, p2, ... (kept);
+    otherwise compute processors first, in the file's order, then switches."""
+    names = p.hosts + p.switches
+    found = [_NODE_NAME.fullmatch(n) for n in names]
+    if all(found) and sorted(int(m.group(1)) for m in found) == list(range(1, len(names) + 1)):
+        return {n: int(m.group(1)) for n, m in zip(names, found)}
+    return {n: i for i, n in enumerate(names, start=1)}
+
+
+def build(p: _Platform, name: str) -> Imported:
+    _infer_ends(p)
+    number = _numbers(p)
+    props = p.zone_props
+    compute_type, switch_type = 1, 2
+    types: dict[int, int] = {}
+    kinds: dict[int, tuple[str, str | None]] = {}  # type id -> (name, role)
+    for key, value in props.items():
+        m = re.fullmatch(re.escape(PREFIX) + r"type:(\d+)", key)
+        if m:
+            role, _, tname = value.partition(":")
+            kinds[int(m.group(1))] = (tname, role or None)
+    for host in p.hosts:
+        given = p.host_props.get(host, {}).get(PREFIX + "type")
+        types[number[host]] = int(given) if given and given.isdigit() else compute_type
+    router_types = {}
+    for item in props.get(PREFIX + "routers", "").split():
+        r, _, t = item.partition("=")
+        if t.isdigit():
+            router_types[r] = int(t)
+    for sw in p.switches:
+        types[number[sw]] = router_types.get(sw, switch_type)
+    if not kinds:
+        if any(t == compute_type for t in types.values()) or not types:
+            kinds[compute_type] = ("SimGrid host", None)
+        if p.switches:
+            kinds[switch_type] = ("SimGrid router", "switch")
+    processors = [Processor(id=t, name=tn, role=role) for t, (tn, role) in sorted(kinds.items())]
+    for t in sorted(set(types.values()) - set(kinds)):
+        processors.append(Processor(id=t, name=f"type {t}"))
+
+    links: list[Link] = []
+    split = shared = 0
+    next_id = 1
+    for link in p.links.values():
+        if len(link.ends) < 2:
+            p.notes.add("links on no route between two points: left out", f"link {link.name}")
+            continue
+        lid = (
+            int(link.props[PREFIX + "id"])
+            if link.props.get(PREFIX + "id", "").isdigit()
+            else next_id
+        )
+        next_id = max(next_id, lid) + 1
+        speed = 1.0 / link.bandwidth
+        given = link.props.get(PREFIX + "speed")
+        if given is not None:
+            try:
+                exact = float(given)
+                if exact > 0 and abs(1.0 / exact - link.bandwidth) <= 1e-12 * link.bandwidth:
+                    speed = exact  # the value PIUI wrote, not its reciprocal's reciprocal
+            except ValueError:
+                pass
+        lat = Timing(link.latency)
+        links.append(Link(id=lid, latency=lat, speed=Timing(speed),
+                          connect=[number[e] for e in link.ends]))  # fmt: skip
+        if link.policy == "FATPIPE":
+            p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in PARASOL",
+                        f"link {link.name}")  # fmt: skip
+        elif link.policy == "WIFI":
+            p.notes.add("Wifi links: read as shared links", f"link {link.name}")
+        if len(link.ends) == 2:
+            if link.policy == "SPLITDUPLEX":
+                split += 1
+            else:
+                shared += 1
+    duplex = None
+    if split and not shared:
+        duplex = 0.0  # every two-ended link full duplex, nothing added by the other way
+    elif split:
+        p.notes.add(f"split-duplex links among shared ones ({split} of {split + shared}): "
+                    "PARASOL's duplex is for a whole topology; read as shared")  # fmt: skip
+    if PREFIX + "duplex" in props:
+        try:
+            duplex = float(props[PREFIX + "duplex"]) if props[PREFIX + "duplex"] else None
+        except ValueError:
+            pass
+
+    count = len(p.hosts) + len(p.switches)
+    routing, shape, network = "shortest", None, None
+    if len(p.clusters) == 1 and len(p.kind) == count and not p.chains:
+        cid, topology, facts = p.clusters[0]
+        if topology == "TORUS":
+            dims = facts["dims"]
+            shape = tuple(dims)
+            routing = f"{len(dims)}Dtorus" if len(dims) <= 3 else "NDtorus"
+        elif topology == "FAT_TREE":
+            network = facts.get("network")
+            if network is None:
+                p.notes.add("a fat tree that is not a k-ary n-tree: no '# piui: network' line",
+                            cid)  # fmt: skip
+    if PREFIX + "routing" in props:
+        routing = props[PREFIX + "routing"] or None
+    if PREFIX + "shape" in props:
+        shape = tuple(int(x) for x in props[PREFIX + "shape"].split()) or None
+    if PREFIX + "network" in props:
+        network = props[PREFIX + "network"] or None
+    forward = None
+    if props.get(PREFIX + "forward"):
+        forward = float(props[PREFIX + "forward"])
+    ours = PREFIX + "routing" in props  # written by PIUI's export
+    setup = Timing(0.0)  # a platform has no setup time; a PIUI export may say one
+    if ours:
+        setup = Timing(float(props[PREFIX + "setup"])) if props.get(PREFIX + "setup") else None
+    topo = Topology(
+        shape=shape, forward=forward, duplex=duplex, network=network,
+        id=int(props.get(PREFIX + "topology-id", "1")),
+        name=props.get(PREFIX + "topology-name", None if ours else name),
+        setup=setup,
+        routing=routing, processor_count=count, link_count=len(links),
+        types=dict(sorted(types.items())), links=links,
+    )  # fmt: skip
+    machine = Machine(
+        id=int(props.get(PREFIX + "machine-id", "1")),
+        name=props.get(PREFIX + "machine-name", None if ours else name),
+        processor_count=len(processors),
+        topology_count=1,
+        processors=processors,
+        topologies=[topo],
+    )
+    if p.floyd:
+        p.notes.add(
+            "Floyd and Dijkstra zones: SimGrid picks among equal routes by its own "
+            "costs; PARASOL routes the links by 'shortest' (fewest hops, its own tie-break)"
+        )
+    _compare_routes(p, topo, number)
+    return Imported(machine, p.notes.lines())
+
+
+def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> None:
+    """Say how many of a Full zone's explicit routes PARASOL's routing does not give."""
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+
+    chains = [c for c in p.chains if c.explicit]
+    chains += [_Chain(c.dst, c.src, c.links[::-1], c.line, True) for c in chains if c.symmetrical]
+    if not chains:
+        return
+    if len(chains) > budget.MAX_ROUTE_PAIRS:
+        p.notes.add(f"{len(chains):,} explicit routes not compared with PARASOL's (over "
+                    f"{budget.MAX_ROUTE_PAIRS:,})")  # fmt: skip
+        return
+    kept = [ln for ln in p.links.values() if len(ln.ends) >= 2]  # as build() kept them
+    by_name = {link.name: model.id for link, model in zip(kept, topo.links)}
+    try:
+        index = index_of(topo)
+        batch = index.routes([number[c.src] for c in chains], [number[c.dst] for c in chains])
+    except (RoutingError, budget.BudgetError) as e:
+        p.notes.add(f"explicit routes not compared with PARASOL's: {e}")
+        return
+    differ = 0
+    first = ""
+    for chain, route in zip(chains, batch):
+        want = tuple(by_name.get(n, -1) for n in chain.links)
+        if tuple(route.links) != want:
+            differ += 1
+            if not first:
+                first = f"{chain.src} -> {chain.dst}, line {chain.line}"
+    if differ:
+        p.notes.add(f"explicit routes that differ from PARASOL's {topo.routing!r} routes: "
+                    f"{differ} of {len(chains)}", first)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def read_platform(root: Element, source: str = "", name: str | None = None) -> Imported:
+    p = _Platform(source)
+    if root.tag != "platform":
+        raise p.error(f"the root element is <{root.tag}>, not <platform>", root)
+    version = root.get("version", "")
+    if not version.startswith("4."):
+        raise p.error(f"platform version {version!r}: this reader takes version 4.1 files "
+                      "(SimGrid's simgrid_update_xml converts older ones)", root)  # fmt: skip
+    zones = [c for c in root.children if c.tag in ("zone", "AS")]
+    for child in root.children:
+        if child.tag in ("zone", "AS"):
+            _zone(p, child, top=len(zones) == 1)
+        elif child.tag == "cluster":
+            _cluster(p, child)
+        elif child.tag in ("config", "actor", "process"):
+            p.notes.add(f"<{child.tag}> elements (configuration and deployment)",
+                        f"line {child.line}")  # fmt: skip
+        else:
+            p.notes.add(f"<{child.tag}> elements", f"line {child.line}")
+    if not p.kind:
+        raise p.error("the platform has no host", root)
+    try:
+        return build(p, name or (Path(source).stem if source else "SimGrid platform"))
+    except (PlatformError, budget.BudgetError):
+        raise
+    except (ValueError, KeyError, OverflowError) as e:
+        # only the parasol: properties a PIUI export writes are read as numbers here
+        raise PlatformError(f"a '{PREFIX}' property does not hold what PIUI writes "
+                            f"({type(e).__name__}: {e})", None, source) from None  # fmt: skip
+
+
+def import_platform(path: str | Path) -> Imported:
+    """Read a platform file: PlatformError (with its line) for what cannot be read,
+    BudgetError past the size limits, OSError when it cannot be opened."""
+    return read_platform(parse_file(path), str(path))
+
+
+def import_text(text: str | bytes, source: str = "", name: str | None = None) -> Imported:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return read_platform(parse_bytes(data, source), source, name)
