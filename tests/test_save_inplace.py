@@ -134,9 +134,9 @@ def assert_records_match(machine: Machine, path: Path) -> None:
     for a, b in zip(walk(machine), walk(fresh), strict=True):
         assert type(a) is type(b)
         if is_lazy(a):
-            lazy = a.__dict__["_lazy_src"]
-            src = lazy[0].build(lazy)
-            assert fastscan.link_is_unedited(a), f"{a.label()}: counted as edited"
+            store, uid = a.__dict__["_store"], a.__dict__["_uid"]
+            src = store.peek_record(uid)
+            assert store.is_unedited(uid), f"{a.label()}: counted as edited"
         else:
             src = a.src
         # the children are the model's objects (which may hold a float where the fresh

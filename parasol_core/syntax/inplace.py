@@ -17,9 +17,8 @@ column would move) returns None, and the save reads the whole text back as befor
 ``tests/test_save_inplace.py`` holds the records updated here to those of a fresh parse
 of the saved text, after random edits and saves.
 
-Positions of a fast-path link whose record is not built yet live in its lazy tuple; they
-are not rewritten one by one but through its :class:`~fastscan.LinkRegion`, which keeps
-the moves of each save (:meth:`LinkRegion.moved`).
+Positions of a fast-path link whose record is not built yet are its store's column of
+offsets (:class:`~parasol_core.linkstore.LinkStore`), moved in one vectorized step.
 """
 
 from __future__ import annotations
@@ -31,8 +30,8 @@ from typing import Any
 
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_INT
-from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, Timing
-from parasol_core.syntax.fastscan import _TIMING_RE, LinkRegion
+from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, Timing, link_stores
+from parasol_core.syntax.fastscan import _TIMING_RE
 from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
 
 _INT_RE = re.compile(r"\d{1,18}")
@@ -110,22 +109,15 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> 
     if not any(moving.moves):  # type: ignore[union-attr]
         moving = None  # every value kept its length: no position moves
     shift = moving
-    regions: set[LinkRegion] = set()
     for block in blocks:
-        d = block.__dict__
-        if "src" not in d:
-            lazy = d.get("_lazy_src")
-            if lazy is not None:
-                regions.add(lazy[0])
-            continue
-        src = d["src"]
+        src = block.src
         if src is None:
             continue
         src.text = new_text
         if shift is not None:
             _shift_block(src, shift)
-    for region in regions:
-        region.moved(new_text, None if shift is None else (shift.ends, shift.moves))
+    for store in link_stores(machine):  # the offsets of links whose records are not built
+        store.moved(new_text, shift)
     for _, _, _, vs, read in steps:  # their ends moved with the rest
         vs.value = read
         if isinstance(read, tuple):  # connect: the writer wrote the count
