@@ -45,6 +45,7 @@ from parasol_core.model import (
     link_stores,
     walk,
 )
+from parasol_core.syntax import bulk_text
 from parasol_core.syntax.source import BlockSource, ValueSource, indent_of
 
 INDENT = "    "
@@ -130,13 +131,29 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
             items = getattr(block, part.attr)
             if not items:
                 continue
+            bulk = part.kind == INT and bulk_text.table_in_bulk(items)
             if part.block is None:
-                lines.extend(inner + entry(part, k, v) for k, v in items.items())
+                if bulk:
+                    lines.append(bulk_text.table_lines(items, part.key_format, inner))
+                else:
+                    lines.extend(inner + entry(part, k, v) for k, v in items.items())
             else:
                 lines.append(f"{inner}begin {part.block}")
-                lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
+                if bulk:
+                    lines.append(bulk_text.table_lines(items, part.key_format, inner + INDENT))
+                else:
+                    lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
                 lines.append(f"{inner}end {part.block}")
         else:
+            value = getattr(block, part.attr)
+            if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):
+                # one element holding every link section, lines joined by `\n`
+                if top:
+                    lines.append("")
+                lines.append(f"{inner}begin {part.container}")
+                lines.append(bulk_text.link_sections(value, inner + INDENT))
+                lines.append(f"{inner}end {part.container}")
+                continue
             kids = children_of(block, part)
             if not kids:
                 continue
@@ -157,7 +174,9 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
 
 
 def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
-    return newline.join(canonical_lines(machine)) + newline
+    text = "\n".join(canonical_lines(machine)) + "\n"
+    # bulk elements hold several lines joined by `\n`; no value holds a line end
+    return text if newline == "\n" else text.replace("\n", newline)
 
 
 # --------------------------------------------------------------------------- lossless
@@ -185,6 +204,8 @@ class _Edits:
     def insert_lines(self, at: int, lines: list[str]) -> None:
         nl = self.newline
         text = nl.join(lines) + nl
+        if nl != "\n":  # bulk elements of canonical_lines hold several lines
+            text = text.replace("\r\n", "\n").replace("\n", nl)
         if at > 0 and self.text[at - 1] not in "\n\r\x0b;":
             text = nl + text
         self.replace(at, at, text)
