@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from parasol_core import linkstore
+import parasol_core.linkstore as linkstore
 from parasol_core.expr.tree import Expression
 
 # --------------------------------------------------------------------------- values

@@ -4,11 +4,14 @@ standard deviations, negative zeros and links of several processors."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parasol_core import jsonio
 from parasol_core.linkstore import LinkStore, links_from_arrays
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.syntax import bulk_text
@@ -53,6 +56,8 @@ def test_varied_stores(rows: list) -> None:
     assert bulk_text.can_write_in_bulk(store)
     by_link = "\n".join(line for link in store for line in canonical_lines(link, "      "))
     assert bulk_text.link_sections(store, "      ") == by_link
+    topo = Topology(id=1, links=store)  # the JSON dump written from the columns too
+    assert jsonio.dumps(topo) == json.dumps(jsonio.to_data(topo), indent=1)
 
 
 def test_a_machine_with_crlf_line_ends() -> None:

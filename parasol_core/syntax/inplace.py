@@ -31,7 +31,7 @@ from typing import Any
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_INT
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, Timing, link_stores
-from parasol_core.syntax.fastscan import _TIMING_RE
+from parasol_core.syntax.linktext import _TIMING_RE
 from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
 
 _INT_RE = re.compile(r"\d{1,18}")
