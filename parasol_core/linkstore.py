@@ -500,6 +500,59 @@ class LinkStore(MutableSequence):
         if name == "id":
             self._by_id = None
 
+    def rows_of_uids(self, uids: np.ndarray) -> np.ndarray:
+        """The rows of links by uid (all present)."""
+        if self._uid is None:
+            return np.asarray(uids, dtype=np.int64)
+        if self._row_of is None and len(self):
+            self._row(int(self._uid[0]))  # builds the uid -> row table
+        return self._row_of[uids]  # type: ignore[index]
+
+    def snapshot(self, uids: np.ndarray, name: str) -> ColumnValues:
+        """The latency or speed of these links, to put back later (a bulk undo)."""
+        rows = self.rows_of_uids(uids)
+        sds = self.sds(name)
+        odd = {u: self._odd[u][name] for u in uids.tolist()
+               if u in self._odd and name in self._odd[u]} if self._odd else {}  # fmt: skip
+        return ColumnValues(uids, self.means(name)[rows].copy(),
+                            None if sds is None else sds[rows].copy(), odd)  # fmt: skip
+
+    def restore(self, name: str, values: ColumnValues) -> None:
+        """Put back what :meth:`snapshot` took."""
+        rows = self.rows_of_uids(values.uids)
+        self.means(name)[rows] = values.means
+        sd_attr = "_lat_sd" if name == "latency" else "_spd_sd"
+        if values.sds is not None:
+            if getattr(self, sd_attr) is None:
+                setattr(self, sd_attr, np.full(len(self), np.nan))
+            getattr(self, sd_attr)[rows] = values.sds
+        elif getattr(self, sd_attr) is not None:
+            getattr(self, sd_attr)[rows] = np.nan
+        for u in values.uids.tolist():
+            odd = self._odd.get(u)
+            if odd is not None and name in odd and u not in values.odd:
+                del odd[name]
+                if not odd:
+                    del self._odd[u]
+        for u, v in values.odd.items():
+            self._odd.setdefault(u, {})[name] = v
+        self._mark(values.uids)
+        self._version = next(_VERSIONS)
+
+    def holds(self, uids: np.ndarray, name: str, value: Any) -> bool:
+        """Every one of these links holds ``value`` (a timing) as its ``name`` already."""
+        if type(value) is not Timing or type(value.mean) is not float:
+            return False
+        if self._odd and any(u in self._odd and name in self._odd[u] for u in uids.tolist()):
+            return False
+        rows = self.rows_of_uids(uids)
+        if not (self.means(name)[rows] == value.mean).all():
+            return False
+        sds = self.sds(name)
+        if value.sd is None:
+            return sds is None or bool(np.isnan(sds[rows]).all())
+        return sds is not None and bool((sds[rows] == value.sd).all())
+
     # ------------------------------------------------------------------ columns (bulk)
 
     @property
@@ -799,6 +852,29 @@ class LinkStore(MutableSequence):
 
     def __reduce__(self) -> Any:
         return (_rebuilt, (list(map(_plain_copy, self)),))
+
+
+class ColumnValues:
+    """Latencies or speeds of some links (by uid), kept for an undo."""
+
+    __slots__ = ("uids", "means", "sds", "odd")
+
+    def __init__(self, uids: np.ndarray, means: np.ndarray, sds: np.ndarray | None,
+                 odd: dict[int, Any]) -> None:  # fmt: skip
+        self.uids, self.means, self.sds, self.odd = uids, means, sds, odd
+
+
+def store_of(links: list) -> LinkStore | None:
+    """The one store every link of ``links`` is a view of, or None."""
+    if not links:
+        return None
+    store = links[0].__dict__.get("_store") if type(links[0]) is Link else None
+    if store is None:
+        return None
+    for link in links:
+        if type(link) is not Link or link.__dict__.get("_store") is not store:
+            return None
+    return store
 
 
 def _rebuilt(links: list) -> LinkStore:

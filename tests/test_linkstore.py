@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core.linkstore import LinkStore, links_from_arrays
+from parasol_core.linkstore import ColumnValues, LinkStore, links_from_arrays
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.session import Session
 from parasol_core.syntax.parser import load, loads
@@ -128,7 +128,7 @@ def test_an_unedited_save_and_a_link_edit_save_losslessly(tmp_path: Path) -> Non
 
 
 def test_session_edits_undo_and_save(tmp_path: Path) -> None:
-    text = torus_text(4)
+    text = torus_text(8)  # 1,536 links: a bulk edit of them all is one column write
     path = tmp_path / "t.machine"
     path.write_text(text, encoding="utf-8")
     session = Session.open(path)
@@ -142,6 +142,12 @@ def test_session_edits_undo_and_save(tmp_path: Path) -> None:
     ids = tuple(lk.id for lk in topo.links)
     session.set_links(topo.id, ids, speed=Timing(2e-6))  # one bulk step over every link
     assert (topo.links.means("speed") == 2e-6).all()
+    assert isinstance(session.history.steps[-1].mutations[-1].olds, ColumnValues)
+    session.set_links(topo.id, ids, speed=Timing(2e-6, 1e-8), merge="drag")
+    session.set_links(topo.id, ids, speed=Timing(3e-6), merge="drag")  # merged: one step
+    assert topo.links[9].speed == Timing(3e-6)
+    session.undo()
+    assert topo.links[9].speed == Timing(2e-6) and topo.links.sds("speed")[9] != 1e-8
     session.undo()
     assert topo.links[5].speed == Timing(5e-6) and topo.links[6].speed == before
     new = session.new_link(topo.id, 1, 3)

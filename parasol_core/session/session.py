@@ -24,11 +24,13 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parasol_core import edit, filelock, limits, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
-from parasol_core.linkstore import LinkStore
+from parasol_core.linkstore import LinkStore, store_of
 from parasol_core.model import (
     EXPR,
     INT,
@@ -805,6 +807,14 @@ class Session:
         if len(objs) <= self.BULK:
             for obj in objs:
                 self._set(obj, attr, value)
+            return
+        store = store_of(objs) if attr in ("latency", "speed") else None
+        if store is not None:  # links: the columns, read and written in bulk
+            uids = np.fromiter((o.__dict__["_uid"] for o in objs), dtype=np.int64,
+                               count=len(objs))  # fmt: skip
+            if store.holds(uids, attr, value):
+                return
+            self._record(SetMany(objs, attr, store.snapshot(uids, attr), value, owner))
             return
         olds = list(map(operator.attrgetter(attr), objs))
         first = olds[0]
