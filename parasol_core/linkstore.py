@@ -755,14 +755,30 @@ class LinkStore(MutableSequence):
         Built records are moved by the caller, which sees them among the model's
         sections."""
         if shift is not None and self._text is not None:
+            has = self._start >= 0
+            starts = self._start[has]
+            if getattr(shift, "inserted_at", None):  # lines added by appended links
+                points = np.asarray(shift.inserted_at, dtype=np.int64)
+                lines = np.asarray(shift.line_moves, dtype=np.int64)
+                at = np.searchsorted(points, starts, side="right")
+                self._line[has] += np.where(at > 0, lines[np.maximum(at - 1, 0)], 0).astype(
+                    self._line.dtype
+                )
             ends = np.asarray(shift.ends, dtype=np.int64)
             moves = np.asarray(shift.moves, dtype=np.int64)
-            has = self._start >= 0
-            at = np.searchsorted(ends, self._start[has], side="right")
-            self._start[has] += np.where(at > 0, moves[np.maximum(at - 1, 0)], 0)
+            at = np.searchsorted(ends, starts, side="right")
+            self._start[has] = starts + np.where(at > 0, moves[np.maximum(at - 1, 0)], 0)
         if self._text is not None:
             self._text = text
         self._dirty = np.zeros(0, dtype=bool)
+
+    def placed(self, uid: int, start: int, line: int, text: str) -> None:
+        """A save wrote the link ``uid`` at ``start`` (on ``line``) of ``text``."""
+        self._text = text
+        row = self._row(uid)
+        self._start[row] = start
+        self._line[row] = line
+        self._srcs.pop(uid, None)
 
     def row_of_uid(self, uid: int) -> int | None:
         try:

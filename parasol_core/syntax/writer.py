@@ -210,6 +210,12 @@ class _Edits:
             text = nl + text
         self.replace(at, at, text)
 
+    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int) -> None:
+        """Insert a new link's section after the last link of its list: recorded so that
+        the save can read it back on its own (see parasol_core.syntax.inplace)."""
+        self.insert_lines(at, lines)
+        self.values[-1] = (None, "link", (store, uid))
+
     def apply(self) -> str:
         out = []
         pos = 0
@@ -401,6 +407,9 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
         else:
             at = None
         lines = canonical_lines(store.view(row), child_indent)
+        if at is not None and j == kept_rows.shape[0] and j > 0:  # after the last one kept
+            edits.append_link(at, lines, store, int(current[row]))
+            continue
         if at is None:
             if child.container and container is None:
                 lines = (
