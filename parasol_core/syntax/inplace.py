@@ -203,25 +203,25 @@ def _shift_block(src: BlockSource, shift: _Shift) -> None:
 def _shift_table(ts: TableSource, shift: _Shift) -> None:
     entries = ts.entries.values()
     if ts.start is not None and ts.end is not None and entries:
-        # A sub-section wholly before every edit does not move; one wholly after them
-        # all moves by the same amount: the `procid` table of a million processors is a
-        # million records, shifted here without a search each.
-        if ts.end < shift.ends[0]:  # (appended links are among the edits' ends)
-            entries = ()
-        elif ts.start >= shift.ends[-1] and (
-            not shift.inserted_at or ts.start > shift.inserted_at[-1]
+        # No edit inside the sub-section: every record in it moves by the same offset
+        # and lines (often none). The `procid` table of a million processors is a
+        # million records, moved here without a search each.
+        ends, points = shift.ends, shift.inserted_at
+        if bisect.bisect_right(ends, ts.start) == bisect.bisect_right(ends, ts.end) and (
+            bisect.bisect_right(points, ts.start) == bisect.bisect_right(points, ts.end)
         ):
-            move = shift.moves[-1]
-            lines = shift.line_moves[-1] if shift.line_moves else 0
-            for vs in entries:
-                if isinstance(vs.value, Expression):
-                    _shift_value(vs, shift)
-                    continue
-                vs.start += move
-                vs.end += move
-                vs.line_start += move
-                vs.line_end += move
-                vs.line += lines
+            move = shift(ts.start) - ts.start
+            lines = shift.lines(ts.start)
+            if move or lines:
+                for vs in entries:
+                    if isinstance(vs.value, Expression):
+                        _shift_value(vs, shift)
+                        continue
+                    vs.start += move
+                    vs.end += move
+                    vs.line_start += move
+                    vs.line_end += move
+                    vs.line += lines
             entries = ()
     for vs in entries:
         _shift_value(vs, shift)
