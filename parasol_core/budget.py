@@ -11,7 +11,7 @@ work                        estimate (before building)                  limit
 ========================== ============================================ =================
 a pattern's messages        :func:`pattern_messages` (its formula)      1,000,000 messages
 a phase's messages          the length of the list                      1,000,000 messages
-a generated topology        :func:`generator_size`: processors + link   1,000,000 lines
+a generated topology        :func:`generator_size`: processors + link   4,000,000 lines
                             lines (+ a bus's connect entries)
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.patterns.     10,000,000 steps
@@ -47,8 +47,10 @@ __all__ = [
     "pattern_messages",
 ]
 
-MAX_GENERATED = 1_000_000
-"""The most lines (processors + links) a generator makes: about 10 s and 1 GB of work."""
+MAX_GENERATED = 4_000_000
+"""The most lines (processors + links) a generator makes: the 100 x 100 x 100 torus
+(1,000,000 processors, 3,000,000 links), built as columns (parasol_core/linkstore.py)
+and written from them in a few seconds, its text about 570 MB."""
 MAX_ROUTE_PAIRS = 1_000_000
 """The most routes one batch plots (``route.plot_many``)."""
 MAX_SHORTEST_TABLE = 12_500_000

@@ -341,8 +341,9 @@ def stored_key(
     if isinstance(obj, Link):
         if link_topology is not None:  # id(link) -> its topology, made once by the caller
             topo = link_topology.get(id(obj))
-        else:
-            topo = next((t for t in machine.topologies if any(lk is obj for lk in t.links)), None)
+        else:  # a link is a view of its topology's store (a removed one is of none)
+            store = obj.__dict__.get("_store")
+            topo = next((t for t in machine.topologies if t.links is store), None)
         if topo is None or attr not in ("latency", "speed", "connect"):
             return None
         return f"tl({topo.id})({obj.id}).{attr}"

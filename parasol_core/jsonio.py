@@ -29,3 +29,98 @@ def to_data(block: Block) -> dict[str, Any]:
         kids = [to_data(c) for c in children_of(block, child)]
         data[child.attr] = kids if child.many else (kids[0] if kids else None)
     return data
+
+
+def dumps(block: Block, indent: int = 1) -> str:
+    """``json.dumps(to_data(block), indent=indent)``, the same text, with big link
+    stores written from their columns (a million-link torus as dicts took gigabytes)."""
+    import json
+
+    from parasol_core.linkstore import LinkStore
+    from parasol_core.syntax import bulk_text
+
+    stores: list[LinkStore] = []
+
+    def data_of(b: Block) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for f, value in b.field_items():
+            data[f.attr] = value_data(value)
+        for table in b.TABLES:
+            data[table.attr] = {str(k): value_data(v) for k, v in getattr(b, table.attr).items()}
+        for child in b.CHILDREN:
+            value = getattr(b, child.attr)
+            if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):
+                data[child.attr] = f"\x00links {len(stores)}\x00"
+                stores.append(value)
+                continue
+            kids = [data_of(c) for c in children_of(b, child)]
+            data[child.attr] = kids if child.many else (kids[0] if kids else None)
+        return data
+
+    text = json.dumps(data_of(block), indent=indent)
+    if not stores:
+        return text
+    pieces = []
+    pos = 0
+    for k, store in enumerate(stores):
+        mark = json.dumps(f"\x00links {k}\x00")
+        at = text.index(mark, pos)
+        line_start = text.rindex("\n", 0, at) + 1
+        key_indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" "))
+        pieces.append(text[pos:at])
+        pieces.append(_links_json(store, key_indent, indent))
+        pos = at + len(mark)
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _links_json(store: Any, key_indent: int, step: int) -> str:
+    """The JSON list of a store's links as ``json.dumps(..., indent=step)`` writes it
+    under a key indented ``key_indent`` spaces."""
+    import json
+
+    import numpy as np
+
+    from parasol_core.syntax.bulk_text import _interleave
+
+    if not len(store):
+        return "[]"
+    i1 = " " * (key_indent + step)  # a link's braces
+    i2 = i1 + " " * step  # its keys
+    i3 = i2 + " " * step  # mean, sd, connect numbers
+
+    def timing_texts(name: str) -> list[str]:
+        means = store.means(name)
+        sds = store.sds(name)
+        bits = np.ascontiguousarray(means).view(np.int64)
+        if sds is None:
+            values, inverse = np.unique(bits, return_inverse=True)
+            texts = [
+                f'{{\n{i3}"mean": {json.dumps(v)},\n{i3}"sd": null\n{i2}}}'
+                for v in values.view(np.float64).tolist()
+            ]
+        else:
+            sd_bits = np.ascontiguousarray(sds).view(np.int64)
+            values, inverse = np.unique(np.column_stack((bits, sd_bits)), axis=0,
+                                        return_inverse=True)  # fmt: skip
+            texts = [
+                f'{{\n{i3}"mean": {json.dumps(m)},\n{i3}"sd": '
+                f"{'null' if s != s else json.dumps(s)}\n{i2}}}"
+                for m, s in values.view(np.float64).tolist()
+            ]
+        return [texts[i] for i in inverse.reshape(-1).tolist()]
+
+    off, procs = store.connect_csr()
+    flat = procs[off[0] : off[-1]].tolist()
+    bounds = (off - off[0]).tolist()
+    sep = f",\n{i3}"
+    connects = [
+        f"[\n{i3}{sep.join(map(str, flat[a:b]))}\n{i2}]" if b > a else "[]"
+        for a, b in zip(bounds, bounds[1:])
+    ]
+    body = _interleave(
+        [f"{i1}{{\n{i2}\"id\": "], store.ids.tolist(), [f",\n{i2}\"latency\": "],
+        timing_texts("latency"), [f",\n{i2}\"speed\": "], timing_texts("speed"),
+        [f",\n{i2}\"connect\": "], connects, [f"\n{i1}}},\n"],
+    )  # fmt: skip
+    return "[\n" + body[:-2] + "\n" + " " * key_indent + "]"

@@ -230,7 +230,9 @@ def check_text(text: str, what: str = "a value") -> str:
 
 # --------------------------------------------------------------------------- reading
 
-MAX_FILE_BYTES = 512 * 1024 * 1024
+MAX_FILE_BYTES = 768 * 1024 * 1024
+"""The most a model file may hold: room for the 100 x 100 x 100 torus (1,000,000
+processors, 3,000,000 links, about 570 MB of text; issue 23)."""
 MAX_DATA_FILE_BYTES = 16 * 1024 * 1024
 """The most a data file may hold: a counts file (``block``), a messages file
 (``simulate``), a measurement file (``fit``)."""

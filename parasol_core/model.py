@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import parasol_core.linkstore as linkstore
 from parasol_core.expr.tree import Expression
 
 # --------------------------------------------------------------------------- values
@@ -199,23 +200,13 @@ class Link(Block):
     src: Any = _src()
 
 
-class _LazySource:
-    """``Link.src`` of a link read by the fast path: the source record is built from the
-    text the first time it is read (an editor reads few of a large model's links), then
-    kept. Other links keep ``src`` in their ``__dict__`` as usual."""
-
-    def __get__(self, obj: Any, cls: type | None = None) -> Any:
-        if obj is None:
-            return None  # the dataclass default
-        d = obj.__dict__
-        lazy = d.get("_lazy_src")
-        if lazy is None:
-            return None
-        src = d["src"] = lazy[0].build(lazy)
-        return src
-
-
-Link.src = _LazySource()  # type: ignore[assignment]
+# A link is a view of a row of its topology's LinkStore (parasol_core/linkstore.py) or,
+# outside any topology, a plain object holding its own values: the fields read and
+# write whichever it is.
+for _name in ("id", "latency", "speed", "connect"):
+    setattr(Link, _name, linkstore.LinkField(_name))
+Link.src = linkstore.LinkSource()  # type: ignore[assignment]
+linkstore.bind(Link, Timing)
 
 
 @dataclass(eq=True)
@@ -253,16 +244,15 @@ class Topology(Block):
     processor_count: int | None = None
     link_count: int | None = None
     types: dict[int, int] = field(default_factory=dict)  # processor number -> type id
+    # a LinkStore (columns; a list assigned is taken in): see parasol_core/linkstore.py
     links: list[Link] = field(default_factory=list)
     src: Any = _src()
 
     def link_by_id(self, link_id: int) -> Link | None:
-        for link in self.links:
-            if link.id == link_id:
-                return link
-        return None
+        return self.links.link_by_id(link_id)
 
 
+Topology.links = linkstore.LinksAttribute()  # type: ignore[assignment]
 Topology.CHILDREN = (Child("links", Link, many=True, container="linklist"),)
 
 
@@ -418,16 +408,22 @@ def children_of(block: Block, child: Child) -> list[Block]:
     return [] if value is None else [value]
 
 
-def walk(block: Block) -> Iterator[Block]:
+def walk(block: Block, links: bool = True) -> Iterator[Block]:
+    """Every section under ``block``, depth first; without ``links``, the links of link
+    stores are left out (passes that handle them in bulk)."""
     yield block
     for child in block.CHILDREN:
+        if not links and child.container is not None:
+            continue
         for sub in children_of(block, child):
-            yield from walk(sub)
+            yield from walk(sub, links)
 
 
 def all_blocks(root: Block) -> list[Block]:
-    """Every section under ``root`` (itself included), in no particular order: quicker
-    than :func:`walk` on a model of 100,000 links, for the passes order does not matter to."""
+    """Every section under ``root`` (itself included) that holds a source record of its
+    own, in no particular order: for the passes over records (clipping, moving, checking
+    them). Links are there only where they hold a built record: the others' records are
+    offsets kept by their store (see :class:`~parasol_core.linkstore.LinkStore`)."""
     out: list[Block] = []
     stack = [root]
     while stack:
@@ -438,11 +434,22 @@ def all_blocks(root: Block) -> list[Block]:
             if not child.many:
                 if value is not None:
                     stack.append(value)
+            elif isinstance(value, linkstore.LinkStore):
+                out.extend(value.recorded())
             elif child.cls.CHILDREN:
                 stack.extend(value)
             else:
                 out.extend(value)
     return out
+
+
+def link_stores(root: Block) -> list[linkstore.LinkStore]:
+    """The link stores of a model's topologies."""
+    if isinstance(root, Topology):
+        return [root.links]
+    if isinstance(root, Machine):
+        return [t.links for t in root.topologies]
+    return []
 
 
 def _by_id(items: list, ident: int) -> Any:

@@ -12,11 +12,14 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from parasol_core import params
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.expr.tree import Expression, unparse
 from parasol_core.limits import MAX_ID
+from parasol_core.linkstore import LinkStore
 from parasol_core.model import (
     COMBINATION_NAMES,
     Block,
@@ -241,40 +244,17 @@ class _Checker:
         elif nlinks is not None and nlinks != len(topo.links):
             self.error(f"{label} has 'links = {nlinks}' but {len(topo.links)} link "
                        "sections", topo, "link_count", target)  # fmt: skip
+        store = topo.links
         seen: set[int] = set()
         add = seen.add
-        for link in topo.links:
-            # The common case first, with no label made: a link nothing is wrong with
-            # (each condition below is one the checks after it would report). Read the
-            # fast path's way: its count agreed ("src" not built: loaded_connect), a
-            # point-to-point link (the usual case), then its ends and timings.
-            d = link.__dict__
-            lid, conn = d["id"], d["connect"]
-            if (
-                "src" not in d
-                and type(conn) is list
-                and len(conn) == 2
-                and type(lid) is int
-                and lid not in seen
-                and (nlinks is None or 1 <= lid <= nlinks)
-            ):
-                a, b = conn
-                lat, spd = d["latency"], d["speed"]
-                if (
-                    a != b
-                    and (count is None or (1 <= a <= count and 1 <= b <= count))
-                    and lat is not None
-                    and lat.mean >= 0
-                    and spd is not None
-                    and spd.mean >= 0
-                ):
-                    add(lid)
-                    continue
+        suspect, dup_rows = _suspect_links(store, nlinks, count)
+        for row in suspect.tolist():
+            link = store.view(row)
             ltarget = ("topology", topo.id, "link", link.id)
             if link.id is None:
                 self.error(f"a link of {label} has no id", link, None, ltarget)
             else:
-                if link.id in seen:
+                if link.id in seen or row in dup_rows:
                     self.error(f"link id {link.id} is used twice in {label}", link, "id",
                                ltarget)  # fmt: skip
                 add(link.id)
@@ -353,6 +333,44 @@ def _switch_numbers(machine: Machine, hw: Topology) -> frozenset[int]:
     if not kinds:
         return frozenset()
     return frozenset(n for n, t in hw.types.items() if t in kinds)
+
+
+def _suspect_links(store: LinkStore, nlinks: int | None,
+                   count: int | None) -> tuple[np.ndarray, set[int]]:  # fmt: skip
+    """The rows of the links the checks must look at one by one, in order, and the rows
+    whose id an earlier link already has. The others, found in bulk from the columns,
+    are the common case nothing is wrong with: a plain point-to-point link with an id
+    of its own in range, two different ends in range, and non-negative timings, whose
+    `connect` count the fast path found right (no record of its own)."""
+    n = len(store)
+    ids = store.ids
+    off, procs = store.connect_csr()
+    ok = ids >= 0
+    if nlinks is not None:
+        ok &= (ids >= 1) & (ids <= nlinks)
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids[order]
+    repeat = np.zeros(n, dtype=bool)
+    if n > 1:
+        repeat[order[1:]] = (sorted_ids[1:] == sorted_ids[:-1]) & (sorted_ids[1:] >= 0)
+    ok &= ~repeat
+    two = np.diff(off) == 2
+    ok &= two
+    a = np.zeros(n, dtype=np.int64)
+    b = np.zeros(n, dtype=np.int64)
+    a[two] = procs[off[:-1][two]]
+    b[two] = procs[off[:-1][two] + 1]
+    ok &= a != b
+    if count is not None:
+        ok &= (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
+    ok &= store.means("latency") >= 0  # NaN (missing, or not a timing) is not
+    ok &= store.means("speed") >= 0
+    ok[store.odd_rows()] = False
+    for uid in store.touched():
+        row = store.row_of_uid(uid)
+        if row is not None and not store.is_lazy(store.view(row)):
+            ok[row] = False
+    return np.flatnonzero(~ok), set(np.flatnonzero(repeat).tolist())
 
 
 def validate(machine: Machine, engine: Engine | None = None) -> list[Diagnostic]:

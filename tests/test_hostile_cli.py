@@ -537,7 +537,7 @@ def measured(argv: list[str], timeout: float = SECONDS) -> tuple[int, str, int]:
 @pytest.mark.parametrize(
     "argv, status, needle",
     [
-        (["check", "{big}"], 2, "larger than 512 MB (536,870,912 bytes), the limit for a model"),
+        (["check", "{big}"], 2, "larger than 768 MB (805,306,368 bytes), the limit for a model"),
         (["check", "{line}"], 1, "line 1 is too long (268,435,456 characters"),
         (["fit", "{m}", "mpi.bcast", "{big}"], 2, "the limit for a measurement file"),
         (["block", "{m}", "--processor", "1", "{big}"], 2, "the limit for a counts file"),

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parasol_core import load
+from parasol_core import budget, load
 from parasol_core.budget import BudgetError
 from parasol_core.model import Machine, Processor
 from parasol_core.simgrid import (
@@ -361,12 +361,17 @@ def test_element_and_expansion_budgets():
     many = b"<platform version='4.1'>" + b"<config/>" * 50 + b"</platform>"
     with pytest.raises(PlatformError, match="more than 40 elements"):
         parse_bytes(many, max_elements=40)
-    huge = cluster('id="c" prefix="n" suffix="" radical="0-2000000" speed="1Gf" bw="1GBps" lat="0"')
-    with pytest.raises(BudgetError, match="over the limit of 1,000,000 hosts"):
+    limit = budget.MAX_GENERATED
+    huge = cluster(f'id="c" prefix="n" suffix="" radical="0-{2 * limit}" speed="1Gf" '
+                   'bw="1GBps" lat="0"')  # fmt: skip
+    with pytest.raises(BudgetError, match=f"over the limit of {limit:,} hosts"):
         import_text(huge)
-    torus = cluster('id="c" prefix="n" suffix="" radical="0-599999" speed="1Gf" bw="1GBps" '
-                    'lat="0" topology="TORUS" topo_parameters="100,100,60"')  # fmt: skip
-    with pytest.raises(BudgetError, match="over the limit of 1,000,000 processors and links"):
+    side = int(round((limit / 4) ** (1 / 3))) + 2  # a torus whose processors + links pass it
+    hosts = side**3
+    assert hosts < limit < 4 * hosts
+    torus = cluster(f'id="c" prefix="n" suffix="" radical="0-{hosts - 1}" speed="1Gf" '
+                    f'bw="1GBps" lat="0" topology="TORUS" topo_parameters="{side},{side},{side}"')  # fmt: skip
+    with pytest.raises(BudgetError, match=f"over the limit of {limit:,} processors and links"):
         import_text(torus)
 
 

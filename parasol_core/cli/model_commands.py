@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from parasol_core import params
+from parasol_core import jsonio, params
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -25,7 +24,6 @@ from parasol_core.cli.common import (
     write_output,
 )
 from parasol_core.edit import EditError
-from parasol_core.jsonio import to_data
 from parasol_core.limits import ValueRangeError, float_text, printable
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
@@ -148,7 +146,7 @@ def summary(machine: Machine) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     machine = load_or_fail(args.file)
     if args.json:
-        sys.stdout.write(json.dumps(to_data(machine), indent=1) + "\n")
+        sys.stdout.write(jsonio.dumps(machine, indent=1) + "\n")
     else:
         sys.stdout.write(summary(machine))
     return EXIT_OK

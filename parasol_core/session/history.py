@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
+from parasol_core.linkstore import ColumnValues
 from parasol_core.session.changes import FieldRef
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -81,7 +82,10 @@ class SetMany(Mutation):
     """``obj.attr = new`` for every object of ``objs`` (each had its ``olds`` value): a
     bulk edit, say the speed of all 98,304 links of a torus, recorded, applied, merged
     and published as one thing rather than one :class:`SetField` per object. ``owner``
-    is what holds the objects (the links' topology), for the engine keys."""
+    is what holds the objects (the links' topology), for the engine keys. For the
+    latency or speed of links of one store, ``olds`` is a
+    :class:`~parasol_core.linkstore.ColumnValues` and both ways write the columns in
+    bulk."""
 
     objs: list
     attr: str
@@ -89,10 +93,18 @@ class SetMany(Mutation):
     new: Any
     owner: Any = None
 
-    def apply(self) -> None:  # setattr mapped in C: a third of a loop's time
+    def apply(self) -> None:
+        if isinstance(self.olds, ColumnValues):  # links' timings: their store's columns
+            store = self.objs[0].__dict__["_store"]
+            store.set_many(store.rows_of_uids(self.olds.uids), self.attr, self.new)
+            return
+        # setattr mapped in C: a third of a loop's time
         deque(map(setattr, self.objs, repeat(self.attr), repeat(self.new)), maxlen=0)
 
     def revert(self) -> None:
+        if isinstance(self.olds, ColumnValues):
+            self.objs[0].__dict__["_store"].restore(self.attr, self.olds)
+            return
         deque(map(setattr, self.objs, repeat(self.attr), self.olds), maxlen=0)
 
     def field(self) -> FieldRef:

@@ -24,10 +24,13 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parasol_core import edit, filelock, limits, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
+from parasol_core.linkstore import LinkStore, store_of
 from parasol_core.model import (
     EXPR,
     INT,
@@ -354,7 +357,6 @@ class Session:
         keys: set[str] = set()
         rebuild = False
         scalers = False
-        owners: dict[int, Topology] | None = None
         for m in mutations:
             f = m.field()
             if f is None:
@@ -373,10 +375,8 @@ class Session:
                 continue
             if f.attr in _UNREFERENCED:
                 continue
-            if owners is None and isinstance(f.obj, Link):
-                # one pass over the links for the whole operation, not one per link
-                owners = {id(lk): t for t in self.machine.topologies for lk in t.links}
-            key = edit.stored_key(self.machine, f.obj, f.attr, f.key, owners)
+            # a link's topology is the one holding its store (no pass over the links)
+            key = edit.stored_key(self.machine, f.obj, f.attr, f.key)
             if key is None:
                 rebuild = True
             else:
@@ -693,7 +693,12 @@ class Session:
             raise SessionError(f"a {what} id must be a whole number, not {ident!r}")
         if not 1 <= ident <= MAX_ID:
             raise SessionError(f"a {what} id must be between 1 and {MAX_ID}, not {ident}")
-        if any(o.id == ident for o in others):
+        taken = (
+            others.row_of_id(ident) is not None  # links: the store's id lookup
+            if isinstance(others, LinkStore)
+            else any(o.id == ident for o in others)
+        )
+        if taken:
             raise SessionError(f"there is already a {what} with id {ident}")
 
     # ------------------------------------------------------------------ topologies
@@ -718,7 +723,7 @@ class Session:
         topo = self._topology(topo_id)
         first = next((lk for lk in topo.links if lk.latency and lk.speed), None)
         link = Link(
-            id=max((lk.id for lk in topo.links if isinstance(lk.id, int)), default=0) + 1,
+            id=_highest_link_id(topo.links) + 1,
             latency=latency or (first.latency if first else Timing(DEFAULT_LINK_LATENCY)),
             speed=speed or (first.speed if first else Timing(DEFAULT_LINK_SPEED)),
             connect=[a, b],
@@ -751,7 +756,7 @@ class Session:
 
     def remove_link(self, topo_id: int, link_id: int) -> None:
         topo = self._topology(topo_id)
-        index = next((i for i, link in enumerate(topo.links) if link.id == link_id), None)
+        index = topo.links.row_of_id(link_id)
         if index is None:
             raise SessionError(f"topology {topo_id} has no link with id {link_id}")
         link = topo.links[index]
@@ -783,7 +788,7 @@ class Session:
                 and kept[2] == self._structure):  # fmt: skip
             return kept[3]
         wanted = set(link_ids)
-        links = [lk for lk in topo.links if lk.id in wanted]
+        links = _links_with_ids(topo.links, wanted)
         if len(links) != len(wanted):
             missing = sorted(wanted - {lk.id for lk in links})
             raise SessionError(f"topology {topo.id} has no link with id {missing[0]}")
@@ -802,6 +807,14 @@ class Session:
         if len(objs) <= self.BULK:
             for obj in objs:
                 self._set(obj, attr, value)
+            return
+        store = store_of(objs) if attr in ("latency", "speed") else None
+        if store is not None:  # links: the columns, read and written in bulk
+            uids = np.fromiter((o.__dict__["_uid"] for o in objs), dtype=np.int64,
+                               count=len(objs))  # fmt: skip
+            if store.holds(uids, attr, value):
+                return
+            self._record(SetMany(objs, attr, store.snapshot(uids, attr), value, owner))
             return
         olds = list(map(operator.attrgetter(attr), objs))
         first = olds[0]
@@ -953,3 +966,29 @@ def _owner_label(owner: Block) -> str:
     if isinstance(owner, Processor):
         return f"processor {owner.id}:"
     return f"{owner.KEYWORD}:"
+
+
+def _highest_link_id(links: LinkStore) -> int:
+    """The highest integer link id (0 when there is none), from the id column."""
+    ids = links.ids
+    highest = int(ids.max()) if ids.shape[0] else 0
+    for row in links.odd_rows().tolist():  # ids the column does not hold
+        lid = links[row].id
+        if isinstance(lid, int) and not isinstance(lid, bool):
+            highest = max(highest, lid)
+    return max(highest, 0)
+
+
+def _links_with_ids(links: LinkStore, wanted: set) -> list[Link]:
+    """The links whose ids are in ``wanted``, in the topology's order (every one with
+    such an id, as a scan would find them), found from the id column."""
+    import numpy as np
+
+    plain = [w for w in wanted if type(w) is int and 0 <= w < 2**63]
+    rows = np.flatnonzero(np.isin(links.ids, np.asarray(plain, dtype=np.int64)))
+    odd = links.odd_rows()
+    if odd.shape[0]:
+        rows = np.setdiff1d(rows, odd)
+        extra = [r for r in odd.tolist() if links[r].id in wanted]
+        rows = np.union1d(rows, np.asarray(extra, dtype=np.int64))
+    return [links[r] for r in rows.tolist()]

@@ -95,8 +95,8 @@ class _Builder(ExprBuilder):
         if self.bulk and body_start in self.bulk:
             # the body was read by the bulk scanners (syntax.fastscan)
             found = self.bulk.pop(body_start)
-            if keyword == "linklist":
-                items = found + items
+            if keyword == "linklist":  # columns (parasol_core.linkstore.LinkColumns)
+                items = [found, *items]
             else:
                 found_items, warnings = found
                 for message, line, column in warnings:
@@ -339,13 +339,14 @@ class _Builder(ExprBuilder):
                 child = children[item.keyword]
                 ts = src.containers.setdefault(child.attr, TableSource())
                 ts.start, ts.end, ts.insert_at = item.start, item.end, item.insert_at
+                # a LinkStore: what it holds as loaded is its own record (mark_loaded)
                 getattr(obj, child.attr).extend(item.items)
-                src.children[child.attr].extend(item.items)
             else:  # a child block
                 child = children[item.KEYWORD]
                 if child.many:
                     getattr(obj, child.attr).append(item)
-                    src.children[child.attr].append(item)
+                    if child.container is None:
+                        src.children[child.attr].append(item)
                 else:
                     previous = getattr(obj, child.attr)
                     if previous is not None:
@@ -359,6 +360,9 @@ class _Builder(ExprBuilder):
                         )  # fmt: skip
                     setattr(obj, child.attr, item)
                     src.children[child.attr] = [item]
+        for child in cls.CHILDREN:
+            if child.container is not None:
+                getattr(obj, child.attr).mark_loaded()
         return obj
 
     def _fill_table(self, obj: Block, table: Any, ts: TableSource, items: list, cls: type) -> None:

@@ -12,54 +12,39 @@ when unsure, the scanners step aside. The builder (:mod:`parasol_core.syntax.bui
 takes the items read here when it builds the section.
 
 The items are the builder's own (``_Def`` records with their ``ValueSource``), except
-links: a link's source record is built from the text only when something reads
-``link.src`` (see :class:`LinkRegion`), since an editor opening a 98,304-link model reads
-a few of them. ``tests/test_fast_parser_differential.py`` holds the scanners to the
-reader and both to the grammar run by lark, source records and diagnostics included, on
-samples and generated and mutated files.
+links: a link list becomes columns (:class:`~parasol_core.linkstore.LinkColumns`), and a
+link's source record is built from the text only when something reads ``link.src``
+(:func:`link_record`), since an editor opening a million-link model reads a few of them.
+``tests/test_fast_parser_differential.py`` holds the scanners to the reader and both to
+the grammar run by lark, source records and diagnostics included, on samples and
+generated and mutated files.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 import threading
 from typing import Any
 
 from parasol_core import params
-from parasol_core.model import INT, TIMING, Link, Timing
-from parasol_core.syntax.source import BlockSource, ValueSource
+from parasol_core.linkstore import LinkColumns
+from parasol_core.model import INT, TIMING, Timing
+from parasol_core.syntax.linktext import (  # noqa: F401 - _TIMING_RE: inplace.py's too
+    _LOOSE,
+    _TIMING,
+    _TIMING_RE,
+    LINK_POS_RE,
+    _Pattern,
+    _timing,
+    link_record,
+)
+from parasol_core.syntax.source import ValueSource
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.
 _INT = r"\d{1,18}"
-_NUM = r"-?\d{1,20}(?:\.\d{0,20})?(?:[eE][-+]?\d{1,2})?"
-_TIMING = rf"({_NUM})(?:[ \t]+({_NUM}))?"
 # The end of a line: blanks, an ordinary comment (not a shape comment), one `\n`.
 _EOL = r"[ \t]*(?:#(?![ \t]*piui:[ \t]*shape)[^\n\r\x0b;]*)?\n"
-
-
-# A link section as the fast path takes it: six lines, no comments. The timings are
-# captured loosely and checked strictly (against _TIMING_RE) the first time each text is
-# seen; most links of a large model share their latency and speed texts.
-_LOOSE = r"[^\s#;]+(?:[ \t]+[^\s#;]+)?"
-
-
-class _Pattern:
-    """A regular expression compiled when first used: these are needed only by the
-    pure-Python path and for the records of edited links, and compiling them all took a
-    few milliseconds of every start-up."""
-
-    __slots__ = ("_source", "_compiled")
-
-    def __init__(self, source: str) -> None:
-        self._source = source
-        self._compiled: re.Pattern | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._compiled is None:
-            self._compiled = re.compile(self._source)
-        return getattr(self._compiled, name)
 
 
 LINK_RE = _Pattern(
@@ -70,19 +55,7 @@ LINK_RE = _Pattern(
     r"[ \t]*connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
     r"[ \t]*end[ \t]+link[ \t]*\n"
 )
-# The same, with the positions a source record needs: (indent, value) of each line.
-LINK_POS_RE = _Pattern(
-    r"([ \t]*)begin[ \t]+link[ \t]*\n"
-    r"([ \t]*)id[ \t]*=[ \t]*(\d+)[ \t]*\n"
-    rf"([ \t]*)latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
-    rf"([ \t]*)speed[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
-    r"([ \t]*)connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
-    r"([ \t]*)end[ \t]+link[ \t]*\n"
-)
-_TIMING_RE = _Pattern(_TIMING)
 LINK_LINES = 6
-_LINK_FIELDS = (("id", 2, 3), ("latency", 4, 5), ("speed", 6, 7), ("connect", 8, 9))
-_END_INDENT = 10
 
 _TABLE_RES = {
     "procid": _Pattern(rf"([ \t]*)p[ \t]*\[[ \t]*({_INT})[ \t]*\][ \t]*=[ \t]*({_INT}){_EOL}"),
@@ -99,125 +72,7 @@ _INDENT = " \t"
 MIN_ITEMS = 8  # smaller bodies are left to the reader (the tests lower it to 1)
 
 
-class LinkRegion:
-    """The text of one link list read by the fast path; builds a link's source record
-    (what the builder would have recorded) when it is first asked for."""
-
-    __slots__ = ("text", "moves")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        # Each save that moved text without a parse (parasol_core.syntax.inplace): the
-        # ends of its edits and the sum of the moves up to each, in that save's text
-        self.moves: tuple[tuple[list[int], list[int]], ...] = ()
-
-    def __copy__(self) -> LinkRegion:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> LinkRegion:
-        # one copy for every link of the list (deepcopy's memo), so that a save of the
-        # original moving its own region leaves the copy's alone
-        copy = LinkRegion(self.text)
-        copy.moves = self.moves
-        return copy
-
-    def moved(self, text: str, moves: tuple[list[int], list[int]] | None) -> None:
-        """The text is now ``text``: a save replaced spans outside the lazy links, which
-        moved what follows each by ``moves`` (ends of the spans, sums of the moves)."""
-        self.text = text
-        if moves is not None:
-            self.moves = (*self.moves, moves)
-
-    def offset(self, offset: int) -> int:
-        """Where a link read at ``offset`` now starts."""
-        for ends, moves in self.moves:
-            i = bisect.bisect_right(ends, offset)
-            if i:
-                offset += moves[i - 1]
-        return offset
-
-    def build(self, lazy: tuple) -> BlockSource:
-        """The source record of the link at ``lazy`` (see :func:`_scan_links`)."""
-        offset = self.offset(lazy[1])
-        line = lazy[2]
-        text = self.text
-        m = LINK_POS_RE.match(text, offset)
-        assert m is not None, "the text of a loaded link changed"
-        src = BlockSource(
-            m.start(), m.end(), line, len(m.group(1)) + 1, m.start(_END_INDENT),
-            text.index("\n", offset) + 1, text,
-        )  # fmt: skip
-        values = src.values
-        n = line
-        for attr, gi, gv in _LINK_FIELDS:
-            n += 1
-            ls = m.start(gi)
-            if attr == "connect":
-                numbers = [int(x) for x in m.group(gv).split()]
-                value: Any = tuple(numbers[1:])
-            else:
-                value = getattr_loaded(lazy, attr)
-            vs = ValueSource(
-                value, m.start(gv), m.end(gv), ls, text.index("\n", ls) + 1, n,
-                len(m.group(gi)) + 1,
-            )  # fmt: skip
-            if attr == "connect":
-                vs.count = numbers[0]
-            values[attr] = vs
-        return src
-
-
-def getattr_loaded(lazy: tuple, attr: str) -> Any:
-    """A loaded link's value of ``attr`` as read from the file."""
-    return lazy[("id", "latency", "speed", "connect").index(attr) + 3]
-
-
-def link_is_unedited(link: Link) -> bool:
-    """True when ``link`` was read by the fast path, its source record was never built
-    and it still holds the very values it was loaded with, so the writer can leave its
-    text as it is without looking closer. (False only means "look closer".)"""
-    d = link.__dict__
-    lazy = d.get("_lazy_src")
-    return (
-        lazy is not None
-        and "src" not in d
-        and d["latency"] is lazy[4]
-        and d["speed"] is lazy[5]
-        and d["id"] is lazy[3]
-        and d["connect"] == lazy[6]
-    )
-
-
-def rebased_lazy(old: Link, new: Link) -> tuple:
-    """The lazy record for ``old`` after a save read its text back as ``new``: ``new``'s,
-    holding ``old``'s own values where they equal the ones read (as they do when the text
-    was written from them), so that ``old`` counts as unedited until it is edited."""
-    region, offset, line, lid, lat, spd, conn = new.__dict__["_lazy_src"]
-    d = old.__dict__
-    if type(d["id"]) is int and d["id"] == lid:
-        lid = d["id"]
-    if d["latency"] == lat:
-        lat = d["latency"]
-    if d["speed"] == spd:
-        spd = d["speed"]
-    return (region, offset, line, lid, lat, spd, conn)
-
-
-def _timing(text: str, cache: dict[str, Timing | None]) -> Timing | None:
-    """The timing a value text reads as, or None when it is not of the strict form."""
-    try:
-        return cache[text]
-    except KeyError:
-        pass
-    t = None
-    if _TIMING_RE.fullmatch(text):
-        parts = text.split()
-        t = Timing(float(parts[0]), float(parts[1]) if len(parts) > 1 else None)
-    cache[text] = t
-    return t
-
-
-def _scan_links(text: str, start: int, end: int, line: int) -> list[Link] | None:
+def _scan_links(text: str, start: int, end: int, line: int) -> LinkColumns | None:
     """The links of a link-list body, or None when it is not all strict link sections.
     ``line`` is the line number of ``start``. The C kernel reads the body when it is
     built and the text is ASCII; the regular expression otherwise, and whenever the
@@ -258,7 +113,7 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
         return None
     del rec[8 * n :]
     del numbers[(rec[-2] + rec[-1] if n else 0) :]
-    return rec.tolist(), numbers.tolist()
+    return rec, numbers
 
 
 _KERNELS: list = []
@@ -290,7 +145,7 @@ def _kernel(name: str) -> Any:
     return _KERNELS[0].get(name)
 
 
-def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | None:
+def _scan_links_re(text: str, start: int, end: int, line: int) -> LinkColumns | None:
     """_scan_links by the regular expression LINK_RE: the definition of what the fast
     path takes as a link. It makes the kernel's records, for the one builder."""
     rec: list[int] = []
@@ -315,40 +170,42 @@ def _scan_links_re(text: str, start: int, end: int, line: int) -> list[Link] | N
     return _make_links(text, line, rec, numbers)
 
 
-def _make_links(text: str, line: int, rec: Any, numbers: list[int]) -> list[Link] | None:
-    """Fast-path Link objects from the records of a link list (the kernel's, or the
+def _make_links(text: str, line: int, rec: Any, numbers: Any) -> LinkColumns | None:
+    """The links of a link list as columns, from its records (the kernel's, or the
     regular expression's): for each link, flat, the offset of its `begin` line, its id,
     the start and end of its latency text and of its speed text, and where its connect
-    numbers start in ``numbers`` and how many there are. The first is at ``line``; each
-    builds its source record only when read. None when a timing is not of the strict
-    form."""
-    region = LinkRegion(text)
+    numbers start in ``numbers`` and how many there are. The first is at ``line``. Each
+    distinct timing text is read once (the kernel gives equal texts the span of the
+    first). None when a timing is not of the strict form."""
+    import numpy as np
+
+    r = np.asarray(rec, dtype=np.int64).reshape(-1, 8)
+    n = r.shape[0]
     cache: dict[str, Timing | None] = {}
-    # by where its text starts: the kernel gives equal texts the span of the first
-    by_start: dict[int, Timing | None] = {}
-    at = by_start.get
-    links: list[Link] = []
-    append = links.append
-    new = object.__new__
-    it = iter(rec)
-    for offset, ident, ls, le, ss, se, cs, cn in zip(it, it, it, it, it, it, it, it):
-        latency = at(ls)
-        if latency is None:
-            latency = by_start[ls] = _timing(text[ls:le], cache)
-        speed = at(ss)
-        if speed is None:
-            speed = by_start[ss] = _timing(text[ss:se], cache)
-        if latency is None or speed is None:
+    columns = []
+    for s_col in (2, 4):
+        starts, first, inverse = np.unique(r[:, s_col], return_index=True, return_inverse=True)
+        ends = r[first, s_col + 1]
+        timings = [_timing(text[a:b], cache) for a, b in zip(starts.tolist(), ends.tolist())]
+        if any(t is None for t in timings):
             return None
-        connect = numbers[cs : cs + cn]
-        link = new(Link)
-        link.__dict__ = {
-            "id": ident, "latency": latency, "speed": speed, "connect": connect,
-            "_lazy_src": (region, offset, line, ident, latency, speed, connect.copy()),
-        }  # fmt: skip
-        append(link)
-        line += LINK_LINES
-    return links
+        means = np.array([t.mean for t in timings], dtype=np.float64)  # type: ignore[union-attr]
+        sd = None
+        if any(t.sd is not None for t in timings):  # type: ignore[union-attr]
+            sds = [np.nan if t.sd is None else t.sd for t in timings]  # type: ignore[union-attr]
+            sd = np.array(sds, dtype=np.float64)[inverse]
+        columns.append((means[inverse], sd))
+    numbers = np.asarray(numbers, dtype=np.int64)
+    counts = r[:, 7]
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    if n and not np.array_equal(offsets[:-1], r[:, 6]):  # the records are in order
+        numbers = np.concatenate([numbers[a : a + k] for a, k in zip(r[:, 6], counts)])
+    (lat, lat_sd), (spd, spd_sd) = columns
+    return LinkColumns(
+        r[:, 1].copy(), lat, spd, offsets, numbers, lat_sd, spd_sd, r[:, 0].copy(),
+        line + LINK_LINES * np.arange(n, dtype=np.int32), text,
+    )  # fmt: skip
 
 
 def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple | None:

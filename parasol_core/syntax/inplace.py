@@ -18,9 +18,8 @@ column would move) returns None, and the save reads the whole text back as befor
 ``tests/test_save_inplace.py`` holds the records updated here to those of a fresh parse
 of the saved text, after random edits and saves.
 
-Positions of a fast-path link whose record is not built yet live in its lazy tuple; they
-are not rewritten one by one but through its :class:`~fastscan.LinkRegion`, which keeps
-the moves of each save (:meth:`LinkRegion.moved`).
+Positions of a fast-path link whose record is not built yet are its store's column of
+offsets (:class:`~parasol_core.linkstore.LinkStore`), moved in one vectorized step.
 """
 
 from __future__ import annotations
@@ -31,9 +30,8 @@ import re
 from typing import Any
 
 from parasol_core.expr.tree import Expression
-from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine
+from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, link_stores
 from parasol_core.syntax.diagnostics import ModelSyntaxError
-from parasol_core.syntax.fastscan import LinkRegion
 from parasol_core.syntax.reader import read_value
 from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
 
@@ -68,6 +66,12 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
         if value is None:
             return None
         vs, kind, current = value
+        if kind == "link":  # a link appended after the last of its list
+            read = _appended_link(text, start, new, *current, same)
+            if read is None:
+                return None
+            out.append((start, end, new, None, read))
+            continue
         if _REST_OF_LINE.match(text, end) is None:
             return None  # something follows on the line: its column would move
         read = read_back(kind, new)
@@ -78,6 +82,33 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
     return out
 
 
+def _appended_link(text: str, at: int, new: str, store: Any, uid: int, same: Any) -> Any:
+    """("link", store, uid, lines) when ``new`` (to go at ``at``) is one link section
+    at a line start that reads back as the link's values, the file's line ends are
+    `\n` only, and no built record ends at ``at`` (it would have to stay put); else
+    None."""
+    from parasol_core.syntax.linktext import link_record
+
+    if at > 0 and text[at - 1] != "\n" or not new.endswith("\n"):
+        return None
+    if "\r" in text or "\x0b" in text or "\r" in new or "\x0b" in new:
+        return None
+    if any(src.end == at for src in store.records()):
+        return None
+    try:
+        src = link_record(new, 0, 1)
+    except AssertionError:
+        return None
+    if src.end != len(new):
+        return None
+    view = store.view(store.row_of_uid(uid))
+    for name in ("id", "latency", "speed", "connect"):
+        kind = {"id": INT, "latency": TIMING, "speed": TIMING, "connect": CONNECT}[name]
+        if not same(kind, getattr(view, name), src.values[name].value):
+            return None
+    return ("link", store, uid, new.count("\n"))
+
+
 class _Shift:
     """Where a position of the old text is in the new one (positions inside a replaced
     span do not occur: records start and end at span boundaries)."""
@@ -86,14 +117,28 @@ class _Shift:
         self.ends: list[int] = []
         self.moves: list[int] = []
         move = 0
-        for start, end, new, _, _ in steps:
+        # lines added by appended links: where, and the sums of lines up to each
+        self.inserted_at: list[int] = []
+        self.line_moves: list[int] = []
+        lines = 0
+        for start, end, new, _, read in steps:
             move += len(new) - (end - start)
             self.ends.append(end)
             self.moves.append(move)
+            if isinstance(read, tuple) and read and read[0] == "link":
+                lines += read[3]
+                self.inserted_at.append(start)
+                self.line_moves.append(lines)
 
     def __call__(self, pos: int) -> int:
         i = bisect.bisect_right(self.ends, pos)
         return pos + self.moves[i - 1] if i else pos
+
+    def lines(self, pos: int) -> int:
+        """The lines added before ``pos`` (a record starting at an insertion point is
+        after what was inserted there)."""
+        i = bisect.bisect_right(self.inserted_at, pos)
+        return self.line_moves[i - 1] if i else 0
 
 
 def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> None:
@@ -103,29 +148,36 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> 
     if not any(moving.moves):  # type: ignore[union-attr]
         moving = None  # every value kept its length: no position moves
     shift = moving
-    regions: set[LinkRegion] = set()
+    # where each appended link goes in the new text (before anything moves)
+    appended = []
+    delta = 0
+    for start, end, new, _, read in steps:
+        if isinstance(read, tuple) and read and read[0] == "link":
+            appended.append((read[1], read[2], start + delta))
+        delta += len(new) - (end - start)
     for block in blocks:
-        d = block.__dict__
-        if "src" not in d:
-            lazy = d.get("_lazy_src")
-            if lazy is not None:
-                regions.add(lazy[0])
-            continue
-        src = d["src"]
+        src = block.src
         if src is None:
             continue
         src.text = new_text
         if shift is not None:
             _shift_block(src, shift)
-    for region in regions:
-        region.moved(new_text, None if shift is None else (shift.ends, shift.moves))
+    for store in link_stores(machine):  # the offsets of links whose records are not built
+        store.moved(new_text, shift)
+    for store, uid, start in appended:  # read back as loaded links from now on
+        store.placed(uid, start, new_text.count("\n", 0, start) + 1, new_text)
+    for store in {id(s): s for s, _, _ in appended}.values():
+        store.mark_loaded()
     for _, _, _, vs, read in steps:  # their ends moved with the rest
+        if vs is None:
+            continue
         vs.value = read
         if isinstance(read, tuple):  # connect: the writer wrote the count
             vs.count = len(read)
 
 
 def _shift_block(src: BlockSource, shift: _Shift) -> None:
+    src.line += shift.lines(src.start)
     src.start = shift(src.start)
     src.end = shift(src.end)
     src.insert_at = shift(src.insert_at)
@@ -141,7 +193,29 @@ def _shift_block(src: BlockSource, shift: _Shift) -> None:
 
 
 def _shift_table(ts: TableSource, shift: _Shift) -> None:
-    for vs in ts.entries.values():
+    entries = ts.entries.values()
+    if ts.start is not None and ts.end is not None and entries:
+        # No edit inside the sub-section: every record in it moves by the same offset
+        # and lines (often none). The `procid` table of a million processors is a
+        # million records, moved here without a search each.
+        ends, points = shift.ends, shift.inserted_at
+        if bisect.bisect_right(ends, ts.start) == bisect.bisect_right(ends, ts.end) and (
+            bisect.bisect_right(points, ts.start) == bisect.bisect_right(points, ts.end)
+        ):
+            move = shift(ts.start) - ts.start
+            lines = shift.lines(ts.start)
+            if move or lines:
+                for vs in entries:
+                    if isinstance(vs.value, Expression):
+                        _shift_value(vs, shift)
+                        continue
+                    vs.start += move
+                    vs.end += move
+                    vs.line_start += move
+                    vs.line_end += move
+                    vs.line += lines
+            entries = ()
+    for vs in entries:
         _shift_value(vs, shift)
     if ts.start is not None:
         ts.start = shift(ts.start)
@@ -152,6 +226,7 @@ def _shift_table(ts: TableSource, shift: _Shift) -> None:
 
 
 def _shift_value(vs: ValueSource, shift: _Shift) -> None:
+    vs.line += shift.lines(vs.line_start)
     start = shift(vs.start)
     if start != vs.start and isinstance(vs.value, Expression):
         vs.value = _moved_expression(vs.value, start - vs.start)

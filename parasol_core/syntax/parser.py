@@ -182,10 +182,9 @@ def _clip(machine: Machine, text: str) -> None:
     may have added) are cut."""
     n = len(text)
     for block in all_blocks(machine):
-        d = block.__dict__
-        if "src" not in d:
-            continue  # a link read by the fast path: never at the end, built from ``text``
-        src = d["src"]
+        src = block.src  # links read in bulk are not here: never at the end, and on ``text``
+        if src is None:
+            continue
         src.text = text
         src.end = min(src.end, n)
         src.insert_at = min(src.insert_at, n)

@@ -161,9 +161,9 @@ def indent_of(text: str, start: int) -> str:
 
 def is_lazy(block: Any) -> bool:
     """True for a link read by the fast path whose source record is not built yet
-    (reading ``block.src`` builds it; see :mod:`parasol_core.syntax.fastscan`)."""
-    d = block.__dict__
-    return "src" not in d and "_lazy_src" in d
+    (reading ``block.src`` builds it; see :mod:`parasol_core.linkstore`)."""
+    store = block.__dict__.get("_store")
+    return store is not None and store.is_lazy(block)
 
 
 def loaded_connect(link: Any) -> ValueSource | None:

@@ -22,7 +22,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from parasol_core.expr.tree import Expression, format_number
+from parasol_core.linkstore import LinkStore
 from parasol_core.model import (
     CONNECT,
     EXPR,
@@ -40,10 +43,11 @@ from parasol_core.model import (
     Timing,
     all_blocks,
     children_of,
+    link_stores,
     walk,
 )
-from parasol_core.syntax.fastscan import link_is_unedited, rebased_lazy
-from parasol_core.syntax.source import BlockSource, ValueSource, indent_of, is_lazy
+from parasol_core.syntax import bulk_text
+from parasol_core.syntax.source import BlockSource, ValueSource, indent_of
 
 INDENT = "    "
 
@@ -130,13 +134,29 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
             items = getattr(block, part.attr)
             if not items:
                 continue
+            bulk = part.kind == INT and bulk_text.table_in_bulk(items)
             if part.block is None:
-                lines.extend(inner + entry(part, k, v) for k, v in items.items())
+                if bulk:
+                    lines.append(bulk_text.table_lines(items, part.key_format, inner))
+                else:
+                    lines.extend(inner + entry(part, k, v) for k, v in items.items())
             else:
                 lines.append(f"{inner}begin {part.block}")
-                lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
+                if bulk:
+                    lines.append(bulk_text.table_lines(items, part.key_format, inner + INDENT))
+                else:
+                    lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
                 lines.append(f"{inner}end {part.block}")
         else:
+            value = getattr(block, part.attr)
+            if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):
+                # one element holding every link section, lines joined by `\n`
+                if top:
+                    lines.append("")
+                lines.append(f"{inner}begin {part.container}")
+                lines.append(bulk_text.link_sections(value, inner + INDENT))
+                lines.append(f"{inner}end {part.container}")
+                continue
             kids = children_of(block, part)
             if not kids:
                 continue
@@ -157,7 +177,9 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
 
 
 def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
-    return newline.join(canonical_lines(machine)) + newline
+    text = "\n".join(canonical_lines(machine)) + "\n"
+    # bulk elements hold several lines joined by `\n`; no value holds a line end
+    return text if newline == "\n" else text.replace("\n", newline)
 
 
 # --------------------------------------------------------------------------- lossless
@@ -185,9 +207,17 @@ class _Edits:
     def insert_lines(self, at: int, lines: list[str]) -> None:
         nl = self.newline
         text = nl.join(lines) + nl
+        if nl != "\n":  # bulk elements of canonical_lines hold several lines
+            text = text.replace("\r\n", "\n").replace("\n", nl)
         if at > 0 and self.text[at - 1] not in "\n\r\x0b;":
             text = nl + text
         self.replace(at, at, text)
+
+    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int) -> None:
+        """Insert a new link's section after the last link of its list: recorded so that
+        the save can read it back on its own (see parasol_core.syntax.inplace)."""
+        self.insert_lines(at, lines)
+        self.values[-1] = (None, "link", (store, uid))
 
     def apply(self) -> str:
         out = []
@@ -279,14 +309,15 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
 
 
 def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:
+    value = getattr(block, child.attr)
+    if isinstance(value, LinkStore):
+        _edit_links(value, child, src, inner, edits)
+        return
     current = children_of(block, child)
     loaded = src.children.get(child.attr, [])
     if len(current) == len(loaded) and all(map(operator.is_, current, loaded)):
-        # The common case (none added, removed or moved), in one pass: a large model
-        # is mostly links, and most of them are unedited.
-        for c in current:
-            if not link_is_unedited(c):
-                _edit_block(c, edits)
+        for c in current:  # the common case: none added, removed or moved
+            _edit_block(c, edits)
         return
     loaded_ids = {id(c) for c in loaded}
     current_ids = {id(c) for c in current}
@@ -309,8 +340,7 @@ def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edi
             break
     for i, c in enumerate(current):
         if id(c) in kept_ids:
-            if not link_is_unedited(c):  # a fast-path link never edited: nothing to do
-                _edit_block(c, edits)
+            _edit_block(c, edits)
             continue
         at = None
         for prev in reversed(current[:i]):
@@ -335,6 +365,66 @@ def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edi
                 at = container.insert_at
             else:
                 at = _child_insert_point(block, child, src)
+        edits.insert_lines(at, lines)
+
+
+def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
+                edits: _Edits) -> None:  # fmt: skip
+    """The edits of a topology's links, from its store: only links set since the load
+    (or the last save) or holding a record are compared with their text; links added,
+    removed or moved are found by comparing the store's link identities (uids) with
+    those it held as loaded, in bulk."""
+    current = store.uids()
+    loaded = store.loaded_uids()
+    if current.shape == loaded.shape and np.array_equal(current, loaded):
+        for uid in sorted(store.touched()):
+            row = store.row_of_uid(uid)
+            if row is not None and not store.is_unedited(uid):
+                _edit_block(store.view(row), edits)
+        return
+    kept = np.isin(current, loaded)
+    if not np.array_equal(current[kept], loaded[np.isin(loaded, current)]):
+        kept[:] = False  # reordered: the loaded ones are rewritten in their new order
+    removed = loaded[~np.isin(loaded, current[kept])]
+    for uid in removed.tolist():
+        rec = store.peek_record(uid)
+        if rec is not None:
+            edits.replace(rec.start, rec.end, "")
+    container = src.containers.get(child.attr)
+    kept_rows = np.flatnonzero(kept)
+    child_indent = inner + INDENT if child.container else inner
+    if kept_rows.shape[0]:
+        first = store.peek_record(int(current[kept_rows[0]]))
+        child_indent = indent_of(src.text, first.start)
+    touched = store.touched()
+    for uid in sorted(touched):
+        row = store.row_of_uid(uid)
+        if row is not None and kept[row] and not store.is_unedited(uid):
+            _edit_block(store.view(row), edits)
+    for row in np.flatnonzero(~kept).tolist():
+        j = int(np.searchsorted(kept_rows, row))
+        if j > 0:
+            at = store.peek_record(int(current[kept_rows[j - 1]])).end
+        elif j < kept_rows.shape[0]:
+            at = store.peek_record(int(current[kept_rows[j]])).start
+        else:
+            at = None
+        lines = canonical_lines(store.view(row), child_indent)
+        if at is not None and j == kept_rows.shape[0] and j > 0:  # after the last one kept
+            edits.append_link(at, lines, store, int(current[row]))
+            continue
+        if at is None:
+            if child.container and container is None:
+                lines = (
+                    [f"{inner}begin {child.container}"]
+                    + [INDENT + line for line in lines]
+                    + [f"{inner}end {child.container}"]
+                )
+                at = src.insert_at
+            elif container is not None:
+                at = container.insert_at
+            else:
+                at = src.insert_at
         edits.insert_lines(at, lines)
 
 
@@ -372,20 +462,19 @@ def _check_sources(machine: Machine) -> None:
     as new."""
     text = machine.src.text
     for block in all_blocks(machine):
-        d = block.__dict__
-        if "src" in d:
-            src = d["src"]
-            if src is not None and src.text is not text:
-                _forget(block)
-        else:
-            lazy = d.get("_lazy_src")
-            if lazy is not None and lazy[0].text is not text:
-                _forget(block)
+        src = block.src
+        if src is not None and src.text is not text:
+            _forget(block)
+    for store in link_stores(machine):
+        if store.text is not None and store.text is not text:
+            store.forget_sources()
 
 
 def _forget(block: Block) -> None:
-    for b in walk(block):
+    for b in walk(block, links=False):
         b.src = None
+    for store in link_stores(block):
+        store.forget_sources()
 
 
 # --------------------------------------------------------------------------- saving
@@ -450,8 +539,10 @@ def _save_read_back(machine: Machine, path: str | Path, text: str) -> None:
 def check_same_model(machine: Machine, fresh: Machine) -> None:
     """Raise ValueError unless ``fresh`` (the written text, read back) holds the same
     sections and values as ``machine``, compared as the writer sees them (``_same``)."""
-    a, b = list(walk(machine)), list(walk(fresh))
-    same = len(a) == len(b) and all(
+    a, b = list(walk(machine, links=False)), list(walk(fresh, links=False))
+    stores_a, stores_b = link_stores(machine), link_stores(fresh)
+    same = len(stores_a) == len(stores_b) and all(map(_same_links, stores_a, stores_b))
+    same = same and len(a) == len(b) and all(
         type(x) is type(y)
         and all(_reads_back(f.kind, v, getattr(y, f.attr)) for f, v in x.field_items())
         and all(_same_table(t.kind, getattr(x, t.attr), getattr(y, t.attr)) for t in x.TABLES)
@@ -459,6 +550,42 @@ def check_same_model(machine: Machine, fresh: Machine) -> None:
     )  # fmt: skip
     if not same:
         raise ValueError("the written text does not read back as the same model; not saved")
+
+
+def _same_links(current: LinkStore, loaded: LinkStore) -> bool:
+    """The links of ``current`` read back as ``loaded``'s: compared in bulk, and link by
+    link (as the writer sees values) only where a value is not in the columns."""
+    if len(current) != len(loaded):
+        return False
+    odd = np.union1d(current.odd_rows(), loaded.odd_rows())
+    plain = np.ones(len(current), dtype=bool)
+    plain[odd] = False
+    for name in ("latency", "speed"):
+        if not np.array_equal(current.means(name)[plain], loaded.means(name)[plain]):
+            return False
+        sa, sb = current.sds(name), loaded.sds(name)
+        if sa is not None or sb is not None:
+            sa = np.full(len(current), np.nan) if sa is None else sa
+            sb = np.full(len(loaded), np.nan) if sb is None else sb
+            if not np.array_equal(sa[plain], sb[plain], equal_nan=True):
+                return False
+    if not np.array_equal(current.ids[plain], loaded.ids[plain]):
+        return False
+    (oa, pa), (ob, pb) = current.connect_csr(), loaded.connect_csr()
+    if not np.array_equal(np.diff(oa)[plain], np.diff(ob)[plain]):
+        return False
+    if not odd.shape[0]:
+        if not np.array_equal(pa[oa[0] : oa[-1]], pb[ob[0] : ob[-1]]):
+            return False
+    else:
+        for r in np.flatnonzero(plain).tolist():
+            if not np.array_equal(pa[oa[r] : oa[r + 1]], pb[ob[r] : ob[r + 1]]):
+                return False
+    for r in odd.tolist():
+        x, y = current.view(r), loaded.view(r)
+        if not all(_reads_back(f.kind, getattr(x, f.attr), getattr(y, f.attr)) for f in x.FIELDS):
+            return False
+    return True
 
 
 def _reads_back(kind: str, current: Any, loaded: Any) -> bool:
@@ -582,18 +709,16 @@ def _keep_owner(tmp: str, path: Path, st: os.stat_result) -> None:
 def rebase(machine: Machine, fresh: Machine) -> None:
     """Give ``machine`` the source records of ``fresh`` (its own text, re-read), keeping
     the objects themselves, which windows may hold."""
-    old_blocks = list(walk(machine))
-    new_blocks = list(walk(fresh))
+    old_blocks = list(walk(machine, links=False))
+    new_blocks = list(walk(fresh, links=False))
     if len(old_blocks) != len(new_blocks) or any(
         type(a) is not type(b) for a, b in zip(old_blocks, new_blocks)
     ):
         raise AssertionError("the written text does not read back as the same model")
     by_new = {id(b): a for a, b in zip(old_blocks, new_blocks)}
     for old, new in zip(old_blocks, new_blocks):
-        if is_lazy(new):  # a fast-path link: its record is built when first read
-            old.__dict__.pop("src", None)
-            old.__dict__["_lazy_src"] = rebased_lazy(old, new)
-            continue
         src = new.src
         src.children = {k: [by_new[id(c)] for c in v] for k, v in src.children.items()}
         old.src = src
+    for old_store, new_store in zip(link_stores(machine), link_stores(fresh), strict=True):
+        old_store.rebase(new_store)  # records (built or not), link for link

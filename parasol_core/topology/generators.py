@@ -32,12 +32,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from parasol_core import budget
+from parasol_core.linkstore import links_from_arrays
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.topology.shape import Shape
 
@@ -75,12 +75,17 @@ def build(
 ) -> Topology:
     """A topology of ``count`` processors with one link per entry of ``pairs``."""
     lat, spd = _timing(latency), _timing(speed)
-    if isinstance(pairs, np.ndarray):
-        pairs = pairs.tolist()
-    links = [
-        Link(id=i, latency=lat, speed=spd, connect=list(procs))
-        for i, procs in enumerate(pairs, start=1)
-    ]
+    links: Any
+    if isinstance(pairs, np.ndarray) and pairs.ndim == 2 and pairs.shape[1] == 2:
+        # columns straight from the arrays (parasol_core.linkstore): no Link objects
+        ids = np.arange(1, pairs.shape[0] + 1, dtype=np.int64)
+        links = links_from_arrays(ids, pairs[:, 0], pairs[:, 1], lat.mean, spd.mean,
+                                  lat.sd, spd.sd)  # fmt: skip
+    else:
+        links = [
+            Link(id=i, latency=lat, speed=spd, connect=list(procs))
+            for i, procs in enumerate(pairs, start=1)
+        ]
     return Topology(
         shape=shape,
         id=id,
@@ -172,12 +177,11 @@ def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw: Any) -> To
         raise ValueError(f"a hypercube dimension must be 0 to 20, got {dimension}")
     budget.check_generator("hypercube", [dimension])
     n = 1 << dimension
-    pairs = [
-        (p + 1, (p | 1 << bit) + 1)
-        for bit in range(dimension)
-        for p in range(n)
-        if not p >> bit & 1
-    ]
+    p = np.arange(n, dtype=np.int64)
+    pairs = np.concatenate(
+        [np.column_stack((p[(p >> bit & 1) == 0] + 1, (p[(p >> bit & 1) == 0] | 1 << bit) + 1))
+         for bit in range(dimension)] or [np.empty((0, 2), dtype=np.int64)]
+    )  # fmt: skip
     shape = (2,) * dimension if 1 <= dimension <= 3 else None
     kw.setdefault("name", f"{dimension}-dimensional hypercube")
     return build(pairs, n, latency, speed, routing="hypercube", shape=shape, **kw)
@@ -198,7 +202,8 @@ def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     _check_count(n)
     budget.check_generator("clique", [n])
     kw.setdefault("name", f"{n}-processor clique")
-    pairs = list(combinations(range(1, n + 1), 2))
+    a, b = np.triu_indices(n, k=1)
+    pairs = np.column_stack((a + 1, b + 1)).astype(np.int64)
     return build(pairs, n, latency, speed, routing="broadcast", **kw)
 
 

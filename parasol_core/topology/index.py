@@ -15,7 +15,7 @@ A route (:class:`Route`) is the list of processors visited and links crossed;
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -107,34 +107,48 @@ class TopologyIndex:
         self.shape: Shape | None = shape_of(topology)
         self.routing = topology.routing
 
-        ids: list[int] = []
-        latency: list[float] = []
-        speed: list[float] = []
-        self.members: dict[int, tuple[int, ...]] = {}
         #: why routing through this topology is refused (a RoutingError), or None
         self.problem: RoutingError | None = None
-        present = len(topology.types)
-        for link in topology.links:
-            if link.id is None or not link.connect or link.id in self.members:
-                continue  # the validator reports these; routing skips them
-            present += len(link.connect)
-            outside = next((p for p in link.connect if not 1 <= p <= self.count), None)
-            if outside is not None:
-                if self.problem is None:
-                    self.problem = RoutingError(
-                        f"link {link.id} of {self.label} connects processor {outside}, "
-                        f"which is not one of its processors (1..{self.count})"
-                    )
-                continue  # never in a lookup: its numbers would stand for other pairs
-            ids.append(link.id)
-            latency.append(link.latency.mean if link.latency is not None else np.nan)
-            speed.append(link.speed.mean if link.speed is not None else np.nan)
-            self.members[link.id] = tuple(link.connect)
+        store = topology.links
+        ids, has_id, off, procs = store.resolved()
+        sizes = np.diff(off)
+        n = sizes.shape[0]
+        # links with no id or no processors are skipped (the validator reports them), and
+        # so is a link whose id an earlier link has
+        usable = has_id & (sizes > 0)
+        rows = np.flatnonzero(usable)
+        _, first = np.unique(ids[rows], return_index=True)
+        rows = rows[np.sort(first)]
+        present = len(topology.types) + int(sizes[rows].sum())
+        # a link naming a processor outside 1..count is never in a lookup: its numbers
+        # would stand for other pairs
+        owner = np.repeat(np.arange(n, dtype=np.int64), sizes)
+        numbers = procs[off[0] : off[-1]].astype(np.int64, copy=False)
+        outside_at = np.flatnonzero((numbers < 1) | (numbers > self.count))
+        bad = np.zeros(n, dtype=bool)
+        bad[owner[outside_at]] = True
+        bad_rows = rows[bad[rows]]
+        if bad_rows.shape[0]:
+            row = int(bad_rows[0])
+            member = numbers[off[row] - off[0] : off[row + 1] - off[0]]
+            outside = int(member[(member < 1) | (member > self.count)][0])
+            self.problem = RoutingError(
+                f"link {int(ids[row])} of {self.label} connects processor {outside}, "
+                f"which is not one of its processors (1..{self.count})"
+            )
+            rows = rows[~bad[rows]]
         #: link ids in slot order; ``latency[s]`` and ``speed[s]`` belong to ``link_ids[s]``
-        self.link_ids = np.asarray(ids, dtype=np.int64)
-        self.latency = np.asarray(latency, dtype=np.float64)
-        self.speed = np.asarray(speed, dtype=np.float64)
-        self.slot_of: dict[int, int] = {lid: s for s, lid in enumerate(ids)}
+        self.link_ids = ids[rows].copy()
+        self.latency = store.means("latency")[rows].copy()
+        self.speed = store.means("speed")[rows].copy()
+        #: processors per slot, and their processors: ``member_procs[member_offsets[s]:
+        #: member_offsets[s + 1]]``
+        self.sizes = sizes[rows].copy()
+        self.member_offsets = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        np.cumsum(self.sizes, out=self.member_offsets[1:])
+        keep = np.zeros(n, dtype=bool)
+        keep[rows] = True
+        self.member_procs = numbers[np.repeat(keep, sizes)]
         if self.count > max(FREE_COUNT, 2 * present):
             self.problem = RoutingError(
                 f"{self.label} says it has {self.count} processors, far more than its "
@@ -149,22 +163,62 @@ class TopologyIndex:
             self.label,
             graph=LinkGraph(self.count, self.members, self.label),
         )
+        self._stride = self.count + 1
+        self._pair_keys, self._pair_ids, self._big = self._pair_table()
 
-        stride = self.count + 1
-        self._stride = stride
-        pairs: dict[int, int] = {}
+    @cached_property
+    def members(self) -> Members:
+        """Link id -> its processors (a mapping backed by the arrays)."""
+        return Members(self)
+
+    @cached_property
+    def slot_of(self) -> SlotOf:
+        """Link id -> its slot (a mapping backed by the arrays)."""
+        return SlotOf(self)
+
+    def _pair_table(self) -> tuple[np.ndarray, np.ndarray, list[tuple[int, frozenset[int]]]]:
+        """The processor pairs each link joins, as a sorted key array (``a * stride + b``
+        with a < b) and the lowest-id link of each key; links of more than
+        :data:`BIG_LINK` processors apart, as (id, members), by id."""
+        stride = self._stride
+        sizes, offs, procs, ids = self.sizes, self.member_offsets, self.member_procs, self.link_ids
+        keys_parts: list[np.ndarray] = []
+        id_parts: list[np.ndarray] = []
+        two = np.flatnonzero(sizes == 2)
+        if two.shape[0]:
+            a, b = procs[offs[two]], procs[offs[two] + 1]
+            keys_parts.append(np.minimum(a, b) * stride + np.maximum(a, b))
+            id_parts.append(ids[two])
         big: list[tuple[int, frozenset[int]]] = []
-        for lid in sorted(self.members):
-            procs = self.members[lid]
-            if len(procs) > BIG_LINK:
-                big.append((lid, frozenset(procs)))
+        for s in np.flatnonzero((sizes > 2) | (sizes == 1)).tolist():
+            member = procs[offs[s] : offs[s + 1]].tolist()
+            lid = int(ids[s])
+            if len(member) > BIG_LINK:
+                big.append((lid, frozenset(member)))
                 continue
-            for i, a in enumerate(procs):
-                for b in procs[i + 1 :]:
-                    key = a * stride + b if a < b else b * stride + a
-                    pairs.setdefault(key, lid)  # sorted ids: the first is the lowest
-        self._pairs = pairs
-        self._big = big
+            pairs = [(x, y) for i, x in enumerate(member) for y in member[i + 1 :]]
+            if pairs:
+                pa = np.asarray(pairs, dtype=np.int64)
+                keys_parts.append(np.minimum(pa[:, 0], pa[:, 1]) * stride
+                                  + np.maximum(pa[:, 0], pa[:, 1]))  # fmt: skip
+                id_parts.append(np.full(len(pairs), lid, dtype=np.int64))
+        big.sort(key=lambda item: item[0])
+        if not keys_parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), big
+        keys = np.concatenate(keys_parts)
+        lids = np.concatenate(id_parts)
+        order = np.lexsort((lids, keys))  # by key, then id: the first of a key is the lowest
+        keys, lids = keys[order], lids[order]
+        first = np.ones(keys.shape[0], dtype=bool)
+        first[1:] = keys[1:] != keys[:-1]
+        return keys[first], lids[first], big
+
+    def _pair_link(self, key: int) -> int | None:
+        keys = self._pair_keys
+        at = int(np.searchsorted(keys, key))
+        if at < keys.shape[0] and int(keys[at]) == key:
+            return int(self._pair_ids[at])
+        return None
 
     # ------------------------------------------------------------------ lookups
 
@@ -180,7 +234,7 @@ class TopologyIndex:
         if not (1 <= a <= self.count and 1 <= b <= self.count):
             return None  # outside, a key would stand for another pair
         key = a * self._stride + b if a < b else b * self._stride + a
-        found = self._pairs.get(key)
+        found = self._pair_link(key)
         for lid, procs in self._big:
             if found is not None and lid > found:
                 break
@@ -244,12 +298,9 @@ class TopologyIndex:
             out[better] = first[better]
         return out
 
-    @cached_property
+    @property
     def _pair_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        keys = np.fromiter(self._pairs.keys(), dtype=np.int64, count=len(self._pairs))
-        values = np.fromiter(self._pairs.values(), dtype=np.int64, count=len(self._pairs))
-        order = np.argsort(keys)
-        return keys[order], values[order]
+        return self._pair_keys, self._pair_ids
 
     @cached_property
     def _dense(self) -> np.ndarray:
@@ -282,7 +333,9 @@ class TopologyIndex:
 
     def links_of(self, p: int) -> list[int]:
         """Ids of the links processor ``p`` is on, ascending."""
-        return sorted(lid for lid, procs in self.members.items() if p in procs)
+        at = np.flatnonzero(self.member_procs == p)
+        slots = np.searchsorted(self.member_offsets, at, side="right") - 1
+        return sorted(set(self.link_ids[slots].tolist()))
 
     def slots(self, link_ids: np.ndarray) -> np.ndarray:
         """Positions of link ids in :attr:`link_ids` (for the latency and speed arrays)."""
@@ -331,11 +384,10 @@ class TopologyIndex:
             )
         if self._big:
             links = [self.link_between(a, b) for a, b in zip(path, path[1:])]
-        else:  # the common case, inlined: one dict lookup per hop
-            pairs, stride = self._pairs, self._stride
+        else:  # the common case: one binary search per hop
+            pair, stride = self._pair_link, self._stride
             links = [
-                pairs.get(a * stride + b if a < b else b * stride + a)
-                for a, b in zip(path, path[1:])
+                pair(a * stride + b if a < b else b * stride + a) for a, b in zip(path, path[1:])
             ]
         if None in links:
             at = links.index(None)
@@ -374,21 +426,81 @@ class TopologyIndex:
         return RouteBatch(offsets, procs, self.link_ids[slots])
 
 
+class Members(Mapping):
+    """Link id -> the tuple of its processors, for the links an index routes over: a
+    mapping read from the index's arrays (no dictionary of tuples for a million links)."""
+
+    def __init__(self, index: TopologyIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, lid: Any) -> tuple[int, ...]:
+        s = self._index.slot_of.get(lid)
+        if s is None:
+            raise KeyError(lid)
+        offs = self._index.member_offsets
+        return tuple(self._index.member_procs[offs[s] : offs[s + 1]].tolist())
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._index.link_ids.tolist())
+
+    def __len__(self) -> int:
+        return int(self._index.link_ids.shape[0])
+
+    def values(self) -> Any:
+        offs = self._index.member_offsets.tolist()
+        procs = self._index.member_procs.tolist()
+        return [tuple(procs[a:b]) for a, b in zip(offs, offs[1:])]
+
+    def items(self) -> Any:
+        return list(zip(self._index.link_ids.tolist(), self.values()))
+
+
+class SlotOf(Mapping):
+    """Link id -> slot (its position in the index's arrays)."""
+
+    def __init__(self, index: TopologyIndex) -> None:
+        self._index = index
+        ids = index.link_ids
+        n = ids.shape[0]
+        self._range = bool(n and ids[0] == 1 and ids[-1] == n and (np.diff(ids) == 1).all())
+
+    def __getitem__(self, lid: Any) -> int:
+        if type(lid) is not int:
+            if isinstance(lid, (np.integer,)):
+                lid = int(lid)
+            else:
+                raise KeyError(lid)
+        ids = self._index.link_ids
+        if self._range:
+            if 1 <= lid <= ids.shape[0]:
+                return lid - 1
+            raise KeyError(lid)
+        order = self._index._id_order
+        at = int(np.searchsorted(ids[order], lid))
+        if at < ids.shape[0] and int(ids[order[at]]) == lid:
+            return int(order[at])
+        raise KeyError(lid)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._index.link_ids.tolist())
+
+    def __len__(self) -> int:
+        return int(self._index.link_ids.shape[0])
+
+
 # --------------------------------------------------------------------------- the cache
 
 
 def fingerprint(topology: Topology) -> tuple:
     """What an index depends on, cheap to compare: change any of it and the index is
-    rebuilt."""
+    rebuilt. The links are their store and its version, which every write changes."""
     return (
         topology.id,
         topology.routing,
         tuple(topology.shape) if topology.shape else None,
         processor_count(topology),
-        tuple(
-            (link.id, tuple(link.connect) if link.connect else None, link.latency, link.speed)
-            for link in topology.links
-        ),
+        id(topology.links),
+        topology.links.version,
     )
 
 

@@ -78,6 +78,11 @@ _CONNECT = operator.attrgetter("connect")
 
 def link_pairs(topology: Topology) -> Pairs:
     links = topology.links
+    if not links.odd_rows().shape[0]:  # the columns of the link store, no Link made
+        off, procs = links.connect_csr()
+        if (np.diff(off) == 2).all():
+            ends = procs[off[0] : off[-1]].astype(np.int64)
+            return Pairs(links.ids.copy(), ends[0::2].copy(), ends[1::2].copy(), [])
     # The usual case, at C speed (a 98,304-link torus in a few ms): every link has an id
     # and joins two processors
     ids, connects = list(map(_ID, links)), list(map(_CONNECT, links))
@@ -108,7 +113,8 @@ def _link_pairs(links: list[Link]) -> Pairs:
 
 
 def _is_bus(topology: Topology) -> bool:
-    return any(link.connect and len(link.connect) > 2 for link in topology.links)
+    _, _, off, _ = topology.links.resolved()
+    return bool((np.diff(off) > 2).any())
 
 
 def gray_positions(bits: int, count: int) -> np.ndarray:
@@ -255,8 +261,11 @@ def link_groups(topology: Topology, shape: Shape | None = None) -> dict[str, lis
     ``Y``, ``Z`` (every link along the axis, wrap-around ones included),
     ``wrap-around``, ``other`` (links not between grid neighbours, buses)."""
     classes = link_classes(topology, shape)
+    links = topology.links
     groups: dict[str, list[int]] = {
-        "all": [link.id for link in topology.links if link.id is not None]
+        "all": links.ids.tolist()
+        if not links.odd_rows().shape[0]
+        else [link.id for link in links if link.id is not None]
     }
     for n, name in enumerate(AXES):
         groups[name] = classes.ids[classes.axis == n].tolist()

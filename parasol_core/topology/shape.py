@@ -143,10 +143,11 @@ def processor_count(topology: Topology) -> int:
     """The number of processors: the ``processors`` field, else the highest number seen."""
     if topology.processor_count is not None:
         return topology.processor_count
-    numbers = list(topology.types)
-    for link in topology.links:
-        numbers.extend(link.connect or ())
-    return max(numbers, default=0)
+    highest = max(topology.types, default=0)
+    _, _, off, procs = topology.links.resolved()
+    if off[-1] > off[0]:
+        highest = max(highest, int(procs[off[0] : off[-1]].max()))
+    return highest
 
 
 def declared_shape(topology: Topology) -> Shape | None:
@@ -176,19 +177,17 @@ def infer_shape(topology: Topology) -> Shape | None:
     processors (a bus) mean there is no grid.
     """
     n = processor_count(topology)
-    pairs = []
-    for link in topology.links:
-        if not link.connect:
-            continue
-        if len(link.connect) != 2:
-            return None
-        pairs.append(tuple(link.connect))
+    _, _, off, procs = topology.links.resolved()
+    sizes = np.diff(off)
+    if (sizes > 2).any() or (sizes == 1).any():
+        return None
+    two = np.flatnonzero(sizes == 2)
     # A grid of n processors has at least n - 1 links; fewer, and n is only a number
     # written in the file: no search in proportion to it.
-    if n < 2 or not pairs or n > 2 * len(pairs) + 2:
+    if n < 2 or not two.shape[0] or n > 2 * two.shape[0] + 2:
         return None
-    a = np.array([p[0] for p in pairs], dtype=np.int64)
-    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    a = procs[off[two]].astype(np.int64)
+    b = procs[off[two] + 1].astype(np.int64)
     if a.min() < 1 or b.min() < 1 or max(a.max(), b.max()) > n:
         return None
     best: tuple[int, int, Shape] | None = None
