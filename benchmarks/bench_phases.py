@@ -1,4 +1,4 @@
-"""Speed of the communication-phase event trace (``parasol_core.topology.phases``).
+"""Speed of the communication-phase event trace (``parasol_core.simulate.phases``).
 
 Every trace runs twice in the same process on the same plotted routes: with the C
 kernel (``parasol_core/native/phases.c``) and with the pure-Python path
@@ -71,18 +71,18 @@ import numpy as np
 
 from parasol_core import _native, budget
 from parasol_core.model import Machine
-from parasol_core.syntax.parser import load
-from parasol_core.topology import phases
-from parasol_core.topology.generators import torus
-from parasol_core.topology.network import RouteTable
-from parasol_core.topology.patterns import make_pattern_arrays
-from parasol_core.topology.phases import (
+from parasol_core.simulate import phases
+from parasol_core.simulate.patterns import make_pattern_arrays
+from parasol_core.simulate.phases import (
     MessageArrays,
     PhaseResult,
     _kernel,
     simulate,
     simulate_routes,
 )
+from parasol_core.syntax.parser import load
+from parasol_core.topology.generators import torus
+from parasol_core.topology.network import RouteTable
 
 ROOT = Path(__file__).resolve().parent.parent
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"

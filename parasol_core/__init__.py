@@ -3,6 +3,7 @@
 No Qt is imported anywhere in this package.
 """
 
+from parasol_core.diagnostics import Diagnostic, ModelSyntaxError
 from parasol_core.expr.tree import Expression
 from parasol_core.model import (
     Cache,
@@ -17,7 +18,6 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
-from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 
 __version__ = "0.1.0"
 

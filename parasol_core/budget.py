@@ -14,7 +14,7 @@ a phase's messages          the length of the list                      1,000,00
 a generated topology        :func:`generator_size`: processors + link   4,000,000 lines
                             lines (+ a bus's connect entries)
 a route batch               its pairs                                   1,000,000 pairs
-a route batch (or a         :func:`~parasol_core.topology.patterns.     10,000,000 steps
+a route batch (or a         :func:`~parasol_core.topology.steps.        10,000,000 steps
 phase's routes)             route_steps`: processors visited
 ``shortest`` routes         distinct sources x processors               12,500,000 entries
 ========================== ============================================ =================
@@ -95,7 +95,7 @@ def pattern_messages(
     name: str, count: int, grid: Sequence[int] | None = None, wraps: bool = False
 ) -> int:
     """The number of messages of pattern ``name`` on ``count`` processors, from its
-    formula (:mod:`parasol_core.topology.patterns`); ``grid`` and ``wraps`` (the grid
+    formula (:mod:`parasol_core.simulate.patterns`); ``grid`` and ``wraps`` (the grid
     the routing moves on) for ``halo``, which on another technique is bounded by
     ``count * (count - 1)``."""
     n = count

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parasol_core import limits, params
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.expr import refs
 from parasol_core.expr.refs import ARITY
 from parasol_core.expr.tree import Expression, Reference
@@ -30,7 +31,6 @@ from parasol_core.model import (
     Timing,
     reference_fields,
 )
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.expression import parse_expression
 
 

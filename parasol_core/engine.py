@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from parasol_core.diagnostics import ERROR, Diagnostic, ModelSyntaxError
 from parasol_core.edit import Slot
 from parasol_core.expr.evaluate import (
     INT_MAX,
@@ -56,9 +57,8 @@ from parasol_core.expr.refs import (
 )
 from parasol_core.expr.tree import Expression, Reference
 from parasol_core.model import Block, Machine
-from parasol_core.syntax.diagnostics import ERROR, Diagnostic, ModelSyntaxError
+from parasol_core.source import LineIndex
 from parasol_core.syntax.expression import parse_expression
-from parasol_core.syntax.source import LineIndex
 
 __all__ = [
     "DEFAULT_BYTES",

@@ -690,7 +690,7 @@ class LinkStore(MutableSequence):
             start, line = self._gone.get(uid, (-1, 0))
         if start < 0 or self._text is None:
             return None
-        from parasol_core.syntax.linktext import link_record
+        from parasol_core.linktext import link_record
 
         src = link_record(self._text, start, line)
         self._srcs[uid] = src

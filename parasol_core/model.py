@@ -6,7 +6,7 @@ loader, both writers, the JSON dump and the validator all walk that schema, so a
 field is added in one place.
 
 Objects compare by content only. Where an object came from a file, ``obj.src`` records
-where each value sat in the text (see :mod:`parasol_core.syntax.source`); the writer uses
+where each value sat in the text (see :mod:`parasol_core.source`); the writer uses
 it to change only what was edited.
 """
 
@@ -18,22 +18,9 @@ from typing import Any, ClassVar
 
 import parasol_core.linkstore as linkstore
 from parasol_core.expr.tree import Expression
+from parasol_core.values import Timing
 
 # --------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True)
-class Timing:
-    """A measured time in seconds: the mean and, optionally, the standard deviation.
-
-    Immutable: an edit replaces the timing, which is how the writer sees what changed.
-    """
-
-    mean: float
-    sd: float | None = None
-
-    def scaled(self, factor: float) -> Timing:
-        return Timing(self.mean * factor, None if self.sd is None else self.sd * factor)
 
 
 # Value kinds a field can hold; they decide how a value is parsed, written and checked.

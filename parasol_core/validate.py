@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from parasol_core import params
+from parasol_core.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.expr.tree import Expression, unparse
@@ -29,8 +30,7 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
-from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic
-from parasol_core.syntax.source import LineIndex, loaded_connect
+from parasol_core.source import LineIndex, loaded_connect
 from parasol_core.topology.switches import switch_types
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 
+from parasol_core.diagnostics import Diagnostic
 from parasol_core.session import EDIT, REDO, UNDO, Change
-from parasol_core.syntax.diagnostics import Diagnostic
 from piui.document import Document
 
 if TYPE_CHECKING:

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.diagnostics import Diagnostic, ModelSyntaxError
 from parasol_core.session import disk
 from parasol_core.session.session import FileChangedOnDisk
-from parasol_core.syntax.diagnostics import Diagnostic, ModelSyntaxError
 from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
 from piui.document import Document

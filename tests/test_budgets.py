@@ -80,7 +80,8 @@ def run_cli(*args: str, timeout: float = 60) -> tuple[int, str, float]:
 
 def test_pattern_counts_match_their_formulas() -> None:
     """The estimate is what the pattern builds (shift: at most it), on every sample."""
-    from parasol_core.topology.patterns import PATTERNS, _grid, _processors, make_pattern_arrays
+    from parasol_core.simulate.patterns import PATTERNS, _processors, make_pattern_arrays
+    from parasol_core.topology.steps import grid_of
     from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, TorusRouting
 
     checked = 0
@@ -100,7 +101,7 @@ def test_pattern_counts_match_their_formulas() -> None:
                 if name == "halo":
                     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting)):
                         continue
-                    shape, wraps = _grid(layout, technique)
+                    shape, wraps = grid_of(layout, technique)
                     grid = shape.dims
                 estimate = budget.pattern_messages(name, layout.count, grid, wraps)
                 assert estimate >= built if name == "shift" else estimate == built, (
@@ -126,7 +127,7 @@ def test_a_messages_file_past_the_message_limit_is_refused_by_count(tmp_path, mo
     """A file of more messages than a phase may hold is refused naming both counts (a
     million messages do not fit the 16 MB file cap, which refuses them first: the
     count is checked with a lower limit here)."""
-    from parasol_core.topology.phases import load_messages
+    from parasol_core.simulate.phases import load_messages
 
     monkeypatch.setattr(budget, "MAX_PHASE_MESSAGES", 10)
     path = tmp_path / "m.json"
@@ -137,7 +138,7 @@ def test_a_messages_file_past_the_message_limit_is_refused_by_count(tmp_path, mo
 
 
 def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:
-    from parasol_core.topology.phases import simulate
+    from parasol_core.simulate.phases import simulate
 
     machine = loads(big_torus.read_text())
     start = time.perf_counter()
@@ -195,7 +196,7 @@ def test_route_steps_are_what_the_routes_visit() -> None:
     import numpy as np
 
     from parasol_core.topology.index import index_of
-    from parasol_core.topology.patterns import route_steps
+    from parasol_core.topology.steps import route_steps
     from parasol_core.topology.virtual import hardware_of
 
     rng = np.random.default_rng(26)

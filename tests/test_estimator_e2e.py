@@ -331,7 +331,7 @@ def test_results_are_finite_numbers(client, pushed) -> None:
 
 
 def test_estimate_phase_is_the_core_event_trace(client, pushed) -> None:
-    from parasol_core.topology.phases import simulate
+    from parasol_core.simulate.phases import simulate
 
     machine = load(GRID)
     mid = pushed[GRID.name]

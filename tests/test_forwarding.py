@@ -15,12 +15,12 @@ import pytest
 from estimator_support import estimator  # noqa: F401
 
 from parasol_core.cli import main
+from parasol_core.simulate.phases import PhaseError, _as_arrays, _Trace, simulate
 from parasol_core.syntax.parser import load, loads
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology import flow
 from parasol_core.topology.flow import NetOptions, run_flow, usage_of
 from parasol_core.topology.network import RouteTable
-from parasol_core.topology.phases import PhaseError, _as_arrays, _Trace, simulate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 T800 = SAMPLES / "pamela-t800.machine"

@@ -470,7 +470,7 @@ def test_topology_fields_types_and_single_links(qtbot, document):
 
 
 def test_main_window_goes_to_links_and_mappings(qtbot, sample_copy):
-    from parasol_core.syntax.diagnostics import Diagnostic
+    from parasol_core.diagnostics import Diagnostic
     from piui.main_window import MainWindow
 
     window = MainWindow()

@@ -19,11 +19,11 @@ from test_phases_native import random_phase
 
 from parasol_core import _native
 from parasol_core.model import Machine
+from parasol_core.simulate import phases
+from parasol_core.simulate.patterns import make_pattern_arrays
+from parasol_core.simulate.phases import MessageArrays, PhaseResult, simulate, simulate_phase
 from parasol_core.syntax.parser import load
-from parasol_core.topology import phases
 from parasol_core.topology.generators import torus
-from parasol_core.topology.patterns import make_pattern_arrays
-from parasol_core.topology.phases import MessageArrays, PhaseResult, simulate, simulate_phase
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 L, S = 2.85e-05, 9.1e-07

@@ -1,4 +1,4 @@
-"""Communication phases: the event trace (parasol_core.topology.phases), the pattern
+"""Communication phases: the event trace (parasol_core.simulate.phases), the pattern
 generators and `parasol-model simulate`.
 
 The 4 x 4 grid sample has XY routing and every link at latency L = 2.85e-05 s and speed
@@ -20,12 +20,8 @@ from hypothesis import strategies as st
 from parasol_core import _native
 from parasol_core.cli import main
 from parasol_core.model import Machine
-from parasol_core.syntax.parser import load
-from parasol_core.topology.generators import grid
-from parasol_core.topology.mapping import make_mapping, mapping_quality
-from parasol_core.topology.network import RouteTable
-from parasol_core.topology.patterns import PATTERNS, make_pattern
-from parasol_core.topology.phases import (
+from parasol_core.simulate.patterns import PATTERNS, make_pattern
+from parasol_core.simulate.phases import (
     Message,
     MessageArrays,
     PhaseError,
@@ -34,6 +30,10 @@ from parasol_core.topology.phases import (
     simulate,
     simulate_phase,
 )
+from parasol_core.syntax.parser import load
+from parasol_core.topology.generators import grid
+from parasol_core.topology.mapping import make_mapping, mapping_quality
+from parasol_core.topology.network import RouteTable
 from parasol_core.topology.virtual import virtual_links
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"

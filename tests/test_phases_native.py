@@ -20,17 +20,17 @@ from hypothesis import strategies as st
 
 from parasol_core import _native
 from parasol_core.model import Machine, Timing, VirtualTopology
-from parasol_core.syntax.parser import load
-from parasol_core.topology.generators import bus, clique, grid, hypercube, ring, torus
-from parasol_core.topology.mapping import make_mapping
-from parasol_core.topology.patterns import PATTERNS
-from parasol_core.topology.phases import (
+from parasol_core.simulate.patterns import PATTERNS
+from parasol_core.simulate.phases import (
     MessageArrays,
     PhaseResult,
     _kernel,
     simulate,
     simulate_phase,
 )
+from parasol_core.syntax.parser import load
+from parasol_core.topology.generators import bus, clique, grid, hypercube, ring, torus
+from parasol_core.topology.mapping import make_mapping
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 L, S = 2.85e-05, 9.1e-07

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from parasol_core import Machine, Timing, load, loads
 from parasol_core.expr.tree import Expression
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Link, walk
+from parasol_core.source import is_lazy
 from parasol_core.syntax import fastscan, inplace, writer
-from parasol_core.syntax.source import is_lazy
 from parasol_core.syntax.writer import dumps, save
 
 ROOT = Path(__file__).resolve().parents[1]

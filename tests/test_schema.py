@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from parasol_core import edit
-from parasol_core.expr import evaluate, refs, symbolic
+from parasol_core.analysis import symbolic
+from parasol_core.expr import evaluate, refs
 from parasol_core.expr.tree import FUNCTIONS
 from parasol_core.model import REFERENCE_FIELDS, reference_fields
 from parasol_core.syntax.parser import loads

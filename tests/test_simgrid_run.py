@@ -215,7 +215,7 @@ def test_messages_sharing_links_end_as_parasols_max_min_trace(tmp_path):
     weighs each flow by its route's latency (TCP's RTT unfairness; weight-S 0 leaves
     just that), so the messages here all cross three links of one latency: equal
     weights, plain max-min."""
-    from parasol_core.topology.phases import Message, simulate_phase
+    from parasol_core.simulate.phases import Message, simulate_phase
 
     machine = load(HERE.parent / "sample_models" / "grid4x4.machine")
     platform = tmp_path / "grid.xml"

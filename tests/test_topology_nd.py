@@ -246,8 +246,8 @@ def test_shortest_in_phases_mapping_metrics_and_the_estimator_paths():
     from pathlib import Path
 
     from parasol_core import load
+    from parasol_core.simulate.phases import simulate
     from parasol_core.topology.mapping import mapping_quality
-    from parasol_core.topology.phases import simulate
 
     sample = Path(__file__).resolve().parents[1] / "sample_models" / "grid4x4.machine"
     xy, short = load(sample), load(sample)
@@ -269,7 +269,7 @@ def test_shortest_in_phases_mapping_metrics_and_the_estimator_paths():
 
 
 def test_route_steps_of_shortest_are_exact():
-    from parasol_core.topology.patterns import route_steps
+    from parasol_core.topology.steps import route_steps
 
     t = with_routing(torus([5, 4, 3], 1, 1), "shortest")
     index = index_of(t)

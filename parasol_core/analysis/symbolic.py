@@ -36,6 +36,7 @@ from typing import Any
 
 import sympy as sp
 
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.refs import UnresolvedReference, resolve
@@ -50,7 +51,6 @@ from parasol_core.expr.tree import (
     unparse,
 )
 from parasol_core.model import Machine
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.expression import parse_expression
 
 __all__ = [

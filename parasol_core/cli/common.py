@@ -14,10 +14,10 @@ from pathlib import Path
 
 from parasol_core import filelock
 from parasol_core.budget import BudgetError
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
 from parasol_core.session import Session
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.parser import loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2

@@ -17,6 +17,7 @@ from parasol_core.cli.common import (
     load_or_fail,
     run,
 )
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.engine import Engine
 from parasol_core.expr.evaluate import EvalError, format_value
 from parasol_core.expr.refs import (
@@ -34,7 +35,6 @@ from parasol_core.limits import (
     open_input,
     too_large,
 )
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.expression import parse_expression
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")

@@ -20,8 +20,8 @@ BUSIEST = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from parasol_core.simulate.patterns import PATTERNS
     from parasol_core.topology.flow import SHARING, SHARING_HELP
-    from parasol_core.topology.patterns import PATTERNS
 
     p = sub.add_parser(
         "simulate",
@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 @run
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from parasol_core.topology.phases import PhaseError, load_messages, simulate
+    from parasol_core.simulate.phases import PhaseError, load_messages, simulate
 
     if args.pattern is not None and args.bytes is None:
         raise CommandError("error: --pattern needs --bytes", EXIT_USAGE)

@@ -34,6 +34,7 @@ import numpy as np
 
 from parasol_core import limits
 from parasol_core.block import estimate_block
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.engine import Engine
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
@@ -57,7 +58,6 @@ from parasol_core.estimator.protocol import (
 from parasol_core.estimator.store import ModelStore, StoredText, StoreFull
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.parser import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.flow import SHARING, forwarders, options_of, route_per_byte
@@ -139,7 +139,7 @@ def _pairs_cost(svc: Any, params: dict) -> int:
 
 
 def _phase_cost(svc: Any, params: dict) -> int:
-    from parasol_core.topology.patterns import pattern_cost
+    from parasol_core.simulate.patterns import pattern_cost
 
     if params.get("messages") is not None:
         return _len(params.get("messages"))
@@ -708,7 +708,7 @@ def estimate_phase(
     """The event trace of a communication phase (docs/topology.md): ``messages`` as
     ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``;
     ``sharing`` ``"max"`` (PARASOL's, the default) or ``"maxmin"`` (max-min fair)."""
-    from parasol_core.topology.phases import PhaseError, simulate
+    from parasol_core.simulate.phases import PhaseError, simulate
 
     loaded = svc.model(model)
     virtual = _virtual_param(virtual)

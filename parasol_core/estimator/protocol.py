@@ -143,5 +143,5 @@ def _kind(value: Any) -> str:
 
 
 def diagnostic_data(d: Any) -> dict[str, Any]:
-    """A :class:`~parasol_core.syntax.diagnostics.Diagnostic` as protocol data."""
+    """A :class:`~parasol_core.diagnostics.Diagnostic` as protocol data."""
     return {"severity": d.severity, "message": d.message, "line": d.line, "column": d.column}

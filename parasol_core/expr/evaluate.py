@@ -455,7 +455,7 @@ def evaluate(
     A syntax error in the text is returned as an EvalError too.
     """
     if isinstance(expr, str):
-        from parasol_core.syntax.diagnostics import ModelSyntaxError
+        from parasol_core.diagnostics import ModelSyntaxError
 
         try:
             expr = parse_expression(expr)

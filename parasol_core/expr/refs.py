@@ -204,7 +204,7 @@ def parse_reference(text: str) -> Reference:
 def _parse_reference(text: str) -> Reference:
     """Remembered (a Reference is immutable): a slider drag sets the same reference on
     every step, and parsing it is a run of lark's parser."""
-    from parasol_core.syntax.diagnostics import ModelSyntaxError
+    from parasol_core.diagnostics import ModelSyntaxError
 
     try:
         tree = parse_expression(text.strip()).tree

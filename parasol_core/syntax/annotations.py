@@ -23,9 +23,9 @@ import math
 import re
 from typing import Any
 
+from parasol_core.diagnostics import WARNING, Diagnostic
 from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
-from parasol_core.syntax.diagnostics import WARNING, Diagnostic
-from parasol_core.syntax.source import LineIndex, ValueSource
+from parasol_core.source import LineIndex, ValueSource
 
 #: the keys a topology section reads, and what each number means
 KEYS = {

@@ -1,6 +1,6 @@
 """The object builder: model objects from the reader's tokens
 (:mod:`parasol_core.syntax.reader`; the tests run it inline in lark as well), with the record of where every
-value sits in the text (see :mod:`parasol_core.syntax.source`)."""
+value sits in the text (see :mod:`parasol_core.source`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from parasol_core import params
+from parasol_core.diagnostics import WARNING, Diagnostic
 from parasol_core.expr.tree import Expression
 from parasol_core.model import BLOCK_CLASSES, EXPR, INT, TIMING, Block, Machine, Timing
-from parasol_core.syntax.build_expr import ExprBuilder, Token, _float, _int
-from parasol_core.syntax.diagnostics import WARNING, Diagnostic
-from parasol_core.syntax.source import (
+from parasol_core.source import (
     BlockSource,
     TableSource,
     ValueSource,
@@ -20,6 +19,7 @@ from parasol_core.syntax.source import (
     line_end,
     line_start,
 )
+from parasol_core.syntax.build_expr import ExprBuilder, Token, _float, _int
 
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
 MAX_SHAPE_DIMS = 6  # a shape comment holds 1 to 6 sizes (N-D meshes and tori)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.expr.tree import Expression
 from parasol_core.syntax import reader
 from parasol_core.syntax.build_expr import ExprBuilder
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 
 # The definition of the syntax is the repository's grammar/machine.lark, the executable
 # specification the tests hold the reader to; an installed (non-editable) package

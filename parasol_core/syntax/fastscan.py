@@ -28,8 +28,7 @@ from typing import Any
 
 from parasol_core import params
 from parasol_core.linkstore import LinkColumns
-from parasol_core.model import INT, TIMING, Timing
-from parasol_core.syntax.linktext import (  # noqa: F401 - _TIMING_RE: inplace.py's too
+from parasol_core.linktext import (  # noqa: F401 - _TIMING_RE: inplace.py's too
     _LOOSE,
     _TIMING,
     _TIMING_RE,
@@ -38,7 +37,8 @@ from parasol_core.syntax.linktext import (  # noqa: F401 - _TIMING_RE: inplace.p
     _timing,
     link_record,
 )
-from parasol_core.syntax.source import ValueSource
+from parasol_core.model import INT, TIMING, Timing
+from parasol_core.source import ValueSource
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.

@@ -29,11 +29,11 @@ import dataclasses
 import re
 from typing import Any
 
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.expr.tree import Expression
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, link_stores
-from parasol_core.syntax.diagnostics import ModelSyntaxError
+from parasol_core.source import BlockSource, TableSource, ValueSource
 from parasol_core.syntax.reader import read_value
-from parasol_core.syntax.source import BlockSource, TableSource, ValueSource
 
 # After a value: blanks, an ordinary comment, a physical line end (not `;`) or the end.
 _REST_OF_LINE = re.compile(r"[ \t\f]*(?:#[^\n\r\x0b]*)?(?:\r\n|\n|\r|\x0b|\Z)")
@@ -87,7 +87,7 @@ def _appended_link(text: str, at: int, new: str, store: Any, uid: int, same: Any
     at a line start that reads back as the link's values, the file's line ends are
     `\n` only, and no built record ends at ``at`` (it would have to stay put); else
     None."""
-    from parasol_core.syntax.linktext import link_record
+    from parasol_core.linktext import link_record
 
     if at > 0 and text[at - 1] != "\n" or not new.endswith("\n"):
         return None

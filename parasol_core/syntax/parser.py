@@ -4,7 +4,7 @@
 The reader (:mod:`parasol_core.syntax.reader`) reads the text, handing the bulk tables
 to the bulk scanners (:mod:`parasol_core.syntax.fastscan`), and makes the calls of the
 object builder (:mod:`parasol_core.syntax.builder`), which records where every value
-sits in the text (see :mod:`parasol_core.syntax.source`). Each load has a builder of its
+sits in the text (see :mod:`parasol_core.source`). Each load has a builder of its
 own: loads in several threads do not wait for each other.
 """
 
@@ -14,14 +14,14 @@ import gc
 from pathlib import Path
 from typing import Any
 
+from parasol_core.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
 from parasol_core.limits import MAX_LINE_LENGTH
 from parasol_core.model import Machine, all_blocks
+from parasol_core.source import BOM, counting_text, position
 from parasol_core.syntax import reader
 from parasol_core.syntax.annotations import read_annotations
 from parasol_core.syntax.builder import _Builder
-from parasol_core.syntax.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
 from parasol_core.syntax.expression import GRAMMAR_PATH, parse_expression
-from parasol_core.syntax.source import BOM, counting_text, position
 
 _BREAKS = "\n;\r\x0b"  # what ends a line
 

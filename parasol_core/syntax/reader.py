@@ -38,9 +38,9 @@ import re
 import string
 from typing import Any
 
+from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.expr.tree import BINARY_LEVELS, FUNCTIONS, MAX_DEPTH
 from parasol_core.syntax.build_expr import _Fail
-from parasol_core.syntax.diagnostics import ModelSyntaxError
 from parasol_core.syntax.messages import context, describe_found, or_list, unknown_name
 
 # ---- the lexical forms (grammar/machine.lark's terminals; tests/test_reader.py checks)
@@ -673,7 +673,7 @@ _DESCRIBE = {"INT": "an integer", "STRING": 'a string in double quotes ("...")'}
 
 def read(text: str, builder: Any, source: str | None = None, bulk: bool = True) -> Any:
     """What ``builder`` makes of the model file ``text`` (its lone `\\r` and vertical
-    tabs made `\\n`: :func:`parasol_core.syntax.source.counting_text`; ``source`` is the
+    tabs made `\\n`: :func:`parasol_core.source.counting_text`; ``source`` is the
     text as it was). ``bulk``: hand bulk tables to the bulk scanners. Raises
     :class:`ModelSyntaxError`."""
     r = _Reader(text, builder, source, bulk)

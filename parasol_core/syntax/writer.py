@@ -46,8 +46,8 @@ from parasol_core.model import (
     link_stores,
     walk,
 )
+from parasol_core.source import BlockSource, ValueSource, indent_of
 from parasol_core.syntax import bulk_text
-from parasol_core.syntax.source import BlockSource, ValueSource, indent_of
 
 INDENT = "    "
 
@@ -523,7 +523,7 @@ def _saved_as(machine: Machine, file: str) -> None:
 def _save_read_back(machine: Machine, path: str | Path, text: str) -> None:
     """Save ``text`` after reading it back whole: it must load as the same model, whose
     records the model then takes."""
-    from parasol_core.syntax.diagnostics import ModelSyntaxError
+    from parasol_core.diagnostics import ModelSyntaxError
     from parasol_core.syntax.parser import loads
 
     try:

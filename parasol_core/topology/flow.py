@@ -49,6 +49,7 @@ from parasol_core.budget import check_deadline
 from parasol_core.limits import MAX_PHASE_MESSAGES
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.ragged import gather
 
 SHARING = ("max", "maxmin")
 #: what each sharing model is, for help texts
@@ -243,13 +244,12 @@ class Usage:
 
 def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     """The resources the routes ``route_ids`` of a RouteTable use."""
-    from parasol_core.topology.network import _gather
 
     slots, ends, _, _ = table.arrays()
     procs, proc_ends = table.processor_arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
-    flat, which = _gather(slots, ends, pos)
-    pflat, _ = _gather(procs, proc_ends, pos)
+    flat, which = gather(slots, ends, pos)
+    pflat, _ = gather(procs, proc_ends, pos)
     hops = ends[pos + 1] - ends[pos]
     new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
     np.cumsum(hops, out=new_ends[1:])
@@ -295,7 +295,7 @@ def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
 def run_flow(trace: Any, usage: Usage, sharing: str, work: int) -> None:
     """The event trace with the extended resources: fills ``trace.t0``, ``trace.end``,
     ``trace.alone``, ``trace.events`` and ``trace.native`` (link busy times and largest
-    loads) of a :class:`~parasol_core.topology.phases._Trace` made for these messages."""
+    loads) of a :class:`~parasol_core.simulate.phases._Trace` made for these messages."""
     m = trace.m
     nbytes = trace.messages.nbytes
     latency = trace.latency

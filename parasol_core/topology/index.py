@@ -407,7 +407,7 @@ class TopologyIndex:
                 self.check_processor(int(ends[np.argmax(bad)]))
         if src.shape[0] > 1000:  # their size, counted before any is plotted
             from parasol_core import budget
-            from parasol_core.topology.patterns import route_steps
+            from parasol_core.topology.steps import route_steps
 
             steps = route_steps(self.layout, self.technique, src, dst)
             budget.check(f"{src.shape[0]:,} routes", steps, budget.MAX_ROUTE_STEPS,

@@ -31,6 +31,7 @@ from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.flow import NetOptions, options_of, state_per_byte
 from parasol_core.topology.index import FREE_COUNT, Route, TopologyIndex, index_of
+from parasol_core.topology.ragged import gather, segment_reduce
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
 
 
@@ -263,7 +264,7 @@ class NetworkState:
             else:
                 ids = np.fromiter(self.counts.keys(), dtype=np.int64, count=len(self.counts))
                 times = np.fromiter(self.counts.values(), dtype=np.int64, count=len(self.counts))
-                flat, which = _gather(uslots, uends, ids - 1)
+                flat, which = gather(uslots, uends, ids - 1)
                 self._load = np.bincount(flat, weights=times[which], minlength=nlinks).astype(
                     np.int64
                 )
@@ -312,7 +313,7 @@ class NetworkState:
             if inactive.any():
                 raise ValueError(f"route {ids[np.argmax(inactive)]} is not in the network state")
         slots, ends, _, _ = self.table.arrays()
-        flat, which = _gather(slots, ends, ids - 1)
+        flat, which = gather(slots, ends, ids - 1)
         index = self.table.index
         lat, spd = index.latency[flat], index.speed[flat]
         _check_timings(index, flat, lat, spd)
@@ -320,36 +321,12 @@ class NetworkState:
         hops = ends[ids] - ends[ids - 1]
         starts = np.zeros(ids.shape[0], dtype=np.int64)
         np.cumsum(hops[:-1], out=starts[1:])
-        latency = _segment_reduce(np.add, lat, starts, hops)
-        worst = _segment_reduce(np.maximum, per_byte, starts, hops)
+        latency = segment_reduce(np.add, lat, starts, hops)
+        worst = segment_reduce(np.maximum, per_byte, starts, hops)
         opts = self.table.options
         if opts.extended:  # forwarding cost or duplex links (flow.py)
             worst = np.where(hops > 0, state_per_byte(self.table, self.counts, ids, opts), 0.0)
         return latency + np.asarray(nbytes, dtype=np.float64) * worst
-
-
-def _gather(
-    flat: np.ndarray, ends: np.ndarray, positions: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The concatenated segments ``flat[ends[i]:ends[i+1]]`` for each i in
-    ``positions``, and for every element which of ``positions`` it came from."""
-    lengths = ends[positions + 1] - ends[positions]
-    which = np.repeat(np.arange(positions.shape[0]), lengths)
-    starts = np.zeros(positions.shape[0], dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    at = np.arange(which.shape[0], dtype=np.int64) - starts[which] + ends[positions][which]
-    return flat[at], which
-
-
-def _segment_reduce(
-    ufunc: np.ufunc, values: np.ndarray, starts: np.ndarray, lengths: np.ndarray
-) -> np.ndarray:
-    """``ufunc.reduce`` over consecutive segments; 0 for an empty one."""
-    out = np.zeros(starts.shape[0], dtype=np.float64)
-    full = lengths > 0
-    if values.shape[0] and full.any():
-        out[full] = ufunc.reduceat(values, starts[full])
-    return out
 
 
 def _check_timings(

@@ -198,7 +198,7 @@ class ShortestRouting(RoutingTechnique):
 
     def steps(self, layout: Layout, src: Any, dst: Any) -> int:
         """The processors the routes visit, all together (both ends included), exact:
-        what :func:`~parasol_core.topology.patterns.route_steps` charges a batch."""
+        what :func:`~parasol_core.topology.steps.route_steps` charges a batch."""
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
         return int(self._tables(layout, src, dst)[2].sum()) + int(src.shape[0])

@@ -44,15 +44,7 @@ import numpy as np
 
 from parasol_core import _native
 from parasol_core.model import Machine, VirtualTopology
-from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.flow import (
-    FlowLimitError,
-    check_flow_work,
-    check_sharing,
-    run_flow,
-    usage_of,
-)
-from parasol_core.topology.messages import (
+from parasol_core.simulate.messages import (
     Message,
     MessageArrays,
     PhaseError,
@@ -61,8 +53,17 @@ from parasol_core.topology.messages import (
     load_messages,
     parse_messages,
 )
-from parasol_core.topology.network import RouteTable, _gather, _segment_reduce
-from parasol_core.topology.patterns import make_pattern_arrays
+from parasol_core.simulate.patterns import make_pattern_arrays
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.flow import (
+    FlowLimitError,
+    check_flow_work,
+    check_sharing,
+    run_flow,
+    usage_of,
+)
+from parasol_core.topology.network import RouteTable
+from parasol_core.topology.ragged import gather, segment_reduce
 
 __all__ = [
     "Message",
@@ -396,7 +397,7 @@ class _Trace:
         slots, ends, uslots, uends = table.arrays()
         pos = ids - 1
         # latency: summed over every crossing; rates: over the distinct links
-        flat, which = _gather(slots, ends, pos)
+        flat, which = gather(slots, ends, pos)
         hops = ends[pos + 1] - ends[pos]
         lat, spd = index.latency[flat], index.speed[flat]
         bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
@@ -409,13 +410,13 @@ class _Trace:
             )
         starts = np.zeros(m, dtype=np.int64)
         np.cumsum(hops[:-1], out=starts[1:])
-        self.latency = _segment_reduce(np.add, lat, starts, hops)
-        self.u_flat, self.u_which = _gather(uslots, uends, pos)
+        self.latency = segment_reduce(np.add, lat, starts, hops)
+        self.u_flat, self.u_which = gather(uslots, uends, pos)
         self.u_hops = uends[pos + 1] - uends[pos]
         self.u_start = np.zeros(m, dtype=np.int64)
         np.cumsum(self.u_hops[:-1], out=self.u_start[1:])
         self.speed = np.append(index.speed, 0.0)
-        self.smax = _segment_reduce(np.maximum, self.speed[self.u_flat], self.u_start, self.u_hops)
+        self.smax = segment_reduce(np.maximum, self.speed[self.u_flat], self.u_start, self.u_hops)
         nbytes = messages.nbytes
         self.alone = np.where(self.u_hops > 0, self.latency + nbytes * self.smax, 0.0)
         self.instant = (self.u_hops == 0) | (
@@ -631,7 +632,7 @@ class _Trace:
         load = np.bincount(flat, minlength=nlinks + 1)
         load[nlinks] = 0
         w = self.speed * load
-        rate = _segment_reduce(np.maximum, w[self.u_flat], self.u_start, self.u_hops)
+        rate = segment_reduce(np.maximum, w[self.u_flat], self.u_start, self.u_hops)
         end = (t + self.latency) + self.messages.nbytes * rate
         first = float(end[moving].min())
         if not (end[moving] <= first + END_RTOL * abs(first)).all():
@@ -835,7 +836,7 @@ class _Trace:
         ptr = self.dep_ptr
         if not (ptr[msgs + 1] - ptr[msgs]).any():
             return
-        waiting, which = _gather(self.dependents, ptr, msgs)
+        waiting, which = gather(self.dependents, ptr, msgs)
         np.maximum.at(self.ready, waiting, at[which])
         np.subtract.at(self.left, waiting, 1)
         released = np.unique(waiting[self.left[waiting] == 0])
@@ -993,7 +994,7 @@ class _Trace:
     def rate(self, t: float, look: np.ndarray) -> None:
         """Rate these messages (in flight; repeats allowed) again at ``t``."""
         if look.shape[0] == self.m and self.count == self.m:
-            rate = _segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
+            rate = segment_reduce(np.maximum, self.w[self.u_flat], self.u_start, self.u_hops)
             look = np.arange(self.m)
         else:
             if look.shape[0] > 1024:  # drop repeats (of a message on several links)
@@ -1005,7 +1006,7 @@ class _Trace:
                 flat, _ = _segments(self.u_flat, self.u_start[look], self.u_hops[look])
                 starts = np.zeros(look.shape[0], dtype=np.int64)
                 np.cumsum(self.u_hops[look][:-1], out=starts[1:])
-                rate = _segment_reduce(np.maximum, self.w[flat], starts, self.u_hops[look])
+                rate = segment_reduce(np.maximum, self.w[flat], starts, self.u_hops[look])
             else:
                 rate = self.w[self.rows()[look]].max(axis=1)
         c = self.c[look]

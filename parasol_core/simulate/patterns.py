@@ -29,19 +29,13 @@ import numpy as np
 
 from parasol_core import budget
 from parasol_core.model import Machine, VirtualTopology
+from parasol_core.simulate.messages import Message, MessageArrays, PhaseError
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
-from parasol_core.topology.messages import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
-from parasol_core.topology.shape import Layout, Shape
-from parasol_core.topology.shortest import ShortestRouting
-from parasol_core.topology.techniques import (
-    BroadcastRouting,
-    HypercubeRouting,
-    MeshRouting,
-    NDRouting,
-    TorusRouting,
-)
+from parasol_core.topology.shape import Layout
+from parasol_core.topology.steps import grid_of
+from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, NDRouting, TorusRouting
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
 
 PATTERNS = ("shift", "halo", "alltoall", "broadcast", "broadcast-tree", "ring-allgather")
@@ -124,7 +118,7 @@ def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[i
         grid: tuple[int, ...] | None = None
         wraps = False
         if name == "halo":
-            shape, wraps = _grid(layout, technique)
+            shape, wraps = grid_of(layout, technique)
             grid = shape.dims
         return budget.pattern_messages(name, layout.count, grid, wraps), ""
     total = 0  # another technique: its neighbours one by one, stopping past the limit
@@ -133,39 +127,6 @@ def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[i
         if total > budget.MAX_PHASE_MESSAGES and v < layout.count:
             return total * layout.count // v, f"extrapolated from the first {v:,} processors"
     return total, ""
-
-
-def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
-                dst: np.ndarray) -> int:  # fmt: skip
-    """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
-    grid's coordinates, before any is plotted: exact for dimension-order routing
-    (mesh, torus, hypercube), broadcast links and ``shortest`` (from its breadth-first
-    tables, which it keeps for the routes), and for another
-    technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
-    pairs = int(src.shape[0])
-    if isinstance(technique, BroadcastRouting):
-        return pairs + int(np.count_nonzero(src != dst))
-    if isinstance(technique, ShortestRouting):  # its searches, within their own budget
-        inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
-        return technique.steps(layout, src[inside], dst[inside])
-    if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
-        return 2 * pairs
-    try:
-        shape, wraps = _grid(layout, technique)
-    except RoutingError:
-        return 2 * pairs
-    inside = (src >= 1) & (src <= shape.size) & (dst >= 1) & (dst <= shape.size)
-    if not inside.all():  # the index reports the processor that does not exist
-        src, dst = src[inside], dst[inside]
-    total = 0
-    for lo in range(0, src.shape[0], 1 << 18):  # bounded temporaries
-        a = shape.coordinates_array(src[lo : lo + (1 << 18)])
-        b = shape.coordinates_array(dst[lo : lo + (1 << 18)])
-        delta = np.abs(a - b)
-        if wraps:
-            delta = np.minimum(delta, np.asarray(shape.dims, dtype=np.int64) - delta)
-        total += int(delta.sum())
-    return total + pairs
 
 
 def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | None = None) -> int:
@@ -215,29 +176,8 @@ def _root(root: int | None, n: int) -> int:
     return int(r)
 
 
-def _grid(layout: Layout, technique: RoutingTechnique) -> tuple[Shape, bool]:
-    """The grid the technique moves on, and whether it wraps around."""
-    if isinstance(technique, TorusRouting):
-        return technique._shape(layout), True
-    if isinstance(technique, HypercubeRouting):
-        return technique._shape(layout), False
-    if isinstance(technique, MeshRouting):
-        return layout.grid(technique.name, technique.ndim), False
-    if isinstance(technique, NDRouting):
-        return technique._shape(layout), technique.wrap
-    # another technique: the layout's grid, wrapping when the last processor along X is
-    # a neighbour of the first (a bus, a clique)
-    shape = layout.shape or Shape((max(layout.count, 1),))
-    n = shape.dims[0]
-    try:
-        wraps = n >= 2 and shape.processor((n - 1,)) in technique.neighbours(layout, 1)
-    except RoutingError:
-        wraps = False
-    return shape, wraps
-
-
 def _shift(layout: Layout, technique: RoutingTechnique, axis: int) -> tuple[np.ndarray, ...]:
-    shape, wraps = _grid(layout, technique)
+    shape, wraps = grid_of(layout, technique)
     if axis >= shape.ndim:
         raise PhaseError(f"dimension {axis} is not in the {shape} grid of {layout.label}")
     p = np.arange(1, shape.size + 1, dtype=np.int64)
@@ -256,7 +196,7 @@ def _shift(layout: Layout, technique: RoutingTechnique, axis: int) -> tuple[np.n
 
 def _halo(layout: Layout, technique: RoutingTechnique) -> tuple[np.ndarray, ...]:
     if isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
-        shape, wraps = _grid(layout, technique)
+        shape, wraps = grid_of(layout, technique)
         p = np.arange(1, shape.size + 1, dtype=np.int64)
         coords = shape.coordinates_array(p)
         srcs, dsts = [], []

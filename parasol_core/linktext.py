@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from parasol_core.model import Timing
-from parasol_core.syntax.source import BlockSource, ValueSource
+from parasol_core.source import BlockSource, ValueSource
+from parasol_core.values import Timing
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.

@@ -1,0 +1,13 @@
+"""The event simulator: how long a communication phase takes on a hardware topology.
+
+* :mod:`.messages`: a phase's messages (sizes, ends, what each waits for), read from a
+  file or built in arrays;
+* :mod:`.patterns`: the communication patterns (shift, halo, all-to-all, broadcasts,
+  ring all-gather) as messages between compute processors;
+* :mod:`.phases`: the event trace itself (C kernels in ``parasol_core/native/``), with
+  the pacing models of :mod:`parasol_core.topology.flow`.
+
+It stands on :mod:`parasol_core.topology` (routes, transfer times, sharing) and is used
+by ``parasol-model simulate`` and the estimator's phase method. See docs/topology.md,
+"Communication phases".
+"""
