@@ -148,6 +148,16 @@ def generator_size(kind: str, dims: Sequence[int]) -> int:
                 if kind == "torus" and d >= 3:
                     links += size // d
         return size + links
+    if kind in ("fattree", "fattree2", "fattree3", "dragonfly"):
+        from parasol_core.topology.networks import network_structure
+
+        if any(d < 1 or d > 10**6 for d in dims):
+            return 0  # the generator says what it takes
+        try:
+            net = network_structure(kind, dims)
+        except ValueError:
+            return 0
+        return net.count + net.links
     if len(dims) != 1:
         return 0
     n = dims[0]

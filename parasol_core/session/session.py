@@ -830,12 +830,19 @@ class Session:
                 out.add(key)
         return out
 
-    def replace_topology(self, topo_id: int, topology: Topology) -> None:
+    def replace_topology(self, topo_id: int, topology: Topology,
+                         add_processors: Sequence[Processor] = ()) -> None:  # fmt: skip
         """Put a new topology (say, a generated torus) in place of hardware topology
-        ``topo_id``; undo brings back the old one, as it was in the file."""
+        ``topo_id``, with the processor types it needs added first (a generated fat
+        tree's switch type); one undo step brings back the old one, as it was in the
+        file."""
         old = self._topology(topo_id)
         index = next(i for i, t in enumerate(self.machine.topologies) if t is old)
+        for proc in add_processors:
+            self.check_new_id(proc.id, self.machine.processors, "processor")
         with self._operation(f"Replace topology {topo_id}"):
+            for proc in add_processors:
+                self.add_processor(proc)
             self._record(ListEdit(self.machine, "topologies", index, old, remove=True))
             self._record(ListEdit(self.machine, "topologies", index, topology))
 

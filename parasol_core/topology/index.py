@@ -148,6 +148,7 @@ class TopologyIndex:
             self.shape,
             self.label,
             graph=LinkGraph(self.count, self.members, self.label),
+            network=_network(topology),
         )
 
         stride = self.count + 1
@@ -383,6 +384,7 @@ def fingerprint(topology: Topology) -> tuple:
     return (
         topology.id,
         topology.routing,
+        topology.network,
         tuple(topology.shape) if topology.shape else None,
         processor_count(topology),
         tuple(
@@ -390,6 +392,14 @@ def fingerprint(topology: Topology) -> tuple:
             for link in topology.links
         ),
     )
+
+
+def _network(topology: Topology) -> tuple | None:
+    """``(kind, numbers)`` of the topology's ``# piui: network`` line, or None."""
+    from parasol_core.topology.switches import network_of
+
+    found = network_of(topology)
+    return None if found is None else (found[0], tuple(found[1].values()))
 
 
 _cache: dict[int, tuple[weakref.ref, tuple, TopologyIndex]] = {}
