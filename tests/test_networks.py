@@ -277,3 +277,85 @@ def test_generating_over_a_model_without_a_switch_type_adds_one_in_the_same_undo
     other = generate_over(machine.hardware(), "dragonfly", [3, 2, 1, 1], 1, 1, machine=machine)
     assert switch_type_to_add(machine, other) is None
     assert set(other.types.values()) == {1, 2}
+
+
+def switched_machine(kind="fattree", dims=(2, 3)):
+    """A machine of one compute type and one switch type on a generated network."""
+    text = "\n".join(canonical_lines(make(kind, dims)))
+    return loads(MODEL.replace("TOPOLOGY", text))
+
+
+def test_patterns_and_phases_leave_the_switches_out():
+    from parasol_core.topology.patterns import make_pattern_arrays, pattern_cost
+    from parasol_core.topology.phases import PhaseError, simulate
+
+    m = switched_machine()  # 8 compute processors, 12 switches
+    every = make_pattern_arrays(m, "alltoall", 1e3)
+    assert len(every) == 8 * 7 and pattern_cost(m, "alltoall") == 56
+    assert set(every.src) == set(every.dst) == set(range(1, 9))
+    shift = make_pattern_arrays(m, "shift", 1e3)
+    assert list(zip(shift.src, shift.dst)) == [(p, p % 8 + 1) for p in range(1, 9)]
+    halo = make_pattern_arrays(m, "halo", 1e3)
+    assert sorted(zip(halo.src.tolist(), halo.dst.tolist())) == sorted(
+        {(p, q) for p in range(1, 9) for q in ((p % 8) + 1, (p - 2) % 8 + 1)}
+    )
+    tree = make_pattern_arrays(m, "broadcast-tree", 1e3, root=3)
+    assert tree.src[0] == 3 and set(tree.dst) == set(range(1, 9)) - {3}
+    ring = make_pattern_arrays(m, "ring-allgather", 1e3)
+    assert len(ring) == 8 * 7 and ring.src.max() == 8
+    with pytest.raises(PhaseError, match="the root must be one of the 8 compute processors"):
+        make_pattern_arrays(m, "broadcast", 1e3, root=9)
+    result = simulate(m, pattern="alltoall", bytes=1e4)
+    assert result.makespan > result.uncontended > 0
+    one = simulate(m, pattern="broadcast", bytes=0.0, root=1)
+    assert one.alone.max() == pytest.approx(6 * 1e-6)  # to the far half: 6 links
+
+
+def test_mappings_go_onto_compute_processors_only():
+    from parasol_core.model import VirtualTopology
+    from parasol_core.session import Session, SessionError
+    from parasol_core.topology.mapping import make_mapping, mapping_quality, parse_mapping
+    from parasol_core.topology.switches import switch_mask
+
+    m = switched_machine("dragonfly", (3, 2, 2, 1))  # 12 terminals, 6 routers
+    ring = VirtualTopology(id=1, name="ring", routing="1Dtorus", processor_count=12,
+                           mapping={v: v for v in range(1, 13)})  # fmt: skip
+    m.virtuals.append(ring)
+    m.topology_count = 2
+    assert make_mapping(m, ring, "identity") == {v: v for v in range(1, 13)}
+    assert set(make_mapping(m, ring, "random", seed=3).values()) == set(range(1, 13))
+    with pytest.raises(RoutingError, match="the 12 compute processors of topology 1 has none"):
+        make_mapping(m, ring, "snake")
+    with pytest.raises(RoutingError, match="do not fit on the 12 processors"):
+        ring.processor_count = 13
+        make_mapping(m, ring, "identity")
+    ring.processor_count = 12
+    assert mapping_quality(m, ring).dilation_max == 5  # terminal to terminal over the net
+    mask = switch_mask(m, m.hardware())
+    with pytest.raises(ValueError, match="processor 13 is a switch"):
+        parse_mapping(" ".join(["13"] + ["1"] * 11), ring, 18, mask)
+    session = Session.from_text(canonical(m))
+    with pytest.raises(SessionError, match="mapped onto 14, a switch"):
+        session.add_virtual(VirtualTopology(id=5, name="x", routing="1Dtorus",
+                                            processor_count=1, mapping={1: 14}))  # fmt: skip
+    virt = session.new_virtual("1Dtorus")
+    assert virt.processor_count == 12 and max(virt.mapping.values()) == 12
+    session.resize_virtual(virt.id, 14)
+    assert virt.mapping[13] == 1 and virt.mapping[14] == 2  # wrapping round the compute ones
+
+
+def canonical(machine):
+    from parasol_core.syntax.writer import dumps_canonical
+
+    return dumps_canonical(machine)
+
+
+def test_show_counts_compute_processors_and_switches(capsys, tmp_path):
+    from parasol_core.cli import main
+
+    path = tmp_path / "tree.machine"
+    path.write_text(canonical(switched_machine()))
+    assert main(["show", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "    2: switch  (switch, 0 timings)" in out
+    assert "8 compute + 12 switches processors, 24 links, shape -, network fattree 2 3" in out

@@ -870,18 +870,29 @@ class Session:
         if hw is None:
             raise SessionError("the model has no hardware topology to map onto")
         n_hw = processor_count(hw)
-        n = n_hw if processors is None else processors
+        targets = self._targets()
+        n = len(targets) if processors is None else processors
         ids = [v.id for v in self.machine.virtuals if isinstance(v.id, int)]
         virt = VirtualTopology(
-            shape=tuple(hw.shape) if hw.shape and n == n_hw else None,
+            shape=tuple(hw.shape) if hw.shape and n == n_hw == len(targets) else None,
             id=max(ids, default=0) + 1,
             name=name if name is not None else f"{routing} on {n}",
             setup=hw.setup,
             routing=routing,
             processor_count=n,
-            mapping=_wrapped(n, n_hw) if isinstance(n, int) and not isinstance(n, bool) else {},
+            mapping=_wrapped(n, targets) if isinstance(n, int) and not isinstance(n, bool) else {},
         )
         return self.add_virtual(virt)
+
+    def _targets(self) -> list[int]:
+        """The hardware processors a virtual processor may be mapped onto: the compute
+        processors (switches run no program; docs/decisions.md, "Switches")."""
+        from parasol_core.topology.switches import compute_processors
+
+        hw = self.machine.hardware()
+        if hw is None:
+            return []
+        return compute_processors(self.machine, hw, processor_count(hw)).tolist()
 
     def add_virtual(self, virtual: VirtualTopology) -> VirtualTopology:
         """Add a virtual topology. Refused (SessionError, nothing changed): an id in use
@@ -915,6 +926,14 @@ class Session:
             if not 1 <= h <= n_hw:
                 raise SessionError(f"virtual processor {v} is mapped onto {h}, not one of the "
                                    f"hardware's processors 1..{n_hw}")  # fmt: skip
+        if hw is not None and virtual.mapping:
+            from parasol_core.topology.switches import switch_mask
+
+            mask = switch_mask(self.machine, hw, n_hw)
+            for v, h in virtual.mapping.items():
+                if mask[h]:
+                    raise SessionError(f"virtual processor {v} is mapped onto {h}, a switch "
+                                       "(switches run no program)")  # fmt: skip
 
     def resize_virtual(self, virt_id: int, processors: int) -> None:
         """Give a virtual topology another processor count: the mapping keeps its
@@ -928,7 +947,7 @@ class Session:
             raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, "
                                f"not {processors!r}")  # fmt: skip
         old = virt.processor_count or len(virt.mapping)
-        wrapped = _wrapped(processors, n_hw)
+        wrapped = _wrapped(processors, self._targets() if n_hw else [])
         with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
             for v in range(processors + 1, max(old, processors) + 1):
                 if v in virt.mapping:
@@ -951,9 +970,11 @@ class Session:
             self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
 
 
-def _wrapped(n: int, n_hw: int) -> dict[int, int]:
-    """Virtual processor v on hardware processor v, wrapping round past ``n_hw``."""
-    return {v: (v - 1) % n_hw + 1 for v in range(1, n + 1)} if n_hw else {}
+def _wrapped(n: int, targets: Sequence[int]) -> dict[int, int]:
+    """Virtual processor v on the v-th of ``targets`` (the hardware's compute
+    processors), wrapping round past the last."""
+    k = len(targets)
+    return {v: targets[(v - 1) % k] for v in range(1, n + 1)} if k else {}
 
 
 def _owner_label(owner: Block) -> str:

@@ -327,7 +327,10 @@ def defaults_for(topology: Topology) -> GeneratorDefaults:
     shape = shape_of(topology)
     routing = topology.routing or ""
     first = next((lk for lk in topology.links if lk.latency and lk.speed), None)
-    if routing.endswith("torus") and shape is not None:
+    words = (topology.network or "").split()
+    if words and words[0] in GENERATORS:  # a generated fat tree or dragonfly says so
+        kind, sizes = words[0], tuple(int(w) for w in words[1:])
+    elif routing.endswith("torus") and shape is not None:
         kind, sizes = ("ring", (n,)) if shape.ndim == 1 else ("torus", shape.dims)
     elif routing == "hypercube" and n > 1 and n & (n - 1) == 0:
         kind, sizes = "hypercube", (n.bit_length() - 1,)
@@ -370,6 +373,20 @@ def switch_type_to_add(machine: Machine, topology: Topology) -> Processor | None
     if new is None or type_id not in set(topology.types.values()):
         return None
     return new
+
+
+def preview_count(machine: Machine, topology: Topology) -> str:
+    """A generated topology's processor count as the user is shown it before it is
+    applied: compute processors and switches apart (its switches are of the type
+    :func:`switch_type_for` names, which the model may not have yet)."""
+    from parasol_core.topology.shape import processor_count
+
+    n = processor_count(topology)
+    if not topology.network:
+        return str(n)
+    switch = switch_type_for(machine)[0]
+    s = sum(1 for t in topology.types.values() if t == switch)
+    return f"{n - s} compute + {s} switch{'es' if s != 1 else ''}"
 
 
 def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,

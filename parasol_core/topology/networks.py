@@ -431,6 +431,11 @@ class UpDownRouting(RoutingTechnique):
         _check_compute(src, dst, tree.compute, layout.label, "switch")
         return tree.paths(src, dst)
 
+    def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
+        """At most the processors the routes visit: up to the top and down again."""
+        tree = fat_tree_of(layout, self.name)
+        return int(np.asarray(src).shape[0]) * (2 * tree.levels + 1)
+
 
 class DragonflyRouting(RoutingTechnique):
     """Minimal or Valiant routing on a dragonfly."""
@@ -456,6 +461,11 @@ class DragonflyRouting(RoutingTechnique):
         dst = np.asarray(dst, dtype=np.int64)
         _check_compute(src, dst, fly.terminals, layout.label, "router")
         return fly.paths(src, dst, self.valiant, layout.count)
+
+    def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
+        """At most the processors the routes visit: 6 a minimal route, 8 a Valiant one."""
+        dragonfly_of(layout, self.name)
+        return int(np.asarray(src).shape[0]) * (8 if self.valiant else 6)
 
 
 UPDOWN = UpDownRouting()

@@ -31,6 +31,7 @@ from parasol_core import budget
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
+from parasol_core.topology.networks import DragonflyRouting, UpDownRouting
 from parasol_core.topology.phases import Message, MessageArrays, PhaseError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
@@ -83,7 +84,9 @@ def make_pattern_arrays(
     if root is not None and name not in ("broadcast", "broadcast-tree"):
         raise PhaseError(f"the {name} pattern takes no root")
     try:
-        layout, technique = _processors(machine, virtual)
+        layout, technique, ranks = _pattern_processors(machine, virtual)
+        if ranks is not None:
+            root = _rank_of(root, ranks, layout)
         n = layout.count
         _check_count(name, layout, technique)
         if name == "shift":
@@ -99,12 +102,12 @@ def make_pattern_arrays(
             dst = np.asarray([p for p in range(1, n + 1) if p != r], dtype=np.int64)
             src = np.full(dst.shape[0], r, dtype=np.int64)
         elif name == "broadcast-tree":
-            return _binomial(_root(root, n), n, size)
+            return _on_hardware(_binomial(_root(root, n), n, size), ranks)
         else:
-            return _ring_allgather(n, size)
+            return _on_hardware(_ring_allgather(n, size), ranks)
     except RoutingError as e:
         raise PhaseError(str(e)) from None
-    return MessageArrays(src, dst, size)
+    return _on_hardware(MessageArrays(src, dst, size), ranks)
 
 
 def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
@@ -140,7 +143,9 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
     grid's coordinates, before any is plotted: exact for dimension-order routing
     (mesh, torus, hypercube), broadcast links and ``shortest`` (from its breadth-first
-    tables, which it keeps for the routes), and for another
+    tables, which it keeps for the routes), at most for ``updown`` (up to the top and
+    down: ``2 * levels + 1`` a route) and the dragonfly routings (6 processors a
+    minimal route, 8 a Valiant one), and for another
     technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
     pairs = int(src.shape[0])
     if isinstance(technique, BroadcastRouting):
@@ -148,6 +153,8 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     if isinstance(technique, ShortestRouting):  # its searches, within their own budget
         inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
         return technique.steps(layout, src[inside], dst[inside])
+    if isinstance(technique, (UpDownRouting, DragonflyRouting)):
+        return technique.steps(layout, src, dst)  # at most: up and down, or 6 / 8 a route
     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs
     try:
@@ -174,7 +181,7 @@ def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | N
     if name not in PATTERNS:
         return 0
     try:
-        layout, technique = _processors(machine, virtual)
+        layout, technique, _ = _pattern_processors(machine, virtual)
         return _estimate(name, layout, technique)[0]
     except (RoutingError, PhaseError, ValueError, LookupError):
         return 0
@@ -190,6 +197,55 @@ def _processors(
     if not virt.routing:
         raise RoutingError(f"virtual topology {virt.id} has no routing technique")
     return virtual_layout(machine, virt), get_routing(virt.routing)
+
+
+# --------------------------------------------------------------------------- switches
+# A hardware topology with switches (docs/decisions.md, "Switches"): switches run no
+# program, so a pattern is made over its compute processors alone, as ranks 1..C in
+# processor-number order arranged in a ring (shift along dimension 0 and halo move
+# along it), then each rank is put back as its compute processor's number.
+
+
+def _pattern_processors(
+    machine: Machine, virtual: VirtualTopology | int | None
+) -> tuple[Layout, RoutingTechnique, np.ndarray | None]:
+    """:func:`_processors`, or, on hardware with switches, the ring of its compute
+    processors' ranks and their processor numbers (``ranks[r - 1]``)."""
+    layout, technique = _processors(machine, virtual)
+    if virtual is not None:
+        return layout, technique, None
+    from parasol_core.topology.switches import compute_processors, has_switches
+    from parasol_core.topology.techniques import TORUS_1D
+
+    hw = hardware_of(machine)
+    if not has_switches(machine, hw):
+        return layout, technique, None
+    ranks = compute_processors(machine, hw, layout.count)
+    if not ranks.shape[0]:
+        raise RoutingError(f"{layout.label} has no compute processors, only switches")
+    label = f"the {ranks.shape[0]:,} compute processors of {layout.label}"
+    return Layout(int(ranks.shape[0]), Shape((int(ranks.shape[0]),)), label), TORUS_1D, ranks
+
+
+def _rank_of(root: int | None, ranks: np.ndarray, layout: Layout) -> int | None:
+    """The rank of the compute processor ``root`` names; PhaseError for a switch."""
+    if root is None:
+        return None
+    if isinstance(root, bool) or not isinstance(root, (int, np.integer)):
+        raise PhaseError(f"the root must be a compute processor, got {root!r}")
+    at = int(np.searchsorted(ranks, root))
+    if at == ranks.shape[0] or ranks[at] != root:
+        raise PhaseError(f"the root must be one of {layout.label} (switches run no program), "
+                         f"got {root!r}")  # fmt: skip
+    return at + 1
+
+
+def _on_hardware(messages: MessageArrays, ranks: np.ndarray | None) -> MessageArrays:
+    """Ranks back to processor numbers (nothing to do without switches)."""
+    if ranks is not None:
+        messages.src = ranks[messages.src - 1]
+        messages.dst = ranks[messages.dst - 1]
+    return messages
 
 
 def _axis(dim: int | str | None) -> int:

@@ -48,6 +48,7 @@ from parasol_core.topology.mapping import (
     swap,
 )
 from parasol_core.topology.shape import processor_count
+from parasol_core.topology.switches import compute_count, switch_mask
 from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog
@@ -425,7 +426,7 @@ class MappingEditorWindow(QWidget):
         if hw is None:
             self.message.setText("There is no hardware topology to map a virtual one onto.")
             return None
-        dialog = self.add_dialog(processor_count(hw), hw.routing)
+        dialog = self.add_dialog(compute_count(self.document.machine, hw), hw.routing)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         routing, count, name = dialog.values()
@@ -485,7 +486,8 @@ class MappingEditorWindow(QWidget):
         if v is None or hw is None:
             return False
         try:
-            mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw))
+            mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw),
+                                    switch_mask(self.document.machine, hw))  # fmt: skip
             changed = {k: h for k, h in mapping.items() if v.mapping.get(k) != h}
             if changed:
                 self.document.session.set_mapping(v.id, changed,
