@@ -359,3 +359,36 @@ def test_show_counts_compute_processors_and_switches(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "    2: switch  (switch, 0 timings)" in out
     assert "8 compute + 12 switches processors, 24 links, shape -, network fattree 2 3" in out
+
+
+def test_d_mod_k_spreads_a_leafs_traffic_evenly_over_its_up_links():
+    """All-to-all on a 2:1 two-level tree: every leaf-spine link carries the same
+    number of routes (the destinations of one leaf take different spines)."""
+    t = make("fattree2", (24, 12, 8))
+    n = 192
+    src, dst = np.meshgrid(np.arange(1, n + 1), np.arange(1, n + 1))
+    keep = src != dst
+    batch = index_of(t).routes(src[keep], dst[keep])
+    load = np.bincount(batch.links, minlength=len(t.links) + 1)
+    up = load[n + 1 :]  # links n+1.. join leaves and spines
+    assert up.shape[0] == 8 * 12 and up.min() == up.max() == 2 * 24 * 168 // 12
+
+
+def test_the_network_samples_load_route_and_simulate():
+    from pathlib import Path
+
+    from parasol_core import load
+    from parasol_core.topology.phases import simulate
+    from parasol_core.validate import validate
+
+    samples = Path(__file__).resolve().parents[1] / "sample_models"
+    for name, network, compute in (("hdr-fat-tree.machine", "fattree2 24 12 8", 192),
+                                   ("slingshot-dragonfly.machine", "dragonfly 9 4 2 2", 72)):  # fmt: skip
+        m = load(samples / name)
+        assert validate(m) == []
+        hw = m.hardware()
+        assert hw.network == network and m.processor(2).is_switch
+        assert not m.processor(1).is_switch and len(m.processor(1).timings) > 100
+        result = simulate(m, pattern="alltoall", bytes=65536.0)
+        assert len(result.src) == compute * (compute - 1) and result.src.max() == compute
+        assert result.makespan > result.uncontended > 0

@@ -33,7 +33,9 @@ then by its up port).
 **Up/down routing** (``updown``) goes up to the nearest common ancestors' level and
 straight down; of the parallel ancestors it takes the one the destination picks
 (d-mod-k, Zahavi 2010): going up from level ``i - 1`` to ``i`` the up port is
-``(d // (m_1 * ... * m_(i-1))) mod w_i``, ``d`` the destination counted from 0. Every
+``(d // (w_2 * ... * w_(i-1))) mod w_i``, ``d`` the destination counted from 0, so the
+destinations of one leaf spread over its up ports (on a k-ary n-tree the up port at
+each level is the destination's next base-k digit, lowest first). Every
 route between two compute processors whose nearest common ancestors are at level
 ``L`` has ``2L`` hops.
 
@@ -189,8 +191,8 @@ class FatTree:
         y = np.zeros(k, dtype=np.int64)
         for i in range(1, h + 1):
             level += (s // below) != (d // below)
-            if i >= 2:
-                y = y + wlow * ((d // below) % self.w[i - 1])
+            if i >= 2:  # d-mod-k: the up port is the destination's number's next digit
+                y = y + wlow * ((d // wlow) % self.w[i - 1])
                 wlow *= self.w[i - 1]
             below *= self.down[i - 1]
             base = self.bases[i - 1] + 1
