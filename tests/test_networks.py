@@ -392,3 +392,16 @@ def test_the_network_samples_load_route_and_simulate():
         result = simulate(m, pattern="alltoall", bytes=65536.0)
         assert len(result.src) == compute * (compute - 1) and result.src.max() == compute
         assert result.makespan > result.uncontended > 0
+
+
+def test_a_mapping_edit_onto_a_switch_is_refused():
+    from parasol_core.model import VirtualTopology
+    from parasol_core.session import Session, SessionError
+
+    session = Session.from_text(canonical(switched_machine()))
+    virt = session.add_virtual(VirtualTopology(id=3, name="ring", routing="1Dtorus",
+                                               processor_count=2, mapping={1: 1, 2: 2}))  # fmt: skip
+    with pytest.raises(SessionError, match="processor 9: it is a switch"):
+        session.set_mapping(virt.id, {2: 9})
+    session.set_mapping(virt.id, {2: 8})
+    assert virt.mapping == {1: 1, 2: 8}

@@ -855,9 +855,23 @@ class Session:
                 if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ID:
                     raise SessionError(f"a processor number must be between 1 and {MAX_ID}, "
                                        f"not {n!r}")  # fmt: skip
+        self._check_not_switches(mapping)
         with self._operation(label or f"Map virtual topology {virt_id}", merge, window):
             for v, h in mapping.items():
                 self._set(virt, "mapping", h, v)
+
+    def _check_not_switches(self, mapping: Mapping[int, int]) -> None:
+        """Refuse a mapping onto a switch (switches run no program)."""
+        from parasol_core.topology.switches import switch_types
+
+        hw = self.machine.hardware()
+        if hw is None or not switch_types(self.machine):
+            return
+        kinds = switch_types(self.machine)
+        for v, h in mapping.items():
+            if hw.types.get(h) in kinds:
+                raise SessionError(f"virtual processor {v} cannot go onto processor {h}: it is "
+                                   "a switch (switches run no program)")  # fmt: skip
 
     def new_virtual(self, routing: str, processors: int | None = None, name: str | None = None,
                     ) -> VirtualTopology:  # fmt: skip

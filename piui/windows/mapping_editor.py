@@ -395,11 +395,14 @@ class MappingEditorWindow(QWidget):
         moves = swap(v.mapping, a, b)
         self.preview.clear()
         if moves:
-            self.document.session.set_mapping(
-                v.id,
-                moves,
-                label=f"Swap hardware processors {a} and {b} in virtual topology {v.id}",
-            )
+            try:
+                self.document.session.set_mapping(
+                    v.id,
+                    moves,
+                    label=f"Swap hardware processors {a} and {b} in virtual topology {v.id}",
+                )
+            except SessionError as e:  # onto a switch: refused by the session
+                self.preview.setText(str(e))
 
     def apply_scheme(self, scheme: str | None = None) -> None:
         v = self.virtual()
