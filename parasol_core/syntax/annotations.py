@@ -253,10 +253,14 @@ def _nested_spans(block: Block) -> list[tuple[int, int]]:
         if ts.start is not None and ts.end is not None:
             spans.append((ts.start, ts.end))
     for kids in src.children.values():
-        for kid in kids if isinstance(kids, list) else [kids]:
-            d = getattr(kid, "__dict__", {})
-            if "src" in d and d["src"] is not None:
-                spans.append((d["src"].start, d["src"].end))
+        # a list of sections (links) in file order, all inside their container: one
+        # range from the first to the last, not one per link (a generated topology
+        # has tens of thousands)
+        ends = [kids[0], kids[-1]] if isinstance(kids, list) and kids else [kids]
+        found = [d["src"] for kid in ends
+                 if "src" in (d := getattr(kid, "__dict__", {})) and d["src"] is not None]  # fmt: skip
+        if found:
+            spans.append((min(f.start for f in found), max(f.end for f in found)))
     return spans
 
 
