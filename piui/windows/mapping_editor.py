@@ -48,7 +48,7 @@ from parasol_core.topology.mapping import (
     swap,
 )
 from parasol_core.topology.shape import processor_count
-from parasol_core.topology.switches import compute_count, switch_mask
+from parasol_core.topology.switches import compute_count, has_switches, switch_mask
 from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog
@@ -429,7 +429,10 @@ class MappingEditorWindow(QWidget):
         if hw is None:
             self.message.setText("There is no hardware topology to map a virtual one onto.")
             return None
-        dialog = self.add_dialog(compute_count(self.document.machine, hw), hw.routing)
+        # a switched network's routing (updown, dragonfly) defines no virtual links: a ring
+        switched = has_switches(self.document.machine, hw)
+        dialog = self.add_dialog(compute_count(self.document.machine, hw),
+                                 "1Dtorus" if switched else hw.routing)  # fmt: skip
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         routing, count, name = dialog.values()
