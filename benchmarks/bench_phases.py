@@ -81,6 +81,7 @@ from parasol_core.simulate.phases import (
     simulate_routes,
 )
 from parasol_core.syntax.parser import load
+from parasol_core.topology import generators
 from parasol_core.topology.generators import torus
 from parasol_core.topology.network import RouteTable
 
@@ -147,7 +148,7 @@ def limits_for(side: int) -> Iterator[None]:
     """The budgets raised for this process when a ``side``^3 torus and its halo pass them
     (the bench measures; the library keeps its limits)."""
     size = side**3
-    lines = budget.generator_size("torus", [side] * 3)
+    lines = generators.generator_size("torus", [side] * 3)
     messages = budget.pattern_messages("halo", size, (side,) * 3, True)
     if (
         lines <= budget.MAX_GENERATED
@@ -161,7 +162,7 @@ def limits_for(side: int) -> Iterator[None]:
         f"{2 * messages:,} route steps; budgets raised for this run)"
     )
     with (
-        mock.patch.object(budget, "check_generator", lambda *a, **k: 0),
+        mock.patch.object(generators, "check_generator", lambda *a, **k: 0),
         mock.patch.object(budget, "MAX_PHASE_MESSAGES", max(messages, budget.MAX_PHASE_MESSAGES)),
         mock.patch.object(budget, "MAX_ROUTE_STEPS", max(2 * messages, budget.MAX_ROUTE_STEPS)),
     ):

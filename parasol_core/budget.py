@@ -11,8 +11,9 @@ work                        estimate (before building)                  limit
 ========================== ============================================ =================
 a pattern's messages        :func:`pattern_messages` (its formula)      1,000,000 messages
 a phase's messages          the length of the list                      1,000,000 messages
-a generated topology        :func:`generator_size`: processors + link   4,000,000 lines
-                            lines (+ a bus's connect entries)
+a generated topology        ``topology.generators.generator_size``:     4,000,000 lines
+                            processors + link lines (+ a bus's connect
+                            entries)
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.steps.        10,000,000 steps
 phase's routes)             route_steps`: processors visited
@@ -43,7 +44,6 @@ __all__ = [
     "check",
     "check_deadline",
     "deadline",
-    "generator_size",
     "pattern_messages",
 ]
 
@@ -132,44 +132,6 @@ def check_pattern(name: str, count: int, grid: Sequence[int] | None = None,
 
 
 # --------------------------------------------------------------------------- generators
-
-
-def generator_size(kind: str, dims: Sequence[int]) -> int:
-    """The lines a generator (:mod:`parasol_core.topology.generators`) would write for
-    ``kind`` and ``dims``: a processor type line each, a link line each (a bus: one
-    link whose connect list names every processor). 0 for an unknown kind."""
-    dims = [int(d) for d in dims]
-    if kind in ("grid", "torus"):
-        size = 1
-        for d in dims:
-            size *= max(d, 0)
-        links = 0
-        for d in dims:
-            if d >= 1:
-                links += (d - 1) * (size // d)
-                if kind == "torus" and d >= 3:
-                    links += size // d
-        return size + links
-    if len(dims) != 1:
-        return 0
-    n = dims[0]
-    if kind == "hypercube":
-        if n < 0 or n > 64:
-            return 0  # the generator says what it takes
-        return (1 << n) + n * (1 << max(n - 1, 0))
-    if kind == "ring":
-        return 2 * n
-    if kind == "bus":
-        return 2 * n
-    if kind == "clique":
-        return n + n * (n - 1) // 2
-    return 0
-
-
-def check_generator(kind: str, dims: Sequence[int], limit: int = MAX_GENERATED) -> int:
-    shown = " ".join(str(int(d)) for d in dims)
-    return check(f"generating {kind} {shown}", generator_size(kind, dims), limit, "lines",
-                 "a line per processor and per link")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- time

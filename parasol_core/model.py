@@ -45,6 +45,10 @@ ROLES = ("switch",)
 NETWORK_KINDS: dict[str, tuple[str, ...]] = {
     # k-ary n-tree: k**n compute processors; n levels of k**(n-1) switches with 2k ports
     "fattree": ("k", "n"),
+    # two-level fat tree: leaf switches D1 ports down, U1 up; spine switches D2 down
+    "fattree2": ("d1", "u1", "d2"),
+    # three-level fat tree: level-i switches Di ports down, Ui up (topology/networks.py)
+    "fattree3": ("d1", "u1", "d2", "u2", "d3"),
     # groups, routers per group, terminals per router, global links per router
     "dragonfly": ("g", "a", "p", "h"),
 }

@@ -114,7 +114,10 @@ def summary(machine: Machine) -> str:
     lines = [f"machine {machine.id}: {printable(str(machine.name))}"]
     lines.append(f"  processor types: {len(machine.processors)}")
     for proc in machine.processors:
-        lines.append(f"    {proc.id}: {printable(str(proc.name))}  ({len(proc.timings)} timings)")
+        role = "switch, " if proc.is_switch else ""
+        lines.append(
+            f"    {proc.id}: {printable(str(proc.name))}  ({role}{len(proc.timings)} timings)"
+        )
         if proc.cache is not None:
             c = proc.cache
             sls = c.smallloopspeedup.mean if c.smallloopspeedup else None
@@ -127,12 +130,17 @@ def summary(machine: Machine) -> str:
             lines.append(f"  {name} = {expr.text}")
     lines.append(f"  topologies: {len(machine.topologies)} hardware, "
                  f"{len(machine.virtuals)} virtual")  # fmt: skip
+    from parasol_core.topology.switches import count_text, has_switches
+
     for topo in machine.topologies:
         shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
+        count = (f"{count_text(machine, topo)} processors"
+                 if has_switches(machine, topo) else f"{topo.processor_count} processors")  # fmt: skip
+        network = f", network {topo.network}" if topo.network else ""
         lines.append(f"    topology {topo.id}: {printable(str(topo.name))}, "
                      f"routing {printable(str(topo.routing))}, "
-                     f"{topo.processor_count} processors, {len(topo.links)} links, "
-                     f"shape {shape}")  # fmt: skip
+                     f"{count}, {len(topo.links)} links, "
+                     f"shape {shape}{network}")  # fmt: skip
     for virt in machine.virtuals:
         lines.append(f"    virtual {virt.id}: {printable(str(virt.name))}, "
                      f"routing {printable(str(virt.routing))}, "

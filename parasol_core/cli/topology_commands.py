@@ -60,7 +60,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print a generated topology section",
         description="Sizes: grid and torus 1 to 6 sizes (W [H [D ...]]; 4 to 6 route by "
         "NDmesh/NDtorus; Fugaku: torus 24 23 24 2 3 2), ring N, hypercube D "
-        "(2**D processors), bus N, clique N.",
+        "(2**D processors), bus N, clique N; fat trees: fattree K N (k-ary n-tree), "
+        "fattree2 D1 U1 D2, fattree3 D1 U1 D2 U2 D3 (switch ports down and up by level), "
+        "routed updown; dragonfly G A P H (groups, routers per group, terminals per "
+        "router, global links per router), routed dragonfly-minimal. A fat tree or "
+        "dragonfly is printed after the switch processor type its switches use "
+        "(--switch-type, a section marked '# piui: role = switch'), unless --no-switch-section.",
     )
     p.add_argument("kind", metavar="KIND", choices=list(GENERATORS))
     p.add_argument("dims", metavar="DIMS", type=int, nargs="+")
@@ -70,6 +75,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id", type=int, default=1, metavar="ID", help="the topology's id")
     p.add_argument("--name", help="the topology's name")
     p.add_argument("--setup", type=float, metavar="S", help="setup time, seconds")
+    p.add_argument("--switch-type", type=int, metavar="ID",
+                   help="the switches' processor type (fat trees, dragonflies; default: "
+                   "--processor-type + 1)")  # fmt: skip
+    p.add_argument(
+        "--no-switch-section",
+        action="store_true",
+        help="print the topology section only (the model has its switch type)",
+    )
     p.set_defaults(func=cmd_generate)
 
     from parasol_core.topology.mapping import MAPPING_SCHEMES
@@ -177,14 +190,21 @@ def cmd_transfer(args: argparse.Namespace) -> int:
 @run
 def cmd_generate(args: argparse.Namespace) -> int:
     from parasol_core.syntax.writer import canonical_lines
-    from parasol_core.topology.generators import generate
+    from parasol_core.topology.generators import NETWORKS, generate, switch_type_for
 
-    options = {"processor_type": args.processor_type, "id": args.id, "setup": args.setup}
+    switch_type = args.switch_type
+    if switch_type is None:
+        switch_type = switch_type_for(None, args.processor_type)[0]
+    options = {"processor_type": args.processor_type, "id": args.id, "setup": args.setup,
+               "switch_type": switch_type}  # fmt: skip
     if args.name is not None:
         options["name"] = args.name
     try:  # what the file format can hold, as for every value (parasol_core.limits)
         limits.check_int(args.id, "--id")
         limits.check_int(args.processor_type, "--processor-type")
+        limits.check_int(switch_type, "--switch-type")
+        if args.kind in NETWORKS and switch_type == args.processor_type:
+            raise ValueError("--switch-type must differ from --processor-type")
         for option in ("latency", "speed", "setup"):
             if getattr(args, option) is not None:
                 limits.check_float(getattr(args, option), f"--{option}")
@@ -195,6 +215,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     try:
         topology = generate(args.kind, args.dims, args.latency, args.speed, **options)
         text = "\n".join(canonical_lines(topology))
+        if args.kind in NETWORKS and not args.no_switch_section:
+            _, switch = switch_type_for(None, args.processor_type)
+            switch.id = switch_type
+            text = "\n".join(canonical_lines(switch)) + "\n\n" + text
     except ValueError as e:
         raise CommandError(f"error: {e}", EXIT_USAGE) from None
     print(text)

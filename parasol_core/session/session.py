@@ -843,12 +843,19 @@ class Session:
                 out.add(key)
         return out
 
-    def replace_topology(self, topo_id: int, topology: Topology) -> None:
+    def replace_topology(self, topo_id: int, topology: Topology,
+                         add_processors: Sequence[Processor] = ()) -> None:  # fmt: skip
         """Put a new topology (say, a generated torus) in place of hardware topology
-        ``topo_id``; undo brings back the old one, as it was in the file."""
+        ``topo_id``, with the processor types it needs added first (a generated fat
+        tree's switch type); one undo step brings back the old one, as it was in the
+        file."""
         old = self._topology(topo_id)
         index = next(i for i, t in enumerate(self.machine.topologies) if t is old)
+        for proc in add_processors:
+            self.check_new_id(proc.id, self.machine.processors, "processor")
         with self._operation(f"Replace topology {topo_id}"):
+            for proc in add_processors:
+                self.add_processor(proc)
             self._record(ListEdit(self.machine, "topologies", index, old, remove=True))
             self._record(ListEdit(self.machine, "topologies", index, topology))
 
@@ -861,9 +868,23 @@ class Session:
                 if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ID:
                     raise SessionError(f"a processor number must be between 1 and {MAX_ID}, "
                                        f"not {n!r}")  # fmt: skip
+        self._check_not_switches(mapping)
         with self._operation(label or f"Map virtual topology {virt_id}", merge, window):
             for v, h in mapping.items():
                 self._set(virt, "mapping", h, v)
+
+    def _check_not_switches(self, mapping: Mapping[int, int]) -> None:
+        """Refuse a mapping onto a switch (switches run no program)."""
+        from parasol_core.topology.switches import switch_types
+
+        hw = self.machine.hardware()
+        if hw is None or not switch_types(self.machine):
+            return
+        kinds = switch_types(self.machine)
+        for v, h in mapping.items():
+            if hw.types.get(h) in kinds:
+                raise SessionError(f"virtual processor {v} cannot go onto processor {h}: it is "
+                                   "a switch (switches run no program)")  # fmt: skip
 
     def new_virtual(self, routing: str, processors: int | None = None, name: str | None = None,
                     ) -> VirtualTopology:  # fmt: skip
@@ -876,18 +897,29 @@ class Session:
         if hw is None:
             raise SessionError("the model has no hardware topology to map onto")
         n_hw = processor_count(hw)
-        n = n_hw if processors is None else processors
+        targets = self._targets()
+        n = len(targets) if processors is None else processors
         ids = [v.id for v in self.machine.virtuals if isinstance(v.id, int)]
         virt = VirtualTopology(
-            shape=tuple(hw.shape) if hw.shape and n == n_hw else None,
+            shape=tuple(hw.shape) if hw.shape and n == n_hw == len(targets) else None,
             id=max(ids, default=0) + 1,
             name=name if name is not None else f"{routing} on {n}",
             setup=hw.setup,
             routing=routing,
             processor_count=n,
-            mapping=_wrapped(n, n_hw) if isinstance(n, int) and not isinstance(n, bool) else {},
+            mapping=_wrapped(n, targets) if isinstance(n, int) and not isinstance(n, bool) else {},
         )
         return self.add_virtual(virt)
+
+    def _targets(self) -> list[int]:
+        """The hardware processors a virtual processor may be mapped onto: the compute
+        processors (switches run no program; docs/decisions.md, "Switches")."""
+        from parasol_core.topology.switches import compute_processors
+
+        hw = self.machine.hardware()
+        if hw is None:
+            return []
+        return compute_processors(self.machine, hw, processor_count(hw)).tolist()
 
     def add_virtual(self, virtual: VirtualTopology) -> VirtualTopology:
         """Add a virtual topology. Refused (SessionError, nothing changed): an id in use
@@ -921,6 +953,14 @@ class Session:
             if not 1 <= h <= n_hw:
                 raise SessionError(f"virtual processor {v} is mapped onto {h}, not one of the "
                                    f"hardware's processors 1..{n_hw}")  # fmt: skip
+        if hw is not None and virtual.mapping:
+            from parasol_core.topology.switches import switch_mask
+
+            mask = switch_mask(self.machine, hw, n_hw)
+            for v, h in virtual.mapping.items():
+                if mask[h]:
+                    raise SessionError(f"virtual processor {v} is mapped onto {h}, a switch "
+                                       "(switches run no program)")  # fmt: skip
 
     def resize_virtual(self, virt_id: int, processors: int) -> None:
         """Give a virtual topology another processor count: the mapping keeps its
@@ -934,7 +974,7 @@ class Session:
             raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, "
                                f"not {processors!r}")  # fmt: skip
         old = virt.processor_count or len(virt.mapping)
-        wrapped = _wrapped(processors, n_hw)
+        wrapped = _wrapped(processors, self._targets() if n_hw else [])
         with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
             for v in range(processors + 1, max(old, processors) + 1):
                 if v in virt.mapping:
@@ -957,9 +997,11 @@ class Session:
             self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
 
 
-def _wrapped(n: int, n_hw: int) -> dict[int, int]:
-    """Virtual processor v on hardware processor v, wrapping round past ``n_hw``."""
-    return {v: (v - 1) % n_hw + 1 for v in range(1, n + 1)} if n_hw else {}
+def _wrapped(n: int, targets: Sequence[int]) -> dict[int, int]:
+    """Virtual processor v on the v-th of ``targets`` (the hardware's compute
+    processors), wrapping round past the last."""
+    k = len(targets)
+    return {v: targets[(v - 1) % k] for v in range(1, n + 1)} if k else {}
 
 
 def _owner_label(owner: Block) -> str:

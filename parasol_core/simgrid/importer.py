@@ -22,6 +22,7 @@ from parasol_core import budget
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
+from parasol_core.topology import generators
 
 ROUTED_ZONES = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
 CLUSTER_TOPOLOGIES = ("FLAT", "TORUS", "FAT_TREE", "DRAGONFLY")
@@ -408,7 +409,7 @@ def _cluster(p: _Platform, el: Element) -> None:
         if len(dims) > 6:
             raise p.error(f"cluster {cid!r}: a torus of {len(dims)} dimensions; PARASOL's "
                           "tori have 1 to 6", el)  # fmt: skip
-        p.grow(n + budget.generator_size("torus", dims) - n, f"cluster {cid!r}")
+        p.grow(n + generators.generator_size("torus", dims) - n, f"cluster {cid!r}")
         for k, (a, b) in enumerate(grid_pair_array(dims, wrap=True).tolist()):
             new_link(f"{cid}_link_{k + 1}", [hosts[a - 1], hosts[b - 1]])
         facts["dims"] = dims

@@ -33,7 +33,7 @@ from parasol_core.simulate.messages import Message, MessageArrays, PhaseError
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
 from parasol_core.topology.routing import RoutingTechnique, get_routing
-from parasol_core.topology.shape import Layout
+from parasol_core.topology.shape import Layout, Shape
 from parasol_core.topology.steps import grid_of
 from parasol_core.topology.techniques import HypercubeRouting, MeshRouting, NDRouting, TorusRouting
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_layout
@@ -77,7 +77,9 @@ def make_pattern_arrays(
     if root is not None and name not in ("broadcast", "broadcast-tree"):
         raise PhaseError(f"the {name} pattern takes no root")
     try:
-        layout, technique = _processors(machine, virtual)
+        layout, technique, ranks = _pattern_processors(machine, virtual)
+        if ranks is not None:
+            root = _rank_of(root, ranks, layout)
         n = layout.count
         _check_count(name, layout, technique)
         if name == "shift":
@@ -93,12 +95,12 @@ def make_pattern_arrays(
             dst = np.asarray([p for p in range(1, n + 1) if p != r], dtype=np.int64)
             src = np.full(dst.shape[0], r, dtype=np.int64)
         elif name == "broadcast-tree":
-            return _binomial(_root(root, n), n, size)
+            return _on_hardware(_binomial(_root(root, n), n, size), ranks)
         else:
-            return _ring_allgather(n, size)
+            return _on_hardware(_ring_allgather(n, size), ranks)
     except RoutingError as e:
         raise PhaseError(str(e)) from None
-    return MessageArrays(src, dst, size)
+    return _on_hardware(MessageArrays(src, dst, size), ranks)
 
 
 def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
@@ -135,7 +137,7 @@ def pattern_cost(machine: Machine, name: str, virtual: VirtualTopology | int | N
     if name not in PATTERNS:
         return 0
     try:
-        layout, technique = _processors(machine, virtual)
+        layout, technique, _ = _pattern_processors(machine, virtual)
         return _estimate(name, layout, technique)[0]
     except (RoutingError, PhaseError, ValueError, LookupError):
         return 0
@@ -151,6 +153,55 @@ def _processors(
     if not virt.routing:
         raise RoutingError(f"virtual topology {virt.id} has no routing technique")
     return virtual_layout(machine, virt), get_routing(virt.routing)
+
+
+# --------------------------------------------------------------------------- switches
+# A hardware topology with switches (docs/decisions.md, "Switches"): switches run no
+# program, so a pattern is made over its compute processors alone, as ranks 1..C in
+# processor-number order arranged in a ring (shift along dimension 0 and halo move
+# along it), then each rank is put back as its compute processor's number.
+
+
+def _pattern_processors(
+    machine: Machine, virtual: VirtualTopology | int | None
+) -> tuple[Layout, RoutingTechnique, np.ndarray | None]:
+    """:func:`_processors`, or, on hardware with switches, the ring of its compute
+    processors' ranks and their processor numbers (``ranks[r - 1]``)."""
+    layout, technique = _processors(machine, virtual)
+    if virtual is not None:
+        return layout, technique, None
+    from parasol_core.topology.switches import compute_processors, has_switches
+    from parasol_core.topology.techniques import TORUS_1D
+
+    hw = hardware_of(machine)
+    if not has_switches(machine, hw):
+        return layout, technique, None
+    ranks = compute_processors(machine, hw, layout.count)
+    if not ranks.shape[0]:
+        raise RoutingError(f"{layout.label} has no compute processors, only switches")
+    label = f"the {ranks.shape[0]:,} compute processors of {layout.label}"
+    return Layout(int(ranks.shape[0]), Shape((int(ranks.shape[0]),)), label), TORUS_1D, ranks
+
+
+def _rank_of(root: int | None, ranks: np.ndarray, layout: Layout) -> int | None:
+    """The rank of the compute processor ``root`` names; PhaseError for a switch."""
+    if root is None:
+        return None
+    if isinstance(root, bool) or not isinstance(root, (int, np.integer)):
+        raise PhaseError(f"the root must be a compute processor, got {root!r}")
+    at = int(np.searchsorted(ranks, root))
+    if at == ranks.shape[0] or ranks[at] != root:
+        raise PhaseError(f"the root must be one of {layout.label} (switches run no program), "
+                         f"got {root!r}")  # fmt: skip
+    return at + 1
+
+
+def _on_hardware(messages: MessageArrays, ranks: np.ndarray | None) -> MessageArrays:
+    """Ranks back to processor numbers (nothing to do without switches)."""
+    if ranks is not None:
+        messages.src = ranks[messages.src - 1]
+        messages.dst = ranks[messages.dst - 1]
+    return messages
 
 
 def _axis(dim: int | str | None) -> int:

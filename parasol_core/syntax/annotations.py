@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from parasol_core.diagnostics import WARNING, Diagnostic
 from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
-from parasol_core.source import LineIndex, ValueSource
+from parasol_core.source import BOM, LineIndex, ValueSource
 
 #: the keys a topology section reads, and what each number means
 KEYS = {
@@ -44,19 +45,56 @@ _NOTE = re.compile(
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
 
 
+def _find(pattern: re.Pattern, text: str, start: int, end: int) -> Iterator[re.Match]:
+    """``pattern.finditer(text, start, end)`` for these line-anchored patterns, found
+    from the ``piui:`` marks (a str.find) rather than tried at every position: a
+    generated section of millions of characters holds one or two."""
+    last = -1
+    at = text.find("piui:", start, end)
+    while at >= 0:
+        line = max(text.rfind("\n", start, at), text.rfind("\r", start, at),
+                   text.rfind("\x0b", start, at)) + 1  # fmt: skip
+        line = max(line, start)
+        if line != last:
+            last = line
+            m = pattern.match(text, line, end)
+            if m is not None:
+                yield m
+        at = text.find("piui:", at + 5, end)
+
+
+class _Lines:
+    """:class:`LineIndex`'s positions, counted when asked (for the few annotation
+    lines of a file, without indexing every line of it)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.index = LineIndex(text) if "\r" in text or "\x0b" in text else None
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if self.index is not None:
+            return self.index.position(offset)
+        text = self.text
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        if line == 1 and text.startswith(BOM) and offset > 0:
+            column -= 1
+        return line, column
+
+
 def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diagnostic]:
     """Set ``forward`` and ``duplex`` of every hardware topology from its annotation
     lines; the warnings about those that could not be read."""
     found: list[Diagnostic] = []
-    lines: LineIndex | None = None
+    lines: _Lines | None = None
     for topo in machine.topologies:
         src = topo.__dict__.get("src")
         if src is None or "piui:" not in text[src.body_start : src.insert_at]:
             continue
         nested = _nested_spans(topo)
-        for m in _NOTE.finditer(text, src.body_start, src.insert_at):
+        for m in _find(_NOTE, text, src.body_start, src.insert_at):
             if lines is None:
-                lines = LineIndex(text)
+                lines = _Lines(text)
             key = m.group(1)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
             if any(a <= m.start() < b for a, b in nested):
@@ -86,9 +124,9 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
         src = virt.__dict__.get("src")
         if src is None or "piui:" not in text[src.body_start : src.insert_at]:
             continue
-        for m in _NOTE.finditer(text, src.body_start, src.insert_at):
+        for m in _find(_NOTE, text, src.body_start, src.insert_at):
             if lines is None:
-                lines = LineIndex(text)
+                lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
             found.append(_warn(f"'# piui: {m.group(1)}' belongs in the hardware topology "
                                "section, not a virtual one; ignored", line, column, file))  # fmt: skip
@@ -97,15 +135,15 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
         if src is None or "piui:" not in text[src.body_start : src.insert_at]:
             continue
         if lines is None:
-            lines = LineIndex(text)
+            lines = _Lines(text)
         found.extend(_read_role(proc, text, lines, file))
     for block in [*machine.topologies, *machine.virtuals]:
         src = block.__dict__.get("src")
         if src is None or "piui:" not in text[src.body_start : src.insert_at]:
             continue
-        for m in _ROLE.finditer(text, src.body_start, src.insert_at):
+        for m in _find(_ROLE, text, src.body_start, src.insert_at):
             if lines is None:
-                lines = LineIndex(text)
+                lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
             found.append(_warn("'# piui: role' belongs in a processor section (it marks the "
                                f"processor type); ignored in a {block.KEYWORD} section",
@@ -113,12 +151,12 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
     return found
 
 
-def _read_role(proc: Block, text: str, lines: LineIndex, file: str | None) -> list[Diagnostic]:
+def _read_role(proc: Block, text: str, lines: _Lines, file: str | None) -> list[Diagnostic]:
     """Set ``proc.role`` from its `# piui: role = WORD` line; warnings about bad ones."""
     src: Any = proc.__dict__["src"]
     found: list[Diagnostic] = []
     nested = _nested_spans(proc)
-    for m in _ROLE.finditer(text, src.body_start, src.insert_at):
+    for m in _find(_ROLE, text, src.body_start, src.insert_at):
         line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
         if any(a <= m.start() < b for a, b in nested):
             found.append(_warn("'# piui: role' belongs directly in the processor section, not "
@@ -215,10 +253,14 @@ def _nested_spans(block: Block) -> list[tuple[int, int]]:
         if ts.start is not None and ts.end is not None:
             spans.append((ts.start, ts.end))
     for kids in src.children.values():
-        for kid in kids if isinstance(kids, list) else [kids]:
-            d = getattr(kid, "__dict__", {})
-            if "src" in d and d["src"] is not None:
-                spans.append((d["src"].start, d["src"].end))
+        # a list of sections (links) in file order, all inside their container: one
+        # range from the first to the last, not one per link (a generated topology
+        # has tens of thousands)
+        ends = [kids[0], kids[-1]] if isinstance(kids, list) and kids else [kids]
+        found = [d["src"] for kid in ends
+                 if "src" in (d := getattr(kid, "__dict__", {})) and d["src"] is not None]  # fmt: skip
+        if found:
+            spans.append((min(f.start for f in found), max(f.end for f in found)))
     return spans
 
 

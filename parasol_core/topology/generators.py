@@ -38,7 +38,8 @@ import numpy as np
 
 from parasol_core import budget
 from parasol_core.linkstore import links_from_arrays
-from parasol_core.model import Link, Timing, Topology
+from parasol_core.model import Link, Machine, Processor, Timing, Topology
+from parasol_core.topology.networks import network_structure
 from parasol_core.topology.shape import Shape
 
 Seconds = float | Timing
@@ -72,8 +73,12 @@ def build(
     id: int = 1,
     name: str | None = None,
     setup: Seconds | None = None,
+    compute: int | None = None,
+    switch_type: int | None = None,
+    network: str | None = None,
 ) -> Topology:
-    """A topology of ``count`` processors with one link per entry of ``pairs``."""
+    """A topology of ``count`` processors with one link per entry of ``pairs``; with
+    ``compute``, processors past it are switches of ``switch_type``."""
     lat, spd = _timing(latency), _timing(speed)
     links: Any
     if isinstance(pairs, np.ndarray) and pairs.ndim == 2 and pairs.shape[1] == 2:
@@ -94,9 +99,21 @@ def build(
         routing=routing,
         processor_count=count,
         link_count=len(links),
-        types=dict.fromkeys(range(1, count + 1), processor_type),
+        types=_types(count, processor_type, compute, switch_type),
         links=links,
+        network=network,
     )
+
+
+def _types(count: int, processor_type: int, compute: int | None,
+           switch_type: int | None) -> dict[int, int]:  # fmt: skip
+    if compute is None or compute >= count:
+        return dict.fromkeys(range(1, count + 1), processor_type)
+    if switch_type is None:
+        switch_type = processor_type + 1
+    types = dict.fromkeys(range(1, compute + 1), processor_type)
+    types.update(dict.fromkeys(range(compute + 1, count + 1), switch_type))
+    return types
 
 
 def grid_pairs(dims: Sequence[int], wrap: bool = False) -> list[tuple[int, int]]:
@@ -175,7 +192,7 @@ def hypercube(dimension: int, latency: Seconds, speed: Seconds, **kw: Any) -> To
     one bit; links by bit (lowest first), then by processor."""
     if not 0 <= dimension <= 20:
         raise ValueError(f"a hypercube dimension must be 0 to 20, got {dimension}")
-    budget.check_generator("hypercube", [dimension])
+    check_generator("hypercube", [dimension])
     n = 1 << dimension
     p = np.arange(n, dtype=np.int64)
     pairs = np.concatenate(
@@ -192,7 +209,7 @@ def bus(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     _check_count(n)
     if n < 2:
         raise ValueError("a bus needs at least 2 processors")
-    budget.check_generator("bus", [n])
+    check_generator("bus", [n])
     kw.setdefault("name", f"{n}-processor bus")
     return build([list(range(1, n + 1))], n, latency, speed, routing="broadcast", **kw)
 
@@ -200,11 +217,53 @@ def bus(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
 def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
     """``n`` processors, one link per pair (``1-2, 1-3, ..., (n-1)-n``)."""
     _check_count(n)
-    budget.check_generator("clique", [n])
+    check_generator("clique", [n])
     kw.setdefault("name", f"{n}-processor clique")
     a, b = np.triu_indices(n, k=1)
     pairs = np.column_stack((a + 1, b + 1)).astype(np.int64)
     return build(pairs, n, latency, speed, routing="broadcast", **kw)
+
+
+def fat_tree(kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds,
+             **kw: Any) -> Topology:  # fmt: skip
+    """A fat tree (:mod:`.networks`): ``fattree K N`` (k-ary n-tree), ``fattree2 D1 U1
+    D2`` or ``fattree3 D1 U1 D2 U2 D3`` (port counts down and up by level). Compute
+    processors first, then switches level by level from the leaves (``switch_type``,
+    by default ``processor_type + 1``); ``updown`` routing."""
+    from parasol_core.topology.networks import FatTree
+
+    tree = FatTree.of(kind, dims)
+    _check_count(tree.count)
+    check_generator(kind, dims)
+    shown = " ".join(str(int(d)) for d in dims)
+    if kind == "fattree":
+        kw.setdefault("name", f"{dims[0]}-ary {dims[1]}-tree")
+    else:
+        kw.setdefault("name", f"{tree.levels}-level fat tree {shown}")
+    return build(tree.pairs(), tree.count, latency, speed, routing="updown",
+                 compute=tree.compute, network=f"{kind} {shown}", **kw)  # fmt: skip
+
+
+def dragonfly(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
+    """A dragonfly ``G A P H`` (:mod:`.networks`): terminals first, then routers group
+    by group (``switch_type``, by default ``processor_type + 1``);
+    ``dragonfly-minimal`` routing."""
+    from parasol_core.topology.networks import Dragonfly
+
+    fly = Dragonfly.of(dims)
+    _check_count(fly.count)
+    check_generator("dragonfly", dims)
+    shown = " ".join(str(int(d)) for d in dims)
+    kw.setdefault("name", f"dragonfly {shown}")
+    return build(fly.pairs(), fly.count, latency, speed, routing="dragonfly-minimal",
+                 compute=fly.terminals, network=f"dragonfly {shown}", **kw)  # fmt: skip
+
+
+def _network_kind(kind: str) -> Callable[..., Topology]:
+    def gen(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
+        return fat_tree(kind, dims, latency, speed, **kw)
+
+    return gen
 
 
 def _shape(dims: Sequence[int], kind: str) -> Shape:
@@ -214,7 +273,7 @@ def _shape(dims: Sequence[int], kind: str) -> Shape:
         raise ValueError(f"the sizes of a {kind} must be positive, got {tuple(dims)}")
     shape = Shape(tuple(int(n) for n in dims))
     _check_count(shape.size)
-    budget.check_generator(kind, shape.dims)
+    check_generator(kind, shape.dims)
     return shape
 
 
@@ -234,7 +293,14 @@ GENERATORS: dict[str, Callable[..., Topology]] = {
     "hypercube": _single(hypercube, "the dimension"),
     "bus": _single(bus, "the processor count"),
     "clique": _single(clique, "the processor count"),
+    "fattree": _network_kind("fattree"),
+    "fattree2": _network_kind("fattree2"),
+    "fattree3": _network_kind("fattree3"),
+    "dragonfly": dragonfly,
 }
+
+#: the kinds whose topologies have switches (and say so in '# piui: network')
+NETWORKS = ("fattree", "fattree2", "fattree3", "dragonfly")
 
 
 def generate(
@@ -267,7 +333,10 @@ def defaults_for(topology: Topology) -> GeneratorDefaults:
     shape = shape_of(topology)
     routing = topology.routing or ""
     first = next((lk for lk in topology.links if lk.latency and lk.speed), None)
-    if routing.endswith("torus") and shape is not None:
+    words = (topology.network or "").split()
+    if words and words[0] in GENERATORS:  # a generated fat tree or dragonfly says so
+        kind, sizes = words[0], tuple(int(w) for w in words[1:])
+    elif routing.endswith("torus") and shape is not None:
         kind, sizes = ("ring", (n,)) if shape.ndim == 1 else ("torus", shape.dims)
     elif routing == "hypercube" and n > 1 and n & (n - 1) == 0:
         kind, sizes = "hypercube", (n.bit_length() - 1,)
@@ -282,16 +351,119 @@ def defaults_for(topology: Topology) -> GeneratorDefaults:
                              first.speed.mean if first else None)  # fmt: skip
 
 
+def switch_type_for(
+    machine: Machine | None, processor_type: int = 1
+) -> tuple[int, Processor | None]:
+    """The processor type a generated network's switches take: the model's first switch
+    type (``# piui: role = switch``) and None; else a new one to add, the next free id
+    after every type (``processor_type`` + 1 without a model), named "switch", marked as
+    a switch, with no timings (a switch runs no program)."""
+    if machine is not None:
+        for proc in machine.processors:
+            if proc.is_switch and isinstance(proc.id, int):
+                return proc.id, None
+        ids = [p.id for p in machine.processors if isinstance(p.id, int)]
+        new_id = max([*ids, processor_type, 0]) + 1
+    else:
+        new_id = processor_type + 1
+    return new_id, Processor(id=new_id, name="switch", role="switch")
+
+
+def switch_type_to_add(machine: Machine, topology: Topology) -> Processor | None:
+    """The switch processor type to add with a generated network (``topology.network``
+    set) whose switch type the model lacks: the one :func:`switch_type_for` names;
+    None when nothing needs adding."""
+    if not topology.network:
+        return None
+    type_id, new = switch_type_for(machine)
+    if new is None or type_id not in set(topology.types.values()):
+        return None
+    return new
+
+
+def preview_count(machine: Machine, topology: Topology) -> str:
+    """A generated topology's processor count as the user is shown it before it is
+    applied: compute processors and switches apart (its switches are of the type
+    :func:`switch_type_for` names, which the model may not have yet)."""
+    from parasol_core.topology.shape import processor_count
+
+    n = processor_count(topology)
+    if not topology.network:
+        return str(n)
+    switch = switch_type_for(machine)[0]
+    s = sum(1 for t in topology.types.values() if t == switch)
+    return f"{n - s} compute + {s} switch{'es' if s != 1 else ''}"
+
+
 def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,
-                  speed: Seconds) -> Topology:  # fmt: skip
+                  speed: Seconds, machine: Machine | None = None) -> Topology:  # fmt: skip
     """A generated topology to put in place of ``old``: its id and setup time, and the
     processor types of ``old`` where it had the processor, else its most common type
-    (1 when it had none)."""
-    new = generate(kind, sizes, latency, speed, id=old.id,
-                   setup=old.setup.mean if old.setup is not None else None)  # fmt: skip
+    (1 when it had none). A fat tree or dragonfly: its compute processors so, its
+    switches of the model's switch type (:func:`switch_type_for`; add the new one it
+    names, as the topology editor does, when the model has none)."""
     from parasol_core.topology.shape import processor_count
 
     types = list(old.types.values())
+    if machine is not None:  # the compute processors keep a compute type
+        switches = {p.id for p in machine.processors if p.is_switch}
+        types = [t for t in types if t not in switches]
     default = max(set(types), key=types.count, default=1)
+    switch_type, _ = switch_type_for(machine, default)
+    new = generate(kind, sizes, latency, speed, id=old.id, processor_type=default,
+                   switch_type=switch_type,
+                   setup=old.setup.mean if old.setup is not None else None)  # fmt: skip
+    if kind in NETWORKS:
+        return new
     new.types = {p: old.types.get(p, default) for p in range(1, processor_count(new) + 1)}
     return new
+
+
+# --------------------------------------------------------------------------- budgets
+
+
+def generator_size(kind: str, dims: Sequence[int]) -> int:
+    """The lines a generator (:mod:`parasol_core.topology.generators`) would write for
+    ``kind`` and ``dims``: a processor type line each, a link line each (a bus: one
+    link whose connect list names every processor). 0 for an unknown kind."""
+    dims = [int(d) for d in dims]
+    if kind in ("grid", "torus"):
+        size = 1
+        for d in dims:
+            size *= max(d, 0)
+        links = 0
+        for d in dims:
+            if d >= 1:
+                links += (d - 1) * (size // d)
+                if kind == "torus" and d >= 3:
+                    links += size // d
+        return size + links
+    if kind in ("fattree", "fattree2", "fattree3", "dragonfly"):
+        if any(d < 1 or d > 10**6 for d in dims):
+            return 0  # the generator says what it takes
+        try:
+            net = network_structure(kind, dims)
+        except ValueError:
+            return 0
+        return net.count + net.links
+    if len(dims) != 1:
+        return 0
+    n = dims[0]
+    if kind == "hypercube":
+        if n < 0 or n > 64:
+            return 0  # the generator says what it takes
+        return (1 << n) + n * (1 << max(n - 1, 0))
+    if kind == "ring":
+        return 2 * n
+    if kind == "bus":
+        return 2 * n
+    if kind == "clique":
+        return n + n * (n - 1) // 2
+    return 0
+
+
+def check_generator(kind: str, dims: Sequence[int], limit: int | None = None) -> int:
+    shown = " ".join(str(int(d)) for d in dims)
+    return budget.check(f"generating {kind} {shown}", generator_size(kind, dims),
+                        budget.MAX_GENERATED if limit is None else limit, "lines",
+                        "a line per processor and per link")  # fmt: skip

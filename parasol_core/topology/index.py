@@ -162,6 +162,7 @@ class TopologyIndex:
             self.shape,
             self.label,
             graph=LinkGraph(self.count, self.members, self.label),
+            network=_network(topology),
         )
         self._stride = self.count + 1
         self._pair_keys, self._pair_ids, self._big = self._pair_table()
@@ -497,11 +498,20 @@ def fingerprint(topology: Topology) -> tuple:
     return (
         topology.id,
         topology.routing,
+        topology.network,
         tuple(topology.shape) if topology.shape else None,
         processor_count(topology),
         id(topology.links),
         topology.links.version,
     )
+
+
+def _network(topology: Topology) -> tuple | None:
+    """``(kind, numbers)`` of the topology's ``# piui: network`` line, or None."""
+    from parasol_core.topology.switches import network_of
+
+    found = network_of(topology)
+    return None if found is None else (found[0], tuple(found[1].values()))
 
 
 _cache: dict[int, tuple[weakref.ref, tuple, TopologyIndex]] = {}

@@ -482,11 +482,33 @@ def make_mapping(
         raise RoutingError(
             f"unknown mapping scheme {scheme!r} (known: {', '.join(MAPPING_SCHEMES)})"
         )
-    hw = index_of(hardware_of(machine))
+    hardware = hardware_of(machine)
+    hw = index_of(hardware)
     hw.check()
     count = virtual_count(virtual)
+    from parasol_core.topology.switches import compute_processors, has_switches
+
+    if has_switches(machine, hardware):  # onto the compute processors only, as ranks
+        ranks = compute_processors(machine, hardware, hw.count)
+        targets = ComputeTargets(int(ranks.shape[0]), None,
+                                 f"the {ranks.shape[0]:,} compute processors of {hw.label}")  # fmt: skip
+        placed = func(targets, count, virtual_shape(machine, virtual), seed)  # type: ignore[arg-type]
+        return {v: int(ranks[h - 1]) for v, h in zip(range(1, count + 1), placed)}
     placed = func(hw, count, virtual_shape(machine, virtual), seed)
     return {v: int(h) for v, h in zip(range(1, count + 1), placed)}
+
+
+@dataclass(frozen=True)
+class ComputeTargets:
+    """What a scheme sees of a hardware topology with switches: its compute processors
+    as ranks ``1..count`` (no grid shape: a switched network is not a grid), placed
+    back on their processor numbers afterwards. So ``identity`` puts virtual ``v`` on
+    the ``v``-th compute processor, ``random`` draws among compute processors, and the
+    grid schemes (``snake``, ``ring``) refuse, saying why."""
+
+    count: int
+    shape: Shape | None
+    label: str
 
 
 # --------------------------------------------------------------------------- editing
@@ -594,10 +616,12 @@ def mapping_text(virtual: VirtualTopology) -> str:
     return " ".join(str(virtual.mapping.get(v, "-")) for v in range(1, n + 1))
 
 
-def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int) -> dict[int, int]:
+def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
+                  switches: np.ndarray | None = None) -> dict[int, int]:  # fmt: skip
     """A mapping typed or pasted as the hardware processor of each virtual processor in
     order (spaces, commas, tabs or new lines between; '-' leaves one as it is).
-    ValueError naming the position and what is wrong."""
+    ValueError naming the position and what is wrong; a switch (``switches[h]`` True,
+    :func:`~parasol_core.topology.switches.switch_mask`) is not a target."""
     n = virtual_count(virtual)
     words = text.replace(",", " ").split()
     if len(words) != n:
@@ -615,5 +639,8 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int) -> d
         if not 1 <= h <= hardware_count:
             raise ValueError(f"virtual processor {v}: the hardware has processors "
                              f"1..{hardware_count}, not {h}")  # fmt: skip
+        if switches is not None and switches[h]:
+            raise ValueError(f"virtual processor {v}: processor {h} is a switch (switches "
+                             "run no program)")  # fmt: skip
         out[v] = h
     return out

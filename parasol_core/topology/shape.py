@@ -109,6 +109,9 @@ class Layout:
     #: what link-following techniques (``shortest``) search: a hardware topology's
     #: :class:`~parasol_core.topology.shortest.LinkGraph`, None for a virtual one
     graph: object = field(default=None, compare=False, repr=False, hash=False)
+    #: what network the topology says it is (``# piui: network``): ``(kind, numbers)``,
+    #: for the fat-tree and dragonfly techniques; None when it says nothing
+    network: tuple | None = None
     _grids: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def contains(self, p: int) -> bool:

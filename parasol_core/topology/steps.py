@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.networks import DragonflyRouting, UpDownRouting
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout, Shape
 from parasol_core.topology.shortest import ShortestRouting
@@ -49,7 +50,9 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     """The processors the routes ``src[i] -> dst[i]`` visit, all together, from the
     grid's coordinates, before any is plotted: exact for dimension-order routing
     (mesh, torus, hypercube), broadcast links and ``shortest`` (from its breadth-first
-    tables, which it keeps for the routes), and for another
+    tables, which it keeps for the routes), at most for ``updown`` (up to the top and
+    down: ``2 * levels + 1`` a route) and the dragonfly routings (6 processors a
+    minimal route, 8 a Valiant one), and for another
     technique (a plug-in's) 2 a route too, its paths being unknown until plotted."""
     pairs = int(src.shape[0])
     if isinstance(technique, BroadcastRouting):
@@ -57,6 +60,8 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     if isinstance(technique, ShortestRouting):  # its searches, within their own budget
         inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
         return technique.steps(layout, src[inside], dst[inside])
+    if isinstance(technique, (UpDownRouting, DragonflyRouting)):
+        return technique.steps(layout, src, dst)  # at most: up and down, or 6 / 8 a route
     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs
     try:

@@ -77,3 +77,15 @@ def network_of(topology: Topology) -> tuple[str, dict[str, int]] | None:
         return None
     kind, *numbers = text.split()
     return kind, dict(zip(NETWORK_KINDS[kind], map(int, numbers), strict=True))
+
+
+def count_text(machine: Machine, topology: Topology) -> str:
+    """A topology's processor count as shown to a user: ``"16"``, or with switches
+    ``"16 compute + 4 switches"`` (the compute processors are what programs run on)."""
+    from parasol_core.topology.shape import processor_count
+
+    n = processor_count(topology)
+    switches = int(switch_mask(machine, topology, n).sum())
+    if not switches:
+        return str(n)
+    return f"{n - switches} compute + {switches} switch{'es' if switches != 1 else ''}"

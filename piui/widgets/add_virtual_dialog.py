@@ -27,7 +27,7 @@ class AddVirtualDialog(QDialog):
         self.count = QSpinBox()
         self.count.setRange(1, MAX_ID)
         self.count.setValue(max(hardware_count, 1))
-        self.count.setToolTip(f"the hardware has {hardware_count} processors; more virtual "
+        self.count.setToolTip(f"the hardware has {hardware_count} compute processors; more virtual "
                               "ones share hardware processors")  # fmt: skip
         self.name = QLineEdit()
         self._named = False  # the user typed a name: stop following routing and count

@@ -92,6 +92,17 @@ def processor_types_model(machine: Callable[[], Machine]) -> ColumnsModel:
     return model
 
 
+def _count(machine: Machine, row: tuple[str, Any]) -> Any:
+    """The processors column: a hardware topology with switches says how many compute."""
+    kind, topo = row
+    if kind == "hardware" and topo.types:
+        from parasol_core.topology.switches import count_text, has_switches
+
+        if has_switches(machine, topo):
+            return count_text(machine, topo)
+    return topo.processor_count
+
+
 def topologies_model(machine: Callable[[], Machine]) -> ColumnsModel:
     def rows() -> list[tuple[str, Any]]:
         m = machine()
@@ -100,7 +111,7 @@ def topologies_model(machine: Callable[[], Machine]) -> ColumnsModel:
     model = ColumnsModel(
         ["Kind", "Id", "Name", "Routing", "Processors", "Links", "Shape"],
         [lambda r: r[0], lambda r: r[1].id, lambda r: r[1].name or "",
-         lambda r: r[1].routing or "", lambda r: r[1].processor_count,
+         lambda r: r[1].routing or "", lambda r: _count(machine(), r),
          lambda r: len(r[1].links) if r[0] == "hardware" else None,
          lambda r: " × ".join(map(str, r[1].shape)) if r[1].shape else ""],
         key=lambda r: (r[0], r[1].id),

@@ -48,6 +48,7 @@ from parasol_core.topology.mapping import (
     swap,
 )
 from parasol_core.topology.shape import processor_count
+from parasol_core.topology.switches import compute_count, has_switches, switch_mask
 from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog
@@ -394,11 +395,14 @@ class MappingEditorWindow(QWidget):
         moves = swap(v.mapping, a, b)
         self.preview.clear()
         if moves:
-            self.document.session.set_mapping(
-                v.id,
-                moves,
-                label=f"Swap hardware processors {a} and {b} in virtual topology {v.id}",
-            )
+            try:
+                self.document.session.set_mapping(
+                    v.id,
+                    moves,
+                    label=f"Swap hardware processors {a} and {b} in virtual topology {v.id}",
+                )
+            except SessionError as e:  # onto a switch: refused by the session
+                self.preview.setText(str(e))
 
     def apply_scheme(self, scheme: str | None = None) -> None:
         v = self.virtual()
@@ -425,7 +429,10 @@ class MappingEditorWindow(QWidget):
         if hw is None:
             self.message.setText("There is no hardware topology to map a virtual one onto.")
             return None
-        dialog = self.add_dialog(processor_count(hw), hw.routing)
+        # a switched network's routing (updown, dragonfly) defines no virtual links: a ring
+        switched = has_switches(self.document.machine, hw)
+        dialog = self.add_dialog(compute_count(self.document.machine, hw),
+                                 "1Dtorus" if switched else hw.routing)  # fmt: skip
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
         routing, count, name = dialog.values()
@@ -485,7 +492,8 @@ class MappingEditorWindow(QWidget):
         if v is None or hw is None:
             return False
         try:
-            mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw))
+            mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw),
+                                    switch_mask(self.document.machine, hw))  # fmt: skip
             changed = {k: h for k, h in mapping.items() if v.mapping.get(k) != h}
             if changed:
                 self.document.session.set_mapping(v.id, changed,

@@ -24,8 +24,15 @@ from PySide6.QtWidgets import (
 from parasol_core.model import Link, Machine, Timing, Topology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.compare import TopologyChange, compare_topologies
-from parasol_core.topology.generators import GENERATORS, defaults_for, generate_over
+from parasol_core.topology.generators import (
+    GENERATORS,
+    defaults_for,
+    generate_over,
+    preview_count,
+    switch_type_to_add,
+)
 from parasol_core.topology.shape import processor_count
+from parasol_core.topology.switches import count_text
 from piui.document import Document
 from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
@@ -39,6 +46,10 @@ SIZES_HELP = {
     "hypercube": "dimension d (2**d processors)",
     "bus": "processor count",
     "clique": "processor count",
+    "fattree": "K N: a k-ary n-tree (K**N compute processors, N levels of switches)",
+    "fattree2": "D1 U1 D2: leaf switch ports down and up, spine ports down",
+    "fattree3": "D1 U1 D2 U2 D3: switch ports down and up, level by level",
+    "dragonfly": "G A P H: groups, routers a group, terminals and global links a router",
 }
 
 
@@ -56,6 +67,7 @@ class TopologyEditorWindow(QWidget):
         self.set_type = QPushButton("Set for the selected processors")
         self.type_note = QLabel()
         self.type_note.setWordWrap(True)
+        self.count_label = QLabel()
 
         self.kind = QComboBox()
         self.kind.addItems(list(GENERATORS))
@@ -77,6 +89,7 @@ class TopologyEditorWindow(QWidget):
         form.addRow("Name:", self.name_edit)
         form.addRow("Routing:", self.routing)
         form.addRow("Setup time (s):", self.setup)
+        form.addRow("Processors:", self.count_label)
         type_row = QHBoxLayout()
         type_row.addWidget(self.type_box, 1)
         type_row.addWidget(self.set_type)
@@ -184,6 +197,7 @@ class TopologyEditorWindow(QWidget):
         for proc in self.document.machine.processors:
             self.type_box.addItem(f"{proc.id}: {proc.name or ''}", proc.id)
         n = processor_count(hw)
+        self.count_label.setText(count_text(self.document.machine, hw))
         for box in (self.link_a, self.link_b):
             box.setRange(1, max(n, 1))
         self.link_b.setValue(min(2, n))
@@ -254,7 +268,8 @@ class TopologyEditorWindow(QWidget):
         """The topology the generate fields describe (ValueError when they do not)."""
         sizes = [int(s) for s in self.sizes.text().replace("x", " ").split()]
         latency, speed = float(self.gen_latency.text()), float(self.gen_speed.text())
-        return generate_over(self.hardware, self.kind.currentText(), sizes, latency, speed)
+        return generate_over(self.hardware, self.kind.currentText(), sizes, latency, speed,
+                             machine=self.document.machine)  # fmt: skip
 
     def preview(self) -> TopologyChange | None:
         hw = self.hardware
@@ -270,14 +285,21 @@ class TopologyEditorWindow(QWidget):
         change = compare_topologies(hw, new)
         self._pending, self._pending_of = new, self._structure()
         self.apply_button.setEnabled(not change.is_empty)
-        self.preview_text.setPlainText(f"{new.name}:\n" + "\n".join(change.summary()))
+        lines = [f"{new.name}: {preview_count(self.document.machine, new)} processors"]
+        switch = switch_type_to_add(self.document.machine, new)
+        if switch is not None:
+            lines.append(f"adds processor type {switch.id} \"{switch.name}\" "
+                         "(a switch: no timings)")  # fmt: skip
+        self.preview_text.setPlainText("\n".join(lines + change.summary()))
         return change
 
     def apply(self) -> None:
         hw = self.hardware
         if hw is None or self._pending is None:
             return
-        self.document.session.replace_topology(hw.id, self._pending)
+        switch = switch_type_to_add(self.document.machine, self._pending)
+        self.document.session.replace_topology(hw.id, self._pending,
+                                               add_processors=[switch] if switch else [])  # fmt: skip
         self._pending = None
         self.apply_button.setEnabled(False)
         self.preview_text.appendPlainText("\napplied (Edit > Undo takes it back)")
