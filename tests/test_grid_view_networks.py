@@ -204,3 +204,39 @@ def generated_text(topology) -> str:
     machine.virtuals = []
     machine.topology_count = 1
     return dumps_canonical(machine)
+
+
+def test_the_view_finds_what_it_shows_through_its_tiles(qtbot):
+    """What is drawn and what is under the mouse come from the placement's tiles, not
+    from every processor: the same answers as a look at every processor."""
+    w = view_of(qtbot, generated_text(generate("torus", (12, 10, 8), 1e-5, 1e-6)))
+    c = w.canvas
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        c.zoom(float(rng.uniform(0.5, 2.5)), QPointF(*rng.uniform(0, 600, 2)))
+        c.pan(*rng.uniform(-200, 200, 2))
+        xy, m = c.screen_xy(), c.scale
+        every = np.flatnonzero((xy[:, 0] >= -m) & (xy[:, 0] <= c.width() + m)
+                               & (xy[:, 1] >= -m) & (xy[:, 1] <= c.height() + m))  # fmt: skip
+        assert c.visible_indices().tolist() == every.tolist()
+        for p in rng.choice(every + 1, size=min(5, every.size), replace=False).tolist():
+            if c.radius() >= 2:
+                assert c.processor_at(c.screen_point(p)) == p
+
+
+def test_a_huge_model_zoomed_out_is_aggregated_and_zoomed_in_drawn_one_by_one(qtbot,
+                                                                              monkeypatch):  # fmt: skip
+    import piui.widgets.topology_canvas as canvas_module
+
+    monkeypatch.setattr(canvas_module, "OVERVIEW_SIDE", 40)  # several units a pixel
+    w = view_of(qtbot, generated_text(generate("torus", (30, 30, 9), 1e-5, 1e-6)))
+    c = w.canvas
+    assert c.is_overview()
+    image, units, _ = c._overview_image()
+    assert max(image.width(), image.height()) <= 41 and units > 1
+    shot = c.grab().toImage()
+    assert shot.width() > 0
+    # a processor of the overview covers less than two pixels; zoomed in, boxes
+    c.zoom(30.0 / c.scale, c.screen_point(1))
+    assert not c.is_overview()
+    assert near(colour_at(c, 1), type_colour(1))

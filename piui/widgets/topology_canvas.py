@@ -77,6 +77,11 @@ DETAIL_LIMIT = 3000  # visible processors above which the overview image is draw
 # without counting exactly which are in view (a huge model zoomed out)
 OVERVIEW_CAP = 20 * DETAIL_LIMIT
 OVERVIEW_SIDE = 2048  # pixels of the overview image's longer side, at most
+MIN_DETAIL_SCALE = 3.0  # pixels a grid unit below which processors are aggregated ...
+DETAIL_SMALL = 500  # ... when more than this many are in view
+# links drawn into the overview image (a fat tree's or a dragonfly's structure), at most;
+# a grid's links are not (they would fill it)
+OVERVIEW_LINKS = 2_000_000
 LABEL_SCALE = 16.0  # pixels per grid unit from which processor numbers are written
 TYPE_COLOURS = ["#7fb3e6", "#f2b36b", "#8fd18f", "#e68fae", "#b79be6", "#e6d86b",
                 "#6bd3d3", "#c9a27e"]  # fmt: skip
@@ -85,6 +90,11 @@ VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its le
 # does not lie over the links of the blocks it crosses
 LINK_BOW = 0.18
 BOW_COLOUR = QColor("#3f7f9f")  # links between blocks
+BOW_STEPS = 8  # straight pieces a bowed link is drawn as
+# pixels of links (length x width) in one pen above which they are drawn without
+# antialiasing (a frame's worth of antialiased strokes on a 2-core machine)
+LINK_AA_INK = 100_000
+WRAP_ARC_STEPS = 4  # straight pieces the arc at the end of a wrap-around stub is drawn as
 LINK_COLOUR = QColor("#555555")
 VIRTUAL_COLOUR = QColor("#1f5fbf")
 ROUTE_COLOUR = QColor("#e0301e")
@@ -252,7 +262,7 @@ class TopologyCanvas(QWidget):
         self.selected_links: set[int] = set()
         self.scale = 40.0  # pixels per grid unit
         self.offset = QPointF(20, 20)
-        self._overview: tuple[QImage, float] | None = None
+        self._overview: tuple[QImage, float, np.ndarray] | None = None
         self._press: QPointF | None = None
         self._press_button = Qt.MouseButton.NoButton
         self._drag_from: int | None = None
@@ -559,17 +569,39 @@ class TopologyCanvas(QWidget):
         xy = self.lazy_xy()
         pa, pb = xy[self.seg_a[rows]], xy[self.seg_b[rows]]
         bow = self.seg_bow[rows]
-        mid = self._bend(pa, pb)
-        # a bowed link is two straight halves through its bend (near enough for 4 px)
-        pts = np.vstack((pa, pb, mid))
-        k = rows.shape[0]
-        ia = np.concatenate((np.arange(k), np.flatnonzero(bow) + 2 * k))
-        ib = np.concatenate((np.where(bow, np.arange(k) + 2 * k, np.arange(k) + k),
-                             np.flatnonzero(bow) + k))  # fmt: skip
-        i = self._nearest_segment(pts, ia, ib, pos, 4)
-        if i is None:
-            return None
-        return int(self.seg_ids[rows[i if i < k else np.flatnonzero(bow)[i - k]]])
+        straight = np.flatnonzero(~bow)
+        # a bowed link: the pieces drawn of it
+        curved, owner = self._bowed_pieces(pa[bow], pb[bow])
+        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved))
+        which = np.concatenate((straight, np.flatnonzero(bow)[owner]))
+        k = pieces.shape[0]
+        pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
+        i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, 4)
+        return int(self.seg_ids[rows[which[i]]]) if i is not None else None
+
+    def _bowed_pieces(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What is drawn of bowed links a[i]-b[i] (widget pixels): straight pieces
+        (rows x1, y1, x2, y2) and the link (row of a, b) each belongs to. A link no
+        longer than the view is its curve in :data:`BOW_STEPS` pieces; a longer one (a
+        close-up of a huge torus: links to blocks far away) a stub out of each end
+        towards where it goes, as long as a wrap-around link's (it is drawn whole when
+        selected or on a route)."""
+        reach = max(self.width(), self.height())
+        d = b - a
+        long = np.hypot(d[:, 0], d[:, 1]) > reach
+        ctrl = self._bend(a, b) * 2 - (a + b) / 2
+        short = np.flatnonzero(~long)
+        pieces = [flattened_quads(a[short], ctrl[short], b[short], BOW_STEPS)]
+        owner = [np.repeat(short, BOW_STEPS)]
+        far = np.flatnonzero(long)
+        if far.size:
+            ends = np.vstack((a[far], b[far]))
+            towards = np.vstack((ctrl[far] - a[far], ctrl[far] - b[far]))
+            n = np.hypot(towards[:, 0], towards[:, 1])
+            tips = ends + towards / np.where(n > 0, n, 1.0)[:, None] * (self.scale * 0.42)
+            pieces.append(np.hstack((ends, tips)))
+            owner.append(np.concatenate((far, far)))
+        return np.vstack(pieces), np.concatenate(owner)
 
     @staticmethod
     def _bend(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
@@ -621,7 +653,9 @@ class TopologyCanvas(QWidget):
         if self.place.tiles.count(*self._units(*self._view_margin())) > OVERVIEW_CAP:
             return None
         idx = self.visible_indices()
-        return idx if idx.size <= DETAIL_LIMIT else None
+        # processors of a pixel or two are drawn as the overview's pixels, unless few
+        tiny = self.scale < MIN_DETAIL_SCALE and idx.size > DETAIL_SMALL
+        return idx if idx.size <= DETAIL_LIMIT and not tiny else None
 
     def is_overview(self) -> bool:
         return self._detail() is None
@@ -709,11 +743,12 @@ class TopologyCanvas(QWidget):
         if self._drag_from is not None:
             self._paint_drag(painter, xy)
 
-    def _overview_image(self) -> tuple[QImage, float]:
+    def _overview_image(self) -> tuple[QImage, float, np.ndarray]:
         """The whole topology as an image: one pixel per grid unit, or, where that
         would be more than :data:`OVERVIEW_SIDE` pixels across, several units to a
-        pixel (``units`` per pixel, returned), each pixel the mean colour of the
-        processors in it (an aggregate: the share of switches, of each type)."""
+        pixel (``units`` per pixel, returned with the placement's top left corner),
+        each pixel the mean colour of the processors in it (an aggregate: the share of
+        switches, of each type)."""
         if self._overview is None:
             lo = self.place.xy.min(axis=0)
             extent = float((self.place.xy.max(axis=0) - lo).max()) + 1.0
@@ -732,12 +767,32 @@ class TopologyCanvas(QWidget):
                 rgba[:, c] = np.rint(total / np.maximum(hits, 1)).astype(np.uint8)
             rgba[:, 3] = np.where(hits > 0, 255, 0)
             image = QImage(rgba.tobytes(), w, h, 4 * w, QImage.Format.Format_RGBA8888)
-            self._overview = (image.copy(), units)
+            # the raster engine's own format: drawn without a conversion each paint
+            image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+            if self.place.kind not in ("grid", "layers") and (
+                0 < self.seg_ids.shape[0] <= OVERVIEW_LINKS
+            ):
+                image = self._overview_links(image, lo, units)
+            self._overview = (image, units, lo)
         return self._overview
 
+    def _overview_links(self, dots: QImage, lo: np.ndarray, units: float) -> QImage:
+        """The overview with the links under the processors, one pixel wide, light."""
+        image = QImage(dots.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        p = QPainter(image)
+        try:
+            pen = QPen(QColor(85, 85, 85, 110), 0)  # cosmetic: one pixel
+            p.setPen(pen)
+            ends = (self.place.xy - lo) / units
+            p.drawPath(lines_path(ends[self.seg_a], ends[self.seg_b]))
+            p.drawImage(0, 0, dots)
+        finally:
+            p.end()
+        return image
+
     def _paint_overview(self, painter: QPainter) -> None:
-        image, units = self._overview_image()
-        lo = self.place.xy.min(axis=0)
+        image, units, lo = self._overview_image()
         step = units * self.scale  # pixels of the view per pixel of the image
         target = QRectF((lo[0] - 0.5 * units) * self.scale + self.offset.x(),
                         (lo[1] - 0.5 * units) * self.scale + self.offset.y(),
@@ -798,20 +853,33 @@ class TopologyCanvas(QWidget):
             pen = QPen(BOW_COLOUR if kind == 2 and c is LINK_COLOUR else c, w)
             a, b = xy[self.seg_a[group]], xy[self.seg_b[group]]
             if kind == 1:
-                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-                painter.setPen(pen)
-                painter.drawPath(self._wrap_path(a, b))
-            elif kind == 2:
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
-                ctrl = self._bend(a, b) * 2 - (a + b) / 2
-                painter.drawPath(quads_path(a, ctrl, b))
+                painter.drawPath(self._wrap_path(a, b))
             else:
                 # flat caps: the ends are under the processors, and Qt strokes a path of
                 # flat-capped segments several times faster than round-capped ones
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
-                painter.drawPath(lines_path(a, b))
+                # a bowed link as a few straight pieces, or stubs
+                pieces = self._bowed_pieces(a, b)[0] if kind == 2 else np.hstack((a, b))
+                # cut to the view: a close-up of a huge torus has links thousands of
+                # pixels long leaving it, which Qt would stroke whole
+                pad = 4 * w
+                pieces = clip_segments(pieces, -pad, -pad, self.width() + pad,
+                                       self.height() + pad)  # fmt: skip
+                # many long lines in view (a dragonfly's global links, zoomed out a
+                # little): drawn without antialiasing, several times faster
+                ink = float(np.hypot(*(pieces[:, 2:] - pieces[:, :2]).T).sum()) * w
+                dense = ink > LINK_AA_INK
+                if dense:
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+                    if w <= 1.5:  # a cosmetic pen: Qt's line rasteriser, no stroker
+                        pen.setWidth(0)
+                        painter.setPen(pen)
+                painter.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
+                if dense:
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
     def _wrap_path(self, a: np.ndarray, b: np.ndarray) -> QPainterPath:
         """Wrap-around links: a stub out of each end, away from the other, ending in a
@@ -822,23 +890,25 @@ class TopologyCanvas(QWidget):
         out = d / np.where(n > 0, n, 1.0)[:, None] * (self.scale * 0.42)
         ends = np.vstack((a, b))
         direction = np.vstack((out, -out))
+        # only the ends in view (the other end of a wrap-around link of a huge torus is
+        # far away, and Qt would stroke its stub all the same)
+        pad = self.scale
+        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self.width() + pad)
+                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self.height() + pad))  # fmt: skip
+        ends, direction = ends[near], direction[near]
         tip = ends + direction
         r = self.scale * 0.08
         dn = np.hypot(direction[:, 0], direction[:, 1])
         normal = np.column_stack((-direction[:, 1], direction[:, 0]))
         normal = normal / np.where(dn > 0, dn, 1.0)[:, None] * r
-        m = ends.shape[0]
-        stubs = np.empty((2 * m, 2))
-        stubs[0::2], stubs[1::2] = ends, tip
         arc_a, arc_c, arc_b = tip + normal, tip + direction * 0.35, tip - normal
-        arcs = np.empty((4 * m, 2))
-        arcs[0::4], arcs[3::4] = arc_a, arc_b
-        arcs[1::4] = arc_a + (arc_c - arc_a) * (2.0 / 3.0)
-        arcs[2::4] = arc_b + (arc_c - arc_b) * (2.0 / 3.0)
-        # per end: the stub, then its arc
-        pts = np.concatenate((stubs.reshape(m, 4), arcs.reshape(m, 8)), axis=1).reshape(-1, 2)
-        kinds = np.tile(np.array([_MOVE, _LINE, _MOVE, _CURVE, _CURVE_DATA, _CURVE_DATA]), m)
-        return path_from_arrays(kinds, pts)
+        # per end: the stub, then its arc as a few straight pieces: Qt strokes straight
+        # flat-capped pieces with antialiasing tens of times faster than curves (a
+        # close-up of a 6-D torus has hundreds of these in view)
+        arcs = flattened_quads(arc_a, arc_c, arc_b, WRAP_ARC_STEPS).reshape(-1, WRAP_ARC_STEPS, 4)
+        pieces = np.concatenate((np.hstack((ends, tip))[:, None, :], arcs), axis=1)
+        pieces = pieces.reshape(-1, 4)
+        return lines_path(pieces[:, :2], pieces[:, 2:])
 
     def _paint_wrap(self, painter: QPainter, a: np.ndarray, b: np.ndarray) -> None:
         """One wrap-around link (see :meth:`_wrap_path`)."""
@@ -928,9 +998,21 @@ class TopologyCanvas(QWidget):
         if engine is not None and engine.type() == QPaintEngine.Type.SVG:
             self._paint_box_shapes(painter, xy, idx, r)
             return
-        corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
         state = (self.types[idx] * 4 + self.switches[idx] * 2
                  + (self.selected[idx] if r >= 3 else 0))  # fmt: skip
+        if r < 3:  # plain squares of a few pixels: one filled path per colour
+            centre = np.rint(xy[idx])
+            hint = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            for key in _distinct(state):
+                c = centre[state == key]
+                corners = np.stack((c + (-r, -r), c + (r, -r), c + (r, r), c + (-r, r)), axis=1)
+                kinds = np.tile(np.array([_MOVE, _LINE, _LINE, _LINE]), c.shape[0])
+                square = path_from_arrays(kinds, corners.reshape(-1, 2))
+                painter.fillPath(square, type_colour(key // 4, bool(key % 4 // 2)))
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, hint)
+            return
+        corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
         for key in _distinct(state):
             sprite = self._sprite(key // 4, bool(key % 2), r, bool(key % 4 // 2))
             for x, y in corner[state == key].tolist():
