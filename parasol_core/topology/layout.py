@@ -281,10 +281,12 @@ def _arrangements(n: int) -> list[tuple[int, int]]:
     return out
 
 
-def block_gap(width: int, height: int) -> int:
-    """The space, in grid units, left between blocks of ``width`` x ``height`` units:
-    a tenth of the larger side, at least one unit."""
-    return max(1, round(0.1 * max(width, height)))
+def block_gap(width: int, height: int, level: int = 1) -> int:
+    """The space, in grid units, left between blocks of ``width`` x ``height`` units
+    laid out by the ``level``-th dimension past the first two: a tenth of the block's
+    shorter side, and at least ``level`` units, so that the gaps of an outer dimension
+    are wider than those of the one inside it."""
+    return max(level, round(0.1 * min(width, height)))
 
 
 def nested_arrangement(dims: tuple[int, ...]) -> list[tuple[int, int]]:
@@ -298,8 +300,8 @@ def nested_arrangement(dims: tuple[int, ...]) -> list[tuple[int, int]]:
     for choice in itertools.product(*(_arrangements(n) for n in outer)):
         w, h = inner
         penalty = 0.0
-        for (cols, rows), n in zip(choice, outer):
-            g = block_gap(w, h)
+        for level, ((cols, rows), n) in enumerate(zip(choice, outer), start=1):
+            g = block_gap(w, h, level)
             w, h = cols * w + (cols - 1) * g, rows * h + (rows - 1) * g
             penalty += 0.1 * (cols > 1 and rows > 1) + 0.3 * (cols * rows > n)
         score = abs(math.log(w / h / ASPECT)) + penalty
@@ -312,17 +314,21 @@ def nested_grid(shape: Shape) -> np.ndarray:
     """Positions of a grid or torus of any dimensions as nested 2-D grids: processor
     ``p`` (row-major numbering) at ``(x, y)``: dimension 0 across and 1 down within a
     block, each further dimension placing the blocks so far as
-    :func:`nested_arrangement` chose, with :func:`block_gap` between them."""
+    :func:`nested_arrangement` chose, with :func:`block_gap` between them. A folded
+    dimension runs as a snake (left to right, then right to left on the next row), so
+    that blocks one apart along it are always side by side or one above the other."""
     dims = shape.dims
     coords = shape.coordinates_array(np.arange(1, shape.size + 1, dtype=np.int64))
     x = coords[:, 0].astype(np.float64)
     y = coords[:, 1].astype(np.float64) if shape.ndim > 1 else np.zeros(shape.size)
     w, h = dims[0], dims[1] if shape.ndim > 1 else 1
     for k, (cols, rows) in enumerate(nested_arrangement(dims), start=2):
-        g = block_gap(w, h)
+        g = block_gap(w, h, k - 1)
         c = coords[:, k]
-        x += (c % cols) * (w + g)
-        y += (c // cols) * (h + g)
+        row, col = c // cols, c % cols
+        col = np.where(row % 2 == 1, cols - 1 - col, col)  # folded as a snake
+        x += col * (w + g)
+        y += row * (h + g)
         w, h = cols * w + (cols - 1) * g, rows * h + (rows - 1) * g
     return np.column_stack((x, y))
 
@@ -487,7 +493,8 @@ def placement(topology: Topology, shape: Shape | None = None,
     if (
         routing == "hypercube"
         and count & (count - 1) == 0
-        and (shape is None or sum(n > 1 for n in shape.dims) <= 1)
+        # a hypercube's links also make a 2 x 2 x ... x 2 mesh
+        and (shape is None or max(shape.dims) <= 2 or sum(n > 1 for n in shape.dims) <= 1)
     ):
         bits = count.bit_length() - 1
         low = (bits + 1) // 2
