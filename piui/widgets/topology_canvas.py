@@ -89,7 +89,7 @@ VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its le
 # how far a link between blocks of a nested grid (dimensions 3 to 6) bows out, so that it
 # does not lie over the links of the blocks it crosses
 LINK_BOW = 0.18
-BOW_COLOUR = QColor("#3f7f9f")  # links between blocks
+BOW_COLOUR = QColor(63, 127, 159, 170)  # links between blocks, a little transparent
 BOW_STEPS = 8  # straight pieces a bowed link is drawn as
 # pixels of links (length x width) in one pen above which they are drawn without
 # antialiasing (a frame's worth of antialiased strokes on a 2-core machine)
@@ -581,14 +581,14 @@ class TopologyCanvas(QWidget):
 
     def _bowed_pieces(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What is drawn of bowed links a[i]-b[i] (widget pixels): straight pieces
-        (rows x1, y1, x2, y2) and the link (row of a, b) each belongs to. A link no
-        longer than the view is its curve in :data:`BOW_STEPS` pieces; a longer one (a
-        close-up of a huge torus: links to blocks far away) a stub out of each end
-        towards where it goes, as long as a wrap-around link's (it is drawn whole when
-        selected or on a route)."""
-        reach = max(self.width(), self.height())
-        d = b - a
-        long = np.hypot(d[:, 0], d[:, 1]) > reach
+        (rows x1, y1, x2, y2) and the link (row of a, b) each belongs to. A link with
+        both ends in view is its curve in :data:`BOW_STEPS` pieces; one that leaves the
+        view (a close-up of a huge torus: links to blocks elsewhere) a stub out of each
+        end towards where it goes, as long as a wrap-around link's (it is drawn whole
+        on a route)."""
+        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self.width()) & (p[:, 1] >= 0)
+                  & (p[:, 1] <= self.height()) for p in (a, b)]  # fmt: skip
+        long = ~(inside[0] & inside[1])
         ctrl = self._bend(a, b) * 2 - (a + b) / 2
         short = np.flatnonzero(~long)
         pieces = [flattened_quads(a[short], ctrl[short], b[short], BOW_STEPS)]
