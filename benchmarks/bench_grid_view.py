@@ -43,8 +43,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from parasol_core.syntax.parser import load  # noqa: E402
-from parasol_core.syntax.writer import dumps_canonical  # noqa: E402
-from parasol_core.topology import generate  # noqa: E402
 from piui.document import Document  # noqa: E402
 from piui.windows.grid_view import GridViewWindow  # noqa: E402
 
@@ -53,15 +51,45 @@ FRAME = 16e-3
 
 
 def torus_file(directory: Path, dims: tuple[int, ...]) -> Path:
-    machine = load(ROOT / "sample_models" / "grid4x4.machine")
-    hw = machine.hardware()
-    machine.topologies = [generate("torus", dims, 2.85e-5, 9.1e-7, id=hw.id)]
-    machine.virtuals = []
-    machine.topology_count = 1
+    """A model whose hardware is a torus of ``dims``, written here rather than by the
+    generator, whose budget (1,000,000 lines) stops at 64 x 64 x 64: the links of each
+    dimension, plain then wrap-around (size 3 or more), as the generator orders them."""
+    import numpy as np
+    from handmade_networks import HEAD
+
+    shape_count = 1
+    for n in dims:
+        shape_count *= n
+    p = np.arange(1, shape_count + 1, dtype=np.int64)
+    a_parts, b_parts, stride = [], [], 1
+    for n in dims:
+        coord = ((p - 1) // stride) % n
+        plain = p[coord < n - 1]
+        a_parts.append(plain)
+        b_parts.append(plain + stride)
+        if n >= 3:
+            first = p[coord == 0]
+            a_parts.append(first)
+            b_parts.append(first + (n - 1) * stride)
+        stride *= n
+    a, b = np.concatenate(a_parts), np.concatenate(b_parts)
+    routing = {1: "1Dtorus", 2: "2Dtorus", 3: "3Dtorus"}.get(len(dims), "NDtorus")
+    head = HEAD.format(name="torus " + " x ".join(map(str, dims)), count=shape_count,
+                       links=a.size, network="")  # fmt: skip
+    head = head.replace('routing = "shortest"', f'routing = "{routing}"')
+    head = head.replace("        setup = 0.0\n",
+                        f"        # piui: shape = {' '.join(map(str, dims))}\n        setup = 0.0\n")  # fmt: skip
     path = directory / ("torus-" + "x".join(map(str, dims)) + ".machine")
-    path.write_text(dumps_canonical(machine))
-    del machine
-    gc.collect()
+    with path.open("w") as out:
+        out.write(head)
+        out.writelines(f"            p[{i}] = 1\n" for i in range(1, shape_count + 1))
+        out.write("        end procid\n        begin linklist\n")
+        link = ("            begin link\n                id = {}\n"
+                "                latency = 2.85e-05\n                speed = 9.1e-07\n"
+                "                connect = 2 {} {}\n            end link\n")  # fmt: skip
+        out.writelines(link.format(i, x, y)
+                       for i, (x, y) in enumerate(zip(a.tolist(), b.tolist()), start=1))  # fmt: skip
+        out.write("        end linklist\n    end topology\nend machine\n")
     return path
 
 
