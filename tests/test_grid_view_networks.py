@@ -150,6 +150,10 @@ def test_a_switch_is_selected_and_routed_like_a_processor(qtbot):
     QTest.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      c.screen_point(17).toPoint())  # fmt: skip
     assert sel.processors == (17,)  # a top-level switch, in the session's selection
+    w._hovered("processor", 17)
+    assert w.info.text().startswith("Switch 17 — type 2 (switch)")
+    w._hovered("processor", 1)
+    assert w.info.text().startswith("Processor 1 — type 1 (compute node)")
     QTest.mouseClick(c, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      c.screen_point(1).toPoint())  # fmt: skip
     route = index_of(w.hardware).route(17, 1)

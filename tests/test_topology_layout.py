@@ -127,6 +127,21 @@ def test_link_groups_by_dimension_and_wrap_around():
     assert "wrap-around" not in link_groups(generate("grid", dims, 1e-5, 1e-6))
 
 
+def test_link_groups_of_a_6d_torus_name_every_dimension():
+    dims = (3, 2, 4, 2, 3, 2)
+    topo = generate("torus", dims, 1e-5, 1e-6)
+    groups = link_groups(topo)
+    names = ["X", "Y", "Z", "dimension 4", "dimension 5", "dimension 6"]
+    assert [g for g in groups if g in names] == names
+    shape = Shape(dims)
+    by_id = {lk.id: lk.connect for lk in topo.links}
+    for axis, name in enumerate(names):
+        for lid in groups[name]:
+            a, b = (shape.coordinates(p) for p in by_id[lid])
+            assert [i for i in range(6) if a[i] != b[i]] == [axis]
+    assert sorted(sum((groups[n] for n in names), [])) == groups["all"]
+
+
 def test_links_of_a_bus_are_other_and_drawn_as_a_chain():
     bus = generate("bus", (5,), 1e-5, 1e-6)
     assert link_groups(bus) == {"all": [1], "other": [1]}

@@ -567,13 +567,15 @@ def link_classes(
 
 def link_groups(topology: Topology, shape: Shape | None = None) -> dict[str, list[int]]:
     """Named groups of link ids, in menu order, empty ones left out: ``all``, ``X``,
-    ``Y``, ``Z`` (every link along the axis, wrap-around ones included),
+    ``Y``, ``Z``, ``dimension 4`` to ``dimension 6`` (every link along the axis,
+    wrap-around ones included),
     ``wrap-around``, ``other`` (links not between grid neighbours, buses)."""
     classes = link_classes(topology, shape)
     groups: dict[str, list[int]] = {
         "all": [link.id for link in topology.links if link.id is not None]
     }
-    for n, name in enumerate(AXES):
+    for n in range(6):
+        name = AXES[n] if n < len(AXES) else f"dimension {n + 1}"
         groups[name] = classes.ids[classes.axis == n].tolist()
     groups["wrap-around"] = classes.ids[classes.wrap].tolist()
     groups["other"] = sorted(classes.ids[classes.axis < 0].tolist() + list(classes.other))

@@ -254,7 +254,9 @@ class GridViewWindow(QWidget):
                 if on:
                     virt.append(f"virtual topology {v.id}: {', '.join(on)}")
             links = index_of(hw).links_of(p)
-            self.info.setText(f"Processor {p} — {tname if t is not None else 'no type'} — "
+            switches = self.canvas.switches
+            what = "Switch" if 1 <= p <= switches.shape[0] and switches[p - 1] else "Processor"
+            self.info.setText(f"{what} {p} — {tname if t is not None else 'no type'} — "
                               f"links {', '.join(map(str, links)) or 'none'} — "
                               f"virtual processors: {'; '.join(virt) or 'none'}")  # fmt: skip
             self.hover_route = None
