@@ -244,3 +244,19 @@ def test_a_huge_model_zoomed_out_is_aggregated_and_zoomed_in_drawn_one_by_one(qt
     c.zoom(30.0 / c.scale, c.screen_point(1))
     assert not c.is_overview()
     assert near(colour_at(c, 1), type_colour(1))
+
+
+def test_a_grid_with_switches_in_it_stays_a_grid():
+    """Switches make a tree of levels only where nothing better is known: a torus by
+    its shape comment (or links of two dimensions) is drawn as a grid, its switches
+    apart; a star of three (a 'line' by its links) is a tree."""
+    topo = generate("torus", (4, 4), 1e-5, 1e-6)
+    mask = np.zeros(17, dtype=bool)
+    mask[[6, 11]] = True
+    assert placement(topo, switches=mask).kind == "grid"
+    topo.shape = None  # inferred from the links: still two dimensions
+    assert placement(topo, switches=mask).kind == "grid"
+    machine, hw, where = laid_out(
+        fattree_text(2, 1).replace("fattree 2 1", "fattree 9 9")  # a wrong word
+    )
+    assert where.kind == "levels" and where.levels.tolist() == [0, 0, 1]

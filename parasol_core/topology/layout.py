@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from parasol_core.model import Link, Topology
-from parasol_core.topology.shape import Shape, processor_count, shape_of
+from parasol_core.topology.shape import Shape, declared_shape, processor_count, shape_of
 
 #: Link lists without a shape up to this many processors get a force-directed layout.
 FORCE_LIMIT = 400
@@ -451,8 +451,8 @@ def dragonfly_xy(count: int, g: int, a: int, p: int) -> tuple[np.ndarray, np.nda
 def network_placement(topology: Topology, count: int,
                       switches: np.ndarray | None) -> Placement | None:  # fmt: skip
     """The layout of a topology that says it is a fat tree or a dragonfly (numbered
-    as generated), or, with switches and no such word, the tree of levels by hop
-    distance; None otherwise."""
+    as generated), or, given ``switches`` (some of them True), the tree of levels by
+    hop distance; None otherwise."""
     from parasol_core.topology.switches import network_of
 
     said = network_of(topology)
@@ -481,11 +481,21 @@ def placement(topology: Topology, shape: Shape | None = None,
     processor number, True for a switch) lets a topology with switches and no network
     word be laid out as a tree of levels."""
     count = processor_count(topology)
-    if count and (topology.network or (switches is not None and switches.any())):
-        made = network_placement(topology, count, switches)
+    if count and topology.network:  # a fat tree or a dragonfly, if it says so rightly
+        made = network_placement(topology, count, None)
         if made is not None:
             return made
+    declared = shape is not None or declared_shape(topology) is not None
     shape = shape if shape is not None else shape_of(topology)
+    if count and switches is not None and switches[1 : count + 1].any():
+        # switches: a tree of levels, unless the topology is a grid by its shape
+        # comment or by links of two or more dimensions (a line or a ring is weak
+        # evidence: a star of three is one)
+        grid = shape is not None and shape.size == count
+        if not (grid and (declared or sum(n > 1 for n in shape.dims) >= 2)):
+            made = network_placement(topology, count, switches)
+            if made is not None:
+                return made
     routing = (topology.routing or "").lower()
     p = np.arange(1, count + 1, dtype=np.int64)
     if count == 0:
