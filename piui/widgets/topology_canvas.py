@@ -3,9 +3,15 @@ links (dotted), highlights, zoom, pan, rubber-band selection and drag-to-swap.
 
 Custom painting over numpy arrays, not one ``QGraphicsItem`` per processor: positions
 come from :func:`parasol_core.topology.layout.placement`; only what is in the viewport is
-drawn, and when more than :data:`DETAIL_LIMIT` processors are visible (a 32 x 32 x 32
-torus zoomed out) the processors are one cached image, one pixel per processor, scaled
-to the view, and the links are left out (level of detail).
+drawn (the processors in it found through the placement's tiles, their links through a
+processor -> segments table, lines cut to the view), and when more than
+:data:`DETAIL_LIMIT` processors are visible (a 32 x 32 x 32 torus zoomed out), or more
+than :data:`DETAIL_SMALL` at under :data:`MIN_DETAIL_SCALE` pixels a grid unit, the
+processors are one cached image, a pixel per grid unit or the mean colour of several
+(at most :data:`OVERVIEW_SIDE` pixels a side), scaled to the view, and the links are
+left out but for a fat tree's or a dragonfly's, drawn into the image (level of detail).
+Switches are discs in a darker colour of their type, processors rounded boxes; links
+between the blocks of a nested grid (dimensions 3 to 6) bowed, a little transparent.
 
 Speed (one frame, 16 ms, is the budget of a pan, a zoom or a swap): nothing is drawn
 item by item through Python where a batch will do. Hardware links are one
