@@ -260,3 +260,13 @@ def test_a_grid_with_switches_in_it_stays_a_grid():
         fattree_text(2, 1).replace("fattree 2 1", "fattree 9 9")  # a wrong word
     )
     assert where.kind == "levels" and where.levels.tolist() == [0, 0, 1]
+
+
+def test_marking_a_type_as_a_switch_redraws_its_processors_as_switches(qtbot):
+    w = view_of(qtbot, fattree_text(2, 3))
+    session = w.document.session
+    session.set_value("pr(2).role", None)  # the switches are processors now
+    assert not w.canvas.switches.any() and "switches:" not in w.legend.text()
+    assert w.canvas.place.kind == "fattree"  # the network word still says what it is
+    session.undo()
+    assert w.canvas.switches.sum() == 12 and "switches:" in w.legend.text()
