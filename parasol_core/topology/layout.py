@@ -362,7 +362,8 @@ def hop_levels(count: int, a: np.ndarray, b: np.ndarray, compute: np.ndarray) ->
         first = np.repeat(ptr[frontier] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
                           lengths)  # fmt: skip
         reached = nbr[first + np.arange(int(lengths.sum()), dtype=np.int64)]
-        reached = np.unique(reached[level[reached] < 0])
+        reached = np.sort(reached[level[reached] < 0])
+        reached = reached[np.concatenate(([True], reached[1:] != reached[:-1]))[: reached.size]]
         level[reached] = depth
         frontier = reached
     level[level < 0] = int(level.max(initial=0)) + 1

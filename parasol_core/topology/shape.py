@@ -228,7 +228,9 @@ def stride_shapes(n: int, a: np.ndarray, b: np.ndarray) -> Iterable[tuple[int, .
     of the sizes before it, so the strides are among the distances ``|a - b|``; every
     chain ``1 = s0 < s1 < ...`` of such distances, each dividing the next, gives a
     shape. Nothing when the links span more than :data:`MAX_STRIDE_DISTANCES`
-    distances (not a grid)."""
+    distances (not a grid), and no shape of size 2 in every dimension: those links are a
+    hypercube's, which its own routing and the gray mapping treat as a numbering, not a
+    grid (as before shapes of 4 to 6 dimensions were inferred)."""
     distances = np.unique(np.abs(a - b))
     if distances.size > MAX_STRIDE_DISTANCES or not distances.size or distances[0] != 1:
         return
@@ -243,7 +245,9 @@ def stride_shapes(n: int, a: np.ndarray, b: np.ndarray) -> Iterable[tuple[int, .
                     yield from chains(chain + [s])
 
     for chain in chains([1]):
-        yield tuple(q // p for p, q in zip(chain, chain[1:] + [n]))
+        dims = tuple(q // p for p, q in zip(chain, chain[1:] + [n]))
+        if max(dims) > 2:
+            yield dims
 
 
 def _wraps_if_fits(shape: Shape, a: np.ndarray, b: np.ndarray) -> int | None:

@@ -375,7 +375,9 @@ class TopologyCanvas(QWidget):
             return np.zeros(0, dtype=np.int64)
         first = np.repeat(ptr[processors] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
                           lengths)  # fmt: skip
-        return np.unique(rows[first + np.arange(total, dtype=np.int64)])
+        found = np.sort(rows[first + np.arange(total, dtype=np.int64)])
+        # distinct by hand: np.unique imports numpy.ma on its first call (start-up)
+        return found[np.concatenate(([True], found[1:] != found[:-1]))]
 
     def set_virtual(self, pairs: Sequence[tuple[int, int]], hardware: Mapping[int, int]) -> None:
         """Virtual links (virtual processor pairs) and where their ends are mapped. The
