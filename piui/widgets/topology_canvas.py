@@ -11,7 +11,7 @@ processors are one cached image, a pixel per grid unit or the mean colour of sev
 (at most :data:`OVERVIEW_SIDE` pixels a side), scaled to the view, and the links are
 left out but for a fat tree's or a dragonfly's, drawn into the image (level of detail).
 Switches are discs in a darker colour of their type, processors rounded boxes; links
-between the blocks of a nested grid (dimensions 3 to 6) bowed, a little transparent.
+between the blocks of a nested grid (dimensions 3 to 6) bowed, in a lighter blue.
 
 Speed (one frame, 16 ms, is the budget of a pan, a zoom or a swap): nothing is drawn
 item by item through Python where a batch will do. Hardware links are one
@@ -95,7 +95,7 @@ VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its le
 # how far a link between blocks of a nested grid (dimensions 3 to 6) bows out, so that it
 # does not lie over the links of the blocks it crosses
 LINK_BOW = 0.18
-BOW_COLOUR = QColor(63, 127, 159, 170)  # links between blocks, a little transparent
+BOW_COLOUR = QColor("#6d9fb8")  # links between blocks, lighter (opaque: blending is slow)
 BOW_STEPS = 8  # straight pieces a bowed link is drawn as
 # pixels of links (length x width) in one pen above which they are drawn without
 # antialiasing (a frame's worth of antialiased strokes on a 2-core machine)
