@@ -513,6 +513,8 @@ def test_generate_a_4d_torus_in_the_editor_and_show_it(qtbot, document):
     doc = document()
     w = shown(qtbot, TopologyEditorWindow(doc))
     w.kind.setCurrentText("torus")
+    # the field says how many sizes it takes (it said "W [H [D]]")
+    assert "1 to 6" in w.sizes.placeholderText() and "1 to 6" in w.sizes.toolTip()
     w.sizes.setText("3 2 2 3")
     change = w.preview()
     assert change is not None and w.apply_button.isEnabled()

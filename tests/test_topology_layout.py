@@ -9,26 +9,82 @@ import pytest
 
 from parasol_core.syntax.parser import load
 from parasol_core.topology import generate
-from parasol_core.topology.layout import link_classes, link_groups, placement, segments
+from parasol_core.topology.layout import (
+    Tiles,
+    link_classes,
+    link_groups,
+    nested_arrangement,
+    nested_grid,
+    placement,
+    segments,
+)
 from parasol_core.topology.mapping import link_load, make_mapping, mapping_quality, swap
 from parasol_core.topology.shape import Shape
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 
 
-@pytest.mark.parametrize("dims", [(4, 4), (3, 5), (4, 3, 2)])
+@pytest.mark.parametrize("dims", [(4, 4), (3, 5), (4, 3, 2), (8, 4, 4), (3, 2, 4, 2, 3, 2)])
 @pytest.mark.parametrize("kind", ["grid", "torus"])
-def test_grid_positions_follow_the_row_major_numbering(kind, dims):
+def test_grid_positions_are_nested_blocks_of_the_row_major_numbering(kind, dims):
+    """Dimensions 0 and 1 make a block (x across, y down); every block is the same
+    picture moved, and blocks do not overlap."""
     topo = generate(kind, dims, 1e-5, 1e-6)
     where = placement(topo)
-    shape = Shape(dims).padded(3)
-    w = shape.dims[0]
+    shape = Shape(dims)
+    w, h = dims[0], dims[1]
+    coords = shape.coordinates_array(np.arange(1, shape.size + 1))
+    block = np.zeros(shape.size, dtype=np.int64)  # which block: the outer coordinates
+    for axis in range(2, len(dims)):
+        block = block * dims[axis] + coords[:, axis]
+    corner = {}
     for p in range(1, shape.size + 1):
-        x, y, z = shape.coordinates(p)
-        assert tuple(where.xy[p - 1]) == (x + z * (w + 1), y)
-    assert where.kind == ("layers" if len(dims) == 3 else "grid")
-    # no two processors share a place
+        x, y = where.xy[p - 1]
+        c = coords[p - 1]
+        cx, cy = corner.setdefault(int(block[p - 1]), (x - c[0], y - c[1]))
+        assert (x - cx, y - cy) == (c[0], c[1])
+    boxes = sorted(corner.values())
+    for i, (x1, y1) in enumerate(boxes):  # blocks are w x h and at least a unit apart
+        for x2, y2 in boxes[i + 1 :]:
+            assert abs(x1 - x2) >= w + 1 or abs(y1 - y2) >= h + 1
+    assert where.kind == ("layers" if len(dims) > 2 else "grid")
     assert len({tuple(r) for r in where.xy.tolist()}) == shape.size
+
+
+@pytest.mark.parametrize("dims", [(8, 4, 4), (32, 32, 32), (64, 64, 64), (100, 100, 100),
+                                  (24, 23, 24, 2, 3, 2), (4, 4, 4, 4, 4, 4), (2, 2, 2, 2, 2, 2),
+                                  (5, 7, 23)])  # fmt: skip
+def test_outer_dimensions_make_a_grid_of_blocks_not_a_strip(dims):
+    """The Cray T3D's 8 x 4 x 4 was four blocks in a row, 35 x 4; a million-processor
+    torus would have been 10,099 x 100. Laid out now nearer a landscape page."""
+    xy = nested_grid(Shape(dims))
+    w, h = np.ptp(xy, axis=0) + 1
+    assert 0.75 <= w / h <= 3.0, (dims, w, h)
+    if dims == (8, 4, 4):
+        assert nested_arrangement(dims) == [(2, 2)]  # 2 x 2 blocks
+    if dims == (100, 100, 100):
+        assert nested_arrangement(dims) == [(10, 10)]
+
+
+def test_tiles_find_exactly_what_a_rectangle_holds():
+    rng = np.random.default_rng(5)
+    for xy in (rng.uniform(0, 300, (5000, 2)), nested_grid(Shape((24, 23, 6))),
+               np.zeros((1, 2))):  # fmt: skip
+        tiles = Tiles.of(xy)
+        for _ in range(30):
+            x0, y0 = rng.uniform(-20, 300, 2)
+            x1, y1 = x0 + rng.uniform(0, 120), y0 + rng.uniform(0, 120)
+            got = tiles.indices(x0, y0, x1, y1)
+            assert tiles.count(x0, y0, x1, y1) == got.size
+            inside = np.flatnonzero((xy[:, 0] >= x0) & (xy[:, 0] <= x1)
+                                    & (xy[:, 1] >= y0) & (xy[:, 1] <= y1))  # fmt: skip
+            assert set(inside.tolist()) <= set(got.tolist())
+            assert len(set(got.tolist())) == got.size
+            # no more than the tiles around the rectangle
+            s = tiles.size
+            near = ((xy[:, 0] >= x0 - s) & (xy[:, 0] <= x1 + s)
+                    & (xy[:, 1] >= y0 - s) & (xy[:, 1] <= y1 + s))  # fmt: skip
+            assert near[got].all()
 
 
 def test_ring_hypercube_bus_and_shapeless_layouts():
@@ -71,6 +127,21 @@ def test_link_groups_by_dimension_and_wrap_around():
     assert "wrap-around" not in link_groups(generate("grid", dims, 1e-5, 1e-6))
 
 
+def test_link_groups_of_a_6d_torus_name_every_dimension():
+    dims = (3, 2, 4, 2, 3, 2)
+    topo = generate("torus", dims, 1e-5, 1e-6)
+    groups = link_groups(topo)
+    names = ["X", "Y", "Z", "dimension 4", "dimension 5", "dimension 6"]
+    assert [g for g in groups if g in names] == names
+    shape = Shape(dims)
+    by_id = {lk.id: lk.connect for lk in topo.links}
+    for axis, name in enumerate(names):
+        for lid in groups[name]:
+            a, b = (shape.coordinates(p) for p in by_id[lid])
+            assert [i for i in range(6) if a[i] != b[i]] == [axis]
+    assert sorted(sum((groups[n] for n in names), [])) == groups["all"]
+
+
 def test_links_of_a_bus_are_other_and_drawn_as_a_chain():
     bus = generate("bus", (5,), 1e-5, 1e-6)
     assert link_groups(bus) == {"all": [1], "other": [1]}
@@ -108,7 +179,8 @@ def test_32768_processors_lay_out():
     topo = generate("torus", (32, 32, 32), 1e-5, 1e-6)
     where = placement(topo)
     assert where.count == 32768
-    assert where.bounds() == (0.0, 0.0, 32 * 33 - 2, 31.0)
+    # 8 x 4 blocks of 32 x 32, 3 units apart
+    assert where.bounds() == (0.0, 0.0, 8 * 32 + 7 * 3 - 1, 4 * 32 + 3 * 3 - 1)
     assert int(link_classes(topo).wrap.sum()) == 3 * 32 * 32
 
 

@@ -73,6 +73,12 @@ def test_a_comment_that_disagrees_with_the_processor_count_is_not_used():
         (lambda: torus([3, 3], 1, 1), (3, 3)),
         (lambda: torus([3, 4, 5], 1, 1), (3, 4, 5)),
         (lambda: hypercube(3, 1, 1), (2, 2, 2)),
+        # 4 to 6 dimensions, from the distances the links span
+        (lambda: torus([3, 4, 2, 3], 1, 1), (3, 4, 2, 3)),
+        (lambda: grid([3, 4, 2, 3], 1, 1), (3, 4, 2, 3)),
+        (lambda: torus([4, 3, 2, 2, 3, 2], 1, 1), (4, 3, 2, 2, 3, 2)),
+        (lambda: grid([2, 3, 2, 3, 2], 1, 1), (2, 3, 2, 3, 2)),
+        (lambda: torus([5, 5, 5, 5], 1, 1), (5, 5, 5, 5)),
     ],
 )
 def test_inference_recovers_generated_shapes(make, dims):
@@ -86,6 +92,20 @@ def test_buses_and_cliques_have_no_grid_shape(make):
     topology = make()
     assert infer_shape(topology) is None
     assert shape_of(topology) is None
+
+
+def test_a_hypercube_of_4_or_more_dimensions_is_no_grid():
+    """Its links make a 2 x 2 x 2 x 2 mesh, but a hypercube is mapped and drawn by its
+    numbering (Gray code), as before 4-6-D shapes were inferred."""
+    topology = hypercube(4, 1, 1)
+    assert infer_shape(topology) is None
+
+
+def test_a_4d_torus_with_one_link_more_has_no_shape():
+    topology = torus([3, 4, 2, 3], 1, 1)
+    topology.shape = None
+    topology.links.append(Link(id=999, connect=[1, 3 * 4 + 2]))  # two dimensions at once
+    assert infer_shape(topology) is None
 
 
 def test_a_link_between_non_neighbours_means_no_shape():

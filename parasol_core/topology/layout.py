@@ -4,7 +4,17 @@
 downward), by the topology's shape:
 
 * a 2D grid or torus: ``(x, y)`` of its row-major numbering;
-* a 3D shape: its ``z`` layers side by side, one column of space between them;
+* a grid or torus of 3 to 6 dimensions: nested 2-D grids (:func:`nested_grid`): blocks
+  of dimensions 0 (across) and 1 (down), and each further dimension, innermost first,
+  lays the blocks so far out across, down, or folded into a grid of blocks (a
+  100 x 100 x 100 torus: 10 x 10 blocks of 100 x 100), whichever keeps the whole
+  picture nearest a landscape page (:data:`ASPECT`);
+* a fat tree (``# piui: network = fattree K N``): compute processors in a row at the
+  bottom, each level of switches in a row above (:func:`layered`); a dragonfly
+  (``# piui: network = dragonfly G A P H``): its groups on a circle, each group's routers
+  in a row along it and their terminals outside (:func:`dragonfly`); any other
+  topology with switches: compute processors at the bottom and switches above them by
+  their hop distance from the nearest compute processor;
 * a ring (a 1D shape with a wrap-around link, or ``1Dtorus`` routing): a circle;
 * a line (a 1D shape without wrap-around): a row;
 * a hypercube (``hypercube`` routing, ``2**d`` processors): the low half of the bits
@@ -27,29 +37,47 @@ import itertools
 import math
 import operator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
 from parasol_core.model import Link, Topology
-from parasol_core.topology.shape import Shape, processor_count, shape_of
+from parasol_core.topology.shape import Shape, declared_shape, processor_count, shape_of
 
 #: Link lists without a shape up to this many processors get a force-directed layout.
 FORCE_LIMIT = 400
 AXES = ("X", "Y", "Z")
+#: The width / height a nested grid, a fat tree or a tree of levels is laid out to
+#: come near (a landscape window).
+ASPECT = 1.5
+#: Processors per tile of :class:`Tiles`, on average over the tiles that hold any.
+TILE_FILL = 32
 
 
 @dataclass(frozen=True)
 class Placement:
-    """Positions of processors ``1..count``: ``xy[p - 1]`` in grid units."""
+    """Positions of processors ``1..count``: ``xy[p - 1]`` in grid units.
 
-    kind: str  # grid, layers, ring, line, hypercube, bus, force, circle
+    ``levels`` (fat trees, dragonflies, trees of levels; else None) gives each
+    processor's level: 0 for a compute processor, 1, 2, ... for the switches above it.
+    """
+
+    kind: str  # grid, layers, ring, line, hypercube, bus, force, circle, fattree,
+    #            dragonfly, levels
     xy: np.ndarray  # (count, 2) float64
     shape: Shape | None
+    levels: np.ndarray | None = None
 
     @property
     def count(self) -> int:
         return int(self.xy.shape[0])
+
+    # cached_property writes the instance dict directly, which a frozen dataclass allows
+    @cached_property
+    def tiles(self) -> Tiles:
+        """The processors bucketed by where they sit (made on first use)."""
+        return Tiles.of(self.xy)
 
     def bounds(self) -> tuple[float, float, float, float]:
         """(left, top, right, bottom) of the processors, or a unit square when empty."""
@@ -57,6 +85,73 @@ class Placement:
             return (0.0, 0.0, 1.0, 1.0)
         lo, hi = self.xy.min(axis=0), self.xy.max(axis=0)
         return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+
+
+@dataclass(frozen=True)
+class Tiles:
+    """Processors bucketed into square tiles of ``size`` grid units, so that what a
+    view shows is found without a pass over every processor: the processors of a row of
+    tiles are one slice of ``order``, so a rectangle costs one slice per row of tiles
+    it covers (a 1,000,000-processor torus zoomed out: some 200 slices, not a million
+    comparisons)."""
+
+    left: float
+    top: float
+    size: float
+    cols: int
+    rows: int
+    order: np.ndarray  # 0-based processor indices, tile by tile (row-major), stable
+    starts: np.ndarray  # order[starts[t]:starts[t + 1]] are the processors of tile t
+
+    @staticmethod
+    def of(xy: np.ndarray) -> Tiles:
+        n = int(xy.shape[0])
+        if not n:
+            return Tiles(0.0, 0.0, 1.0, 1, 1, np.zeros(0, np.int64), np.zeros(2, np.int64))
+        lo, hi = xy.min(axis=0), xy.max(axis=0)
+        w, h = float(hi[0] - lo[0]) + 1.0, float(hi[1] - lo[1]) + 1.0
+        size = max(1.0, math.sqrt(w * h * TILE_FILL / n))
+        cols, rows = int(w // size) + 1, int(h // size) + 1
+        tx = ((xy[:, 0] - lo[0]) // size).astype(np.int64)
+        ty = ((xy[:, 1] - lo[1]) // size).astype(np.int64)
+        key = ty * cols + tx
+        order = np.argsort(key, kind="stable")
+        starts = np.zeros(cols * rows + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=cols * rows), out=starts[1:])
+        return Tiles(float(lo[0]), float(lo[1]), size, cols, rows, order, starts)
+
+    def _ranges(self, left: float, top: float, right: float,
+                bottom: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Start and end in ``order`` of each row of tiles the rectangle (grid units)
+        touches."""
+        x0 = max(int((left - self.left) // self.size), 0)
+        x1 = min(int((right - self.left) // self.size), self.cols - 1)
+        y0 = max(int((top - self.top) // self.size), 0)
+        y1 = min(int((bottom - self.top) // self.size), self.rows - 1)
+        if x1 < x0 or y1 < y0:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        row = np.arange(y0, y1 + 1, dtype=np.int64) * self.cols
+        return self.starts[row + x0], self.starts[row + x1 + 1]
+
+    def count(self, left: float, top: float, right: float, bottom: float) -> int:
+        """How many processors sit in the tiles the rectangle touches (at least as many
+        as in the rectangle itself)."""
+        a, b = self._ranges(left, top, right, bottom)
+        return int((b - a).sum())
+
+    def indices(self, left: float, top: float, right: float, bottom: float) -> np.ndarray:
+        """The 0-based indices of the processors in the tiles the rectangle touches,
+        ascending tile by tile (a superset of those inside it)."""
+        a, b = self._ranges(left, top, right, bottom)
+        keep = b > a
+        a, b = a[keep], b[keep]
+        if not a.size:
+            return np.zeros(0, dtype=np.int64)
+        # one gather for all the slices: position i of row r is a[r] + i
+        lengths = b - a
+        first = np.repeat(a - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        return self.order[first + np.arange(int(lengths.sum()), dtype=np.int64)]
 
 
 class Pairs(NamedTuple):
@@ -171,10 +266,243 @@ def force_directed(count: int, a: np.ndarray, b: np.ndarray, iterations: int = 2
     return pos
 
 
-def placement(topology: Topology, shape: Shape | None = None) -> Placement:
-    """Positions of the topology's processors (see the module docstring)."""
+# --------------------------------------------------------------------------- nested grids
+
+
+def _arrangements(n: int) -> list[tuple[int, int]]:
+    """How ``n`` blocks may be laid out, as (across, down): in a row, in a column, and
+    for 4 or more, folded into a grid of blocks: the six numbers of blocks across
+    nearest the square root among its divisors and the square root's neighbours (a
+    prime leaves a few places of the last row empty)."""
+    if n <= 1:
+        return [(1, 1)]
+    out = [(n, 1), (1, n)]
+    if n >= 4:
+        root = math.sqrt(n)
+        near = {d for d in range(2, n // 2 + 1) if n % d == 0}
+        near |= {c for c in (math.floor(root), math.ceil(root), math.ceil(root) + 1)
+                 if 2 <= c < n}  # fmt: skip
+        for cols in sorted(near, key=lambda c: (abs(math.log(c / root)), c))[:6]:
+            out.append((cols, math.ceil(n / cols)))
+    return out
+
+
+def block_gap(width: int, height: int, level: int = 1) -> int:
+    """The space, in grid units, left between blocks of ``width`` x ``height`` units
+    laid out by the ``level``-th dimension past the first two: a tenth of the block's
+    shorter side, and at least ``level`` units, so that the gaps of an outer dimension
+    are wider than those of the one inside it."""
+    return max(level, round(0.1 * min(width, height)))
+
+
+def nested_arrangement(dims: tuple[int, ...]) -> list[tuple[int, int]]:
+    """For each dimension from the third on, how its blocks are laid out (across,
+    down): of every choice of row, column or fold per dimension, the one whose whole
+    picture comes nearest :data:`ASPECT`, a fold costing a little and a fold that leaves
+    places empty more."""
+    inner = (dims[0], dims[1] if len(dims) > 1 else 1)
+    outer = dims[2:]
+    best: tuple[float, list[tuple[int, int]]] | None = None
+    for choice in itertools.product(*(_arrangements(n) for n in outer)):
+        w, h = inner
+        penalty = 0.0
+        for level, ((cols, rows), n) in enumerate(zip(choice, outer), start=1):
+            g = block_gap(w, h, level)
+            w, h = cols * w + (cols - 1) * g, rows * h + (rows - 1) * g
+            penalty += 0.1 * (cols > 1 and rows > 1) + 0.3 * (cols * rows > n)
+        score = abs(math.log(w / h / ASPECT)) + penalty
+        if best is None or score < best[0] - 1e-12:
+            best = (score, list(choice))
+    return best[1] if best is not None else []
+
+
+def nested_grid(shape: Shape) -> np.ndarray:
+    """Positions of a grid or torus of any dimensions as nested 2-D grids: processor
+    ``p`` (row-major numbering) at ``(x, y)``: dimension 0 across and 1 down within a
+    block, each further dimension placing the blocks so far as
+    :func:`nested_arrangement` chose, with :func:`block_gap` between them. A folded
+    dimension runs as a snake (left to right, then right to left on the next row), so
+    that blocks one apart along it are always side by side or one above the other."""
+    dims = shape.dims
+    coords = shape.coordinates_array(np.arange(1, shape.size + 1, dtype=np.int64))
+    x = coords[:, 0].astype(np.float64)
+    y = coords[:, 1].astype(np.float64) if shape.ndim > 1 else np.zeros(shape.size)
+    w, h = dims[0], dims[1] if shape.ndim > 1 else 1
+    for k, (cols, rows) in enumerate(nested_arrangement(dims), start=2):
+        g = block_gap(w, h, k - 1)
+        c = coords[:, k]
+        row, col = c // cols, c % cols
+        col = np.where(row % 2 == 1, cols - 1 - col, col)  # folded as a snake
+        x += col * (w + g)
+        y += row * (h + g)
+        w, h = cols * w + (cols - 1) * g, rows * h + (rows - 1) * g
+    return np.column_stack((x, y))
+
+
+# --------------------------------------------------------------------------- levels
+
+
+def _adjacency(count: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour lists of processors 0..count-1 joined by a[i]-b[i] (0-based), as CSR
+    (``nbr[ptr[p]:ptr[p + 1]]``)."""
+    src = np.concatenate((a, b))
+    dst = np.concatenate((b, a))
+    order = np.argsort(src, kind="stable")
+    ptr = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=count), out=ptr[1:])
+    return ptr, dst[order]
+
+
+def hop_levels(count: int, a: np.ndarray, b: np.ndarray, compute: np.ndarray) -> np.ndarray:
+    """Each processor's hop distance (0-based indices, links a[i]-b[i]) from the
+    nearest compute processor (``compute``, a boolean mask): 0 for compute
+    processors; a processor no link chain reaches gets one level above the highest."""
+    ptr, nbr = _adjacency(count, a, b)
+    level = np.full(count, -1, dtype=np.int64)
+    frontier = np.flatnonzero(compute)
+    level[frontier] = 0
+    depth = 0
+    while frontier.size:
+        depth += 1
+        lengths = ptr[frontier + 1] - ptr[frontier]
+        first = np.repeat(ptr[frontier] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
+                          lengths)  # fmt: skip
+        reached = nbr[first + np.arange(int(lengths.sum()), dtype=np.int64)]
+        reached = np.sort(reached[level[reached] < 0])
+        reached = reached[np.concatenate(([True], reached[1:] != reached[:-1]))[: reached.size]]
+        level[reached] = depth
+        frontier = reached
+    level[level < 0] = int(level.max(initial=0)) + 1
+    return level
+
+
+def layered(level: np.ndarray, a: np.ndarray, b: np.ndarray,
+            ordered: bool = True) -> np.ndarray:  # fmt: skip
+    """Positions of a tree of levels: level 0 (compute processors) in a row at the
+    bottom in number order, each level above in a row of its own, spread over the same
+    width, rows far enough apart for the picture to come near :data:`ASPECT`. With
+    ``ordered`` the processors of a level keep their number order (a generated fat
+    tree is numbered so); otherwise each is placed by the mean position of its
+    neighbours one level down (fewer crossings), then by number."""
+    count = int(level.shape[0])
+    top = int(level.max(initial=0))
+    sizes = np.bincount(level, minlength=top + 1)
+    width = float(max(int(sizes.max(initial=1)), 1))
+    gap = max(2.0, round(width / (ASPECT * max(top, 1))))
+    xy = np.zeros((count, 2))
+    xy[:, 1] = (top - level) * gap
+    below = level[a] == level[b] - 1
+    above = level[b] == level[a] - 1
+    lo = np.concatenate((a[below], b[above]))  # the lower end of each link between levels
+    hi = np.concatenate((b[below], a[above]))
+    for lv in range(top + 1):
+        members = np.flatnonzero(level == lv)
+        if not members.size:
+            continue
+        if lv and not ordered:
+            sums = np.zeros(count)
+            hits = np.zeros(count)
+            up = level[hi] == lv
+            np.add.at(sums, hi[up], xy[lo[up], 0])
+            np.add.at(hits, hi[up], 1)
+            key = np.where(hits[members] > 0, sums[members] / np.maximum(hits[members], 1),
+                           np.inf)  # fmt: skip
+            members = members[np.lexsort((members, key))]
+        step = width / members.size
+        xy[members, 0] = (np.arange(members.size) + 0.5) * step - 0.5
+    return xy
+
+
+def fattree_levels(count: int, k: int, n: int) -> np.ndarray | None:
+    """Levels of a k-ary n-tree numbered as generated (docs/decisions.md, "Switches"):
+    ``k**n`` compute processors, then ``n`` levels of ``k**(n-1)`` switches, the lowest
+    first; None when the count is not that."""
+    compute, per_level = k**n, k ** (n - 1)
+    if k < 1 or n < 1 or count != compute + n * per_level:
+        return None
+    level = np.zeros(count, dtype=np.int64)
+    level[compute:] = 1 + np.arange(n * per_level) // per_level
+    return level
+
+
+def dragonfly_xy(count: int, g: int, a: int, p: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Positions and levels (0 terminal, 1 router) of a dragonfly numbered as generated:
+    ``g*a*p`` terminals, then ``g*a`` routers, router ``r`` (0-based) in group
+    ``r // a``, terminal ``t`` on router ``t // p``. The groups sit on a circle, the
+    first at the top and on clockwise; a group's routers on a small circle of their
+    own (so that its all-to-all local links are chords, not overlapping lines), each
+    router's terminals in a short spoke outward from it. None when the count is not
+    that."""
+    routers, terminals = g * a, g * a * p
+    if min(g, a) < 1 or p < 0 or count != routers + terminals:
+        return None
+    r = np.arange(routers)
+    group, j = r // a, r % a
+    small = max(a / math.pi, 1.0) if a > 1 else 0.0  # routers about 2 units apart
+    reach = small + p + 1.5  # from a group's centre to its outermost terminal
+    big = max(g * 2 * reach / (2 * math.pi), reach) if g > 1 else 0.0
+    theta = 2 * math.pi * group / g - math.pi / 2
+    phi = theta + 2 * math.pi * j / a  # the first router of a group faces outward
+    centre = big * np.column_stack((np.cos(theta), np.sin(theta)))
+    out = np.column_stack((np.cos(phi), np.sin(phi)))
+    router_xy = centre + small * out
+    t = np.arange(terminals)
+    home, k = t // p if p else t, t % p if p else t
+    terminal_xy = router_xy[home] + (1.5 + k)[:, None] * out[home]
+    xy = np.vstack((terminal_xy, router_xy))
+    xy -= xy.min(axis=0)
+    level = np.concatenate((np.zeros(terminals, np.int64), np.ones(routers, np.int64)))
+    return xy, level
+
+
+def network_placement(topology: Topology, count: int,
+                      switches: np.ndarray | None) -> Placement | None:  # fmt: skip
+    """The layout of a topology that says it is a fat tree or a dragonfly (numbered
+    as generated), or, given ``switches`` (some of them True), the tree of levels by
+    hop distance; None otherwise."""
+    from parasol_core.topology.switches import network_of
+
+    said = network_of(topology)
+    _, a, b, _ = link_pairs(topology)
+    ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
+    a, b = a[ok] - 1, b[ok] - 1
+    if said is not None and said[0] == "fattree":
+        level = fattree_levels(count, said[1]["k"], said[1]["n"])
+        if level is not None:
+            return Placement("fattree", layered(level, a, b), None, level)
+    if said is not None and said[0] == "dragonfly":
+        q = said[1]
+        made = dragonfly_xy(count, q["g"], q["a"], q["p"])
+        if made is not None:
+            return Placement("dragonfly", made[0], None, made[1])
+    if switches is None or not switches[1 : count + 1].any():
+        return None
+    level = hop_levels(count, a, b, ~switches[1 : count + 1])
+    return Placement("levels", layered(level, a, b, ordered=False), None, level)
+
+
+def placement(topology: Topology, shape: Shape | None = None,
+              switches: np.ndarray | None = None) -> Placement:  # fmt: skip
+    """Positions of the topology's processors (see the module docstring).
+    ``switches`` (:func:`~parasol_core.topology.switches.switch_mask`: indexed by
+    processor number, True for a switch) lets a topology with switches and no network
+    word be laid out as a tree of levels."""
     count = processor_count(topology)
+    if count and topology.network:  # a fat tree or a dragonfly, if it says so rightly
+        made = network_placement(topology, count, None)
+        if made is not None:
+            return made
+    declared = shape is not None or declared_shape(topology) is not None
     shape = shape if shape is not None else shape_of(topology)
+    if count and switches is not None and switches[1 : count + 1].any():
+        # switches: a tree of levels, unless the topology is a grid by its shape
+        # comment or by links of two or more dimensions (a line or a ring is weak
+        # evidence: a star of three is one)
+        grid = shape is not None and shape.size == count
+        if not (grid and (declared or sum(n > 1 for n in shape.dims) >= 2)):
+            made = network_placement(topology, count, switches)
+            if made is not None:
+                return made
     routing = (topology.routing or "").lower()
     p = np.arange(1, count + 1, dtype=np.int64)
     if count == 0:
@@ -182,7 +510,8 @@ def placement(topology: Topology, shape: Shape | None = None) -> Placement:
     if (
         routing == "hypercube"
         and count & (count - 1) == 0
-        and (shape is None or sum(n > 1 for n in shape.dims) <= 1)
+        # a hypercube's links also make a 2 x 2 x ... x 2 mesh
+        and (shape is None or max(shape.dims) <= 2 or sum(n > 1 for n in shape.dims) <= 1)
     ):
         bits = count.bit_length() - 1
         low = (bits + 1) // 2
@@ -192,7 +521,6 @@ def placement(topology: Topology, shape: Shape | None = None) -> Placement:
         return Placement("hypercube", np.column_stack((x, y)).astype(np.float64), shape)
     if shape is not None and shape.size == count:
         active = [n for n in shape.dims if n > 1]
-        coords = shape.padded(3).coordinates_array(p)
         if len(active) <= 1:
             _, a, b, _ = link_pairs(topology)
             wraps = np.any(np.abs(a - b) == count - 1) if count > 2 else False
@@ -200,10 +528,8 @@ def placement(topology: Topology, shape: Shape | None = None) -> Placement:
                 return Placement("ring", circle(count), shape)
             return Placement("line", np.column_stack((p - 1, np.zeros(count))).astype(float),
                              shape)  # fmt: skip
-        w, d = shape.padded(3).dims[0], shape.padded(3).dims[2]
-        x = coords[:, 0] + coords[:, 2] * (w + 1)
-        kind = "layers" if d > 1 else "grid"
-        return Placement(kind, np.column_stack((x, coords[:, 1])).astype(np.float64), shape)
+        kind = "layers" if not shape.fits(2) else "grid"
+        return Placement(kind, nested_grid(shape), shape)
     if _is_bus(topology):
         return Placement("bus", np.column_stack((p - 1, np.zeros(count))).astype(float), None)
     _, a, b, _ = link_pairs(topology)
@@ -258,7 +584,8 @@ def link_classes(
 
 def link_groups(topology: Topology, shape: Shape | None = None) -> dict[str, list[int]]:
     """Named groups of link ids, in menu order, empty ones left out: ``all``, ``X``,
-    ``Y``, ``Z`` (every link along the axis, wrap-around ones included),
+    ``Y``, ``Z``, ``dimension 4`` to ``dimension 6`` (every link along the axis,
+    wrap-around ones included),
     ``wrap-around``, ``other`` (links not between grid neighbours, buses)."""
     classes = link_classes(topology, shape)
     links = topology.links
@@ -267,7 +594,8 @@ def link_groups(topology: Topology, shape: Shape | None = None) -> dict[str, lis
         if not links.odd_rows().shape[0]
         else [link.id for link in links if link.id is not None]
     }
-    for n, name in enumerate(AXES):
+    for n in range(6):
+        name = AXES[n] if n < len(AXES) else f"dimension {n + 1}"
         groups[name] = classes.ids[classes.axis == n].tolist()
     groups["wrap-around"] = classes.ids[classes.wrap].tolist()
     groups["other"] = sorted(classes.ids[classes.axis < 0].tolist() + list(classes.other))

@@ -1,14 +1,15 @@
 """Where processors sit: the grid shape of a topology and the coordinates it implies.
 
 Processors of a grid, torus or cube are numbered from 1 in row-major order,
-``p = 1 + x + W*y + W*H*z`` (DESIGN.md, "Topologies"). The shape ``W [H [D]]`` comes
-from the ``# piui: shape`` comment when it agrees with the processor count, else it is
-inferred from the links: the smallest shape in which every two-processor link joins
-neighbours (one coordinate differs by one, or wraps around).
+``p = 1 + x + W*y + W*H*z + ...`` (DESIGN.md, "Topologies"). The shape ``W [H [D ...]]``
+(1 to 6 sizes) comes from the ``# piui: shape`` comment when it agrees with the
+processor count, else it is inferred from the links: the smallest shape in which every
+two-processor link joins neighbours (one coordinate differs by one, or wraps around).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -174,10 +175,11 @@ def infer_shape(topology: Topology) -> Shape | None:
     """The grid shape the links imply, or None when they are not those of a grid or torus.
 
     Every candidate ``W``, ``W x H``, ``W x H x D`` (sizes above 1) with the right
-    processor count is tried; it fits when each link joins two processors that are
-    neighbours in it. Of those that fit, the one needing the fewest wrap-around links
-    wins, then the one with the fewest dimensions. Links joining more than two
-    processors (a bus) mean there is no grid.
+    processor count is tried, and shapes of 4 to 6 dimensions whose strides are among
+    the distances the links span (:func:`stride_shapes`); a shape fits when each link
+    joins two processors that are neighbours in it. Of those that fit, the one needing
+    the fewest wrap-around links wins, then the one with the fewest dimensions. Links
+    joining more than two processors (a bus) mean there is no grid.
     """
     n = processor_count(topology)
     _, _, off, procs = topology.links.resolved()
@@ -194,7 +196,7 @@ def infer_shape(topology: Topology) -> Shape | None:
     if a.min() < 1 or b.min() < 1 or max(a.max(), b.max()) > n:
         return None
     best: tuple[int, int, Shape] | None = None
-    for dims in candidate_shapes(n):
+    for dims in itertools.chain(candidate_shapes(n), stride_shapes(n, a, b)):
         shape = Shape(dims)
         wraps = _wraps_if_fits(shape, a, b)
         if wraps is None:
@@ -215,6 +217,39 @@ def candidate_shapes(n: int) -> Iterable[tuple[int, ...]]:
     for w, h in product(divisors, divisors):
         if n % (w * h) == 0 and n // (w * h) >= 2:
             yield (w, h, n // (w * h))
+
+
+#: Distinct distances between linked processors up to which :func:`stride_shapes` looks
+#: for strides (an N-D torus has at most two per dimension: 1 step and the wrap-around).
+MAX_STRIDE_DISTANCES = 12
+
+
+def stride_shapes(n: int, a: np.ndarray, b: np.ndarray) -> Iterable[tuple[int, ...]]:
+    """Shapes of 4 to 6 dimensions (sizes above 1, product ``n``) that links a-b could
+    make: in row-major numbering a step along dimension k spans its stride, the product
+    of the sizes before it, so the strides are among the distances ``|a - b|``; every
+    chain ``1 = s0 < s1 < ...`` of such distances, each dividing the next, gives a
+    shape. Nothing when the links span more than :data:`MAX_STRIDE_DISTANCES`
+    distances (not a grid), and no shape of size 2 in every dimension: those links are a
+    hypercube's, which its own routing and the gray mapping treat as a numbering, not a
+    grid (as before shapes of 4 to 6 dimensions were inferred)."""
+    distances = np.unique(np.abs(a - b))
+    if distances.size > MAX_STRIDE_DISTANCES or not distances.size or distances[0] != 1:
+        return
+    steps = [int(d) for d in distances.tolist() if n % d == 0 and d < n]
+
+    def chains(chain: list[int]) -> Iterable[list[int]]:
+        if 4 <= len(chain) <= 6 and n // chain[-1] >= 2:
+            yield chain
+        if len(chain) < 6:
+            for s in steps:
+                if s > chain[-1] and s % chain[-1] == 0 and s // chain[-1] >= 2:
+                    yield from chains(chain + [s])
+
+    for chain in chains([1]):
+        dims = tuple(q // p for p, q in zip(chain, chain[1:] + [n]))
+        if max(dims) > 2:
+            yield dims
 
 
 def _wraps_if_fits(shape: Shape, a: np.ndarray, b: np.ndarray) -> int | None:

@@ -3,9 +3,15 @@ links (dotted), highlights, zoom, pan, rubber-band selection and drag-to-swap.
 
 Custom painting over numpy arrays, not one ``QGraphicsItem`` per processor: positions
 come from :func:`parasol_core.topology.layout.placement`; only what is in the viewport is
-drawn, and when more than :data:`DETAIL_LIMIT` processors are visible (a 32 x 32 x 32
-torus zoomed out) the processors are one cached image, one pixel per processor, scaled
-to the view, and the links are left out (level of detail).
+drawn (the processors in it found through the placement's tiles, their links through a
+processor -> segments table, lines cut to the view), and when more than
+:data:`DETAIL_LIMIT` processors are visible (a 32 x 32 x 32 torus zoomed out), or more
+than :data:`DETAIL_SMALL` at under :data:`MIN_DETAIL_SCALE` pixels a grid unit, the
+processors are one cached image, a pixel per grid unit or the mean colour of several
+(at most :data:`OVERVIEW_SIDE` pixels a side), scaled to the view, and the links are
+left out but for a fat tree's or a dragonfly's, drawn into the image (level of detail).
+Switches are discs in a darker colour of their type, processors rounded boxes; links
+between the blocks of a nested grid (dimensions 3 to 6) bowed, in a lighter blue.
 
 Speed (one frame, 16 ms, is the budget of a pan, a zoom or a swap): nothing is drawn
 item by item through Python where a batch will do. Hardware links are one
@@ -73,10 +79,28 @@ from parasol_core.topology.layout import (
 )
 
 DETAIL_LIMIT = 3000  # visible processors above which the overview image is drawn
+# processors in the tiles a view touches above which it is drawn as the overview
+# without counting exactly which are in view (a huge model zoomed out)
+OVERVIEW_CAP = 20 * DETAIL_LIMIT
+OVERVIEW_SIDE = 2048  # pixels of the overview image's longer side, at most
+MIN_DETAIL_SCALE = 3.0  # pixels a grid unit below which processors are aggregated ...
+DETAIL_SMALL = 500  # ... when more than this many are in view
+# links drawn into the overview image (a fat tree's or a dragonfly's structure), at most;
+# a grid's links are not (they would fill it)
+OVERVIEW_LINKS = 2_000_000
 LABEL_SCALE = 16.0  # pixels per grid unit from which processor numbers are written
 TYPE_COLOURS = ["#7fb3e6", "#f2b36b", "#8fd18f", "#e68fae", "#b79be6", "#e6d86b",
                 "#6bd3d3", "#c9a27e"]  # fmt: skip
 VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its length
+# how far a link between blocks of a nested grid (dimensions 3 to 6) bows out, so that it
+# does not lie over the links of the blocks it crosses
+LINK_BOW = 0.18
+BOW_COLOUR = QColor("#6d9fb8")  # links between blocks, lighter (opaque: blending is slow)
+BOW_STEPS = 8  # straight pieces a bowed link is drawn as
+# pixels of links (length x width) in one pen above which they are drawn without
+# antialiasing (a frame's worth of antialiased strokes on a 2-core machine)
+LINK_AA_INK = 100_000
+WRAP_ARC_STEPS = 4  # straight pieces the arc at the end of a wrap-around stub is drawn as
 LINK_COLOUR = QColor("#555555")
 VIRTUAL_COLOUR = QColor("#1f5fbf")
 ROUTE_COLOUR = QColor("#e0301e")
@@ -98,10 +122,33 @@ STATIC_TEXTS_PER_FRAME = 32  # numbers laid out as QStaticText in one paint, at 
 SPRITE_MARGIN = 3  # pixels around a processor's sprite for its outline
 
 
-def type_colour(type_id: int | None) -> QColor:
+# switches (processor types marked '# piui: role = switch') in darker colours, as circles
+SWITCH_COLOURS = ["#4d6d8c", "#8c5a3c", "#4d7f4d", "#7f4d66", "#5f4d8c", "#7f7640"]
+
+
+def type_colour(type_id: int | None, switch: bool = False) -> QColor:
     if type_id is None or type_id < 1:
-        return QColor("#dddddd")
-    return QColor(TYPE_COLOURS[(type_id - 1) % len(TYPE_COLOURS)])
+        return QColor("#888888" if switch else "#dddddd")
+    palette = SWITCH_COLOURS if switch else TYPE_COLOURS
+    return QColor(palette[(type_id - 1) % len(palette)])
+
+
+class ScreenXY:
+    """Processors' widget positions at the current view, computed for the processors
+    asked for (``xy[indices]``, ``xy[i]``), not for all of them each frame: a view of a
+    1,000,000-processor torus draws a few thousand."""
+
+    __slots__ = ("xy", "scale", "offset")
+
+    def __init__(self, xy: np.ndarray, scale: float, offset: np.ndarray) -> None:
+        self.xy, self.scale, self.offset = xy, scale, offset
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        return self.xy[index] * self.scale + self.offset
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.xy.shape
 
 
 # QPainterPath element types, as QDataStream writes them
@@ -195,8 +242,11 @@ class TopologyCanvas(QWidget):
         self.topology: Topology | None = None
         self.place: Placement = Placement("grid", np.zeros((0, 2)), None)
         self.types = np.zeros(0, dtype=np.int64)
+        self.switches = np.zeros(0, dtype=bool)  # per processor (0-based): a switch
         self.seg_ids = self.seg_a = self.seg_b = np.zeros(0, dtype=np.int64)
         self.seg_wrap = np.zeros(0, dtype=bool)
+        self.seg_bow = np.zeros(0, dtype=bool)  # drawn bowed: links between blocks
+        self._seg_csr: tuple[np.ndarray, np.ndarray] | None = None
         self.labels: list[str] | None = None  # text per processor (default: its number)
         self.virtual_a = self.virtual_b = np.zeros(0, dtype=np.int64)  # 0-based hardware
         self.virtual_pairs: list[tuple[int, int]] = []
@@ -218,7 +268,7 @@ class TopologyCanvas(QWidget):
         self.selected_links: set[int] = set()
         self.scale = 40.0  # pixels per grid unit
         self.offset = QPointF(20, 20)
-        self._overview: QImage | None = None
+        self._overview: tuple[QImage, float, np.ndarray] | None = None
         self._press: QPointF | None = None
         self._press_button = Qt.MouseButton.NoButton
         self._drag_from: int | None = None
@@ -229,23 +279,29 @@ class TopologyCanvas(QWidget):
 
     # ------------------------------------------------------------------ model
 
-    def set_topology(self, topology: Topology | None) -> None:
-        """Lay out and draw a topology (None: nothing). Keeps the view when the
-        processor count is unchanged."""
+    def set_topology(self, topology: Topology | None,
+                     switches: np.ndarray | None = None) -> None:  # fmt: skip
+        """Lay out and draw a topology (None: nothing); ``switches`` (indexed by
+        processor number, :func:`~parasol_core.topology.switches.switch_mask`) says
+        which processors are switches, drawn apart. Keeps the view when the processor
+        count is unchanged."""
         old_count = self.place.count
         self.topology = topology
         if topology is None:
             self.place = Placement("grid", np.zeros((0, 2)), None)
             self.types = np.zeros(0, dtype=np.int64)
+            self.switches = np.zeros(0, dtype=bool)
             self.seg_ids = self.seg_a = self.seg_b = np.zeros(0, dtype=np.int64)
             self.seg_wrap = np.zeros(0, dtype=bool)
+            self.seg_bow = np.zeros(0, dtype=bool)
+            self._seg_csr = None
         else:
-            self.place = placement(topology)
+            self.place = placement(topology, switches=switches)
             n = self.place.count
-            self.types = np.zeros(n, dtype=np.int64)
-            for p, t in topology.types.items():
-                if 1 <= p <= n and isinstance(t, int):
-                    self.types[p - 1] = t
+            self.switches = np.zeros(n, dtype=bool)
+            if switches is not None:
+                self.switches[: min(n, switches.shape[0] - 1)] = switches[1 : n + 1]
+            self.types = self._type_array(topology, n)
             self.refresh_links()
         if self.selected.shape[0] != self.place.count:
             self.selected = np.zeros(self.place.count, dtype=bool)
@@ -261,21 +317,67 @@ class TopologyCanvas(QWidget):
         pairs = link_pairs(self.topology)  # one pass over the links for both
         self.seg_ids, self.seg_a, self.seg_b = segments(self.topology, self.place, pairs)
         self.seg_wrap = np.zeros(self.seg_ids.shape[0], dtype=bool)
+        self.seg_bow = np.zeros(self.seg_ids.shape[0], dtype=bool)
+        self._seg_csr = None
         if self.place.kind in ("grid", "layers") and self.seg_ids.shape[0]:
             classes = link_classes(self.topology, self.place.shape, pairs)
-            wrapped = classes.ids[classes.wrap]
-            self.seg_wrap = np.isin(self.seg_ids, wrapped)
+            if not pairs.others and classes.ids.shape[0] == self.seg_ids.shape[0]:
+                # segments are the pairs, row for row
+                self.seg_wrap = classes.wrap.copy()
+                self.seg_bow = (classes.axis >= 2) & ~classes.wrap
+            else:
+                self.seg_wrap = np.isin(self.seg_ids, classes.ids[classes.wrap])
+                self.seg_bow = np.isin(self.seg_ids, classes.ids[classes.axis >= 2]) & ~(
+                    self.seg_wrap)  # fmt: skip
         self._changed()
 
-    def refresh_types(self) -> None:
+    @staticmethod
+    def _type_array(topology: Topology, n: int) -> np.ndarray:
+        """Each processor's type id (0: none), from the procid table in bulk."""
+        types = np.zeros(n, dtype=np.int64)
+        if not topology.types:
+            return types
+        numbers = np.fromiter(topology.types.keys(), np.int64, len(topology.types))
+        values = np.fromiter(((t if isinstance(t, int) else 0) for t in topology.types.values()),
+                             np.int64, len(topology.types))  # fmt: skip
+        ok = (numbers >= 1) & (numbers <= n)
+        types[numbers[ok] - 1] = values[ok]
+        return types
+
+    def refresh_types(self, switches: np.ndarray | None = None) -> None:
         if self.topology is None:
             return
-        self.types[:] = 0
-        for p, t in self.topology.types.items():
-            if 1 <= p <= self.place.count and isinstance(t, int):
-                self.types[p - 1] = t
+        self.types = self._type_array(self.topology, self.place.count)
+        if switches is not None:
+            n = self.place.count
+            self.switches = np.zeros(n, dtype=bool)
+            self.switches[: min(n, switches.shape[0] - 1)] = switches[1 : n + 1]
         self._overview = None
         self._changed()
+
+    def segment_rows(self, processors: np.ndarray) -> np.ndarray:
+        """The rows of the drawn segments that touch any of the given processors
+        (0-based), ascending: from a processor -> segments table made on first use, so
+        that a view draws the links of what it shows without a pass over them all."""
+        if self._seg_csr is None:
+            n = self.place.count
+            ends = np.concatenate((self.seg_a, self.seg_b))
+            rows = np.tile(np.arange(self.seg_ids.shape[0], dtype=np.int64), 2)
+            order = np.argsort(ends, kind="stable")
+            ptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(ends, minlength=n), out=ptr[1:])
+            self._seg_csr = (ptr, rows[order])
+        ptr, rows = self._seg_csr
+        processors = np.asarray(processors, dtype=np.int64)
+        lengths = ptr[processors + 1] - ptr[processors]
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(0, dtype=np.int64)
+        first = np.repeat(ptr[processors] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
+                          lengths)  # fmt: skip
+        found = np.sort(rows[first + np.arange(total, dtype=np.int64)])
+        # distinct by hand: np.unique imports numpy.ma on its first call (start-up)
+        return found[np.concatenate(([True], found[1:] != found[:-1]))]
 
     def set_virtual(self, pairs: Sequence[tuple[int, int]], hardware: Mapping[int, int]) -> None:
         """Virtual links (virtual processor pairs) and where their ends are mapped. The
@@ -358,6 +460,24 @@ class TopologyCanvas(QWidget):
     def screen_xy(self) -> np.ndarray:
         return self.place.xy * self.scale + np.array([self.offset.x(), self.offset.y()])
 
+    def lazy_xy(self) -> ScreenXY:
+        """Widget positions computed only for the processors asked for."""
+        return ScreenXY(self.place.xy, self.scale, np.array([self.offset.x(), self.offset.y()]))
+
+    def _units(self, left: float, top: float, right: float, bottom: float) -> tuple:
+        """A rectangle of widget pixels in grid units."""
+        s, ox, oy = self.scale, self.offset.x(), self.offset.y()
+        return ((left - ox) / s, (top - oy) / s, (right - ox) / s, (bottom - oy) / s)
+
+    def _near(self, left: float, top: float, right: float, bottom: float) -> np.ndarray:
+        """0-based indices of the processors inside a rectangle of widget pixels,
+        ascending (found through the placement's tiles)."""
+        cand = self.place.tiles.indices(*self._units(left, top, right, bottom))
+        xy = self.place.xy[cand] * self.scale + np.array([self.offset.x(), self.offset.y()])
+        keep = ((xy[:, 0] >= left) & (xy[:, 0] <= right)
+                & (xy[:, 1] >= top) & (xy[:, 1] <= bottom))  # fmt: skip
+        return np.sort(cand[keep])
+
     def screen_point(self, p: int) -> QPointF:
         x, y = self.place.xy[p - 1]
         return QPointF(x * self.scale + self.offset.x(), y * self.scale + self.offset.y())
@@ -396,10 +516,14 @@ class TopologyCanvas(QWidget):
     def processor_at(self, pos: QPointF) -> int | None:
         if not self.place.count:
             return None
-        xy = self.screen_xy()
+        r = self.radius() + 3
+        near = self._near(pos.x() - r, pos.y() - r, pos.x() + r, pos.y() + r)
+        if not near.size:
+            return None
+        xy = self.place.xy[near] * self.scale + np.array([self.offset.x(), self.offset.y()])
         d2 = (xy[:, 0] - pos.x()) ** 2 + (xy[:, 1] - pos.y()) ** 2
-        i = int(np.argmin(d2))
-        return i + 1 if d2[i] <= (self.radius() + 3) ** 2 else None
+        i = int(np.argmin(d2))  # the lowest-numbered of the nearest
+        return int(near[i]) + 1 if d2[i] <= r**2 else None
 
     @staticmethod
     def _nearest_segment(xy: np.ndarray, a: np.ndarray, b: np.ndarray, pos: QPointF,
@@ -441,12 +565,57 @@ class TopologyCanvas(QWidget):
         return self.virtual_pairs[i % n] if i is not None else None
 
     def link_at(self, pos: QPointF) -> int | None:
+        """The link drawn under ``pos`` (within 4 pixels): a straight link, or a
+        bowed one (between blocks of a nested grid) taken as its two halves; the links
+        of the processors in view only."""
         if not self.seg_ids.size:
             return None
-        plain = ~self.seg_wrap
-        a, b = np.where(plain, self.seg_a, -1), np.where(plain, self.seg_b, -1)
-        i = self._nearest_segment(self.screen_xy(), a, b, pos, 4)
-        return int(self.seg_ids[i]) if i is not None else None
+        rows = self.segment_rows(self.visible_indices())
+        rows = rows[~self.seg_wrap[rows]]
+        if not rows.size:
+            return None
+        xy = self.lazy_xy()
+        pa, pb = xy[self.seg_a[rows]], xy[self.seg_b[rows]]
+        bow = self.seg_bow[rows]
+        straight = np.flatnonzero(~bow)
+        # a bowed link: the pieces drawn of it
+        curved, owner = self._bowed_pieces(pa[bow], pb[bow])
+        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved))
+        which = np.concatenate((straight, np.flatnonzero(bow)[owner]))
+        k = pieces.shape[0]
+        pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
+        i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, 4)
+        return int(self.seg_ids[rows[which[i]]]) if i is not None else None
+
+    def _bowed_pieces(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What is drawn of bowed links a[i]-b[i] (widget pixels): straight pieces
+        (rows x1, y1, x2, y2) and the link (row of a, b) each belongs to. A link with
+        both ends in view is its curve in :data:`BOW_STEPS` pieces; one that leaves the
+        view (a close-up of a huge torus: links to blocks elsewhere) a stub out of each
+        end towards where it goes, as long as a wrap-around link's (it is drawn whole
+        on a route)."""
+        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self.width()) & (p[:, 1] >= 0)
+                  & (p[:, 1] <= self.height()) for p in (a, b)]  # fmt: skip
+        long = ~(inside[0] & inside[1])
+        ctrl = self._bend(a, b) * 2 - (a + b) / 2
+        short = np.flatnonzero(~long)
+        pieces = [flattened_quads(a[short], ctrl[short], b[short], BOW_STEPS)]
+        owner = [np.repeat(short, BOW_STEPS)]
+        far = np.flatnonzero(long)
+        if far.size:
+            ends = np.vstack((a[far], b[far]))
+            towards = np.vstack((ctrl[far] - a[far], ctrl[far] - b[far]))
+            n = np.hypot(towards[:, 0], towards[:, 1])
+            tips = ends + towards / np.where(n > 0, n, 1.0)[:, None] * (self.scale * 0.42)
+            pieces.append(np.hstack((ends, tips)))
+            owner.append(np.concatenate((far, far)))
+        return np.vstack(pieces), np.concatenate(owner)
+
+    @staticmethod
+    def _bend(pa: np.ndarray, pb: np.ndarray) -> np.ndarray:
+        """The middle of a bowed link's curve (its control point is twice as far out)."""
+        d = pb - pa
+        return (pa + pb) / 2 + np.column_stack((-d[:, 1], d[:, 0])) * (LINK_BOW / 2)
 
     def virtual_midpoint(self, pair: tuple[int, int]) -> QPointF:
         """The middle of a virtual link's dotted curve, in widget pixels."""
@@ -456,8 +625,9 @@ class TopologyCanvas(QWidget):
 
     def link_midpoint(self, link_id: int) -> QPointF:
         i = int(np.flatnonzero(self.seg_ids == link_id)[0])
-        xy = self.screen_xy()
-        m = (xy[self.seg_a[i]] + xy[self.seg_b[i]]) / 2
+        xy = self.lazy_xy()
+        pa, pb = xy[self.seg_a[i : i + 1]], xy[self.seg_b[i : i + 1]]
+        m = self._bend(pa, pb)[0] if self.seg_bow[i] else ((pa + pb) / 2)[0]
         return QPointF(float(m[0]), float(m[1]))
 
     # ------------------------------------------------------------------ painting
@@ -470,14 +640,33 @@ class TopologyCanvas(QWidget):
         if not self._fitted or self.place.count:
             self.fit()
 
-    def visible_mask(self) -> np.ndarray:
-        xy = self.screen_xy()
+    def _view_margin(self) -> tuple[float, float, float, float]:
         m = self.scale
-        return ((xy[:, 0] >= -m) & (xy[:, 0] <= self.width() + m)
-                & (xy[:, 1] >= -m) & (xy[:, 1] <= self.height() + m))  # fmt: skip
+        return (-m, -m, self.width() + m, self.height() + m)
+
+    def visible_indices(self) -> np.ndarray:
+        """0-based indices of the processors in view (a margin of one grid unit
+        around), ascending."""
+        return self._near(*self._view_margin())
+
+    def visible_mask(self) -> np.ndarray:
+        mask = np.zeros(self.place.count, dtype=bool)
+        mask[self.visible_indices()] = True
+        return mask
+
+    def _detail(self) -> np.ndarray | None:
+        """The processors in view when few enough to draw one by one, else None (the
+        overview): counted from the tiles first, so that a huge model zoomed out is
+        never looked at processor by processor."""
+        if self.place.tiles.count(*self._units(*self._view_margin())) > OVERVIEW_CAP:
+            return None
+        idx = self.visible_indices()
+        # processors of a pixel or two are drawn as the overview's pixels, unless few
+        tiny = self.scale < MIN_DETAIL_SCALE and idx.size > DETAIL_SMALL
+        return idx if idx.size <= DETAIL_LIMIT and not tiny else None
 
     def is_overview(self) -> bool:
-        return int(self.visible_mask().sum()) > DETAIL_LIMIT
+        return self._detail() is None
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -512,7 +701,7 @@ class TopologyCanvas(QWidget):
         try:
             p.setFont(self.font())
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            draw(p, self.screen_xy(), self.visible_mask())
+            draw(p, self.lazy_xy(), self.visible_mask())
         finally:
             p.end()
         self._layers[name] = (key, layer)
@@ -527,9 +716,12 @@ class TopologyCanvas(QWidget):
         if not self.place.count:
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
             return
-        xy = self.screen_xy()
-        visible = self.visible_mask()
-        overview = int(visible.sum()) > DETAIL_LIMIT
+        xy = self.lazy_xy()
+        shown = self._detail()
+        overview = shown is None
+        visible = np.zeros(self.place.count, dtype=bool)
+        if shown is not None:
+            visible[shown] = True
         key = self._view_key()
         cached = layers and key == self._painted_view
         if layers:
@@ -559,26 +751,68 @@ class TopologyCanvas(QWidget):
         if self._drag_from is not None:
             self._paint_drag(painter, xy)
 
-    def _overview_image(self) -> QImage:
+    def _overview_image(self) -> tuple[QImage, float, np.ndarray]:
+        """The whole topology as an image: one pixel per grid unit, or, where that
+        would be more than :data:`OVERVIEW_SIDE` pixels across, several units to a
+        pixel (``units`` per pixel, returned with the placement's top left corner),
+        each pixel the mean colour of the processors in it (an aggregate: the share of
+        switches, of each type)."""
         if self._overview is None:
-            ij = np.rint(self.place.xy - self.place.xy.min(axis=0)).astype(np.int64)
+            lo = self.place.xy.min(axis=0)
+            extent = float((self.place.xy.max(axis=0) - lo).max()) + 1.0
+            units = max(1.0, extent / OVERVIEW_SIDE)
+            ij = np.floor((self.place.xy - lo) / units + 0.5).astype(np.int64)
             w, h = int(ij[:, 0].max()) + 1, int(ij[:, 1].max()) + 1
-            rgba = np.zeros((h, w, 4), dtype=np.uint8)
-            colours = np.array([[*type_colour(int(t)).getRgb()[:3], 255]
-                                for t in range(0, int(self.types.max(initial=0)) + 1)],
-                               dtype=np.uint8)  # fmt: skip
-            rgba[ij[:, 1], ij[:, 0]] = colours[np.clip(self.types, 0, None)]
+            top = int(self.types.max(initial=0)) + 1
+            palette = np.array([[*type_colour(t % top, t >= top).getRgb()[:3]]
+                                for t in range(2 * top)], dtype=np.float64)  # fmt: skip
+            colour = palette[np.clip(self.types, 0, None) + top * self.switches]
+            cell = ij[:, 1] * w + ij[:, 0]
+            hits = np.bincount(cell, minlength=w * h)
+            rgba = np.zeros((h * w, 4), dtype=np.uint8)
+            for c in range(3):
+                total = np.bincount(cell, weights=colour[:, c], minlength=w * h)
+                rgba[:, c] = np.rint(total / np.maximum(hits, 1)).astype(np.uint8)
+            rgba[:, 3] = np.where(hits > 0, 255, 0)
             image = QImage(rgba.tobytes(), w, h, 4 * w, QImage.Format.Format_RGBA8888)
-            self._overview = image.copy()
+            # the raster engine's own format: drawn without a conversion each paint
+            image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
+            if self.place.kind not in ("grid", "layers") and (
+                0 < self.seg_ids.shape[0] <= OVERVIEW_LINKS
+            ):
+                image = self._overview_links(image, lo, units)
+            self._overview = (image, units, lo)
         return self._overview
 
+    def _overview_links(self, dots: QImage, lo: np.ndarray, units: float) -> QImage:
+        """The overview with the links under the processors, one pixel wide, light."""
+        image = QImage(dots.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        p = QPainter(image)
+        try:
+            pen = QPen(QColor(85, 85, 85, 110), 0)  # cosmetic: one pixel
+            p.setPen(pen)
+            ends = (self.place.xy - lo) / units
+            p.drawPath(lines_path(ends[self.seg_a], ends[self.seg_b]))
+            p.drawImage(0, 0, dots)
+        finally:
+            p.end()
+        return image
+
     def _paint_overview(self, painter: QPainter) -> None:
-        image = self._overview_image()
-        lo = self.place.xy.min(axis=0)
-        target = QRectF((lo[0] - 0.5) * self.scale + self.offset.x(),
-                        (lo[1] - 0.5) * self.scale + self.offset.y(),
-                        image.width() * self.scale, image.height() * self.scale)  # fmt: skip
-        painter.drawImage(target, image)
+        image, units, lo = self._overview_image()
+        step = units * self.scale  # pixels of the view per pixel of the image
+        target = QRectF((lo[0] - 0.5 * units) * self.scale + self.offset.x(),
+                        (lo[1] - 0.5 * units) * self.scale + self.offset.y(),
+                        image.width() * step, image.height() * step)  # fmt: skip
+        # only the part of the image in view is scaled (a zoomed-in overview of a
+        # million processors would otherwise scale the whole image up)
+        view = QRectF(self.rect()).intersected(target)
+        if view.isEmpty():
+            return
+        source = QRectF((view.left() - target.left()) / step, (view.top() - target.top()) / step,
+                        view.width() / step, view.height() / step)  # fmt: skip
+        painter.drawImage(view, image, source)
         painter.setPen(QColor("#333333"))
         painter.drawText(
             QRect(6, 4, self.width() - 12, 20),
@@ -592,7 +826,7 @@ class TopologyCanvas(QWidget):
         hot nor selected) or only the ``marked`` (hot or selected) ones."""
         if not self.seg_ids.size:
             return
-        rows = np.flatnonzero(visible[self.seg_a] | visible[self.seg_b])
+        rows = self.segment_rows(np.flatnonzero(visible))
         if which == "marked":
             if not (self.hot_links or self.selected_links):
                 return
@@ -616,16 +850,18 @@ class TopologyCanvas(QWidget):
             sel = np.isin(ids, np.fromiter(self.selected_links, np.int64))
             colour[sel], width[sel] = 2, width[sel] + 2
         tenths = np.rint(width * 10).astype(np.int64)
-        wrap = self.seg_wrap[rows].astype(np.int64)
-        key = (colour * 100000 + tenths) * 2 + wrap
+        # 0 straight, 1 wrap-around (stubs), 2 bowed (between blocks)
+        form = self.seg_wrap[rows].astype(np.int64) + 2 * self.seg_bow[rows]
+        key = (colour * 100000 + tenths) * 3 + form
         colours = (LINK_COLOUR, HOT_COLOUR, SELECT_COLOUR)
         for k in _distinct(key):
             group = rows[key == k]
-            w, is_wrap = (k // 2) % 100000 / 10, bool(k % 2)
-            pen = QPen(colours[k // 200000], w)
+            w, kind = (k // 3) % 100000 / 10, k % 3
+            c = colours[k // 300000]
+            pen = QPen(BOW_COLOUR if kind == 2 and c is LINK_COLOUR else c, w)
             a, b = xy[self.seg_a[group]], xy[self.seg_b[group]]
-            if is_wrap:
-                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            if kind == 1:
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
                 painter.drawPath(self._wrap_path(a, b))
             else:
@@ -633,7 +869,25 @@ class TopologyCanvas(QWidget):
                 # flat-capped segments several times faster than round-capped ones
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
-                painter.drawPath(lines_path(a, b))
+                # a bowed link as a few straight pieces, or stubs
+                pieces = self._bowed_pieces(a, b)[0] if kind == 2 else np.hstack((a, b))
+                # cut to the view: a close-up of a huge torus has links thousands of
+                # pixels long leaving it, which Qt would stroke whole
+                pad = 4 * w
+                pieces = clip_segments(pieces, -pad, -pad, self.width() + pad,
+                                       self.height() + pad)  # fmt: skip
+                # many long lines in view (a dragonfly's global links, zoomed out a
+                # little): drawn without antialiasing, several times faster
+                ink = float(np.hypot(*(pieces[:, 2:] - pieces[:, :2]).T).sum()) * w
+                dense = ink > LINK_AA_INK
+                if dense:
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+                    if w <= 1.5:  # a cosmetic pen: Qt's line rasteriser, no stroker
+                        pen.setWidth(0)
+                        painter.setPen(pen)
+                painter.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
+                if dense:
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
     def _wrap_path(self, a: np.ndarray, b: np.ndarray) -> QPainterPath:
         """Wrap-around links: a stub out of each end, away from the other, ending in a
@@ -644,23 +898,25 @@ class TopologyCanvas(QWidget):
         out = d / np.where(n > 0, n, 1.0)[:, None] * (self.scale * 0.42)
         ends = np.vstack((a, b))
         direction = np.vstack((out, -out))
+        # only the ends in view (the other end of a wrap-around link of a huge torus is
+        # far away, and Qt would stroke its stub all the same)
+        pad = self.scale
+        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self.width() + pad)
+                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self.height() + pad))  # fmt: skip
+        ends, direction = ends[near], direction[near]
         tip = ends + direction
         r = self.scale * 0.08
         dn = np.hypot(direction[:, 0], direction[:, 1])
         normal = np.column_stack((-direction[:, 1], direction[:, 0]))
         normal = normal / np.where(dn > 0, dn, 1.0)[:, None] * r
-        m = ends.shape[0]
-        stubs = np.empty((2 * m, 2))
-        stubs[0::2], stubs[1::2] = ends, tip
         arc_a, arc_c, arc_b = tip + normal, tip + direction * 0.35, tip - normal
-        arcs = np.empty((4 * m, 2))
-        arcs[0::4], arcs[3::4] = arc_a, arc_b
-        arcs[1::4] = arc_a + (arc_c - arc_a) * (2.0 / 3.0)
-        arcs[2::4] = arc_b + (arc_c - arc_b) * (2.0 / 3.0)
-        # per end: the stub, then its arc
-        pts = np.concatenate((stubs.reshape(m, 4), arcs.reshape(m, 8)), axis=1).reshape(-1, 2)
-        kinds = np.tile(np.array([_MOVE, _LINE, _MOVE, _CURVE, _CURVE_DATA, _CURVE_DATA]), m)
-        return path_from_arrays(kinds, pts)
+        # per end: the stub, then its arc as a few straight pieces: Qt strokes straight
+        # flat-capped pieces with antialiasing tens of times faster than curves (a
+        # close-up of a 6-D torus has hundreds of these in view)
+        arcs = flattened_quads(arc_a, arc_c, arc_b, WRAP_ARC_STEPS).reshape(-1, WRAP_ARC_STEPS, 4)
+        pieces = np.concatenate((np.hstack((ends, tip))[:, None, :], arcs), axis=1)
+        pieces = pieces.reshape(-1, 4)
+        return lines_path(pieces[:, :2], pieces[:, 2:])
 
     def _paint_wrap(self, painter: QPainter, a: np.ndarray, b: np.ndarray) -> None:
         """One wrap-around link (see :meth:`_wrap_path`)."""
@@ -713,13 +969,14 @@ class TopologyCanvas(QWidget):
                                      self.height() + pad)  # fmt: skip
             painter.drawLines([QLineF(*row) for row in segments.tolist()])
 
-    def _sprite(self, type_id: int, selected: bool, r: float) -> QPixmap:
-        """A processor's box (type colour, outline), drawn once per size and state."""
+    def _sprite(self, type_id: int, selected: bool, r: float, switch: bool = False) -> QPixmap:
+        """A processor's box (type colour, outline), a switch's disc (a darker colour
+        of its type), drawn once per size and state."""
         dpr = self.devicePixelRatioF()
         if (r, dpr) != self._sprite_radius:
             self._sprites.clear()
             self._sprite_radius = (r, dpr)
-        key = (type_id, selected)
+        key = (type_id, selected, switch)
         sprite = self._sprites.get(key)
         if sprite is None:
             m = SPRITE_MARGIN
@@ -729,15 +986,9 @@ class TopologyCanvas(QWidget):
             sprite.fill(Qt.GlobalColor.transparent)
             p = QPainter(sprite)
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-            colour = type_colour(type_id)
+            colour = type_colour(type_id, switch)
             rect = QRectF(m, m, 2 * r, 2 * r)
-            if r < 3:
-                p.fillRect(rect, colour)
-            else:
-                p.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
-                              3 if selected else 1))  # fmt: skip
-                p.setBrush(colour)
-                p.drawRoundedRect(rect, r * 0.3, r * 0.3)
+            self._draw_box(p, rect, colour, selected, switch, r)
             p.end()
             self._sprites[key] = sprite
         return sprite
@@ -755,10 +1006,23 @@ class TopologyCanvas(QWidget):
         if engine is not None and engine.type() == QPaintEngine.Type.SVG:
             self._paint_box_shapes(painter, xy, idx, r)
             return
+        state = (self.types[idx] * 4 + self.switches[idx] * 2
+                 + (self.selected[idx] if r >= 3 else 0))  # fmt: skip
+        if r < 3:  # plain squares of a few pixels: one filled path per colour
+            centre = np.rint(xy[idx])
+            hint = painter.testRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            for key in _distinct(state):
+                c = centre[state == key]
+                corners = np.stack((c + (-r, -r), c + (r, -r), c + (r, r), c + (-r, r)), axis=1)
+                kinds = np.tile(np.array([_MOVE, _LINE, _LINE, _LINE]), c.shape[0])
+                square = path_from_arrays(kinds, corners.reshape(-1, 2))
+                painter.fillPath(square, type_colour(key // 4, bool(key % 4 // 2)))
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, hint)
+            return
         corner = np.rint(xy[idx] - (r + SPRITE_MARGIN)).astype(np.int64)
-        state = self.types[idx] * 2 + (self.selected[idx] if r >= 3 else 0)
         for key in _distinct(state):
-            sprite = self._sprite(key // 2, bool(key % 2), r)
+            sprite = self._sprite(key // 4, bool(key % 2), r, bool(key % 4 // 2))
             for x, y in corner[state == key].tolist():
                 painter.drawPixmap(x, y, sprite)
 
@@ -766,17 +1030,26 @@ class TopologyCanvas(QWidget):
                           r: float) -> None:  # fmt: skip
         for i in idx.tolist():
             x, y = xy[i]
-            colour = type_colour(int(self.types[i]))
+            switch = bool(self.switches[i])
+            colour = type_colour(int(self.types[i]), switch)
             rect = QRectF(x - r, y - r, 2 * r, 2 * r)
-            if r < 3:
-                painter.fillRect(rect, colour)
-                continue
-            selected = bool(self.selected[i])
-            painter.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
-                                3 if selected else 1))  # fmt: skip
-            painter.setBrush(colour)
-            painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
+            self._draw_box(painter, rect, colour, bool(self.selected[i]), switch, r)
         painter.setBrush(Qt.BrushStyle.NoBrush)
+
+    @staticmethod
+    def _draw_box(painter: QPainter, rect: QRectF, colour: QColor, selected: bool,
+                  switch: bool, r: float) -> None:  # fmt: skip
+        """A processor: a rounded box; a switch: a disc. Below 3 pixels a plain square."""
+        if r < 3:
+            painter.fillRect(rect, colour)
+            return
+        painter.setPen(QPen(SELECT_COLOUR if selected else QColor("#333333"),
+                            3 if selected else 1))  # fmt: skip
+        painter.setBrush(colour)
+        if switch:
+            painter.drawEllipse(rect)
+        else:
+            painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
 
     def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
         """The processors' numbers (or labels), when they fit in the boxes."""
@@ -837,11 +1110,21 @@ class TopologyCanvas(QWidget):
         pen = QPen(ROUTE_COLOUR, max(2.5, min(self.scale / 10, 6)))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
-        rows = np.flatnonzero(np.isin(self.seg_ids, list(self.route_links)))
-        for i in [] if rings_only else rows.tolist():
+        if rings_only or not self.route_links:
+            rows = np.zeros(0, dtype=np.int64)
+        elif self.route_processors:  # the segments of the route's processors, not all
+            ends = [p - 1 for p in self.route_processors if 1 <= p <= self.place.count]
+            rows = self.segment_rows(np.asarray(ends, dtype=np.int64))
+            rows = rows[np.isin(self.seg_ids[rows], list(self.route_links))]
+        else:
+            rows = np.flatnonzero(np.isin(self.seg_ids, list(self.route_links)))
+        for i in rows.tolist():
             a, b = xy[self.seg_a[i]], xy[self.seg_b[i]]
             if self.seg_wrap[i]:
                 self._paint_wrap(painter, a, b)
+            elif self.seg_bow[i]:
+                c = self._bend(a[None, :], b[None, :])[0] * 2 - (a + b) / 2
+                painter.drawPath(quads_path(a[None, :], c[None, :], b[None, :]))
             else:
                 painter.drawLine(QPointF(*a), QPointF(*b))
         r = self.radius() + 2

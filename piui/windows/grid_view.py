@@ -26,6 +26,7 @@ from parasol_core.session import Change
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
 from parasol_core.topology.mapping import link_load
+from parasol_core.topology.switches import switch_mask, switch_types
 from parasol_core.topology.virtual import virtual_links, virtual_route
 from piui.document import Document
 from piui.widgets.topology_canvas import TopologyCanvas, type_colour
@@ -131,16 +132,22 @@ class GridViewWindow(QWidget):
     def rebuild(self) -> None:
         self._pairs_for = None
         hw = self.hardware
-        self.canvas.set_topology(hw)
+        machine = self.document.machine
+        self.canvas.set_topology(hw, switch_mask(machine, hw) if hw is not None else None)
         self._follow_selection()
         self._reroute()
         if hw is None:
             self.title.setText("No hardware topology")
         else:
-            shape = " × ".join(map(str, self.canvas.place.shape.dims)) if (
-                self.canvas.place.shape) else "no shape"  # fmt: skip
+            place = self.canvas.place
+            shape = " × ".join(map(str, place.shape.dims)) if place.shape else {
+                "fattree": "fat tree", "dragonfly": "dragonfly",
+                "levels": "switches by level"}.get(place.kind, "no shape")  # fmt: skip
+            switches = int(self.canvas.switches.sum())
+            count = (f"{place.count - switches} processors and {switches} switches"
+                     if switches else f"{place.count} processors")  # fmt: skip
             self.title.setText(f"Topology {hw.id}: {hw.name or '(no name)'} — {shape}, "
-                               f"{self.canvas.place.count} processors, {len(hw.links)} links, "
+                               f"{count}, {len(hw.links)} links, "
                                f"{hw.routing or 'no'} routing")  # fmt: skip
         self.virtual_box.blockSignals(True)
         self.virtual_box.clear()
@@ -173,14 +180,27 @@ class GridViewWindow(QWidget):
         if hw is None:
             self.legend.clear()
             return
-        parts = []
-        for t in sorted(set(hw.types.values())):
+        parts, switch_parts = [], []
+        kinds = switch_types(self.document.machine)
+        for t in sorted(set(hw.types.values()), key=str):
             proc = self.document.machine.processor(t) if isinstance(t, int) else None
             name = proc.name if proc is not None and proc.name else f"type {t}"
-            colour = type_colour(t).name()
-            parts.append(f"<span style='background:{colour}'>&nbsp;&nbsp;&nbsp;</span> {t}: {name}")
-        self.legend.setText("Processor types: " + " &nbsp; ".join(parts) +
-                            " &nbsp; — solid: hardware links, dotted: virtual links")  # fmt: skip
+            switch = t in kinds
+            colour = type_colour(t if isinstance(t, int) else None, switch).name()
+            mark = "●" if switch else "■"  # the disc and the box the canvas draws
+            (switch_parts if switch else parts).append(
+                f"<span style='color:{colour}; font-size:large'>{mark}</span> {t}: {name}"
+            )
+        text = "Processor types: " + (" &nbsp; ".join(parts) or "none")
+        if switch_parts:
+            text += " &nbsp; — switches: " + " &nbsp; ".join(switch_parts)
+        links = " — solid: hardware links, dotted: virtual links"
+        if self.canvas.seg_bow.any():
+            links += ", blue curves: links between blocks (dimensions 3 and up)"
+        if self.canvas.seg_wrap.any():
+            links += ", hooks: wrap-around links"
+        self.legend.setText(text + links)
+        self.legend.setWordWrap(True)
 
     def _show_virtual(self) -> None:
         v = self.virtual()
@@ -234,7 +254,9 @@ class GridViewWindow(QWidget):
                 if on:
                     virt.append(f"virtual topology {v.id}: {', '.join(on)}")
             links = index_of(hw).links_of(p)
-            self.info.setText(f"Processor {p} — {tname if t is not None else 'no type'} — "
+            switches = self.canvas.switches
+            what = "Switch" if 1 <= p <= switches.shape[0] and switches[p - 1] else "Processor"
+            self.info.setText(f"{what} {p} — {tname if t is not None else 'no type'} — "
                               f"links {', '.join(map(str, links)) or 'none'} — "
                               f"virtual processors: {'; '.join(virt) or 'none'}")  # fmt: skip
             self.hover_route = None

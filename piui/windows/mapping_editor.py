@@ -220,13 +220,18 @@ class MappingEditorWindow(QWidget):
         at = self.virtual_box.findData(self.selection.virtual_id)
         self.virtual_box.setCurrentIndex(at if at >= 0 else 0)
         self.virtual_box.blockSignals(False)
-        self.canvas.set_topology(self.document.machine.hardware())
+        self._draw_hardware()
         self._state_for = None
         self.refresh()
 
+    def _draw_hardware(self) -> None:
+        """The hardware topology, its switches drawn apart (they take no mapping)."""
+        hw = self.document.machine.hardware()
+        self.canvas.set_topology(hw, switch_mask(self.document.machine, hw) if hw else None)
+
     def _values_changed(self, change: Change) -> None:
         if change.touches(Topology) or change.touches(Link):
-            self.canvas.set_topology(self.document.machine.hardware())
+            self._draw_hardware()
             self._state_for = None
             self.refresh()
         elif change.touches(VirtualTopology):

@@ -40,8 +40,8 @@ from piui.widgets.routing_box import RoutingBox
 from piui.widgets.topology_selection import selection_of
 
 SIZES_HELP = {
-    "grid": "sizes W [H [D]]",
-    "torus": "sizes W [H [D]]",
+    "grid": "sizes W [H [D ...]], 1 to 6 of them",
+    "torus": "sizes W [H [D ...]], 1 to 6 of them",
     "ring": "processor count",
     "hypercube": "dimension d (2**d processors)",
     "bus": "processor count",
