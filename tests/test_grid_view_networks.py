@@ -270,3 +270,22 @@ def test_marking_a_type_as_a_switch_redraws_its_processors_as_switches(qtbot):
     assert w.canvas.place.kind == "fattree"  # the network word still says what it is
     session.undo()
     assert w.canvas.switches.sum() == 12 and "switches:" in w.legend.text()
+
+
+@pytest.mark.parametrize("kind, dims", [("fattree", (3, 3)), ("fattree2", (24, 12, 8)),
+                                        ("fattree3", (4, 2, 4, 2, 3))])  # fmt: skip
+def test_every_generated_fat_tree_is_drawn_in_layers_by_its_numbering(kind, dims):
+    """Each fat tree the generator makes (k-ary n-tree, two and three levels with port
+    counts) is laid out from its network word, compute processors at the bottom and each
+    level of switches in its own row, in the generator's numbering."""
+    from parasol_core.topology.networks import FatTree
+
+    topo = generate(kind, dims, 1e-6, 1e-9)
+    where = placement(topo)
+    tree = FatTree.of(kind, dims)
+    assert where.kind == "fattree"
+    expected = np.repeat(np.arange(tree.levels + 1), (tree.compute, *tree.level_sizes))
+    assert where.levels.tolist() == expected.tolist()
+    rows = [where.xy[where.levels == lv, 1] for lv in range(tree.levels + 1)]
+    assert all(np.all(r == r[0]) for r in rows)
+    assert all(rows[lv][0] < rows[lv - 1][0] for lv in range(1, len(rows)))

@@ -9,8 +9,9 @@ downward), by the topology's shape:
   lays the blocks so far out across, down, or folded into a grid of blocks (a
   100 x 100 x 100 torus: 10 x 10 blocks of 100 x 100), whichever keeps the whole
   picture nearest a landscape page (:data:`ASPECT`);
-* a fat tree (``# piui: network = fattree K N``): compute processors in a row at the
-  bottom, each level of switches in a row above (:func:`layered`); a dragonfly
+* a fat tree (``# piui: network = fattree K N``, ``fattree2 ...``, ``fattree3 ...``):
+  compute processors in a row at the bottom, each level of switches in a row above
+  (:func:`layered`); a dragonfly
   (``# piui: network = dragonfly G A P H``): its groups on a circle, each group's routers
   in a row along it and their terminals outside (:func:`dragonfly`); any other
   topology with switches: compute processors at the bottom and switches above them by
@@ -413,15 +414,22 @@ def layered(level: np.ndarray, a: np.ndarray, b: np.ndarray,
     return xy
 
 
-def fattree_levels(count: int, k: int, n: int) -> np.ndarray | None:
-    """Levels of a k-ary n-tree numbered as generated (docs/decisions.md, "Switches"):
-    ``k**n`` compute processors, then ``n`` levels of ``k**(n-1)`` switches, the lowest
-    first; None when the count is not that."""
-    compute, per_level = k**n, k ** (n - 1)
-    if k < 1 or n < 1 or count != compute + n * per_level:
+def fattree_levels(count: int, kind: str, params: dict[str, int]) -> np.ndarray | None:
+    """Levels of a fat tree numbered as generated (docs/decisions.md, "Switches"):
+    its compute processors, then its levels of switches, the lowest first (a k-ary
+    n-tree: ``k**n`` compute processors and ``n`` levels of ``k**(n-1)`` switches; a
+    ``fattree2``/``fattree3``: the level sizes its port counts give); None when the
+    count is not that."""
+    from parasol_core.topology.networks import FatTree
+
+    try:
+        tree = FatTree.of(kind, tuple(params.values()))
+    except ValueError:
+        return None
+    if count != tree.count:
         return None
     level = np.zeros(count, dtype=np.int64)
-    level[compute:] = 1 + np.arange(n * per_level) // per_level
+    level[tree.compute :] = np.repeat(np.arange(1, tree.levels + 1), tree.level_sizes)
     return level
 
 
@@ -466,8 +474,8 @@ def network_placement(topology: Topology, count: int,
     _, a, b, _ = link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     a, b = a[ok] - 1, b[ok] - 1
-    if said is not None and said[0] == "fattree":
-        level = fattree_levels(count, said[1]["k"], said[1]["n"])
+    if said is not None and said[0].startswith("fattree"):
+        level = fattree_levels(count, said[0], said[1])
         if level is not None:
             return Placement("fattree", layered(level, a, b), None, level)
     if said is not None and said[0] == "dragonfly":
