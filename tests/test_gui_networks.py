@@ -32,7 +32,7 @@ def test_generate_a_dragonfly_in_the_editor_adds_the_switch_type_and_counts_comp
     change = w.preview()
     text = w.preview_text.toPlainText()
     assert change is not None and w.apply_button.isEnabled()
-    assert "dragonfly 5 2 2 2: 20 compute + 10 switches processors" in text
+    assert "dragonfly 5 2 2 2: 20 compute processors + 10 switches" in text
     assert 'adds processor type 2 "switch" (a switch: no timings)' in text
     w.apply_button.click()
     m = doc.machine

@@ -361,7 +361,7 @@ def test_show_counts_compute_processors_and_switches(capsys, tmp_path):
     assert main(["show", str(path)]) == 0
     out = capsys.readouterr().out
     assert "    2: switch  (switch, 0 timings)" in out
-    assert "8 compute + 12 switches processors, 24 links, shape -, network fattree 2 3" in out
+    assert "8 compute processors + 12 switches, 24 links, shape -, network fattree 2 3" in out
 
 
 def test_d_mod_k_spreads_a_leafs_traffic_evenly_over_its_up_links():

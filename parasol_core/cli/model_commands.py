@@ -130,11 +130,11 @@ def summary(machine: Machine) -> str:
             lines.append(f"  {name} = {expr.text}")
     lines.append(f"  topologies: {len(machine.topologies)} hardware, "
                  f"{len(machine.virtuals)} virtual")  # fmt: skip
-    from parasol_core.topology.switches import count_text, has_switches
+    from parasol_core.topology.switches import count_text, has_switches, with_unit
 
     for topo in machine.topologies:
         shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
-        count = (f"{count_text(machine, topo)} processors"
+        count = (with_unit(count_text(machine, topo))
                  if has_switches(machine, topo) else f"{topo.processor_count} processors")  # fmt: skip
         network = f", network {topo.network}" if topo.network else ""
         lines.append(f"    topology {topo.id}: {printable(str(topo.name))}, "

@@ -79,6 +79,14 @@ def network_of(topology: Topology) -> tuple[str, dict[str, int]] | None:
     return kind, dict(zip(NETWORK_KINDS[kind], map(int, numbers), strict=True))
 
 
+def with_unit(count: str) -> str:
+    """A count of :func:`count_text` in a sentence: ``"16 processors"``, or
+    ``"16 compute processors + 4 switches"``."""
+    if " compute + " in count:
+        return count.replace(" compute + ", " compute processors + ", 1)
+    return f"{count} processor{'' if count == '1' else 's'}"
+
+
 def count_text(machine: Machine, topology: Topology) -> str:
     """A topology's processor count as shown to a user: ``"16"``, or with switches
     ``"16 compute + 4 switches"`` (the compute processors are what programs run on)."""

@@ -32,7 +32,7 @@ from parasol_core.topology.generators import (
     switch_type_to_add,
 )
 from parasol_core.topology.shape import processor_count
-from parasol_core.topology.switches import count_text
+from parasol_core.topology.switches import count_text, with_unit
 from piui.document import Document
 from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
@@ -285,7 +285,7 @@ class TopologyEditorWindow(QWidget):
         change = compare_topologies(hw, new)
         self._pending, self._pending_of = new, self._structure()
         self.apply_button.setEnabled(not change.is_empty)
-        lines = [f"{new.name}: {preview_count(self.document.machine, new)} processors"]
+        lines = [f"{new.name}: {with_unit(preview_count(self.document.machine, new))}"]
         switch = switch_type_to_add(self.document.machine, new)
         if switch is not None:
             lines.append(f"adds processor type {switch.id} \"{switch.name}\" "
