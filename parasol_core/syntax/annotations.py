@@ -19,6 +19,7 @@ then behaves as if the line were an ordinary comment.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterator
@@ -45,13 +46,30 @@ _NOTE = re.compile(
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
 
 
-def _find(pattern: re.Pattern, text: str, start: int, end: int) -> Iterator[re.Match]:
-    """``pattern.finditer(text, start, end)`` for these line-anchored patterns, found
-    from the ``piui:`` marks (a str.find) rather than tried at every position: a
-    generated section of millions of characters holds one or two."""
+class _Marks:
+    """Where ``piui:`` stands in the text, found in one pass (a str.find loop, no copy of
+    the text): every annotation line holds one, and a generated section of millions of
+    characters holds one or two, so each section looks up its own by bisection instead
+    of searching (or slicing) its span again."""
+
+    def __init__(self, text: str) -> None:
+        found: list[int] = []
+        at = text.find("piui:")
+        while at >= 0:
+            found.append(at)
+            at = text.find("piui:", at + 5)
+        self.at = found
+
+    def within(self, start: int, end: int) -> list[int]:
+        return self.at[bisect.bisect_left(self.at, start) : bisect.bisect_left(self.at, end)]
+
+
+def _find(pattern: re.Pattern, text: str, start: int, end: int,
+          marks: _Marks) -> Iterator[re.Match]:  # fmt: skip
+    """``pattern.finditer(text, start, end)`` for these line-anchored patterns, tried
+    only at the lines that hold a ``piui:`` mark."""
     last = -1
-    at = text.find("piui:", start, end)
-    while at >= 0:
+    for at in marks.within(start, end):
         line = max(text.rfind("\n", start, at), text.rfind("\r", start, at),
                    text.rfind("\x0b", start, at)) + 1  # fmt: skip
         line = max(line, start)
@@ -60,7 +78,6 @@ def _find(pattern: re.Pattern, text: str, start: int, end: int) -> Iterator[re.M
             m = pattern.match(text, line, end)
             if m is not None:
                 yield m
-        at = text.find("piui:", at + 5, end)
 
 
 class _Lines:
@@ -87,12 +104,15 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
     lines; the warnings about those that could not be read."""
     found: list[Diagnostic] = []
     lines: _Lines | None = None
+    marks = _Marks(text)
+    if not marks.at:
+        return found
     for topo in machine.topologies:
         src = topo.__dict__.get("src")
-        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+        if src is None or not marks.within(src.body_start, src.insert_at):
             continue
         nested = _nested_spans(topo)
-        for m in _find(_NOTE, text, src.body_start, src.insert_at):
+        for m in _find(_NOTE, text, src.body_start, src.insert_at, marks):
             if lines is None:
                 lines = _Lines(text)
             key = m.group(1)
@@ -122,9 +142,9 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
             setattr(topo, key, value)
     for virt in machine.virtuals:
         src = virt.__dict__.get("src")
-        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+        if src is None or not marks.within(src.body_start, src.insert_at):
             continue
-        for m in _find(_NOTE, text, src.body_start, src.insert_at):
+        for m in _find(_NOTE, text, src.body_start, src.insert_at, marks):
             if lines is None:
                 lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
@@ -132,16 +152,16 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
                                "section, not a virtual one; ignored", line, column, file))  # fmt: skip
     for proc in machine.processors:
         src = proc.__dict__.get("src")
-        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+        if src is None or not marks.within(src.body_start, src.insert_at):
             continue
         if lines is None:
             lines = _Lines(text)
-        found.extend(_read_role(proc, text, lines, file))
+        found.extend(_read_role(proc, text, lines, file, marks))
     for block in [*machine.topologies, *machine.virtuals]:
         src = block.__dict__.get("src")
-        if src is None or "piui:" not in text[src.body_start : src.insert_at]:
+        if src is None or not marks.within(src.body_start, src.insert_at):
             continue
-        for m in _find(_ROLE, text, src.body_start, src.insert_at):
+        for m in _find(_ROLE, text, src.body_start, src.insert_at, marks):
             if lines is None:
                 lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
@@ -151,12 +171,14 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
     return found
 
 
-def _read_role(proc: Block, text: str, lines: _Lines, file: str | None) -> list[Diagnostic]:
+def _read_role(
+    proc: Block, text: str, lines: _Lines, file: str | None, marks: _Marks
+) -> list[Diagnostic]:
     """Set ``proc.role`` from its `# piui: role = WORD` line; warnings about bad ones."""
     src: Any = proc.__dict__["src"]
     found: list[Diagnostic] = []
     nested = _nested_spans(proc)
-    for m in _find(_ROLE, text, src.body_start, src.insert_at):
+    for m in _find(_ROLE, text, src.body_start, src.insert_at, marks):
         line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
         if any(a <= m.start() < b for a, b in nested):
             found.append(_warn("'# piui: role' belongs directly in the processor section, not "
