@@ -161,3 +161,24 @@ def test_a_shape_comment_of_seven_sizes_is_ignored_with_a_warning():
         "expected 1 to 6 positive sizes" in d.message for d in validate(machine) if not d.is_error
     )
     assert shape_of(machine.hardware()) == Shape((4, 4))  # the links decide
+
+
+def test_links_of_no_grid_are_not_tried_against_every_candidate_shape(monkeypatch):
+    """A dragonfly's links span many distances, so no grid shape can hold them: the
+    inference says so without trying its hundreds of candidate shapes link by link (it
+    took 2 s of the index of an 11,088-processor dragonfly), and a torus's links are
+    still found."""
+    from parasol_core.topology import shape as shape_mod
+    from parasol_core.topology.generators import generate
+
+    tried = []
+    real = shape_mod._wraps_if_fits
+    monkeypatch.setattr(
+        shape_mod, "_wraps_if_fits", lambda s, a, b: tried.append(s) or real(s, a, b)
+    )
+    assert shape_mod.infer_shape(generate("dragonfly", (9, 4, 2, 2), 1e-6, 1e-9)) is None
+    assert tried == []
+    torus = generate("torus", (6, 4, 5), 1e-6, 1e-9)
+    torus.shape = None
+    assert shape_mod.infer_shape(torus).dims == (6, 4, 5)
+    assert 1 <= len(tried) <= 3  # only the shapes whose distances the links span
