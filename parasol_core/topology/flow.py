@@ -127,8 +127,7 @@ class Usage:
         a, b = procs[at], procs[at + 1]
         speed = index.speed[slots]
         last = k == hops[owner] - 1
-        two = np.fromiter((len(index.members[int(i)]) == 2 for i in index.link_ids),
-                          dtype=bool, count=nslots)[slots]  # fmt: skip
+        two = (index.sizes == 2)[slots]  # two-processor links, by slot
         duplex = opts.duplex is not None
         direction = (duplex & two & (a > b)).astype(np.int64)
         link_res = 2 * slots + direction

@@ -161,7 +161,9 @@ class TopologyIndex:
             self.count,
             self.shape,
             self.label,
-            graph=LinkGraph(self.count, self.members, self.label),
+            graph=LinkGraph(
+                self.count, self.sizes, self.member_offsets, self.member_procs, self.label
+            ),  # fmt: skip
             network=_network(topology),
         )
         self._stride = self.count + 1

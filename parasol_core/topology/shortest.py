@@ -39,11 +39,13 @@ GROUP_LINK = 32
 
 class LinkGraph:
     """Which processors share a link, for breadth-first search: ``count`` processors and
-    ``members`` (link id -> its processors, links already checked by the index)."""
+    the links the index checked, as its arrays: ``sizes[s]`` processors in slot ``s``,
+    ``procs[offsets[s]:offsets[s + 1]]``."""
 
-    def __init__(self, count: int, members: dict[int, tuple[int, ...]], label: str) -> None:
+    def __init__(self, count: int, sizes: np.ndarray, offsets: np.ndarray, procs: np.ndarray,
+                 label: str) -> None:  # fmt: skip
         self.count = count
-        self.members = members
+        self.sizes, self.offsets, self.procs = sizes, offsets, procs
         self.label = label
         self._trees: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
 
@@ -52,14 +54,14 @@ class LinkGraph:
         """CSR (``indptr``, ``indices``) over processors 0..count of the links of up to
         :data:`GROUP_LINK` processors, both directions, and the bigger links' members."""
         a_parts, b_parts, groups = [], [], []
-        two = [procs for procs in self.members.values() if len(procs) == 2]
-        if two:
-            pairs = np.asarray(two, dtype=np.int64)
-            a_parts += [pairs[:, 0], pairs[:, 1]]
-            b_parts += [pairs[:, 1], pairs[:, 0]]
-        for procs in self.members.values():
-            if len(procs) == 2:
-                continue
+        start = self.offsets[:-1][self.sizes == 2]
+        if start.shape[0]:  # two-processor links, all at once
+            first = self.procs[start].astype(np.int64)
+            second = self.procs[start + 1].astype(np.int64)
+            a_parts += [first, second]
+            b_parts += [second, first]
+        for s in np.flatnonzero(self.sizes != 2).tolist():  # buses: few
+            procs = self.procs[self.offsets[s] : self.offsets[s + 1]].tolist()
             if len(procs) > GROUP_LINK:
                 groups.append(np.unique(np.asarray(procs, dtype=np.int64)))
                 continue
