@@ -13,7 +13,7 @@ from parasol_core.topology import generate
 from parasol_core.topology.mapping import make_mapping, mapping_quality, mapping_schemes
 from parasol_core.topology.virtual import virtual_route
 from piui.widgets.topology_selection import selection_of
-from piui.windows.grid_view import GridViewWindow
+from piui.windows.grid_view import WIDTH_BY, GridViewWindow
 from piui.windows.link_groups import LinkGroupsWindow
 from piui.windows.mapping_editor import MappingEditorWindow
 
@@ -526,3 +526,21 @@ def test_generate_a_4d_torus_in_the_editor_and_show_it(qtbot, document):
     assert not view.canvas.grab().isNull()
     groups = shown(qtbot, LinkGroupsWindow(doc))
     assert groups is not None
+
+
+def test_hovering_a_link_and_widths_by_speed_read_the_link_store(qtbot, document):
+    """A hovered link is found by id (not by a walk over every link) and says its
+    timings; widths by speed come from the store's columns, the edited link's too."""
+    doc = document()
+    w = shown(qtbot, GridViewWindow(doc))
+    hw = doc.machine.hardware()
+    link = hw.links[5]
+    hover(w.canvas, w.canvas.link_midpoint(link.id).toPoint())
+    assert w.info.text().startswith(f"Link {link.id}: connects ")
+    assert f"{link.speed.mean:g} s per byte" in w.info.text()
+    doc.session.set_value(f"tl({hw.id})({link.id}).speed", link.speed.scaled(4))
+    w.width_box.setCurrentIndex(WIDTH_BY.index("speed"))
+    widths = w.canvas.link_width
+    assert set(widths) == {lk.id for lk in hw.links}
+    assert widths[link.id] == 1.0  # the slowest link now: the widest
+    assert all(v < 1.0 for k, v in widths.items() if k != link.id)

@@ -230,13 +230,14 @@ class GridViewWindow(QWidget):
                 loads = link_load(self.document.machine, v) if v is not None else {}
             except (RoutingError, KeyError):
                 loads = {}
-            self.canvas.set_link_widths({lk.id: loads.get(lk.id, 0) for lk in hw.links} if loads
-                                        else None)  # fmt: skip
+            ids = hw.links.resolved()[0].tolist()
+            self.canvas.set_link_widths({i: loads.get(i, 0) for i in ids} if loads else None)
             return
-        values = {}
-        for lk in hw.links:
-            t = lk.speed if what == "speed" else lk.latency
-            values[lk.id] = t.mean if t is not None else None
+        # the store's columns, in bulk (NaN: no such timing)
+        ids, has_id, _, _ = hw.links.resolved()
+        means = hw.links.means("speed" if what == "speed" else "latency")
+        values = {i: (None if m != m else m)
+                  for i, m in zip(ids[has_id].tolist(), means[has_id].tolist())}  # fmt: skip
         self.canvas.set_link_widths(values)
 
     # ------------------------------------------------------------------ interaction
@@ -264,7 +265,7 @@ class GridViewWindow(QWidget):
             self.show_virtual_route(*what)
             return
         elif kind == "link" and hw is not None:
-            link = next((lk for lk in hw.links if lk.id == what), None)
+            link = hw.links.link_by_id(int(what))  # type: ignore[call-overload]
             if link is not None:
                 lat = link.latency.mean if link.latency else None
                 spd = link.speed.mean if link.speed else None
