@@ -188,12 +188,20 @@ def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
 class _Edits:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self._newline: str | None = None
         self.items: list[tuple[int, int, int, str]] = []  # start, end, seq, replacement
         # For each edit (by seq): (record, kind, value) when it replaces one loaded value
         # with the value's new text, None for any other edit (lines added or removed).
         # The save updates the source records in place from these (see inplace.py).
         self.values: list[tuple[ValueSource, str, Any] | None] = []
+
+    @property
+    def newline(self) -> str:
+        """The line end new lines take: the text's own (`\r\n` if it holds one), found
+        only when an edit adds lines (a scan of the whole text)."""
+        if self._newline is None:
+            self._newline = "\r\n" if "\r\n" in self.text else "\n"
+        return self._newline
 
     def replace(self, start: int, end: int, new: str) -> None:
         self.items.append((start, end, len(self.items), new))
@@ -289,6 +297,8 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
             lines.append(f"{inner}end {table.block}")
             edits.insert_lines(src.insert_at, lines)
         return
+    if _table_unchanged(table.kind, current, ts.entries):
+        return  # (a million-entry `procid` table: compared in bulk)
     entry_indent = None
     for key, vs in ts.entries.items():
         if entry_indent is None:
@@ -306,6 +316,21 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
         edits.insert_lines(
             ts.insert_at, [entry_indent + entry(table, k, current[k]) for k in added]
         )
+
+
+def _table_unchanged(kind: str, current: dict, entries: dict) -> bool:
+    """Whether an integer or string table holds exactly the keys, in order, and values
+    (of the same types, as ``_same`` compares them) it was loaded with: compared as
+    lists, without a call per entry. False means only "compare entry by entry"."""
+    if kind not in (INT, STR) or len(current) != len(entries):
+        return False
+    loaded = [vs.value for vs in entries.values()]
+    values = list(current.values())
+    return (
+        list(current) == list(entries)
+        and values == loaded
+        and list(map(type, values)) == list(map(type, loaded))
+    )
 
 
 def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:
@@ -620,13 +645,15 @@ def write_text_atomic(path: Path, text: str) -> None:
     device or a FIFO is written through in place, anything else refused (see
     :func:`write_through`)."""
     path = Path(os.path.realpath(path))
-    data = text.encode("utf-8")
-    if write_through(path, data):
+    if _is_special(path):
+        write_through(path, text.encode("utf-8"))
         return
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            # encoded a piece at a time: no whole encoded copy of the text in memory
+            for i in range(0, len(text), _CHUNK):
+                f.write(text[i : i + _CHUNK].encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         try:
@@ -646,6 +673,18 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+#: Characters encoded and written at a time (a str holds no surrogate pair to split).
+_CHUNK = 1 << 22
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (see :func:`write_through`)."""
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def write_through(path: Path, data: bytes) -> bool:
