@@ -63,7 +63,7 @@ def test_each_kind_of_edit_saves_and_reads_back_with_a_true_stamp(
 
 def test_the_lazy_digest_is_the_digest_of_the_bytes_written(tmp_path: Path) -> None:
     path = tmp_path / "m.machine"
-    text = "begin machine\n    name = \"\u00e9t\u00e9 \u2603\"\nend machine\n" * 3
+    text = 'begin machine\n    name = "\u00e9t\u00e9 \u2603"\nend machine\n' * 3
     path.write_text(text, encoding="utf-8")
     st = os.stat(path)
     lazy = disk.Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, text=text)
@@ -94,7 +94,7 @@ def test_a_text_of_several_written_pieces_is_written_whole(
 ) -> None:
     monkeypatch.setattr(writer, "_CHUNK", 7)
     monkeypatch.setattr(disk, "_CHUNK", 5)
-    text = "begin machine\n    name = \"caf\u00e9 \U0001f600\"\nend machine\n"
+    text = 'begin machine\n    name = "caf\u00e9 \U0001f600"\nend machine\n'
     path = tmp_path / "x.machine"
     writer.write_text_atomic(path, text)
     assert path.read_bytes() == text.encode("utf-8")
