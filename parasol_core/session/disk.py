@@ -77,7 +77,7 @@ def _digest(data: bytes) -> bytes:
 
 
 #: Characters of text encoded and hashed at a time: one piece at a time in memory.
-_CHUNK = 1 << 22
+_CHUNK = 1 << 16
 
 
 def _digest_text(text: str) -> bytes:
