@@ -222,11 +222,15 @@ class _Edits:
             text = nl + text
         self.replace(at, at, text)
 
-    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int) -> None:
-        """Insert a new link's section after the last link of its list: recorded so that
-        the save can read it back on its own (see parasol_core.syntax.inplace)."""
+    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int,
+                    after: Any) -> None:  # fmt: skip
+        """Insert a new link's section after the last link of its list (whose record is
+        ``after``, ending at ``at``): recorded so that the save can read it back on its
+        own (see parasol_core.syntax.inplace), with the line ``at`` is on, counted from
+        that link's line rather than from the start of the text."""
         self.insert_lines(at, lines)
-        self.values[-1] = (None, "link", (store, uid))
+        line = after.line + self.text.count("\n", after.start, at)
+        self.values[-1] = (None, "link", (store, uid, line))
 
     def apply(self) -> str:
         out = []
@@ -437,7 +441,8 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
             at = None
         lines = canonical_lines(store.view(row), child_indent)
         if at is not None and j == kept_rows.shape[0] and j > 0:  # after the last one kept
-            edits.append_link(at, lines, store, int(current[row]))
+            after = store.peek_record(int(current[kept_rows[j - 1]]))
+            edits.append_link(at, lines, store, int(current[row]), after)
             continue
         if at is None:
             if child.container and container is None:
