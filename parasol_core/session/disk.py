@@ -13,7 +13,6 @@ import errno
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 UNKNOWN = "unknown"  # the session has no file, or did not read the one it names
@@ -26,13 +25,31 @@ MISSING = "missing"  # deleted or moved away
 MAX_DIFF_LINES = 200_000
 
 
-@dataclass(frozen=True)
 class Stamp:
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    digest: bytes
+    """The file's ``stat`` identity (device, inode, size, modification time) and a
+    digest of its bytes.
+
+    The digest of a file the session has just written is computed from the text it
+    wrote when first asked for (``status`` asks only when the ``stat`` differs): a save
+    does not read its file back or hash a text it may never need to compare."""
+
+    __slots__ = ("dev", "ino", "size", "mtime_ns", "_digest", "_text")
+
+    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int,
+                 digest: bytes | None = None, text: str | None = None) -> None:  # fmt: skip
+        if digest is None and text is None:
+            raise ValueError("a stamp needs the digest or the text it is of")
+        self.dev, self.ino, self.size, self.mtime_ns = dev, ino, size, mtime_ns
+        self._digest = digest
+        self._text = text  # the text written (UTF-8), until its digest is computed
+
+    @property
+    def digest(self) -> bytes:
+        if self._digest is None:
+            assert self._text is not None
+            self._digest = _digest_text(self._text)
+            self._text = None
+        return self._digest
 
     @classmethod
     def of(cls, data: bytes, st: os.stat_result) -> Stamp:
@@ -42,9 +59,35 @@ class Stamp:
         return (self.dev, self.ino, self.size, self.mtime_ns) == (
             st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # fmt: skip
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stamp):
+            return NotImplemented
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.digest) == (
+            other.dev, other.ino, other.size, other.mtime_ns, other.digest)  # fmt: skip
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Stamp(dev={self.dev}, ino={self.ino}, size={self.size}, "
+                f"mtime_ns={self.mtime_ns})")  # fmt: skip
+
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
+#: Characters of text encoded and hashed at a time: one piece at a time in memory.
+_CHUNK = 1 << 16
+
+
+def _digest_text(text: str) -> bytes:
+    """The digest of ``text`` encoded as UTF-8, equal to ``_digest(text.encode())``,
+    without a whole encoded copy (a surrogate pair is never split: the text is
+    UTF-8-encodable, so it holds no lone surrogate, and a str holds no pairs)."""
+    h = hashlib.blake2b(digest_size=16)
+    for i in range(0, len(text), _CHUNK):
+        h.update(text[i : i + _CHUNK].encode("utf-8"))
+    return h.digest()
 
 
 def read_stamped(path: str | Path) -> tuple[bytes, Stamp]:
@@ -61,12 +104,13 @@ def read_stamped(path: str | Path) -> tuple[bytes, Stamp]:
 
 
 def stamp_written(path: str | Path, text: str) -> Stamp | None:
-    """The stamp of a file just written with ``text`` (UTF-8, as the writer writes)."""
+    """The stamp of a file just written with ``text`` (UTF-8, as the writer writes): its
+    digest is computed from ``text`` when first needed."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return Stamp.of(text.encode("utf-8"), st)
+    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, text=text)
 
 
 def status(path: str | Path | None, known: Stamp | None) -> str:
@@ -91,7 +135,10 @@ def status(path: str | Path | None, known: Stamp | None) -> str:
 def refreshed(path: str | Path, known: Stamp) -> Stamp:
     """``known`` with the file's present ``stat`` (the same content, touched)."""
     st = os.stat(path)
-    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, known.digest)
+    if known.same_stat(st):
+        return known
+    # the digest as known (computed or not yet)
+    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, known._digest, known._text)
 
 
 class DiffTooLarge(ValueError):

@@ -82,8 +82,9 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
     return out
 
 
-def _appended_link(text: str, at: int, new: str, store: Any, uid: int, same: Any) -> Any:
-    """("link", store, uid, lines) when ``new`` (to go at ``at``) is one link section
+def _appended_link(text: str, at: int, new: str, store: Any, uid: int, line: int,
+                   same: Any) -> Any:  # fmt: skip
+    """("link", store, uid, lines, line) when ``new`` (to go at ``at``) is one link section
     at a line start that reads back as the link's values, the file's line ends are
     `\n` only, and no built record ends at ``at`` (it would have to stay put); else
     None."""
@@ -106,7 +107,7 @@ def _appended_link(text: str, at: int, new: str, store: Any, uid: int, same: Any
         kind = {"id": INT, "latency": TIMING, "speed": TIMING, "connect": CONNECT}[name]
         if not same(kind, getattr(view, name), src.values[name].value):
             return None
-    return ("link", store, uid, new.count("\n"))
+    return ("link", store, uid, new.count("\n"), line)
 
 
 class _Shift:
@@ -150,10 +151,11 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> 
     shift = moving
     # where each appended link goes in the new text (before anything moves)
     appended = []
-    delta = 0
+    delta = lines = 0  # characters, and lines added by the links appended before
     for start, end, new, _, read in steps:
         if isinstance(read, tuple) and read and read[0] == "link":
-            appended.append((read[1], read[2], start + delta))
+            appended.append((read[1], read[2], start + delta, read[4] + lines))
+            lines += read[3]
         delta += len(new) - (end - start)
     for block in blocks:
         src = block.src
@@ -164,9 +166,9 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> 
             _shift_block(src, shift)
     for store in link_stores(machine):  # the offsets of links whose records are not built
         store.moved(new_text, shift)
-    for store, uid, start in appended:  # read back as loaded links from now on
-        store.placed(uid, start, new_text.count("\n", 0, start) + 1, new_text)
-    for store in {id(s): s for s, _, _ in appended}.values():
+    for store, uid, start, line in appended:  # read back as loaded links from now on
+        store.placed(uid, start, line, new_text)
+    for store in {id(s): s for s, _, _, _ in appended}.values():
         store.mark_loaded()
     for _, _, _, vs, read in steps:  # their ends moved with the rest
         if vs is None:

@@ -188,12 +188,21 @@ def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
 class _Edits:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.newline = "\r\n" if "\r\n" in text else "\n"
+        self._newline: str | None = None
         self.items: list[tuple[int, int, int, str]] = []  # start, end, seq, replacement
         # For each edit (by seq): (record, kind, value) when it replaces one loaded value
         # with the value's new text, None for any other edit (lines added or removed).
         # The save updates the source records in place from these (see inplace.py).
         self.values: list[tuple[ValueSource, str, Any] | None] = []
+
+    @property
+    def newline(self) -> str:
+        """The line end new lines take: the text's own (`\r\n` if it holds one), found
+        only when an edit adds lines (a scan of the whole text)."""
+        if self._newline is None:
+            text = self.text  # one character is found by memchr, two by a slower search
+            self._newline = "\r\n" if "\r" in text and "\r\n" in text else "\n"
+        return self._newline
 
     def replace(self, start: int, end: int, new: str) -> None:
         self.items.append((start, end, len(self.items), new))
@@ -213,11 +222,15 @@ class _Edits:
             text = nl + text
         self.replace(at, at, text)
 
-    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int) -> None:
-        """Insert a new link's section after the last link of its list: recorded so that
-        the save can read it back on its own (see parasol_core.syntax.inplace)."""
+    def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int,
+                    after: Any) -> None:  # fmt: skip
+        """Insert a new link's section after the last link of its list (whose record is
+        ``after``, ending at ``at``): recorded so that the save can read it back on its
+        own (see parasol_core.syntax.inplace), with the line ``at`` is on, counted from
+        that link's line rather than from the start of the text."""
         self.insert_lines(at, lines)
-        self.values[-1] = (None, "link", (store, uid))
+        line = after.line + self.text.count("\n", after.start, at)
+        self.values[-1] = (None, "link", (store, uid, line))
 
     def apply(self) -> str:
         out = []
@@ -289,6 +302,8 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
             lines.append(f"{inner}end {table.block}")
             edits.insert_lines(src.insert_at, lines)
         return
+    if _table_unchanged(table.kind, current, ts.entries):
+        return  # (a million-entry `procid` table: compared in bulk)
     entry_indent = None
     for key, vs in ts.entries.items():
         if entry_indent is None:
@@ -306,6 +321,21 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
         edits.insert_lines(
             ts.insert_at, [entry_indent + entry(table, k, current[k]) for k in added]
         )
+
+
+def _table_unchanged(kind: str, current: dict, entries: dict) -> bool:
+    """Whether an integer or string table holds exactly the keys, in order, and values
+    (of the same types, as ``_same`` compares them) it was loaded with: compared as
+    lists, without a call per entry. False means only "compare entry by entry"."""
+    if kind not in (INT, STR) or len(current) != len(entries):
+        return False
+    loaded = [vs.value for vs in entries.values()]
+    values = list(current.values())
+    return (
+        list(current) == list(entries)
+        and values == loaded
+        and list(map(type, values)) == list(map(type, loaded))
+    )
 
 
 def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:
@@ -411,7 +441,8 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
             at = None
         lines = canonical_lines(store.view(row), child_indent)
         if at is not None and j == kept_rows.shape[0] and j > 0:  # after the last one kept
-            edits.append_link(at, lines, store, int(current[row]))
+            after = store.peek_record(int(current[kept_rows[j - 1]]))
+            edits.append_link(at, lines, store, int(current[row]), after)
             continue
         if at is None:
             if child.container and container is None:
@@ -620,13 +651,15 @@ def write_text_atomic(path: Path, text: str) -> None:
     device or a FIFO is written through in place, anything else refused (see
     :func:`write_through`)."""
     path = Path(os.path.realpath(path))
-    data = text.encode("utf-8")
-    if write_through(path, data):
+    if _is_special(path):
+        write_through(path, text.encode("utf-8"))
         return
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            # encoded a piece at a time: no whole encoded copy of the text in memory
+            for i in range(0, len(text), _CHUNK):
+                f.write(text[i : i + _CHUNK].encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         try:
@@ -646,6 +679,20 @@ def write_text_atomic(path: Path, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+#: Characters encoded and written at a time (a str holds no surrogate pair to split):
+#: small pieces stay in the processor's cache and reuse their memory (4 MB pieces,
+#: each new memory, took four times as long).
+_CHUNK = 1 << 16
+
+
+def _is_special(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (see :func:`write_through`)."""
+    try:
+        return not stat.S_ISREG(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 def write_through(path: Path, data: bytes) -> bool:
