@@ -176,3 +176,14 @@ def test_an_int_table_is_a_dict(pairs: list) -> None:
         table[k] = plain[k] = v
     assert list(table.items()) == list(plain.items()) and table == plain
     assert IntTable(plain) == plain and pickle.loads(pickle.dumps(table)) == plain
+
+
+def test_the_json_dump_of_a_bulk_table_is_the_dicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parasol_core.jsonio import dumps as json_dumps
+
+    for text in (TORUS, GRID):
+        bulk = json_dumps(loads(text))
+        monkeypatch.setattr(fastscan, "MIN_ITEMS", 10**9)  # every line by the reader
+        assert not isinstance(loads(text).topologies[0].types, IntTable)
+        assert json_dumps(loads(text)) == bulk
+        monkeypatch.setattr(fastscan, "MIN_ITEMS", 1)
