@@ -85,13 +85,13 @@ class IntTable(MutableMapping):
 
     def _index(self, key: Any) -> int:
         """The position of ``key`` in the arrays, or -1."""
-        if type(key) is not int:
-            if isinstance(key, (bool, float)) or not isinstance(key, (int, np.integer)):
-                if isinstance(key, float) and key.is_integer():
-                    key = int(key)
-                else:
-                    return -1
-            key = int(key)
+        if type(key) is not int:  # what a dict finds by equal hash: True, 2.0, np.int64(2)
+            if (isinstance(key, float) and key.is_integer()) or isinstance(key, (int, np.integer)):
+                key = int(key)
+            else:
+                return -1
+        if not -(2**63) <= key < 2**63:
+            return -1
         n = len(self._keys)
         if self._dense:
             i = key - 1

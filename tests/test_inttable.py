@@ -187,3 +187,24 @@ def test_the_json_dump_of_a_bulk_table_is_the_dicts(monkeypatch: pytest.MonkeyPa
         assert not isinstance(loads(text).topologies[0].types, IntTable)
         assert json_dumps(loads(text)) == bulk
         monkeypatch.setattr(fastscan, "MIN_ITEMS", 1)
+
+
+def test_keys_equal_to_a_number_find_it_as_in_a_dict() -> None:
+    table = loads(TORUS).topologies[0].types
+    plain = dict(table)
+    table[2**70] = plain[2**70] = 1
+    del table[5], plain[5]  # no longer dense
+    for key in (True, 2.0, 3.5, "4", None, 2**70, -(2**80), 1e300, 5):
+        assert (key in table) == (key in plain)
+        assert table.get(key) == plain.get(key)
+
+
+def test_a_table_of_numbers_out_of_order_is_searched() -> None:
+    import numpy as np
+
+    table = IntTable.from_columns(np.array([5, 3, 9]), np.array([1, 2, 3]))
+    plain = {5: 1, 3: 2, 9: 3}
+    assert table == plain and list(table) == [5, 3, 9] and table.distinct()
+    for key in (3, 4, 9.0, 2**70, -1, 10):
+        assert table.get(key) == plain.get(key)
+    assert not IntTable.from_columns(np.array([2, 1, 2]), np.array([1, 1, 1])).distinct()
