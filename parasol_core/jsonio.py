@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from parasol_core.expr.tree import Expression
+from parasol_core.inttable import IntTable, int_columns
 from parasol_core.model import Block, Timing, children_of
 
 
@@ -18,13 +19,22 @@ def value_data(value: Any) -> Any:
     return value
 
 
+def table_data(table: Any) -> dict[str, Any]:
+    """A table as a dict with text keys; a procid or mapping table read in bulk
+    (parasol_core.inttable) straight from its columns."""
+    found = int_columns(table) if isinstance(table, IntTable) else None
+    if found is not None:
+        return dict(zip(map(str, found[0].tolist()), found[1].tolist()))
+    return {str(k): value_data(v) for k, v in table.items()}
+
+
 def to_data(block: Block) -> dict[str, Any]:
     """A section as a dict: fields by attribute name, tables as dicts, children nested."""
     data: dict[str, Any] = {}
     for f, value in block.field_items():
         data[f.attr] = value_data(value)
     for table in block.TABLES:
-        data[table.attr] = {str(k): value_data(v) for k, v in getattr(block, table.attr).items()}
+        data[table.attr] = table_data(getattr(block, table.attr))
     for child in block.CHILDREN:
         kids = [to_data(c) for c in children_of(block, child)]
         data[child.attr] = kids if child.many else (kids[0] if kids else None)
@@ -46,7 +56,7 @@ def dumps(block: Block, indent: int = 1) -> str:
         for f, value in b.field_items():
             data[f.attr] = value_data(value)
         for table in b.TABLES:
-            data[table.attr] = {str(k): value_data(v) for k, v in getattr(b, table.attr).items()}
+            data[table.attr] = table_data(getattr(b, table.attr))
         for child in b.CHILDREN:
             value = getattr(b, child.attr)
             if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):

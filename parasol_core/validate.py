@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from parasol_core.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.expr.tree import Expression, unparse
+from parasol_core.inttable import int_columns
 from parasol_core.limits import MAX_ID
 from parasol_core.linkstore import LinkStore
 from parasol_core.model import (
@@ -231,7 +232,7 @@ class _Checker:
                 self.error(f"{label} has 'processors = {count}' but {len(topo.types)} "
                            "p[i] lines", topo, "processor_count", target)  # fmt: skip
         proc_ids = {p.id for p in self.m.processors}
-        for number, ptype in topo.types.items():
+        for number, ptype in _suspects(topo.types, count, proc_ids):
             if count is not None and not 1 <= number <= count:
                 self.error(f"processor number p[{number}] of {label} is out of range "
                            f"1..{count}", topo, f"types.{number}", target)  # fmt: skip
@@ -314,7 +315,7 @@ class _Checker:
             return
         hw_count = hw.processor_count
         switches = _switch_numbers(self.m, hw)
-        for v, h in virt.mapping.items():
+        for v, h in _suspects(virt.mapping, count, None, hw_count, switches):
             if count is not None and not 1 <= v <= count:
                 self.error(f"virtual processor map[{v}] of {label} is out of range 1..{count}",
                            virt, f"mapping.{v}", target)  # fmt: skip
@@ -327,12 +328,41 @@ class _Checker:
                            virt, f"mapping.{v}", target)  # fmt: skip
 
 
+def _suspects(table: Any, count: int | None, known: set | None, high: int | None = None,
+              banned: frozenset[int] = frozenset()) -> Any:  # fmt: skip
+    """The entries of a procid or mapping table that may be wrong, in order: a number
+    outside 1..``count``, a value not in ``known`` (types), outside 1..``high`` or in
+    ``banned`` (mappings). Found on the columns (parasol_core.inttable), without a loop
+    per entry, when the table holds 64-bit integers; else every entry."""
+    found = int_columns(table)
+    if found is None or (known is not None and not all(type(k) is int for k in known)):
+        return table.items()
+    numbers, values = found
+    if any(k >= 2**63 or k < -(2**63) for k in known or ()):
+        return table.items()
+    bad = np.zeros(len(numbers), dtype=bool)
+    if count is not None:
+        bad |= (numbers < 1) | (numbers > count)
+    if known is not None:
+        bad |= ~np.isin(values, np.fromiter(known, dtype=np.int64, count=len(known)))
+    if high is not None:
+        bad |= (values < 1) | (values > high)
+    if banned:
+        bad |= np.isin(values, np.fromiter(banned, dtype=np.int64, count=len(banned)))
+    return zip(numbers[bad].tolist(), values[bad].tolist())
+
+
 def _switch_numbers(machine: Machine, hw: Topology) -> frozenset[int]:
     """The hardware processors that are switches (docs/decisions.md, "Switches")."""
     kinds = switch_types(machine)
     if not kinds:
         return frozenset()
-    return frozenset(n for n, t in hw.types.items() if t in kinds)
+    found = int_columns(hw.types)
+    if found is None:
+        return frozenset(n for n, t in hw.types.items() if t in kinds)
+    numbers, values = found
+    hit = np.isin(values, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))
+    return frozenset(numbers[hit].tolist())
 
 
 def _suspect_links(store: LinkStore, nlinks: int | None,

@@ -197,8 +197,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("limits", "budget", "numeric", "params", "categories", "meanings", "values",
      "diagnostics", "source", "filelock", "_native"),
     # the model: expression trees, the link store (and the link text it reads a record
-    # back from), scaling, basic blocks, fitting
-    ("expr.tree", "model", "linkstore", "linktext", "scalers", "block", "fit"),
+    # back from), the procid and mapping tables, scaling, basic blocks, fitting
+    ("expr.tree", "model", "linkstore", "linktext", "inttable", "scalers", "block", "fit"),
     # text -> model -> text (the model file, expressions, JSON)
     ("syntax", "jsonio"),
     # references and numeric evaluation (they read references and expressions from

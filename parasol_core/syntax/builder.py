@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from parasol_core import params
 from parasol_core.diagnostics import WARNING, Diagnostic
 from parasol_core.expr.tree import Expression
+from parasol_core.inttable import IntTable
 from parasol_core.model import BLOCK_CLASSES, EXPR, INT, TIMING, Block, Machine, Timing
 from parasol_core.source import (
     BlockSource,
@@ -101,7 +102,10 @@ class _Builder(ExprBuilder):
                 found_items, warnings = found
                 for message, line, column in warnings:
                     self.warn(message, line, column)
-                items = found_items + items
+                if isinstance(found_items, list):
+                    items = found_items + items
+                else:  # a procid or mapping body (fastscan.BulkTable)
+                    items = [found_items, *items]
         return _Section(
             keyword, items, line_start(self.text, begin.start_pos),
             line_end(self.text, last_nl.start_pos), line_start(self.text, end.start_pos),
@@ -366,6 +370,15 @@ class _Builder(ExprBuilder):
         return obj
 
     def _fill_table(self, obj: Block, table: Any, ts: TableSource, items: list, cls: type) -> None:
+        if items and not isinstance(items[0], _Def) and hasattr(items[0], "sources"):
+            bulk = items[0]  # a procid or mapping body read in bulk (fastscan.BulkTable)
+            if len(items) == 1 and not ts.entries and not getattr(obj, table.attr):
+                found = IntTable.from_columns(bulk.rec[:, 2].copy(), bulk.rec[:, 5].copy())
+                if found.distinct():
+                    setattr(obj, table.attr, found)
+                    ts.entries = bulk.sources(found.columns()[0])
+                    return
+            items = [*bulk.items(), *items[1:]]
         entries = getattr(obj, table.attr)
         shadowed = obj.src.shadowed
         for item in items:

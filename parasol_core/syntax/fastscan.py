@@ -26,6 +26,8 @@ import re
 import threading
 from typing import Any
 
+import numpy as np
+
 from parasol_core import params
 from parasol_core.linkstore import LinkColumns
 from parasol_core.linktext import (  # noqa: F401 - _TIMING_RE: inplace.py's too
@@ -212,22 +214,58 @@ def _scan_table(kind: str, text: str, start: int, end: int, line: int) -> tuple 
     """(items, warnings) of a table body, or None when it is not all strict lines."""
     if kind == "timings":
         return _scan_timings(text, start, end, line)
-    rec = _table_records_native(kind, text, start, end)
+    rec = _table_records_array(kind, text, start, end)
     if rec is None:
         rec = _table_records_re(kind, text, start, end)
         if rec is None:
             return None
-    from parasol_core.syntax.builder import _Def
+        try:
+            rec = np.asarray(rec, dtype=np.int64)
+        except OverflowError:  # a number past 64 bits: a line each, as the reader does
+            rec = np.asarray(rec, dtype=object)
+    bulk = BulkTable(rec.reshape(-1, 6), end, line)
+    return (bulk if rec.dtype == np.int64 else bulk.items()), []
 
-    items = []
-    append = items.append
-    n = len(rec)
-    for i in range(0, n, 6):
-        ls, indent, key, vs, ve, value = rec[i : i + 6]
-        le = rec[i + 6] if i + 6 < n else end
-        append(_Def(INT, key, value, ValueSource(value, vs, ve, ls, le, line, indent + 1)))
-        line += 1
-    return items, []
+
+class BulkTable:
+    """The lines of a `procid` or `mapping` body read in bulk, as one record each
+    (line start, indentation length, key, value start, value end, value; an (n, 6)
+    int64 array); the builder makes the table's columns of them
+    (:mod:`parasol_core.inttable`), or, when a number is written twice, the items of
+    :meth:`items`."""
+
+    __slots__ = ("rec", "end", "line")
+
+    def __init__(self, rec: Any, end: int, line: int) -> None:
+        self.rec, self.end, self.line = rec, end, line
+
+    def __len__(self) -> int:
+        return len(self.rec)
+
+    def items(self) -> list:
+        from parasol_core.syntax.builder import _Def
+
+        items = []
+        append = items.append
+        line = self.line
+        rec = self.rec.tolist()
+        n = len(rec)
+        for i, (ls, indent, key, vs, ve, value) in enumerate(rec):
+            le = rec[i + 1][0] if i + 1 < n else self.end
+            append(_Def(INT, key, value, ValueSource(value, vs, ve, ls, le, line, indent + 1)))
+            line += 1
+        return items
+
+    def sources(self, keys: Any = None) -> Any:
+        """The records as :class:`parasol_core.inttable.TableSources` (``keys``: the
+        numbers' array to share, the table's)."""
+        from parasol_core.inttable import TableSources
+
+        r = self.rec
+        return TableSources(
+            keys if keys is not None else r[:, 2].copy(), r[:, 5].copy(), r[:, 3].copy(),
+            r[:, 4].copy(), r[:, 0].copy(), self.end, self.line, r[:, 1] + 1,
+        )  # fmt: skip
 
 
 def _table_records_re(kind: str, text: str, start: int, end: int) -> list[int] | None:
@@ -246,6 +284,12 @@ def _table_records_re(kind: str, text: str, start: int, end: int) -> list[int] |
 
 
 def _table_records_native(kind: str, text: str, start: int, end: int) -> list[int] | None:
+    """_table_records_array as a list."""
+    rec = _table_records_array(kind, text, start, end)
+    return None if rec is None else rec.tolist()
+
+
+def _table_records_array(kind: str, text: str, start: int, end: int) -> Any:
     """_table_records_re by the C kernel (parasol_core/native/scan.c), or None when it
     is not built, the text is not ASCII or the body is not of its plainest form
     (comments, ...)."""
@@ -264,8 +308,7 @@ def _table_records_native(kind: str, text: str, start: int, end: int) -> list[in
     )  # fmt: skip
     if n < 0:  # -2 cannot happen: a line ends with a \n
         return None
-    del rec[6 * n :]
-    return rec.tolist()
+    return np.frombuffer(rec, dtype=np.int64, count=6 * n)
 
 
 _encoded = threading.local()  # (text, its bytes or None) while scan() runs in this thread

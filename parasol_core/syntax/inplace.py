@@ -31,6 +31,7 @@ from typing import Any
 
 from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.expr.tree import Expression
+from parasol_core.inttable import TableSources
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, link_stores
 from parasol_core.source import BlockSource, TableSource, ValueSource
 from parasol_core.syntax.reader import read_value
@@ -195,6 +196,9 @@ def _shift_block(src: BlockSource, shift: _Shift) -> None:
 
 
 def _shift_table(ts: TableSource, shift: _Shift) -> None:
+    if isinstance(ts.entries, TableSources):
+        _shift_columns(ts, shift)
+        return
     entries = ts.entries.values()
     if ts.start is not None and ts.end is not None and entries:
         # No edit inside the sub-section: every record in it moves by the same offset
@@ -219,6 +223,29 @@ def _shift_table(ts: TableSource, shift: _Shift) -> None:
             entries = ()
     for vs in entries:
         _shift_value(vs, shift)
+    if ts.start is not None:
+        ts.start = shift(ts.start)
+    if ts.end is not None:
+        ts.end = shift(ts.end)
+    if ts.insert_at is not None:
+        ts.insert_at = shift(ts.insert_at)
+
+
+def _shift_columns(ts: TableSource, shift: _Shift) -> None:
+    """_shift_table for a table read in bulk (parasol_core.inttable.TableSources): one
+    move of its columns when no edit is inside it, else a shift per record."""
+    entries = ts.entries
+    assert isinstance(entries, TableSources)
+    if ts.start is not None and ts.end is not None:
+        ends, points = shift.ends, shift.inserted_at
+        if bisect.bisect_right(ends, ts.start) == bisect.bisect_right(ends, ts.end) and (
+            bisect.bisect_right(points, ts.start) == bisect.bisect_right(points, ts.end)
+        ):
+            entries.move(shift(ts.start) - ts.start, shift.lines(ts.start))
+        else:
+            entries.remap(shift, shift.lines)
+    else:
+        entries.remap(shift, shift.lines)
     if ts.start is not None:
         ts.start = shift(ts.start)
     if ts.end is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from parasol_core.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
+from parasol_core.inttable import TableSources
 from parasol_core.limits import MAX_LINE_LENGTH
 from parasol_core.model import Machine, all_blocks
 from parasol_core.source import BOM, counting_text, position
@@ -165,6 +166,9 @@ def _bom_shift_sources(machine: Machine) -> None:
     for block in machine.blocks():
         records = [block.src, *block.src.values.values()]
         for ts in list(block.src.tables.values()) + list(block.src.containers.values()):
+            if isinstance(ts.entries, TableSources):
+                ts.entries.fix_first_line()
+                continue
             records.extend(ts.entries.values())
         for r in records:
             if r.line == 1 and r.column > 1:
@@ -191,6 +195,9 @@ def _clip(machine: Machine, text: str) -> None:
         for vs in src.values.values():
             vs.line_end = min(vs.line_end, n)
         for ts in list(src.tables.values()) + list(src.containers.values()):
+            if isinstance(ts.entries, TableSources):
+                ts.entries.clip(n)
+                continue
             for vs in ts.entries.values():
                 vs.line_end = min(vs.line_end, n)
             if ts.end is not None:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.expr.tree import Expression, format_number
+from parasol_core.inttable import IntTable, TableSources
 from parasol_core.linkstore import LinkStore
 from parasol_core.model import (
     CONNECT,
@@ -302,8 +303,12 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
             lines.append(f"{inner}end {table.block}")
             edits.insert_lines(src.insert_at, lines)
         return
-    if _table_unchanged(table.kind, current, ts.entries):
-        return  # (a million-entry `procid` table: compared in bulk)
+    if isinstance(ts.entries, TableSources) and _edit_bulk_table(block, table, src, inner, edits):
+        return
+    if not isinstance(ts.entries, TableSources) and _table_unchanged(
+        table.kind, current, ts.entries
+    ):
+        return  # (a large table read entry by entry: compared as lists)
     entry_indent = None
     for key, vs in ts.entries.items():
         if entry_indent is None:
@@ -336,6 +341,51 @@ def _table_unchanged(kind: str, current: dict, entries: dict) -> bool:
         and values == loaded
         and list(map(type, values)) == list(map(type, loaded))
     )
+
+
+def _edit_bulk_table(
+    block: Block, table: Table, src: BlockSource, inner: str, edits: _Edits
+) -> bool:
+    """_edit_table for a table read in bulk (parasol_core.inttable): the lines whose
+    numbers went or whose values changed, and the numbers added, found on the columns.
+    False when the table or its records hold what the columns do not (then the loop
+    per entry does it)."""
+    ts = src.tables[table.attr]
+    entries = ts.entries
+    current = getattr(block, table.attr)
+    if not isinstance(current, IntTable) or not entries.is_plain():
+        return False
+    try:
+        keys, vals = current.columns()
+    except ValueError:
+        return False
+    rows = entries.numbers()
+    loaded = entries.loaded_values()
+    if len(keys) == len(rows) and np.array_equal(keys, rows):
+        found = np.ones(len(rows), dtype=bool)
+        now = vals
+    else:
+        order = np.argsort(keys, kind="stable")
+        pos = np.searchsorted(keys, rows, sorter=order).clip(0, max(len(keys) - 1, 0))
+        found = keys[order[pos]] == rows if len(keys) else np.zeros(len(rows), dtype=bool)
+        now = vals[order[pos]] if len(keys) else loaded
+    for key in rows[~found].tolist():
+        vs = entries[key]
+        edits.replace(vs.line_start, vs.line_end, "")
+        _remove_shadowed(src, f"{table.attr}.{key}", edits)
+    for key in rows[found & (now != loaded)].tolist():
+        edits.replace_value(entries[key], table.kind, current[key])
+    added = keys[~np.isin(keys, rows)].tolist() if len(keys) != int(found.sum()) else []
+    if added:
+        if len(rows):
+            entry_indent = indent_of(src.text, entries.first_line_start())
+        else:
+            entry_indent = inner if table.block is None else inner + INDENT
+        assert ts.insert_at is not None
+        edits.insert_lines(
+            ts.insert_at, [entry_indent + entry(table, k, current[k]) for k in added]
+        )
+    return True
 
 
 def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edits: _Edits) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from parasol_core.inttable import int_columns
 from parasol_core.model import NETWORK_KINDS, Machine, Topology
 
 
@@ -34,8 +35,12 @@ def switch_mask(machine: Machine, topology: Topology, count: int | None = None) 
     kinds = switch_types(machine)
     if not kinds or not topology.types:
         return mask
-    numbers = np.fromiter(topology.types.keys(), dtype=np.int64, count=len(topology.types))
-    types = np.fromiter(topology.types.values(), dtype=np.int64, count=len(topology.types))
+    found = int_columns(topology.types)
+    if found is None:
+        numbers = np.array([n for n, t in topology.types.items() if t in kinds], dtype=object)
+        mask[[n for n in numbers.tolist() if type(n) is int and 1 <= n <= count]] = True
+        return mask
+    numbers, types = found
     hit = np.isin(types, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))
     inside = (numbers >= 1) & (numbers <= count)
     mask[numbers[hit & inside]] = True
