@@ -272,3 +272,21 @@ def test_the_overview_counts_timings_as_they_are_added_and_removed(main_window):
     assert table.model().index(0, 2).data() == "7" and told == [(2, 2), (2, 2)]
     set_value(main_window, "pc(1).size", 4096)
     assert table.model().index(0, 3).data() == "4096"
+
+
+def test_a_processor_type_is_marked_a_switch_from_the_processor_master(main_window, qtbot):
+    """The checkbox marks the selected type as a switch (one undo step, the line in
+    the saved file), the list says so, and undo takes the mark back."""
+    doc = main_window.document
+    master = main_window.processor_master
+    proc = doc.machine.processors[0]
+    assert not master.switch_box.isChecked()
+    master.switch_box.setChecked(True)
+    assert proc.is_switch and master.list.item(0).text().endswith("(switch)")
+    assert "# piui: role = switch" in doc.session.text()
+    doc.session.undo()
+    assert not proc.is_switch and not master.switch_box.isChecked()
+    assert not master.list.item(0).text().endswith("(switch)")
+    assert "piui: role" not in doc.session.text()
+    doc.session.redo()
+    assert master.switch_box.isChecked()

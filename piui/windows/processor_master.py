@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -52,6 +53,14 @@ class ProcessorMaster(QWidget):
         form = QFormLayout(other)
         form.addRow("Id:", self.id_field)
         form.addRow("Name:", self.name_field)
+        # docs/decisions.md, "Switches": a type whose processors only forward messages
+        self.switch_box = QCheckBox("Switch: forwards messages, runs no program")
+        self.switch_box.setToolTip(
+            "Processors of this type are switches or routers: routes pass through them; "
+            "communication patterns, mappings and compute-processor counts leave them out "
+            "(written as '# piui: role = switch' in the processor section)"
+        )
+        form.addRow(self.switch_box)
         self.message = message_label()
         form.addRow(self.message)
         for field in (self.id_field, self.name_field):
@@ -80,6 +89,7 @@ class ProcessorMaster(QWidget):
         self.remove_button.clicked.connect(self.remove)
         self.id_field.editingFinished.connect(lambda: self._edit("id", self.id_field, INT))
         self.name_field.editingFinished.connect(lambda: self._edit("name", self.name_field, STR))
+        self.switch_box.toggled.connect(self._set_switch)
         document.modelReset.connect(self.refresh)
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
@@ -91,7 +101,8 @@ class ProcessorMaster(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for p in self.document.machine.processors:
-            item = QListWidgetItem(f"{p.id}: {p.name or '(no name)'}")
+            kind = " (switch)" if p.is_switch else ""
+            item = QListWidgetItem(f"{p.id}: {p.name or '(no name)'}{kind}")
             item.setData(Qt.ItemDataRole.UserRole, p.id)
             self.list.addItem(item)
         self.list.blockSignals(False)
@@ -105,16 +116,19 @@ class ProcessorMaster(QWidget):
                 self.list.blockSignals(False)
         proc = self.document.current_processor()
         has = proc is not None
-        for w in (self.id_field, self.name_field, self.duplicate_button, self.remove_button,
-                  *self.section_buttons.values()):  # fmt: skip
+        for w in (self.id_field, self.name_field, self.switch_box, self.duplicate_button,
+                  self.remove_button, *self.section_buttons.values()):  # fmt: skip
             w.setEnabled(has)
+        self.switch_box.blockSignals(True)
+        self.switch_box.setChecked(has and proc.is_switch)
+        self.switch_box.blockSignals(False)
         self.id_field.setText("" if not has or proc.id is None else str(proc.id))
         self.name_field.setText("" if not has else proc.name or "")
         self.id_field.accept_input()
         self.name_field.accept_input()
 
     def _values_changed(self, change: Change) -> None:
-        if change.touches(Processor, "id") or change.touches(Processor, "name"):
+        if any(change.touches(Processor, f) for f in ("id", "name", "role")):
             self.refresh()
 
     def _selected(self, current: QListWidgetItem | None, _previous: object) -> None:
@@ -144,6 +158,19 @@ class ProcessorMaster(QWidget):
         ):
             return
         self.document.session.remove_processor(proc.id)
+
+    def _set_switch(self, on: bool) -> None:
+        """Mark the selected type as a switch, or as a processor that runs programs."""
+        proc = self.document.current_processor()
+        if proc is None or proc.is_switch == on:
+            return
+        label = "Mark processor type as a switch" if on else "Mark processor type as compute"
+        try:
+            self.document.session.set_value(f"pr({proc.id}).role", "switch" if on else None,
+                                            label=label)  # fmt: skip
+        except (EditError, SessionError) as e:
+            show_refusal(self.message, str(e))
+            self._follow(proc.id)
 
     def _edit(self, field: str, widget: ValueField, kind: str) -> None:
         proc = self.document.current_processor()
