@@ -81,17 +81,23 @@ def link_sections(store: LinkStore, indent: str) -> str:
 
 def _interleave(*columns: list) -> str:
     """The columns' texts joined row by row: a one-element list is the same text in
-    every row; the others are numbers (by ``str``) or strings, one a row. Slice
-    assignments and ``str.join`` run in C: about ten times quicker than formatting
-    each row with ``%``."""
+    every row; the others are numbers (whole numbers from 0 up) or strings, one a row.
+    Slice assignments and ``str.join`` run in C: about ten times quicker than formatting
+    each row with ``%``. Numbers are written by looking up the text of each value up to
+    the largest once (``str`` of a million numbers, then a list lookup a row, about a
+    third of a ``str`` call a row)."""
     n = max(len(c) for c in columns)
     k = len(columns)
+    numeric = [c for c in columns if not (len(c) == 1 and n != 1) and c and type(c[0]) is not str]
+    top = max((max(c) for c in numeric), default=-1)
+    low = min((min(c) for c in numeric), default=0)
+    digits = list(map(str, range(top + 1))) if low >= 0 and top < 4 * n + 1024 else None
     parts: list = [None] * (n * k)
     for j, column in enumerate(columns):
         if len(column) == 1 and n != 1:
             parts[j::k] = column * n
         elif column and type(column[0]) is not str:
-            parts[j::k] = map(str, column)
+            parts[j::k] = map(digits.__getitem__ if digits is not None else str, column)
         else:
             parts[j::k] = column
     return "".join(parts)
