@@ -99,8 +99,10 @@ def read_model(path: str | Path) -> tuple[Machine, Stamp]:
     ModelSyntaxError or OSError."""
     from parasol_core.syntax.parser import loads
 
-    data, stamp = disk.read_stamped(path)
-    return loads(data, str(path)), stamp
+    data, st = disk.read_with_stat(path)
+    machine = loads(data, str(path))
+    text = getattr(machine.src, "text", None) if machine.src is not None else None
+    return machine, disk.stamp_read(data, st, text)
 
 
 class Session:
