@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parasol_core.syntax.parser import load
 from parasol_core.topology import generate
@@ -206,3 +208,48 @@ def test_link_pairs_in_one_pass_and_the_rest_as_they_are():
     assert ids.tolist() == slow.ids.tolist() and a.tolist() == slow.a.tolist()
     assert others == [bus, loose]
     assert 90 in link_classes(topo, Shape((4, 4))).other
+
+
+def _classes_by_coordinates(shape, a, b):
+    """The reference: both ends' coordinates, one dimension moved by one step (or
+    size - 1 of a size of 3 or more)."""
+    import numpy as np
+
+    grid = shape.padded(3)
+    axis = np.full(a.shape[0], -1, dtype=np.int64)
+    wrap = np.zeros(a.shape[0], dtype=bool)
+    for i, (p, q) in enumerate(zip(a.tolist(), b.tolist())):
+        if not (1 <= p <= grid.size and 1 <= q <= grid.size):
+            continue
+        cp, cq = grid.coordinates(p), grid.coordinates(q)
+        moved = [k for k in range(grid.ndim) if cp[k] != cq[k]]
+        if len(moved) != 1:
+            continue
+        k = moved[0]
+        step, size = abs(cp[k] - cq[k]), grid.dims[k]
+        if step == 1:
+            axis[i] = k
+        elif step == size - 1 and size >= 3:
+            axis[i], wrap[i] = k, True
+    return axis, wrap
+
+
+@settings(max_examples=200, deadline=None)
+@given(dims=st.lists(st.integers(1, 5), min_size=1, max_size=6), data=st.data())
+def test_link_classes_agree_with_the_coordinates_of_both_ends(dims, data):
+    import numpy as np
+
+    from parasol_core.topology.layout import link_classes
+    from parasol_core.topology.shape import Shape
+
+    shape = Shape(tuple(dims))
+    n = shape.size
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n + 1), st.integers(0, n + 1)),
+                               min_size=1, max_size=40))  # fmt: skip
+    a = np.asarray([p for p, _ in pairs], dtype=np.int64)
+    b = np.asarray([q for _, q in pairs], dtype=np.int64)
+    ids = np.arange(1, a.shape[0] + 1, dtype=np.int64)
+    got = link_classes(None, shape, (ids, a, b, []))
+    axis, wrap = _classes_by_coordinates(shape, a, b)
+    assert got.axis.tolist() == axis.tolist()
+    assert got.wrap.tolist() == wrap.tolist()

@@ -337,9 +337,13 @@ class TopologyCanvas(QWidget):
         types = np.zeros(n, dtype=np.int64)
         if not topology.types:
             return types
-        numbers = np.fromiter(topology.types.keys(), np.int64, len(topology.types))
-        values = np.fromiter(((t if isinstance(t, int) else 0) for t in topology.types.values()),
-                             np.int64, len(topology.types))  # fmt: skip
+        try:  # a table read in bulk holds its columns (parasol_core.inttable)
+            numbers, values = topology.types.columns()  # type: ignore[attr-defined]
+        except (AttributeError, ValueError):
+            numbers = np.fromiter(topology.types.keys(), np.int64, len(topology.types))
+            values = np.fromiter(((t if isinstance(t, int) else 0)
+                                  for t in topology.types.values()),
+                                 np.int64, len(topology.types))  # fmt: skip
         ok = (numbers >= 1) & (numbers <= n)
         types[numbers[ok] - 1] = values[ok]
         return types
