@@ -17,6 +17,7 @@ from typing import Any
 from parasol_core.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
 from parasol_core.inttable import TableSources
 from parasol_core.limits import MAX_LINE_LENGTH
+from parasol_core.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.model import Machine, all_blocks
 from parasol_core.source import BOM, counting_text, position
 from parasol_core.syntax import reader
@@ -107,10 +108,12 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
         if enabled:
             gc.freeze()
             gc.unfreeze()
-        return machine
     finally:
         if enabled:
             gc.enable()
+    if len(text) >= TRIM_AFTER_BYTES:  # the reading's temporaries back to the system
+        release_free_memory()
+    return machine
 
 
 def _loads(text: str | bytes, path: str | None) -> Machine:
