@@ -22,6 +22,7 @@ from parasol_core.expr.tree import Expression, unparse
 from parasol_core.inttable import int_columns
 from parasol_core.limits import MAX_ID
 from parasol_core.linkstore import LinkStore
+from parasol_core.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.model import (
     COMBINATION_NAMES,
     Block,
@@ -408,7 +409,11 @@ def validate(machine: Machine, engine: Engine | None = None) -> list[Diagnostic]
     Pass the model's engine when there is one (a session's): the cycle check reads it
     instead of building another."""
     loaded = list(machine.src.diagnostics) if machine.src is not None else []
-    return loaded + _Checker(machine, engine).run()
+    found = loaded + _Checker(machine, engine).run()
+    text = getattr(machine.src, "text", "") if machine.src is not None else ""
+    if len(text or "") >= TRIM_AFTER_BYTES:  # its bulk checks' temporaries: back
+        release_free_memory()
+    return found
 
 
 def errors(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
