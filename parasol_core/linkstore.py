@@ -664,6 +664,26 @@ class LinkStore(MutableSequence):
                     return r
         return first
 
+    def rows_of_ids(self, link_ids: Any) -> np.ndarray:
+        """:meth:`row_of_id` for many ids at once: the rows, -1 where no link has the id
+        (in bulk, unless some link holds an id the column does not)."""
+        wanted = np.asarray(link_ids, dtype=np.int64).reshape(-1)
+        if self._odd:
+            return np.fromiter((-1 if (r := self.row_of_id(int(i))) is None else r
+                                for i in wanted.tolist()), dtype=np.int64, count=wanted.shape[0])  # fmt: skip
+        if self._by_id is None:
+            self.row_of_id(0)  # builds the lookup
+        assert self._by_id is not None
+        if self._by_id[0] == "range":
+            rows = wanted - 1
+            rows[(rows < 0) | (rows >= len(self))] = -1
+            return rows
+        _, order, keys = self._by_id
+        if not keys.shape[0]:
+            return np.full(wanted.shape[0], -1, dtype=np.int64)
+        at = np.searchsorted(keys, wanted).clip(0, keys.shape[0] - 1)
+        return np.where(keys[at] == wanted, order[at], -1).astype(np.int64)
+
     def link_by_id(self, link_id: int) -> Any:
         row = self.row_of_id(link_id)
         return None if row is None else self.view(row)

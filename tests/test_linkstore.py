@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -217,3 +218,17 @@ def test_random_edits_match_a_plain_list(start: list[Link], ops: list[tuple]) ->
         assert list(store) == model
     copy = LinkStore(list(store))
     assert copy == store
+
+
+@pytest.mark.parametrize("ids", [[1, 2, 3, 4, 5], [7, 3, 9, 3, 11], []])
+def test_rows_of_ids_is_row_of_id_in_bulk(ids):
+    from parasol_core.linkstore import LinkStore
+    from parasol_core.model import Link, Timing
+
+    store = LinkStore()
+    for i in ids:
+        store.append(Link(id=i, latency=Timing(1e-6), speed=Timing(1e-9), connect=[1, 2]))
+    asked = [0, 1, 3, 5, 7, 9, 11, 12, -4]
+    assert store.rows_of_ids(asked).tolist() == [
+        -1 if (r := store.row_of_id(i)) is None else r for i in asked
+    ]

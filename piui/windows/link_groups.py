@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -31,12 +32,16 @@ SINGLE_LIMIT = 4
 SELECTED = "selected"
 
 
-def _common(links: list[Link], attr: str) -> tuple[float | None, bool]:
-    """The value the links share (or the first one's), and whether they all share it."""
-    values = [getattr(lk, attr).mean if getattr(lk, attr) is not None else None for lk in links]
-    if not values:
+def _common(hw: Topology | None, rows: np.ndarray, attr: str) -> tuple[float | None, bool]:
+    """The value the links of these store rows share (or the first one's; None for no
+    such timing), and whether they all share it, from the store's mean column."""
+    if hw is None or not rows.shape[0]:
         return None, True
-    return values[0], all(v == values[0] for v in values)
+    values = hw.links.means(attr)[rows]
+    first = float(values[0])
+    if first != first:  # NaN: the first has none
+        return None, bool(np.isnan(values).all())
+    return first, bool((values == first).all())
 
 
 class LinkGroupsWindow(QWidget):
@@ -149,21 +154,28 @@ class LinkGroupsWindow(QWidget):
             self.set_group(SELECTED)
 
     def _links(self, ids: Sequence[int]) -> list[Link]:
+        """The links of these ids, in link-list order (looked up by id: a few views)."""
         hw = self.hardware
-        if not ids:
+        if not ids or hw is None:
             return []
-        wanted = set(ids)
-        return [lk for lk in hw.links if lk.id in wanted] if hw is not None else []
+        rows = np.unique(hw.links.rows_of_ids(list(ids)))
+        return [hw.links[int(r)] for r in rows[rows >= 0]]
 
     def _show_group(self, *_: object) -> None:
-        links = self._links(self._group_tuple())
-        self._group_size = len(links)
-        lat, self._same["latency"] = _common(links, "latency")
-        spd, self._same["speed"] = _common(links, "speed")
+        hw = self.hardware
+        ids = self._group_tuple()
+        # the group's rows of the link store, and its timings from the columns (a group
+        # of a million-link model is millions of rows: no view per link)
+        rows = np.unique(hw.links.rows_of_ids(list(ids))) if hw is not None and ids else []
+        rows = np.asarray(rows, dtype=np.int64)
+        rows = rows[rows >= 0]
+        self._group_size = int(rows.shape[0])
+        lat, self._same["latency"] = _common(hw, rows, "latency")
+        spd, self._same["speed"] = _common(hw, rows, "speed")
         for edit, value in ((self.latency, lat), (self.speed, spd)):
             if edit.value() != value:
                 edit.setValue(value)
-            edit.setEnabled(bool(links))
+            edit.setEnabled(bool(rows.shape[0]))
         self._show_note()
 
     def _show_note(self) -> None:
