@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parasol_core import load, loads
 from parasol_core.model import Machine, Processor, Timing
@@ -239,3 +241,44 @@ def test_nd_numbering_is_row_major():
     shape = Shape((3, 2, 4, 3, 2, 3))
     assert shape.processor((1, 1, 2, 1, 1, 2)) == 1 + 1 + 3 + 6 * 2 + 24 + 72 + 144 * 2
     assert shape.coordinates(432) == (2, 1, 3, 2, 1, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_comparing_in_bulk_is_comparing_link_by_link(data):
+    """The columns' comparison (two-processor links) gives what the matching by
+    processor sets gives, duplicates of a pair and missing timings included."""
+    import pytest as _pytest
+
+    from parasol_core.model import Link, Timing, Topology
+    from parasol_core.topology import compare
+
+    def links(draw_pairs):
+        out = []
+        for i, (a, b, lat, spd) in enumerate(draw_pairs, start=1):
+            out.append(Link(id=i, latency=None if lat is None else Timing(lat),
+                            speed=Timing(spd), connect=[a, b]))  # fmt: skip
+        return out
+
+    pair = st.tuples(st.integers(1, 5), st.integers(1, 5), st.sampled_from([None, 1.0, 2.0]),
+                     st.sampled_from([1.0, 3.0]))  # fmt: skip
+    old = Topology(processor_count=5, routing="shortest",
+                   links=links(data.draw(st.lists(pair, max_size=12))))  # fmt: skip
+    new = Topology(processor_count=5, routing="shortest",
+                   links=links(data.draw(st.lists(pair, max_size=12))))  # fmt: skip
+    bulk = compare.compare_topologies(old, new)
+    with _pytest.MonkeyPatch.context() as mp:
+        mp.setattr(compare, "_compare_in_bulk", lambda o, n: None)
+        ref = compare.compare_topologies(old, new)
+
+    def key(link):
+        lat = None if link.latency is None else link.latency.mean
+        return (tuple(link.connect), lat is None, lat or 0.0, link.speed.mean)
+
+    assert bulk.unchanged == ref.unchanged
+    assert sorted(map(key, bulk.added)) == sorted(map(key, ref.added))
+    assert sorted(map(key, bulk.removed)) == sorted(map(key, ref.removed))
+    assert sorted((key(a), key(b)) for a, b in bulk.changed) == sorted(
+        (key(a), key(b)) for a, b in ref.changed
+    )
+    assert bulk.summary()[-1] == ref.summary()[-1]
