@@ -432,19 +432,8 @@ def _edit_children(block: Block, child: Child, src: BlockSource, inner: str, edi
                 if id(nxt) in kept_ids:
                     at = nxt.src.start
                     break
-        lines = canonical_lines(c, child_indent)
-        if at is None:
-            if child.container and container is None:
-                lines = (
-                    [f"{inner}begin {child.container}"]
-                    + [INDENT + line for line in lines]
-                    + [f"{inner}end {child.container}"]
-                )
-                at = src.insert_at
-            elif container is not None:
-                at = container.insert_at
-            else:
-                at = _child_insert_point(block, child, src)
+        at, lines = _new_child_place(block, child, src, container, inner, at,
+                                     canonical_lines(c, child_indent))  # fmt: skip
         edits.insert_lines(at, lines)
 
 
@@ -494,19 +483,25 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
             after = store.peek_record(int(current[kept_rows[j - 1]]))
             edits.append_link(at, lines, store, int(current[row]), after)
             continue
-        if at is None:
-            if child.container and container is None:
-                lines = (
-                    [f"{inner}begin {child.container}"]
-                    + [INDENT + line for line in lines]
-                    + [f"{inner}end {child.container}"]
-                )
-                at = src.insert_at
-            elif container is not None:
-                at = container.insert_at
-            else:
-                at = src.insert_at
+        at, lines = _new_child_place(None, child, src, container, inner, at, lines)
         edits.insert_lines(at, lines)
+
+
+def _new_child_place(block: Block | None, child: Child, src: BlockSource, container: Any,
+                     inner: str, at: int | None, lines: list[str]) -> tuple[int, list[str]]:  # fmt: skip
+    """Where the lines of a new child section go when no kept sibling places them
+    (``at`` None), wrapped in its container section when the block has none yet."""
+    if at is not None:
+        return at, lines
+    if child.container and container is None:
+        wrapped = [f"{inner}begin {child.container}", *(INDENT + line for line in lines),
+                   f"{inner}end {child.container}"]  # fmt: skip
+        return src.insert_at, wrapped
+    if container is not None:
+        return container.insert_at, lines
+    if block is None:  # (a link store's links always sit in their container)
+        return src.insert_at, lines
+    return _child_insert_point(block, child, src), lines
 
 
 def _child_insert_point(block: Block, child: Child, src: BlockSource) -> int:

@@ -410,7 +410,16 @@ def _check_compute(src: np.ndarray, dst: np.ndarray, compute: int, label: str, w
             )
 
 
-class UpDownRouting(RoutingTechnique):
+class _ArrayRouting(RoutingTechnique):
+    """A technique whose routes are computed in batch (:meth:`paths`); one route is a
+    batch of one."""
+
+    def path(self, layout: Layout, src: int, dst: int) -> list[int]:
+        _, procs = self.paths(layout, np.asarray([src]), np.asarray([dst]))
+        return procs.tolist()
+
+
+class UpDownRouting(_ArrayRouting):
     """Up to the nearest common ancestors' level of a fat tree and down again; the
     ancestor the destination picks (d-mod-k)."""
 
@@ -419,10 +428,6 @@ class UpDownRouting(RoutingTechnique):
         "fat tree: up to the nearest common ancestor, then down; up ports chosen by the "
         "destination (d-mod-k)"
     )
-
-    def path(self, layout: Layout, src: int, dst: int) -> list[int]:
-        offsets, procs = self.paths(layout, np.asarray([src]), np.asarray([dst]))
-        return procs.tolist()
 
     def paths(
         self, layout: Layout, src: np.ndarray, dst: np.ndarray
@@ -439,7 +444,7 @@ class UpDownRouting(RoutingTechnique):
         return int(np.asarray(src).shape[0]) * (2 * tree.levels + 1)
 
 
-class DragonflyRouting(RoutingTechnique):
+class DragonflyRouting(_ArrayRouting):
     """Minimal or Valiant routing on a dragonfly."""
 
     def __init__(self, valiant: bool) -> None:
@@ -450,10 +455,6 @@ class DragonflyRouting(RoutingTechnique):
             if valiant
             else "dragonfly: fewest hops (local, global, local)"
         )
-
-    def path(self, layout: Layout, src: int, dst: int) -> list[int]:
-        offsets, procs = self.paths(layout, np.asarray([src]), np.asarray([dst]))
-        return procs.tolist()
 
     def paths(
         self, layout: Layout, src: np.ndarray, dst: np.ndarray
