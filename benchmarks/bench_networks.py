@@ -28,13 +28,11 @@ json.loads take turns).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import statistics
-import time
-from collections.abc import Callable
 
 import numpy as np
+from bench_nd_torus import median, timed  # the same timing as the torus bench
 
 from parasol_core import loads
 from parasol_core.jsonio import to_data
@@ -44,21 +42,6 @@ from parasol_core.topology.generators import generate
 from parasol_core.topology.index import TopologyIndex
 from parasol_core.topology.switches import compute_count
 from parasol_core.validate import validate
-
-
-def timed(fn: Callable[[], object]) -> tuple[float, object]:
-    gc.collect()
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
-
-
-def median(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeat):
-        t, out = timed(fn)
-        times.append(t)
-    return statistics.median(times), out
 
 
 def bench(kind: str, sizes: list[int], routings: list[str], args: argparse.Namespace) -> bool:
