@@ -33,7 +33,7 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.source import LineIndex, loaded_connect
-from parasol_core.topology.switches import switch_types
+from parasol_core.topology.switches import switch_mask
 
 if TYPE_CHECKING:
     from parasol_core.engine import Engine
@@ -355,15 +355,7 @@ def _suspects(table: Any, count: int | None, known: set | None, high: int | None
 
 def _switch_numbers(machine: Machine, hw: Topology) -> frozenset[int]:
     """The hardware processors that are switches (docs/decisions.md, "Switches")."""
-    kinds = switch_types(machine)
-    if not kinds:
-        return frozenset()
-    found = int_columns(hw.types)
-    if found is None:
-        return frozenset(n for n, t in hw.types.items() if t in kinds)
-    numbers, values = found
-    hit = np.isin(values, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))
-    return frozenset(numbers[hit].tolist())
+    return frozenset(np.flatnonzero(switch_mask(machine, hw)).tolist())
 
 
 def _suspect_links(store: LinkStore, nlinks: int | None,

@@ -69,6 +69,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QRubberBand, QSizePolicy, QWidget
 
+from parasol_core.inttable import int_columns
 from parasol_core.model import Topology
 from parasol_core.topology.layout import (
     Placement,
@@ -337,9 +338,10 @@ class TopologyCanvas(QWidget):
         types = np.zeros(n, dtype=np.int64)
         if not topology.types:
             return types
-        try:  # a table read in bulk holds its columns (parasol_core.inttable)
-            numbers, values = topology.types.columns()  # type: ignore[attr-defined]
-        except (AttributeError, ValueError):
+        found = int_columns(topology.types)  # a table read in bulk: its own columns
+        if found is not None:
+            numbers, values = found
+        else:  # a value that is not a whole number: type 0 (none)
             numbers = np.fromiter(topology.types.keys(), np.int64, len(topology.types))
             values = np.fromiter(((t if isinstance(t, int) else 0)
                                   for t in topology.types.values()),
