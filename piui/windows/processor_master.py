@@ -54,7 +54,7 @@ class ProcessorMaster(QWidget):
         form.addRow("Id:", self.id_field)
         form.addRow("Name:", self.name_field)
         # docs/decisions.md, "Switches": a type whose processors only forward messages
-        self.switch_box = QCheckBox("Switch: forwards messages, runs no program")
+        self.switch_box = QCheckBox("Switch (forwards only)")
         self.switch_box.setToolTip(
             "Processors of this type are switches or routers: routes pass through them; "
             "communication patterns, mappings and compute-processor counts leave them out "
