@@ -3,14 +3,22 @@
 The parts, one module each:
 
 * :mod:`.shape`: grid shapes and processor coordinates (``Shape``, ``shape_of``);
-* :mod:`.generators`: grid, ring, torus, hypercube, bus and clique topologies;
+* :mod:`.generators`: grid, ring, N-D torus, hypercube, bus, clique, fat tree and dragonfly
+  topologies (:mod:`.networks`: fat trees and dragonflies, their structure and routing);
+* :mod:`.switches`: which processors are switches, and what network a topology says it is;
 * :mod:`.compare`: what replacing a topology adds, removes and changes;
 * :mod:`.routing`: routing techniques by name (built-ins, entry-point plug-ins);
 * :mod:`.techniques`: the built-in techniques;
 * :mod:`.index`: routes through a hardware topology (``route``, ``routes``);
 * :mod:`.virtual`: virtual links and routes between virtual processors;
 * :mod:`.mapping`: mapping quality (dilation, congestion) and mapping schemes;
-* :mod:`.network`: route ids, network states and transfer times.
+* :mod:`.network`: route ids, network states and transfer times (:mod:`.flow`: pacing
+  and max-min sharing; :mod:`.ragged`: the ragged arrays they gather over);
+* :mod:`.steps`: how much work a batch of routes is, before it is plotted;
+* :mod:`.shortest`: shortest paths over any link list;
+* :mod:`.layout`: where each processor is drawn.
+
+The event simulator that runs phases over these is :mod:`parasol_core.simulate`.
 
 See ``docs/topology.md``.
 """
