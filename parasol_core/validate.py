@@ -33,7 +33,7 @@ from parasol_core.model import (
     VirtualTopology,
 )
 from parasol_core.source import LineIndex, loaded_connect
-from parasol_core.topology.switches import switch_mask
+from parasol_core.topology.switches import switch_numbers
 
 if TYPE_CHECKING:
     from parasol_core.engine import Engine
@@ -355,7 +355,7 @@ def _suspects(table: Any, count: int | None, known: set | None, high: int | None
 
 def _switch_numbers(machine: Machine, hw: Topology) -> frozenset[int]:
     """The hardware processors that are switches (docs/decisions.md, "Switches")."""
-    return frozenset(np.flatnonzero(switch_mask(machine, hw)).tolist())
+    return frozenset(switch_numbers(machine, hw).tolist())
 
 
 def _suspect_links(store: LinkStore, nlinks: int | None,

@@ -24,6 +24,22 @@ def switch_types(machine: Machine) -> frozenset[int]:
     return frozenset(p.id for p in machine.processors if p.is_switch and p.id is not None)
 
 
+def switch_numbers(machine: Machine, topology: Topology) -> np.ndarray:
+    """The numbers of the topology's processors whose type is a switch type, as its
+    procid table gives them (any number: nothing here is sized by a processor count,
+    which a file may state as anything)."""
+    kinds = switch_types(machine)
+    if not kinds or not topology.types:
+        return np.zeros(0, dtype=np.int64)
+    found = int_columns(topology.types)
+    if found is None:
+        return np.asarray([n for n, t in topology.types.items()
+                           if t in kinds and type(n) is int and 0 <= n < 2**63],
+                          dtype=np.int64)  # fmt: skip
+    numbers, types = found
+    return numbers[np.isin(types, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))]
+
+
 def switch_mask(machine: Machine, topology: Topology, count: int | None = None) -> np.ndarray:
     """A boolean array indexed by processor number (0 unused, 1..count): True where the
     processor is a switch. ``count`` defaults to the topology's processor count."""
@@ -32,18 +48,8 @@ def switch_mask(machine: Machine, topology: Topology, count: int | None = None) 
 
         count = processor_count(topology)
     mask = np.zeros(count + 1, dtype=bool)
-    kinds = switch_types(machine)
-    if not kinds or not topology.types:
-        return mask
-    found = int_columns(topology.types)
-    if found is None:
-        numbers = np.array([n for n, t in topology.types.items() if t in kinds], dtype=object)
-        mask[[n for n in numbers.tolist() if type(n) is int and 1 <= n <= count]] = True
-        return mask
-    numbers, types = found
-    hit = np.isin(types, np.fromiter(kinds, dtype=np.int64, count=len(kinds)))
-    inside = (numbers >= 1) & (numbers <= count)
-    mask[numbers[hit & inside]] = True
+    numbers = switch_numbers(machine, topology)
+    mask[numbers[(numbers >= 1) & (numbers <= count)]] = True
     return mask
 
 
