@@ -132,6 +132,14 @@ class LinkStore(MutableSequence):
         # by uid: values set since the last load or save (a mask, not a set: a bulk edit
         # of every link of a million-link torus marks them all)
         self._dirty = np.zeros(0, dtype=bool)
+        # by uid: set since then through a field other than latency or speed (id,
+        # connect): such a link is compared with its text link by link
+        self._dirty_shape = np.zeros(0, dtype=bool)
+        # latency or speed -> (means, sds) by uid as the text holds them, kept at the
+        # first write of that timing since the last load or save: a save compares the
+        # links edited only in their timings with these in bulk (a group edit of the
+        # 3,000,000 links of a million-processor torus), with no record per link
+        self._as_text: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._gone: dict[int, tuple[int, int]] = {}  # removed uid -> (start, line)
         # uids as loaded (None: 0.._n_loaded - 1, the common case, kept as no array)
         self._loaded: np.ndarray | None = np.zeros(0, dtype=np.int64)
@@ -317,12 +325,61 @@ class LinkStore(MutableSequence):
         self._views[uid] = link
         self._mark(uid)
 
-    def _mark(self, uids: Any) -> None:
-        if self._dirty.shape[0] < self._next_uid:
-            grown = np.zeros(max(self._next_uid, 2 * self._dirty.shape[0]), dtype=bool)
-            grown[: self._dirty.shape[0]] = self._dirty
-            self._dirty = grown
+    def _mark(self, uids: Any, name: str | None = None) -> None:
+        """Links set since the last load or save (``name``: the field set; a field other
+        than a timing, or None, also marks them for the writer's link-by-link path)."""
+        self._dirty = _grown(self._dirty, self._next_uid)
         self._dirty[uids] = True
+        if name not in ("latency", "speed"):
+            self._dirty_shape = _grown(self._dirty_shape, self._next_uid)
+            self._dirty_shape[uids] = True
+
+    def _keep_text_values(self, name: str) -> None:
+        """Before the first write of timing ``name`` since the last load or save: keep
+        what the column holds, which for every link not yet set is what its text says."""
+        if name not in ("latency", "speed") or name in self._as_text or self._text is None:
+            return
+        n = self._next_uid
+        means = np.full(n, np.nan)
+        sds = np.full(n, np.nan)
+        uids = self.uids()
+        means[uids] = self.means(name)
+        column = self.sds(name)
+        if column is not None:
+            sds[uids] = column
+        self._as_text[name] = (means, sds)
+
+    def _saved(self) -> None:
+        """The text now holds every link as it is (after a load or a save)."""
+        self._dirty = np.zeros(0, dtype=bool)
+        self._dirty_shape = np.zeros(0, dtype=bool)
+        self._as_text = {}
+
+    def timing_edits(self) -> np.ndarray:
+        """The rows of the links set since the last load or save in their latency or
+        speed only, read by the fast path, with no record built, and holding only values
+        the columns hold: the ones a save may compare with their text in bulk
+        (:meth:`text_timings`), in order."""
+        if self._text is None or not self._dirty.any():
+            return np.zeros(0, dtype=np.int64)
+        uids = self.uids()
+        dirty = _grown(self._dirty, self._next_uid)[uids]
+        if self._dirty_shape.any():
+            dirty &= ~_grown(self._dirty_shape, self._next_uid)[uids]
+        dirty &= self._start >= 0
+        if self._srcs:
+            dirty[self.rows_of_uids(np.fromiter(self._srcs, dtype=np.int64))] = False
+        dirty[self.odd_rows()] = False
+        return np.flatnonzero(dirty)
+
+    def text_timings(self, name: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(means, sds; NaN: none) of timing ``name`` as the text holds it, for rows of
+        :meth:`timing_edits`; None when it was not set since the last load or save."""
+        kept = self._as_text.get(name)
+        if kept is None:
+            return None
+        uids = self.uids()[rows]
+        return kept[0][uids], kept[1][uids]
 
     def _clean(self, uid: int) -> None:
         if uid < self._dirty.shape[0]:
@@ -464,8 +521,9 @@ class LinkStore(MutableSequence):
         return self._get(self._row(uid), uid, name)
 
     def set_field(self, uid: int, name: str, value: Any) -> None:
+        self._keep_text_values(name)
         self._put(self._row(uid), uid, name, value)
-        self._mark(uid)
+        self._mark(uid, name)
         self._version = next(_VERSIONS)
         if name == "id":
             self._by_id = None
@@ -476,6 +534,7 @@ class LinkStore(MutableSequence):
         ok = (type(value) is Timing and type(value.mean) is float
               and (value.sd is None or type(value.sd) is float))  # fmt: skip
         uids = self.uids()[rows]
+        self._keep_text_values(name)
         if not ok or name not in ("latency", "speed"):
             for r, u in zip(rows.tolist(), uids.tolist()):
                 self._put(r, u, name, value)
@@ -495,7 +554,7 @@ class LinkStore(MutableSequence):
                         del odd[name]
                         if not odd:
                             del self._odd[u]
-        self._mark(uids)
+        self._mark(uids, name)
         self._version = next(_VERSIONS)
         if name == "id":
             self._by_id = None
@@ -519,6 +578,7 @@ class LinkStore(MutableSequence):
 
     def restore(self, name: str, values: ColumnValues) -> None:
         """Put back what :meth:`snapshot` took."""
+        self._keep_text_values(name)
         rows = self.rows_of_uids(values.uids)
         self.means(name)[rows] = values.means
         sd_attr = "_lat_sd" if name == "latency" else "_spd_sd"
@@ -536,7 +596,7 @@ class LinkStore(MutableSequence):
                     del self._odd[u]
         for u, v in values.odd.items():
             self._odd.setdefault(u, {})[name] = v
-        self._mark(values.uids)
+        self._mark(values.uids, name)
         self._version = next(_VERSIONS)
 
     def holds(self, uids: np.ndarray, name: str, value: Any) -> bool:
@@ -725,7 +785,7 @@ class LinkStore(MutableSequence):
         src = self.record(uid)
         self._srcs.pop(uid, None)
         if keep:
-            self._mark(uid)
+            self._dirty[uid] = True  # as it was (record() cleaned it), shape flag kept
         return src
 
     def set_record(self, uid: int, src: Any) -> None:
@@ -761,13 +821,35 @@ class LinkStore(MutableSequence):
         """The links now present are the ones the text holds (after a load or save)."""
         self._loaded = None if self._uid is None else self._uid.copy()
         self._n_loaded = len(self)
-        self._dirty = np.zeros(0, dtype=bool)
+        self._saved()
         self._gone.clear()
 
-    def touched(self) -> set[int]:
-        """Uids of links that may differ from their text: set since the last load or
-        save, or holding a record of their own."""
-        return set(np.flatnonzero(self._dirty).tolist()) | self._srcs.keys()
+    def touched(self) -> np.ndarray:
+        """Uids of links that may differ from their text, in order: set since the last
+        load or save, or holding a record of their own."""
+        dirty = np.flatnonzero(self._dirty)
+        if not self._srcs:
+            return dirty
+        return np.union1d(dirty, np.fromiter(self._srcs, dtype=np.int64, count=len(self._srcs)))
+
+    def recorded_rows(self) -> np.ndarray:
+        """The rows of links touched since the last load or save that are not plain
+        columns over their text: holding a record of their own, or with no place in the
+        text (added). What a check reads link by link (the others, however many a group
+        edit set, are in the columns)."""
+        uids = self.uids()
+        mask = _grown(self._dirty, self._next_uid)[uids] & (self._start < 0)
+        if self._srcs:
+            for uid in self._srcs:
+                row = self.row_of_uid(uid)
+                if row is not None:
+                    mask[row] = True
+        return np.flatnonzero(mask)
+
+    def starts(self) -> np.ndarray:
+        """By row: the offset of each link's ``begin link`` line in :attr:`text` (-1:
+        none)."""
+        return self._start
 
     def moved(self, text: str, shift: Any) -> None:
         """A save replaced spans of the text (``shift``: the ``ends`` of the spans and
@@ -790,7 +872,7 @@ class LinkStore(MutableSequence):
             self._start[has] = starts + np.where(at > 0, moves[np.maximum(at - 1, 0)], 0)
         if self._text is not None:
             self._text = text
-        self._dirty = np.zeros(0, dtype=bool)
+        self._saved()
 
     def placed(self, uid: int, start: int, line: int, text: str) -> None:
         """A save wrote the link ``uid`` at ``start`` (on ``line``) of ``text``."""
@@ -811,6 +893,7 @@ class LinkStore(MutableSequence):
         self._srcs = {u: None for u in self.uids().tolist()}
         self._start[:] = -1
         self._text = None
+        self._as_text = {}
         self._loaded = np.zeros(0, dtype=np.int64)
         self._gone.clear()
 
@@ -883,6 +966,8 @@ class LinkStore(MutableSequence):
         new._odd = copy.deepcopy(self._odd)
         new._srcs = copy.deepcopy(self._srcs)
         new._dirty = self._dirty.copy()
+        new._dirty_shape = self._dirty_shape.copy()
+        new._as_text = {k: (m.copy(), d.copy()) for k, (m, d) in self._as_text.items()}
         new._gone = dict(self._gone)
         return new
 
@@ -900,17 +985,62 @@ class ColumnValues:
         self.uids, self.means, self.sds, self.odd = uids, means, sds, odd
 
 
-def store_of(links: list) -> LinkStore | None:
-    """The one store every link of ``links`` is a view of, or None."""
-    if not links:
-        return None
-    store = links[0].__dict__.get("_store") if type(links[0]) is Link else None
-    if store is None:
-        return None
-    for link in links:
-        if type(link) is not Link or link.__dict__.get("_store") is not store:
-            return None
-    return store
+def _grown(mask: np.ndarray, n: int) -> np.ndarray:
+    """A mask by uid at least ``n`` long (False past its old end)."""
+    if mask.shape[0] >= n:
+        return mask
+    grown = np.zeros(max(n, 2 * mask.shape[0]), dtype=bool)
+    grown[: mask.shape[0]] = mask
+    return grown
+
+
+class LinkSet:
+    """Some links of one store, by uid (say, every link of a million-link torus that a
+    group edit set): what a bulk edit records and publishes, with no view per link.
+    ``link in links`` asks about one view; iterating makes views, one at a time."""
+
+    __slots__ = ("store", "uids", "_mask")
+
+    def __init__(self, store: LinkStore, uids: np.ndarray) -> None:
+        self.store, self.uids = store, uids
+        self._mask: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return int(self.uids.shape[0])
+
+    def __contains__(self, link: object) -> bool:
+        d = getattr(link, "__dict__", None)
+        if type(link) is not Link or d is None or d.get("_store") is not self.store:
+            return False
+        if self._mask is None:
+            self._mask = np.zeros(max(self.store._next_uid, 1), dtype=bool)
+            self._mask[self.uids] = True
+        uid = d["_uid"]
+        return uid < self._mask.shape[0] and bool(self._mask[uid])
+
+    def __iter__(self) -> Iterator[Any]:
+        store = self.store
+        for row in store.rows_of_uids(self.uids).tolist():
+            yield store.view(row)
+
+    def rows(self) -> np.ndarray:
+        """Their rows in the store now (links inserted or removed before them move them)."""
+        return self.store.rows_of_uids(self.uids)
+
+    def ids(self) -> list[Any]:
+        """Their ids (a view's, for a link whose id the column does not hold)."""
+        rows = self.rows()
+        out: list[Any] = self.store.ids[rows].tolist()
+        odd = np.flatnonzero(self.store.ids[rows] < 0)
+        for k in odd.tolist():
+            out[k] = self.store.view(int(rows[k])).id
+        return out
+
+    def same(self, other: LinkSet) -> bool:
+        """The same links of the same store."""
+        return self.store is other.store and (
+            self.uids is other.uids or np.array_equal(self.uids, other.uids)
+        )
 
 
 def _rebuilt(links: list) -> LinkStore:

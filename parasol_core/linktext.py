@@ -105,3 +105,52 @@ def link_record(text: str, offset: int, line: int) -> BlockSource:
         vs.count = count
         values[attr] = vs
     return src
+
+
+def timing_spans(text: str, starts: Any) -> Any:
+    """For links whose sections start at ``starts`` (offsets into ``text``, read by the
+    fast path), the spans of their latency and speed texts: an (n, 4) array of latency
+    start, end, speed start, end, with -1s for a section not of the fast path's form. By
+    the C kernel (``parasol_link_timing_spans``) when the text is ASCII, else (and where
+    the kernel is unsure) by :data:`LINK_POS_RE`."""
+    import numpy as np
+
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    out = np.full((starts.shape[0], 4), -1, dtype=np.int64)
+    kernel = _spans_kernel()
+    if kernel is not None and starts.shape[0] and text.isascii():
+        import ctypes
+
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        data = text.encode("ascii")
+        kernel(data, len(data), starts.ctypes.data_as(p64), starts.shape[0],
+               out.ctypes.data_as(p64))  # fmt: skip
+    for i in np.flatnonzero(out[:, 0] < 0).tolist():
+        m = LINK_POS_RE.match(text, int(starts[i]))
+        if m is not None:
+            out[i] = (m.start(5), m.end(5), m.start(7), m.end(7))
+    return out
+
+
+_SPANS: list = []
+
+
+def _spans_kernel() -> Any:
+    """The kernel's ``parasol_link_timing_spans``, or None (not built, or
+    PARASOL_PURE_PYTHON=1)."""
+    from parasol_core import _native
+
+    if _native.pure_python():
+        return None
+    if not _SPANS:
+        import ctypes
+
+        lib = _native.load("_scan")
+        found = None
+        if lib is not None:
+            found = lib.parasol_link_timing_spans
+            p64, i64 = ctypes.POINTER(ctypes.c_int64), ctypes.c_int64
+            found.argtypes = [ctypes.c_char_p, i64, p64, i64, p64]
+            found.restype = None
+        _SPANS.append(found)
+    return _SPANS[0]

@@ -389,10 +389,7 @@ def _suspect_links(store: LinkStore, nlinks: int | None,
     ok &= store.means("latency") >= 0  # NaN (missing, or not a timing) is not
     ok &= store.means("speed") >= 0
     ok[store.odd_rows()] = False
-    for uid in store.touched():
-        row = store.row_of_uid(uid)
-        if row is not None and not store.is_lazy(store.view(row)):
-            ok[row] = False
+    ok[store.recorded_rows()] = False  # not links edited in bulk: they are in the columns
     return np.flatnonzero(~ok), set(np.flatnonzero(repeat).tolist())
 
 

@@ -266,7 +266,7 @@ def test_arrow_steps_on_the_all_links_slider_are_one_bulk_undo_step(qtbot, docum
     [step] = doc.session.history.steps
     assert [type(m) for m in step.mutations] == [SetMany]
     assert not any(isinstance(m, SetField) for m in step.mutations)
-    assert step.mutations[0].objs == hw.links
+    assert list(step.mutations[0].links) == list(hw.links)
     shown_value = w.speed.value()
     assert all(lk.speed.mean == shown_value for lk in hw.links)
     assert w.note.text() == f"{len(hw.links)} link(s). "

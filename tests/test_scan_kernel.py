@@ -192,3 +192,31 @@ def test_a_loaded_model_goes_straight_to_the_oldest_gc_generation():
     # links are columns (their Link objects are views made on demand): their store
     assert id(machine.topologies[0].links) in oldest
     assert gc.isenabled()
+
+
+@pytest.mark.skipif(_native.load("_scan") is None, reason="the C kernel is not built")
+@pytest.mark.parametrize("seed", range(6))
+def test_the_timing_spans_kernel_finds_what_the_regular_expression_finds(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """parasol_link_timing_spans (a save's bulk rewrite of group edits) gives the spans
+    LINK_POS_RE gives, on links of varied blanks and standard deviations, and -1s where
+    no link section starts (a text that is not ASCII takes the regular expression)."""
+    import numpy as np
+    from test_linkstore import _varied_torus_text
+
+    from parasol_core.linktext import timing_spans
+
+    text = _varied_torus_text(3, seed)
+    starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*begin link[ \t]*$", text)]
+    rng = random.Random(seed)
+    starts += [rng.randrange(len(text)) for _ in range(20)] + [0, len(text) - 1]
+    kernel = timing_spans(text, starts)
+    monkeypatch.setenv(_native.PURE_ENV, "1")
+    pure = timing_spans(text, starts)
+    assert np.array_equal(kernel, pure)
+    assert (kernel[: len(starts) - 22] >= 0).all()
+    monkeypatch.delenv(_native.PURE_ENV)
+    wide = text.replace("3D torus", "3D tørus")  # not ASCII: the same spans, by the regex
+    moved = len(wide) - len(text)
+    assert moved == 0 and np.array_equal(timing_spans(wide, starts), pure)

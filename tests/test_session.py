@@ -408,7 +408,7 @@ def test_a_bulk_link_edit_is_one_mutation_one_field_and_a_drag_one_step(gcel):
         session.set_links(topo.id, ids, speed=Timing(value), merge=drag)
     [step] = session.history.steps
     [mutation] = step.mutations
-    assert isinstance(mutation, SetMany) and mutation.objs == topo.links
+    assert isinstance(mutation, SetMany) and list(mutation.links) == list(topo.links)
     assert all(lk.speed == Timing(3e-7) for lk in topo.links)
     [field] = records[-1].fields
     assert records[-1].touches(topo.links[-1], "speed") and not records[-1].touches(topo)

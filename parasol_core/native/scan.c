@@ -210,3 +210,29 @@ int64_t parasol_scan_table(const char *text, int64_t start, int64_t end, const c
     }
     return n;
 }
+
+/* parasol_link_timing_spans finds, for each of n links whose sections start at
+ * starts[i] of an ASCII text of len characters, the spans of its latency and speed
+ * texts: out[4i..4i+3] = latency start, end, speed start, end (the LOOSE texts of the
+ * fast path's form, as parasol_scan_links reads them), or four -1s where the section's
+ * first four lines are not of that form (the caller then reads it with the regular
+ * expression linktext.LINK_POS_RE). A save uses them to rewrite the timings of many
+ * links edited in bulk (parasol_core/syntax/writer.py). */
+void parasol_link_timing_spans(const char *text, int64_t len, const int64_t *starts,
+                               int64_t n, int64_t *out) {
+    for (int64_t i = 0; i < n; i++) {
+        int64_t *o = out + 4 * i;
+        int64_t id, a, b, d, e;
+        cursor c = {text, starts[i], len};
+        o[0] = o[1] = o[2] = o[3] = -1;
+        if (starts[i] < 0 || starts[i] >= len) continue;
+        if (!word(&c, "begin") || !gap(&c) || !word(&c, "link") || !eol(&c)) continue;
+        if (!key(&c, "id") || !number(&c, &id) || !eol(&c)) continue;
+        if (!key(&c, "latency") || !timing_line(&c, &a, &b)) continue;
+        if (!key(&c, "speed") || !timing_line(&c, &d, &e)) continue;
+        o[0] = a;
+        o[1] = b;
+        o[2] = d;
+        o[3] = e;
+    }
+}

@@ -32,9 +32,10 @@ class FieldRef:
     ``obj.attr``. For a list of child sections (``Machine.processors``,
     ``Topology.links``) ``key`` is None and the whole list counts as changed.
 
-    A bulk edit (the same attribute of many objects of one class, set to one value: the
-    speed of every link of a torus) is one FieldRef: ``obj`` is the first object and
-    ``objs`` all of them (empty for a single place); :meth:`covers` asks about one."""
+    A bulk edit (the same attribute of many links set to one value: the speed of every
+    link of a torus) is one FieldRef: ``obj`` is the first link's view and ``objs``
+    all of them, as a :class:`~parasol_core.linkstore.LinkSet` (a store and uids, no
+    view per link; empty for a single place); :meth:`covers` asks about one."""
 
     obj: Any = field(compare=False)
     attr: str
@@ -48,7 +49,7 @@ class FieldRef:
 
     def covers(self, obj: Any) -> bool:
         """Whether ``obj`` is (one of) the object(s) written."""
-        return self.obj is obj or (bool(self.objs) and any(o is obj for o in self.objs))
+        return self.obj is obj or (bool(self.objs) and obj in self.objs)
 
     @property
     def cls(self) -> type:

@@ -8,14 +8,11 @@ a run of merged ones (a slider drag).
 
 from __future__ import annotations
 
-import operator
 import time
-from collections import deque
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
-from parasol_core.linkstore import ColumnValues
+from parasol_core.linkstore import ColumnValues, LinkSet
 from parasol_core.session.changes import FieldRef
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -79,40 +76,31 @@ class SetField(Mutation):
 
 @dataclass(eq=False)
 class SetMany(Mutation):
-    """``obj.attr = new`` for every object of ``objs`` (each had its ``olds`` value): a
-    bulk edit, say the speed of all 98,304 links of a torus, recorded, applied, merged
-    and published as one thing rather than one :class:`SetField` per object. ``owner``
-    is what holds the objects (the links' topology), for the engine keys. For the
-    latency or speed of links of one store, ``olds`` is a
-    :class:`~parasol_core.linkstore.ColumnValues` and both ways write the columns in
-    bulk."""
+    """The latency or speed (``attr``) of many links of one store set to ``new``, say
+    the speed of all 3,000,000 links of a million-processor torus: recorded, applied,
+    merged and published as one thing, held as the store and the links' uids
+    (:class:`~parasol_core.linkstore.LinkSet`), never one view per link. ``olds`` is
+    what the columns held (:meth:`LinkStore.snapshot`); both ways write the columns in
+    bulk. ``owner`` is the links' topology, for the engine keys."""
 
-    objs: list
+    links: LinkSet
     attr: str
-    olds: list
+    olds: ColumnValues
     new: Any
     owner: Any = None
 
     def apply(self) -> None:
-        if isinstance(self.olds, ColumnValues):  # links' timings: their store's columns
-            store = self.objs[0].__dict__["_store"]
-            store.set_many(store.rows_of_uids(self.olds.uids), self.attr, self.new)
-            return
-        # setattr mapped in C: a third of a loop's time
-        deque(map(setattr, self.objs, repeat(self.attr), repeat(self.new)), maxlen=0)
+        self.links.store.set_many(self.links.rows(), self.attr, self.new)
 
     def revert(self) -> None:
-        if isinstance(self.olds, ColumnValues):
-            self.objs[0].__dict__["_store"].restore(self.attr, self.olds)
-            return
-        deque(map(setattr, self.objs, repeat(self.attr), self.olds), maxlen=0)
+        self.links.store.restore(self.attr, self.olds)
 
     def field(self) -> FieldRef:
-        return FieldRef.of(self.objs[0], self.attr, objs=self.objs)
+        first = self.links.store.view(int(self.links.rows()[0]))
+        return FieldRef.of(first, self.attr, objs=self.links)
 
     def same_objects(self, other: SetMany) -> bool:
-        a, b = self.objs, other.objs
-        return a is b or (len(a) == len(b) and all(map(operator.is_, a, b)))
+        return self.links.same(other.links)
 
 
 @dataclass
@@ -223,8 +211,9 @@ def _place(m: Mutation) -> tuple | None:
         return ("field", id(m.obj), m.attr, m.key)
     if isinstance(m, SetState):
         return ("state", id(m.table), m.key)
-    if isinstance(m, SetMany):  # the same objects: checked by absorb
-        return ("many", m.attr, len(m.objs), id(m.objs[0]), id(m.objs[-1]))
+    if isinstance(m, SetMany):  # the same links: checked by absorb
+        uids = m.links.uids
+        return ("many", id(m.links.store), m.attr, len(uids), int(uids[0]), int(uids[-1]))
     return None
 
 

@@ -16,11 +16,9 @@ publishes one :class:`~parasol_core.session.changes.Change` to every subscriber.
 from __future__ import annotations
 
 import math
-import operator
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from parasol_core import edit, filelock, limits, params
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
-from parasol_core.linkstore import LinkStore, store_of
+from parasol_core.linkstore import LinkSet, LinkStore
 from parasol_core.model import (
     EXPR,
     INT,
@@ -766,78 +764,75 @@ class Session:
             self._record(ListEdit(topo, "links", index, link, remove=True))
             self._set(topo, "link_count", len(topo.links))
 
-    def set_links(self, topo_id: int, link_ids: Sequence[int], *, latency: Timing | None = None,
-                  speed: Timing | None = None, label: str | None = None, merge: Any = None,
+    def set_links(self, topo_id: int, link_ids: Sequence[int] | np.ndarray, *,
+                  latency: Timing | None = None, speed: Timing | None = None,
+                  label: str | None = None, merge: Any = None,
                   window: float | None = None) -> None:  # fmt: skip
-        """Set the latency and/or speed of several links of a topology as one step."""
+        """Set the latency and/or speed of several links of a topology as one step.
+        ``link_ids`` is any sequence of ids or an integer array; every link holding one
+        of them is set (a link group of a million-processor torus: 3,000,000 ids, set
+        in the store's columns with no view per link)."""
         topo = self._topology(topo_id)
-        links = self._pick_links(topo, link_ids)
         for value, what in ((latency, "latency"), (speed, "speed")):
             if value is not None and (not math.isfinite(value.mean) or value.mean < 0):
                 raise SessionError(f"a link {what} must be a non-negative number")
-        with self._operation(label or f"Set {len(links)} link(s) of topology {topo_id}",
+        picked = self._pick_links(topo, link_ids)
+        with self._operation(label or f"Set {len(picked)} link(s) of topology {topo_id}",
                              merge, window):  # fmt: skip
             for attr, value in (("latency", latency), ("speed", speed)):
                 if value is not None:
-                    self._set_many(links, attr, value, topo)
+                    self._set_links(picked, attr, value, topo)
 
-    def _pick_links(self, topo: Topology, link_ids: Sequence[int]) -> list[Link]:
-        """The links of ``topo`` with these ids, in the topology's order. The answer for
-        a tuple of ids is kept until the next structural change: a drag asks again, with
-        the same tuple, at every step."""
+    def _pick_links(self, topo: Topology, link_ids: Sequence[int] | np.ndarray) -> LinkSet:
+        """The links of ``topo`` with these ids, in the topology's order (every link with
+        one of the ids, as a scan would find them), as uids of its store. The answer for
+        a tuple (or a read-only array) of ids is kept until the next structural change: a
+        drag asks again, with the same tuple, at every step."""
         kept = self._picked
         if (kept is not None and kept[0] is link_ids and kept[1] is topo
                 and kept[2] == self._structure):  # fmt: skip
             return kept[3]
-        wanted = set(link_ids)
-        links = _links_with_ids(topo.links, wanted)
-        if len(links) != len(wanted):
-            missing = sorted(wanted - {lk.id for lk in links})
-            raise SessionError(f"topology {topo.id} has no link with id {missing[0]}")
-        if isinstance(link_ids, tuple):  # immutable: the same tuple names the same links
-            self._picked = (link_ids, topo, self._structure, links)
-        return links
+        store = topo.links
+        rows, missing = _rows_with_ids(store, link_ids)
+        if missing is not None:
+            raise SessionError(f"topology {topo.id} has no link with id {missing!r}")
+        picked = LinkSet(store, store.uids()[rows])
+        if isinstance(link_ids, tuple) or (
+            isinstance(link_ids, np.ndarray) and not link_ids.flags.writeable
+        ):  # immutable: the same tuple names the same links
+            self._picked = (link_ids, topo, self._structure, picked)
+        return picked
 
-    # A bulk edit of more objects than this is one SetMany (not checked object by object
-    # for a value that does not change): a drag of the speed of all 98,304 links of a
-    # 32 x 32 x 32 torus must take well under a frame a step.
+    # A bulk edit of more links than this is one SetMany (not checked link by link for a
+    # value that does not change): a drag of the speed of all 98,304 links of a 32 x 32
+    # x 32 torus must take well under a frame a step.
     BULK = 256
 
-    def _set_many(self, objs: list, attr: str, value: Any, owner: Any) -> None:
-        """``obj.attr = value`` for every object, as one mutation of the operation under
-        way (a few objects: one SetField each, skipping those that already hold it)."""
-        if len(objs) <= self.BULK:
-            for obj in objs:
-                self._set(obj, attr, value)
+    def _set_links(self, links: LinkSet, attr: str, value: Timing, owner: Topology) -> None:
+        """``link.attr = value`` for every link, as one mutation of the operation under
+        way, read and written in the store's columns (a few links: one SetField each,
+        skipping those that already hold it)."""
+        if len(links) <= self.BULK:
+            for link in links:
+                self._set(link, attr, value)
             return
-        store = store_of(objs) if attr in ("latency", "speed") else None
-        if store is not None:  # links: the columns, read and written in bulk
-            uids = np.fromiter((o.__dict__["_uid"] for o in objs), dtype=np.int64,
-                               count=len(objs))  # fmt: skip
-            if store.holds(uids, attr, value):
-                return
-            self._record(SetMany(objs, attr, store.snapshot(uids, attr), value, owner))
+        if links.store.holds(links.uids, attr, value):
             return
-        olds = list(map(operator.attrgetter(attr), objs))
-        first = olds[0]
-        if (first is value or first == value) and all(map(operator.is_, olds, repeat(first))):
-            return  # they all hold it already (a bulk edit leaves one shared value)
-        self._record(SetMany(objs, attr, olds, value, owner))
+        self._record(SetMany(links, attr, links.store.snapshot(links.uids, attr), value, owner))
 
     def _bulk_keys(self, m: SetMany) -> set[str] | None:
-        """The engine keys of the objects of a bulk edit that expressions read; None
-        when it is not one of links' values (the engine then rebuilds)."""
-        if not (isinstance(m.owner, Topology) and isinstance(m.objs[0], Link)
-                and m.attr in ("latency", "speed")):  # fmt: skip
+        """The engine keys of the links of a bulk edit that expressions read; None when
+        they are not a topology's (the engine then rebuilds)."""
+        if not isinstance(m.owner, Topology):
             return None
         prefix, suffix = f"tl({m.owner.id})(", f").{m.attr}"
         read = [k for k in self.engine.stored_keys()
                 if k.startswith(prefix) and k.endswith(suffix)]  # fmt: skip
         if not read:
             return set()
-        if len(m.objs) == len(m.owner.links):  # every link of the topology
+        if len(m.links) == len(m.owner.links):  # every link of the topology
             return set(read)
-        ids = {o.id for o in m.objs}
+        ids = set(m.links.ids())
         out = set()
         for key in read:
             number = key[len(prefix) : -len(suffix)]
@@ -1023,16 +1018,36 @@ def _highest_link_id(links: LinkStore) -> int:
     return max(highest, 0)
 
 
-def _links_with_ids(links: LinkStore, wanted: set) -> list[Link]:
-    """The links whose ids are in ``wanted``, in the topology's order (every one with
-    such an id, as a scan would find them), found from the id column."""
-    import numpy as np
-
-    plain = [w for w in wanted if type(w) is int and 0 <= w < 2**63]
-    rows = np.flatnonzero(np.isin(links.ids, np.asarray(plain, dtype=np.int64)))
+def _rows_with_ids(links: LinkStore, link_ids: Any) -> tuple[np.ndarray, Any]:
+    """The rows (in order) of every link whose id is one of ``link_ids``, found from the
+    id column, and the first id no link holds (None: all found)."""
+    try:  # ids as one array, in bulk (a mix of kinds, or a number past 64 bits: not)
+        wanted = link_ids if isinstance(link_ids, np.ndarray) else np.asarray(link_ids)
+    except (TypeError, ValueError, OverflowError):
+        wanted = None
+    if wanted is not None and wanted.ndim == 1 and (wanted.dtype.kind == "i" or (
+            wanted.dtype.kind == "u" and (not wanted.shape[0] or wanted.max() < 2**63))):  # fmt: skip
+        wanted = wanted.astype(np.int64, copy=False)
+        rows = np.flatnonzero(np.isin(links.ids, wanted))
+        odd = links.odd_rows()
+        found = np.isin(wanted, np.delete(links.ids, odd) if odd.shape[0] else links.ids)
+        if odd.shape[0]:  # ids the column does not hold (it has -1): read their views
+            rows = np.setdiff1d(rows, odd)
+            plain = set(wanted.tolist())
+            held = {r: links[r].id for r in odd.tolist()}
+            extra = [r for r, i in held.items() if type(i) is int and i in plain]
+            rows = np.union1d(rows, np.asarray(extra, dtype=np.int64))
+            found |= np.isin(wanted, np.asarray([held[r] for r in extra], dtype=np.int64))
+        missing = None if found.all() else int(wanted[np.argmin(found)])
+        return rows.astype(np.int64), missing
+    wanted_set = set(link_ids)  # ids of other kinds: only links with odd ids hold them
+    plain_ids = [w for w in wanted_set if type(w) is int and 0 <= w < 2**63]
+    rows = np.flatnonzero(np.isin(links.ids, np.asarray(plain_ids, dtype=np.int64)))
     odd = links.odd_rows()
     if odd.shape[0]:
         rows = np.setdiff1d(rows, odd)
-        extra = [r for r in odd.tolist() if links[r].id in wanted]
+        extra = [r for r in odd.tolist() if links[r].id in wanted_set]
         rows = np.union1d(rows, np.asarray(extra, dtype=np.int64))
-    return [links[r] for r in rows.tolist()]
+    found = {links[r].id for r in rows.tolist()}
+    missing = sorted((w for w in wanted_set if w not in found), key=repr)
+    return rows.astype(np.int64), (missing[0] if missing else None)

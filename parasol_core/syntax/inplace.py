@@ -79,8 +79,27 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
         if read is _NO or not same(kind, current, read):
             return None
         out.append((start, end, new, vs, read))
+    for _, _, _, texts, kind, values in edits.bulk:  # values of links with no record
+        for new, value in zip(texts, values):
+            read = read_back(kind, new)  # (each ends its line: the fast path's form)
+            if read is _NO or not same(kind, value, read):
+                return None
     out.sort(key=lambda e: e[0])
     return out
+
+
+def bulk_moves(edits: Any) -> tuple[Any, Any] | None:
+    """(starts, ends, changes in length) of the edits made in bulk, or None."""
+    if not edits.bulk:
+        return None
+    import numpy as np
+
+    starts, ends, deltas = [], [], []
+    for s, e, codes, texts, _, _ in edits.bulk:
+        starts.append(s)
+        ends.append(e)
+        deltas.append(np.asarray([len(t) for t in texts], dtype=np.int64)[codes] - (e - s))
+    return np.concatenate(starts), np.concatenate(ends), np.concatenate(deltas)
 
 
 def _appended_link(text: str, at: int, new: str, store: Any, uid: int, line: int,
@@ -115,9 +134,10 @@ class _Shift:
     """Where a position of the old text is in the new one (positions inside a replaced
     span do not occur: records start and end at span boundaries)."""
 
-    def __init__(self, steps: list[tuple[int, int, str, ValueSource, Any]]) -> None:
-        self.ends: list[int] = []
-        self.moves: list[int] = []
+    def __init__(self, steps: list[tuple[int, int, str, ValueSource, Any]],
+                 bulk: tuple[Any, Any, Any] | None = None) -> None:  # fmt: skip
+        self.ends: Any = []  # a list, or with edits made in bulk an array
+        self.moves: Any = []
         move = 0
         # lines added by appended links: where, and the sums of lines up to each
         self.inserted_at: list[int] = []
@@ -131,10 +151,28 @@ class _Shift:
                 lines += read[3]
                 self.inserted_at.append(start)
                 self.line_moves.append(lines)
+        if bulk is not None:  # merged with the others, as arrays (millions of them)
+            import numpy as np
+
+            starts = np.concatenate(([st[0] for st in steps], bulk[0])).astype(np.int64)
+            ends = np.concatenate(([st[1] for st in steps], bulk[1])).astype(np.int64)
+            deltas = np.concatenate(
+                ([len(st[2]) - (st[1] - st[0]) for st in steps], bulk[2])
+            ).astype(np.int64)  # fmt: skip
+            order = np.lexsort((ends, starts))
+            self.ends, self.moves = ends[order], np.cumsum(deltas[order])
+
+    @property
+    def still(self) -> bool:
+        """No position moves (every replacement kept its length)."""
+        return not any(self.moves) if isinstance(self.moves, list) else not self.moves.any()
 
     def __call__(self, pos: int) -> int:
-        i = bisect.bisect_right(self.ends, pos)
-        return pos + self.moves[i - 1] if i else pos
+        if isinstance(self.ends, list):
+            i = bisect.bisect_right(self.ends, pos)
+        else:
+            i = int(self.ends.searchsorted(pos, side="right"))
+        return pos + int(self.moves[i - 1]) if i else pos
 
     def lines(self, pos: int) -> int:
         """The lines added before ``pos`` (a record starting at an insertion point is
@@ -143,19 +181,22 @@ class _Shift:
         return self.line_moves[i - 1] if i else 0
 
 
-def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> None:
+def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str,
+          bulk: tuple[Any, Any, Any] | None = None) -> None:  # fmt: skip
     """Give every record of ``machine`` (whose sections are ``blocks``) the positions and
-    values of ``new_text``, the text the edits in ``steps`` (from :func:`plan`) made."""
-    moving: _Shift | None = _Shift(steps)
-    if not any(moving.moves):  # type: ignore[union-attr]
+    values of ``new_text``, the text the edits in ``steps`` (from :func:`plan`) and
+    those made in bulk (:func:`bulk_moves`) made."""
+    moving: _Shift | None = _Shift(steps, bulk)
+    if moving.still:  # type: ignore[union-attr]
         moving = None  # every value kept its length: no position moves
     shift = moving
     # where each appended link goes in the new text (before anything moves)
     appended = []
     delta = lines = 0  # characters, and lines added by the links appended before
+    before = _bulk_before(bulk)  # characters the edits made in bulk add before a point
     for start, end, new, _, read in steps:
         if isinstance(read, tuple) and read and read[0] == "link":
-            appended.append((read[1], read[2], start + delta, read[4] + lines))
+            appended.append((read[1], read[2], start + delta + before(start), read[4] + lines))
             lines += read[3]
         delta += len(new) - (end - start)
     for block in blocks:
@@ -177,6 +218,23 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str) -> 
         vs.value = read
         if isinstance(read, tuple):  # connect: the writer wrote the count
             vs.count = len(read)
+
+
+def _bulk_before(bulk: tuple[Any, Any, Any] | None) -> Any:
+    """``before(pos)``: the characters the edits made in bulk (value replacements, none
+    at a point where a link is appended) add before ``pos``."""
+    if bulk is None:
+        return lambda pos: 0
+    import numpy as np
+
+    order = np.argsort(bulk[1], kind="stable")
+    ends, sums = bulk[1][order], np.cumsum(bulk[2][order])
+
+    def before(pos: int) -> int:
+        i = int(ends.searchsorted(pos, side="right"))
+        return int(sums[i - 1]) if i else 0
+
+    return before
 
 
 def _shift_block(src: BlockSource, shift: _Shift) -> None:

@@ -195,6 +195,9 @@ class _Edits:
         # with the value's new text, None for any other edit (lines added or removed).
         # The save updates the source records in place from these (see inplace.py).
         self.values: list[tuple[ValueSource, str, Any] | None] = []
+        # Values replaced in bulk (links edited in their timings only, with no record):
+        # (starts, ends, text codes, texts, kind, values), the value of code i values[i]
+        self.bulk: list[tuple[np.ndarray, np.ndarray, np.ndarray, list[str], str, list]] = []
 
     @property
     def newline(self) -> str:
@@ -233,17 +236,56 @@ class _Edits:
         line = after.line + self.text.count("\n", after.start, at)
         self.values[-1] = (None, "link", (store, uid, line))
 
+    def replace_bulk(self, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+                     texts: list[str], kind: str, values: list) -> None:  # fmt: skip
+        """Replace the loaded values' texts ``text[starts[i]:ends[i]]`` with
+        ``texts[codes[i]]``, the text of ``values[codes[i]]`` (of ``kind``)."""
+        self.bulk.append((starts, ends, codes, texts, kind, values))
+
+    @property
+    def empty(self) -> bool:
+        return not self.items and not self.bulk
+
+    def spans(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """Every edit, in order: (starts, ends, new texts)."""
+        texts: list[str] = [new for _, _, _, new in self.items]
+        starts = [np.asarray([it[0] for it in self.items], dtype=np.int64)]
+        ends = [np.asarray([it[1] for it in self.items], dtype=np.int64)]
+        seqs = [np.asarray([it[2] for it in self.items], dtype=np.int64)]
+        codes = [np.arange(len(texts), dtype=np.int64)]
+        for s, e, c, table, _, _ in self.bulk:
+            starts.append(s)
+            ends.append(e)
+            seqs.append(np.full(s.shape[0], len(self.items), dtype=np.int64))
+            codes.append(c + len(texts))
+            texts.extend(table)
+        start, end = np.concatenate(starts), np.concatenate(ends)
+        order = np.lexsort((np.concatenate(seqs), end, start))
+        code = np.concatenate(codes)[order]
+        return start[order], end[order], [texts[i] for i in code.tolist()]
+
     def apply(self) -> str:
-        out = []
-        pos = 0
-        for start, end, _, new in sorted(self.items):
-            if start < pos:  # overlapping edits cannot happen; guard against losing text
-                raise AssertionError("overlapping edits")
-            out.append(self.text[pos:start])
-            out.append(new)
-            pos = end
-        out.append(self.text[pos:])
-        return "".join(out)
+        if not self.bulk:
+            out = []
+            pos = 0
+            for start, end, _, new in sorted(self.items):
+                if start < pos:  # overlapping edits cannot happen; guard against losing text
+                    raise AssertionError("overlapping edits")
+                out.append(self.text[pos:start])
+                out.append(new)
+                pos = end
+            out.append(self.text[pos:])
+            return "".join(out)
+        starts, ends, news = self.spans()
+        if starts.shape[0] > 1 and (starts[1:] < ends[:-1]).any():
+            raise AssertionError("overlapping edits")
+        text = self.text
+        cuts = [0, *ends.tolist()]
+        gaps = [text[a:b] for a, b in zip(cuts, [*starts.tolist(), len(text)])]
+        out = [None] * (2 * len(news) + 1)
+        out[0::2] = gaps
+        out[1::2] = news
+        return "".join(out)  # type: ignore[arg-type]
 
 
 def _inner_indent(src: BlockSource) -> str:
@@ -446,7 +488,8 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     current = store.uids()
     loaded = store.loaded_uids()
     if current.shape == loaded.shape and np.array_equal(current, loaded):
-        for uid in sorted(store.touched()):
+        done = _edit_link_timings(store, store.timing_edits(), edits)
+        for uid in np.setdiff1d(store.touched(), done, assume_unique=True).tolist():
             row = store.row_of_uid(uid)
             if row is not None and not store.is_unedited(uid):
                 _edit_block(store.view(row), edits)
@@ -454,6 +497,8 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     kept = np.isin(current, loaded)
     if not np.array_equal(current[kept], loaded[np.isin(loaded, current)]):
         kept[:] = False  # reordered: the loaded ones are rewritten in their new order
+    bulk = store.timing_edits()
+    done = _edit_link_timings(store, bulk[kept[bulk]], edits)
     removed = loaded[~np.isin(loaded, current[kept])]
     for uid in removed.tolist():
         rec = store.peek_record(uid)
@@ -465,8 +510,7 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     if kept_rows.shape[0]:
         first = store.peek_record(int(current[kept_rows[0]]))
         child_indent = indent_of(src.text, first.start)
-    touched = store.touched()
-    for uid in sorted(touched):
+    for uid in np.setdiff1d(store.touched(), done, assume_unique=True).tolist():
         row = store.row_of_uid(uid)
         if row is not None and kept[row] and not store.is_unedited(uid):
             _edit_block(store.view(row), edits)
@@ -485,6 +529,79 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
             continue
         at, lines = _new_child_place(None, child, src, container, inner, at, lines)
         edits.insert_lines(at, lines)
+
+
+BULK_LINKS = 64
+"""From this many links edited in their timings only, a save compares them with their
+text in bulk (:func:`_edit_link_timings`); fewer take the link-by-link path."""
+
+
+def _edit_link_timings(store: LinkStore, rows: np.ndarray, edits: _Edits) -> np.ndarray:
+    """The edits of links set since the load (or the last save) in their latency or
+    speed only (``rows``, from :meth:`LinkStore.timing_edits`): their columns compared
+    with the values their text holds, and the changed values' texts replaced, in bulk,
+    with no record per link (a group edit of the 3,000,000 links of a million-processor
+    torus). Returns the uids it dealt with; the others take the link-by-link path."""
+    none = np.zeros(0, dtype=np.int64)
+    if rows.shape[0] < BULK_LINKS or store.text is None:
+        return none
+    n = rows.shape[0]
+    unknown = np.zeros(n, dtype=bool)
+    changed = {}
+    for name in ("latency", "speed"):
+        kept = store.text_timings(name, rows)
+        if kept is None:
+            continue
+        old_mean, old_sd = kept
+        mean = store.means(name)[rows]
+        sds = store.sds(name)
+        sd = sds[rows] if sds is not None else np.full(n, np.nan)
+        unknown |= np.isnan(old_mean)  # not a plain timing when kept: link by link
+        same_sd = (sd == old_sd) | (np.isnan(sd) & np.isnan(old_sd))
+        changed[name] = ~((mean == old_mean) & same_sd)
+    if not changed:
+        return none
+    need = np.zeros(n, dtype=bool)
+    for mask in changed.values():
+        need |= mask
+    need &= ~unknown
+    spans = np.full((n, 4), -1, dtype=np.int64)
+    at = np.flatnonzero(need)
+    from parasol_core.linktext import timing_spans
+
+    spans[at] = timing_spans(store.text, store.starts()[rows[at]])
+    unknown |= need & (spans[:, 0] < 0)  # not of the fast path's form: link by link
+    for name, column in (("latency", 0), ("speed", 2)):
+        mask = changed.get(name)
+        if mask is None:
+            continue
+        pick = np.flatnonzero(mask & ~unknown)
+        if not pick.shape[0]:
+            continue
+        sds = store.sds(name)
+        codes, values = _distinct_timings(
+            store.means(name)[rows[pick]],
+            sds[rows[pick]] if sds is not None else np.full(pick.shape[0], np.nan),
+        )  # fmt: skip
+        texts = [format_value(TIMING, v) for v in values]
+        edits.replace_bulk(spans[pick, column], spans[pick, column + 1], codes, texts,
+                           TIMING, values)  # fmt: skip
+    return store.uids()[rows[~unknown]]
+
+
+def _distinct_timings(means: np.ndarray, sds: np.ndarray) -> tuple[np.ndarray, list[Timing]]:
+    """(for each link, the index of its value in the list; the distinct timings): a
+    group edit gives one value to all."""
+    has = ~np.isnan(sds)
+    if (means == means[0]).all() and (
+        (sds == sds[0]).all() if has[0] else not has.any()
+    ):  # fmt: skip
+        first = Timing(float(means[0]), float(sds[0]) if has[0] else None)
+        return np.zeros(means.shape[0], dtype=np.int64), [first]
+    key = np.stack([means, np.where(has, sds, 0.0), has.astype(float)], axis=1)
+    distinct, codes = np.unique(key, axis=0, return_inverse=True)
+    values = [Timing(float(m), float(d) if h else None) for m, d, h in distinct.tolist()]
+    return codes.reshape(-1).astype(np.int64), values
 
 
 def _new_child_place(block: Block | None, child: Child, src: BlockSource, container: Any,
@@ -576,11 +693,12 @@ def save(machine: Machine, path: str | Path, canonical: bool = False) -> str:
     else:
         edits = _lossless(machine)
         steps = inplace.plan(edits.text, edits, _reads_back)
-        text = edits.apply() if edits.items else edits.text
+        text = edits.text if edits.empty else edits.apply()
         if steps is not None:
             write_text_atomic(Path(path), text)
-            if steps:
-                inplace.apply(machine, all_blocks(machine), steps, text)
+            if steps or edits.bulk:
+                inplace.apply(machine, all_blocks(machine), steps, text,
+                              inplace.bulk_moves(edits))  # fmt: skip
             _saved_as(machine, str(path))
             return text
     _save_read_back(machine, path, text)

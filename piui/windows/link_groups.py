@@ -166,9 +166,11 @@ class LinkGroupsWindow(QWidget):
         ids = self._group_tuple()
         # the group's rows of the link store, and its timings from the columns (a group
         # of a million-link model is millions of rows: no view per link)
-        rows = np.unique(hw.links.rows_of_ids(list(ids))) if hw is not None and ids else []
-        rows = np.asarray(rows, dtype=np.int64)
+        rows = hw.links.rows_of_ids(ids) if hw is not None and ids else []
+        rows = np.sort(np.asarray(rows, dtype=np.int64))  # (a sort: np.unique hashes, 5x slower)
         rows = rows[rows >= 0]
+        if rows.shape[0] > 1:
+            rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
         self._group_size = int(rows.shape[0])
         lat, self._same["latency"] = _common(hw, rows, "latency")
         spd, self._same["speed"] = _common(hw, rows, "speed")
