@@ -6,19 +6,27 @@ what it would build, from the sizes alone, here; past the limit it raises
 :class:`BudgetError`, whose message names the estimate and the limit, and nothing is
 built. The estimator answers it -32602, the command line exits 2.
 
-========================== ============================================ =================
-work                        estimate (before building)                  limit
-========================== ============================================ =================
+========================== ============================================ ==================
+work                        estimate (before building)                  limit (default)
+========================== ============================================ ==================
 a pattern's messages        :func:`pattern_messages` (its formula)      1,000,000 messages
+                                                                        (*)
 a phase's messages          the length of the list                      1,000,000 messages
+                                                                        (*)
 a generated topology        ``topology.generators.generator_size``:     4,000,000 lines
                             processors + link lines (+ a bus's connect
                             entries)
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.steps.        10,000,000 steps
-phase's routes)             route_steps`: processors visited
+phase's routes)             route_steps`: processors visited            (*)
 ``shortest`` routes         distinct sources x processors               12,500,000 entries
-========================== ============================================ =================
+a phase, under a memory     messages x 240 + route steps x 120 bytes    the budget, bytes
+budget (the command line)   (:data:`BYTES_PER_MESSAGE`,                 (``--max-memory``)
+                            :data:`BYTES_PER_STEP`)
+========================== ============================================ ==================
+
+(*) the estimator's fixed counts; under a memory budget (below) these three give way to
+the last row.
 
 **The limits in force.** The table gives the defaults, the module's constants; they are
 the estimator's (a shared server: one client must not take its memory or every worker,
@@ -44,12 +52,12 @@ The two figures were measured with ``benchmarks/bench_phase_memory.py``: each ca
 a fresh process, the peak resident size (``/proc/self/status`` VmHWM, reset just
 before) less the resident size before ``simulate()`` ran the phase end to end
 (pattern, routes, trace, result), over the halo on 20^3 to 50^3 tori (2 steps a
-message; 261 to 281 bytes a message), ``shift`` on 50^3, ``alltoall`` on an 8^3 torus
+message; 324 to 356 bytes a message), ``shift`` on 50^3, ``alltoall`` on an 8^3 torus
 (7 steps a message) and a 24 x 24 grid (17), and 300,000 random messages with
-staggered starts on that grid (the event-loop kernel); peaks of 16 MB to 566 MB. A
-least-squares fit gave 149 bytes a message + 92 bytes a step (the worst case 1.21x
+staggered starts on that grid (the event-loop kernel); peaks of 17 MB to 566 MB. A
+least-squares fit gave 148 bytes a message + 92 bytes a step (the worst case 1.21x
 over it); the constants, 240 and 120, put every case measured 1.19x (``shift``,
-``alltoall`` on the torus) to 1.43x (the halo) under its estimate. The halo on the
+``alltoall`` on the torus) to 1.49x (the smallest halo) under its estimate. The halo on the
 million-processor torus (6,000,000 messages, 12,000,000 steps) is estimated at
 2.9 GB (2.7 GiB). The estimate is of the phase alone: the model, already loaded when
 it is made, is not in it.
