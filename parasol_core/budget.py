@@ -59,8 +59,9 @@ least-squares fit gave 148 bytes a message + 92 bytes a step (the worst case 1.2
 over it); the constants, 240 and 120, put every case measured 1.19x (``shift``,
 ``alltoall`` on the torus) to 1.49x (the smallest halo) under its estimate. The halo on the
 million-processor torus (6,000,000 messages, 12,000,000 steps) is estimated at
-2.9 GB (2.7 GiB). The estimate is of the phase alone: the model, already loaded when
-it is made, is not in it.
+2.9 GB (2.7 GiB) and took 1.8 GB (one run). The estimate is of the phase alone: the
+model, already loaded when it is made, is not in it (that torus's: 1.0 GB resident,
+2.5 GB at the peak of its loading).
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
 estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
