@@ -187,3 +187,33 @@ def test_limits_nest_per_thread_and_come_back() -> None:
         assert seen == [None]  # another thread: the defaults
         assert budget.current().phase_messages == budget.MAX_PHASE_MESSAGES
     assert budget.current() == budget._defaults()
+
+
+def test_mapping_takes_the_memory_budget_too(capsys) -> None:
+    """`mapping` routes every virtual link in one batch in this process: it takes
+    --max-memory as `simulate` does (a batch of over 1,000 routes is held to it)."""
+    grid = str(ROOT / "sample_models" / "grid4x4.machine")
+    status, out, err = cli(capsys, "mapping", grid, "--virtual", "3", "--max-memory", "1G")
+    assert status == 0, err
+    assert "virtual links: 32" in out
+    status, _, err = cli(capsys, "mapping", grid, "--virtual", "3", "--max-memory", "lots")
+    assert status == 2 and "'lots' is not a size" in err, err
+
+
+def test_a_route_batch_under_a_memory_budget_is_held_to_it() -> None:
+    """The GCel's 1,000,000 corner-to-corner routes (47,000,000 steps; the estimator
+    refuses past 10,000,000) are refused under 1 GiB by their memory, naming the 5.3 GiB
+    they would take (120 bytes a step), before any is plotted."""
+    import numpy as np
+
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.virtual import hardware_of
+
+    index = index_of(hardware_of(loads(GCEL.read_text())))
+    src, dst = np.ones(1_000_000, dtype=np.int64), np.full(1_000_000, 512, dtype=np.int64)
+    with budget.limits(memory=1 << 30, source="--max-memory"):
+        with pytest.raises(budget.MemoryBudgetError) as e:
+            index.routes(src, dst)
+        assert budget.check_route_steps("x", 47_000_000 // 6) == 47_000_000 // 6
+    assert "(47,000,000 route steps) would need about 5.3 GiB" in str(e.value)
+    assert "over the memory budget of 1.0 GiB (--max-memory)" in str(e.value)
