@@ -34,8 +34,8 @@ Issue 23 (a million processors):
 
 * ``--side N`` sets the halo's torus to N x N x N (default 32; 64 is 262,144 processors
   and 1,572,864 messages, 100 the million-processor torus). Past the budgets of
-  ``parasol_core.budget`` (1,000,000 generated lines, 1,000,000 messages, 10,000,000
-  route steps) the bench raises them for its own process and says so. ``--no-python``
+  ``parasol_core.budget`` (4,000,000 generated lines, 1,000,000 messages, 10,000,000
+  route steps) the bench raises them for its own run (``budget.limits``) and says so. ``--no-python``
   leaves out the pure-Python trace, ``--no-loops`` every event loop (for large sides:
   memory; the default path is then the only trace run). The halo also runs with the
   reference kernel (``phases.c``) beside the default one (by bottleneck groups from
@@ -145,15 +145,16 @@ SAME = [True]  # every result bit-identical between the two paths
 
 @contextlib.contextmanager
 def limits_for(side: int) -> Iterator[None]:
-    """The budgets raised for this process when a ``side``^3 torus and its halo pass them
-    (the bench measures; the library keeps its limits)."""
+    """The budgets raised for this thread when a ``side``^3 torus and its halo pass them
+    (``budget.limits``: the bench measures; the library keeps its limits)."""
     size = side**3
     lines = generators.generator_size("torus", [side] * 3)
     messages = budget.pattern_messages("halo", size, (side,) * 3, True)
+    now = budget.current()
     if (
-        lines <= budget.MAX_GENERATED
-        and 2 * messages <= budget.MAX_ROUTE_STEPS
-        and (messages <= budget.MAX_PHASE_MESSAGES)
+        lines <= now.generated
+        and 2 * messages <= now.route_steps
+        and (messages <= now.phase_messages)
     ):
         yield
         return
@@ -161,10 +162,10 @@ def limits_for(side: int) -> Iterator[None]:
         f"(the {side}^3 torus: {lines:,} generated lines, {messages:,} halo messages, "
         f"{2 * messages:,} route steps; budgets raised for this run)"
     )
-    with (
-        mock.patch.object(generators, "check_generator", lambda *a, **k: 0),
-        mock.patch.object(budget, "MAX_PHASE_MESSAGES", max(messages, budget.MAX_PHASE_MESSAGES)),
-        mock.patch.object(budget, "MAX_ROUTE_STEPS", max(2 * messages, budget.MAX_ROUTE_STEPS)),
+    with budget.limits(
+        generated=max(lines, now.generated),
+        phase_messages=max(messages, now.phase_messages),
+        route_steps=max(2 * messages, now.route_steps),
     ):
         yield
 

@@ -6,19 +6,62 @@ what it would build, from the sizes alone, here; past the limit it raises
 :class:`BudgetError`, whose message names the estimate and the limit, and nothing is
 built. The estimator answers it -32602, the command line exits 2.
 
-========================== ============================================ =================
-work                        estimate (before building)                  limit
-========================== ============================================ =================
+========================== ============================================ ==================
+work                        estimate (before building)                  limit (default)
+========================== ============================================ ==================
 a pattern's messages        :func:`pattern_messages` (its formula)      1,000,000 messages
+                                                                        (*)
 a phase's messages          the length of the list                      1,000,000 messages
+                                                                        (*)
 a generated topology        ``topology.generators.generator_size``:     4,000,000 lines
                             processors + link lines (+ a bus's connect
                             entries)
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.steps.        10,000,000 steps
-phase's routes)             route_steps`: processors visited
+phase's routes)             route_steps`: processors visited            (*)
 ``shortest`` routes         distinct sources x processors               12,500,000 entries
-========================== ============================================ =================
+a phase, under a memory     messages x 240 + route steps x 120 bytes    the budget, bytes
+budget (the command line)   (:data:`BYTES_PER_MESSAGE`,                 (``--max-memory``)
+                            :data:`BYTES_PER_STEP`)
+========================== ============================================ ==================
+
+(*) the estimator's fixed counts; under a memory budget (below) these three give way to
+the last row.
+
+**The limits in force.** The table gives the defaults, the module's constants; they are
+the estimator's (a shared server: one client must not take its memory or every worker,
+``docs/estimator.md``). Work runs under other limits within :func:`limits` (a context
+manager, per thread, like :func:`deadline`); every check reads :func:`current`, never a
+constant captured at import. A thread that never entered :func:`limits` has the
+defaults, and the estimator runs every request under :func:`fixed` (the defaults,
+whatever the thread).
+
+**A memory budget.** Within ``limits(memory=BYTES)`` (the command line's ``simulate``
+and ``mapping``, ``--max-memory``), a phase's messages and its route steps are not
+limited by count but by the memory they would take, estimated before anything is built:
+
+    messages x :data:`BYTES_PER_MESSAGE` + route steps x :data:`BYTES_PER_STEP`
+
+(route steps counted by :func:`~parasol_core.topology.steps.route_steps`, or from the
+pattern's formula; before a phase's routes are known, 1 a message, a lower bound).
+Past it, :class:`MemoryBudgetError` names the estimate and the budget in bytes. A route
+batch alone (a mapping's) is held to route steps x :data:`BYTES_PER_STEP`. The other
+limits (generated lines, route pairs, ``shortest`` tables) are not changed by it.
+
+The two figures were measured with ``benchmarks/bench_phase_memory.py``: each case in
+a fresh process, the peak resident size (``/proc/self/status`` VmHWM, reset just
+before) less the resident size before ``simulate()`` ran the phase end to end
+(pattern, routes, trace, result), over the halo on 20^3 to 50^3 tori (2 steps a
+message; 324 to 356 bytes a message), ``shift`` on 50^3, ``alltoall`` on an 8^3 torus
+(7 steps a message) and a 24 x 24 grid (17), and 300,000 random messages with
+staggered starts on that grid (the event-loop kernel); peaks of 17 MB to 566 MB. A
+least-squares fit gave 148 bytes a message + 92 bytes a step (the worst case 1.21x
+over it); the constants, 240 and 120, put every case measured 1.19x (``shift``,
+``alltoall`` on the torus) to 1.49x (the smallest halo) under its estimate. The halo on the
+million-processor torus (6,000,000 messages, 12,000,000 steps) is estimated at
+2.9 GB (2.7 GiB) and took 1.8 GB (one run). The estimate is of the phase alone: the
+model, already loaded when it is made, is not in it (that torus's: 1.0 GB resident,
+2.5 GB at the peak of its loading).
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
 estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
@@ -26,24 +69,40 @@ estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from parasol_core.limits import MAX_PHASE_MESSAGES
 
 __all__ = [
+    "BYTES_PER_MESSAGE",
+    "BYTES_PER_STEP",
     "MAX_GENERATED",
     "MAX_PHASE_MESSAGES",
     "MAX_ROUTE_PAIRS",
     "MAX_ROUTE_STEPS",
     "MAX_SHORTEST_TABLE",
     "BudgetError",
+    "Limits",
+    "MemoryBudgetError",
     "TimeBudgetError",
     "check",
     "check_deadline",
+    "check_phase",
+    "check_route_steps",
+    "current",
     "deadline",
+    "default_memory",
+    "fixed",
+    "format_size",
+    "limits",
+    "parse_size",
     "pattern_messages",
 ]
 
@@ -64,6 +123,9 @@ of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's
 16 x 32 grid, about 590,000 random ones."""
 
 
+_local = threading.local()  # this thread's limits (limits()) and deadline (deadline())
+
+
 class BudgetError(ValueError):
     """Work refused before it starts: its estimate is past its limit (the message says
     both). ``estimate`` and ``limit`` are in ``unit``."""
@@ -81,11 +143,207 @@ class TimeBudgetError(RuntimeError):
     """Work that went past its deadline (see :func:`deadline`)."""
 
 
+class MemoryBudgetError(BudgetError):
+    """Work refused before it starts because its memory estimate is past the memory
+    budget (:func:`limits` ``memory``): ``estimate`` and ``limit`` are in bytes, and the
+    message says both, readably ("about 5.2 GiB, over the memory budget of 2.0 GiB")."""
+
+    def __init__(self, what: str, estimate: int, limit: int, source: str = "") -> None:
+        self.what, self.estimate, self.limit, self.unit = what, estimate, limit, "bytes"
+        where = f" ({source})" if source else ""
+        ValueError.__init__(self, f"{what} would need about {format_size(estimate)}, over the "
+                            f"memory budget of {format_size(limit)}{where}; refused before "
+                            "any work")  # fmt: skip
+
+
 def check(what: str, estimate: int, limit: int, unit: str, hint: str = "") -> int:
     """``estimate`` if it is within ``limit``, else :class:`BudgetError`."""
     if estimate > limit:
         raise BudgetError(what, estimate, limit, unit, hint)
     return estimate
+
+
+# --------------------------------------------------------------------------- the limits in force
+
+BYTES_PER_MESSAGE = 240
+"""Memory a phase takes per message, beyond its route steps (module docstring: fitted
+149 bytes, with headroom)."""
+BYTES_PER_STEP = 120
+"""Memory a phase takes per route step (a processor a route visits; fitted 92 bytes,
+with headroom). Also what a route batch alone is charged per step."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits work runs under (see the module's table). ``memory`` (bytes), when
+    set, replaces the counts ``phase_messages`` and ``route_steps`` by the memory
+    estimate of a phase or a route batch; ``source`` is what set it, for the message
+    (``--max-memory``)."""
+
+    phase_messages: int
+    route_steps: int
+    route_pairs: int
+    generated: int
+    shortest_table: int
+    memory: int | None = None
+    source: str = ""
+
+    @property
+    def message_limit(self) -> int:
+        """The most messages a phase may have: its count limit, or under a memory budget
+        the most that fit it (each visiting at least one processor)."""
+        if self.memory is None:
+            return self.phase_messages
+        return self.memory // (BYTES_PER_MESSAGE + BYTES_PER_STEP)
+
+    @property
+    def step_limit(self) -> int:
+        """The most route steps a batch may take: its count, or what fits the memory."""
+        if self.memory is None:
+            return self.route_steps
+        return self.memory // BYTES_PER_STEP
+
+    def describe_messages(self) -> str:
+        """The phase's message limit in words, for messages."""
+        if self.memory is None:
+            return f"{self.phase_messages:,} messages"
+        return f"as many messages as fit the memory budget of {format_size(self.memory)}"
+
+
+def _defaults() -> Limits:
+    # read at each call, so that a test's monkeypatch of a constant holds
+    return Limits(MAX_PHASE_MESSAGES, MAX_ROUTE_STEPS, MAX_ROUTE_PAIRS, MAX_GENERATED,
+                  MAX_SHORTEST_TABLE)  # fmt: skip
+
+
+def current() -> Limits:
+    """The limits in force on this thread: those of the innermost :func:`limits`, or
+    the defaults (the module's constants, the estimator's)."""
+    found = getattr(_local, "limits", None)
+    return found if found is not None else _defaults()
+
+
+@contextmanager
+def limits(**changes: int | str | None) -> Iterator[Limits]:
+    """Within this block on this thread, the limits in force are the current ones with
+    ``changes`` (fields of :class:`Limits`: ``memory=2 << 30, source="--max-memory"``,
+    ``phase_messages=10``, ...). Nests; the limits before come back at its end."""
+    before = getattr(_local, "limits", None)
+    _local.limits = dataclasses.replace(current(), **changes)
+    try:
+        yield _local.limits
+    finally:
+        _local.limits = before
+
+
+@contextmanager
+def fixed() -> Iterator[Limits]:
+    """Within this block on this thread, the defaults (the module's constants), whatever
+    :func:`limits` the thread is in: what the estimator's work runs under."""
+    before = getattr(_local, "limits", None)
+    _local.limits = None
+    try:
+        yield current()
+    finally:
+        _local.limits = before
+
+
+def phase_memory(messages: int, steps: int) -> int:
+    """The memory a phase of ``messages`` messages visiting ``steps`` processors along
+    their routes is estimated to take, in bytes."""
+    return messages * BYTES_PER_MESSAGE + steps * BYTES_PER_STEP
+
+
+def check_phase(what: str, messages: int, steps: int | None = None, hint: str = "",
+                exact: bool = True) -> int:  # fmt: skip
+    """A phase of ``messages`` messages (whose routes visit ``steps`` processors, when
+    known) against the limits in force: its count limit (``steps`` is then left to the
+    route batch's own check), or under a memory budget its memory estimate (``steps``
+    unknown: 1 a message, the least a route visits; ``exact`` False: ``steps`` is a
+    lower bound). Returns ``messages``; past the limit :class:`BudgetError`
+    (:class:`MemoryBudgetError`), before any work."""
+    lim = current()
+    if lim.memory is None:
+        return check(what, messages, lim.phase_messages, "messages", hint)
+    if steps is None:
+        steps, exact = messages, False
+    need = phase_memory(messages, steps)
+    if need > lim.memory:
+        told = f"{what} ({messages:,} messages, {'' if exact else 'at least '}{steps:,} route steps"
+        told += f"; {hint})" if hint else ")"
+        raise MemoryBudgetError(told, need, lim.memory, lim.source)
+    return messages
+
+
+def check_route_steps(what: str, steps: int, hint: str = "") -> int:
+    """A route batch visiting ``steps`` processors against the limits in force (its
+    count, or under a memory budget ``steps`` x :data:`BYTES_PER_STEP`)."""
+    lim = current()
+    if lim.memory is None:
+        return check(what, steps, lim.route_steps, "route steps", hint)
+    need = steps * BYTES_PER_STEP
+    if need > lim.memory:
+        raise MemoryBudgetError(f"{what} ({steps:,} route steps)", need, lim.memory, lim.source)
+    return steps
+
+
+# --------------------------------------------------------------------------- sizes
+
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """Bytes from a size's text: plain bytes (``1500000000``), or a number with ``K``,
+    ``M``, ``G`` or ``T`` (powers of 1024, as ``KiB`` ... ``TiB``; ``KB`` ... ``TB`` are
+    powers of 1000), case not minded: ``2G``, ``500M``, ``1.5GiB``, ``2GB``. ValueError
+    saying what is accepted, for anything else or for no bytes at all."""
+    m = _SIZE.fullmatch(text)
+    if m is None or (m.group(3) and not m.group(2) and m.group(3).lower() != "b"):
+        raise ValueError(f"{text!r} is not a size: give bytes, or a number with K, M, G or "
+                         "T (KiB ... TiB, powers of 1024; KB ... TB, powers of 1000), e.g. "
+                         "2G, 500M, 1.5GiB")  # fmt: skip
+    number, prefix, suffix = m.group(1), m.group(2).lower(), m.group(3).lower()
+    scale = 1000 ** ("kmgt".index(prefix) + 1) if prefix and suffix == "b" else _UNITS[prefix]
+    value = float(number) * scale
+    if value > 1 << 62:  # a thousand-digit number: no machine has it
+        raise ValueError(f"{text[:40]!r} is more memory than any machine has")
+    size = int(value)
+    if size <= 0:
+        raise ValueError(f"{text!r} is no memory at all: give more than 0 bytes")
+    return size
+
+
+def format_size(size: int) -> str:
+    """Bytes, readably: ``512 bytes``, ``3.4 MiB``, ``5.2 GiB``."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size / 1024:.1f} KiB"
+
+
+def default_memory() -> tuple[int, str]:
+    """The command line's memory budget when none is given: half the machine's
+    physical memory, or the memory available now (``MemAvailable`` of
+    ``/proc/meminfo``) if that is lower; and which it is, in words."""
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        physical = 8 << 30
+    best, how = physical // 2, f"half the physical memory ({format_size(physical)})"
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    if available < best:
+                        best, how = available, "the memory available now (MemAvailable)"
+                    break
+    except (OSError, ValueError, IndexError):
+        pass  # not Linux: half the physical memory
+    return best, how
 
 
 # --------------------------------------------------------------------------- patterns
@@ -125,19 +383,18 @@ def pattern_messages(
 
 
 def check_pattern(name: str, count: int, grid: Sequence[int] | None = None,
-                  wraps: bool = False, limit: int = MAX_PHASE_MESSAGES) -> int:  # fmt: skip
-    """:func:`pattern_messages`, refused past ``limit``."""
+                  wraps: bool = False, limit: int | None = None) -> int:  # fmt: skip
+    """:func:`pattern_messages`, refused past ``limit`` (default: the phase's message
+    limit in force, :func:`current`)."""
     return check(f"the {name} pattern on {count:,} processors", pattern_messages(
-        name, count, grid, wraps), limit, "messages")  # fmt: skip
+        name, count, grid, wraps), current().message_limit if limit is None else limit,
+        "messages")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- generators
 
 
 # --------------------------------------------------------------------------- time
-
-
-_local = threading.local()
 
 
 @contextmanager

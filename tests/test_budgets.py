@@ -120,11 +120,14 @@ def test_pattern_counts_match_their_formulas() -> None:
                                            ("ring-allgather", 1_073_709_056)])  # fmt: skip
 def test_simulate_pattern_past_the_limit_is_refused_at_once(big_torus, pattern, count) -> None:
     """alltoall on a 32^3 torus (1.07e9 messages) said 'the input is too large or too
-    deeply nested'; now exit 2 naming the count and the limit, before any is built."""
+    deeply nested'; now exit 2 naming the count and the limit, before any is built. The
+    command line's limit is its memory budget (by default half the physical memory or
+    less): the message names the count, the memory it would need and the budget."""
     status, out, seconds = run_cli("simulate", str(big_torus), "--pattern", pattern,
                                    "--bytes", "1024")  # fmt: skip
     assert status == 2, out
-    assert f"{count:,} messages" in out and "1,000,000 messages" in out, out
+    assert f"{count:,} messages" in out and "would need about 480.0 GiB" in out, out
+    assert "over the memory budget of" in out and "--max-memory sets it" in out, out
     assert "Traceback" not in out
     assert seconds < 20  # loading the 131k-line model is most of it
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from parasol_core import filelock
+from parasol_core import budget, filelock
 from parasol_core.budget import BudgetError
 from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.limits import ValueRangeError, read_model_bytes
@@ -148,6 +148,42 @@ def save_or_fail(session: Session, path: str) -> None:
     except (ValueError, TypeError) as e:
         raise CommandError(f"error: the result cannot be written: {e}; {path} is unchanged",
                            EXIT_ERRORS) from None  # fmt: skip
+
+
+def memory_size(text: str) -> int:
+    """``--max-memory``'s value in bytes (:func:`parasol_core.budget.parse_size`); bad
+    text is a usage error (exit 2) saying what a size is."""
+    try:
+        return budget.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def memory_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--max-memory``, for the commands that run a phase or a batch of routes in
+    this process (``what``: which work)."""
+    p.add_argument(
+        "--max-memory", type=memory_size, metavar="SIZE",
+        help=f"the memory {what} may take, estimated before it starts: bytes, or 2G, "
+        "500M, 1.5GiB (K, M, G, T: powers of 1024; KB, MB, GB, TB: of 1000). Past it "
+        "the command stops at once, exit 2, naming both. Default: half the physical "
+        "memory, or the memory available when the work starts if that is less",
+    )  # fmt: skip
+
+
+@contextmanager
+def memory_budget(args: argparse.Namespace) -> Iterator[budget.Limits]:
+    """The work of this block under the memory budget of ``--max-memory`` or its
+    default (:func:`parasol_core.budget.default_memory`, read now: after the model is
+    loaded, when the work starts), instead of the estimator's fixed counts."""
+    size = getattr(args, "max_memory", None)
+    if size is not None:
+        source = "--max-memory"
+    else:
+        size, how = budget.default_memory()
+        source = f"by default {how}; --max-memory sets it"
+    with budget.limits(memory=size, source=source) as limits:
+        yield limits
 
 
 def lock_option(p: argparse.ArgumentParser) -> None:

@@ -12,6 +12,8 @@ from parasol_core.cli.common import (
     EXIT_USAGE,
     CommandError,
     load_or_fail,
+    memory_budget,
+    memory_option,
     run,
 )
 from parasol_core.limits import ValueRangeError
@@ -53,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="how messages share a link: "
         + "; ".join(f"{k}: {v}" for k, v in SHARING_HELP.items()),
     )
+    memory_option(p, "the phase (its messages, routes and trace)")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     p.set_defaults(func=cmd_simulate)
 
@@ -75,26 +78,29 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             EXIT_USAGE,
         )
     try:
-        messages = None
-        if args.messages is not None:
-            try:
-                messages = load_messages(args.messages)
-            except OSError as e:
-                raise CommandError(
-                    f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE
-                ) from None
-            except ValueRangeError as e:
-                raise CommandError(str(e), EXIT_USAGE) from None
-        result = simulate(
-            machine,
-            messages=messages,
-            pattern=args.pattern,
-            bytes=args.bytes,
-            dim=args.dim,
-            root=args.root,
-            virtual=args.virtual,
-            sharing=args.sharing,
-        )
+        # the phase's messages and routes are held to a memory budget, not to the
+        # estimator's fixed counts (parasol_core.budget); past it: exit 2 before any work
+        with memory_budget(args):
+            messages = None
+            if args.messages is not None:
+                try:
+                    messages = load_messages(args.messages)
+                except OSError as e:
+                    raise CommandError(
+                        f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE
+                    ) from None
+                except ValueRangeError as e:
+                    raise CommandError(str(e), EXIT_USAGE) from None
+            result = simulate(
+                machine,
+                messages=messages,
+                pattern=args.pattern,
+                bytes=args.bytes,
+                dim=args.dim,
+                root=args.root,
+                virtual=args.virtual,
+                sharing=args.sharing,
+            )
     except PhaseError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.json:

@@ -12,6 +12,8 @@ from parasol_core.cli.common import (
     EXIT_USAGE,
     CommandError,
     load_or_fail,
+    memory_budget,
+    memory_option,
     run,
 )
 from parasol_core.model import Machine
@@ -99,6 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheme", choices=list(MAPPING_SCHEMES), help="evaluate this scheme")
     p.add_argument("--seed", type=int, help="for --scheme random")
     p.add_argument("--print-mapping", action="store_true", help="also print map[v] = p lines")
+    memory_option(p, "the routes of the virtual links")
     p.set_defaults(func=cmd_mapping)
 
 
@@ -234,10 +237,11 @@ def cmd_mapping(args: argparse.Namespace) -> int:
     virt = _virtual(machine, args.virtual)
     _hardware(machine)
     try:
-        mapping = None
-        if args.scheme is not None:
-            mapping = make_mapping(machine, virt, args.scheme, seed=args.seed)
-        q = mapping_quality(machine, virt, mapping)
+        with memory_budget(args):  # its route batch: a memory budget (parasol_core.budget)
+            mapping = None
+            if args.scheme is not None:
+                mapping = make_mapping(machine, virt, args.scheme, seed=args.seed)
+            q = mapping_quality(machine, virt, mapping)
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     print(f"virtual links: {q.virtual_links}")

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import limits
+from parasol_core import budget
 from parasol_core.block import estimate_block
 from parasol_core.diagnostics import ModelSyntaxError
 from parasol_core.engine import Engine
@@ -690,9 +690,6 @@ def estimate_block_method(
 # --------------------------------------------------------------------------- phases
 
 
-MAX_PHASE_MESSAGES = limits.MAX_PHASE_MESSAGES
-
-
 @method("estimate.phase", bulk=True, heavy=True, cost=_phase_cost)
 def estimate_phase(
     svc: Service,
@@ -715,8 +712,9 @@ def estimate_phase(
     if messages is not None:
         if not isinstance(messages, list):
             raise ParamError("messages must be a list of {src, dst, bytes, start?, after?}")
-        if len(messages) > MAX_PHASE_MESSAGES:
-            raise ParamError(f"at most {MAX_PHASE_MESSAGES} messages in one phase")
+        most = budget.current().phase_messages  # the fixed limit: no memory budget here
+        if len(messages) > most:
+            raise ParamError(f"at most {most} messages in one phase")
     if pattern is not None and not isinstance(pattern, str):
         raise ParamError("pattern must be a pattern name")
     if bytes is not None:

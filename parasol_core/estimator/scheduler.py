@@ -202,5 +202,6 @@ class Scheduler:
 
 
 def _within(seconds: float | None, job: Callable[[], Any]) -> Any:
-    with budget.deadline(seconds):
+    # the estimator's fixed count limits (a shared server), never a memory budget
+    with budget.deadline(seconds), budget.fixed():
         return job()

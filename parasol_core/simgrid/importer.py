@@ -105,7 +105,7 @@ class _Platform:
 
     def grow(self, n: int, what: str) -> None:
         self.size += n
-        budget.check(what, self.size, budget.MAX_GENERATED, "processors and links",
+        budget.check(what, self.size, budget.current().generated, "processors and links",
                      "a platform's hosts, routers and links together")  # fmt: skip
 
     def node(self, name: str, kind: str, el: Element) -> None:
@@ -171,7 +171,7 @@ def _radicals(p: _Platform, el: Element) -> list[int]:
         if b < a:
             raise p.error(f"radical {text!r}: {part!r} goes downwards", el)
         total += b - a + 1
-        budget.check(f"cluster {el.get('id')!r}", total, budget.MAX_GENERATED, "hosts")
+        budget.check(f"cluster {el.get('id')!r}", total, budget.current().generated, "hosts")
         parts.append((a, b))
     return [i for a, b in parts for i in range(a, b + 1)]
 
@@ -754,9 +754,9 @@ def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> Non
     chains += [_Chain(c.dst, c.src, c.links[::-1], c.line, True) for c in chains if c.symmetrical]
     if not chains:
         return
-    if len(chains) > budget.MAX_ROUTE_PAIRS:
+    if len(chains) > budget.current().route_pairs:
         p.notes.add(f"{len(chains):,} explicit routes not compared with PARASOL's (over "
-                    f"{budget.MAX_ROUTE_PAIRS:,})")  # fmt: skip
+                    f"{budget.current().route_pairs:,})")  # fmt: skip
         return
     kept = [ln for ln in p.links.values() if len(ln.ends) >= 2]  # as build() kept them
     by_name = {link.name: model.id for link, model in zip(kept, topo.links)}

@@ -201,17 +201,17 @@ def load_messages(path: str | Path) -> list[Message]:
     if isinstance(data, list):
         from parasol_core import budget
 
-        budget.check(str(path), len(data), budget.MAX_PHASE_MESSAGES, "messages")
+        budget.check_phase(str(path), len(data))
     return parse_messages(data)
 
 
 def _as_arrays(messages: Any) -> MessageArrays:
-    """The messages as arrays; more than MAX_PHASE_MESSAGES: BudgetError, before any
-    is read (parasol_core.budget)."""
+    """The messages as arrays; past the phase's limit in force (its message count, or
+    its memory): BudgetError, before any is read (parasol_core.budget)."""
     from parasol_core import budget
 
     if isinstance(messages, MessageArrays):
-        budget.check("the phase", len(messages), budget.MAX_PHASE_MESSAGES, "messages")
+        budget.check_phase("the phase", len(messages))
         return messages
     if isinstance(messages, (str, bytes)):
         try:
@@ -221,7 +221,7 @@ def _as_arrays(messages: Any) -> MessageArrays:
     if isinstance(messages, tuple):
         messages = list(messages)
     if isinstance(messages, list):
-        budget.check("the phase", len(messages), budget.MAX_PHASE_MESSAGES, "messages")
+        budget.check_phase("the phase", len(messages))
     return MessageArrays.from_messages(parse_messages(messages))
 
 

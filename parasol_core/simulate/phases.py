@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import _native
+from parasol_core import _native, budget
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import (
     Message,
@@ -207,13 +207,17 @@ def simulate_phase(
     :class:`MessageArrays`; with ``virtual`` (a virtual topology or its id), ``src`` and
     ``dst`` are its virtual processors. ``sharing``: ``"max"`` (PARASOL's, the default)
     or ``"maxmin"`` (max-min fair, :mod:`.flow`). Raises :class:`PhaseError` on bad
-    input.
+    input; :class:`~parasol_core.budget.BudgetError` past the limits in force
+    (:mod:`parasol_core.budget`: under a memory budget, its messages and their exact
+    route steps are checked before any route is plotted).
     """
     _sharing(sharing)
     arrays = _as_arrays(messages)
     _check(arrays)
     try:
         table = RouteTable.for_machine(machine, virtual)
+        if budget.current().memory is not None and len(arrays):  # the exact route steps
+            budget.check_phase("the phase", len(arrays), table.steps(arrays.src, arrays.dst))
         ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
     except RoutingError as e:
         raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None

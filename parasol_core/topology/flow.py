@@ -45,8 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.budget import check_deadline
-from parasol_core.limits import MAX_PHASE_MESSAGES
+from parasol_core.budget import check_deadline, current
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather
@@ -285,7 +284,7 @@ def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
             f"{why} runs in the Python trace, which takes at most {MAX_FLOW_WORK:,} "
             f"message-resource updates; this phase needs about {work:,} ({m:,} messages "
             f"using {int(usage.res.shape[0]):,} link directions and forwarders). The C "
-            f"trace of 1994's model takes up to {MAX_PHASE_MESSAGES:,} messages; use "
+            f"trace of 1994's model takes up to {current().describe_messages()}; use "
             "fewer messages or the default sharing on a topology without annotations"
         )
     return work

@@ -465,5 +465,5 @@ def generator_size(kind: str, dims: Sequence[int]) -> int:
 def check_generator(kind: str, dims: Sequence[int], limit: int | None = None) -> int:
     shown = " ".join(str(int(d)) for d in dims)
     return budget.check(f"generating {kind} {shown}", generator_size(kind, dims),
-                        budget.MAX_GENERATED if limit is None else limit, "lines",
+                        budget.current().generated if limit is None else limit, "lines",
                         "a line per processor and per link")  # fmt: skip

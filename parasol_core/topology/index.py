@@ -413,8 +413,8 @@ class TopologyIndex:
             from parasol_core.topology.steps import route_steps
 
             steps = route_steps(self.layout, self.technique, src, dst)
-            budget.check(f"{src.shape[0]:,} routes", steps, budget.MAX_ROUTE_STEPS,
-                         "route steps", "processors visited, both ends included")  # fmt: skip
+            budget.check_route_steps(f"{src.shape[0]:,} routes", steps,
+                                     "processors visited, both ends included")  # fmt: skip
         offsets, procs = self.technique.paths(self.layout, src, dst)
         offsets = np.asarray(offsets, dtype=np.int64)
         procs = np.asarray(procs, dtype=np.int64)

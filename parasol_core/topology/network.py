@@ -159,6 +159,22 @@ class RouteTable:
         self._arrays = None
         return np.arange(first, first + len(batch), dtype=np.int64)
 
+    def steps(self, src: Any, dst: Any) -> int:
+        """The processors the routes ``src[i] -> dst[i]`` would visit, all together
+        (:func:`~parasol_core.topology.steps.route_steps`), counted before any is
+        plotted; ends that are not processors (which :meth:`add_many` reports) count
+        nothing."""
+        from parasol_core.topology.steps import route_steps
+
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
+        if self.mapping is not None:
+            table = mapping_table(self.mapping)
+            ok = (src >= 1) & (src < table.shape[0]) & (dst >= 1) & (dst < table.shape[0])
+            src, dst = table[src[ok]], table[dst[ok]]
+        index = self.index
+        return route_steps(index.layout, index.technique, src, dst)
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(slots, ends, unique_slots, unique_ends)``: route ``i`` (id ``i + 1``) crosses
         link slots ``slots[ends[i]:ends[i + 1]]``."""

@@ -92,7 +92,8 @@ class LinkGraph:
         tree = self._search(src)
         self._trees[src] = tree
         kept = len(self._trees) * (self.count + 1)
-        while kept > budget.MAX_SHORTEST_TABLE and len(self._trees) > 1:
+        most = budget.current().shortest_table
+        while kept > most and len(self._trees) > 1:
             self._trees.popitem(last=False)
             kept -= self.count + 1
         return tree
@@ -185,7 +186,7 @@ class ShortestRouting(RoutingTechnique):
         budget.check(
             f"shortest-path routes from {sources.shape[0]:,} sources on {graph.count:,} processors",
             sources.shape[0] * (graph.count + 1),
-            budget.MAX_SHORTEST_TABLE,
+            budget.current().shortest_table,
             "table entries",
             "a predecessor and a distance per processor per source",
         )
