@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from parasol_core.arrays import unique
 from parasol_core.limits import MAX_DATA_FILE_BYTES
 
 __all__ = [
@@ -266,7 +267,7 @@ def fit(m: Measurements) -> list[Candidate]:
         if len(positive) == 0:
             raise FitError("every measured time is zero")
         sigma = np.where(m.seconds > 0, m.seconds, positive.min())
-    single = len(np.unique(m.procs)) == 1
+    single = len(unique(m.procs)) == 1
     sizeless = not np.any(m.bytes > 0)
     out: list[Candidate] = []
     for form in forms(single, sizeless):

@@ -194,8 +194,8 @@ def test_the_expression_tree_imports_no_syntax() -> None:
 FLOORS: tuple[tuple[str, ...], ...] = (
     # what everything stands on: limits and budgets, numbers, the parameter table, values,
     # where a value sat in a text and what is said about it, file locks, the C kernels
-    ("limits", "budget", "numeric", "params", "categories", "meanings", "values", "memory",
-     "diagnostics", "source", "filelock", "_native"),
+    ("limits", "budget", "numeric", "arrays", "params", "categories", "meanings", "values",
+     "memory", "diagnostics", "source", "filelock", "_native"),
     # the model: expression trees, the link store (and the link text it reads a record
     # back from), the procid and mapping tables, scaling, basic blocks, fitting
     ("expr.tree", "model", "linkstore", "linktext", "inttable", "scalers", "block", "fit"),

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core import _native, budget
+from parasol_core.arrays import unique
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import (
     Message,
@@ -544,7 +545,7 @@ class _Trace:
         ``load`` on the way (a batch; :meth:`one` does one message)."""
         flights, load = self.flights, self.load
         if ending.shape[0]:
-            links = np.unique(down)
+            links = unique(down)
             had = load[links]
             at, which = _spans(self.first[links], had)
             msgs = flights[at]
@@ -843,7 +844,7 @@ class _Trace:
         waiting, which = gather(self.dependents, ptr, msgs)
         np.maximum.at(self.ready, waiting, at[which])
         np.subtract.at(self.left, waiting, 1)
-        released = np.unique(waiting[self.left[waiting] == 0])
+        released = unique(waiting[self.left[waiting] == 0])
         for j, when in zip(released.tolist(), self.ready[released].tolist()):
             heapq.heappush(self.heap, (when, j))
 

@@ -34,6 +34,7 @@ from itertools import product
 
 import numpy as np
 
+from parasol_core.arrays import unique
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
@@ -81,7 +82,7 @@ def mapping_quality(
     # position, bounded by the links in the file) rather than by id (any size)
     nslots = max(index.link_ids.shape[0], 1)
     which = np.repeat(np.arange(len(links), dtype=np.int64), hops)
-    pairs = np.unique(which * nslots + index.slots(batch.links))
+    pairs = unique(which * nslots + index.slots(batch.links))
     per_link = np.bincount(pairs % nslots, minlength=nslots)
     return _quality(links, hops, dmax, per_link, index.link_ids)
 
@@ -181,7 +182,7 @@ class MappingMetrics:
         hops = batch.hops
         nslots = self._nslots
         which = np.repeat(np.arange(rows.shape[0], dtype=np.int64), hops)
-        pairs = np.unique(which * nslots + self.index.slots(batch.links))
+        pairs = unique(which * nslots + self.index.slots(batch.links))
         ends = np.searchsorted(pairs // nslots, np.arange(1, rows.shape[0]))
         return hops, np.split(pairs % nslots, ends)
 

@@ -18,6 +18,7 @@ from itertools import product
 
 import numpy as np
 
+from parasol_core.arrays import unique
 from parasol_core.model import Topology
 
 
@@ -200,7 +201,7 @@ def infer_shape(topology: Topology) -> Shape | None:
     # more distinct distances are no grid's, and a candidate is tried link by link only
     # when every distance is one of its own (a dragonfly of 11,088 processors has 692
     # candidates: 2 s of trying before, none now).
-    distances = np.unique(np.abs(a - b))
+    distances = unique(np.abs(a - b))
     if distances.size > MAX_STRIDE_DISTANCES:
         return None
     spans = set(distances.tolist())
@@ -260,7 +261,7 @@ def stride_shapes(n: int, a: np.ndarray, b: np.ndarray,
     hypercube's, which its own routing and the gray mapping treat as a numbering, not a
     grid (as before shapes of 4 to 6 dimensions were inferred)."""
     if distances is None:
-        distances = np.unique(np.abs(a - b))
+        distances = unique(np.abs(a - b))
     if distances.size > MAX_STRIDE_DISTANCES or not distances.size or distances[0] != 1:
         return
     steps = [int(d) for d in distances.tolist() if n % d == 0 and d < n]

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core import budget
+from parasol_core.arrays import unique
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout
@@ -63,7 +64,7 @@ class LinkGraph:
         for s in np.flatnonzero(self.sizes != 2).tolist():  # buses: few
             procs = self.procs[self.offsets[s] : self.offsets[s + 1]].tolist()
             if len(procs) > GROUP_LINK:
-                groups.append(np.unique(np.asarray(procs, dtype=np.int64)))
+                groups.append(unique(np.asarray(procs, dtype=np.int64)))
                 continue
             for i, a in enumerate(procs):
                 for b in procs[i + 1 :]:
@@ -74,7 +75,7 @@ class LinkGraph:
             a = np.concatenate(a_parts)
             b = np.concatenate(b_parts)
             keep = a != b
-            key = np.unique(a[keep] * n + b[keep])
+            key = unique(a[keep] * n + b[keep])
             a, b = key // n, key % n
         else:
             a = b = np.empty(0, dtype=np.int64)

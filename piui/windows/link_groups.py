@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.arrays import unique
 from parasol_core.model import Link, Machine, MachineCombinations, Timing, Topology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.layout import link_groups
@@ -158,7 +159,7 @@ class LinkGroupsWindow(QWidget):
         hw = self.hardware
         if not ids or hw is None:
             return []
-        rows = np.unique(hw.links.rows_of_ids(list(ids)))
+        rows = unique(hw.links.rows_of_ids(list(ids)))
         return [hw.links[int(r)] for r in rows[rows >= 0]]
 
     def _show_group(self, *_: object) -> None:
@@ -166,11 +167,9 @@ class LinkGroupsWindow(QWidget):
         ids = self._group_tuple()
         # the group's rows of the link store, and its timings from the columns (a group
         # of a million-link model is millions of rows: no view per link)
-        rows = hw.links.rows_of_ids(ids) if hw is not None and ids else []
-        rows = np.sort(np.asarray(rows, dtype=np.int64))  # (a sort: np.unique hashes, 5x slower)
+        rows = unique(np.asarray(hw.links.rows_of_ids(ids) if hw is not None and ids else [],
+                                 dtype=np.int64))  # fmt: skip
         rows = rows[rows >= 0]
-        if rows.shape[0] > 1:
-            rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
         self._group_size = int(rows.shape[0])
         lat, self._same["latency"] = _common(hw, rows, "latency")
         spd, self._same["speed"] = _common(hw, rows, "speed")
