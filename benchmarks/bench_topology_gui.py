@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,10 +126,22 @@ class PaintCounter:
         canvas.paint = paint
 
 
+def add_virtual(m: MappingEditorWindow, routing: str) -> Any:
+    """What the mapping editor's Add does once its dialog is accepted with ``routing``
+    and the default processor count (the hardware's compute processors)."""
+    from parasol_core.topology.switches import compute_count
+
+    doc = m.document
+    count = compute_count(doc.machine, doc.machine.hardware())
+    virt = doc.session.new_virtual(routing, count, None)
+    m.select_virtual(virt.id)
+    return virt
+
+
 def add_torus_virtual(doc: Document) -> int:
     """A 2D torus virtual topology over the hardware (the mapping editor's Add)."""
     m = MappingEditorWindow(doc)
-    virt = m.add_virtual("2Dtorus")
+    virt = add_virtual(m, "2Dtorus")
     m.close()
     m.deleteLater()
     return virt.id
@@ -242,7 +255,7 @@ def main() -> None:
             if "4x4" in name:
                 m.select_virtual(3)  # the 2D torus of the sample
             else:
-                m.add_virtual(f"{max(ndim, 1)}Dtorus")
+                add_virtual(m, f"{max(ndim, 1)}Dtorus")
             m.apply_scheme("random")
             grid = None
             if with_grid:
