@@ -31,6 +31,7 @@ from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
 from piui.widgets import wheel_guard
+from piui.widgets.busy import busy
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
 from piui.widgets.messages import confirm, error_box, place_on_screen
@@ -536,7 +537,8 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         try:
-            self.document.open(path)
+            with busy(self, f"Opening {Path(path).name}…"):
+                self.document.open(path)
         except ModelSyntaxError as e:
             log.error("%s", e.format())
             self.show_error("Cannot open the model", e.format(), e.context)
@@ -690,12 +692,14 @@ class MainWindow(QMainWindow):
             return False
         try:
             try:
-                self.document.save(path)
+                with busy(self, f"Saving {path.name}…"):
+                    self.document.save(path)
             except FileChangedOnDisk:
                 if not self.ask_overwrite_changed(path):
                     self._show_disk_status()  # the bar's choices again, reload among them
                     return False
-                self.document.save(path, overwrite=True)
+                with busy(self, f"Saving {path.name}…"):
+                    self.document.save(path, overwrite=True)
         except (OSError, ValueError) as e:
             message = getattr(e, "strerror", None) or str(e)
             log.error("cannot save %s: %s", path, message)

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from parasol_core.model import Timing
@@ -114,6 +114,43 @@ def test_a_failed_save_says_so_and_keeps_the_document_unsaved(main_window, tmp_p
     assert main_window.isWindowModified() and path.read_text() == before
     assert "No space left on device" in main_window.errors[-1][1]
     assert list(tmp_path.glob(".*.tmp")) == []
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_opening_and_saving_show_a_wait_cursor_and_say_what_they_do(main_window, sample_copy,
+                                                                     monkeypatch, fails):  # fmt: skip
+    """A million-processor model takes seconds to open or save: meanwhile the cursor
+    waits and the status bar names the work; both are put back however it ends, before
+    an error is shown."""
+    seen = []
+    doc = main_window.document
+
+    def watch(real):
+        def run(*args, **kwargs):
+            cursor = QApplication.overrideCursor()
+            seen.append((cursor.shape() if cursor else None,
+                         main_window.statusBar().currentMessage()))  # fmt: skip
+            if fails:
+                raise OSError(28, "No space left on device")
+            return real(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(doc, "save", watch(doc.save))
+    monkeypatch.setattr(doc, "open", watch(doc.open))
+    set_value(main_window, "pt(1).iga", Timing(8e-07))
+    main_window.statusBar().showMessage("before")
+    assert main_window.save() is not fails
+    other = sample_copy("grid4x4.machine")
+    main_window.document.session.history.saved = main_window.document.session.history.index
+    assert main_window.open_file(other) is not fails
+    wait = Qt.CursorShape.WaitCursor
+    assert seen[0] == (wait, "Saving parsytec-gcel.machine…")
+    assert seen[1] == (wait, f"Opening {other.name}…")
+    assert QApplication.overrideCursor() is None
+    if fails:
+        assert len(main_window.errors) == 2
+        assert main_window.statusBar().currentMessage() == "before"
 
 
 def test_save_as_to_a_missing_folder_fails_cleanly(main_window, tmp_path):
