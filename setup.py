@@ -37,6 +37,13 @@ NATIVE: list[Extension] = [
     ),
     # the event trace of a communication phase; no fused multiply-add, so that it rounds
     # exactly as the Python path does
+    # the canonical text of many rows (link sections, `p[i]` lines) written at once
+    Extension(
+        "parasol_core._text",
+        ["parasol_core/native/text.c"],
+        optional=True,
+        extra_compile_args=["-O2"],
+    ),
     Extension(
         "parasol_core._phases",
         ["parasol_core/native/phases.c", "parasol_core/native/phase_groups.c"],

@@ -70,3 +70,33 @@ def test_a_machine_with_crlf_line_ends() -> None:
     text = dumps_canonical(machine, "\r\n")
     assert "\n" not in text.replace("\r\n", "")
     assert loads(text).topologies[0] == topo
+
+
+@pytest.mark.skipif(bulk_text._text_kernel() is None, reason="the C kernel is not built")
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(2, 40),
+    layout=st.lists(
+        st.one_of(st.text(max_size=6), st.integers(-(2**63), 2**63 - 1)), min_size=1, max_size=6
+    ),  # fmt: skip
+    data=st.data(),
+)
+def test_the_interleave_kernel_writes_what_the_slices_write(rows, layout, data) -> None:
+    """parasol_interleave (native/text.c) gives the text of bulk_text's pure path for
+    constant texts (any Unicode) and whole numbers of 64 bits, negative ones included."""
+    columns = []
+    for item in layout:
+        if isinstance(item, str):
+            columns.append([item])
+        else:
+            values = data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=rows,
+                                        max_size=rows))  # fmt: skip
+            columns.append(np.asarray(values, dtype=np.int64))
+    if not any(isinstance(c, np.ndarray) for c in columns):
+        columns.append(np.arange(rows, dtype=np.int64))
+    native = bulk_text._interleave_native(tuple(columns), rows)
+    pure = "".join(
+        "".join(c[0] if isinstance(c, list) else str(int(c[i])) for c in columns)
+        for i in range(rows)
+    )  # fmt: skip
+    assert native == pure

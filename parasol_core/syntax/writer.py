@@ -135,16 +135,16 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
             items = getattr(block, part.attr)
             if not items:
                 continue
-            bulk = part.kind == INT and bulk_text.table_in_bulk(items)
+            bulk = bulk_text.table_columns(items) if part.kind == INT else None
             if part.block is None:
-                if bulk:
-                    lines.append(bulk_text.table_lines(items, part.key_format, inner))
+                if bulk is not None:
+                    lines.append(bulk_text.table_lines(bulk, part.key_format, inner))
                 else:
                     lines.extend(inner + entry(part, k, v) for k, v in items.items())
             else:
                 lines.append(f"{inner}begin {part.block}")
-                if bulk:
-                    lines.append(bulk_text.table_lines(items, part.key_format, inner + INDENT))
+                if bulk is not None:
+                    lines.append(bulk_text.table_lines(bulk, part.key_format, inner + INDENT))
                 else:
                     lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
                 lines.append(f"{inner}end {part.block}")
@@ -579,29 +579,13 @@ def _edit_link_timings(store: LinkStore, rows: np.ndarray, edits: _Edits) -> np.
         if not pick.shape[0]:
             continue
         sds = store.sds(name)
-        codes, values = _distinct_timings(
-            store.means(name)[rows[pick]],
-            sds[rows[pick]] if sds is not None else np.full(pick.shape[0], np.nan),
-        )  # fmt: skip
+        codes, pairs = bulk_text.distinct_timings(store.means(name)[rows[pick]],
+                                                  None if sds is None else sds[rows[pick]])  # fmt: skip
+        values = [Timing(mean, sd) for mean, sd in pairs]
         texts = [format_value(TIMING, v) for v in values]
         edits.replace_bulk(spans[pick, column], spans[pick, column + 1], codes, texts,
                            TIMING, values)  # fmt: skip
     return store.uids()[rows[~unknown]]
-
-
-def _distinct_timings(means: np.ndarray, sds: np.ndarray) -> tuple[np.ndarray, list[Timing]]:
-    """(for each link, the index of its value in the list; the distinct timings): a
-    group edit gives one value to all."""
-    has = ~np.isnan(sds)
-    if (means == means[0]).all() and (
-        (sds == sds[0]).all() if has[0] else not has.any()
-    ):  # fmt: skip
-        first = Timing(float(means[0]), float(sds[0]) if has[0] else None)
-        return np.zeros(means.shape[0], dtype=np.int64), [first]
-    key = np.stack([means, np.where(has, sds, 0.0), has.astype(float)], axis=1)
-    distinct, codes = np.unique(key, axis=0, return_inverse=True)
-    values = [Timing(float(m), float(d) if h else None) for m, d, h in distinct.tolist()]
-    return codes.reshape(-1).astype(np.int64), values
 
 
 def _new_child_place(block: Block | None, child: Child, src: BlockSource, container: Any,

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core import budget
+from parasol_core.inttable import IntTable
 from parasol_core.linkstore import links_from_arrays
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.topology.networks import network_structure
@@ -106,14 +107,13 @@ def build(
 
 
 def _types(count: int, processor_type: int, compute: int | None,
-           switch_type: int | None) -> dict[int, int]:  # fmt: skip
-    if compute is None or compute >= count:
-        return dict.fromkeys(range(1, count + 1), processor_type)
-    if switch_type is None:
-        switch_type = processor_type + 1
-    types = dict.fromkeys(range(1, compute + 1), processor_type)
-    types.update(dict.fromkeys(range(compute + 1, count + 1), switch_type))
-    return types
+           switch_type: int | None) -> IntTable:  # fmt: skip
+    """The `procid` table, as columns (a million processors: no dict of a million
+    entries to build, and the writer reads the columns in bulk)."""
+    values = np.full(count, processor_type, dtype=np.int64)
+    if compute is not None and compute < count:
+        values[compute:] = processor_type + 1 if switch_type is None else switch_type
+    return IntTable.from_columns(np.arange(1, count + 1, dtype=np.int64), values)
 
 
 def grid_pairs(dims: Sequence[int], wrap: bool = False) -> list[tuple[int, int]]:
