@@ -565,12 +565,11 @@ def _edit_link_timings(store: LinkStore, rows: np.ndarray, edits: _Edits) -> np.
     for mask in changed.values():
         need |= mask
     need &= ~unknown
-    spans = np.full((n, 4), -1, dtype=np.int64)
-    at = np.flatnonzero(need)
+    at = np.flatnonzero(need)  # the rows whose text changes, and their values' spans
     from parasol_core.linktext import timing_spans
 
-    spans[at] = timing_spans(store.text, store.starts()[rows[at]])
-    unknown |= need & (spans[:, 0] < 0)  # not of the fast path's form: link by link
+    spans = timing_spans(store.text, store.starts()[rows[at]])
+    unknown[at[spans[:, 0] < 0]] = True  # not of the fast path's form: link by link
     for name, column in (("latency", 0), ("speed", 2)):
         mask = changed.get(name)
         if mask is None:
@@ -578,13 +577,14 @@ def _edit_link_timings(store: LinkStore, rows: np.ndarray, edits: _Edits) -> np.
         pick = np.flatnonzero(mask & ~unknown)
         if not pick.shape[0]:
             continue
+        where = spans[np.searchsorted(at, pick)]
         sds = store.sds(name)
         codes, pairs = bulk_text.distinct_timings(store.means(name)[rows[pick]],
                                                   None if sds is None else sds[rows[pick]])  # fmt: skip
         values = [Timing(mean, sd) for mean, sd in pairs]
         texts = [format_value(TIMING, v) for v in values]
-        edits.replace_bulk(spans[pick, column], spans[pick, column + 1], codes, texts,
-                           TIMING, values)  # fmt: skip
+        edits.replace_bulk(where[:, column], where[:, column + 1], codes, texts, TIMING,
+                           values)  # fmt: skip
     return store.uids()[rows[~unknown]]
 
 
