@@ -41,3 +41,27 @@ def load(name: str) -> ctypes.CDLL | None:
     if pure_python():
         return None
     return _load_built(name)
+
+
+# Argument types of the kernels' signatures, by short name.
+I64, P64, CHARS = ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p
+
+
+def function(library: str, name: str, argtypes: tuple, restype: object = I64) -> object | None:
+    """The kernel function ``name`` of ``library`` (``"_scan"``, ``"_text"``), its
+    signature set, or None when the library was not built or ``PARASOL_PURE_PYTHON=1``
+    (looked at on every call, so that the tests can switch the kernels off)."""
+    if pure_python():
+        return None
+    return _function(library, name, argtypes, restype)
+
+
+@cache
+def _function(library: str, name: str, argtypes: tuple, restype: object) -> object | None:
+    lib = _load_built(library)
+    if lib is None:
+        return None
+    found = lib[name]  # a function object of its own: another signature cannot change it
+    found.argtypes = list(argtypes)
+    found.restype = restype
+    return found

@@ -132,25 +132,11 @@ def timing_spans(text: str, starts: Any) -> Any:
     return out
 
 
-_SPANS: list = []
-
-
 def _spans_kernel() -> Any:
     """The kernel's ``parasol_link_timing_spans``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
     from parasol_core import _native
 
-    if _native.pure_python():
-        return None
-    if not _SPANS:
-        import ctypes
-
-        lib = _native.load("_scan")
-        found = None
-        if lib is not None:
-            found = lib.parasol_link_timing_spans
-            p64, i64 = ctypes.POINTER(ctypes.c_int64), ctypes.c_int64
-            found.argtypes = [ctypes.c_char_p, i64, p64, i64, p64]
-            found.restype = None
-        _SPANS.append(found)
-    return _SPANS[0]
+    return _native.function("_scan", "parasol_link_timing_spans",
+                            (_native.CHARS, _native.I64, _native.P64, _native.I64,
+                             _native.P64), None)  # fmt: skip

@@ -30,3 +30,16 @@ def test_kernel_is_built_where_a_compiler_exists(name):
 def test_pure_python_switch(name, monkeypatch):
     monkeypatch.setenv(_native.PURE_ENV, "1")
     assert _native.load(name) is None
+
+
+def test_a_kernel_function_is_switched_off_on_every_call(monkeypatch):
+    """_native.function gives a kernel's function with its signature, and None as soon
+    as PARASOL_PURE_PYTHON is set (it is looked at on each call, not cached)."""
+    if _native.load("_text") is None:
+        pytest.skip("the kernels are not built")
+    args = (_native.I64,) * 9
+    assert _native.function("_text", "parasol_interleave", args) is not None
+    monkeypatch.setenv(_native.PURE_ENV, "1")
+    assert _native.function("_text", "parasol_interleave", args) is None
+    monkeypatch.delenv(_native.PURE_ENV)
+    assert _native.function("_no_such_kernel", "f", ()) is None

@@ -171,28 +171,14 @@ def _interleave_native(columns: tuple, n: int, trim: int = 0) -> str | None:
     return str(memoryview(out)[: written - trim], "utf-8")
 
 
-_KERNEL: list = []
-
-
 def _text_kernel() -> Any:
-    """The kernel's ``parasol_interleave``, or None."""
+    """The kernel's ``parasol_interleave``, or None (not built, or
+    PARASOL_PURE_PYTHON=1)."""
     from parasol_core import _native
 
-    if _native.pure_python():
-        return None
-    if not _KERNEL:
-        import ctypes
-
-        lib = _native.load("_text")
-        found = None
-        if lib is not None:
-            found = lib.parasol_interleave
-            i64, p64 = ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)
-            found.argtypes = [i64, i64, p64, ctypes.c_char_p, p64, p64, i64, ctypes.c_char_p,
-                              i64]  # fmt: skip
-            found.restype = i64
-        _KERNEL.append(found)
-    return _KERNEL[0]
+    i64, p64, chars = _native.I64, _native.P64, _native.CHARS
+    return _native.function("_text", "parasol_interleave",
+                            (i64, i64, p64, chars, p64, p64, i64, chars, i64))  # fmt: skip
 
 
 def table_columns(items: Any) -> tuple[np.ndarray, np.ndarray] | None:

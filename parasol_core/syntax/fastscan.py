@@ -118,33 +118,16 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     return rec, numbers
 
 
-_KERNELS: list = []
-
-
 def _kernel(name: str) -> Any:
     """The kernel's scan function for ``"links"`` or ``"table"``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
     from parasol_core import _native
 
-    if _native.pure_python():
-        return None
-    if not _KERNELS:
-        import ctypes
-
-        lib = _native.load("_scan")
-        found = {}
-        if lib is not None:
-            p64 = ctypes.POINTER(ctypes.c_int64)
-            i64 = ctypes.c_int64
-            links = lib.parasol_scan_links
-            links.argtypes = [ctypes.c_char_p, i64, i64, i64, p64, i64, p64]
-            links.restype = i64
-            table = lib.parasol_scan_table
-            table.argtypes = [ctypes.c_char_p, i64, i64, ctypes.c_char_p, i64, p64]
-            table.restype = i64
-            found = {"links": links, "table": table}
-        _KERNELS.append(found)
-    return _KERNELS[0].get(name)
+    i64, p64, chars = _native.I64, _native.P64, _native.CHARS
+    if name == "links":
+        return _native.function("_scan", "parasol_scan_links",
+                                (chars, i64, i64, i64, p64, i64, p64))  # fmt: skip
+    return _native.function("_scan", "parasol_scan_table", (chars, i64, i64, chars, i64, p64))
 
 
 def _scan_links_re(text: str, start: int, end: int, line: int) -> LinkColumns | None:
