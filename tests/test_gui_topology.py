@@ -435,6 +435,9 @@ def test_generate_a_torus_over_the_grid_preview_apply_undo(qtbot, document, tmp_
     hw = doc.machine.hardware()
     assert hw is not old and hw.routing == "2Dtorus" and len(hw.links) == 32
     assert hw.types == old.types
+    shown_text = w.preview_text.toPlainText()  # what was applied, not a stale preview
+    assert "adds 8 link(s)" in shown_text and shown_text.endswith("Undo takes it back)")
+    assert "changed since the preview" not in shown_text
     doc.session.undo()
     assert doc.machine.hardware() is old
     out = tmp_path / "saved.machine"

@@ -297,11 +297,11 @@ class TopologyEditorWindow(QWidget):
         hw = self.hardware
         if hw is None or self._pending is None:
             return
-        switch = switch_type_to_add(self.document.machine, self._pending)
-        self.document.session.replace_topology(hw.id, self._pending,
-                                               add_processors=[switch] if switch else [])  # fmt: skip
-        self._pending = None
+        new, self._pending = self._pending, None  # (not a change "since the preview")
         self.apply_button.setEnabled(False)
+        switch = switch_type_to_add(self.document.machine, new)
+        self.document.session.replace_topology(hw.id, new,
+                                               add_processors=[switch] if switch else [])  # fmt: skip
         self.preview_text.appendPlainText("\napplied (Edit > Undo takes it back)")
 
     def add_link(self, a: int, b: int) -> Link | None:
