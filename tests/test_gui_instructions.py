@@ -311,3 +311,32 @@ def test_a_value_that_underflows_is_refused_at_the_field(chooser, qtbot, text, r
     assert w.document.undo_stack.count() == 0
     assert row.mean.field.text() == "7.37e-07"
     assert "too small to represent" in win.message.text() and reason in win.message.text()
+
+
+def test_a_switch_types_windows_say_its_timings_are_unused(qtbot, document):
+    """Switches run no program (docs/decisions.md, "Switches"): the windows that edit a
+    processor type's timings and cache say so in their heading, and follow the type's
+    role as it is set, unset and undone."""
+    from piui.windows.cache import CacheWindow
+    from piui.windows.groups import InstructionGroupsWindow
+
+    doc = document("hdr-fat-tree.machine")
+    switch = next(p for p in doc.machine.processors if p.is_switch)
+    doc.set_current_processor(switch.id)
+    windows = [InstructionsWindow(doc), InstructionGroupsWindow(doc), CacheWindow(doc)]
+    for w in windows:
+        qtbot.addWidget(w)
+    instructions = windows[0]
+    category_window = instructions.category_window("integer-arithmetic")
+    labels = [w.title for w in windows] + [category_window.processor]
+    assert all("(a switch: runs no program, timings unused)" in t.text() for t in labels)
+    doc.session.set_value(f"pr({switch.id}).role", None)  # the processor master's box off
+    assert [t.text() for t in labels] == [f"Processor {switch.id}: {switch.name}"] * 4
+    doc.session.undo()
+    assert all("a switch" in t.text() for t in labels)
+    widths = [w.minimumSizeHint().width() for w in windows]
+    compute = next(p for p in doc.machine.processors if not p.is_switch)
+    doc.set_current_processor(compute.id)
+    assert not any("switch" in t.text() for t in labels)
+    # the longer heading wraps: it never widens the dock the window sits in
+    assert [w.minimumSizeHint().width() for w in windows] == widths

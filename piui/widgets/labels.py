@@ -3,13 +3,27 @@ imports another."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from parasol_core.model import Processor
 
 
 def processor_title(proc: Processor | None) -> str:
+    """The heading of the windows that edit one processor type; a switch's says that
+    no estimate reads its timings or cache (docs/decisions.md, "Switches")."""
     if proc is None:
         return "No processor type selected"
-    return f"Processor {proc.id}: {proc.name or '(no name)'}"
+    title = f"Processor {proc.id}: {proc.name or '(no name)'}"
+    return title + " (a switch: runs no program, timings unused)" if proc.is_switch else title
+
+
+TITLE_FIELDS = ("id", "name", "role")
+"""The fields of a processor type its title shows (:func:`processor_title`)."""
+
+
+def title_changed(change: Any, proc: Processor) -> bool:
+    """Whether ``change`` moved what :func:`processor_title` shows of ``proc``."""
+    return any(change.touches(proc, f) for f in TITLE_FIELDS)
 
 
 def value_text(value: object) -> str:

@@ -57,6 +57,18 @@ def message_label() -> QLabel:
     return label
 
 
+def heading_label(style: str = "font-weight: bold;") -> QLabel:
+    """The heading of a window that edits one processor type (processor_title): it
+    wraps, so a long name or a switch's note never widens the dock it sits in."""
+    from PySide6.QtWidgets import QSizePolicy
+
+    label = QLabel()
+    label.setStyleSheet(style)
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    return label
+
+
 def show_refusal(label: QLabel, message: str) -> None:
     label.setText(message)
     label.setStyleSheet("color: #b00020;")

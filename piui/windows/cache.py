@@ -24,7 +24,7 @@ from parasol_core.model import TIMING, Timing, reference_fields
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
-from piui.widgets.messages import forget_on_change
+from piui.widgets.messages import forget_on_change, heading_label
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
 
 _FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
@@ -44,8 +44,7 @@ class CacheWindow(QWidget):
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
-        self.title = QLabel()
-        self.title.setStyleSheet("font-weight: bold;")
+        self.title = heading_label()
 
         self.size_edit = LogIntEdit(what="a cache size (a whole number of bytes)")
         self.size_edit.setToolTip("Fortran instructions that fit in the cache (1 to 10^7)")

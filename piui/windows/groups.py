@@ -33,8 +33,8 @@ from parasol_core.params import GROUPS
 from parasol_core.scalers import ScalerState
 from parasol_core.session import Change
 from piui.document import Document
-from piui.widgets.labels import processor_title
-from piui.widgets.messages import forget_on_change
+from piui.widgets.labels import processor_title, title_changed
+from piui.widgets.messages import forget_on_change, heading_label
 from piui.widgets.number_controls import FactorSlider
 
 log = logging.getLogger("piui")
@@ -89,8 +89,7 @@ class InstructionGroupsWindow(QWidget):
         self.document = document
         self._defined: frozenset[str] | None = None
 
-        self.title = QLabel()
-        self.title.setStyleSheet("font-weight: bold;")
+        self.title = heading_label()
         hint = QLabel("Each scaler multiplies every timing of its group, mean and standard "
                       "deviation, by its factor. Scalers compose by multiplication.")  # fmt: skip
         hint.setWordWrap(True)
@@ -239,7 +238,7 @@ class InstructionGroupsWindow(QWidget):
         proc = self.document.current_processor()
         if proc is None:
             return
-        if change.touches(proc, "id") or change.touches(proc, "name"):
+        if title_changed(change, proc):
             self.title.setText(processor_title(proc))
         if change.touches(proc, "timings"):
             self._show_counts(proc)

@@ -32,8 +32,8 @@ from parasol_core.numeric import parse_sd
 from parasol_core.params import BY_NAME
 from parasol_core.session import Change
 from piui.document import Document
-from piui.widgets.labels import processor_title
-from piui.widgets.messages import confirm, forget_on_change
+from piui.widgets.labels import processor_title, title_changed
+from piui.widgets.messages import confirm, forget_on_change, heading_label
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 
 
@@ -111,8 +111,7 @@ class CategoryWindow(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         self.heading.setFont(font)
-        self.processor = QLabel()
-        self.processor.setStyleSheet("color: palette(dark);")
+        self.processor = heading_label("color: palette(dark);")
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         grid = QGridLayout()
@@ -225,7 +224,7 @@ class CategoryWindow(QWidget):
         proc = self.document.current_processor()
         if proc is None:
             return
-        if change.touches(proc, "id") or change.touches(proc, "name"):
+        if title_changed(change, proc):
             self._show_title()
         for name in change.entries(proc, "timings"):
             row = self.rows.get(name)
@@ -308,8 +307,7 @@ class InstructionsWindow(QWidget):
         super().__init__(parent)
         self.document = document
         self.windows: dict[str, CategoryWindow] = {}
-        self.title = QLabel()
-        self.title.setStyleSheet("font-weight: bold;")
+        self.title = heading_label()
         hint = QLabel("All 150 timing parameters, by category; each category opens a "
                       "window of its own.")  # fmt: skip
         hint.setWordWrap(True)
@@ -368,7 +366,7 @@ class InstructionsWindow(QWidget):
         proc = self.document.current_processor()
         if proc is None:
             return
-        if change.touches(proc, "id") or change.touches(proc, "name"):
+        if title_changed(change, proc):
             self.title.setText(processor_title(proc))
         if change.touches(proc, "timings"):
             self._show_counts(proc)
