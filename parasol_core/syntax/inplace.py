@@ -67,7 +67,12 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
         if value is None:
             return None
         vs, kind, current = value
-        if kind == "link":  # a link appended after the last of its list
+        if kind == "unlink":  # a loaded link's section taken out, whole lines
+            if not _whole_lines(text, start, end):
+                return None
+            out.append((start, end, new, None, ("unlink", *current)))
+            continue
+        if kind == "link":  # a link inserted after a link of its list
             read = _appended_link(text, start, new, *current, same)
             if read is None:
                 return None
@@ -84,7 +89,7 @@ def plan(text: str, edits: Any, same: Any) -> list[tuple[int, int, str, ValueSou
             read = read_back(kind, new)  # (each ends its line: the fast path's form)
             if read is _NO or not same(kind, value, read):
                 return None
-    out.sort(key=lambda e: e[0])
+    out.sort(key=lambda e: (e[0], e[1]))  # a link inserted where one is taken out: first
     return out
 
 
@@ -100,6 +105,14 @@ def bulk_moves(edits: Any) -> tuple[Any, Any] | None:
         ends.append(e)
         deltas.append(np.asarray([len(t) for t in texts], dtype=np.int64)[codes] - (e - s))
     return np.concatenate(starts), np.concatenate(ends), np.concatenate(deltas)
+
+
+def _whole_lines(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is whole lines ending in `\n`, in a text whose line ends
+    are `\n` only (so that counting `\n` counts lines)."""
+    if start > 0 and text[start - 1] != "\n" or end <= start or text[end - 1] != "\n":
+        return False
+    return "\r" not in text and "\x0b" not in text
 
 
 def _appended_link(text: str, at: int, new: str, store: Any, uid: int, line: int,
@@ -147,8 +160,8 @@ class _Shift:
             move += len(new) - (end - start)
             self.ends.append(end)
             self.moves.append(move)
-            if isinstance(read, tuple) and read and read[0] == "link":
-                lines += read[3]
+            if isinstance(read, tuple) and read and read[0] in ("link", "unlink"):
+                lines += read[3] if read[0] == "link" else -read[3]
                 self.inserted_at.append(start)
                 self.line_moves.append(lines)
         if bulk is not None:  # merged with the others, as arrays (millions of them)
@@ -194,10 +207,15 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str,
     appended = []
     delta = lines = 0  # characters, and lines added by the links appended before
     before = _bulk_before(bulk)  # characters the edits made in bulk add before a point
+    changed = {}  # the stores that gained or lost links
     for start, end, new, _, read in steps:
         if isinstance(read, tuple) and read and read[0] == "link":
             appended.append((read[1], read[2], start + delta + before(start), read[4] + lines))
             lines += read[3]
+            changed[id(read[1])] = read[1]
+        elif isinstance(read, tuple) and read and read[0] == "unlink":
+            lines -= read[3]
+            changed[id(read[1])] = read[1]
         delta += len(new) - (end - start)
     for block in blocks:
         src = block.src
@@ -210,7 +228,7 @@ def apply(machine: Machine, blocks: list[Block], steps: list, new_text: str,
         store.moved(new_text, shift)
     for store, uid, start, line in appended:  # read back as loaded links from now on
         store.placed(uid, start, line, new_text)
-    for store in {id(s): s for s, _, _, _ in appended}.values():
+    for store in changed.values():
         store.mark_loaded()
     for _, _, _, vs, read in steps:  # their ends moved with the rest
         if vs is None:

@@ -228,7 +228,7 @@ class _Edits:
 
     def append_link(self, at: int, lines: list[str], store: LinkStore, uid: int,
                     after: Any) -> None:  # fmt: skip
-        """Insert a new link's section after the last link of its list (whose record is
+        """Insert a new link's section after a link of its list (whose record is
         ``after``, ending at ``at``): recorded so that the save can read it back on its
         own (see parasol_core.syntax.inplace), with the line ``at`` is on, counted from
         that link's line rather than from the start of the text."""
@@ -263,6 +263,13 @@ class _Edits:
         order = np.lexsort((np.concatenate(seqs), end, start))
         code = np.concatenate(codes)[order]
         return start[order], end[order], [texts[i] for i in code.tolist()]
+
+    def remove_link(self, rec: BlockSource, store: LinkStore, uid: int) -> None:
+        """Take out a loaded link's section (its record ``rec``): recorded so that the
+        save can move what follows in place (see parasol_core.syntax.inplace), its lines
+        counted."""
+        self.replace(rec.start, rec.end, "")
+        self.values[-1] = (None, "unlink", (store, uid, self.text.count("\n", rec.start, rec.end)))
 
     def apply(self) -> str:
         if not self.bulk:
@@ -503,7 +510,7 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     for uid in removed.tolist():
         rec = store.peek_record(uid)
         if rec is not None:
-            edits.replace(rec.start, rec.end, "")
+            edits.remove_link(rec, store, uid)
     container = src.containers.get(child.attr)
     kept_rows = np.flatnonzero(kept)
     child_indent = inner + INDENT if child.container else inner
@@ -523,7 +530,7 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
         else:
             at = None
         lines = canonical_lines(store.view(row), child_indent)
-        if at is not None and j == kept_rows.shape[0] and j > 0:  # after the last one kept
+        if at is not None and j > 0:  # after a link kept (the last one, or any)
             after = store.peek_record(int(current[kept_rows[j - 1]]))
             edits.append_link(at, lines, store, int(current[row]), after)
             continue
