@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.arrays import union
+
 # Bound by parasol_core.model (which imports this module, not the other way round).
 Link: Any = None
 Timing: Any = None
@@ -830,7 +832,7 @@ class LinkStore(MutableSequence):
         dirty = np.flatnonzero(self._dirty)
         if not self._srcs:
             return dirty
-        return np.union1d(dirty, np.fromiter(self._srcs, dtype=np.int64, count=len(self._srcs)))
+        return union(dirty, np.fromiter(self._srcs, dtype=np.int64, count=len(self._srcs)))
 
     def recorded_rows(self) -> np.ndarray:
         """The rows of links touched since the last load or save that are not plain

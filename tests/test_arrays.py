@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parasol_core.arrays import unique
+from parasol_core.arrays import difference, union, unique
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,10 +35,22 @@ def test_unique_takes_any_shape_and_sequence() -> None:
     assert unique(np.zeros(0, dtype=np.int64)).shape == (0,)
 
 
+def test_union_and_difference_are_numpys() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        a, b = (
+            rng.integers(-20, 20, rng.integers(0, 30)),
+            rng.integers(-20, 20, rng.integers(0, 30)),
+        )
+        assert np.array_equal(union(a, b), np.union1d(a, b))
+        assert np.array_equal(difference(a, b), np.setdiff1d(a, b))
+
+
 def test_no_plain_np_unique_in_the_core_or_the_windows() -> None:
-    """``np.unique(x)`` with no return_... or axis argument takes numpy's hash path: the
-    bulk code calls parasol_core.arrays.unique instead."""
-    plain = re.compile(r"np\.unique\(")
+    """``np.unique(x)`` with no return_... or axis argument takes numpy's hash path, and
+    so do ``np.union1d`` and ``np.setdiff1d`` inside: the bulk code calls
+    parasol_core.arrays' unique, union and difference instead."""
+    plain = re.compile(r"np\.unique\(|np\.union1d\(|np\.setdiff1d\(")
     found = []
     for folder in ("parasol_core", "piui"):
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -47,7 +59,10 @@ def test_no_plain_np_unique_in_the_core_or_the_windows() -> None:
             text = path.read_text(encoding="utf-8")
             for m in plain.finditer(text):
                 call = text[m.end() : text.find(")\n", m.end()) + 1]
-                if not re.search(r"return_(inverse|index|counts)|axis=", call):
-                    line = text.count("\n", 0, m.start()) + 1
-                    found.append(f"{path.relative_to(ROOT)}:{line}")
-    assert not found, f"plain np.unique (use parasol_core.arrays.unique): {found}"
+                if m.group().startswith("np.unique") and re.search(
+                    r"return_(inverse|index|counts)|axis=", call
+                ):
+                    continue
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not found, f"numpy's hashing unique (use parasol_core.arrays): {found}"

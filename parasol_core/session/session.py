@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core import edit, filelock, limits, params
+from parasol_core.arrays import difference, union
 from parasol_core.engine import Engine
 from parasol_core.expr.tree import Expression
 from parasol_core.limits import MAX_ID
@@ -1032,11 +1033,11 @@ def _rows_with_ids(links: LinkStore, link_ids: Any) -> tuple[np.ndarray, Any]:
         odd = links.odd_rows()
         found = np.isin(wanted, np.delete(links.ids, odd) if odd.shape[0] else links.ids)
         if odd.shape[0]:  # ids the column does not hold (it has -1): read their views
-            rows = np.setdiff1d(rows, odd)
+            rows = difference(rows, odd)
             plain = set(wanted.tolist())
             held = {r: links[r].id for r in odd.tolist()}
             extra = [r for r, i in held.items() if type(i) is int and i in plain]
-            rows = np.union1d(rows, np.asarray(extra, dtype=np.int64))
+            rows = union(rows, np.asarray(extra, dtype=np.int64))
             found |= np.isin(wanted, np.asarray([held[r] for r in extra], dtype=np.int64))
         missing = None if found.all() else int(wanted[np.argmin(found)])
         return rows.astype(np.int64), missing
@@ -1045,9 +1046,9 @@ def _rows_with_ids(links: LinkStore, link_ids: Any) -> tuple[np.ndarray, Any]:
     rows = np.flatnonzero(np.isin(links.ids, np.asarray(plain_ids, dtype=np.int64)))
     odd = links.odd_rows()
     if odd.shape[0]:
-        rows = np.setdiff1d(rows, odd)
+        rows = difference(rows, odd)
         extra = [r for r in odd.tolist() if links[r].id in wanted_set]
-        rows = np.union1d(rows, np.asarray(extra, dtype=np.int64))
+        rows = union(rows, np.asarray(extra, dtype=np.int64))
     found = {links[r].id for r in rows.tolist()}
     missing = sorted((w for w in wanted_set if w not in found), key=repr)
     return rows.astype(np.int64), (missing[0] if missing else None)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.arrays import difference, union
 from parasol_core.expr.tree import Expression, format_number
 from parasol_core.inttable import IntTable, TableSources
 from parasol_core.linkstore import LinkStore
@@ -496,7 +497,7 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     loaded = store.loaded_uids()
     if current.shape == loaded.shape and np.array_equal(current, loaded):
         done = _edit_link_timings(store, store.timing_edits(), edits)
-        for uid in np.setdiff1d(store.touched(), done, assume_unique=True).tolist():
+        for uid in difference(store.touched(), done).tolist():
             row = store.row_of_uid(uid)
             if row is not None and not store.is_unedited(uid):
                 _edit_block(store.view(row), edits)
@@ -517,7 +518,7 @@ def _edit_links(store: LinkStore, child: Child, src: BlockSource, inner: str,
     if kept_rows.shape[0]:
         first = store.peek_record(int(current[kept_rows[0]]))
         child_indent = indent_of(src.text, first.start)
-    for uid in np.setdiff1d(store.touched(), done, assume_unique=True).tolist():
+    for uid in difference(store.touched(), done).tolist():
         row = store.row_of_uid(uid)
         if row is not None and kept[row] and not store.is_unedited(uid):
             _edit_block(store.view(row), edits)
@@ -742,7 +743,7 @@ def _same_links(current: LinkStore, loaded: LinkStore) -> bool:
     link (as the writer sees values) only where a value is not in the columns."""
     if len(current) != len(loaded):
         return False
-    odd = np.union1d(current.odd_rows(), loaded.odd_rows())
+    odd = union(current.odd_rows(), loaded.odd_rows())
     plain = np.ones(len(current), dtype=bool)
     plain[odd] = False
     for name in ("latency", "speed"):
