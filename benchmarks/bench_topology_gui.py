@@ -126,7 +126,7 @@ class PaintCounter:
         canvas.paint = paint
 
 
-def add_virtual(m: MappingEditorWindow, routing: str) -> Any:
+def add_virtual_topology(m: MappingEditorWindow, routing: str) -> Any:
     """What the mapping editor's Add does once its dialog is accepted with ``routing``
     and the default processor count (the hardware's compute processors)."""
     from parasol_core.topology.switches import compute_count
@@ -141,7 +141,7 @@ def add_virtual(m: MappingEditorWindow, routing: str) -> Any:
 def add_torus_virtual(doc: Document) -> int:
     """A 2D torus virtual topology over the hardware (the mapping editor's Add)."""
     m = MappingEditorWindow(doc)
-    virt = add_virtual(m, "2Dtorus")
+    virt = add_virtual_topology(m, "2Dtorus")
     m.close()
     m.deleteLater()
     return virt.id
@@ -255,7 +255,7 @@ def main() -> None:
             if "4x4" in name:
                 m.select_virtual(3)  # the 2D torus of the sample
             else:
-                add_virtual(m, f"{max(ndim, 1)}Dtorus")
+                add_virtual_topology(m, f"{max(ndim, 1)}Dtorus")
             m.apply_scheme("random")
             grid = None
             if with_grid:
