@@ -381,7 +381,13 @@ class LinkStore(MutableSequence):
         if kept is None:
             return None
         uids = self.uids()[rows]
-        return kept[0][uids], kept[1][uids]
+        means, sds = kept
+        if uids.shape[0] and int(uids.max()) >= means.shape[0]:  # a link made since: unknown
+            inside = uids < means.shape[0]
+            out_means, out_sds = np.full(uids.shape[0], np.nan), np.full(uids.shape[0], np.nan)
+            out_means[inside], out_sds[inside] = means[uids[inside]], sds[uids[inside]]
+            return out_means, out_sds
+        return means[uids], sds[uids]
 
     def _clean(self, uid: int) -> None:
         if uid < self._dirty.shape[0]:
