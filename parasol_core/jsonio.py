@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from parasol_core.expr.tree import Expression
@@ -28,15 +29,22 @@ def table_data(table: Any) -> dict[str, Any]:
     return {str(k): value_data(v) for k, v in table.items()}
 
 
-def to_data(block: Block) -> dict[str, Any]:
-    """A section as a dict: fields by attribute name, tables as dicts, children nested."""
+def to_data(block: Block, links: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+    """A section as a dict: fields by attribute name, tables as dicts, children nested.
+    ``links``: given a topology's link store, what stands for it instead of its link
+    dicts, or None to write them (:func:`dumps` puts a mark there)."""
     data: dict[str, Any] = {}
     for f, value in block.field_items():
         data[f.attr] = value_data(value)
     for table in block.TABLES:
         data[table.attr] = table_data(getattr(block, table.attr))
     for child in block.CHILDREN:
-        kids = [to_data(c) for c in children_of(block, child)]
+        if links is not None:
+            mark = links(getattr(block, child.attr))
+            if mark is not None:
+                data[child.attr] = mark
+                continue
+        kids = [to_data(c, links) for c in children_of(block, child)]
         data[child.attr] = kids if child.many else (kids[0] if kids else None)
     return data
 
@@ -51,23 +59,13 @@ def dumps(block: Block, indent: int = 1) -> str:
 
     stores: list[LinkStore] = []
 
-    def data_of(b: Block) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for f, value in b.field_items():
-            data[f.attr] = value_data(value)
-        for table in b.TABLES:
-            data[table.attr] = table_data(getattr(b, table.attr))
-        for child in b.CHILDREN:
-            value = getattr(b, child.attr)
-            if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):
-                data[child.attr] = f"\x00links {len(stores)}\x00"
-                stores.append(value)
-                continue
-            kids = [data_of(c) for c in children_of(b, child)]
-            data[child.attr] = kids if child.many else (kids[0] if kids else None)
-        return data
+    def mark(value: Any) -> str | None:
+        if not (isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value)):
+            return None
+        stores.append(value)
+        return f"\x00links {len(stores) - 1}\x00"
 
-    text = json.dumps(data_of(block), indent=indent)
+    text = json.dumps(to_data(block, mark), indent=indent)
     if not stores:
         return text
     pieces = []
