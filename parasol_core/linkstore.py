@@ -187,6 +187,16 @@ class LinkStore(MutableSequence):
         self._by_id = None
         self._version = next(_VERSIONS)
 
+    def _position(self, i: Any) -> int:
+        """The row a list index names (negative from the end), or IndexError."""
+        n = len(self)
+        i = int(i) if not isinstance(i, int) else i
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("link index out of range")
+        return i
+
     def view(self, row: int) -> Any:
         """The ``Link`` view of a row (the same object while anyone holds it)."""
         uid = row if self._uid is None else int(self._uid[row])
@@ -200,13 +210,7 @@ class LinkStore(MutableSequence):
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
             return [self.view(r) for r in range(*i.indices(len(self)))]
-        n = len(self)
-        i = int(i) if not isinstance(i, int) else i
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("link index out of range")
-        return self.view(i)
+        return self.view(self._position(i))
 
     def __iter__(self) -> Iterator[Any]:
         for r in range(len(self)):
@@ -224,11 +228,7 @@ class LinkStore(MutableSequence):
             for k, v in enumerate(values):
                 self.insert(at + k, v)
             return
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("link index out of range")
+        i = self._position(i)
         del self[i]
         self.insert(i, value)
 
@@ -237,11 +237,7 @@ class LinkStore(MutableSequence):
             for r in sorted(range(*i.indices(len(self))), reverse=True):
                 del self[r]
             return
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("link index out of range")
+        i = self._position(i)
         uid = i if self._uid is None else int(self._uid[i])
         view = self._views.get(uid)
         if view is not None:
