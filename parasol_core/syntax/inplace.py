@@ -180,12 +180,23 @@ class _Shift:
         """No position moves (every replacement kept its length)."""
         return not any(self.moves) if isinstance(self.moves, list) else not self.moves.any()
 
-    def __call__(self, pos: int) -> int:
+    def _edits_to(self, pos: int) -> int:
+        """How many edits end at or before ``pos``."""
         if isinstance(self.ends, list):
-            i = bisect.bisect_right(self.ends, pos)
-        else:
-            i = int(self.ends.searchsorted(pos, side="right"))
+            return bisect.bisect_right(self.ends, pos)
+        return int(self.ends.searchsorted(pos, side="right"))
+
+    def __call__(self, pos: int) -> int:
+        i = self._edits_to(pos)
         return pos + int(self.moves[i - 1]) if i else pos
+
+    def untouched(self, start: int, end: int) -> bool:
+        """No edit ends and no line is added or removed within ``start..end``: all
+        that is in it moves by the same characters and lines."""
+        points = self.inserted_at
+        return self._edits_to(start) == self._edits_to(end) and (
+            bisect.bisect_right(points, start) == bisect.bisect_right(points, end)
+        )
 
     def lines(self, pos: int) -> int:
         """The lines added before ``pos`` (a record starting at an insertion point is
@@ -276,29 +287,35 @@ def _shift_table(ts: TableSource, shift: _Shift) -> None:
         _shift_columns(ts, shift)
         return
     entries = ts.entries.values()
-    if ts.start is not None and ts.end is not None and entries:
-        # No edit inside the sub-section: every record in it moves by the same offset
-        # and lines (often none). The `procid` table of a million processors is a
-        # million records, moved here without a search each.
-        ends, points = shift.ends, shift.inserted_at
-        if bisect.bisect_right(ends, ts.start) == bisect.bisect_right(ends, ts.end) and (
-            bisect.bisect_right(points, ts.start) == bisect.bisect_right(points, ts.end)
-        ):
-            move = shift(ts.start) - ts.start
-            lines = shift.lines(ts.start)
-            if move or lines:
-                for vs in entries:
-                    if isinstance(vs.value, Expression):
-                        _shift_value(vs, shift)
-                        continue
-                    vs.start += move
-                    vs.end += move
-                    vs.line_start += move
-                    vs.line_end += move
-                    vs.line += lines
-            entries = ()
+    # No edit inside the sub-section: every record in it moves by the same offset and
+    # lines (often none). The `procid` table of a million processors is a million
+    # records, moved here without a search each.
+    if (
+        ts.start is not None
+        and ts.end is not None
+        and entries
+        and (shift.untouched(ts.start, ts.end))
+    ):
+        move = shift(ts.start) - ts.start
+        lines = shift.lines(ts.start)
+        if move or lines:
+            for vs in entries:
+                if isinstance(vs.value, Expression):
+                    _shift_value(vs, shift)
+                    continue
+                vs.start += move
+                vs.end += move
+                vs.line_start += move
+                vs.line_end += move
+                vs.line += lines
+        entries = ()
     for vs in entries:
         _shift_value(vs, shift)
+    _shift_bounds(ts, shift)
+
+
+def _shift_bounds(ts: TableSource, shift: _Shift) -> None:
+    """Where a sub-section starts, ends and takes new entries."""
     if ts.start is not None:
         ts.start = shift(ts.start)
     if ts.end is not None:
@@ -312,22 +329,11 @@ def _shift_columns(ts: TableSource, shift: _Shift) -> None:
     move of its columns when no edit is inside it, else a shift per record."""
     entries = ts.entries
     assert isinstance(entries, TableSources)
-    if ts.start is not None and ts.end is not None:
-        ends, points = shift.ends, shift.inserted_at
-        if bisect.bisect_right(ends, ts.start) == bisect.bisect_right(ends, ts.end) and (
-            bisect.bisect_right(points, ts.start) == bisect.bisect_right(points, ts.end)
-        ):
-            entries.move(shift(ts.start) - ts.start, shift.lines(ts.start))
-        else:
-            entries.remap(shift, shift.lines)
+    if ts.start is not None and ts.end is not None and shift.untouched(ts.start, ts.end):
+        entries.move(shift(ts.start) - ts.start, shift.lines(ts.start))
     else:
         entries.remap(shift, shift.lines)
-    if ts.start is not None:
-        ts.start = shift(ts.start)
-    if ts.end is not None:
-        ts.end = shift(ts.end)
-    if ts.insert_at is not None:
-        ts.insert_at = shift(ts.insert_at)
+    _shift_bounds(ts, shift)
 
 
 def _shift_value(vs: ValueSource, shift: _Shift) -> None:
