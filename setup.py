@@ -47,6 +47,7 @@ NATIVE: list[Extension] = [
     Extension(
         "parasol_core._phases",
         ["parasol_core/native/phases.c", "parasol_core/native/phase_groups.c"],
+        depends=["parasol_core/native/phase_io.h"],
         optional=True,
         extra_compile_args=["-O2", "-ffp-contract=off"],
     ),

@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phase_io.h"
+
 #define END_RTOL 1e-12
 
 typedef struct {
@@ -69,15 +71,7 @@ typedef struct {
 } Heap;
 
 typedef struct {
-    /* input */
-    int64_t m, nlinks;
-    const int64_t *u_start, *u_hops, *u_flat;
-    const double *speed, *latency, *nbytes, *start;
-    const uint8_t *instant;
-    const int64_t *dep_ptr, *dependents;
-    /* output */
-    double *t0, *end, *busy;
-    int64_t *max_n;
+    PHASE_IO_FIELDS /* the arguments: input, and output (phase_io.h) */
     /* per crossing */
     Cross *cross;
     /* per link */
@@ -679,33 +673,11 @@ static int run(G *s, int64_t nqueue, const int64_t *queue, int64_t *events) {
     return s->count == 0 ? 0 : -1;
 }
 
-int64_t parasol_phase_trace_groups(int64_t m, int64_t nlinks, const int64_t *u_start,
-                                   const int64_t *u_hops, const int64_t *u_flat,
-                                   const double *speed, const double *latency,
-                                   const double *nbytes, const double *start,
-                                   const uint8_t *instant, int64_t nqueue, const int64_t *queue,
-                                   const int64_t *wait_count, const int64_t *dep_ptr,
-                                   const int64_t *dependents, double *t0, double *end,
-                                   double *busy, int64_t *max_n, int64_t *events) {
+int64_t parasol_phase_trace_groups(PHASE_IO_PARAMS) {
     G s;
     memset(&s, 0, sizeof s);
-    s.m = m;
-    s.nlinks = nlinks;
-    s.u_start = u_start;
-    s.u_hops = u_hops;
-    s.u_flat = u_flat;
-    s.speed = speed;
-    s.latency = latency;
-    s.nbytes = nbytes;
-    s.start = start;
-    s.instant = instant;
-    s.dep_ptr = dep_ptr;
-    s.dependents = dependents;
-    s.t0 = t0;
-    s.end = end;
-    s.busy = busy;
-    s.max_n = max_n;
-    int64_t crossings = m ? u_start[m - 1] + u_hops[m - 1] : 0;
+    PHASE_IO_KEEP(s);
+    int64_t crossings = phase_crossings(m, u_start, u_hops);
     size_t M = (size_t)m + 1, K = (size_t)crossings + 1, NL = (size_t)nlinks + 2;
     int64_t leaves = 1;
     while (leaves < (int64_t)NL)

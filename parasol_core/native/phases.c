@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "phase_io.h"
+
 #define END_RTOL 1e-12
 #define SMALL_EVENT 8
 #define FEW 64
@@ -40,15 +42,7 @@ typedef struct {
 } Ready;
 
 typedef struct {
-    /* input */
-    int64_t m, nlinks;
-    const int64_t *u_start, *u_hops, *u_flat;
-    const double *speed, *latency, *nbytes, *start;
-    const uint8_t *instant;
-    const int64_t *dep_ptr, *dependents;
-    /* output */
-    double *t0, *end, *busy;
-    int64_t *max_n;
+    PHASE_IO_FIELDS /* the arguments: input, and output (phase_io.h) */
     /* per crossing */
     int64_t *which; /* its message */
     int64_t *lpos;  /* where it is in lst */
@@ -529,33 +523,12 @@ static int run(Trace *s, int64_t nqueue, const int64_t *queue, int64_t *events) 
 /* Returns 0, -1 (the trace lost a predicted end: a bug) or -2 (out of memory).
  * t0, end: per message (filled); busy, max_n: per link slot, nlinks + 1 of them (zeroed
  * by the caller). wait_count, dep_ptr, dependents: all NULL when no message waits. */
-int64_t parasol_phase_trace(int64_t m, int64_t nlinks, const int64_t *u_start,
-                            const int64_t *u_hops, const int64_t *u_flat, const double *speed,
-                            const double *latency, const double *nbytes, const double *start,
-                            const uint8_t *instant, int64_t nqueue, const int64_t *queue,
-                            const int64_t *wait_count, const int64_t *dep_ptr,
-                            const int64_t *dependents, double *t0, double *end, double *busy,
-                            int64_t *max_n, int64_t *events) {
+int64_t parasol_phase_trace(PHASE_IO_PARAMS) {
     Trace s;
     memset(&s, 0, sizeof s);
-    s.m = m;
-    s.nlinks = nlinks;
-    s.u_start = u_start;
-    s.u_hops = u_hops;
-    s.u_flat = u_flat;
-    s.speed = speed;
-    s.latency = latency;
-    s.nbytes = nbytes;
-    s.start = start;
-    s.instant = instant;
-    s.dep_ptr = dep_ptr;
-    s.dependents = dependents;
-    s.t0 = t0;
-    s.end = end;
-    s.busy = busy;
-    s.max_n = max_n;
+    PHASE_IO_KEEP(s);
 
-    int64_t crossings = m ? u_start[m - 1] + u_hops[m - 1] : 0;
+    int64_t crossings = phase_crossings(m, u_start, u_hops);
     size_t M = (size_t)m + 1, K = (size_t)crossings + 1, NL = (size_t)nlinks + 2;
     size_t nb = (size_t)m / BLOCK + 1, ng = nb / BLOCK + 1;
     s.nblocks = (int64_t)nb;
