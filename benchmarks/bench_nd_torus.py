@@ -30,6 +30,7 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,24 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
     out = fn()
     return time.perf_counter() - start, out
+
+
+def load_validate_json(text: str, data: str, repeat: int) -> tuple[float, float, float, Any]:
+    """Median seconds of loading ``text``, validating it and ``json.loads`` of ``data``
+    (its JSON dump), taking turns ``repeat`` times, and the model loaded; a model with
+    errors stops the benchmark."""
+    load_t, val_t, json_t = [], [], []
+    loaded, diags = None, []
+    for _ in range(repeat):  # taking turns
+        t, loaded = timed(lambda: loads(text))
+        load_t.append(t)
+        t, diags = timed(lambda m=loaded: validate(m))
+        val_t.append(t)
+        t, _ = timed(lambda: json.loads(data))
+        json_t.append(t)
+    assert not [d for d in diags if d.is_error], diags[:3]
+    t_load, t_val, t_json = (statistics.median(x) for x in (load_t, val_t, json_t))
+    return t_load, t_val, t_json, loaded
 
 
 def median(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
@@ -77,18 +96,8 @@ def main() -> None:
           f"{len(topo.links):,} links, routing {topo.routing}; text {len(text) / 1e6:.1f} MB "
           f"({text.count(chr(10)):,} lines), JSON {len(data) / 1e6:.1f} MB")  # fmt: skip
 
-    load_t, val_t, json_t = [], [], []
-    loaded = None
-    for _ in range(args.repeat):  # taking turns
-        t, loaded = timed(lambda: loads(text))
-        load_t.append(t)
-        t, diags = timed(lambda m=loaded: validate(m))
-        val_t.append(t)
-        t, _ = timed(lambda: json.loads(data))
-        json_t.append(t)
-    assert not [d for d in diags if d.is_error], diags[:3]
+    t_load, t_val, t_json, loaded = load_validate_json(text, data, args.repeat)
     assert loaded.hardware().shape == tuple(dims)
-    t_load, t_val, t_json = (statistics.median(x) for x in (load_t, val_t, json_t))
 
     hw = loaded.hardware()
     t_index, index = median(lambda: TopologyIndex(hw), args.repeat)

@@ -29,19 +29,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 
 import numpy as np
-from bench_nd_torus import median, timed  # the same timing as the torus bench
+from bench_nd_torus import load_validate_json, median, timed  # the torus bench's timing
 
-from parasol_core import loads
 from parasol_core.jsonio import to_data
 from parasol_core.model import Machine, Processor, Timing
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology.generators import generate
 from parasol_core.topology.index import TopologyIndex
 from parasol_core.topology.switches import compute_count
-from parasol_core.validate import validate
 
 
 def bench(kind: str, sizes: list[int], routings: list[str], args: argparse.Namespace) -> bool:
@@ -52,17 +49,7 @@ def bench(kind: str, sizes: list[int], routings: list[str], args: argparse.Names
                       topology_count=1, processors=[cpu, switch], topologies=[topo])  # fmt: skip
     text = dumps(machine)
     data = json.dumps(to_data(machine))
-    load_t, val_t, json_t = [], [], []
-    loaded, diags = None, []
-    for _ in range(args.repeat):  # taking turns
-        t, loaded = timed(lambda: loads(text))
-        load_t.append(t)
-        t, diags = timed(lambda m=loaded: validate(m))
-        val_t.append(t)
-        t, _ = timed(lambda: json.loads(data))
-        json_t.append(t)
-    assert not [d for d in diags if d.is_error], diags[:3]
-    t_load, t_val, t_json = (statistics.median(x) for x in (load_t, val_t, json_t))
+    t_load, t_val, t_json, loaded = load_validate_json(text, data, args.repeat)
     hw = loaded.hardware()
     compute = compute_count(loaded, hw)
     print(f"{kind} {' '.join(map(str, sizes))}: {compute:,} compute processors, "
