@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_phases_native import random_phase
+from test_phases_native import busy_gcel_phase, random_phase
 
 from parasol_core import _native
 from parasol_core.model import Machine
@@ -90,14 +90,7 @@ def test_groups_equal_the_reference_on_a_busy_gcel_phase(monkeypatch, window):
     # saturated (0.2 s: hundreds in flight on the busiest links, members changing
     # bottleneck at every event) and light
     gcel = load(SAMPLES / "parsytec-gcel.machine")
-    rng = np.random.default_rng(11)
-    count = 2000
-    src = rng.integers(1, 513, count)
-    dst = rng.integers(1, 512, count)
-    dst[dst >= src] += 1
-    start = rng.uniform(0, window, count)
-    start[::7] = np.round(start[::7], 2)
-    msgs = MessageArrays(src, dst, rng.uniform(1024, 65536, count), start)
+    msgs = busy_gcel_phase(window)
     fast, slow, grouped = grouped_and_reference(lambda: simulate_phase(gcel, msgs), monkeypatch)
     assert grouped
     assert_close(fast, slow)

@@ -143,18 +143,25 @@ def test_kernel_equals_python_on_random_phases(case):
 # --------------------------------------------------------------------------- larger cases
 
 
-@pytest.mark.parametrize("window", [0.2, 2.0])
-def test_kernel_equals_python_on_a_busy_gcel_phase(gcel, window):
-    # the benchmark's phase, smaller: saturated (0.2 s) and light (2 s), thousands of
-    # events one message at a time, with batches where starts tie
+def busy_gcel_phase(window: float, count: int = 2000) -> MessageArrays:
+    """``count`` random messages between the GCel's 512 processors starting within
+    ``window`` seconds (0.2 s: saturated; 2 s: light), a seventh of the starts rounded so
+    that some tie."""
     rng = np.random.default_rng(11)
-    count = 2000
     src = rng.integers(1, 513, count)
     dst = rng.integers(1, 512, count)
     dst[dst >= src] += 1
     start = rng.uniform(0, window, count)
     start[::7] = np.round(start[::7], 2)
-    msgs = MessageArrays(src, dst, rng.uniform(1024, 65536, count), start)
+    return MessageArrays(src, dst, rng.uniform(1024, 65536, count), start)
+
+
+@pytest.mark.parametrize("window", [0.2, 2.0])
+def test_kernel_equals_python_on_a_busy_gcel_phase(gcel, window):
+    # the benchmark's phase, smaller: saturated (0.2 s) and light (2 s), thousands of
+    # events one message at a time, with batches where starts tie
+    count = 2000
+    msgs = busy_gcel_phase(window, count)
     fast, slow = both(lambda: simulate_phase(gcel, msgs))
     assert_same(fast, slow)
     assert fast.events > count  # most ends apart: the one-message steps ran
