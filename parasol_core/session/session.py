@@ -787,8 +787,8 @@ class Session:
     def _pick_links(self, topo: Topology, link_ids: Sequence[int] | np.ndarray) -> LinkSet:
         """The links of ``topo`` with these ids, in the topology's order (every link with
         one of the ids, as a scan would find them), as uids of its store. The answer for
-        a tuple (or a read-only array) of ids is kept until the next structural change: a
-        drag asks again, with the same tuple, at every step."""
+        a tuple of ids is kept until the next structural change: a drag asks again, with
+        the same tuple, at every step."""
         kept = self._picked
         if (kept is not None and kept[0] is link_ids and kept[1] is topo
                 and kept[2] == self._structure):  # fmt: skip
@@ -798,9 +798,7 @@ class Session:
         if missing is not None:
             raise SessionError(f"topology {topo.id} has no link with id {missing!r}")
         picked = LinkSet(store, store.uids()[rows])
-        if isinstance(link_ids, tuple) or (
-            isinstance(link_ids, np.ndarray) and not link_ids.flags.writeable
-        ):  # immutable: the same tuple names the same links
+        if isinstance(link_ids, tuple):  # immutable: the same tuple names the same links
             self._picked = (link_ids, topo, self._structure, picked)
         return picked
 
