@@ -596,7 +596,8 @@ class MainWindow(QMainWindow):
         from parasol_core.simgrid import PlatformError, import_platform
 
         try:
-            imported = import_platform(path)
+            with busy(self, f"Importing {Path(path).name}…"):
+                imported = import_platform(path)
         except (PlatformError, BudgetError) as e:
             self.show_error("Cannot import the platform", str(e))
             return False
@@ -621,8 +622,9 @@ class MainWindow(QMainWindow):
 
         self.document.commit_pending()
         try:
-            exported = export_platform(self.document.machine)
-            write_text_atomic(Path(path), exported.text)
+            with busy(self, f"Exporting {Path(path).name}…"):
+                exported = export_platform(self.document.machine)
+                write_text_atomic(Path(path), exported.text)
         except (ExportError, BudgetError) as e:
             self.show_error("Cannot export a SimGrid platform", str(e))
             return False
@@ -784,7 +786,8 @@ class MainWindow(QMainWindow):
         (the grid view keeps its view and selection for the same processor count);
         unsaved edits are dropped (the bar said so)."""
         try:
-            self.document.reload()
+            with busy(self, f"Reloading {self.document.title()}…"):
+                self.document.reload()
         except ModelSyntaxError as e:
             self.show_error("Cannot reload the model", e.format(), e.context)
             return False

@@ -138,19 +138,44 @@ def test_opening_and_saving_show_a_wait_cursor_and_say_what_they_do(main_window,
 
     monkeypatch.setattr(doc, "save", watch(doc.save))
     monkeypatch.setattr(doc, "open", watch(doc.open))
+    monkeypatch.setattr(doc, "reload", watch(doc.reload))
     set_value(main_window, "pt(1).iga", Timing(8e-07))
     main_window.statusBar().showMessage("before")
     assert main_window.save() is not fails
     other = sample_copy("grid4x4.machine")
     main_window.document.session.history.saved = main_window.document.session.history.index
     assert main_window.open_file(other) is not fails
+    title = main_window.document.title()
+    assert main_window.reload_from_disk() is not fails
     wait = Qt.CursorShape.WaitCursor
     assert seen[0] == (wait, "Saving parsytec-gcel.machine…")
     assert seen[1] == (wait, f"Opening {other.name}…")
+    assert seen[2] == (wait, f"Reloading {title}…")
     assert QApplication.overrideCursor() is None
     if fails:
-        assert len(main_window.errors) == 2
+        assert len(main_window.errors) == 3
         assert main_window.statusBar().currentMessage() == "before"
+
+
+def test_a_simgrid_import_shows_a_wait_cursor(main_window, monkeypatch):
+    """Reading a large SimGrid platform takes seconds too: the cursor waits meanwhile,
+    and is back after the refusal of a file that is not a platform."""
+    from parasol_core import simgrid
+
+    seen = []
+
+    def refuse(path):
+        cursor = QApplication.overrideCursor()
+        seen.append((cursor.shape() if cursor else None,
+                     main_window.statusBar().currentMessage()))  # fmt: skip
+        raise simgrid.PlatformError(f"{path}: not a platform")
+
+    monkeypatch.setattr(simgrid, "import_platform", refuse)
+    main_window.ask_platform_path = lambda save: "/tmp/big.xml"
+    assert not main_window.import_simgrid()
+    assert seen == [(Qt.CursorShape.WaitCursor, "Importing big.xml…")]
+    assert QApplication.overrideCursor() is None
+    assert "not a platform" in main_window.errors[-1][1]
 
 
 def test_save_as_to_a_missing_folder_fails_cleanly(main_window, tmp_path):

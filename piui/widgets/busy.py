@@ -1,7 +1,8 @@
 """A wait cursor and a status message while the window works on its own thread.
 
-Opening or saving a model of a million processors takes seconds (a 570 MB text is read
-or written), during which the window cannot repaint. :func:`busy` says so first: the
+Opening, reloading or saving a model of a million processors takes seconds (a 570 MB
+text is read or written), as can reading or writing a large SimGrid platform, during
+which the window cannot repaint. :func:`busy` says so first: the
 status bar names the work and the file, the cursor waits, and both are put back however
 the work ends (an error dialog then shows over a normal cursor).
 """
