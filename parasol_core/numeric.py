@@ -56,6 +56,15 @@ def _parse_finite(text: str, what: str) -> float:
         raise ValueError(str(e)) from None
 
 
+def parse_number(text: str, what: str) -> float:
+    """A finite number typed by a user (``what`` it is, for the message); ValueError
+    with a message for text that is not one, or too large or small for a double."""
+    text = text.strip()
+    if not text:
+        raise ValueError(f"empty: {what} is needed")
+    return _parse_finite(text, f": {what} is needed")
+
+
 def parse_positive(text: str) -> float:
     """A positive finite number typed by a user; ValueError with a message otherwise."""
     text = text.strip()

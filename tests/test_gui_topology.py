@@ -547,3 +547,35 @@ def test_hovering_a_link_and_widths_by_speed_read_the_link_store(qtbot, document
     assert set(widths) == {lk.id for lk in hw.links}
     assert widths[link.id] == 1.0  # the slowest link now: the widest
     assert all(v < 1.0 for k, v in widths.items() if k != link.id)
+
+
+@pytest.mark.parametrize(
+    "sizes, latency, speed, says",
+    [
+        ("abc", "2.85e-05", "9.1e-07", "'abc' is not a number: a size is needed"),
+        ("4 0", "2.85e-05", "9.1e-07", "'0' is not a positive whole number"),
+        ("4 2.5", "2.85e-05", "9.1e-07", "'2.5' is not a size"),
+        ("4 4", "fast", "9.1e-07", "'fast' is not a number: a link latency in seconds"),
+        ("4 4", "2.85e-05", "", "empty: a link speed in seconds per byte is needed"),
+        ("4 4", "1e400", "9.1e-07", "too large"),
+        ("4 4", "-1", "9.1e-07", "must be zero or positive"),
+        ("1000 1000 1000", "2.85e-05", "9.1e-07", "1 to 1000000 processors"),
+    ],
+)
+def test_the_generator_says_what_is_wrong_with_its_fields(qtbot, document, sizes, latency,
+                                                          speed, says):  # fmt: skip
+    """Typed into the generator: each bad field is named with what it needs (not a
+    Python conversion error), Apply stays off and the model is unchanged."""
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    old = doc.machine.hardware()
+    w.sizes.setText(sizes)
+    w.gen_latency.setText(latency)
+    w.gen_speed.setText(speed)
+    assert w.preview() is None
+    text = w.preview_text.toPlainText()
+    assert text.startswith("cannot generate: ") and says in text
+    assert "int()" not in text and "convert" not in text
+    assert not w.apply_button.isEnabled() and doc.machine.hardware() is old

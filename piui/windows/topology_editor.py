@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.model import Link, Machine, Timing, Topology
+from parasol_core.numeric import parse_number, parse_whole
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.compare import TopologyChange, compare_topologies
 from parasol_core.topology.generators import (
@@ -266,8 +267,11 @@ class TopologyEditorWindow(QWidget):
 
     def generated(self) -> Topology:
         """The topology the generate fields describe (ValueError when they do not)."""
-        sizes = [int(s) for s in self.sizes.text().replace("x", " ").split()]
-        latency, speed = float(self.gen_latency.text()), float(self.gen_speed.text())
+        sizes = [
+            parse_whole(s, 1, what="a size") for s in self.sizes.text().replace("x", " ").split()
+        ]
+        latency = parse_number(self.gen_latency.text(), "a link latency in seconds")
+        speed = parse_number(self.gen_speed.text(), "a link speed in seconds per byte")
         return generate_over(self.hardware, self.kind.currentText(), sizes, latency, speed,
                              machine=self.document.machine)  # fmt: skip
 
