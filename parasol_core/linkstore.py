@@ -364,9 +364,7 @@ class LinkStore(MutableSequence):
         dirty = _grown(self._dirty, self._next_uid)[uids]
         if self._dirty_shape.any():
             dirty &= ~_grown(self._dirty_shape, self._next_uid)[uids]
-        dirty &= self._start >= 0
-        if self._srcs:
-            dirty[self.rows_of_uids(np.fromiter(self._srcs, dtype=np.int64))] = False
+        dirty[self.recorded_rows()] = False  # a record of its own, or no place in the text
         dirty[self.odd_rows()] = False
         return np.flatnonzero(dirty)
 
