@@ -47,7 +47,7 @@ bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/*.so
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/native/*.so
 
 # SimGrid for tests/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
 # installed where apt-get is there and we are root (or sudo asks no password); never

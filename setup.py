@@ -3,7 +3,7 @@ into the package. Everything else is in pyproject.toml.
 
 Each kernel is plain C (no Python.h, so no Python headers are needed) built by pip into
 a shared library beside its package and loaded with ctypes by
-:mod:`parasol_core._native`. They are optional: without a C compiler the install still
+:mod:`parasol_core.native`. They are optional: without a C compiler the install still
 succeeds and every caller takes its pure-Python path, which the tests hold equal to the
 kernel's.
 """
@@ -30,7 +30,7 @@ class BuildWithGrammar(build_py):
 NATIVE: list[Extension] = [
     # link lists read exactly as the fast path's regular expression reads them
     Extension(
-        "parasol_core._scan",
+        "parasol_core.native._scan",
         ["parasol_core/native/scan.c"],
         optional=True,
         extra_compile_args=["-O2"],
@@ -39,13 +39,13 @@ NATIVE: list[Extension] = [
     # exactly as the Python path does
     # the canonical text of many rows (link sections, `p[i]` lines) written at once
     Extension(
-        "parasol_core._text",
+        "parasol_core.native._text",
         ["parasol_core/native/text.c"],
         optional=True,
         extra_compile_args=["-O2"],
     ),
     Extension(
-        "parasol_core._phases",
+        "parasol_core.native._phases",
         ["parasol_core/native/phases.c", "parasol_core/native/phase_groups.c"],
         depends=["parasol_core/native/phase_io.h"],
         optional=True,

@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.model import Machine, Timing
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from parasol_core.estimator import Client, EstimatorError
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.index import index_of
 
 ROOT = Path(__file__).resolve().parent.parent

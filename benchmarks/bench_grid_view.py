@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from parasol_core.syntax.parser import load  # noqa: E402
+from parasol_core.syntax.loader import load  # noqa: E402
 from piui.document import Document  # noqa: E402
 from piui.windows.grid_view import GridViewWindow  # noqa: E402
 

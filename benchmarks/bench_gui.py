@@ -312,7 +312,7 @@ def _child_steps(steps: int, drags: int, profile: bool) -> dict:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QLabel, QSlider, QVBoxLayout, QWidget
 
-    from parasol_core.params import GROUPS
+    from parasol_core.base.params import GROUPS
     from piui.main_window import MainWindow
     from piui.windows.instructions import CATEGORIES
 

@@ -45,11 +45,11 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-import parasol_core.syntax.parser as parser_module
+import parasol_core.syntax.loader as parser_module
 from parasol_core import Machine, Timing, loads
-from parasol_core.jsonio import to_data
+from parasol_core.analysis.validate import validate
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps, save
-from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"

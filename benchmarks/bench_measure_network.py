@@ -29,7 +29,7 @@ def measure_command(python: str) -> list[str]:
     script = Path(python).parent / "parasol-model"
     if importlib.util.find_spec("parasol_core.cli.measure_commands") and script.exists():
         return [str(script), "measure", "--network"]
-    return [python, "-m", "parasol_core.measure.network"]
+    return [python, "-m", "parasol_core.measure.mpi_network"]
 
 
 def run(mpiexec: str, quick: bool) -> tuple[float, str, str]:

@@ -78,8 +78,8 @@ def step_generate(side: int, path: str) -> dict:
 
 
 def step_json(path: str, json_path: str) -> dict:
-    from parasol_core import jsonio
-    from parasol_core.syntax.parser import load
+    from parasol_core.syntax import jsonio
+    from parasol_core.syntax.loader import load
 
     machine = load(path)
     start = time.perf_counter()
@@ -101,8 +101,8 @@ def step_json_loads(json_path: str) -> dict:
 def step_load(path: str) -> dict:
     import gc
 
-    from parasol_core.syntax.parser import load
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
+    from parasol_core.syntax.loader import load
 
     gc.collect()
     before = rss()

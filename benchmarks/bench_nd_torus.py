@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 
 from parasol_core import loads
-from parasol_core.jsonio import to_data
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Machine, Processor
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology.generators import generate
 from parasol_core.topology.index import TopologyIndex
-from parasol_core.validate import validate
 
 FUGAKU = [24, 23, 24, 2, 3, 2]
 

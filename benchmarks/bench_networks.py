@@ -33,8 +33,8 @@ import json
 import numpy as np
 from bench_nd_torus import load_validate_json, median, timed  # the torus bench's timing
 
-from parasol_core.jsonio import to_data
 from parasol_core.model import Machine, Processor, Timing
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology.generators import generate
 from parasol_core.topology.index import TopologyIndex

@@ -1,5 +1,5 @@
 """The memory a communication phase takes, per message and per route step: the figures
-behind the command line's memory budget (``parasol_core.budget``, ``--max-memory``).
+behind the command line's memory budget (``parasol_core.base.budget``, ``--max-memory``).
 
 Each case runs in a fresh subprocess: the machine is built and its index made (one
 message simulated), freed memory is given back to the system (``malloc_trim``) and
@@ -116,7 +116,7 @@ def main() -> None:
     print(f"fit: {per_message:.0f} bytes a message + {per_step:.0f} bytes a route step")
     worst = max(y / (a @ [per_message, per_step]))
     print(f"largest case over the fit: {worst:.2f}x")
-    from parasol_core import budget
+    from parasol_core.base import budget
 
     if not hasattr(budget, "BYTES_PER_MESSAGE"):
         return

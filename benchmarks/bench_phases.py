@@ -34,7 +34,7 @@ Issue 23 (a million processors):
 
 * ``--side N`` sets the halo's torus to N x N x N (default 32; 64 is 262,144 processors
   and 1,572,864 messages, 100 the million-processor torus). Past the budgets of
-  ``parasol_core.budget`` (4,000,000 generated lines, 1,000,000 messages, 10,000,000
+  ``parasol_core.base.budget`` (4,000,000 generated lines, 1,000,000 messages, 10,000,000
   route steps) the bench raises them for its own run (``budget.limits``) and says so. ``--no-python``
   leaves out the pure-Python trace, ``--no-loops`` every event loop (for large sides:
   memory; the default path is then the only trace run). The halo also runs with the
@@ -69,7 +69,8 @@ from unittest import mock
 
 import numpy as np
 
-from parasol_core import _native, budget
+from parasol_core import native
+from parasol_core.base import budget
 from parasol_core.model import Machine
 from parasol_core.simulate import phases
 from parasol_core.simulate.patterns import make_pattern_arrays
@@ -80,10 +81,10 @@ from parasol_core.simulate.phases import (
     simulate,
     simulate_routes,
 )
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology import generators
 from parasol_core.topology.generators import torus
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 
 ROOT = Path(__file__).resolve().parent.parent
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
@@ -108,9 +109,9 @@ CPU = [0.0]
 def pure(on: bool) -> None:
     """The pure-Python trace (on) or the kernel (off)."""
     if on:
-        os.environ[_native.PURE_ENV] = "1"
+        os.environ[native.PURE_ENV] = "1"
     else:
-        os.environ.pop(_native.PURE_ENV, None)
+        os.environ.pop(native.PURE_ENV, None)
 
 
 def both(func: Callable[[], PhaseResult], repeat: int) -> tuple[float, float, float, PhaseResult]:

@@ -55,7 +55,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from parasol_core import load
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
     from piui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.index import TopologyIndex, index_of
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_models" / "parsytec-gcel.machine"

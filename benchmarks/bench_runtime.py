@@ -9,7 +9,7 @@ sizes, 1 B to 64 MiB) at 128 processes is computed two ways in the same run:
   compiles the reference again and re-evaluates with the new arguments: what a window
   would do without ``sweep``.
 
-It also times ``parasol_core.fit.fit`` on the sample's 35 synthetic bcast measurements
+It also times ``parasol_core.analysis.fit.fit`` on the sample's 35 synthetic bcast measurements
 (12 forms). Prints milliseconds and the ratio to ``sweep``.
 
     .venv/bin/python benchmarks/bench_runtime.py [--repeat N]
@@ -21,10 +21,10 @@ import argparse
 import time
 from pathlib import Path
 
-from parasol_core.engine import Engine
-from parasol_core.fit import fit, read_csv
-from parasol_core.runtime import message_sizes
-from parasol_core.syntax.parser import load
+from parasol_core.analysis.fit import fit, read_csv
+from parasol_core.expr.engine import Engine
+from parasol_core.frontend.runtime import message_sizes
+from parasol_core.syntax.loader import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

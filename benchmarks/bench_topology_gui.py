@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from parasol_core.syntax.parser import load  # noqa: E402
+from parasol_core.syntax.loader import load  # noqa: E402
 from parasol_core.syntax.writer import dumps_canonical  # noqa: E402
 from parasol_core.topology import generate  # noqa: E402
 from piui.document import Document  # noqa: E402

@@ -3,8 +3,7 @@
 No Qt is imported anywhere in this package.
 """
 
-from parasol_core.diagnostics import Diagnostic, ModelSyntaxError
-from parasol_core.expr.tree import Expression
+from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
 from parasol_core.model import (
     Cache,
     Express,
@@ -18,12 +17,13 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
+from parasol_core.model.tree import Expression
 
 __version__ = "0.1.0"
 
 # The parser is imported when first used, so that importing the model objects alone
 # stays light.
-_LAZY = {"load": "parser", "loads": "parser", "parse_expression": "expression"}
+_LAZY = {"load": "loader", "loads": "loader", "parse_expression": "expression"}
 
 
 def __getattr__(name: str) -> object:

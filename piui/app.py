@@ -67,13 +67,13 @@ def missing_platform_packages(
 # pyqtgraph, the estimator client, the windows behind others) is imported when needed.
 CORE_MODULES = (
     "concurrent.futures",
-    "parasol_core.syntax.parser",
-    "parasol_core.validate",
-    "parasol_core.engine",
+    "parasol_core.syntax.loader",
+    "parasol_core.analysis.validate",
+    "parasol_core.expr.engine",
     "parasol_core.session",
-    "parasol_core.edit",
+    "parasol_core.session.edit",
     "parasol_core.analysis.check",
-    "parasol_core.meanings",
+    "parasol_core.frontend.meanings",
     "parasol_core.topology.index",  # numpy: the grid view, in front at start
     "parasol_core.topology.layout",
     "parasol_core.topology.mapping",

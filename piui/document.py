@@ -26,7 +26,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QAction
 
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.model import Machine, Processor
 from parasol_core.session import (
     EDIT,
@@ -41,7 +41,7 @@ from parasol_core.session import (
 )
 from parasol_core.session.history import History
 from parasol_core.session.session import read_model
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 
 log = logging.getLogger("piui")
 
@@ -246,8 +246,8 @@ class Document(QObject):
 
     def new_blank(self) -> None:
         """A new, unnamed, valid model of one processor type on a one-processor topology
-        (File > New blank model; :func:`parasol_core.blank.blank_machine`)."""
-        from parasol_core.blank import blank_machine
+        (File > New blank model; :func:`parasol_core.session.blank.blank_machine`)."""
+        from parasol_core.session.blank import blank_machine
 
         self.origin = None
         self.session.replace(blank_machine(), None)

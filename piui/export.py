@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 
-from parasol_core.diagnostics import Diagnostic
+from parasol_core.base.diagnostics import Diagnostic
 from parasol_core.session import EDIT, REDO, UNDO, Change
 from piui.document import Document
 

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.model import EXPRESSION_SECTIONS
 from parasol_core.session import disk
 from parasol_core.session.session import FileChangedOnDisk
 from piui.app_settings import settings
@@ -34,7 +35,7 @@ from piui.widgets import wheel_guard
 from piui.widgets.busy import busy
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
-from piui.widgets.messages import confirm, error_box, place_on_screen
+from piui.widgets.status_messages import confirm, error_box, place_on_screen
 from piui.widgets.undo_keys import UndoKeysFallThrough
 from piui.windows.diagnostics import DiagnosticsPanel
 from piui.windows.overview import MachineOverview
@@ -592,7 +593,7 @@ class MainWindow(QMainWindow):
         path = self.ask_platform_path(False)
         if not path or not self.maybe_save():
             return False
-        from parasol_core.budget import BudgetError
+        from parasol_core.base.budget import BudgetError
         from parasol_core.simgrid import PlatformError, import_platform
 
         try:
@@ -616,7 +617,7 @@ class MainWindow(QMainWindow):
         path = self.ask_platform_path(True)
         if not path:
             return False
-        from parasol_core.budget import BudgetError
+        from parasol_core.base.budget import BudgetError
         from parasol_core.simgrid import ExportError, export_platform
         from parasol_core.syntax.writer import write_text_atomic
 
@@ -751,7 +752,7 @@ class MainWindow(QMainWindow):
         own = self.document.path
         if own is not None and os.path.realpath(path) == os.path.realpath(own):
             return self._save_to(own)
-        from parasol_core.filelock import locked
+        from parasol_core.base.filelock import locked
         from parasol_core.syntax.writer import write_text_atomic
 
         self.document.commit_pending()
@@ -901,7 +902,7 @@ class MainWindow(QMainWindow):
         elif target[:1] in (("topology",), ("virtual",)):
             kind = "hardware" if target[0] == "topology" else "virtual"
             self.overview.select_topology(kind, target[1] if len(target) > 1 else None)
-        elif target[:1] in (("machinecombinations",), ("pvm",), ("express",), ("mpi",)):
+        elif target[:1] in {(cls.KEYWORD,) for cls in EXPRESSION_SECTIONS}:
             if "combinations" in self.docks:
                 self.show_panel("combinations")
         else:

@@ -17,16 +17,16 @@ from typing import Any
 from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from parasol_core.diagnostics import Diagnostic, ModelSyntaxError
-from parasol_core.expr.tree import Expression
+from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.base.source import BOM, counting_text, position
 from parasol_core.model import Machine
-from parasol_core.source import BOM, counting_text, position
-from parasol_core.syntax import parser as driver
+from parasol_core.model.tree import Expression
+from parasol_core.syntax import loader as driver
 from parasol_core.syntax.annotations import read_annotations
 from parasol_core.syntax.build_expr import ExprBuilder, _Fail
 from parasol_core.syntax.builder import _Builder
 from parasol_core.syntax.expression import grammar_text
-from parasol_core.syntax.messages import context, or_list, show, unknown_name
+from parasol_core.syntax.wording import context, or_list, show, unknown_name
 
 _lock = threading.Lock()
 _parsers: dict[str, tuple[Lark, Any]] = {}

@@ -20,18 +20,7 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from parasol_core.expr.tree import (
-    BINARY_LEVELS,
-    FUNCTIONS,
-    MAX_DEPTH,
-    Binary,
-    Call,
-    Expression,
-    Node,
-    Number,
-    Reference,
-    Unary,
-)
+from parasol_core.base.params import ALIASES, PARAMS
 from parasol_core.model import (
     COMBINATION_NAMES,
     Cache,
@@ -46,7 +35,18 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
-from parasol_core.params import ALIASES, PARAMS
+from parasol_core.model.tree import (
+    BINARY_LEVELS,
+    FUNCTIONS,
+    MAX_DEPTH,
+    Binary,
+    Call,
+    Expression,
+    Node,
+    Number,
+    Reference,
+    Unary,
+)
 from parasol_core.syntax.writer import canonical_lines
 
 MAX_INT = 2**63 - 1  # the loader's limit for integers

@@ -1,4 +1,4 @@
-"""parasol_core.arrays: ``unique`` is ``np.unique`` by a sort, and the core and the
+"""parasol_core.base.arrays: ``unique`` is ``np.unique`` by a sort, and the core and the
 windows call it rather than numpy's hash-based ``np.unique(x)``, which took 2.4-3.4 s
 for the 3,000,000 link ids of a million-processor torus (a sort: under 0.2 s)."""
 
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parasol_core.arrays import difference, union, unique
+from parasol_core.base.arrays import difference, union, unique
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_union_and_difference_are_numpys() -> None:
 def test_no_plain_np_unique_in_the_core_or_the_windows() -> None:
     """``np.unique(x)`` with no return_... or axis argument takes numpy's hash path, and
     so do ``np.union1d`` and ``np.setdiff1d`` inside: the bulk code calls
-    parasol_core.arrays' unique, union and difference instead."""
+    parasol_core.base.arrays' unique, union and difference instead."""
     plain = re.compile(r"np\.unique\(|np\.union1d\(|np\.setdiff1d\(")
     found = []
     for folder in ("parasol_core", "piui"):
@@ -65,4 +65,4 @@ def test_no_plain_np_unique_in_the_core_or_the_windows() -> None:
                     continue
                 line = text.count("\n", 0, m.start()) + 1
                 found.append(f"{path.relative_to(ROOT)}:{line}")
-    assert not found, f"numpy's hashing unique (use parasol_core.arrays): {found}"
+    assert not found, f"numpy's hashing unique (use parasol_core.base.arrays): {found}"

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parasol_core import Diagnostic, Machine, ModelSyntaxError, load, loads, parse_expression
-from parasol_core.jsonio import to_data
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Timing
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps, dumps_canonical
-from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_models"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from parasol_core.blank import blank_machine
+from parasol_core.analysis.validate import validate
 from parasol_core.session import Session
-from parasol_core.syntax.parser import load
+from parasol_core.session.blank import blank_machine
+from parasol_core.syntax.loader import load
 from parasol_core.syntax.writer import dumps
-from parasol_core.validate import validate
 
 
 def test_the_blank_model_validates_with_no_diagnostic():

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from parasol_core import loads
-from parasol_core.block import BlockEstimate, estimate_block
+from parasol_core.analysis.block_time import BlockEstimate, estimate_block
 from parasol_core.cli import main
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from modeltext import gcel_with_torus
 
-from parasol_core import budget
-from parasol_core.syntax.parser import loads
+from parasol_core.analysis.validate import validate
+from parasol_core.base import budget
+from parasol_core.syntax.loader import loads
 from parasol_core.topology import generators
-from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID = ROOT / "sample_models" / "grid4x4.machine"
@@ -206,8 +206,8 @@ def test_route_steps_are_what_the_routes_visit() -> None:
     import numpy as np
 
     from parasol_core.topology.index import index_of
-    from parasol_core.topology.networks import DragonflyRouting, UpDownRouting
     from parasol_core.topology.steps import route_steps
+    from parasol_core.topology.switched import DragonflyRouting, UpDownRouting
     from parasol_core.topology.switches import compute_count
     from parasol_core.topology.virtual import hardware_of
 

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core import jsonio
-from parasol_core.linkstore import LinkStore, links_from_arrays
 from parasol_core.model import Link, Timing, Topology
-from parasol_core.syntax import bulk_text
-from parasol_core.syntax.parser import loads
+from parasol_core.model.linkstore import LinkStore, links_from_arrays
+from parasol_core.syntax import bulk_text, jsonio
+from parasol_core.syntax.loader import loads
 from parasol_core.syntax.writer import canonical_lines, dumps_canonical, entry
 from parasol_core.topology.generators import generate
 

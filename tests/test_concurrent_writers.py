@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from parasol_core import filelock, params
+from parasol_core.base import filelock, params
 from parasol_core.session import Session, disk
 from parasol_core.session.session import FileChangedOnDisk
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 
 CLI = Path(sys.executable).parent / "parasol-model"
 

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parasol_core import loads
-from parasol_core.edit import set_value, slot
-from parasol_core.engine import Engine, key_for_slot
+from parasol_core.analysis.validate import validate
+from parasol_core.expr.engine import Engine, key_for_slot
 from parasol_core.expr.evaluate import EvalError, same_value
 from parasol_core.model import Timing
-from parasol_core.syntax.parser import load
-from parasol_core.validate import validate
+from parasol_core.session.edit import set_value, slot
+from parasol_core.syntax.loader import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

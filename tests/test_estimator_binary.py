@@ -23,7 +23,7 @@ from parasol_core.estimator.binary import (
     split,
 )
 from parasol_core.estimator.protocol import INVALID_PARAMS, PARSE_ERROR
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.index import index_of
 from parasol_core.topology.virtual import virtual_routes
 

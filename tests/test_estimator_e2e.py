@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from estimator_support import SAMPLES, estimator  # noqa: F401
 
-from parasol_core.block import estimate_block
-from parasol_core.engine import Engine
+from parasol_core.analysis.block_time import estimate_block
 from parasol_core.estimator import (
     PROTOCOL_VERSION,
     EstimatorUnreachable,
@@ -24,9 +23,10 @@ from parasol_core.estimator import (
 from parasol_core.estimator.local import free_port
 from parasol_core.estimator.protocol import EVALUATION_FAILED, INVALID_PARAMS, UNKNOWN_MODEL
 from parasol_core.estimator.store import model_id
-from parasol_core.syntax.parser import load, loads
+from parasol_core.expr.engine import Engine
+from parasol_core.syntax.loader import load, loads
 from parasol_core.topology.index import index_of, route, routes
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 from parasol_core.topology.virtual import virtual_route
 
 SAMPLE_FILES = sorted(SAMPLES.glob("*.machine"))

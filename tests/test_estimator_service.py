@@ -16,9 +16,9 @@ from estimator_support import SAMPLES, Estimator, estimator, post_raw  # noqa: F
 from parasol_core.estimator import Client, Unauthorized
 from parasol_core.estimator.local import LocalEstimator
 from parasol_core.estimator.store import ModelStore, model_id
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 from parasol_core.topology.index import route
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 
 GRID = SAMPLES / "grid4x4.machine"
 GCEL = SAMPLES / "parsytec-gcel.machine"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from parasol_core import load
 from parasol_core.analysis.check import check_expression
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 
 GCEL = Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
 

@@ -315,7 +315,7 @@ def test_functions(func, arg, expected):
 
 
 def test_the_nineteen_functions_are_all_covered():
-    from parasol_core.expr.tree import FUNCTIONS
+    from parasol_core.model.tree import FUNCTIONS
 
     assert len(FUNCTIONS) == 19
     for name in FUNCTIONS:

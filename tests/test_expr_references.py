@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from parasol_core import loads
-from parasol_core.engine import Engine
+from parasol_core.analysis.validate import validate
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
-from parasol_core.syntax.parser import load
-from parasol_core.validate import validate
+from parasol_core.syntax.loader import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 
@@ -276,7 +276,7 @@ def test_the_section_3_1_9_loop_example():
     text = "(4*pt(5).ila + 2*pt(5).ils + pt(5).goto) / pc(5).smallloopspeedup"
     expected = (4 * 5e-07 + 2 * 2e-07 + 1e-07) / 1.25
     assert engine.evaluate_text(text) == pytest.approx(expected, rel=1e-15)
-    from parasol_core.block import estimate_block
+    from parasol_core.analysis.block_time import estimate_block
 
     block = estimate_block(engine.machine, 5, {"ila": 4, "ils": 2, "goto": 1}, cached=True)
     assert block.mean == pytest.approx(expected, rel=1e-15)

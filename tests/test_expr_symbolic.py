@@ -19,11 +19,11 @@ from parasol_core.analysis.symbolic import (
     to_sympy,
     trunc,
 )
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Timing
 from parasol_core.syntax.expression import parse_expression
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

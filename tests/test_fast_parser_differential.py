@@ -25,11 +25,11 @@ import pytest
 import strategies as S
 from hypothesis import HealthCheck, given, settings
 
-import parasol_core.syntax.parser as parser_module
+import parasol_core.syntax.loader as parser_module
 from parasol_core import Machine, ModelSyntaxError, Timing, loads
+from parasol_core.analysis.validate import validate
 from parasol_core.syntax import fastscan
 from parasol_core.syntax.writer import dumps, dumps_canonical
-from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -61,9 +61,9 @@ def test_the_model_does_not_reach_the_parser_nor_the_tree_the_model() -> None:
     function-level imports too, nothing the tree imports leads back to the model, and
     the model does not lead to the parser."""
     graph = _graph(module_level_only=False)
-    assert not {m for m in graph["parasol_core.expr.tree"] if m.startswith("parasol_core.syntax")}
-    assert not _reaches(graph, "parasol_core.expr.tree", "parasol_core.model")
-    assert not _reaches(graph, "parasol_core.model", "parasol_core.syntax.parser")
+    assert not {m for m in graph["parasol_core.model.tree"] if m.startswith("parasol_core.syntax")}
+    assert not _reaches(graph, "parasol_core.model.tree", "parasol_core.model")
+    assert not _reaches(graph, "parasol_core.model", "parasol_core.syntax.loader")
     assert not _reaches(graph, "parasol_core.model", "parasol_core.syntax.builder")
 
 
@@ -83,7 +83,7 @@ def _run(code: str) -> str:
 
 def test_importing_the_model_does_not_import_lark() -> None:
     out = _run(
-        "import sys, parasol_core.model, parasol_core.expr.tree, parasol_core.validate; "
+        "import sys, parasol_core.model, parasol_core.model.tree, parasol_core.analysis.validate; "
         "print(sorted(m for m in sys.modules if m == 'lark' or m.startswith('lark.')))"
     )
     assert out == "[]"
@@ -91,7 +91,7 @@ def test_importing_the_model_does_not_import_lark() -> None:
 
 def test_parsing_still_works_through_the_old_names() -> None:
     out = _run(
-        "from parasol_core.syntax.parser import load, loads, parse_expression; "
+        "from parasol_core.syntax.loader import load, loads, parse_expression; "
         "from parasol_core import parse_expression as p2, loads as l2; "
         "print(parse_expression('1 + 2').text, p2('pt(1).iga').text, "
         "loads is l2)"

@@ -1,4 +1,4 @@
-"""Data-sheet fitting (parasol_core.fit) and `parasol-model fit`, headless."""
+"""Data-sheet fitting (parasol_core.analysis.fit) and `parasol-model fit`, headless."""
 
 from __future__ import annotations
 
@@ -10,9 +10,7 @@ import pytest
 from conftest import OSU_LOGS, SAMPLES
 
 from parasol_core import load
-from parasol_core.cli import main
-from parasol_core.engine import Engine
-from parasol_core.fit import (
+from parasol_core.analysis.fit import (
     FitError,
     Form,
     Measurements,
@@ -26,7 +24,9 @@ from parasol_core.fit import (
     read_osu,
     read_osu_log,
 )
-from parasol_core.syntax.parser import loads
+from parasol_core.cli import main
+from parasol_core.expr.engine import Engine
+from parasol_core.syntax.loader import loads
 
 PROCS = (2, 4, 8, 16, 32, 64, 128)
 SIZES = tuple(2**k for k in range(3, 21, 2))
@@ -329,7 +329,7 @@ def test_older_and_other_table_layouts():
 
 
 def test_measurement_files_are_capped_and_must_be_text(tmp_path, monkeypatch):
-    import parasol_core.fit as fit_module
+    import parasol_core.analysis.fit as fit_module
 
     path = tmp_path / "osu.log"
     path.write_bytes(b"\xef\xbb\xbf# Size  Latency (us)\n1 2.0\n")
@@ -471,7 +471,7 @@ def test_cli_bad_osu_input_says_where_and_why(capsys, tmp_path, measured):
 
 
 def test_tables_of_different_benchmarks_are_not_fitted_together():
-    from parasol_core.fit import mixed_benchmarks
+    from parasol_core.analysis.fit import mixed_benchmarks
 
     log = osu_log("job-seven-benchmarks.log")
     latency, bw = log.choose("osu_latency"), log.choose("osu_bw")

@@ -16,11 +16,11 @@ from estimator_support import estimator  # noqa: F401
 
 from parasol_core.cli import main
 from parasol_core.simulate.phases import PhaseError, _as_arrays, _Trace, simulate
-from parasol_core.syntax.parser import load, loads
+from parasol_core.syntax.loader import load, loads
 from parasol_core.syntax.writer import dumps
-from parasol_core.topology import flow
-from parasol_core.topology.flow import NetOptions, run_flow, usage_of
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology import resources
+from parasol_core.topology.resources import NetOptions, run_flow, usage_of
+from parasol_core.topology.transfer import RouteTable
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 T800 = SAMPLES / "pamela-t800.machine"
@@ -275,7 +275,7 @@ def test_maxmin_on_all_to_all_makespan_close_single_messages_faster():
 
 
 def test_maxmin_refuses_a_phase_past_its_work_limit(monkeypatch):
-    monkeypatch.setattr(flow, "MAX_FLOW_WORK", 1000)
+    monkeypatch.setattr(resources, "MAX_FLOW_WORK", 1000)
     machine = load(GRID)
     with pytest.raises(PhaseError) as e:
         simulate(machine, pattern="alltoall", bytes=10, sharing="maxmin")

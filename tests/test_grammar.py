@@ -7,9 +7,9 @@ import pytest
 from modeltext import MINIMAL, insert_after, with_lines
 
 from parasol_core import ModelSyntaxError, loads, parse_expression
-from parasol_core.expr.tree import FUNCTIONS, Binary, Call, Number, Reference, Unary
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Timing
-from parasol_core.validate import validate
+from parasol_core.model.tree import FUNCTIONS, Binary, Call, Number, Reference, Unary
 
 
 @pytest.fixture(autouse=True)
@@ -136,7 +136,7 @@ def test_file_without_final_newline_loads():
 
 
 def test_all_150_canonical_names_are_accepted():
-    from parasol_core.params import PARAMS
+    from parasol_core.base.params import PARAMS
 
     lines = "\n".join(f"{p.name} = 1e-7" for p in PARAMS)
     m = loads(MINIMAL.replace("iga = 7.37e-07\n", lines + "\n"))

@@ -199,7 +199,7 @@ def test_a_six_dimensional_torus_is_nested_blocks_with_links_between_them(qtbot)
 
 
 def generated_text(topology) -> str:
-    from parasol_core.syntax.parser import load
+    from parasol_core.syntax.loader import load
     from parasol_core.syntax.writer import dumps_canonical
 
     machine = load(Path(__file__).resolve().parents[1] / "sample_models" / "grid4x4.machine")
@@ -278,7 +278,7 @@ def test_every_generated_fat_tree_is_drawn_in_layers_by_its_numbering(kind, dims
     """Each fat tree the generator makes (k-ary n-tree, two and three levels with port
     counts) is laid out from its network word, compute processors at the bottom and each
     level of switches in its own row, in the generator's numbering."""
-    from parasol_core.topology.networks import FatTree
+    from parasol_core.topology.switched import FatTree
 
     topo = generate(kind, dims, 1e-6, 1e-9)
     where = placement(topo)

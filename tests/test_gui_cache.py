@@ -7,8 +7,8 @@ import logging
 import pytest
 from PySide6.QtCore import Qt
 
+from parasol_core.base.numeric import log_position
 from parasol_core.model import Cache, Processor, Timing
-from parasol_core.numeric import log_position
 from piui.document import Document
 from piui.widgets.number_controls import LogIntEdit
 from piui.windows.cache import CacheWindow

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 
 CLI = Path(sys.executable).parent / "parasol-model"
 

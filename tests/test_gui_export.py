@@ -13,7 +13,7 @@ from PySide6.QtCore import QTimer
 
 from parasol_core.estimator import Client
 from parasol_core.estimator.local import LocalEstimator, free_port
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 from parasol_core.topology.index import route as core_route
 from piui.export import EstimatorSettings, push_name, set_push_name
 from piui.main_window import settings

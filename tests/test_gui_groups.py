@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
 
+from parasol_core.base.numeric import log_position
+from parasol_core.base.params import GROUPS
 from parasol_core.model import Timing
-from parasol_core.numeric import log_position
-from parasol_core.params import GROUPS
 from piui.document import Document
 from piui.widgets.number_controls import FactorSlider
 from piui.windows.groups import SECTIONS, InstructionGroupsWindow

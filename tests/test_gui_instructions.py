@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from PySide6.QtCore import Qt
 
+from parasol_core.base.numeric import join, split
+from parasol_core.base.params import PARAMS, Kind
 from parasol_core.model import Timing
-from parasol_core.numeric import join, split
-from parasol_core.params import PARAMS, Kind
 from piui.document import Document
 from piui.windows.groups import InstructionGroupsWindow
 from piui.windows.instructions import CATEGORIES, CategoryWindow, InstructionsWindow

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QFileDialog, QFileIconProvider
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Timing
 from piui.widgets.file_dialogs import NameOnlyIconProvider, file_dialog
-from piui.widgets.messages import error_box
 from piui.widgets.number_controls import KeyRun
+from piui.widgets.status_messages import error_box
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 

@@ -10,7 +10,7 @@ from conftest import OSU_LOGS, SAMPLES
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QApplication
 
-from parasol_core.runtime import message_sizes
+from parasol_core.frontend.runtime import message_sizes
 from piui.document import Document
 from piui.widgets.expression_edit import INVALID_STYLE, ExpressionEdit
 from piui.widgets.labels import value_text
@@ -196,7 +196,7 @@ def test_the_readout_evaluates_the_cost_at_the_cursor_not_at_a_nearby_sample(ope
     """Issue 22: at 328 KiB the MPI plot showed the time of a nearby sample (38.17 ms
     against 41.10 ms). The mouse over the plot at a size between samples reads the value
     the engine gives at that size."""
-    from parasol_core.runtime import time_text
+    from parasol_core.frontend.runtime import time_text
 
     window = open_window("parsytec-gcel.machine")
     page = window.pages["mpi"]

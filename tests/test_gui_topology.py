@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
 from parasol_core.session import Session
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology import generate
 from parasol_core.topology.mapping import make_mapping, mapping_quality, mapping_schemes
 from parasol_core.topology.virtual import virtual_route
@@ -473,7 +473,7 @@ def test_topology_fields_types_and_single_links(qtbot, document):
 
 
 def test_main_window_goes_to_links_and_mappings(qtbot, sample_copy):
-    from parasol_core.diagnostics import Diagnostic
+    from parasol_core.base.diagnostics import Diagnostic
     from piui.main_window import MainWindow
 
     window = MainWindow()

@@ -273,7 +273,7 @@ def test_a_fifo_input_does_not_block_the_real_command(tmp_path):
 
 
 def test_session_open_refuses_a_fifo_without_blocking(tmp_path):
-    from parasol_core.limits import NotRegularFileError
+    from parasol_core.base.limits import NotRegularFileError
     from parasol_core.session import Session
 
     fifo = tmp_path / "fifo"
@@ -292,7 +292,7 @@ def test_session_open_refuses_a_fifo_without_blocking(tmp_path):
     ids=["fit", "block", "simulate"],
 )
 def test_data_files_share_one_size_cap_named_in_the_message(tmp_path, model, command, what):
-    from parasol_core.limits import MAX_DATA_FILE_BYTES
+    from parasol_core.base.limits import MAX_DATA_FILE_BYTES
 
     big = tmp_path / "big.data"
     with open(big, "wb") as f:
@@ -335,8 +335,8 @@ def test_scale_refuses_a_factor_or_a_result_that_underflows_or_overflows(model, 
 
 
 def test_session_set_and_scale_refuse_underflow_and_change_nothing():
-    from parasol_core.edit import EditError
     from parasol_core.session import Session, SessionError
+    from parasol_core.session.edit import EditError
 
     session = Session.open(SAMPLE)
     text = session.text()

@@ -1,4 +1,4 @@
-"""The `procid` and `mapping` tables as columns (parasol_core/inttable.py): a table read
+"""The `procid` and `mapping` tables as columns (parasol_core/model/inttable.py): a table read
 in bulk behaves as the dict it replaces, edits write through to the file losslessly,
 and undo gives back the original bytes."""
 
@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parasol_core.inttable import IntTable, TableSources
+from parasol_core.analysis.validate import validate
+from parasol_core.model.inttable import IntTable, TableSources
 from parasol_core.session.session import Session
 from parasol_core.syntax import fastscan
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 from parasol_core.syntax.writer import dumps, save
-from parasol_core.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -179,7 +179,7 @@ def test_an_int_table_is_a_dict(pairs: list) -> None:
 
 
 def test_the_json_dump_of_a_bulk_table_is_the_dicts(monkeypatch: pytest.MonkeyPatch) -> None:
-    from parasol_core.jsonio import dumps as json_dumps
+    from parasol_core.syntax.jsonio import dumps as json_dumps
 
     for text in (TORUS, GRID):
         bulk = json_dumps(loads(text))

@@ -184,53 +184,74 @@ def test_no_import_cycle_among_core_modules() -> None:
 def test_the_expression_tree_imports_no_syntax() -> None:
     """expr/tree sits below the reader: the reader builds trees, the tree parses nothing."""
     graph = import_graph()
-    assert not {m for m in graph["parasol_core.expr.tree"] if m.startswith("parasol_core.syntax")}
+    assert not {m for m in graph["parasol_core.model.tree"] if m.startswith("parasol_core.syntax")}
 
 
 # --------------------------------------------------------------------------- floors
 
-# The core's floors, lowest first (docs/architecture.md): a module imports only modules
-# of its own floor or below, functions included. An entry names a package or module.
-FLOORS: tuple[tuple[str, ...], ...] = (
-    # what everything stands on: limits and budgets, numbers, the parameter table, values,
-    # where a value sat in a text and what is said about it, file locks, the C kernels
-    ("limits", "budget", "numeric", "arrays", "params", "categories", "meanings", "values",
-     "memory", "diagnostics", "source", "filelock", "_native"),
-    # the model: expression trees, the link store (and the link text it reads a record
-    # back from), the procid and mapping tables, scaling, basic blocks, fitting
-    ("expr.tree", "model", "linkstore", "linktext", "inttable", "scalers", "block", "fit"),
-    # text -> model -> text (the model file, expressions, JSON)
-    ("syntax", "jsonio"),
-    # references and numeric evaluation (they read references and expressions from
-    # text), networks (shapes, generators, routing, mappings, transfer times), edits
-    ("expr", "topology", "edit", "blank"),
-    # derived values, checks, run-time system costs
-    ("engine", "validate", "runtime"),
-    # on the engine and the networks: analyses, the event simulator, the session,
-    # measuring this machine, SimGrid platforms
-    ("analysis", "simulate", "session", "measure", "simgrid"),
-    # front ends
-    ("estimator", "cli"),
-)  # fmt: skip
+# The core's floors are its packages (docs/architecture.md): every entry of
+# parasol_core/ is a package whose __init__.py says ``FLOOR = N``, and a module imports
+# only modules of its own floor or below, functions included.
 
 
-def floor_of(module: str) -> int:
-    """The floor of a module: its own entry (``expr.tree``), else its package's."""
-    name = module.removeprefix("parasol_core.")
-    for key in (name, name.split(".")[0]):
-        for i, names in enumerate(FLOORS):
-            if key in names:
-                return i
-    raise AssertionError(f"{module} is on no floor: add it to FLOORS in {Path(__file__).name}")
+def package_floors() -> dict[str, int]:
+    """Package name -> the FLOOR its ``__init__.py`` declares (read with ast, not
+    imported, so that a package that fails to import is still checked)."""
+    floors: dict[str, int] = {}
+    for init in sorted(CORE.glob("*/__init__.py")):
+        tree = ast.parse(init.read_text(), str(init))
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "FLOOR"
+                    and isinstance(node.value, ast.Constant)):  # fmt: skip
+                floors[init.parent.name] = node.value.value
+    return floors
 
 
-def test_every_core_module_imports_only_its_floor_and_below() -> None:
+def test_every_entry_of_the_core_is_a_package_on_a_floor() -> None:
+    """No loose modules beside the packages (only the front door, ``__init__.py``), and
+    every package says its floor, a whole number from 0."""
+    loose = sorted(p.name for p in CORE.glob("*.py") if p.name != "__init__.py")
+    assert not loose, f"modules outside a package: {loose}"
+    packages = sorted(p.parent.name for p in CORE.glob("*/__init__.py"))
+    floors = package_floors()
+    missing = [name for name in packages if name not in floors]
+    assert not missing, f"packages with no FLOOR in their __init__.py: {missing}"
+    assert all(isinstance(f, int) and f >= 0 for f in floors.values()), floors
+    assert len(packages) <= 15, f"{len(packages)} packages at the top: {packages}"
+
+
+def floor_of(module: str, floors: dict[str, int] | None = None) -> int:
+    """The floor of a module: its top-level package's."""
+    floors = package_floors() if floors is None else floors
+    package = module.removeprefix("parasol_core.").split(".")[0]
+    if package not in floors:
+        raise AssertionError(f"{module} is in no package with a FLOOR")
+    return floors[package]
+
+
+def upward_imports(graph: dict[str, set[str]], floors: dict[str, int]) -> list[str]:
     above = []
-    for module, deps in import_graph().items():
+    for module, deps in graph.items():
         if module == "parasol_core":
             continue  # the package's front door re-exports from several floors
         for dep in deps:
-            if dep != "parasol_core" and floor_of(dep) > floor_of(module):
-                above.append(f"{module} (floor {floor_of(module)}) imports {dep} "
-                             f"(floor {floor_of(dep)})")  # fmt: skip
-    assert not above, "\n".join(sorted(above))
+            if dep != "parasol_core" and floor_of(dep, floors) > floor_of(module, floors):
+                above.append(f"{module} (floor {floor_of(module, floors)}) imports {dep} "
+                             f"(floor {floor_of(dep, floors)})")  # fmt: skip
+    return sorted(above)
+
+
+def test_the_floor_check_finds_an_upward_import() -> None:
+    floors = {"base": 0, "model": 1, "cli": 6}
+    graph = {"parasol_core.base.limits": {"parasol_core.model.machine"},
+             "parasol_core.model.machine": {"parasol_core.base.limits"},
+             "parasol_core.cli.common": {"parasol_core.model.machine"}}  # fmt: skip
+    assert upward_imports(graph, floors) == [
+        "parasol_core.base.limits (floor 0) imports parasol_core.model.machine (floor 1)"
+    ]
+
+
+def test_every_core_module_imports_only_its_floor_and_below() -> None:
+    above = upward_imports(import_graph(), package_floors())
+    assert not above, "\n".join(above)

@@ -1,4 +1,4 @@
-"""Links as columns (parasol_core/linkstore.py): ``Topology.links`` is a store of numpy
+"""Links as columns (parasol_core/model/linkstore.py): ``Topology.links`` is a store of numpy
 columns whose ``Link`` objects are views. A view reads and writes its row, keeps its
 identity while held and follows its link through inserts and deletes; the store behaves
 as the list of links it replaced (checked against a plain list by random edit
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core.linkstore import ColumnValues, LinkStore, links_from_arrays
 from parasol_core.model import Link, Timing, Topology
+from parasol_core.model.linkstore import ColumnValues, LinkStore, links_from_arrays
 from parasol_core.session import Session, SessionError
-from parasol_core.syntax.parser import load, loads
+from parasol_core.syntax.loader import load, loads
 from parasol_core.syntax.writer import dumps, save
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,8 +222,8 @@ def test_random_edits_match_a_plain_list(start: list[Link], ops: list[tuple]) ->
 
 @pytest.mark.parametrize("ids", [[1, 2, 3, 4, 5], [7, 3, 9, 3, 11], []])
 def test_rows_of_ids_is_row_of_id_in_bulk(ids):
-    from parasol_core.linkstore import LinkStore
     from parasol_core.model import Link, Timing
+    from parasol_core.model.linkstore import LinkStore
 
     store = LinkStore()
     for i in ids:

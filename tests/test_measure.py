@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from parasol_core import params
+from parasol_core.analysis.validate import validate
+from parasol_core.base import params
 from parasol_core.cli import main
 from parasol_core.measure import (
     MeasureCancelled,
@@ -27,8 +28,7 @@ from parasol_core.measure import (
     validation,
 )
 from parasol_core.measure import cache as cache_mod
-from parasol_core.syntax.parser import loads
-from parasol_core.validate import validate
+from parasol_core.syntax.loader import loads
 
 HAVE_CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler")
@@ -333,7 +333,7 @@ def test_cli_network_without_the_module_exits_2(monkeypatch, capsys):
     real = importlib.import_module
 
     def fake(name, *a, **k):
-        if name == "parasol_core.measure.network":
+        if name == "parasol_core.measure.mpi_network":
             raise ImportError(name)
         return real(name, *a, **k)
 

@@ -1,4 +1,4 @@
-"""`measure --network` (parasol_core.measure.network): the pieces without MPI (the
+"""`measure --network` (parasol_core.measure.mpi_network): the pieces without MPI (the
 ping-pong fit, the topology rule, the OSU files and their fit into the mpi section), then
 the whole measurement under `mpiexec -n 2` with the MPI of the `mpi` extra (which
 `make test` installs): a quick run, and cancelling by SIGINT and by SIGTERM."""
@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 from parasol_core import load, loads
+from parasol_core.analysis.fit import Form, read_osu_log
+from parasol_core.analysis.validate import errors, validate
 from parasol_core.cli import main
-from parasol_core.engine import Engine
-from parasol_core.fit import Form, read_osu_log
+from parasol_core.expr.engine import Engine
 from parasol_core.measure.mpi_bench import COLLECTIVES, OsuRow, PingPong, Plan, plan_for
-from parasol_core.measure.network import (
+from parasol_core.measure.mpi_network import (
     Figures,
     fit_collective,
     measured_pairs,
@@ -36,7 +37,6 @@ from parasol_core.measure.network import (
     process_counts,
 )
 from parasol_core.topology.index import route
-from parasol_core.validate import errors, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -225,7 +225,7 @@ needs_mpi = pytest.mark.skipif(
 
 
 def command(*args):
-    return [MPIEXEC, "-n", "2", sys.executable, "-m", "parasol_core.measure.network", *args]
+    return [MPIEXEC, "-n", "2", sys.executable, "-m", "parasol_core.measure.mpi_network", *args]
 
 
 def environment():
@@ -264,7 +264,7 @@ def test_a_quick_run_of_two_ranks_writes_a_valid_model(tmp_path, capsys):
 
 
 def rank_pids(marker: str) -> list[int]:
-    """The ranks' processes (python -m parasol_core.measure.network ... marker)."""
+    """The ranks' processes (python -m parasol_core.measure.mpi_network ... marker)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -335,7 +335,7 @@ def test_sigterm_to_one_rank_stops_them_all(tmp_path):
 
 @needs_mpi
 def test_one_process_is_refused_with_the_command_to_run(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "parasol_core.measure.network", "--quick"],
+    done = subprocess.run([sys.executable, "-m", "parasol_core.measure.mpi_network", "--quick"],
                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
                           env=environment())  # fmt: skip
     assert done.returncode == 2

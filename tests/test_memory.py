@@ -1,4 +1,4 @@
-"""Freed memory goes back to the system after a large load (parasol_core/memory.py)."""
+"""Freed memory goes back to the system after a large load (parasol_core/base/memory.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from parasol_core import memory
-from parasol_core.syntax import parser
+from parasol_core.base import memory
+from parasol_core.syntax import loader
 
 GCEL = "sample_models/parsytec-gcel.machine"
 
@@ -17,12 +17,12 @@ def test_a_large_load_hands_the_freed_heap_back(monkeypatch):
 
     text = (Path(__file__).resolve().parents[1] / GCEL).read_text()
     calls = []
-    monkeypatch.setattr(parser, "release_free_memory", lambda: calls.append(1) or True)
-    monkeypatch.setattr(parser, "TRIM_AFTER_BYTES", len(text))
-    parser.loads(text)
+    monkeypatch.setattr(loader, "release_free_memory", lambda: calls.append(1) or True)
+    monkeypatch.setattr(loader, "TRIM_AFTER_BYTES", len(text))
+    loader.loads(text)
     assert calls == [1]
-    monkeypatch.setattr(parser, "TRIM_AFTER_BYTES", len(text) + 1)
-    parser.loads(text)
+    monkeypatch.setattr(loader, "TRIM_AFTER_BYTES", len(text) + 1)
+    loader.loads(text)
     assert calls == [1]  # a smaller text: no trim
 
 

@@ -1,4 +1,4 @@
-"""The command line's memory budget (``parasol_core.budget``, ``--max-memory``): on the
+"""The command line's memory budget (``parasol_core.base.budget``, ``--max-memory``): on the
 user's own command line a phase's messages and route steps are held to the memory they
 would take, estimated before any work; the estimator keeps its fixed counts (a shared
 server). docs/topology.md, "Budgets"; docs/estimator.md, "Budgets"."""
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from modeltext import gcel_with_torus
 
-from parasol_core import budget
+from parasol_core.base import budget
 from parasol_core.cli import main
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 
 ROOT = Path(__file__).resolve().parents[1]
 GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
@@ -45,7 +45,7 @@ def test_a_phase_past_max_memory_is_refused_before_anything_is_built(torus20, ca
     about 22.0 MiB) under --max-memory 1M: exit 2 naming both figures in bytes; neither
     the messages nor their routes are made."""
     from parasol_core.simulate import patterns
-    from parasol_core.topology.network import RouteTable
+    from parasol_core.topology.transfer import RouteTable
 
     def built(*args, **kwargs):
         raise AssertionError("work was done past the memory budget")
@@ -77,7 +77,7 @@ def test_exact_route_steps_are_checked_before_the_routes_are_plotted(capsys, mon
     """alltoall on the GCel passes the pattern's lower bound (2 steps a message, 119.8
     MiB) under 200M, then its exact route steps (17 a message on the 16 x 32 grid) are
     counted before any route is plotted: 568.9 MiB, refused."""
-    from parasol_core.topology.network import RouteTable
+    from parasol_core.topology.transfer import RouteTable
 
     def built(*args, **kwargs):
         raise AssertionError("routes were plotted past the memory budget")

@@ -7,11 +7,11 @@ import math
 import pytest
 from conftest import SAMPLES
 
-from parasol_core.engine import Engine
+from parasol_core.analysis.validate import validate
+from parasol_core.expr.engine import Engine
 from parasol_core.model import Mpi
 from parasol_core.session import Session
-from parasol_core.syntax.parser import loads
-from parasol_core.validate import validate
+from parasol_core.syntax.loader import loads
 
 COLLECTIVES = ("bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
                "barrier", "sendrecv")  # fmt: skip
@@ -119,7 +119,7 @@ def test_the_t3d_sample_is_the_data_sheet_in_seconds_and_bytes():
 
 
 def test_fitting_the_synthetic_t3d_measurements_recovers_the_sheet_form():
-    from parasol_core.fit import Form, fit, read_csv
+    from parasol_core.analysis.fit import Form, fit, read_csv
 
     text = (SAMPLES / "measurements" / "cray-t3d.mpi.bcast.csv").read_text()
     assert text.startswith("# SYNTHETIC")

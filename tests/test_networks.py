@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_topology_nd import PROPS, all_pairs_sample, bfs_distances, check_route, check_shortest
 
-from parasol_core import budget, loads
+from parasol_core import loads
+from parasol_core.base import budget
 from parasol_core.syntax.writer import canonical_lines
 from parasol_core.topology import generators
 from parasol_core.topology.errors import RoutingError
@@ -231,8 +232,8 @@ def test_network_routings_refuse_switch_ends_and_topologies_that_are_not_theirs(
 
 
 def test_cli_generates_a_network_with_its_switch_type_that_loads_and_routes(capsys, tmp_path):
+    from parasol_core.analysis.validate import validate
     from parasol_core.cli import main
-    from parasol_core.validate import validate
 
     status = main(["generate", "dragonfly", "5", "2", "2", "2", "--latency", "1e-7",
                    "--speed", "1e-10"])  # fmt: skip
@@ -381,8 +382,8 @@ def test_the_network_samples_load_route_and_simulate():
     from pathlib import Path
 
     from parasol_core import load
+    from parasol_core.analysis.validate import validate
     from parasol_core.simulate.phases import simulate
-    from parasol_core.validate import validate
 
     samples = Path(__file__).resolve().parents[1] / "sample_models"
     for name, network, compute in (("hdr-fat-tree.machine", "fattree2 24 12 8", 192),

@@ -10,7 +10,16 @@ from hypothesis import strategies as st
 from modeltext import MINIMAL
 
 from parasol_core import loads
-from parasol_core.edit import (
+from parasol_core.base.numeric import (
+    cache_size_shown,
+    join,
+    log_position,
+    log_value,
+    parse_positive,
+    split,
+)
+from parasol_core.model import TIMING, Timing
+from parasol_core.session.edit import (
     EditError,
     copy_processor,
     parse_value,
@@ -18,15 +27,6 @@ from parasol_core.edit import (
     set_value,
     slot,
     stored_key,
-)
-from parasol_core.model import TIMING, Timing
-from parasol_core.numeric import (
-    cache_size_shown,
-    join,
-    log_position,
-    log_value,
-    parse_positive,
-    split,
 )
 
 
@@ -134,7 +134,7 @@ def test_scale_group_refuses_factors_that_are_not_positive_numbers(factor):
 
 
 def test_parse_sd_allows_empty_and_zero_but_not_negative_or_garbage():
-    from parasol_core.numeric import parse_sd
+    from parasol_core.base.numeric import parse_sd
 
     assert parse_sd("  ") is None and parse_sd("0") == 0.0 and parse_sd("2e-9") == 2e-9
     for text, message in [("-1e-9", "negative"), ("x", "not a number"), ("inf", "finite")]:

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from parasol_core.params import (
+from parasol_core.base.params import (
     ALIASES,
     BY_NAME,
     GROUPS,

@@ -17,19 +17,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_phases_native import busy_gcel_phase, random_phase
 
-from parasol_core import _native
+from parasol_core import native
 from parasol_core.model import Machine
 from parasol_core.simulate import phases
 from parasol_core.simulate.patterns import make_pattern_arrays
 from parasol_core.simulate.phases import MessageArrays, PhaseResult, simulate, simulate_phase
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.generators import torus
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 L, S = 2.85e-05, 9.1e-07
 
 pytestmark = pytest.mark.skipif(
-    _native.load("_phases") is None,
+    native.load("_phases") is None,
     reason="the C kernel of the trace was not built, or PARASOL_PURE_PYTHON is set",
 )
 
@@ -161,7 +161,7 @@ def test_a_halo_in_bulk_equals_the_loop(monkeypatch, shape):
     bulk = simulate(machine, pattern="halo", bytes=4096.0)
     loops(monkeypatch)
     kernel = simulate(machine, pattern="halo", bytes=4096.0)
-    monkeypatch.setenv(_native.PURE_ENV, "1")
+    monkeypatch.setenv(native.PURE_ENV, "1")
     python = simulate(machine, pattern="halo", bytes=4096.0)
     for other in (kernel, python):
         for name in ("start", "end", "alone", "busy", "link_ids", "max_in_flight"):

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core import _native
+from parasol_core import native
 from parasol_core.cli import main
 from parasol_core.model import Machine
 from parasol_core.simulate.patterns import PATTERNS, make_pattern
@@ -30,10 +30,10 @@ from parasol_core.simulate.phases import (
     simulate,
     simulate_phase,
 )
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.generators import grid
 from parasol_core.topology.mapping import make_mapping, mapping_quality
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 from parasol_core.topology.virtual import virtual_links
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
@@ -47,7 +47,7 @@ def trace_path(request):
     path (PARASOL_PURE_PYTHON=1). tests/test_phases_native.py compares the two."""
     with pytest.MonkeyPatch.context() as mp:
         if request.param == "python":
-            mp.setenv(_native.PURE_ENV, "1")
+            mp.setenv(native.PURE_ENV, "1")
         elif _kernel() is None:
             pytest.skip("the C kernel of the trace was not built")
         yield request.param

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core import _native
+from parasol_core import native
 from parasol_core.model import Machine, Timing, VirtualTopology
 from parasol_core.simulate.patterns import PATTERNS
 from parasol_core.simulate.phases import (
@@ -28,7 +28,7 @@ from parasol_core.simulate.phases import (
     simulate,
     simulate_phase,
 )
-from parasol_core.syntax.parser import load
+from parasol_core.syntax.loader import load
 from parasol_core.topology.generators import bus, clique, grid, hypercube, ring, torus
 from parasol_core.topology.mapping import make_mapping
 
@@ -36,7 +36,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 L, S = 2.85e-05, 9.1e-07
 
 pytestmark = pytest.mark.skipif(
-    _native.load("_phases") is None and not _native.pure_python(),
+    native.load("_phases") is None and not native.pure_python(),
     reason="the C kernel of the trace was not built (no C compiler at install time)",
 )
 
@@ -46,7 +46,7 @@ def both(run):
     assert _kernel() is not None
     fast = run()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(_native.PURE_ENV, "1")
+        mp.setenv(native.PURE_ENV, "1")
         assert _kernel() is None
         slow = run()
     return fast, slow

@@ -55,7 +55,7 @@ class _Count:
 
 
 def test_the_section_layout_is_the_grammar() -> None:
-    """Each section's items in reader.LAYOUT (derived from the schema in model.py) are
+    """Each section's items in reader.LAYOUT (derived from the schema in model/machine.py) are
     the alternatives of its `_X_item` rule in grammar/machine.lark: its fields
     (`X_def`), the sections that begin in it, and its named lines."""
     grammar = grammar_text()

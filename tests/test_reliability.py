@@ -23,19 +23,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parasol_core import ModelSyntaxError, loads
-from parasol_core.block import estimate_block
+from parasol_core.analysis.block_time import estimate_block
+from parasol_core.analysis.validate import validate
+from parasol_core.base.limits import MAX_INT, read_model_bytes
 from parasol_core.cli import main
-from parasol_core.edit import EditError, set_value, slot
-from parasol_core.jsonio import to_data
-from parasol_core.limits import MAX_INT, read_model_bytes
 from parasol_core.model import Link, Timing, Topology
+from parasol_core.session.edit import EditError, set_value, slot
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps, save
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of, route, routes
 from parasol_core.topology.mapping import MAPPING_SCHEMES, make_mapping, mapping_quality
-from parasol_core.topology.network import RouteTable
 from parasol_core.topology.shape import infer_shape
-from parasol_core.validate import validate
+from parasol_core.topology.transfer import RouteTable
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID = (ROOT / "sample_models" / "grid4x4.machine").read_text(encoding="utf-8")
@@ -458,7 +458,7 @@ def test_a_flat_sum_is_not_nesting() -> None:
     expr = " + ".join(["pt(1).iga"] * 250)
     machine = loads(GRID.replace("pt(1).iga / tl(1)(1).speed", expr, 1))
     assert validate(machine) is not None
-    from parasol_core.engine import Engine
+    from parasol_core.expr.engine import Engine
 
     assert Engine(machine).value("po(1).ia_spd") == pytest.approx(250 * 7.37e-07)
     with pytest.raises(ModelSyntaxError, match="nested too deeply"):

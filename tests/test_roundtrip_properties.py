@@ -30,12 +30,12 @@ from parasol_core import (
     loads,
     parse_expression,
 )
-from parasol_core.expr.tree import Binary, Node, Number, Reference, Unary, unparse
-from parasol_core.jsonio import to_data
+from parasol_core.analysis.validate import validate
+from parasol_core.base.params import ALIASES
 from parasol_core.model import Block, Timing, children_of
-from parasol_core.params import ALIASES
+from parasol_core.model.tree import Binary, Node, Number, Reference, Unary, unparse
+from parasol_core.syntax.jsonio import to_data
 from parasol_core.syntax.writer import dumps, dumps_canonical, format_value
-from parasol_core.validate import validate
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from parasol_core import load
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Timing
-from parasol_core.validate import validate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 ALL = sorted(SAMPLES.glob("*.machine"))

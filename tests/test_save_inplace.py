@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parasol_core import Machine, Timing, load, loads
-from parasol_core.expr.tree import Expression
+from parasol_core.base.source import is_lazy
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Link, walk
-from parasol_core.source import is_lazy
+from parasol_core.model.tree import Expression
 from parasol_core.syntax import fastscan, inplace, writer
 from parasol_core.syntax.writer import dumps, save
 

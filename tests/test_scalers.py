@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from parasol_core.base.params import GROUPS, PARAMS
 from parasol_core.model import Timing
-from parasol_core.params import GROUPS, PARAMS
-from parasol_core.scalers import ScalerState, move_factor, reset_factors
+from parasol_core.session.scalers import ScalerState, move_factor, reset_factors
 
 # integer global/local addition, double global/local multiplication, two outside arithmetic
 TIMINGS = {

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from test_fast_parser_differential import mutate
 
-from parasol_core import _native, loads
+from parasol_core import loads, native
 from parasol_core.syntax import fastscan
 from parasol_core.syntax.writer import dumps
 
@@ -27,7 +27,7 @@ from bench_load import torus_text  # noqa: E402
 SAMPLES = sorted((ROOT / "sample_models").glob("*.machine"))
 BODY = re.compile(r"begin[ \t]+linklist[^\n]*\n(.*?)(?=[ \t]*end[ \t]+linklist)", re.S)
 
-needs_kernel = pytest.mark.skipif(_native.load("_scan") is None, reason="the C kernel is not built")
+needs_kernel = pytest.mark.skipif(native.load("_scan") is None, reason="the C kernel is not built")
 
 
 def _links(found: fastscan.LinkColumns | None) -> list | None:
@@ -139,7 +139,7 @@ def test_tables_of_the_samples_and_torus() -> None:
 def test_kernel_and_pure_python_load_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     text = torus_text(4)
     with_kernel = loads(text)
-    monkeypatch.setenv(_native.PURE_ENV, "1")
+    monkeypatch.setenv(native.PURE_ENV, "1")
     pure = loads(text)
     assert pure == with_kernel
     for a, b in zip(pure.topologies[0].links, with_kernel.topologies[0].links, strict=True):
@@ -153,7 +153,7 @@ def test_errors_after_scanned_bodies_say_the_real_line(bad: str) -> None:
     as the reader alone and the grammar run by lark find them."""
     import lark_reference
 
-    import parasol_core.syntax.parser as parser_module
+    import parasol_core.syntax.loader as parser_module
     from parasol_core import ModelSyntaxError
 
     text = torus_text(3)
@@ -180,7 +180,7 @@ def test_a_loaded_model_goes_straight_to_the_oldest_gc_generation():
     generation, so the first collections afterwards do not each scan the whole model."""
     import gc
 
-    from parasol_core.syntax.parser import loads
+    from parasol_core.syntax.loader import loads
 
     text = (
         Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
@@ -194,7 +194,7 @@ def test_a_loaded_model_goes_straight_to_the_oldest_gc_generation():
     assert gc.isenabled()
 
 
-@pytest.mark.skipif(_native.load("_scan") is None, reason="the C kernel is not built")
+@pytest.mark.skipif(native.load("_scan") is None, reason="the C kernel is not built")
 @pytest.mark.parametrize("seed", range(6))
 def test_the_timing_spans_kernel_finds_what_the_regular_expression_finds(
     monkeypatch: pytest.MonkeyPatch, seed: int
@@ -205,18 +205,18 @@ def test_the_timing_spans_kernel_finds_what_the_regular_expression_finds(
     import numpy as np
     from test_linkstore import _varied_torus_text
 
-    from parasol_core.linktext import timing_spans
+    from parasol_core.model.linktext import timing_spans
 
     text = _varied_torus_text(3, seed)
     starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*begin link[ \t]*$", text)]
     rng = random.Random(seed)
     starts += [rng.randrange(len(text)) for _ in range(20)] + [0, len(text) - 1]
     kernel = timing_spans(text, starts)
-    monkeypatch.setenv(_native.PURE_ENV, "1")
+    monkeypatch.setenv(native.PURE_ENV, "1")
     pure = timing_spans(text, starts)
     assert np.array_equal(kernel, pure)
     assert (kernel[: len(starts) - 22] >= 0).all()
-    monkeypatch.delenv(_native.PURE_ENV)
+    monkeypatch.delenv(native.PURE_ENV)
     wide = text.replace("3D torus", "3D tørus")  # not ASCII: the same spans, by the regex
     moved = len(wide) - len(text)
     assert moved == 0 and np.array_equal(timing_spans(wide, starts), pure)

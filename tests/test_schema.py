@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from parasol_core import edit
 from parasol_core.analysis import symbolic
 from parasol_core.expr import evaluate, refs
-from parasol_core.expr.tree import FUNCTIONS
 from parasol_core.model import REFERENCE_FIELDS, reference_fields
-from parasol_core.syntax.parser import loads
+from parasol_core.model.tree import FUNCTIONS
+from parasol_core.session import edit
+from parasol_core.syntax.loader import loads
 
 GRAMMAR = (Path(__file__).resolve().parents[1] / "grammar" / "machine.lark").read_text()
 GRID = Path(__file__).resolve().parents[1] / "sample_models" / "grid4x4.machine"

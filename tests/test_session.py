@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from parasol_core.edit import EditError
 from parasol_core.model import Link, Processor, Timing, VirtualTopology
 from parasol_core.session import (
     ABSENT,
@@ -20,7 +19,8 @@ from parasol_core.session import (
     Session,
     SessionError,
 )
-from parasol_core.syntax.parser import loads
+from parasol_core.session.edit import EditError
+from parasol_core.syntax.loader import loads
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology.generators import torus
 

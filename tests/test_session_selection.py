@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLES
 
-from parasol_core.edit import EditError
 from parasol_core.model import Link, Timing, VirtualTopology
 from parasol_core.session import SELECTED, Session, SessionError
-from parasol_core.syntax.parser import load, loads
+from parasol_core.session.edit import EditError
+from parasol_core.syntax.loader import load, loads
 from parasol_core.syntax.writer import dumps
 
 

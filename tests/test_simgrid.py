@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parasol_core import budget, load
-from parasol_core.budget import BudgetError
+from parasol_core import load
+from parasol_core.analysis.validate import validate
+from parasol_core.base import budget
+from parasol_core.base.budget import BudgetError
 from parasol_core.model import Machine, Processor
 from parasol_core.simgrid import (
     PlatformError,
@@ -25,12 +27,11 @@ from parasol_core.simgrid import (
     parse_time,
 )
 from parasol_core.simgrid.xmlread import parse_bytes
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology import generators
 from parasol_core.topology.index import route
 from parasol_core.topology.switches import compute_count, switch_mask
-from parasol_core.validate import validate
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_models"
 

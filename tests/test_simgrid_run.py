@@ -16,7 +16,7 @@ from parasol_core import load
 from parasol_core.simgrid import export_platform, import_text
 from parasol_core.topology import generators
 from parasol_core.topology.index import route
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.transfer import RouteTable
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "simgrid_probe.py"
@@ -147,8 +147,8 @@ def test_simgrids_own_example_platforms_import(name):
     if found is None:
         pytest.skip(f"{name}: the installed SimGrid packages ship no example platforms "
                     f"(looked in {', '.join(map(str, EXAMPLE_DIRS))})")  # fmt: skip
+    from parasol_core.analysis.validate import validate
     from parasol_core.simgrid import import_platform
-    from parasol_core.validate import validate
 
     imported = import_platform(found)
     assert imported.machine.hardware().processor_count > 0

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from parasol_core import loads
+from parasol_core.analysis.validate import validate
 from parasol_core.session import Session
 from parasol_core.syntax.writer import dumps, dumps_canonical
 from parasol_core.topology.switches import (
@@ -18,7 +19,6 @@ from parasol_core.topology.switches import (
     switch_mask,
     switch_types,
 )
-from parasol_core.validate import validate
 
 GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "machine.lark"
 
@@ -185,7 +185,7 @@ def test_a_virtual_processor_mapped_onto_a_switch_is_an_error():
 
 
 def test_set_refuses_an_unknown_role(tmp_path):
-    from parasol_core.edit import EditError, set_value
+    from parasol_core.session.edit import EditError, set_value
 
     m = loads(SWITCHED)
     with pytest.raises(EditError, match="roles are: switch"):

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parasol_core import load, loads
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Machine, Processor, Timing
 from parasol_core.syntax.writer import canonical_lines, dumps
 from parasol_core.topology import generators
@@ -21,7 +22,6 @@ from parasol_core.topology.generators import (
     ring,
     torus,
 )
-from parasol_core.validate import validate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 
@@ -228,7 +228,7 @@ def test_nd_generators_name_their_routing_and_shape():
 
 
 def test_fugaku_torus_is_within_the_generator_budget():
-    from parasol_core import budget
+    from parasol_core.base import budget
 
     size = generators.generator_size("torus", [24, 23, 24, 2, 3, 2])
     assert size == 158_976 + 5 * 158_976 == 953_856  # processors + links

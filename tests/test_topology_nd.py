@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parasol_core import budget
+from parasol_core.base import budget
 from parasol_core.model import Link, Timing, Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.generators import generate, grid, torus

@@ -11,7 +11,7 @@ from parasol_core.model import Timing
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.generators import bus, grid
 from parasol_core.topology.index import route
-from parasol_core.topology.network import RouteTable, transfer_time
+from parasol_core.topology.transfer import RouteTable, transfer_time
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 LAT, SPD = 2.85e-05, 9.1e-07  # the GCel / grid4x4 link

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from parasol_core import load
+from parasol_core.analysis.validate import validate
 from parasol_core.model import Machine, Processor
 from parasol_core.topology import routing as registry
 from parasol_core.topology.errors import RoutingError
@@ -26,7 +27,6 @@ from parasol_core.topology.routing import (
     register_routing,
     unregister_routing,
 )
-from parasol_core.validate import validate
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_models"
 
@@ -354,8 +354,8 @@ def test_validating_built_in_routings_reads_no_plug_in_metadata():
     are built in is checked without it; an unknown name still lists the plug-ins."""
     code = (
         "import sys\n"
-        "from parasol_core.syntax.parser import load\n"
-        "from parasol_core.validate import validate\n"
+        "from parasol_core.syntax.loader import load\n"
+        "from parasol_core.analysis.validate import validate\n"
         "m = load(sys.argv[1])\n"
         "assert not validate(m)\n"
         "print('importlib.metadata' in sys.modules)\n"

@@ -153,7 +153,7 @@ def test_shape_comments_of_up_to_six_sizes_read_and_write_back(sizes):
 
 def test_a_shape_comment_of_seven_sizes_is_ignored_with_a_warning():
     from parasol_core import loads
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
 
     machine = loads(_with_shape_comment("2 2 1 1 2 2 1"))
     assert machine.hardware().shape is None

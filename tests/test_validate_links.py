@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parasol_core import Timing, loads
-from parasol_core.validate import validate
+from parasol_core.analysis.validate import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -8,3 +8,5 @@
 ``parasol_core.expr`` (trees, references, numeric evaluation) sits below the engine;
 these read the engine's values, so they live here, above it (tests/test_layering.py).
 """
+
+FLOOR = 4

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.engine import Engine
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import Value
 from parasol_core.expr.refs import UnresolvedReference, resolve
-from parasol_core.expr.tree import Expression
 from parasol_core.model import Machine
+from parasol_core.model.tree import Expression
 from parasol_core.syntax.expression import parse_expression
 
 

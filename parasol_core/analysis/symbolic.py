@@ -36,11 +36,12 @@ from typing import Any
 
 import sympy as sp
 
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.engine import Engine
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.expr.refs import UnresolvedReference, resolve
-from parasol_core.expr.tree import (
+from parasol_core.model import Machine
+from parasol_core.model.tree import (
     Binary,
     Call,
     Expression,
@@ -50,7 +51,6 @@ from parasol_core.expr.tree import (
     Unary,
     unparse,
 )
-from parasol_core.model import Machine
 from parasol_core.syntax.expression import parse_expression
 
 __all__ = [

@@ -22,6 +22,7 @@ from parasol_core.cli import (
     topology_commands,
 )
 
+FLOOR = 6
 COMMAND_MODULES = [
     model_commands,
     eval_commands,

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from parasol_core import budget, filelock
-from parasol_core.budget import BudgetError
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.limits import ValueRangeError, read_model_bytes
+from parasol_core.base import budget, filelock
+from parasol_core.base.budget import BudgetError
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
 from parasol_core.session import Session
-from parasol_core.syntax.parser import loads
+from parasol_core.syntax.loader import loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -49,7 +49,7 @@ def load_or_fail(path: str) -> Machine:
 def checked_text(machine: Machine, canonical: bool = False) -> str:
     """The text of a model, read back before it is written anywhere: a value the file
     cannot hold ends the command (exit 1) with the file, stdout or -o target untouched."""
-    from parasol_core.syntax.parser import loads as read_back
+    from parasol_core.syntax.loader import loads as read_back
     from parasol_core.syntax.writer import check_same_model, dumps
 
     try:
@@ -67,7 +67,7 @@ def checked_text(machine: Machine, canonical: bool = False) -> str:
 @contextmanager
 def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]:
     """The model a `set`, `scale` or `fit` edits. In place, the file's lock (see
-    :mod:`parasol_core.filelock`) is held from the read to the replace, so that
+    :mod:`parasol_core.base.filelock`) is held from the read to the replace, so that
     concurrent in-place edits all land, one after another."""
     if not in_place:
         yield Session(load_or_fail(path), path)
@@ -89,10 +89,10 @@ def _error_key(message: str) -> str:
 
 
 def error_counts(machine: Machine) -> Counter:
-    """The model's errors (:func:`~parasol_core.validate.validate`), counted by message
+    """The model's errors (:func:`~parasol_core.analysis.validate.validate`), counted by message
     (numbers masked): what an edit is compared against, so that only the errors it
     adds are reported."""
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
 
     return Counter(_error_key(d.message) for d in validate(machine) if d.is_error)
 
@@ -101,7 +101,7 @@ def refuse_new_errors(session: Session, before: Counter, allow: bool, where: str
     """End the command (exit 1, nothing written; ``where`` says what is unchanged) when
     the edits made in ``session`` add errors to the model, printing them; unless
     ``allow`` (``--allow-errors``), when they are printed on stderr as warnings."""
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
 
     left = Counter(before)
     new = []
@@ -151,7 +151,7 @@ def save_or_fail(session: Session, path: str) -> None:
 
 
 def memory_size(text: str) -> int:
-    """``--max-memory``'s value in bytes (:func:`parasol_core.budget.parse_size`); bad
+    """``--max-memory``'s value in bytes (:func:`parasol_core.base.budget.parse_size`); bad
     text is a usage error (exit 2) saying what a size is."""
     try:
         return budget.parse_size(text)
@@ -174,7 +174,7 @@ def memory_option(p: argparse.ArgumentParser, what: str) -> None:
 @contextmanager
 def memory_budget(args: argparse.Namespace) -> Iterator[budget.Limits]:
     """The work of this block under the memory budget of ``--max-memory`` or its
-    default (:func:`parasol_core.budget.default_memory`, read now: after the model is
+    default (:func:`parasol_core.base.budget.default_memory`, read now: after the model is
     loaded, when the work starts), instead of the estimator's fixed counts."""
     size = getattr(args, "max_memory", None)
     if size is not None:

@@ -8,7 +8,15 @@ import math
 import sys
 from collections.abc import Sequence
 
-from parasol_core.block import estimate_block
+from parasol_core.analysis.block_time import estimate_block
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.limits import (
+    MAX_DATA_FILE_BYTES,
+    ValueRangeError,
+    json_float,
+    open_input,
+    too_large,
+)
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -17,8 +25,7 @@ from parasol_core.cli.common import (
     load_or_fail,
     run,
 )
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError, format_value
 from parasol_core.expr.refs import (
     ARGUMENTS,
@@ -27,14 +34,7 @@ from parasol_core.expr.refs import (
     reference_key,
     resolve,
 )
-from parasol_core.expr.tree import Reference, format_number
-from parasol_core.limits import (
-    MAX_DATA_FILE_BYTES,
-    ValueRangeError,
-    json_float,
-    open_input,
-    too_large,
-)
+from parasol_core.model.tree import Reference, format_number
 from parasol_core.syntax.expression import parse_expression
 
 EVAL_OPTIONS = ("-h", "--help", "--arg")

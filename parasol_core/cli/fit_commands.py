@@ -6,6 +6,18 @@ import argparse
 import json
 import sys
 
+from parasol_core.analysis.fit import (
+    Candidate,
+    FitError,
+    MeasurementFileTooLarge,
+    Measurements,
+    OsuLog,
+    OsuTable,
+    TableChoiceError,
+    fit,
+    read_measurement_file,
+    read_source,
+)
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -20,22 +32,9 @@ from parasol_core.cli.common import (
     save_or_fail,
     unchanged,
 )
-from parasol_core.edit import EditError
-from parasol_core.fit import (
-    Candidate,
-    FitError,
-    MeasurementFileTooLarge,
-    Measurements,
-    OsuLog,
-    OsuTable,
-    TableChoiceError,
-    fit,
-    read_measurement_file,
-    read_source,
-)
+from parasol_core.model import runtime_section
 from parasol_core.session import Session, SessionError
-
-SECTION_PREFIXES = {"pvm": "pv", "express": "ex", "mpi": "mp", "pv": "pv", "ex": "ex", "mp": "mp"}
+from parasol_core.session.edit import EditError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -71,11 +70,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def reference(primitive: str) -> str:
     """``mpi.bcast`` -> ``mp.bcast`` (the reference the session edits)."""
     section, dot, name = primitive.partition(".")
-    prefix = SECTION_PREFIXES.get(section.lower())
-    if not dot or prefix is None or not name:
+    system = runtime_section(section)
+    if not dot or system is None or not name:
         raise CommandError(f"'{primitive}': expected SECTION.PRIMITIVE with SECTION one of "
                            "pvm, express, mpi (e.g. mpi.bcast)", EXIT_USAGE)  # fmt: skip
-    return f"{prefix}.{name}"
+    return f"{system.PREFIX}.{name}"
 
 
 def _plus_minus(c: Candidate) -> str:

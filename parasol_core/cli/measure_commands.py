@@ -84,9 +84,9 @@ class _Bar:
 def run_measure(args: argparse.Namespace) -> int:
     if args.network:
         try:
-            network = importlib.import_module("parasol_core.measure.network")
+            network = importlib.import_module("parasol_core.measure.mpi_network")
         except ImportError:
-            print("parasol-model measure: --network needs parasol_core.measure.network, "
+            print("parasol-model measure: --network needs parasol_core.measure.mpi_network, "
                   "which this installation does not have", file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
         return int(network.run_cli(args))

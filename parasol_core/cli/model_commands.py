@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parasol_core import jsonio, params
+from parasol_core.analysis.validate import validate
+from parasol_core.base import params
+from parasol_core.base.limits import ValueRangeError, float_text, printable
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -23,11 +25,10 @@ from parasol_core.cli.common import (
     unchanged,
     write_output,
 )
-from parasol_core.edit import EditError
-from parasol_core.limits import ValueRangeError, float_text, printable
 from parasol_core.model import Machine, Timing
 from parasol_core.session import Session, SessionError
-from parasol_core.validate import validate
+from parasol_core.session.edit import EditError
+from parasol_core.syntax import jsonio
 
 
 def register(sub: argparse._SubParsersAction) -> None:

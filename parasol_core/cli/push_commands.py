@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
+from parasol_core.base.limits import MAX_FILE_BYTES, ValueRangeError, read_capped
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, CommandError, run
-from parasol_core.limits import MAX_FILE_BYTES, ValueRangeError, read_capped
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from parasol_core.base.limits import ValueRangeError
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -16,14 +17,13 @@ from parasol_core.cli.common import (
     memory_option,
     run,
 )
-from parasol_core.limits import ValueRangeError
 
 BUSIEST = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from parasol_core.simulate.patterns import PATTERNS
-    from parasol_core.topology.flow import SHARING, SHARING_HELP
+    from parasol_core.topology.resources import SHARING, SHARING_HELP
 
     p = sub.add_parser(
         "simulate",
@@ -79,7 +79,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         )
     try:
         # the phase's messages and routes are held to a memory budget, not to the
-        # estimator's fixed counts (parasol_core.budget); past it: exit 2 before any work
+        # estimator's fixed counts (parasol_core.base.budget); past it: exit 2 before any work
         with memory_budget(args):
             messages = None
             if args.messages is not None:

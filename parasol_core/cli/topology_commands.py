@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from parasol_core import limits
+from parasol_core.base import limits
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -142,8 +142,8 @@ def _hardware(machine: Machine):  # noqa: ANN202
 @run
 def cmd_route(args: argparse.Namespace) -> int:
     from parasol_core.topology.errors import RoutingError
-    from parasol_core.topology.flow import forwarders, options_of, route_per_byte
     from parasol_core.topology.index import index_of, route
+    from parasol_core.topology.resources import forwarders, options_of, route_per_byte
     from parasol_core.topology.virtual import virtual_route
 
     machine = load_or_fail(args.file)
@@ -168,7 +168,7 @@ def cmd_route(args: argparse.Namespace) -> int:
 @run
 def cmd_transfer(args: argparse.Namespace) -> int:
     from parasol_core.topology.errors import RoutingError
-    from parasol_core.topology.network import RouteTable
+    from parasol_core.topology.transfer import RouteTable
 
     if not (args.bytes >= 0 and math.isfinite(args.bytes)):
         raise CommandError("error: --bytes must be a finite number, zero or positive",
@@ -202,7 +202,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                "switch_type": switch_type}  # fmt: skip
     if args.name is not None:
         options["name"] = args.name
-    try:  # what the file format can hold, as for every value (parasol_core.limits)
+    try:  # what the file format can hold, as for every value (parasol_core.base.limits)
         limits.check_int(args.id, "--id")
         limits.check_int(args.processor_type, "--processor-type")
         limits.check_int(switch_type, "--switch-type")
@@ -237,7 +237,7 @@ def cmd_mapping(args: argparse.Namespace) -> int:
     virt = _virtual(machine, args.virtual)
     _hardware(machine)
     try:
-        with memory_budget(args):  # its route batch: a memory budget (parasol_core.budget)
+        with memory_budget(args):  # its route batch: a memory budget (parasol_core.base.budget)
             mapping = None
             if args.scheme is not None:
                 mapping = make_mapping(machine, virt, args.scheme, seed=args.seed)

@@ -23,6 +23,7 @@ from parasol_core.estimator.client import (
 )
 from parasol_core.estimator.protocol import PROTOCOL_VERSION
 
+FLOOR = 6
 __all__ = [
     "PROTOCOL_VERSION",
     "Client",

@@ -12,8 +12,8 @@ on a worker thread when ``cpu=True``, and turns :class:`ParamError` into -32602 
         ...
 
 Everything model-related is the core's: loading (``parasol_core.syntax``), validation
-(``parasol_core.validate``), evaluation (``parasol_core.engine``), routing and transfer
-times (``parasol_core.topology``), block estimates (``parasol_core.block``). What is here
+(``parasol_core.analysis.validate``), evaluation (``parasol_core.expr.engine``), routing and transfer
+times (``parasol_core.topology``), block estimates (``parasol_core.analysis.block_time``). What is here
 is checking params, naming routes and keeping per-model state between calls.
 """
 
@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import budget
-from parasol_core.block import estimate_block
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.engine import Engine
+from parasol_core.analysis.block_time import estimate_block
+from parasol_core.analysis.validate import validate
+from parasol_core.base import budget
+from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
@@ -56,13 +56,14 @@ from parasol_core.estimator.protocol import (
     diagnostic_data,
 )
 from parasol_core.estimator.store import ModelStore, StoredText, StoreFull
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
-from parasol_core.syntax.parser import loads, parse_expression
+from parasol_core.syntax.loader import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.flow import SHARING, forwarders, options_of, route_per_byte
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
-from parasol_core.topology.network import RouteTable
+from parasol_core.topology.resources import SHARING, forwarders, options_of, route_per_byte
+from parasol_core.topology.transfer import RouteTable
 from parasol_core.topology.virtual import (
     find_virtual,
     hardware_of,
@@ -70,7 +71,6 @@ from parasol_core.topology.virtual import (
     virtual_route,
     virtual_routes,
 )
-from parasol_core.validate import validate
 
 __all__ = ["METHODS", "MethodSpec", "Service", "method"]
 

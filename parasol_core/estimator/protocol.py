@@ -73,7 +73,7 @@ def check_str(name: str, value: Any, max_length: int | None = None) -> str:
 def check_name(name: str, value: Any, max_length: int) -> str:
     """A name to find a model by: a string without control characters (NUL and the like
     would be stored and listed raw)."""
-    from parasol_core.limits import control_character
+    from parasol_core.base.limits import control_character
 
     check_str(name, value, max_length)
     bad = control_character(value)
@@ -143,5 +143,5 @@ def _kind(value: Any) -> str:
 
 
 def diagnostic_data(d: Any) -> dict[str, Any]:
-    """A :class:`~parasol_core.diagnostics.Diagnostic` as protocol data."""
+    """A :class:`~parasol_core.base.diagnostics.Diagnostic` as protocol data."""
     return {"severity": d.severity, "message": d.message, "line": d.line, "column": d.column}

@@ -10,12 +10,12 @@ the budgets are kept on the way in and by the work itself:
   hold at most ``per_client`` workers; another client's call runs as soon as one of
   the others ends. A client is its remote address.
 * **Work in flight.** Each call carries its estimated work (messages, pairs, route
-  requests: :mod:`parasol_core.budget`); at most ``max_work`` of it runs at once
+  requests: :mod:`parasol_core.base.budget`); at most ``max_work`` of it runs at once
   (a call bigger than that runs alone), which bounds the memory of what is running.
 * **Time.** Every call has a deadline (its HTTP request's arrival plus the request
   budget). A call still waiting then is dropped; a running one gets its answer
   refused at the deadline (:class:`OverBudget`) and its Python loops stop at their
-  next :func:`parasol_core.budget.check_deadline`. Work in C or numpy runs to its end
+  next :func:`parasol_core.base.budget.check_deadline`. Work in C or numpy runs to its end
   (its size was bounded before it began); until then its worker and its client's
   slot stay counted, so a client cannot pile up abandoned work.
 
@@ -35,7 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from parasol_core import budget
+from parasol_core.base import budget
 
 __all__ = ["OverBudget", "Scheduler"]
 

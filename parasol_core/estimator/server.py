@@ -37,7 +37,8 @@ from pjrpc.server import AsyncDispatcher, MethodRegistry
 from pjrpc.server import exceptions as rpcx
 from pjrpc.server.validators import ValidationError
 
-from parasol_core.budget import BudgetError
+from parasol_core.base.budget import BudgetError
+from parasol_core.base.limits import json_underflow
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -62,7 +63,6 @@ from parasol_core.estimator.protocol import (
 )
 from parasol_core.estimator.scheduler import OverBudget, Scheduler
 from parasol_core.estimator.store import DEFAULT_LIMIT, ModelStore
-from parasol_core.limits import json_underflow
 
 __all__ = ["build_app", "main", "serve"]
 
@@ -485,8 +485,8 @@ async def serve(
     """Run until SIGINT or SIGTERM; requests in flight are finished first."""
     _raise_file_limit()
     # Build the model parser now, on one thread: its lazy construction in
-    # parasol_core.syntax.parser is not safe when two worker threads race to do it.
-    from parasol_core.syntax.parser import parse_expression
+    # parasol_core.syntax.loader is not safe when two worker threads race to do it.
+    from parasol_core.syntax.loader import parse_expression
 
     parse_expression("1")
     store = ModelStore(store_dir, budgets.store_limit)

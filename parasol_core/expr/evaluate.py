@@ -12,7 +12,7 @@ overflow, a bitwise operator on a float, a reference that names nothing) gives a
 a compiled expression.
 
 References are resolved at compile time by a ``resolver`` that turns each
-:class:`~parasol_core.expr.tree.Reference` into a key; the compiled expression reads the
+:class:`~parasol_core.model.tree.Reference` into a key; the compiled expression reads the
 key's value from the environment (a mapping) it is called with. The engine keeps one
 such environment for a whole model.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Union
 
 from parasol_core.expr.refs import UnresolvedReference
-from parasol_core.expr.tree import (
+from parasol_core.model.tree import (
     Binary,
     Call,
     Expression,
@@ -455,7 +455,7 @@ def evaluate(
     A syntax error in the text is returned as an EvalError too.
     """
     if isinstance(expr, str):
-        from parasol_core.diagnostics import ModelSyntaxError
+        from parasol_core.base.diagnostics import ModelSyntaxError
 
         try:
             expr = parse_expression(expr)

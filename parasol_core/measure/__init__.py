@@ -20,6 +20,7 @@ from parasol_core.measure.validation import (
     validate_host,
 )
 
+FLOOR = 5
 __all__ = [
     "CompilerMissing",
     "HostModel",

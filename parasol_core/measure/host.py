@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parasol_core import params
+from parasol_core.base import params
 from parasol_core.measure import cache as cache_mod
 from parasol_core.measure import generator, kernels, link, stats, toolchain
 from parasol_core.measure.toolchain import MeasureCancelled
@@ -501,8 +501,8 @@ def model_text(
 
 
 def _check_model(text: str) -> None:
-    from parasol_core.syntax.parser import loads
-    from parasol_core.validate import validate
+    from parasol_core.analysis.validate import validate
+    from parasol_core.syntax.loader import loads
 
     machine = loads(text)
     problems = validate(machine)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from parasol_core import params
+from parasol_core.base import params
 
 __all__ = ["KERNELS", "LEFT_OUT", "Kernel", "by_name"]
 

@@ -7,7 +7,7 @@ PARASOL operations it performs through a ``C(op)`` macro: built with ``-DCOUNT``
 program counts them (the instrumentation; ``tests/test_measure_validation.py`` checks
 the counts against a Python model of the same programs), built without it the macro is
 empty and the program is timed. The prediction is the block estimate
-(:func:`parasol_core.block.estimate_block`) of the counts on the measured model,
+(:func:`parasol_core.analysis.block_time.estimate_block`) of the counts on the measured model,
 divided by the small loop speedup as the report does (the loops fit the cache).
 """
 
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parasol_core.block import estimate_block
+from parasol_core.analysis.block_time import estimate_block
 from parasol_core.measure import toolchain
 from parasol_core.measure.host import MeasureOptions, Progress
 from parasol_core.measure.toolchain import MeasureCancelled
@@ -167,7 +167,7 @@ class ValidationRow:
 def _machine(model: str | Machine) -> Machine:
     if isinstance(model, Machine):
         return model
-    from parasol_core.syntax.parser import loads
+    from parasol_core.syntax.loader import loads
 
     return loads(model)
 

@@ -1,5 +1,5 @@
 /* The event trace of a communication phase (parasol_core/simulate/phases.py), in one
- * call: plain C, no Python.h, loaded with ctypes by parasol_core._native.
+ * call: plain C, no Python.h, loaded with ctypes by parasol_core.native.
  *
  * It does what _Trace.run() does, step for step, so that both give the same numbers:
  * the same events (ends within END_RTOL of the earliest taken together, the starts at

@@ -17,6 +17,7 @@ from parasol_core.session.changes import (
 from parasol_core.session.history import ABSENT
 from parasol_core.session.session import MAX_ID, Session, SessionError
 
+FLOOR = 5
 __all__ = [
     "ABSENT",
     "EDIT",

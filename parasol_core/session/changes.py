@@ -34,7 +34,7 @@ class FieldRef:
 
     A bulk edit (the same attribute of many links set to one value: the speed of every
     link of a torus) is one FieldRef: ``obj`` is the first link's view and ``objs``
-    all of them, as a :class:`~parasol_core.linkstore.LinkSet` (a store and uids, no
+    all of them, as a :class:`~parasol_core.model.linkstore.LinkSet` (a store and uids, no
     view per link; empty for a single place); :meth:`covers` asks about one."""
 
     obj: Any = field(compare=False)

@@ -93,7 +93,7 @@ def _digest_text(text: str) -> bytes:
 def read_with_stat(path: str | Path) -> tuple[bytes, os.stat_result]:
     """The bytes of ``path`` and the ``stat`` of the file they were read from (one
     open: a writer replacing the file meanwhile cannot make the two disagree)."""
-    from parasol_core.limits import MAX_FILE_BYTES, open_input, too_large
+    from parasol_core.base.limits import MAX_FILE_BYTES, open_input, too_large
 
     with open_input(path) as f:  # a regular file only: a FIFO would block, /dev/zero not end
         st = os.fstat(f.fileno())

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from parasol_core.linkstore import ColumnValues, LinkSet
+from parasol_core.model.linkstore import ColumnValues, LinkSet
 from parasol_core.session.changes import FieldRef
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -79,7 +79,7 @@ class SetMany(Mutation):
     """The latency or speed (``attr``) of many links of one store set to ``new``, say
     the speed of all 3,000,000 links of a million-processor torus: recorded, applied,
     merged and published as one thing, held as the store and the links' uids
-    (:class:`~parasol_core.linkstore.LinkSet`), never one view per link. ``olds`` is
+    (:class:`~parasol_core.model.linkstore.LinkSet`), never one view per link. ``olds`` is
     what the columns held (:meth:`LinkStore.snapshot`); both ways write the columns in
     bulk. ``owner`` is the links' topology, for the engine keys."""
 

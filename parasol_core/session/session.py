@@ -24,14 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import edit, filelock, limits, params
-from parasol_core.arrays import difference, union
-from parasol_core.engine import Engine
-from parasol_core.expr.tree import Expression
-from parasol_core.limits import MAX_ID
-from parasol_core.linkstore import LinkSet, LinkStore
+from parasol_core.base import filelock, limits, params
+from parasol_core.base.arrays import difference, union
+from parasol_core.base.limits import MAX_ID
+from parasol_core.expr.engine import Engine
 from parasol_core.model import (
     EXPR,
+    EXPRESSION_SECTIONS,
     INT,
     Block,
     ExprSection,
@@ -42,8 +41,9 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
-from parasol_core.scalers import ScalerState, move_factor, reset_factors
-from parasol_core.session import disk, selection
+from parasol_core.model.linkstore import LinkSet, LinkStore
+from parasol_core.model.tree import Expression
+from parasol_core.session import disk, edit, selection
 from parasol_core.session.changes import (
     EDIT,
     OPEN,
@@ -66,6 +66,7 @@ from parasol_core.session.history import (
     SetState,
     Step,
 )
+from parasol_core.session.scalers import ScalerState, move_factor, reset_factors
 from parasol_core.session.selection import Selection
 from parasol_core.topology.shape import processor_count
 
@@ -96,7 +97,7 @@ class FileChangedOnDisk(SessionError):
 def read_model(path: str | Path) -> tuple[Machine, Stamp]:
     """Load a model file and the stamp of the very bytes parsed. Raises
     ModelSyntaxError or OSError."""
-    from parasol_core.syntax.parser import loads
+    from parasol_core.syntax.loader import loads
 
     data, st = disk.read_with_stat(path)
     machine = loads(data, str(path))
@@ -135,7 +136,7 @@ class Session:
 
     @classmethod
     def from_text(cls, text: str | bytes, path: str | Path | None = None) -> Session:
-        from parasol_core.syntax.parser import loads
+        from parasol_core.syntax.loader import loads
 
         return cls(loads(text, str(path) if path is not None else None), path)
 
@@ -189,7 +190,7 @@ class Session:
     def save(self, path: str | Path | None = None, overwrite: bool = False,
              lock_timeout: float = filelock.DEFAULT_TIMEOUT) -> Path:  # fmt: skip
         """Write the model (atomically, changing only what was edited), holding the
-        file's lock (:mod:`parasol_core.filelock`) from the check to the replace.
+        file's lock (:mod:`parasol_core.base.filelock`) from the check to the replace.
 
         Saving onto the session's own file after another program changed it raises
         :class:`FileChangedOnDisk` and writes nothing, unless ``overwrite``. Raises
@@ -247,7 +248,7 @@ class Session:
         """Every diagnostic of the model as it is now (computed when first asked after
         a change, with the session's own engine)."""
         if self._diagnostics is None:
-            from parasol_core.validate import validate
+            from parasol_core.analysis.validate import validate
 
             self._diagnostics = validate(self.machine, self.engine)
         return self._diagnostics
@@ -496,9 +497,9 @@ class Session:
                     self._set(owner[0], owner[1], None, None, True)
 
     def _section_owner(self, section: ExprSection) -> tuple[Machine, str] | None:
-        for attr in ("combinations", "pvm", "express", "mpi"):
-            if getattr(self.machine, attr) is section:
-                return self.machine, attr
+        for cls in EXPRESSION_SECTIONS:
+            if getattr(self.machine, cls.ATTR) is section:
+                return self.machine, cls.ATTR
         return None
 
     # ------------------------------------------------------------------ scalers

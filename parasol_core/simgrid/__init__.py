@@ -17,6 +17,7 @@ from parasol_core.simgrid.importer import Imported, import_platform, import_text
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speed, parse_time
 from parasol_core.simgrid.xmlread import MAX_ELEMENTS, MAX_PLATFORM_BYTES, PlatformError
 
+FLOOR = 5
 __all__ = [
     "MAX_ELEMENTS",
     "MAX_PLATFORM_BYTES",

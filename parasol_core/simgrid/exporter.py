@@ -22,7 +22,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from parasol_core import budget
+from parasol_core.base import budget
 from parasol_core.model import Machine
 from parasol_core.simgrid.importer import PREFIX
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.parsers import expat
 
-from parasol_core.limits import read_capped
+from parasol_core.base.limits import read_capped
 
 MAX_PLATFORM_BYTES = 64 * 1024 * 1024
 """The largest platform file read (64 MB: about 500,000 explicit routes)."""
@@ -111,7 +111,7 @@ def parse_bytes(data: bytes, source: str = "", max_elements: int = MAX_ELEMENTS)
 def parse_file(path: str | Path) -> Element:
     """The root element of a platform file (a regular file of at most
     :data:`MAX_PLATFORM_BYTES`); PlatformError, or OSError when it cannot be read."""
-    from parasol_core.limits import ValueRangeError
+    from parasol_core.base.limits import ValueRangeError
 
     try:
         data = read_capped(path, MAX_PLATFORM_BYTES, "a SimGrid platform file")

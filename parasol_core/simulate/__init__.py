@@ -5,9 +5,11 @@
 * :mod:`.patterns`: the communication patterns (shift, halo, all-to-all, broadcasts,
   ring all-gather) as messages between compute processors;
 * :mod:`.phases`: the event trace itself (C kernels in ``parasol_core/native/``), with
-  the pacing models of :mod:`parasol_core.topology.flow`.
+  the pacing models of :mod:`parasol_core.topology.resources`.
 
 It stands on :mod:`parasol_core.topology` (routes, transfer times, sharing) and is used
 by ``parasol-model simulate`` and the estimator's phase method. See docs/topology.md,
 "Communication phases".
 """
+
+FLOOR = 5

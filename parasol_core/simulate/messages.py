@@ -182,9 +182,14 @@ def parse_messages(data: Any) -> list[Message]:
 
 def load_messages(path: str | Path) -> list[Message]:
     """Messages from a JSON file (see :func:`parse_messages`), a regular file of at most
-    :data:`~parasol_core.limits.MAX_DATA_FILE_BYTES` (a larger one raises ValueRangeError);
+    :data:`~parasol_core.base.limits.MAX_DATA_FILE_BYTES` (a larger one raises ValueRangeError);
     OSError if unreadable."""
-    from parasol_core.limits import MAX_DATA_FILE_BYTES, ValueRangeError, json_float, read_capped
+    from parasol_core.base.limits import (
+        MAX_DATA_FILE_BYTES,
+        ValueRangeError,
+        json_float,
+        read_capped,
+    )
 
     try:
         text = read_capped(path, MAX_DATA_FILE_BYTES, "a messages file").decode("utf-8")
@@ -199,7 +204,7 @@ def load_messages(path: str | Path) -> list[Message]:
     except (ValueError, RecursionError) as e:  # a 5000-digit integer, [[[[...]]]]
         raise PhaseError(f"{path}: not usable JSON: {str(e)[:200]}") from None
     if isinstance(data, list):
-        from parasol_core import budget
+        from parasol_core.base import budget
 
         budget.check_phase(str(path), len(data))
     return parse_messages(data)
@@ -207,8 +212,8 @@ def load_messages(path: str | Path) -> list[Message]:
 
 def _as_arrays(messages: Any) -> MessageArrays:
     """The messages as arrays; past the phase's limit in force (its message count, or
-    its memory): BudgetError, before any is read (parasol_core.budget)."""
-    from parasol_core import budget
+    its memory): BudgetError, before any is read (parasol_core.base.budget)."""
+    from parasol_core.base import budget
 
     if isinstance(messages, MessageArrays):
         budget.check_phase("the phase", len(messages))

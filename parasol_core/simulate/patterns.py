@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import budget
+from parasol_core.base import budget
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import Message, MessageArrays, PhaseError
 from parasol_core.topology.errors import RoutingError
@@ -106,7 +106,7 @@ def make_pattern_arrays(
 
 def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None:
     """Count the pattern's messages from its formula before building any
-    (:mod:`parasol_core.budget`); past the limit in force, BudgetError naming both.
+    (:mod:`parasol_core.base.budget`); past the limit in force, BudgetError naming both.
     Under a memory budget its routes count 2 steps a message (exact for ``halo`` and
     ``shift`` on a grid, at least that for the others: every message goes to another
     processor; the phase's exact steps are checked again before its routes are

@@ -28,7 +28,7 @@ computed in bulk with no loop (:meth:`_Trace.run_together`, bit-equal).
 
 :func:`simulate_phase` is the entry point; :func:`simulate` also takes a pattern name
 (:mod:`.patterns`); :func:`simulate_routes` runs on routes already plotted in a
-:class:`~parasol_core.topology.network.RouteTable`. Bad input raises :class:`PhaseError`.
+:class:`~parasol_core.topology.transfer.RouteTable`. Bad input raises :class:`PhaseError`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import _native, budget
-from parasol_core.arrays import unique
+from parasol_core import native
+from parasol_core.base import budget
+from parasol_core.base.arrays import unique
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import (
     Message,
@@ -56,15 +57,15 @@ from parasol_core.simulate.messages import (
 )
 from parasol_core.simulate.patterns import make_pattern_arrays
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.flow import (
+from parasol_core.topology.ragged import gather, segment_reduce
+from parasol_core.topology.resources import (
     FlowLimitError,
     check_flow_work,
     check_sharing,
     run_flow,
     usage_of,
 )
-from parasol_core.topology.network import RouteTable
-from parasol_core.topology.ragged import gather, segment_reduce
+from parasol_core.topology.transfer import RouteTable
 
 __all__ = [
     "Message",
@@ -207,9 +208,9 @@ def simulate_phase(
     ``messages``: :class:`Message` objects, decoded JSON objects, JSON text or
     :class:`MessageArrays`; with ``virtual`` (a virtual topology or its id), ``src`` and
     ``dst`` are its virtual processors. ``sharing``: ``"max"`` (PARASOL's, the default)
-    or ``"maxmin"`` (max-min fair, :mod:`.flow`). Raises :class:`PhaseError` on bad
-    input; :class:`~parasol_core.budget.BudgetError` past the limits in force
-    (:mod:`parasol_core.budget`: under a memory budget, its messages and their exact
+    or ``"maxmin"`` (max-min fair, :mod:`parasol_core.topology.resources`). Raises :class:`PhaseError` on bad
+    input; :class:`~parasol_core.base.budget.BudgetError` past the limits in force
+    (:mod:`parasol_core.base.budget`: under a memory budget, its messages and their exact
     route steps are checked before any route is plotted).
     """
     _sharing(sharing)
@@ -285,7 +286,7 @@ def simulate_routes(
 ) -> PhaseResult:
     """The event trace on routes already plotted: message ``i`` takes route
     ``route_ids[i]`` of ``table``. With max-min ``sharing``, or on a topology with a
-    forwarding cost or duplex links, the trace of :mod:`.flow` (Python) runs, after
+    forwarding cost or duplex links, the trace of :mod:`parasol_core.topology.resources` (Python) runs, after
     its work is estimated and refused past :data:`.flow.MAX_FLOW_WORK`."""
     _sharing(sharing)
     _check(messages)
@@ -340,7 +341,7 @@ def simulate_routes(
 def _kernel() -> ctypes.CDLL | None:
     """The C kernel of the trace, its signature set; None when it was not built or
     ``PARASOL_PURE_PYTHON=1`` (then the trace runs in Python, with the same results)."""
-    lib = _native.load("_phases")
+    lib = native.load("_phases")
     if lib is not None and lib.parasol_phase_trace.restype is not ctypes.c_int64:
         p, n = ctypes.c_void_p, ctypes.c_int64
         lib.parasol_phase_trace.argtypes = [n, n, p, p, p, p, p, p, p, p, n, p, p, p, p]

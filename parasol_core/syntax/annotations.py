@@ -25,9 +25,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from parasol_core.diagnostics import WARNING, Diagnostic
+from parasol_core.base.diagnostics import WARNING, Diagnostic
+from parasol_core.base.source import BOM, LineIndex, ValueSource
 from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
-from parasol_core.source import BOM, LineIndex, ValueSource
 
 #: the keys a topology section reads, and what each number means
 KEYS = {

@@ -8,7 +8,8 @@ import math
 from dataclasses import replace
 from typing import Any
 
-from parasol_core.expr.tree import (
+from parasol_core.base.limits import MAX_INT, SMALLEST_NORMAL, ValueRangeError, float_text
+from parasol_core.model.tree import (
     MAX_DEPTH,
     MAX_TREE_DEPTH,
     PRECEDENCE,
@@ -18,7 +19,6 @@ from parasol_core.expr.tree import (
     Reference,
     Unary,
 )
-from parasol_core.limits import MAX_INT, SMALLEST_NORMAL, ValueRangeError, float_text
 
 # A token: the reader's (parasol_core.syntax.reader.Tok), or lark's in the tests'
 # reference (tests/lark_reference.py). Both are str subclasses with .type, .start_pos,

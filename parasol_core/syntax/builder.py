@@ -1,18 +1,15 @@
 """The object builder: model objects from the reader's tokens
 (:mod:`parasol_core.syntax.reader`; the tests run it inline in lark as well), with the record of where every
-value sits in the text (see :mod:`parasol_core.source`)."""
+value sits in the text (see :mod:`parasol_core.base.source`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from parasol_core import params
-from parasol_core.diagnostics import WARNING, Diagnostic
-from parasol_core.expr.tree import Expression
-from parasol_core.inttable import IntTable
-from parasol_core.model import BLOCK_CLASSES, EXPR, INT, TIMING, Block, Machine, Timing
-from parasol_core.source import (
+from parasol_core.base import params
+from parasol_core.base.diagnostics import WARNING, Diagnostic
+from parasol_core.base.source import (
     BlockSource,
     TableSource,
     ValueSource,
@@ -20,6 +17,9 @@ from parasol_core.source import (
     line_end,
     line_start,
 )
+from parasol_core.model import BLOCK_CLASSES, EXPR, INT, TIMING, Block, Machine, Timing
+from parasol_core.model.inttable import IntTable
+from parasol_core.model.tree import Expression
 from parasol_core.syntax.build_expr import ExprBuilder, Token, _float, _int
 
 SHAPED = ("topology", "virtual")  # the sections a shape comment belongs to
@@ -96,7 +96,7 @@ class _Builder(ExprBuilder):
         if self.bulk and body_start in self.bulk:
             # the body was read by the bulk scanners (syntax.fastscan)
             found = self.bulk.pop(body_start)
-            if keyword == "linklist":  # columns (parasol_core.linkstore.LinkColumns)
+            if keyword == "linklist":  # columns (parasol_core.model.linkstore.LinkColumns)
                 items = [found, *items]
             else:
                 found_items, warnings = found

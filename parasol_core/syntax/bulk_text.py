@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.expr.tree import format_number
-from parasol_core.inttable import int_columns
-from parasol_core.linkstore import LinkStore
+from parasol_core.model.inttable import int_columns
+from parasol_core.model.linkstore import LinkStore
+from parasol_core.model.tree import format_number
 
 INDENT = "    "
 # Below this many links, the link-by-link writer is as quick.
@@ -174,10 +174,10 @@ def _interleave_native(columns: tuple, n: int, trim: int = 0) -> str | None:
 def _text_kernel() -> Any:
     """The kernel's ``parasol_interleave``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
-    from parasol_core import _native
+    from parasol_core import native
 
-    i64, p64, chars = _native.I64, _native.P64, _native.CHARS
-    return _native.function("_text", "parasol_interleave",
+    i64, p64, chars = native.I64, native.P64, native.CHARS
+    return native.function("_text", "parasol_interleave",
                             (i64, i64, p64, chars, p64, p64, i64, chars, i64))  # fmt: skip
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.expr.tree import Expression
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.model.tree import Expression
 from parasol_core.syntax import reader
 from parasol_core.syntax.build_expr import ExprBuilder
 

@@ -12,7 +12,7 @@ when unsure, the scanners step aside. The builder (:mod:`parasol_core.syntax.bui
 takes the items read here when it builds the section.
 
 The items are the builder's own (``_Def`` records with their ``ValueSource``), except
-links: a link list becomes columns (:class:`~parasol_core.linkstore.LinkColumns`), and a
+links: a link list becomes columns (:class:`~parasol_core.model.linkstore.LinkColumns`), and a
 link's source record is built from the text only when something reads ``link.src``
 (:func:`link_record`), since an editor opening a million-link model reads a few of them.
 ``tests/test_fast_parser_differential.py`` holds the scanners to the reader and both to
@@ -28,19 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import params
-from parasol_core.linkstore import LinkColumns
-from parasol_core.linktext import (  # noqa: F401 - _TIMING_RE: inplace.py's too
+from parasol_core.base import params
+from parasol_core.base.source import ValueSource
+from parasol_core.model import INT, TIMING, Timing
+from parasol_core.model.linkstore import LinkColumns
+from parasol_core.model.linktext import (
     _LOOSE,
     _TIMING,
-    _TIMING_RE,
-    LINK_POS_RE,
     _Pattern,
     _timing,
-    link_record,
 )
-from parasol_core.model import INT, TIMING, Timing
-from parasol_core.source import ValueSource
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.
@@ -121,13 +118,13 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
 def _kernel(name: str) -> Any:
     """The kernel's scan function for ``"links"`` or ``"table"``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
-    from parasol_core import _native
+    from parasol_core import native
 
-    i64, p64, chars = _native.I64, _native.P64, _native.CHARS
+    i64, p64, chars = native.I64, native.P64, native.CHARS
     if name == "links":
-        return _native.function("_scan", "parasol_scan_links",
+        return native.function("_scan", "parasol_scan_links",
                                 (chars, i64, i64, i64, p64, i64, p64))  # fmt: skip
-    return _native.function("_scan", "parasol_scan_table", (chars, i64, i64, chars, i64, p64))
+    return native.function("_scan", "parasol_scan_table", (chars, i64, i64, chars, i64, p64))
 
 
 def _scan_links_re(text: str, start: int, end: int, line: int) -> LinkColumns | None:
@@ -214,7 +211,7 @@ class BulkTable:
     """The lines of a `procid` or `mapping` body read in bulk, as one record each
     (line start, indentation length, key, value start, value end, value; an (n, 6)
     int64 array); the builder makes the table's columns of them
-    (:mod:`parasol_core.inttable`), or, when a number is written twice, the items of
+    (:mod:`parasol_core.model.inttable`), or, when a number is written twice, the items of
     :meth:`items`."""
 
     __slots__ = ("rec", "end", "line")
@@ -240,9 +237,9 @@ class BulkTable:
         return items
 
     def sources(self, keys: Any = None) -> Any:
-        """The records as :class:`parasol_core.inttable.TableSources` (``keys``: the
+        """The records as :class:`parasol_core.model.inttable.TableSources` (``keys``: the
         numbers' array to share, the table's)."""
-        from parasol_core.inttable import TableSources
+        from parasol_core.model.inttable import TableSources
 
         r = self.rec
         return TableSources(

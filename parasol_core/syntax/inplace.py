@@ -19,7 +19,7 @@ column would move) returns None, and the save reads the whole text back as befor
 of the saved text, after random edits and saves.
 
 Positions of a fast-path link whose record is not built yet are its store's column of
-offsets (:class:`~parasol_core.linkstore.LinkStore`), moved in one vectorized step.
+offsets (:class:`~parasol_core.model.linkstore.LinkStore`), moved in one vectorized step.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import dataclasses
 import re
 from typing import Any
 
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.expr.tree import Expression
-from parasol_core.inttable import TableSources
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.source import BlockSource, TableSource, ValueSource
 from parasol_core.model import CONNECT, INT, STR, TIMING, Block, Machine, link_stores
-from parasol_core.source import BlockSource, TableSource, ValueSource
+from parasol_core.model.inttable import TableSources
+from parasol_core.model.tree import Expression
 from parasol_core.syntax.reader import read_value
 
 # After a value: blanks, an ordinary comment, a physical line end (not `;`) or the end.
@@ -121,7 +121,7 @@ def _appended_link(text: str, at: int, new: str, store: Any, uid: int, line: int
     at a line start that reads back as the link's values, the file's line ends are
     `\n` only, and no built record ends at ``at`` (it would have to stay put); else
     None."""
-    from parasol_core.linktext import link_record
+    from parasol_core.model.linktext import link_record
 
     if at > 0 and text[at - 1] != "\n" or not new.endswith("\n"):
         return None
@@ -325,7 +325,7 @@ def _shift_bounds(ts: TableSource, shift: _Shift) -> None:
 
 
 def _shift_columns(ts: TableSource, shift: _Shift) -> None:
-    """_shift_table for a table read in bulk (parasol_core.inttable.TableSources): one
+    """_shift_table for a table read in bulk (parasol_core.model.inttable.TableSources): one
     move of its columns when no edit is inside it, else a shift per record."""
     entries = ts.entries
     assert isinstance(entries, TableSources)

@@ -14,7 +14,7 @@ What it reads is declared once:
 * the section layout (which fields, tables and sub-sections each section holds) comes
   from the schema in :mod:`parasol_core.model` (``Block.FIELDS``, ``TABLES``,
   ``CHILDREN``): see :func:`_layout`;
-* operator precedence comes from :mod:`parasol_core.expr.tree` (``BINARY_LEVELS``),
+* operator precedence comes from :mod:`parasol_core.model.tree` (``BINARY_LEVELS``),
   which the writer's parenthesizing (``tree.unparse``) uses too;
 * the lexical forms (numbers, strings, line ends, comments) are those of
   ``grammar/machine.lark``, which the tests hold this module to.
@@ -38,10 +38,10 @@ import re
 import string
 from typing import Any
 
-from parasol_core.diagnostics import ModelSyntaxError
-from parasol_core.expr.tree import BINARY_LEVELS, FUNCTIONS, MAX_DEPTH
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.model.tree import BINARY_LEVELS, FUNCTIONS, MAX_DEPTH
 from parasol_core.syntax.build_expr import _Fail
-from parasol_core.syntax.messages import context, describe_found, or_list, unknown_name
+from parasol_core.syntax.wording import context, describe_found, or_list, unknown_name
 
 # ---- the lexical forms (grammar/machine.lark's terminals; tests/test_reader.py checks)
 
@@ -111,7 +111,7 @@ _UNARY = ("MINUS", "BANG", "TILDE")
 _WORD_START = frozenset(string.ascii_letters + "_")
 _OPERAND_EXPECTED = ("a number", "a reference", "a function", "'('", "'-'", "'!'", "'~'")
 
-# ---- the section layout, from the schema in model.py
+# ---- the section layout, from the schema in model/machine.py
 
 _INT_V, _STR_V, _TIMING_V, _CONNECT_V = "int", "str", "timing", "connect"
 _VALUE_TOKEN = {_INT_V: (_INT, "INT"), _STR_V: (_STRING, "STRING")}
@@ -673,7 +673,7 @@ _DESCRIBE = {"INT": "an integer", "STRING": 'a string in double quotes ("...")'}
 
 def read(text: str, builder: Any, source: str | None = None, bulk: bool = True) -> Any:
     """What ``builder`` makes of the model file ``text`` (its lone `\\r` and vertical
-    tabs made `\\n`: :func:`parasol_core.source.counting_text`; ``source`` is the
+    tabs made `\\n`: :func:`parasol_core.base.source.counting_text`; ``source`` is the
     text as it was). ``bulk``: hand bulk tables to the bulk scanners. Raises
     :class:`ModelSyntaxError`."""
     r = _Reader(text, builder, source, bulk)
@@ -716,7 +716,7 @@ def error_at(message: str, tok: Any, text: str) -> ModelSyntaxError:
 
 def read_value(kind: str, text: str) -> Any:
     """The value ``text`` reads as after `keyword =` in a file: ``kind`` is ``"int"``,
-    ``"str"``, ``"timing"`` or ``"connect"`` (model.py's kinds). Raises
+    ``"str"``, ``"timing"`` or ``"connect"`` (model/machine.py's kinds). Raises
     :class:`ModelSyntaxError` when ``text`` is not one such value and nothing else
     (or a number in it is out of range). For the in-place saver
     (:mod:`parasol_core.syntax.inplace`), which checks a value it wrote reads back."""

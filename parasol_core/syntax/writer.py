@@ -24,10 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.arrays import difference, union
-from parasol_core.expr.tree import Expression, format_number
-from parasol_core.inttable import IntTable, TableSources
-from parasol_core.linkstore import LinkStore
+from parasol_core.base.arrays import difference, union
+from parasol_core.base.source import BlockSource, ValueSource, indent_of
 from parasol_core.model import (
     CONNECT,
     EXPR,
@@ -48,7 +46,9 @@ from parasol_core.model import (
     link_stores,
     walk,
 )
-from parasol_core.source import BlockSource, ValueSource, indent_of
+from parasol_core.model.inttable import IntTable, TableSources
+from parasol_core.model.linkstore import LinkStore
+from parasol_core.model.tree import Expression, format_number
 from parasol_core.syntax import bulk_text
 
 INDENT = "    "
@@ -396,7 +396,7 @@ def _table_unchanged(kind: str, current: dict, entries: dict) -> bool:
 def _edit_bulk_table(
     block: Block, table: Table, src: BlockSource, inner: str, edits: _Edits
 ) -> bool:
-    """_edit_table for a table read in bulk (parasol_core.inttable): the lines whose
+    """_edit_table for a table read in bulk (parasol_core.model.inttable): the lines whose
     numbers went or whose values changed, and the numbers added, found on the columns.
     False when the table or its records hold what the columns do not (then the loop
     per entry does it)."""
@@ -574,7 +574,7 @@ def _edit_link_timings(store: LinkStore, rows: np.ndarray, edits: _Edits) -> np.
         need |= mask
     need &= ~unknown
     at = np.flatnonzero(need)  # the rows whose text changes, and their values' spans
-    from parasol_core.linktext import timing_spans
+    from parasol_core.model.linktext import timing_spans
 
     spans = timing_spans(store.text, store.starts()[rows[at]])
     unknown[at[spans[:, 0] < 0]] = True  # not of the fast path's form: link by link
@@ -709,8 +709,8 @@ def _saved_as(machine: Machine, file: str) -> None:
 def _save_read_back(machine: Machine, path: str | Path, text: str) -> None:
     """Save ``text`` after reading it back whole: it must load as the same model, whose
     records the model then takes."""
-    from parasol_core.diagnostics import ModelSyntaxError
-    from parasol_core.syntax.parser import loads
+    from parasol_core.base.diagnostics import ModelSyntaxError
+    from parasol_core.syntax.loader import loads
 
     try:
         fresh = loads(text, str(path))  # the read-back rebase needs anyway, done first
@@ -868,7 +868,7 @@ def write_through(path: Path, data: bytes) -> bool:
     if stat.S_ISREG(st.st_mode):
         return False
     if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
-        from parasol_core.limits import file_kind
+        from parasol_core.base.limits import file_kind
 
         raise OSError(errno.EINVAL, f"it is {file_kind(st.st_mode)}, not a file a model "
                       "can be written to; nothing was written", str(path))  # fmt: skip

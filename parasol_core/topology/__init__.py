@@ -4,7 +4,7 @@ The parts, one module each:
 
 * :mod:`.shape`: grid shapes and processor coordinates (``Shape``, ``shape_of``);
 * :mod:`.generators`: grid, ring, N-D torus, hypercube, bus, clique, fat tree and dragonfly
-  topologies (:mod:`.networks`: fat trees and dragonflies, their structure and routing);
+  topologies (:mod:`.switched`: fat trees and dragonflies, their structure and routing);
 * :mod:`.switches`: which processors are switches, and what network a topology says it is;
 * :mod:`.compare`: what replacing a topology adds, removes and changes;
 * :mod:`.routing`: routing techniques by name (built-ins, entry-point plug-ins);
@@ -12,7 +12,7 @@ The parts, one module each:
 * :mod:`.index`: routes through a hardware topology (``route``, ``routes``);
 * :mod:`.virtual`: virtual links and routes between virtual processors;
 * :mod:`.mapping`: mapping quality (dilation, congestion) and mapping schemes;
-* :mod:`.network`: route ids, network states and transfer times (:mod:`.flow`: pacing
+* :mod:`.transfer`: route ids, network states and transfer times (:mod:`.resources`: pacing
   and max-min sharing; :mod:`.ragged`: the ragged arrays they gather over);
 * :mod:`.steps`: how much work a batch of routes is, before it is plotted;
 * :mod:`.shortest`: shortest paths over any link list;
@@ -25,6 +25,8 @@ See ``docs/topology.md``.
 
 import importlib
 from typing import TYPE_CHECKING
+
+FLOOR = 3
 
 if TYPE_CHECKING:
     from parasol_core.topology.compare import TopologyChange, compare_topologies
@@ -46,7 +48,6 @@ if TYPE_CHECKING:
         mapping_quality,
         mapping_schemes,
     )
-    from parasol_core.topology.network import NetworkState, RouteTable, transfer_time
     from parasol_core.topology.routing import (
         RoutingTechnique,
         available_routings,
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
         unregister_routing,
     )
     from parasol_core.topology.shape import Layout, Shape, infer_shape, shape_of
+    from parasol_core.topology.transfer import NetworkState, RouteTable, transfer_time
     from parasol_core.topology.virtual import (
         added_links,
         virtual_layout,
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
         virtual_shape,
     )
 
-# Exports resolve on first use (PEP 562), so that `parasol_core.validate`, which only
+# Exports resolve on first use (PEP 562), so that `parasol_core.analysis.validate`, which only
 # asks `routing` for the known names, does not pay for importing numpy.
 _EXPORTS: dict[str, str] = {
     "GENERATORS": "generators",

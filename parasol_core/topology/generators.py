@@ -23,8 +23,8 @@ bus         N                       ``broadcast``: one link connecting all
 clique      N                       ``broadcast``: one link per pair
 ========== ======================= ================================================
 
-Each counts what it would make before making it: past :data:`parasol_core.budget.MAX_GENERATED`
-lines (processors and links) it raises :class:`~parasol_core.budget.BudgetError` (a
+Each counts what it would make before making it: past :data:`parasol_core.base.budget.MAX_GENERATED`
+lines (processors and links) it raises :class:`~parasol_core.base.budget.BudgetError` (a
 ValueError) naming the count and the limit, at once.
 """
 
@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import budget
-from parasol_core.inttable import IntTable
-from parasol_core.linkstore import links_from_arrays
+from parasol_core.base import budget
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
-from parasol_core.topology.networks import network_structure
+from parasol_core.model.inttable import IntTable
+from parasol_core.model.linkstore import links_from_arrays
 from parasol_core.topology.shape import Shape
+from parasol_core.topology.switched import network_structure
 
 Seconds = float | Timing
 
@@ -83,7 +83,7 @@ def build(
     lat, spd = _timing(latency), _timing(speed)
     links: Any
     if isinstance(pairs, np.ndarray) and pairs.ndim == 2 and pairs.shape[1] == 2:
-        # columns straight from the arrays (parasol_core.linkstore): no Link objects
+        # columns straight from the arrays (parasol_core.model.linkstore): no Link objects
         ids = np.arange(1, pairs.shape[0] + 1, dtype=np.int64)
         links = links_from_arrays(ids, pairs[:, 0], pairs[:, 1], lat.mean, spd.mean,
                                   lat.sd, spd.sd)  # fmt: skip
@@ -226,11 +226,11 @@ def clique(n: int, latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
 
 def fat_tree(kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds,
              **kw: Any) -> Topology:  # fmt: skip
-    """A fat tree (:mod:`.networks`): ``fattree K N`` (k-ary n-tree), ``fattree2 D1 U1
+    """A fat tree (:mod:`.switched`): ``fattree K N`` (k-ary n-tree), ``fattree2 D1 U1
     D2`` or ``fattree3 D1 U1 D2 U2 D3`` (port counts down and up by level). Compute
     processors first, then switches level by level from the leaves (``switch_type``,
     by default ``processor_type + 1``); ``updown`` routing."""
-    from parasol_core.topology.networks import FatTree
+    from parasol_core.topology.switched import FatTree
 
     tree = FatTree.of(kind, dims)
     _check_count(tree.count)
@@ -245,10 +245,10 @@ def fat_tree(kind: str, dims: Sequence[int], latency: Seconds, speed: Seconds,
 
 
 def dragonfly(dims: Sequence[int], latency: Seconds, speed: Seconds, **kw: Any) -> Topology:
-    """A dragonfly ``G A P H`` (:mod:`.networks`): terminals first, then routers group
+    """A dragonfly ``G A P H`` (:mod:`.switched`): terminals first, then routers group
     by group (``switch_type``, by default ``processor_type + 1``);
     ``dragonfly-minimal`` routing."""
-    from parasol_core.topology.networks import Dragonfly
+    from parasol_core.topology.switched import Dragonfly
 
     fly = Dragonfly.of(dims)
     _check_count(fly.count)

@@ -409,7 +409,7 @@ class TopologyIndex:
             if bad.any():
                 self.check_processor(int(ends[np.argmax(bad)]))
         if src.shape[0] > 1000:  # their size, counted before any is plotted
-            from parasol_core import budget
+            from parasol_core.base import budget
             from parasol_core.topology.steps import route_steps
 
             steps = route_steps(self.layout, self.technique, src, dst)

@@ -420,7 +420,7 @@ def fattree_levels(count: int, kind: str, params: dict[str, int]) -> np.ndarray 
     n-tree: ``k**n`` compute processors and ``n`` levels of ``k**(n-1)`` switches; a
     ``fattree2``/``fattree3``: the level sizes its port counts give); None when the
     count is not that."""
-    from parasol_core.topology.networks import FatTree
+    from parasol_core.topology.switched import FatTree
 
     try:
         tree = FatTree.of(kind, tuple(params.values()))

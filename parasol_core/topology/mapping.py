@@ -34,7 +34,7 @@ from itertools import product
 
 import numpy as np
 
-from parasol_core.arrays import unique
+from parasol_core.base.arrays import unique
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
@@ -566,7 +566,7 @@ class ForwardingFigures:
 def forwarding_figures(machine: Machine, quality: MappingQuality) -> ForwardingFigures | None:
     """:class:`ForwardingFigures` for a mapping's quality; None when the hardware has no
     forwarding cost (a 1994 model)."""
-    from parasol_core.topology.flow import options_of
+    from parasol_core.topology.resources import options_of
 
     hw = hardware_of(machine)
     forward = options_of(hw).forward

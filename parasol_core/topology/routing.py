@@ -51,9 +51,9 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "broadcast": _T + "BROADCAST",
     "hypercube": _T + "HYPERCUBE",
     "shortest": "parasol_core.topology.shortest:SHORTEST",
-    "updown": "parasol_core.topology.networks:UPDOWN",
-    "dragonfly-minimal": "parasol_core.topology.networks:DRAGONFLY_MINIMAL",
-    "dragonfly-valiant": "parasol_core.topology.networks:DRAGONFLY_VALIANT",
+    "updown": "parasol_core.topology.switched:UPDOWN",
+    "dragonfly-minimal": "parasol_core.topology.switched:DRAGONFLY_MINIMAL",
+    "dragonfly-valiant": "parasol_core.topology.switched:DRAGONFLY_VALIANT",
 }
 
 

@@ -18,7 +18,7 @@ from itertools import product
 
 import numpy as np
 
-from parasol_core.arrays import unique
+from parasol_core.base.arrays import unique
 from parasol_core.model import Topology
 
 

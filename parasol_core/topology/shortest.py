@@ -12,11 +12,11 @@ from 1, and 3 is the lower.
 The breadth-first search of a source gives every processor's predecessor and distance
 (two int32 arrays, 8 bytes a processor). They are computed when a route from that source
 is first asked for and kept per topology index (an index is a snapshot, so an edited
-topology starts afresh), up to :data:`parasol_core.budget.MAX_SHORTEST_TABLE` entries
+topology starts afresh), up to :data:`parasol_core.base.budget.MAX_SHORTEST_TABLE` entries
 (processors x sources) in all; past it the oldest source's tables go first. A batch of
 routes whose distinct sources need more than that at once (158,976 processors of
 Fugaku's torus x 79 sources) is refused before any search, with a
-:class:`~parasol_core.budget.BudgetError` naming both numbers.
+:class:`~parasol_core.base.budget.BudgetError` naming both numbers.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core import budget
-from parasol_core.arrays import unique
+from parasol_core.base import budget
+from parasol_core.base.arrays import unique
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout

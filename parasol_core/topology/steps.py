@@ -1,6 +1,6 @@
 """How much work routes are before they are plotted: the grid a technique moves on and
 the processors a batch of routes visits (:func:`route_steps`, the budget of a route
-batch and of a phase's routes, ``parasol_core/budget.py``).
+batch and of a phase's routes, ``parasol_core/base/budget.py``).
 
 Below both the index, which checks a batch against the budget, and the communication
 patterns, which build their messages on the same grid.
@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.networks import DragonflyRouting, UpDownRouting
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout, Shape
 from parasol_core.topology.shortest import ShortestRouting
+from parasol_core.topology.switched import DragonflyRouting, UpDownRouting
 from parasol_core.topology.techniques import (
     BroadcastRouting,
     HypercubeRouting,

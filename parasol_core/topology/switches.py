@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from parasol_core.inttable import int_columns
 from parasol_core.model import NETWORK_KINDS, Machine, Topology
+from parasol_core.model.inttable import int_columns
 
 
 def switch_types(machine: Machine) -> frozenset[int]:

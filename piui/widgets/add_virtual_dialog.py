@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.limits import MAX_ID
+from parasol_core.base.limits import MAX_ID
 from piui.widgets.routing_box import RoutingBox
 
 

@@ -4,8 +4,8 @@ The user adds measurement files (a ``procs,bytes,seconds[,error]`` CSV, or the o
 OSU micro-benchmarks with the number of processes they ran on). A log holding several
 benchmarks shows its tables in a list (name and rows): the user picks one, and nothing is
 fitted until then; tables of different benchmarks are never fitted together
-(:func:`parasol_core.fit.mixed_benchmarks`). Every form of the thesis is fitted
-(:func:`parasol_core.fit.fit`) and listed with chi-squared, Q and the coefficients with
+(:func:`parasol_core.analysis.fit.mixed_benchmarks`). Every form of the thesis is fitted
+(:func:`parasol_core.analysis.fit.fit`) and listed with chi-squared, Q and the coefficients with
 their standard errors, best first. The plot shows the measurements against the chosen fit
 and its min/max band (each coefficient one standard error down / up, shaded and edged
 with dotted lines; its width is written above the plot, since a tight fit's band is
@@ -44,9 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core import runtime
-from parasol_core.edit import EditError
-from parasol_core.fit import (
+from parasol_core.analysis.fit import (
     Candidate,
     FitError,
     Measurements,
@@ -57,7 +55,9 @@ from parasol_core.fit import (
     read_measurement_file,
     read_source,
 )
+from parasol_core.frontend import runtime
 from parasol_core.session import SessionError
+from parasol_core.session.edit import EditError
 from piui.widgets.cost_plot import PALETTE, CostPlot, Series
 
 HINT = ("Add measured times: a CSV with the header procs,bytes,seconds[,error], or OSU "

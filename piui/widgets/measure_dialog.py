@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from piui.widgets.messages import message_label
+from piui.widgets.status_messages import message_label
 
 
 class _Runner(QObject):

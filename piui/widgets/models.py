@@ -8,8 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from parasol_core.expr.tree import format_number
 from parasol_core.model import Machine, Processor
+from parasol_core.model.tree import format_number
 
 Index = QModelIndex | QPersistentModelIndex
 ROW_KEY = Qt.ItemDataRole.UserRole  # what a row stands for (a processor id, a topology)

@@ -16,8 +16,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QToolTip, QWidget
 
-from parasol_core.expr.tree import format_number
-from parasol_core.numeric import (
+from parasol_core.base.numeric import (
     cache_size_shown,
     join,
     log_position,
@@ -26,6 +25,7 @@ from parasol_core.numeric import (
     parse_whole,
     split,
 )
+from parasol_core.model.tree import format_number
 
 _INVALID_STYLE = "QLineEdit { background: #ffd6d6; }"
 
@@ -90,7 +90,7 @@ class ValueField(QLineEdit):
 
     The pink of a refusal marks the field until the user comes back to it (focuses it
     or types in it: it then holds the old, valid value) or the model changes
-    (:func:`piui.widgets.messages.forget_on_change`); the window's message line keeps
+    (:func:`piui.widgets.status_messages.forget_on_change`); the window's message line keeps
     the reason."""
 
     rejected = Signal(str)

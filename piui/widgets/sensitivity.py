@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
-from parasol_core.expr.tree import Expression
-from parasol_core.meanings import parameter_meaning
+from parasol_core.frontend.meanings import parameter_meaning
+from parasol_core.model.tree import Expression
 from piui.widgets.deferred import after_first_paint, has_painted, on_screen
 from piui.widgets.labels import value_text
 

@@ -69,8 +69,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QRubberBand, QSizePolicy, QWidget
 
-from parasol_core.inttable import int_columns
 from parasol_core.model import Topology
+from parasol_core.model.inttable import int_columns
 from parasol_core.topology.layout import (
     Placement,
     link_classes,

@@ -24,8 +24,8 @@ from parasol_core.model import TIMING, Timing, reference_fields
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
-from piui.widgets.messages import forget_on_change, heading_label
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
+from piui.widgets.status_messages import forget_on_change, heading_label
 
 _FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
 _LABELS = {"size": "cache size", "speed": "cache speed", "smallloopspeedup": "small loop speedup"}

@@ -31,11 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
-from parasol_core.expr.tree import Expression
-from parasol_core.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS
+from parasol_core.frontend.meanings import DESCRIPTIONS, MAXTOTALSPD, OPERATIONS
 from parasol_core.model import COMBINATION_NAMES, Processor
+from parasol_core.model.tree import Expression
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.expression_edit import Check, ExpressionEdit

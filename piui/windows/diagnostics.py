@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.diagnostics import Diagnostic
+from parasol_core.base.diagnostics import Diagnostic
 from piui.document import Document
 
 

@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.limits import MAX_ID
-from parasol_core.numeric import parse_whole
+from parasol_core.base.limits import MAX_ID
+from parasol_core.base.numeric import parse_whole
 from piui.export import Exporter, ExportResult, push_name
-from piui.widgets.messages import forget_on_change, message_label, show_refusal
 from piui.widgets.number_controls import ValueField
+from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 
 
 def _row(*widgets: QWidget) -> QHBoxLayout:

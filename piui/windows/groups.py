@@ -1,7 +1,7 @@
 """The "Instructions" window of the report (section 3.2.1): one scaler per group of
 timings, so that, say, every addition can be made slower with one slider.
 
-The arithmetic is :mod:`parasol_core.scalers` and the factors of each processor type are
+The arithmetic is :mod:`parasol_core.session.scalers` and the factors of each processor type are
 the session's (``session.scaler``, ``move_scaler``, ``accept_scalers``,
 ``cancel_scalers``), kept with its undo steps, so undo and redo bring the factors back
 with the timings. A drag is one undo step. OK accepts the scaling done since the last OK
@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.params import GROUPS
 from parasol_core.model import Processor
-from parasol_core.params import GROUPS
-from parasol_core.scalers import ScalerState
 from parasol_core.session import Change
+from parasol_core.session.scalers import ScalerState
 from piui.document import Document
 from piui.widgets.labels import processor_title, title_changed
-from piui.widgets.messages import forget_on_change, heading_label
 from piui.widgets.number_controls import FactorSlider
+from piui.widgets.status_messages import forget_on_change, heading_label
 
 log = logging.getLogger("piui")
 

@@ -25,16 +25,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.categories import CATEGORIES, Category
-from parasol_core.expr.tree import format_number
+from parasol_core.base.numeric import parse_sd
+from parasol_core.base.params import BY_NAME
+from parasol_core.frontend.categories import CATEGORIES, Category
 from parasol_core.model import Processor, Timing
-from parasol_core.numeric import parse_sd
-from parasol_core.params import BY_NAME
+from parasol_core.model.tree import format_number
 from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title, title_changed
-from piui.widgets.messages import confirm, forget_on_change, heading_label
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
+from piui.widgets.status_messages import confirm, forget_on_change, heading_label
 
 
 def sd_text(timing: Timing | None) -> str:

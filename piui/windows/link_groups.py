@@ -19,14 +19,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.arrays import unique
+from parasol_core.base.arrays import unique
 from parasol_core.model import Link, Machine, MachineCombinations, Timing, Topology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.layout import link_groups
 from piui.document import Document
 from piui.widgets.labels import value_text
-from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
+from piui.widgets.status_messages import forget_on_change
 from piui.widgets.topology_selection import selection_of
 
 SINGLE_LIMIT = 4

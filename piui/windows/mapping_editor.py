@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.limits import MAX_ID
+from parasol_core.base.limits import MAX_ID
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.errors import RoutingError
@@ -52,8 +52,8 @@ from parasol_core.topology.switches import compute_count, has_switches, switch_m
 from parasol_core.topology.virtual import virtual_links
 from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog
-from piui.widgets.messages import forget_on_change, message_label
 from piui.widgets.routing_box import RoutingBox
+from piui.widgets.status_messages import forget_on_change, message_label
 from piui.widgets.topology_canvas import TopologyCanvas
 from piui.widgets.topology_selection import selection_of
 

@@ -15,15 +15,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import EditError, parse_value
-from parasol_core.engine import Engine
+from parasol_core.expr.engine import Engine
 from parasol_core.model import INT, STR, Cache, Machine, Processor
 from parasol_core.session import Change, SessionError
+from parasol_core.session.edit import EditError, parse_value
 from piui.document import Document
 from piui.widgets.labels import value_text
-from piui.widgets.messages import forget_on_change
 from piui.widgets.models import ROW_KEY, ColumnsModel, processor_types_model, topologies_model
 from piui.widgets.number_controls import ValueField
+from piui.widgets.status_messages import forget_on_change
 
 
 class MachineOverview(QWidget):

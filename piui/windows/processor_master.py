@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.edit import EditError, parse_value
 from parasol_core.model import INT, STR, Cache, Processor, Timing
 from parasol_core.session import Change, SessionError
+from parasol_core.session.edit import EditError, parse_value
 from piui.document import Document
-from piui.widgets.messages import confirm, forget_on_change, message_label, show_refusal
 from piui.widgets.number_controls import ValueField
+from piui.widgets.status_messages import confirm, forget_on_change, message_label, show_refusal
 
 SECTIONS = [
     ("groups", "Instruction groups…"),

@@ -8,7 +8,7 @@ sliders above the tabs set ``ar.bytes`` and ``ar.procs`` for the whole model. A 
 curve can be overlaid: another primitive of the same system, or the same primitive in
 another (recent) model file. Hovering a plot shows the values under the mouse.
 "Fit from measurements..." fits the selected primitive to measured times (the data-sheet
-method, :mod:`parasol_core.fit`) and writes the chosen expression as one undoable edit.
+method, :mod:`parasol_core.analysis.fit`) and writes the chosen expression as one undoable edit.
 """
 
 from __future__ import annotations
@@ -38,13 +38,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core import runtime
-from parasol_core.edit import EditError
-from parasol_core.engine import Engine
-from parasol_core.expr.tree import Expression
-from parasol_core.runtime import RuntimeSystem
+from parasol_core.expr.engine import Engine
+from parasol_core.frontend import runtime
+from parasol_core.frontend.runtime import RuntimeSystem
+from parasol_core.model.tree import Expression
 from parasol_core.session import SessionError
-from parasol_core.syntax.parser import load
+from parasol_core.session.edit import EditError
+from parasol_core.syntax.loader import load
 from piui.document import Document
 from piui.widgets.cost_plot import PALETTE, CostPlot, Series
 from piui.widgets.expression_edit import ExpressionEdit

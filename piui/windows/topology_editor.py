@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.numeric import parse_number, parse_whole
 from parasol_core.model import Link, Machine, Timing, Topology
-from parasol_core.numeric import parse_number, parse_whole
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.compare import TopologyChange, compare_topologies
 from parasol_core.topology.generators import (
@@ -35,9 +35,9 @@ from parasol_core.topology.generators import (
 from parasol_core.topology.shape import processor_count
 from parasol_core.topology.switches import count_text, with_unit
 from piui.document import Document
-from piui.widgets.messages import forget_on_change
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.routing_box import RoutingBox
+from piui.widgets.status_messages import forget_on_change
 from piui.widgets.topology_selection import selection_of
 
 SIZES_HELP = {

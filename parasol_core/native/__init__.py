@@ -14,6 +14,7 @@ import os
 from functools import cache
 from pathlib import Path
 
+FLOOR = 0
 PURE_ENV = "PARASOL_PURE_PYTHON"
 
 

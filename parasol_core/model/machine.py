@@ -6,7 +6,7 @@ loader, both writers, the JSON dump and the validator all walk that schema, so a
 field is added in one place.
 
 Objects compare by content only. Where an object came from a file, ``obj.src`` records
-where each value sat in the text (see :mod:`parasol_core.source`); the writer uses
+where each value sat in the text (see :mod:`parasol_core.base.source`); the writer uses
 it to change only what was edited.
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import parasol_core.linkstore as linkstore
-from parasol_core.expr.tree import Expression
-from parasol_core.values import Timing
+import parasol_core.model.linkstore as linkstore
+from parasol_core.base.values import Timing
+from parasol_core.model.tree import Expression
 
 # --------------------------------------------------------------------------- values
 
@@ -47,7 +47,7 @@ NETWORK_KINDS: dict[str, tuple[str, ...]] = {
     "fattree": ("k", "n"),
     # two-level fat tree: leaf switches D1 ports down, U1 up; spine switches D2 down
     "fattree2": ("d1", "u1", "d2"),
-    # three-level fat tree: level-i switches Di ports down, Ui up (topology/networks.py)
+    # three-level fat tree: level-i switches Di ports down, Ui up (topology/switched.py)
     "fattree3": ("d1", "u1", "d2", "u2", "d3"),
     # groups, routers per group, terminals per router, global links per router
     "dragonfly": ("g", "a", "p", "h"),
@@ -191,7 +191,7 @@ class Link(Block):
     src: Any = _src()
 
 
-# A link is a view of a row of its topology's LinkStore (parasol_core/linkstore.py) or,
+# A link is a view of a row of its topology's LinkStore (parasol_core/model/linkstore.py) or,
 # outside any topology, a plain object holding its own values: the fields read and
 # write whichever it is.
 for _name in ("id", "latency", "speed", "connect"):
@@ -235,7 +235,7 @@ class Topology(Block):
     processor_count: int | None = None
     link_count: int | None = None
     types: dict[int, int] = field(default_factory=dict)  # processor number -> type id
-    # a LinkStore (columns; a list assigned is taken in): see parasol_core/linkstore.py
+    # a LinkStore (columns; a list assigned is taken in): see parasol_core/model/linkstore.py
     links: list[Link] = field(default_factory=list)
     src: Any = _src()
 
@@ -279,6 +279,12 @@ class ExprSection(Block):
 
     TABLES: ClassVar[tuple[Table, ...]] = (Table("entries", None, EXPR),)
     NAMES: ClassVar[tuple[str, ...]] = ()
+    # Who it is, once for every front end (references, edits, the engine, fitting, the
+    # windows): the Machine attribute that holds it, the prefix its expressions are
+    # referred to by (``pv.send``) and its name in words.
+    ATTR: ClassVar[str] = ""
+    PREFIX: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
 
     entries: dict[str, Expression] = field(default_factory=dict)
     src: Any = _src()
@@ -287,12 +293,18 @@ class ExprSection(Block):
 @dataclass(eq=True)
 class MachineCombinations(ExprSection):
     KEYWORD: ClassVar[str] = "machinecombinations"
+    ATTR: ClassVar[str] = "combinations"
+    PREFIX: ClassVar[str] = "mc"
+    TITLE: ClassVar[str] = "machine combinations"
     NAMES: ClassVar[tuple[str, ...]] = ("maxtotalspd",)
 
 
 @dataclass(eq=True)
 class Pvm(ExprSection):
     KEYWORD: ClassVar[str] = "pvm"
+    ATTR: ClassVar[str] = "pvm"
+    PREFIX: ClassVar[str] = "pv"
+    TITLE: ClassVar[str] = "PVM"
     NAMES: ClassVar[tuple[str, ...]] = (
         "sync", "broadcast", "multicast", "send", "receive",
         "packbyte", "packdouble", "packfloat", "packint", "packlong", "packstring",
@@ -303,6 +315,9 @@ class Pvm(ExprSection):
 @dataclass(eq=True)
 class Express(ExprSection):
     KEYWORD: ClassVar[str] = "express"
+    ATTR: ClassVar[str] = "express"
+    PREFIX: ClassVar[str] = "ex"
+    TITLE: ClassVar[str] = "Express"
     NAMES: ClassVar[tuple[str, ...]] = (
         "sync", "broadcast", "multicast", "send", "receive", "exchange", "combine", "concat",
     )  # fmt: skip
@@ -311,12 +326,31 @@ class Express(ExprSection):
 @dataclass(eq=True)
 class Mpi(ExprSection):
     KEYWORD: ClassVar[str] = "mpi"
+    ATTR: ClassVar[str] = "mpi"
+    PREFIX: ClassVar[str] = "mp"
+    TITLE: ClassVar[str] = "MPI"
     # appendix A's two, then the collectives of the MPI data sheets (docs/decisions.md)
     NAMES: ClassVar[tuple[str, ...]] = (
         "send", "receive",
         "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall",
         "barrier", "sendrecv",
     )  # fmt: skip
+
+
+RUNTIME_SECTIONS: tuple[type[ExprSection], ...] = (Pvm, Express, Mpi)
+"""The run-time systems' sections, in the file's order."""
+EXPRESSION_SECTIONS: tuple[type[ExprSection], ...] = (MachineCombinations, *RUNTIME_SECTIONS)
+"""Every section of named expressions a Machine holds (``getattr(machine, cls.ATTR)``)."""
+
+
+def runtime_section(name: str) -> type[ExprSection] | None:
+    """The run-time system a word names, by its section keyword, its reference prefix or
+    its title, any case (``pvm``, ``pv``, ``PVM``); None when it names none."""
+    word = name.strip().lower()
+    for cls in RUNTIME_SECTIONS:
+        if word in (cls.ATTR, cls.PREFIX, cls.TITLE.lower()):
+            return cls
+    return None
 
 
 COMBINATION_NAMES: tuple[str, ...] = (
@@ -414,7 +448,7 @@ def all_blocks(root: Block) -> list[Block]:
     """Every section under ``root`` (itself included) that holds a source record of its
     own, in no particular order: for the passes over records (clipping, moving, checking
     them). Links are there only where they hold a built record: the others' records are
-    offsets kept by their store (see :class:`~parasol_core.linkstore.LinkStore`)."""
+    offsets kept by their store (see :class:`~parasol_core.model.linkstore.LinkStore`)."""
     out: list[Block] = []
     stack = [root]
     while stack:

@@ -4,7 +4,7 @@
 The reader (:mod:`parasol_core.syntax.reader`) reads the text, handing the bulk tables
 to the bulk scanners (:mod:`parasol_core.syntax.fastscan`), and makes the calls of the
 object builder (:mod:`parasol_core.syntax.builder`), which records where every value
-sits in the text (see :mod:`parasol_core.source`). Each load has a builder of its
+sits in the text (see :mod:`parasol_core.base.source`). Each load has a builder of its
 own: loads in several threads do not wait for each other.
 """
 
@@ -14,12 +14,12 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from parasol_core.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
-from parasol_core.inttable import TableSources
-from parasol_core.limits import MAX_LINE_LENGTH
-from parasol_core.memory import TRIM_AFTER_BYTES, release_free_memory
+from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
+from parasol_core.base.limits import MAX_LINE_LENGTH
+from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
+from parasol_core.base.source import BOM, counting_text, position
 from parasol_core.model import Machine, all_blocks
-from parasol_core.source import BOM, counting_text, position
+from parasol_core.model.inttable import TableSources
 from parasol_core.syntax import reader
 from parasol_core.syntax.annotations import read_annotations
 from parasol_core.syntax.builder import _Builder
@@ -71,7 +71,7 @@ def _long_lines(text: str) -> list[tuple[int, int]]:
 def _check_lines(text: str, file: str | None, cut_length: int | None = None) -> None:
     """Refuse a line longer than the limit, whatever character ends it. ``cut_length``:
     the true length of the last line when the text was read only up to part of it
-    (:class:`~parasol_core.limits.CutBytes`)."""
+    (:class:`~parasol_core.base.limits.CutBytes`)."""
     if len(text) <= MAX_LINE_LENGTH:
         return
     long_lines = _long_lines(text)
@@ -92,7 +92,7 @@ def loads(text: str | bytes, path: str | None = None) -> Machine:
     """Parse a model from text (or UTF-8 bytes).
 
     Raises :class:`ModelSyntaxError` when the text is not a model file. Semantic
-    problems do not raise: see :func:`parasol_core.validate`.
+    problems do not raise: see :func:`parasol_core.analysis.validate`.
     """
     # Loading makes hundreds of thousands of objects and no reference cycles worth
     # collecting: the cyclic collector, run every few hundred allocations over an ever

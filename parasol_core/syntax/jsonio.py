@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from parasol_core.expr.tree import Expression
-from parasol_core.inttable import IntTable, int_columns
 from parasol_core.model import Block, Timing, children_of
+from parasol_core.model.inttable import IntTable, int_columns
+from parasol_core.model.tree import Expression
 
 
 def value_data(value: Any) -> Any:
@@ -22,7 +22,7 @@ def value_data(value: Any) -> Any:
 
 def table_data(table: Any) -> dict[str, Any]:
     """A table as a dict with text keys; a procid or mapping table read in bulk
-    (parasol_core.inttable) straight from its columns."""
+    (parasol_core.model.inttable) straight from its columns."""
     found = int_columns(table) if isinstance(table, IntTable) else None
     if found is not None:
         return dict(zip(map(str, found[0].tolist()), found[1].tolist()))
@@ -54,7 +54,7 @@ def dumps(block: Block, indent: int = 1) -> str:
     stores written from their columns (a million-link torus as dicts took gigabytes)."""
     import json
 
-    from parasol_core.linkstore import LinkStore
+    from parasol_core.model.linkstore import LinkStore
     from parasol_core.syntax import bulk_text
 
     stores: list[LinkStore] = []

@@ -161,7 +161,7 @@ def indent_of(text: str, start: int) -> str:
 
 def is_lazy(block: Any) -> bool:
     """True for a link read by the fast path whose source record is not built yet
-    (reading ``block.src`` builds it; see :mod:`parasol_core.linkstore`)."""
+    (reading ``block.src`` builds it; see :mod:`parasol_core.model.linkstore`)."""
     store = block.__dict__.get("_store")
     return store is not None and store.is_lazy(block)
 

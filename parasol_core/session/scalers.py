@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from parasol_core.base.params import BY_NAME, GROUPS
 from parasol_core.model import Timing
-from parasol_core.params import BY_NAME, GROUPS
 
 __all__ = [
     "FACTOR_MAX",

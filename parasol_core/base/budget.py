@@ -78,7 +78,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from parasol_core.limits import MAX_PHASE_MESSAGES
+from parasol_core.base.limits import MAX_PHASE_MESSAGES
 
 __all__ = [
     "BYTES_PER_MESSAGE",
@@ -108,7 +108,7 @@ __all__ = [
 
 MAX_GENERATED = 4_000_000
 """The most lines (processors + links) a generator makes: the 100 x 100 x 100 torus
-(1,000,000 processors, 3,000,000 links), built as columns (parasol_core/linkstore.py)
+(1,000,000 processors, 3,000,000 links), built as columns (parasol_core/model/linkstore.py)
 and written from them in a few seconds, its text about 570 MB."""
 MAX_ROUTE_PAIRS = 1_000_000
 """The most routes one batch plots (``route.plot_many``)."""

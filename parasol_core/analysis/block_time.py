@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from parasol_core import params
+from parasol_core.base import params
 from parasol_core.model import Machine
 
 __all__ = ["BlockEstimate", "estimate_block"]

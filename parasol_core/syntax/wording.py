@@ -3,7 +3,7 @@ and the line shown under a message with a caret at the place."""
 
 from __future__ import annotations
 
-from parasol_core.source import counting_text
+from parasol_core.base.source import counting_text
 
 
 def show(text: str) -> str:

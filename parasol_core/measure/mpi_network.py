@@ -1,12 +1,12 @@
 """`parasol-model measure --network`: a model of the network measured under MPI.
 
 Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own,
-``mpiexec -n N python -m parasol_core.measure.network -o FILE``); every rank runs this,
+``mpiexec -n N python -m parasol_core.measure.mpi_network -o FILE``); every rank runs this,
 rank 0 coordinates and writes. docs/measure.md, "Network", tells the whole story; in short:
 
 **Ping-pong.** Between every pair of ranks (or, past :data:`MAX_ALL_PAIRS` pairs, one
 pair per host and per host pair), from 1 byte to 4 MiB. Half the round-trip time is fitted
-with the data-sheet fit (:mod:`parasol_core.fit`) as ``latency + bytes * seconds per
+with the data-sheet fit (:mod:`parasol_core.analysis.fit`) as ``latency + bytes * seconds per
 byte`` over the whole range, each time weighted 1/t^2 (equal relative errors, the fit's
 rule for times without error estimates), so the 1-byte latency is not drowned by the
 4 MiB transfer: the intercept is the pair's latency, the slope its seconds per byte.
@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.fit import Candidate, FitError, Measurements, fit, read_osu_log
+from parasol_core.analysis.fit import Candidate, FitError, Measurements, fit, read_osu_log
 from parasol_core.measure.mpi_bench import (
     COLLECTIVES,
     Agreement,
@@ -319,7 +319,7 @@ class CollectiveFit:
 
 def fit_collective(name: str, logs: dict[int, str]) -> CollectiveFit:
     """Fit one collective's tables from the OSU logs of each process count (read back with
-    :func:`parasol_core.fit.read_osu_log`, one table at a time, all counts together).
+    :func:`parasol_core.analysis.fit.read_osu_log`, one table at a time, all counts together).
 
     The errors: every time is given the same relative error, the median over the rows of
     half the min-max range over the ranks relative to the mean. So every size counts
@@ -372,8 +372,8 @@ def model_text(hosts: Sequence[str], pairs: Sequence[PingPong], topology: Topolo
     machine in canonical form, the rule in the topology section and each fit's Q after
     its expression. Checked to load back and validate with no error."""
     from parasol_core import loads
+    from parasol_core.analysis.validate import errors, validate
     from parasol_core.syntax.writer import dumps_canonical
-    from parasol_core.validate import errors, validate
 
     machine = build_machine(hosts, topology, fits)
     lines = dumps_canonical(machine).splitlines()
@@ -587,7 +587,7 @@ def _header(comm: Any, plan: Plan, hosts: list[str], seconds: float) -> list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m parasol_core.measure.network",
+        prog="python -m parasol_core.measure.mpi_network",
         description="Measure the network under MPI (run under mpiexec -n N) and write a "
         "model of it: a topology with the measured links and the MPI section fitted from "
         "the collectives.",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from parasol_core.params import PARAMS, Kind, Locality, NumericType, Operation, TimingParam
+from parasol_core.base.params import PARAMS, Kind, Locality, NumericType, Operation, TimingParam
 
 
 @dataclass(frozen=True)

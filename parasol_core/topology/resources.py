@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.budget import check_deadline, current
+from parasol_core.base.budget import check_deadline, current
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.source import ValueSource
+from parasol_core.base.source import ValueSource
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 

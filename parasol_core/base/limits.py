@@ -3,7 +3,7 @@
 Every value that goes into a model (typed in a window, given to `parasol-model set`,
 made by a generator) is checked here before anything is written, so that a saved file
 always reads back. The ranges are those of the grammar (``grammar/machine.lark``) and
-the loader (:mod:`parasol_core.syntax.parser`):
+the loader (:mod:`parasol_core.syntax.loader`):
 
 * an integer is written as decimal digits, with no sign: 0 to 2**63 - 1;
 * a timing (a float, and its standard deviation) is a finite number; its shortest

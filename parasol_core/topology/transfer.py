@@ -14,7 +14,7 @@ link, however often it crosses it). A route of no links (a message to oneself) t
 time. Topology setup times are not part of it.
 
 A topology with a forwarding cost or duplex links (``# piui: forward``, ``# piui:
-duplex``) has its loads from :mod:`.flow` instead: the same max over the resources a
+duplex``) has its loads from :mod:`.resources` instead: the same max over the resources a
 route uses, with forwarders and link directions among them.
 """
 
@@ -29,9 +29,9 @@ import numpy as np
 
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
-from parasol_core.topology.flow import NetOptions, options_of, state_per_byte
 from parasol_core.topology.index import FREE_COUNT, Route, TopologyIndex, index_of
 from parasol_core.topology.ragged import gather, segment_reduce
+from parasol_core.topology.resources import NetOptions, options_of, state_per_byte
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
 
 
@@ -308,7 +308,7 @@ class NetworkState:
         lat, spd = index.latency[mine], index.speed[mine]
         _check_timings(index, mine, lat, spd)
         opts = self.table.options
-        if opts.extended:  # forwarding cost or duplex links (flow.py)
+        if opts.extended:  # forwarding cost or duplex links (resources.py)
             per = state_per_byte(self.table, self.counts, np.asarray([route_id]), opts)
             return float(lat.sum() + nbytes * per[0])
         return float(lat.sum() + nbytes * (spd * self.loads[mine]).max())
@@ -340,7 +340,7 @@ class NetworkState:
         latency = segment_reduce(np.add, lat, starts, hops)
         worst = segment_reduce(np.maximum, per_byte, starts, hops)
         opts = self.table.options
-        if opts.extended:  # forwarding cost or duplex links (flow.py)
+        if opts.extended:  # forwarding cost or duplex links (resources.py)
             worst = np.where(hops > 0, state_per_byte(self.table, self.counts, ids, opts), 0.0)
         return latency + np.asarray(nbytes, dtype=np.float64) * worst
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.arrays import union
+from parasol_core.base.arrays import union
 
 # Bound by parasol_core.model (which imports this module, not the other way round).
 Link: Any = None
@@ -772,7 +772,7 @@ class LinkStore(MutableSequence):
             start, line = self._gone.get(uid, (-1, 0))
         if start < 0 or self._text is None:
             return None
-        from parasol_core.linktext import link_record
+        from parasol_core.model.linktext import link_record
 
         src = link_record(self._text, start, line)
         self._srcs[uid] = src

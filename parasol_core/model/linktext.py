@@ -1,7 +1,7 @@
 """The text of one link section, read back: the strict forms the fast path
 (:mod:`parasol_core.syntax.fastscan`) takes, and the source record of a link it read,
 built from the text when something first asks for ``link.src`` (a link store keeps only
-where each link's section starts: :mod:`parasol_core.linkstore`).
+where each link's section starts: :mod:`parasol_core.model.linkstore`).
 
 Kept apart from the fast path so that the model (through its link store) reaches no
 parser module."""
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from parasol_core.source import BlockSource, ValueSource
-from parasol_core.values import Timing
+from parasol_core.base.source import BlockSource, ValueSource
+from parasol_core.base.values import Timing
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.
@@ -135,8 +135,8 @@ def timing_spans(text: str, starts: Any) -> Any:
 def _spans_kernel() -> Any:
     """The kernel's ``parasol_link_timing_spans``, or None (not built, or
     PARASOL_PURE_PYTHON=1)."""
-    from parasol_core import _native
+    from parasol_core import native
 
-    return _native.function("_scan", "parasol_link_timing_spans",
-                            (_native.CHARS, _native.I64, _native.P64, _native.I64,
-                             _native.P64), None)  # fmt: skip
+    return native.function("_scan", "parasol_link_timing_spans",
+                            (native.CHARS, native.I64, native.P64, native.I64,
+                             native.P64), None)  # fmt: skip

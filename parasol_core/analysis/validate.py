@@ -14,15 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parasol_core import params
-from parasol_core.diagnostics import ERROR, WARNING, Diagnostic
+from parasol_core.base import params
+from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic
+from parasol_core.base.limits import MAX_ID
+from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
+from parasol_core.base.source import LineIndex, loaded_connect
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
-from parasol_core.expr.tree import Expression, unparse
-from parasol_core.inttable import int_columns
-from parasol_core.limits import MAX_ID
-from parasol_core.linkstore import LinkStore
-from parasol_core.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.model import (
     COMBINATION_NAMES,
     Block,
@@ -32,11 +30,13 @@ from parasol_core.model import (
     Topology,
     VirtualTopology,
 )
-from parasol_core.source import LineIndex, loaded_connect
+from parasol_core.model.inttable import int_columns
+from parasol_core.model.linkstore import LinkStore
+from parasol_core.model.tree import Expression, unparse
 from parasol_core.topology.switches import switch_numbers
 
 if TYPE_CHECKING:
-    from parasol_core.engine import Engine
+    from parasol_core.expr.engine import Engine
 
 
 def known_routings() -> Collection[str]:
@@ -115,7 +115,7 @@ class _Checker:
         return self.out
 
     def check_cycles(self) -> None:
-        from parasol_core.engine import Engine  # the engine builds on this package
+        from parasol_core.expr.engine import Engine  # the engine builds on this package
 
         engine = self.engine if self.engine is not None else Engine(self.m)
         found = []
@@ -333,7 +333,7 @@ def _suspects(table: Any, count: int | None, known: set | None, high: int | None
               banned: frozenset[int] = frozenset()) -> Any:  # fmt: skip
     """The entries of a procid or mapping table that may be wrong, in order: a number
     outside 1..``count``, a value not in ``known`` (types), outside 1..``high`` or in
-    ``banned`` (mappings). Found on the columns (parasol_core.inttable), without a loop
+    ``banned`` (mappings). Found on the columns (parasol_core.model.inttable), without a loop
     per entry, when the table holds 64-bit integers; else every entry."""
     found = int_columns(table)
     if found is None or (known is not None and not all(type(k) is int for k in known)):

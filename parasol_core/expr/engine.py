@@ -35,8 +35,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parasol_core.diagnostics import ERROR, Diagnostic, ModelSyntaxError
-from parasol_core.edit import Slot
+from parasol_core.base.diagnostics import ERROR, Diagnostic, ModelSyntaxError
+from parasol_core.base.source import LineIndex
 from parasol_core.expr.evaluate import (
     INT_MAX,
     INT_MIN,
@@ -48,6 +48,7 @@ from parasol_core.expr.evaluate import (
 )
 from parasol_core.expr.refs import (
     ARGUMENTS,
+    Slot,
     Target,
     UnresolvedReference,
     canonical_key,
@@ -55,9 +56,8 @@ from parasol_core.expr.refs import (
     reference_key,
     resolve,
 )
-from parasol_core.expr.tree import Expression, Reference
-from parasol_core.model import Block, Machine
-from parasol_core.source import LineIndex
+from parasol_core.model import EXPRESSION_SECTIONS, RUNTIME_SECTIONS, Block, Machine
+from parasol_core.model.tree import Expression, Reference
 from parasol_core.syntax.expression import parse_expression
 
 __all__ = [
@@ -116,13 +116,13 @@ def expression_entries(machine: Machine) -> list[ExpressionEntry]:
         for name, expr in proc.combinations.items():
             key = expression_key(f"po({proc.id})", name)
             add(key, expr, proc, f"combinations.{name}", False, ("processor", proc.id))
-    sections = [("mc", machine.combinations, False), ("pv", machine.pvm, True),
-                ("ex", machine.express, True), ("mp", machine.mpi, True)]  # fmt: skip
-    for prefix, section, runtime in sections:
+    for cls in EXPRESSION_SECTIONS:
+        section = getattr(machine, cls.ATTR)
         if section is None:
             continue
+        runtime = cls in RUNTIME_SECTIONS
         for name, expr in section.entries.items():
-            key = expression_key(prefix, name)
+            key = expression_key(cls.PREFIX, name)
             add(key, expr, section, f"entries.{name}", runtime, (section.KEYWORD,))
     return out
 
@@ -355,7 +355,7 @@ class Engine:
         """Take note of edited stored values; returns the expressions whose value changed.
 
         ``changed`` holds keys (any spelling a reference may have) or the
-        :class:`~parasol_core.edit.Slot` objects the edits went through. A key that
+        :class:`~parasol_core.expr.refs.Slot` objects the edits went through. A key that
         changes what references point at, or names an expression, rebuilds the graph.
         """
         if isinstance(changed, (str, Slot)):

@@ -46,8 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
-from parasol_core.arrays import unique
-from parasol_core.limits import MAX_DATA_FILE_BYTES
+from parasol_core.base.arrays import unique
+from parasol_core.base.limits import MAX_DATA_FILE_BYTES
 
 __all__ = [
     "START_FUNCTIONS",
@@ -715,7 +715,7 @@ def read_measurement_file(path: str | Path) -> str:
     """The text of a measurement file: UTF-8 (a BOM is dropped), at most
     :data:`MAX_MEASUREMENT_BYTES`. FitError if it is larger or not text; OSError as
     ``open`` raises it."""
-    from parasol_core.limits import ValueRangeError, read_capped
+    from parasol_core.base.limits import ValueRangeError, read_capped
 
     try:
         data = read_capped(path, MAX_MEASUREMENT_BYTES, "a measurement file (as for a counts file)")

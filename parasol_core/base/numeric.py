@@ -48,7 +48,7 @@ def cache_size_shown(size: int | None) -> int:
 def _parse_finite(text: str, what: str) -> float:
     """A typed number, refusing overflow and underflow (:func:`limits.float_text`, the
     one check every entry point shares)."""
-    from parasol_core.limits import ValueRangeError, float_text
+    from parasol_core.base.limits import ValueRangeError, float_text
 
     try:
         return float_text(text, what)

@@ -4,7 +4,7 @@ parameter key an expression can read."""
 
 from __future__ import annotations
 
-from parasol_core import params
+from parasol_core.base import params
 
 MAXTOTALSPD = "maxtotalspd"
 

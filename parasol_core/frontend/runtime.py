@@ -1,7 +1,7 @@
 """The run-time systems (PVM, Express, MPI) as a window shows them: their primitives, the
 message sizes and process counts their costs are plotted over, and the cost curves.
 
-A curve is :meth:`parasol_core.engine.Engine.sweep` over a grid of one argument with
+A curve is :meth:`parasol_core.expr.engine.Engine.sweep` over a grid of one argument with
 the other held; a point whose evaluation fails is NaN in the curve (a plot leaves a gap)
 and its message is kept beside it.
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parasol_core.engine import Engine
-from parasol_core.model import Express, ExprSection, Machine, Mpi, Pvm
+from parasol_core.expr.engine import Engine
+from parasol_core.model import RUNTIME_SECTIONS, ExprSection, Machine
 
 MAX_BYTES = 64 * 1024 * 1024  # 64 MiB: the top of the message-size axis
 STEPS_PER_OCTAVE = 4
@@ -24,10 +24,22 @@ MAX_PROCESS_POINTS = 256
 
 @dataclass(frozen=True)
 class RuntimeSystem:
-    title: str  # "MPI"
-    attr: str  # the Machine attribute: "mpi"
-    prefix: str  # the reference prefix: "mp"
+    """A run-time system as its window shows it; who it is (title, the Machine attribute,
+    the reference prefix) is its section class's (``Mpi.TITLE``, ``.ATTR``, ``.PREFIX``)."""
+
     section: type[ExprSection]
+
+    @property
+    def title(self) -> str:
+        return self.section.TITLE
+
+    @property
+    def attr(self) -> str:
+        return self.section.ATTR
+
+    @property
+    def prefix(self) -> str:
+        return self.section.PREFIX
 
     def key(self, name: str) -> str:
         return f"{self.prefix}.{name}"
@@ -47,11 +59,7 @@ class RuntimeSystem:
         return section.entries[name].text
 
 
-SYSTEMS: tuple[RuntimeSystem, ...] = (
-    RuntimeSystem("PVM", "pvm", "pv", Pvm),
-    RuntimeSystem("Express", "express", "ex", Express),
-    RuntimeSystem("MPI", "mpi", "mp", Mpi),
-)
+SYSTEMS: tuple[RuntimeSystem, ...] = tuple(RuntimeSystem(cls) for cls in RUNTIME_SECTIONS)
 
 
 def message_sizes(max_bytes: int = MAX_BYTES, steps: int = STEPS_PER_OCTAVE) -> list[int]:

@@ -1,0 +1,10 @@
+"""Floor 6: what only the front ends (PIUI's windows, the command line) use.
+
+Nothing else in the core imports these; they hold no rule another package needs.
+
+* :mod:`.categories`: the instruction categories the processor windows group timings by;
+* :mod:`.meanings`: what each combination ratio and parameter means, in words;
+* :mod:`.runtime`: the run-time systems (PVM, Express, MPI) as a window plots them;
+"""
+
+FLOOR = 6
