@@ -39,7 +39,7 @@ from piui.widgets.number_controls import FactorSlider
 
 log = logging.getLogger("piui")
 
-# The groups of DESIGN.md, in sections, in display order.
+# The scalers' groups (docs/decisions.md, "Group scalers"), in sections, in display order.
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Overall", ("all", "global", "local")),
     ("Arithmetic operations", ("arithmetic", "addition", "multiplication", "division",
