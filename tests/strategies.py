@@ -58,7 +58,7 @@ ROUTINGS: tuple[str, ...] = (
     "1Dtorus", "2Dtorus", "3Dtorus", "broadcast",
 )  # fmt: skip
 
-# Fields each reference prefix has (DESIGN.md "References"; parasol_core.expr.refs).
+# Fields each reference prefix has (docs/decisions.md "References"; parasol_core.expr.refs).
 REFERENCE_FIELDS: dict[str, tuple[str, ...]] = {
     "ma": ("id", "processors", "topologies"),
     "pr": ("id",),

@@ -1,4 +1,4 @@
-"""Numeric evaluation with C's semantics (DESIGN.md "Expression semantics are C's").
+"""Numeric evaluation with C's semantics (docs/decisions.md "Expression semantics are C's").
 
 The expected values come from a small independent model of C integer arithmetic
 (``c_op`` below), not from the evaluator itself.
@@ -79,7 +79,7 @@ def c_unary(op: str, a: int) -> int:
     return {"-": -a, "!": int(a == 0), "~": ~a}[op]
 
 
-# Tightest first, as DESIGN.md lists them (unary - ! ~ sits between ** and *).
+# Tightest first, as docs/decisions.md lists them (unary - ! ~ sits between ** and *).
 BINARY_LEVELS = [
     ["**"], ["*", "/", "%"], ["+", "-"], ["<<", ">>"], ["<", "<=", ">", ">="],
     ["==", "!="], ["&"], ["^"], ["|"], ["&&"], ["||"],

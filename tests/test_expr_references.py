@@ -1,4 +1,4 @@
-"""References (report 3.1.10, DESIGN.md "References"): every prefix, resolved by id,
+"""References (report 3.1.10, docs/decisions.md "References"): every prefix, resolved by id,
 evaluated live; ``ar.bytes``/``ar.procs`` in the run-time sections; the report's own
 examples on the GCel sample.
 """

@@ -1,4 +1,4 @@
-"""Conformance: every grammar rule and every lexical decision of DESIGN.md."""
+"""Conformance: every grammar rule and every decision of docs/decisions.md, "Lexical rules"."""
 
 from __future__ import annotations
 

@@ -498,11 +498,11 @@ def test_block_takes_counts_as_json_text_as_its_help_says(model, tmp_path):
 
 
 def test_the_documented_exit_status_of_each_refusal():
-    """README's "Exit status:" line, kept true: 1 a refused edit, 2 unreadable or
-    unwritable files and usage."""
-    readme = (ROOT / "README.md").read_text()
-    assert "1 errors in the model (syntax errors included), a refused edit" in readme
-    assert "2 a usage error, a file that cannot be read or written" in readme
+    """The manual's "Exit status:" line (docs/manual.md), kept true: 1 a refused edit,
+    2 unreadable or unwritable files and usage."""
+    manual = (ROOT / "docs" / "manual.md").read_text()
+    assert "1 errors in the model (syntax errors included), a refused edit" in manual
+    assert "2 a usage error, a file that cannot be read or written" in manual
 
 
 # --------------------------------------------------------------------------- rule 5: memory

@@ -1,4 +1,4 @@
-"""Group scalers (DESIGN.md "Group scalers"): factors relative to the values at 1.0,
+"""Group scalers (docs/decisions.md "Group scalers"): factors relative to the values at 1.0,
 composing by multiplication, without drift."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Route ids, network states and transfer times (DESIGN.md: t = sum of latencies +
-bytes * max(speed * routes sharing the link))."""
+"""Route ids, network states and transfer times (docs/decisions.md, "Network state and
+transfer time": t = sum of latencies + bytes * max(speed * routes sharing the link))."""
 
 from pathlib import Path
 
@@ -24,7 +24,7 @@ def grid4():
 
 
 def formula(topology, r, state):
-    """DESIGN.md's formula, spelled out independently of the implementation."""
+    """The formula of docs/decisions.md, spelled out independently of the implementation."""
     links = {link.id: link for link in topology.links}
 
     def n(lid):

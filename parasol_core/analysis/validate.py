@@ -2,8 +2,8 @@
 
 ``validate(machine)`` returns diagnostics and never raises. A model with errors still
 opens in the editor with its diagnostics listed; only a syntax error stops a load.
-The decisions of DESIGN.md ("Repeated definitions", "References", "Topologies") are
-the rules checked here.
+The decisions of docs/decisions.md ("Repeated definitions and counts", "References",
+"Topologies") are the rules checked here.
 """
 
 from __future__ import annotations

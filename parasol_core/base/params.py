@@ -5,8 +5,8 @@ instructions (appendix A's ``timeparams``, explained in appendix B of the 1994
 report). This module says what each one means and which groups it belongs to, so
 that the parser, the validator and the editor's group scalers all work from one list.
 
-Where the report contradicts itself the decisions in DESIGN.md ("Timing parameter
-names") apply:
+Where the report contradicts itself the decisions in docs/decisions.md ("Timing
+parameter names") apply:
 
 * appendix A lists ``aintd`` twice; the second one is ``anintd``;
 * appendix A's ``sqrti`` is the real square root: ``sqrtr`` is canonical and

@@ -1,5 +1,5 @@
-"""Numeric evaluation of expression trees, with C's semantics (DESIGN.md, "Expression
-semantics are C's").
+"""Numeric evaluation of expression trees, with C's semantics (docs/decisions.md,
+"Expression semantics are C's").
 
 A tree is compiled once into nested closures; evaluating it is then one call per node
 with no tree walk, no dispatch on the operator and no reference resolution, which is

@@ -1,6 +1,6 @@
 """What a reference such as ``pt(1).iga`` points at (report section 3.1.10).
 
-Numbers after a prefix are ids (DESIGN.md: a processor's ``id``, not its position);
+Numbers after a prefix are ids (docs/decisions.md, "References": an ``id``, not a position);
 ``tl(T)(L)`` is the link with id L; a timing yields its mean; ``connect(0)`` is the
 number of processors on the link and ``connect(k)`` the k-th of them. ``ar.bytes`` and
 ``ar.procs`` exist only inside the PVM, Express and MPI sections.

@@ -383,7 +383,7 @@ class Machine(Block):
     mpi: Mpi | None = None
     src: Any = _src()
 
-    # --- lookups by id, as references resolve them (DESIGN.md: ids, not positions)
+    # --- lookups by id, as references resolve them (docs/decisions.md, "References": ids)
 
     def processor(self, proc_id: int) -> Processor | None:
         return _by_id(self.processors, proc_id)

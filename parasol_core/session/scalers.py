@@ -1,6 +1,6 @@
 """Group scalers: one factor per group of timings, composing by multiplication.
 
-DESIGN.md ("Group scalers"): a scaler multiplies every timing of its group, mean and
+docs/decisions.md ("Group scalers"): a scaler multiplies every timing of its group, mean and
 standard deviation alike, by its factor relative to the values when the scaler was last
 at 1.0; scalers compose by multiplication, so global x2 then addition x0.5 leaves the
 global additions as they were and halves the local ones.

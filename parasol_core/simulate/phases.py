@@ -1,5 +1,5 @@
 """Communication phases: the estimator's event trace (report section 2.2.2, steps III-V;
-DESIGN.md, "Communication phases").
+docs/decisions.md, "Communication phases").
 
 A phase is a list of messages, each from ``src`` to ``dst`` (hardware processors, or
 virtual ones when a virtual topology is named) with ``bytes``, an optional ``start``

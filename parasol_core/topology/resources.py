@@ -14,7 +14,7 @@ A message uses *resources*, each of which can give one second of work per second
   service f: it takes the packet off the link, then spends ``F`` storing and sending it
   on).
 
-**Max sharing** (PARASOL's, the default; DESIGN.md "Network state and transfer time"):
+**Max sharing** (PARASOL's, the default; docs/decisions.md "Network state and transfer time"):
 every message in flight moves ``1 / max(L(r) for r it uses)`` bytes a second, where
 ``L(r)`` is the work per byte all messages in flight put on ``r``. Without the
 annotations ``L(l) = speed(l) * n(l)``: the 1994 formula, unchanged. With a forwarding

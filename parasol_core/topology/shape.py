@@ -1,7 +1,7 @@
 """Where processors sit: the grid shape of a topology and the coordinates it implies.
 
 Processors of a grid, torus or cube are numbered from 1 in row-major order,
-``p = 1 + x + W*y + W*H*z + ...`` (DESIGN.md, "Topologies"). The shape ``W [H [D ...]]``
+``p = 1 + x + W*y + W*H*z + ...`` (docs/decisions.md, "Topologies"). The shape ``W [H [D ...]]``
 (1 to 6 sizes) comes from the ``# piui: shape`` comment when it agrees with the
 processor count, else it is inferred from the links: the smallest shape in which every
 two-processor link joins neighbours (one coordinate differs by one, or wraps around).

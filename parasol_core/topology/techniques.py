@@ -1,4 +1,4 @@
-"""The built-in routing techniques (DESIGN.md, "Routing"; report section 3.1.6).
+"""The built-in routing techniques (docs/decisions.md, "Routing"; report 3.1.6).
 
 * ``XY``, ``YX`` and every permutation of ``XYZ``: dimension order on a mesh, in the
   order the letters give, never wrapping around.

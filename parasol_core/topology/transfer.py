@@ -1,5 +1,5 @@
-"""Network states and message transfer times (DESIGN.md, "Network state and transfer
-time"; the report's steps I-V in section 2.2.2).
+"""Network states and message transfer times (docs/decisions.md, "Network state and
+transfer time"; the report's steps I-V in section 2.2.2).
 
 The estimator plots each message's route once and keeps its integer id
 (:class:`RouteTable`, steps I-II). At each point of its event trace it names the routes

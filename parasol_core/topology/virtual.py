@@ -1,5 +1,5 @@
 """Virtual topologies: the links their routing name implies, and routes through the
-hardware for messages between virtual processors (DESIGN.md, "Routing").
+hardware for messages between virtual processors (docs/decisions.md, "Routing").
 
 A virtual topology's routing name does not route: it says which virtual links exist
 (a ``2Dtorus`` on 16 processors has 64 directed neighbour links). A message between

@@ -2,7 +2,7 @@
 logarithmic scale, the cache speed as mantissa and exponent, and the small loop speedup.
 
 A size of 0 in a file is shown as 1 and stays 0 in the file until it is edited
-(DESIGN.md, "Number controls"). A processor type without a cache section shows empty
+(docs/decisions.md, "Number controls"). A processor type without a cache section shows empty
 controls; setting any of them adds the section, in the same undo step.
 """
 

@@ -39,7 +39,7 @@ from piui.widgets.status_messages import forget_on_change, heading_label
 
 log = logging.getLogger("piui")
 
-# The groups of DESIGN.md, in sections, in display order.
+# The scalers' groups (docs/decisions.md, "Group scalers"), in sections, in display order.
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Overall", ("all", "global", "local")),
     ("Arithmetic operations", ("arithmetic", "addition", "multiplication", "division",
