@@ -5,10 +5,13 @@ the budgets are kept on the way in and by the work itself:
 
 * **A fair queue.** A call waits here, not in the thread pool, until a worker is free
   and its client has fewer than ``per_client`` calls running; among the waiting, the
-  next to run is that of the client with the fewest running, then that of the HTTP
-  request (*flow*) served least recently. One client's flood of expensive calls can
+  next to run is that of the client with the fewest running, then that of the client
+  served least recently, then that of the HTTP request (*flow*) served least recently.
+  So a client that has not been served lately (an honest one, between floods of
+  others) runs as soon as a worker is free, ahead of every client served since. One client's flood of expensive calls can
   hold at most ``per_client`` workers; another client's call runs as soon as one of
-  the others ends. A client is its remote address.
+  the others ends. A client is its remote address, or on loopback its
+  connection (:func:`parasol_core.estimator.server.client_of`).
 * **Work in flight.** Each call carries its estimated work (messages, pairs, route
   requests: :mod:`parasol_core.base.budget`); at most ``max_work`` of it runs at once
   (a call bigger than that runs alone), which bounds the memory of what is running.
@@ -65,6 +68,7 @@ class Scheduler:
         self._running: dict[str, int] = {}  # by client
         self._waiting: dict[str, int] = {}  # by client
         self._served: dict[object, int] = {}  # flow -> when it was last admitted
+        self._client_served: dict[str, int] = {}  # client -> when it was last admitted
         self._tick = itertools.count()
         self._in_use = 0
         self.running = 0
@@ -152,7 +156,7 @@ class Scheduler:
                 running = self._running.get(client, 0)
                 if running >= self.per_client:
                     continue
-                key = (running, self._served.get(flow, -1))
+                key = (running, self._client_served.get(client, -1), self._served.get(flow, -1))
                 if best is None or key < best[0]:
                     best = (key, flow, queue)
             if best is None:
@@ -165,11 +169,16 @@ class Scheduler:
             queue.popleft()
             if not queue:
                 del self._queues[flow]
-            self._served[flow] = next(self._tick)
+            self._served[flow] = self._client_served[call.client] = next(self._tick)
             if len(self._served) > 4096:  # forget flows long gone
                 for old in list(self._served)[:2048]:
                     if old not in self._queues:
                         del self._served[old]
+            if len(self._client_served) > 4096:  # and clients: by the oldest service
+                waiting = {q[0].client for q in self._queues.values()}
+                for old in sorted(self._client_served, key=self._client_served.get)[:2048]:
+                    if old not in waiting:
+                        del self._client_served[old]
             self._uncount_waiting(call.client)
             self._running[call.client] = self._running.get(call.client, 0) + 1
             self.running += 1

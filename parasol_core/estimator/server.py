@@ -87,6 +87,7 @@ class Budgets:
     per_client: int = 2  # of them, the most one client's calls may hold
     quick_workers: int = 2  # threads for the quick methods (route.plot, ...)
     idle_timeout: float = 30.0  # s a connection may sit idle or dribble its headers
+    max_connections: int = 4096  # open at once; lowered below the descriptor limit
     store_limit: int = DEFAULT_LIMIT  # bytes of model text in the store
 
 
@@ -284,7 +285,7 @@ def build_app(
     async def handle(request: web.Request) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budgets.request_timeout
-        client = request.remote or "-"
+        client = client_of(request)
         flow = next(_flows)  # this HTTP request, for the fair queues
 
         async def off_loop(func: Any, *args: Any) -> Any:  # big parsing and encoding
@@ -344,11 +345,15 @@ def build_app(
             if total > budgets.batch_work:
                 log.info("rpc - batch refused: about %d work units, budget %d", total,
                          budgets.batch_work)  # fmt: skip
-                return _json_response(_error_body(
-                    INVALID_REQUEST,
+                # a valid batch is answered by an array, one response per request
+                # (JSON-RPC 2.0, section 6): each member is refused, with its own id
+                message = (
                     f"the batch would do about {total:,} units of work (messages, pairs "
                     f"or route requests), over the batch budget of {budgets.batch_work:,}; "
-                    "refused before any work: send fewer or smaller requests per batch"))  # fmt: skip
+                    "refused before any work: send fewer or smaller requests per batch")  # fmt: skip
+                refused = [_refused_member(m, message) for m in data]
+                refused = [r for r in refused if r is not None]
+                return _json_response(refused) if refused else web.Response(status=204)
             # a few members at a time: dispatching thousands at once would hold the
             # event loop (and so every other client) for as long
             room = asyncio.Semaphore(BATCH_CONCURRENCY)
@@ -392,6 +397,44 @@ def build_app(
     app[LANES] = lanes
     app.router.add_post(RPC_PATH, rpc)
     return app
+
+
+def _refused_member(member: Any, message: str) -> dict | None:
+    """The answer to one member of a batch refused whole for its work: -32602 with the
+    member's id; None for a notification (never answered); a member that is not a valid
+    request gets -32600, as it would have in the batch."""
+    valid = (
+        isinstance(member, dict)
+        and member.get("jsonrpc") == "2.0"
+        and isinstance(member.get("method"), str)
+        and isinstance(member.get("params", {}), (dict, list))
+    )
+    ident = member.get("id") if isinstance(member, dict) else None
+    if valid and ident is not None and (isinstance(ident, bool)
+                                        or not isinstance(ident, (str, int))):  # fmt: skip
+        valid = False
+    if not valid:
+        return _error_body(INVALID_REQUEST, "invalid request: not a JSON-RPC 2.0 request object")
+    if "id" not in member:
+        return None
+    body = _error_body(INVALID_PARAMS, message)
+    body["id"] = ident
+    return body
+
+
+def client_of(request: web.Request) -> str:
+    """Who a request comes from, for the fair queues. Its remote address, except on
+    loopback, where every local program has the same address: there a client is its
+    connection (address and port), so that one local program's flood does not count
+    against another's. A program holds its connection across requests (keep-alive), so
+    its calls are counted together; one that opens many connections is many clients,
+    which the connection cap (``--max-connections``) bounds."""
+    remote = request.remote or "-"
+    if is_loopback(remote) and request.transport is not None:
+        peer = request.transport.get_extra_info("peername")
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            return f"{peer[0]}:{peer[1]}"
+    return remote
 
 
 def _costly(member: Any) -> bool:
@@ -452,6 +495,102 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+class _Refused(asyncio.Protocol):
+    """A connection past the cap: answered 503 and closed at once, so that its
+    descriptor is free again and the server never runs out of them."""
+
+    BODY = _dumps(_error_body(INVALID_REQUEST, "too many connections: the estimator holds "
+                              "its maximum; try again"))  # fmt: skip
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        head = (f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(self.BODY)}\r\nConnection: close\r\n\r\n")  # fmt: skip
+        assert isinstance(transport, asyncio.Transport)
+        transport.write(head.encode() + self.BODY)
+        transport.close()
+
+
+class CappedSite(web.TCPSite):
+    """aiohttp's TCP site with at most ``max_connections`` connections open: past it a new
+    connection is answered 503 and closed (logged, rate-limited), instead of the server
+    accepting until the process runs out of descriptors and every accept fails."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, *, max_connections: int,
+                 backlog: int = 2048) -> None:  # fmt: skip
+        super().__init__(runner, host, port, backlog=backlog)
+        self.max_connections = max_connections
+        self.refused = 0
+
+    def _factory(self) -> asyncio.Protocol:
+        server = self._runner.server
+        assert server is not None
+        if len(server.connections) >= self.max_connections:
+            self.refused += 1
+            log.warning("connection refused: %d open, the cap (--max-connections)",
+                        self.max_connections)  # fmt: skip
+            return _Refused()
+        return server()
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # registers the site with the runner
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(self._factory, self._host, self._port,
+                                                backlog=self._backlog)  # fmt: skip
+        self._bound_port = self._server.sockets[0].getsockname()[1] if self._server.sockets \
+            else self._port  # fmt: skip
+
+
+def connection_cap(wanted: int, reserve: int = 256) -> int:
+    """The most connections the server holds: ``wanted``, but below the process's
+    descriptor limit by ``reserve`` (the store's files, the worker threads' files, the
+    log), so that accepting never fails for want of a descriptor."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not on this platform
+        return wanted
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - reserve))
+
+
+class RateLimit(logging.Filter):
+    """At most ``burst`` warnings of one kind (logger, level and message template) in a
+    window of ``seconds``; past it they are counted, not written, and the next record
+    of that kind written says how many were left out. A flood of connections refused or
+    of failing accepts then costs the log a few lines, not megabytes of tracebacks. The
+    one line per call (INFO) is the access log and is always written: it grows with the
+    calls served, which the budgets bound."""
+
+    def __init__(self, burst: int = 20, seconds: float = 10.0,
+                 clock: Any = time.monotonic) -> None:  # fmt: skip
+        super().__init__()
+        self.burst, self.seconds, self.clock = burst, seconds, clock
+        self._kinds: dict[tuple, list] = {}  # kind -> [window start, written, left out]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        kind = (record.name, record.levelno, record.msg)
+        now = self.clock()
+        state = self._kinds.get(kind)
+        if state is None or now - state[0] >= self.seconds:
+            left_out = state[2] if state is not None else 0
+            if len(self._kinds) > 10_000:  # kinds are templates; bounded all the same
+                self._kinds.clear()
+            self._kinds[kind] = [now, 1, 0]
+            if left_out:
+                record.msg = f"{record.msg} ({left_out} more like this left out)"
+            return True
+        if state[1] < self.burst:
+            state[1] += 1
+            return True
+        state[2] += 1
+        record.exc_info = None
+        return False
+
+
 def default_store() -> Path:
     import platformdirs
 
@@ -499,7 +638,8 @@ async def serve(
     runner = web.AppRunner(app, access_log=None, shutdown_timeout=shutdown_timeout,
                            keepalive_timeout=budgets.idle_timeout)  # fmt: skip
     await runner.setup()
-    site = web.TCPSite(runner, host, port, backlog=2048)
+    cap = connection_cap(budgets.max_connections)
+    site = CappedSite(runner, host, port, max_connections=cap)
     try:
         await site.start()
     except OSError as e:
@@ -603,6 +743,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds a connection may stay open "
         f"without sending a whole request (default {d.idle_timeout:g})",
     )
+    budget.add_argument(
+        "--max-connections",
+        type=_positive(int),
+        metavar="N",
+        default=d.max_connections,
+        help="connections open at once; past it a new one is answered 503 and closed "
+        f"(default {d.max_connections:,}, and always below the descriptor limit)",
+    )
     budget.add_argument("--store-limit", type=_positive(int), metavar="BYTES",
                         default=d.store_limit, help="bytes of model text the store may hold "
                         f"(default {d.store_limit:,}, 1 GiB)")  # fmt: skip
@@ -641,6 +789,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     store_dir = Path(args.store) if args.store else default_store()
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(message)s")  # fmt: skip
+    for handler in logging.getLogger().handlers:  # asyncio's and aiohttp's lines too
+        handler.addFilter(RateLimit())
     logging.getLogger("pjrpc").setLevel(logging.WARNING)  # we log each call ourselves
     try:
         budgets = Budgets(
@@ -651,6 +801,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             per_client=args.per_client,
             quick_workers=args.quick_workers,
             idle_timeout=args.idle_timeout,
+            max_connections=args.max_connections,
             store_limit=args.store_limit,
         )
         asyncio.run(serve(args.host, args.port, store_dir, token, max_body=args.max_body,
