@@ -1,8 +1,9 @@
 """`parasol-model measure --network`: a model of the network measured under MPI.
 
-Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own,
-``mpiexec -n N python -m parasol_core.measure.network -o FILE``); every rank runs this,
-rank 0 coordinates and writes. docs/measure.md, "Network", tells the whole story; in short:
+Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own and
+without the command's progress lines, ``mpiexec -n N python -m
+parasol_core.measure.network -o FILE``); every rank runs this, rank 0 coordinates and
+writes. docs/measure.md, "Network", tells the whole story; in short:
 
 **Ping-pong.** Between every pair of ranks (or, past :data:`MAX_ALL_PAIRS` pairs, one
 pair per host and per host pair), from 1 byte to 4 MiB. Half the round-trip time is fitted
@@ -44,7 +45,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -54,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.fit import Candidate, FitError, Measurements, fit, read_osu_log
+from parasol_core.measure.host import Progress
 from parasol_core.measure.mpi_bench import (
     COLLECTIVES,
     Agreement,
@@ -513,10 +515,12 @@ def _write(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
     return EXIT_OK
 
 
-def run_cli(args: argparse.Namespace) -> int:
+def run_cli(args: argparse.Namespace,
+            progress: Callable[[Progress], None] | None = None) -> int:  # fmt: skip
     """`measure --network` on this rank: ``args.output`` (the model file, or None for
-    stdout) and ``args.quick``. Every rank returns the same exit status."""
-    agreement = Agreement()
+    stdout) and ``args.quick``; rank 0 reports each step to ``progress`` (the command's
+    progress display). Every rank returns the same exit status."""
+    agreement = Agreement(progress)
     agreement.install()  # before MPI starts: a signal during start-up is caught too
     try:
         from mpi4py import MPI
