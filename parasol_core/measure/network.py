@@ -371,40 +371,27 @@ def model_text(hosts: Sequence[str], pairs: Sequence[PingPong], topology: Topolo
                notes: Sequence[str], fits: Sequence[CollectiveFit], header: Sequence[str]
                ) -> str:  # fmt: skip
     """The model file: a comment header (how it was measured, every pair's figures), the
-    machine in canonical form, the rule in the topology section and each fit's Q after
-    its expression. Checked to load back and validate with no error."""
+    machine written by the canonical writer with the rule at the top of the topology
+    section and each fit's Q after its expression (a collective without one says why at
+    the end of the mpi section). Checked to load back and validate with no error."""
     from parasol_core import loads
-    from parasol_core.syntax.writer import dumps_canonical
+    from parasol_core.syntax.writer import Comments, dumps_canonical
     from parasol_core.validate import errors, validate
 
     machine = build_machine(hosts, topology, fits)
-    lines = dumps_canonical(machine).splitlines()
-    out = [f"# {h}" if h else "#" for h in header]
+    comments = Comments()
+    comments.above(*header)
     for pp in pairs:
         f = pair_figures(pp.sizes, pp.seconds)
-        out.append(f"#   ranks {pp.a}-{pp.b} ({hosts[pp.a]} - {hosts[pp.b]}): {f.describe()}")
-    comments = {f.name: f.comment() for f in fits}
-    in_mpi = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped == "begin topology":
-            out.append(line)
-            indent = line[: len(line) - len(line.lstrip())] + "    "
-            out += [f"{indent}# {n}" for n in notes]
-            continue
-        if stripped == "begin mpi":
-            in_mpi = True
-        elif stripped == "end mpi":
-            in_mpi = False
-            missing = [f for f in fits if f.candidate is None]
-            out += [f"{line[: len(line) - len(line.lstrip())]}    # {f.name}: {f.comment()}"
-                    for f in missing]  # fmt: skip
-        elif in_mpi and "=" in stripped:
-            name = stripped.split("=", 1)[0].strip()
-            if name in comments:
-                line = f"{line}  # {comments[name]}"
-        out.append(line)
-    text = "\n".join(out) + "\n"
+        comments.above(f"  ranks {pp.a}-{pp.b} ({hosts[pp.a]} - {hosts[pp.b]}): {f.describe()}")
+    comments.top(topology, *notes)
+    if machine.mpi is not None:
+        for f in fits:
+            if f.candidate is None:
+                comments.bottom(machine.mpi, f"{f.name}: {f.comment()}")
+            else:
+                comments.after(machine.mpi, f"entries.{f.name}", f.comment())
+    text = dumps_canonical(machine, comments=comments)
     problems = errors(validate(loads(text)))
     if problems:  # a bug here, not the user's: say so rather than write a bad model
         raise RuntimeError("the measured model does not validate: "
