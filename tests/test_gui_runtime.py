@@ -441,6 +441,35 @@ def test_fit_dialog_never_fits_different_benchmarks_together(open_window, qtbot)
     assert dialog.candidates == []
 
 
+def test_measurements_beside_the_model_are_named_by_one_rule():
+    from parasol_core.measure.files import measurements_file
+
+    model = SAMPLES / "cray-t3d.machine"
+    path = measurements_file(model, "mp.bcast")
+    assert path == SAMPLES / "measurements" / "cray-t3d.mpi.bcast.csv" and path.exists()
+    assert measurements_file("m/x.machine", "pv.send").as_posix() == "m/measurements/x.pvm.send.csv"
+    assert measurements_file("x.machine", "ex.sync").name == "x.express.sync.csv"
+    for bad in ("mpi.bcast", "mp", "mp.", "pt(1).iga"):
+        with pytest.raises(ValueError, match="not a run-time primitive"):
+            measurements_file(model, bad)
+
+
+def test_the_window_and_its_fit_dialog_find_the_measurements_beside_the_model(open_window):
+    """The window picks the primitive that has measurements beside the model, and the
+    fit dialog loads them, both by parasol_core.measure.files.measurements_file."""
+    from parasol_core.measure.files import measurements_file
+
+    window = open_window()
+    path = window.document.path
+    target = measurements_file(path, "mp.reduce")
+    target.parent.mkdir()
+    bcast_csv(target)
+    [(name, dialog)] = window.extra_windows()
+    assert name == "runtime-fit" and dialog.ref == "mp.reduce"
+    assert len(dialog.sources) == 1 and dialog.candidates
+    dialog.close()
+
+
 def test_screenshots_include_the_runtime_window_and_fit_dialog(tmp_path):
     from piui.app import main
 

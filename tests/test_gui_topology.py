@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
+from parasol_core.model import Timing
 from parasol_core.session import Session
 from parasol_core.syntax.loader import load
 from parasol_core.topology import generate
@@ -443,6 +444,37 @@ def test_generate_a_torus_over_the_grid_preview_apply_undo(qtbot, document, tmp_
     out = tmp_path / "saved.machine"
     doc.save(out)
     assert out.read_bytes() == original
+
+
+def test_a_preview_survives_a_rename_and_not_a_changed_link(qtbot, document):
+    """Issue 37: the preview was voided by renaming the topology (the editor compared a
+    tuple it built afresh by identity); the session's topology version decides now."""
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    old = doc.machine.hardware()
+    w.kind.setCurrentText("torus")
+    w.sizes.setText("4 4")
+    assert w.preview() is not None and w.apply_button.isEnabled()
+    w.name_edit.setText("renamed after the preview")
+    w.name_edit.editingFinished.emit()
+    assert old.name == "renamed after the preview"
+    assert w.apply_button.isEnabled()
+    assert "changed since the preview" not in w.preview_text.toPlainText()
+    w.apply_button.click()
+    hw = doc.machine.hardware()
+    assert hw is not old and hw.routing == "2Dtorus" and len(hw.links) == 32
+
+    doc.session.undo()
+    assert doc.machine.hardware() is old
+    assert w.preview() is not None and w.apply_button.isEnabled()
+    doc.session.set_links(old.id, [1], latency=Timing(1e-3))  # a link changed
+    assert not w.apply_button.isEnabled()
+    assert w.preview_text.toPlainText() == ("The topology changed since the preview: "
+                                            "Preview again.")  # fmt: skip
+    w.apply()  # refused: nothing pending
+    assert doc.machine.hardware() is old and old.links[0].latency == Timing(1e-3)
 
 
 def test_topology_fields_types_and_single_links(qtbot, document):

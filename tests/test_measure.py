@@ -369,6 +369,34 @@ def test_cli_writes_a_model_with_periodic_progress(tmp_path, capsys):
     assert "dla = " in out.read_text()
 
 
+@needs_cc
+def test_cli_progress_off_a_terminal_is_plain_lines_that_name_the_steps(
+    tmp_path, capsys, monkeypatch
+):
+    """capsys's stderr is not a terminal, as in CI or a pipe: no carriage returns or
+    terminal codes, each progress line says how far and what; the last says done. (A line
+    per step here; the command spaces them 5 s apart.)"""
+    import functools
+
+    from parasol_core.cli import measure_commands, progress
+
+    monkeypatch.setattr(measure_commands, "ProgressBar",
+                        functools.partial(progress.ProgressBar, every=0))  # fmt: skip
+    out = tmp_path / "m.machine"
+    rc = main(["measure", "--params", "dla,ilm", "--runs", "3", "--run-ms", "0.5",
+               "--cache-sizes", "10,50", "-o", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert not re.search(r"[\r\x1b\x08]", err), repr(err)
+    steps = [line for line in err.splitlines() if line.startswith("[")]
+    assert all(re.fullmatch(r"\[\s*\d+%\] \S.*", line) for line in steps), steps
+    assert steps[0].startswith("[  0%] compiling") and steps[0].endswith(" left"), steps
+    named = " ".join(steps)
+    for step in ("] dla; ", "] ilm; ", "] instruction cache, loop of 50; "):
+        assert step in named, steps
+    assert steps[-1] == "[100%] done" and steps.count("[100%] done") == 1, steps
+
+
 def test_cli_rejects_unknown_parameters(capsys):
     assert main(["measure", "--params", "nosuch"]) == 2
     assert "unknown timing parameter" in capsys.readouterr().err

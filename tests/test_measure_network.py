@@ -225,7 +225,10 @@ needs_mpi = pytest.mark.skipif(
 
 
 def command(*args):
-    return [MPIEXEC, "-n", "2", sys.executable, "-m", "parasol_core.measure.mpi_network", *args]
+    """`parasol-model measure --network` under mpiexec (its progress lines come from the
+    command: parasol_core.cli.progress)."""
+    return [MPIEXEC, "-n", "2", sys.executable, "-m", "parasol_core.cli", "measure",
+            "--network", *args]  # fmt: skip
 
 
 def environment():
@@ -264,7 +267,7 @@ def test_a_quick_run_of_two_ranks_writes_a_valid_model(tmp_path, capsys):
 
 
 def rank_pids(marker: str) -> list[int]:
-    """The ranks' processes (python -m parasol_core.measure.mpi_network ... marker)."""
+    """The ranks' processes (python -m parasol_core.cli measure --network ... marker)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():

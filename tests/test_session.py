@@ -196,6 +196,32 @@ def test_a_name_change_touches_the_name_only_and_rebuilds_nothing(gcel):
     assert change.touches(Processor, "name") and not change.structure and not change.derived
 
 
+def test_the_topology_version_moves_with_what_a_replacement_is_made_of_not_its_name():
+    """Issue 37: the topology editor's preview holds while the topology is renamed, and
+    goes stale when anything it was computed from changes (an undo included)."""
+    session = Session.open(GRID)
+    hw = session.machine.hardware()
+    start = session.topology_version(hw)
+    assert session.topology_version(hw) == start  # asked again: the same
+    session.set_value(f"to({hw.id}).name", "renamed")
+    session.set_value(f"to({hw.id}).routing", hw.routing)  # no change: no step
+    assert session.topology_version(hw) == start
+    seen = {start}
+    for edit in (
+        lambda: session.set_links(hw.id, [1], latency=Timing(1e-3)),  # a link's timing
+        lambda: session.new_link(hw.id, 1, 16),  # a link added
+        lambda: session.set_value(f"tp({hw.id})(3)", 2),  # a processor's type
+        lambda: session.set_value(f"to({hw.id}).setup", Timing(1e-5)),
+        lambda: session.set_value(f"to({hw.id}).routing", "YX"),
+        session.undo,  # the routing back: still not the version before it
+        lambda: session.add_processor(Processor(9, "switch", role="switch")),
+    ):
+        edit()
+        version = session.topology_version(hw)
+        assert version not in seen
+        seen.add(version)
+
+
 def test_opening_and_saving_publish_their_own_records(gcel, tmp_path):
     session, records = gcel
     session.set("pt(1).iga", "1e-6")

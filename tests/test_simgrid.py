@@ -337,6 +337,65 @@ def test_external_entities_are_refused():
         parse_bytes(text)
 
 
+UNDER_THE_DTD = b"""<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+"""
+
+
+def test_an_undeclared_entity_in_an_attribute_is_refused_not_dropped():
+    """Issue 35, 6: under the external DTD expat drops `&ext;` in an attribute without a
+    word (latency="1&ext;0us" read as 10 us); nothing declares it, so it is refused."""
+    text = (
+        UNDER_THE_DTD
+        + b"""    <host id="a" speed="1Gf"/>
+    <link id="l" bandwidth="1GBps"
+          latency="1&ext;0us"/>
+  </zone>
+</platform>"""
+    )
+    with pytest.raises(PlatformError, match=r"ext.xml:7: an attribute of <link> refers to "
+                       r"the entity '&ext;', which the file does not declare"):  # fmt: skip
+        parse_bytes(text, "ext.xml")
+    # the same in UTF-16 (expat reads it; the search for references reads it as UTF-8)
+    utf16 = text.decode().replace('version="1.0"', 'version="1.0" encoding="UTF-16"')
+    with pytest.raises(PlatformError, match=r"ext.xml:7: an attribute of <link> .*'&ext;'"):
+        parse_bytes(utf16.encode("utf-16"), "ext.xml")
+
+
+def test_an_undeclared_entity_in_text_and_attribute_defaults_are_refused():
+    text = (
+        UNDER_THE_DTD
+        + b"""    &ext;
+  </zone>
+</platform>"""
+    )
+    with pytest.raises(PlatformError, match=r"t.xml:5: the file refers to the entity "
+                       r"'&ext;', which it does not declare"):  # fmt: skip
+        parse_bytes(text, "t.xml")
+    defaults = b"""<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd" [
+  <!ATTLIST link latency CDATA "1&ext;0us">
+]>
+<platform version="4.1"/>"""
+    with pytest.raises(PlatformError, match=r"d.xml:3: the file declares a default for the "
+                       r"attribute 'latency' of <link>"):  # fmt: skip
+        parse_bytes(defaults, "d.xml")
+
+
+def test_predefined_and_character_references_and_entities_in_comments_are_read():
+    text = (
+        UNDER_THE_DTD
+        + b"""    <!-- &ext; is only a comment -->
+    <host id="a&amp;b&lt;&#x41;" speed="1Gf"/>
+  </zone>
+</platform>"""
+    )
+    root = parse_bytes(text, "ok.xml")
+    assert root.children[0].children[0].get("id") == "a&b<A"
+
+
 def test_errors_name_their_line(tmp_path):
     path = tmp_path / "bad.xml"
     path.write_text(SMALL.replace('<link_ctn id="3"/></route>\n    <route src="Tremblay" '

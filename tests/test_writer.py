@@ -163,6 +163,59 @@ def test_reordered_children_are_written_in_their_new_order():
     assert out.index('name = "B"') < out.index('name = "T805"')
 
 
+def test_canonical_text_carries_comments_where_they_are_placed():
+    from parasol_core.model import Cache, Mpi
+    from parasol_core.syntax.writer import Comments
+
+    m = Machine(1, "commented", 1, 1)
+    proc = Processor(1, "p", {"iga": Timing(1e-9, 1e-11), "ila": Timing(2e-9)})
+    proc.cache = Cache(size=100, smallloopspeedup=Timing(1.0))
+    m.processors.append(proc)
+    topo = Topology(id=1, name="bus", routing="broadcast", processor_count=70, link_count=1)
+    topo.types = dict.fromkeys(range(1, 71), 1)  # enough entries for the table's bulk path
+    link = Link(1, Timing(1e-6), Timing(1e-9), list(range(1, 71)))
+    topo.links.append(link)
+    m.topologies.append(topo)
+    m.mpi = Mpi({"bcast": parse_expression("1e-6 + 1e-9 * ar.bytes")})
+    c = Comments()
+    c.above("how it was measured", "", "  indented")
+    c.top(proc, "first in the timings", table="timings")
+    c.before(proc, "timings.ila", "before ila")
+    c.after(proc, "timings.iga", "iga's; with a semicolon")
+    c.bottom(proc, "last in the timings", table="timings")
+    c.after(proc.cache, "size", "the knee")
+    c.top(topo, "the rule")
+    c.after(topo, "types.70", "the last processor")
+    c.after(link, "latency", "half a round trip")
+    c.after(m.mpi, "entries.bcast", "Q 0.9")
+    c.bottom(m.mpi, "allreduce: not fitted")
+    text = dumps_canonical(m, comments=c)
+    assert text.startswith("# how it was measured\n#\n#   indented\nbegin machine\n")
+    for line in ("        begin timings\n            # first in the timings\n            iga = ",
+                 "            iga = 1e-09 1e-11  # iga's; with a semicolon\n"
+                 "            # before ila\n            ila = 2e-09\n"
+                 "            # last in the timings\n        end timings\n",
+                 "            size = 100  # the knee\n",
+                 "    begin topology\n        # the rule\n        id = 1\n",
+                 "            p[70] = 1  # the last processor\n",
+                 "                latency = 1e-06  # half a round trip\n",
+                 "        bcast = 1e-6 + 1e-9 * ar.bytes  # Q 0.9\n"
+                 "        # allreduce: not fitted\n    end mpi\n"):  # fmt: skip
+        assert line in text, line
+    assert loads(text) == m  # comments change no value
+    assert (
+        dumps_canonical(m)
+        == "\n".join(
+            line.split("  #")[0] for line in text.splitlines() if not line.lstrip().startswith("#")
+        )
+        + "\n"
+    )  # and nothing else
+    with pytest.raises(ValueError, match="cannot contain"):
+        c.after(proc, "id", "two\nlines")
+    with pytest.raises(ValueError, match="piui:"):
+        c.top(proc, " piui: role = switch")  # would read as an annotation
+
+
 def test_canonical_layout_of_a_model_built_from_scratch():
     m = Machine(1, "scratch", 1, 1)
     m.processors.append(Processor(1, "p", {"iga": Timing(0.1 + 0.2), "ila": Timing(1e-7, 2e-9)}))

@@ -6,10 +6,9 @@ import argparse
 import importlib
 import sys
 import threading
-import time
-from typing import TextIO
 
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+from parasol_core.cli.progress import ProgressBar
 
 EXIT_CANCELLED = 130
 
@@ -44,43 +43,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_measure)
 
 
-class _Bar:
-    """Progress on stderr: one redrawn line on a terminal, else a line every few seconds."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.last = 0.0
-        self.last_param = ""
-
-    def __call__(self, p: object) -> None:
-        now = time.monotonic()
-        fraction = getattr(p, "fraction", 0.0)
-        param = getattr(p, "parameter", "")
-        left = getattr(p, "seconds_left", None)
-        left_s = f"{left:.0f} s left" if left is not None else "estimating"
-        if self.tty:
-            if now - self.last < 0.1 and param == self.last_param:
-                return
-            width = 30
-            full = int(fraction * width)
-            line = f"\r[{'#' * full}{'.' * (width - full)}] {fraction * 100:3.0f} % {param[:32]:<32} {left_s}"
-            self.stream.write(line + "\x1b[K")
-            self.stream.flush()
-        elif now - self.last >= 5 or fraction >= 1.0 and self.last_param != "done":
-            self.stream.write(f"measure: {fraction * 100:3.0f} % {param}, {left_s}\n")
-            self.stream.flush()
-        else:
-            return
-        self.last = now
-        self.last_param = param
-
-    def end(self) -> None:
-        if self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-
 def run_measure(args: argparse.Namespace) -> int:
     if args.network:
         try:
@@ -89,7 +51,7 @@ def run_measure(args: argparse.Namespace) -> int:
             print("parasol-model measure: --network needs parasol_core.measure.mpi_network, "
                   "which this installation does not have", file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
-        return int(network.run_cli(args))
+        return int(network.run_cli(args, progress=ProgressBar(sys.stderr, every=0)))
 
     from parasol_core.measure import (
         CompilerMissing,
@@ -139,27 +101,27 @@ def run_measure(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     cancel = threading.Event()
-    bar = _Bar(sys.stderr)
+    bar = ProgressBar(sys.stderr)
     print(f"parasol-model measure: about {estimate_seconds(options):.0f} s "
           f"({'quick' if options.quick else 'full'} measurement)", file=sys.stderr)  # fmt: skip
     try:
         model = measure_host(options, progress=bar, cancel=cancel)
-        bar.end()
+        bar.close()
         rows = None
         if args.validate:
             rows = validate_host(model.text, options, progress=bar, cancel=cancel)
-            bar.end()
+            bar.close()
     except KeyboardInterrupt:
         cancel.set()
-        bar.end()
+        bar.close()
         print("parasol-model measure: cancelled; nothing written", file=sys.stderr)
         return EXIT_CANCELLED
     except MeasureCancelled:
-        bar.end()
+        bar.close()
         print("parasol-model measure: cancelled; nothing written", file=sys.stderr)
         return EXIT_CANCELLED
     except (RuntimeError, OSError) as e:
-        bar.end()
+        bar.close()
         print(f"parasol-model measure: {e}", file=sys.stderr)
         return EXIT_ERRORS
     n_timings = len(model.timings)

@@ -30,6 +30,18 @@ from parasol_core.base import params
 from parasol_core.measure import cache as cache_mod
 from parasol_core.measure import generator, kernels, link, stats, toolchain
 from parasol_core.measure.toolchain import MeasureCancelled
+from parasol_core.model import (
+    Cache,
+    Link,
+    Machine,
+    MachineCombinations,
+    Processor,
+    Timing,
+    Topology,
+)
+from parasol_core.model.tree import format_number
+from parasol_core.syntax.expression import parse_expression
+from parasol_core.syntax.writer import Comments, dumps_canonical
 
 __all__ = [
     "DEFAULT_CFLAGS",
@@ -366,8 +378,9 @@ def measure_host(
 # --- the model file --------------------------------------------------------------------
 
 
-def _num(x: float) -> str:
-    return repr(float(f"{x:.4g}"))
+def _num(x: float) -> float:
+    """A measured figure as the model keeps it: four significant digits."""
+    return float(f"{x:.4g}")
 
 
 def model_text(
@@ -379,123 +392,93 @@ def model_text(
     link_result: dict | None,
     never: set[str],
 ) -> str:
-    """The model file of a measurement."""
+    """The model file of a measurement: the model built as objects and written by the
+    canonical writer, each value with a comment saying how it was measured."""
     cpu = info["cpu"].replace('"', "'")
     compiler = f"{info['compiler']} ({info['cc']} {info['cflags']})"
     run_ms = info["run_seconds"] * 1e3
     timer = info.get("timer") or {}
     speedup = cache_result.speedup if cache_result is not None else 1.0
     how = f"{cpu}; {info['cc']} {info['cflags']}; {info['date']}"
-    lines = [
-        "# Measured model of the host this was written on (`parasol-model measure`"
-        + (" --quick" if info["quick"] else "")
-        + ").",
-        f"# CPU: {cpu}, {info['logical_processors']} logical processors.",
-        f"# Compiler: {compiler}. Date: {info['date']}.",
-        f"# Runs: {info['runs']} per timing, each test run at least {run_ms:g} ms and every "
+    notes = Comments()
+    notes.above(
+        "Measured model of the host this was written on (`parasol-model measure`"
+        + (" --quick" if info["quick"] else "") + ").",
+        f"CPU: {cpu}, {info['logical_processors']} logical processors.",
+        f"Compiler: {compiler}. Date: {info['date']}.",
+        f"Runs: {info['runs']} per timing, each test run at least {run_ms:g} ms and every "
         f"run at least {info['min_ticks']:g} timer ticks;",
-        f"#   timer {timer.get('clock', 'CLOCK_THREAD_CPUTIME_ID')}, resolution "
+        f"  timer {timer.get('clock', 'CLOCK_THREAD_CPUTIME_ID')}, resolution "
         f"{timer.get('resolution', float('nan')):.3g} s, tick as read "
         f"{timer.get('tick', float('nan')):.3g} s.",
-        "# A timing is mean and standard deviation over the runs of (test loop - control "
+        "A timing is mean and standard deviation over the runs of (test loop - control "
         "loop) / operations:",
-        "#   for operations on data, the latency of a dependent operation (the next one "
+        "  for operations on data, the latency of a dependent operation (the next one "
         "needs its result);",
-        "#   for flow control, the cost of one execution. See docs/measure.md.",
-    ]
+        "  for flow control, the cost of one execution. See docs/measure.md.",
+    )  # fmt: skip
     if info["quick"]:
-        lines.append("# Quick measurement: fewer and shorter runs, wider standard deviations.")
-    lines += [
-        "begin machine",
-        "    id = 1",
-        f'    name = "{cpu} (measured host)"',
-        "    processors = 1",
-        f"    topologies = {1 if link_result else 0}",
-        "",
-        "    begin processor",
-        "        id = 1",
-        f'        name = "{cpu}"',
-        "        begin timings",
-    ]
+        notes.above("Quick measurement: fewer and shorter runs, wider standard deviations.")
+
+    proc = Processor(id=1, name=cpu)
     if speedup != 1.0:
-        lines.append(
-            f"            # measured in small loops, multiplied by the small loop speedup "
-            f"{speedup:.3g} (the model's timings are out of the cache)"
-        )
+        notes.top(proc, f"measured in small loops, multiplied by the small loop speedup "
+                  f"{speedup:.3g} (the model's timings are out of the cache)", table="timings")  # fmt: skip
+    waiting: list[str] = []  # parameters left out, said where they would stand
     for p in params.PARAMS:
         if p.name in results:
             e = results[p.name]
-            k = kernels.by_name(p.name)
-            mean, sd = e.mean * speedup, e.sd * speedup
-            lines.append(
-                f"            {p.name} = {_num(mean)} {_num(sd)}  # {k.meaning}; "
-                f"{e.runs} runs x {e.run_seconds * 1e3:.3g} ms, median "
-                f"{_num(e.median * speedup)}; {how}"
-            )
+            proc.timings[p.name] = Timing(_num(e.mean * speedup), _num(e.sd * speedup))
+            notes.before(proc, f"timings.{p.name}", *waiting)
+            waiting = []
+            notes.after(proc, f"timings.{p.name}",
+                        f"{kernels.by_name(p.name).meaning}; {e.runs} runs x "
+                        f"{e.run_seconds * 1e3:.3g} ms, median "
+                        f"{format_number(_num(e.median * speedup))}; {how}")  # fmt: skip
         elif p.name in refused:
-            lines.append(f"            # {p.name} left out: {refused[p.name]}")
+            waiting.append(f"{p.name} left out: {refused[p.name]}")
         elif p.name in kernels.LEFT_OUT and p.name in never:
-            lines.append(f"            # {p.name} left out: {kernels.LEFT_OUT[p.name]}")
-    lines.append("        end timings")
+            waiting.append(f"{p.name} left out: {kernels.LEFT_OUT[p.name]}")
+    notes.bottom(proc, *waiting, table="timings")
     if cache_result is not None:
-        pts = ", ".join(f"{x}: {_num(t)}" for x, t in curve)
-        lines += [
-            "        begin cache",
-            f"            # curve (loop body size: s per double multiplication): {pts}",
-            f"            size = {cache_result.size}  # {cache_result.note}; {how}",
-            "            # speed left out: the model's cache speed has no benchmark in the "
-            "report and none here",
-            f"            smallloopspeedup = {_num(cache_result.speedup)}  # "
-            + ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
-               else "no knee: written as 1.0 (report 4.2.1)")
-            + f"; {info['runs']} runs per point; {how}",
-            "        end cache",
-        ]  # fmt: skip
+        proc.cache = Cache(size=cache_result.size,
+                           smallloopspeedup=Timing(_num(cache_result.speedup)))  # fmt: skip
+        pts = ", ".join(f"{x}: {format_number(_num(t))}" for x, t in curve)
+        notes.before(proc.cache, "size",
+                     f"curve (loop body size: s per double multiplication): {pts}")  # fmt: skip
+        notes.after(proc.cache, "size", f"{cache_result.note}; {how}")
+        notes.before(proc.cache, "smallloopspeedup", "speed left out: the model's cache "
+                     "speed has no benchmark in the report and none here")  # fmt: skip
+        notes.after(proc.cache, "smallloopspeedup",
+                    ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
+                     else "no knee: written as 1.0 (report 4.2.1)")
+                    + f"; {info['runs']} runs per point; {how}")  # fmt: skip
+    machine = Machine(id=1, name=f"{cpu} (measured host)", processor_count=1,
+                      topology_count=1 if link_result else 0, processors=[proc])  # fmt: skip
     if link_result:
-        combos = [(c, t) for c, t in SAMPLE_COMBINATIONS if t in results]
-        if combos:
-            lines.append("        begin combinations")
-            lines += [f"            {c} = pt(1).{t} / tl(1)(1).speed" for c, t in combos]
-            lines.append("        end combinations")
-    lines.append("    end processor")
-    if link_result:
+        proc.combinations = {c: parse_expression(f"pt(1).{t} / tl(1)(1).speed")
+                             for c, t in SAMPLE_COMBINATIONS if t in results}  # fmt: skip
+        machine.combinations = MachineCombinations({"maxtotalspd":
+                                                    parse_expression(MAXTOTALSPD)})  # fmt: skip
         nproc = info["logical_processors"]
         lat, spd = link_result["latency"], link_result["speed"]
 
-        def ms(v: list[float]) -> str:
-            return f"{_num(statistics.fmean(v))} {_num(statistics.stdev(v) if len(v) > 1 else 0)}"
+        def timing(v: list[float]) -> Timing:
+            return Timing(_num(statistics.fmean(v)),
+                          _num(statistics.stdev(v) if len(v) > 1 else 0))  # fmt: skip
 
-        connect = " ".join(str(i) for i in range(1, nproc + 1))
-        lines += [
-            "",
-            "    begin machinecombinations",
-            f"        maxtotalspd = {MAXTOTALSPD}",
-            "    end machinecombinations",
-            "",
-            "    begin topology",
-            "        id = 1",
-            '        name = "this host: its logical processors, one pipe between processes"',
-            "        setup = 0.0",
-            '        routing = "broadcast"',
-            f"        processors = {nproc}",
-            "        links = 1",
-            "        begin procid",
-            *[f"            p[{i}] = 1" for i in range(1, nproc + 1)],
-            "        end procid",
-            "        begin linklist",
-            "            begin link",
-            "                id = 1",
-            f"                latency = {ms(lat)}  # half the round trip of 1 byte through "
-            f"a pipe between two processes; {len(lat)} runs; {how}",
-            f"                speed = {ms(spd)}  # seconds per byte streaming 64 KiB blocks "
-            f"through a pipe; {len(spd)} runs; {how}",
-            f"                connect = {nproc} {connect}",
-            "            end link",
-            "        end linklist",
-            "    end topology",
-        ]
-    lines.append("end machine")
-    text = "\n".join(lines) + "\n"
+        pipe = Link(id=1, latency=timing(lat), speed=timing(spd),
+                    connect=list(range(1, nproc + 1)))  # fmt: skip
+        machine.topologies = [Topology(
+            id=1, name="this host: its logical processors, one pipe between processes",
+            setup=Timing(0.0), routing="broadcast", processor_count=nproc, link_count=1,
+            types=dict.fromkeys(range(1, nproc + 1), 1), links=[pipe],
+        )]  # fmt: skip
+        notes.after(pipe, "latency", "half the round trip of 1 byte through a pipe between "
+                    f"two processes; {len(lat)} runs; {how}")  # fmt: skip
+        notes.after(pipe, "speed", "seconds per byte streaming 64 KiB blocks through a pipe; "
+                    f"{len(spd)} runs; {how}")  # fmt: skip
+    text = dumps_canonical(machine, comments=notes)
     _check_model(text)
     return text
 

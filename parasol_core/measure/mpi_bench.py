@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 import signal
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from parasol_core.measure.host import Progress
 
 __all__ = [
     "COLLECTIVES",
@@ -118,17 +119,17 @@ class Agreement:
     :meth:`install` sets the SIGINT and SIGTERM handlers (before MPI starts, so a signal
     during start-up is caught too); the handler only notes the signal. :meth:`agree`
     shares it (and a time) with every rank and raises :class:`Cancelled` on all of them
-    when any has one. Progress lines go to stderr on rank 0, with the time left estimated
-    from the points done so far."""
+    when any has one. On rank 0 each step is reported to ``progress`` (the command's
+    progress display, :mod:`parasol_core.cli.progress`) as a :class:`Progress`, with the
+    time left estimated from the points done so far; without one nothing is shown."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress: Callable[[Progress], None] | None = None) -> None:
         self.signum = 0
         self.comm: Any = None
         self.total = 1
         self.done = 0
         self.started = time.monotonic()
-        self.report: Callable[[str], None] = lambda line: print(line, file=sys.stderr,
-                                                                flush=True)  # fmt: skip
+        self.progress = progress
 
     def _handler(self, signum: int, frame: object) -> None:
         if not self.signum:
@@ -158,23 +159,13 @@ class Agreement:
         self.done += 1
 
     def step(self, what: str) -> None:
-        """A progress line on rank 0: how far, what is measured now, the time left."""
-        if self.comm is None or self.comm.rank != 0:
+        """Report a step on rank 0: how far, what is measured now, the time left."""
+        if self.progress is None or self.comm is None or self.comm.rank != 0:
             return
         elapsed = time.monotonic() - self.started
         fraction = self.done / self.total
-        if self.done:
-            left = elapsed * (self.total - self.done) / self.done
-            eta = f"about {_duration(left)} left"
-        else:
-            eta = "estimating the time left"
-        self.report(f"[{100 * fraction:3.0f}%] {what}; {eta}")
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    return f"{round(seconds / 60)} min"
+        left = elapsed * (self.total - self.done) / self.done if self.done else None
+        self.progress(Progress(fraction, what, left))
 
 
 # --------------------------------------------------------------------------- ping-pong

@@ -1,8 +1,9 @@
 """`parasol-model measure --network`: a model of the network measured under MPI.
 
-Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own,
-``mpiexec -n N python -m parasol_core.measure.mpi_network -o FILE``); every rank runs this,
-rank 0 coordinates and writes. docs/measure.md, "Network", tells the whole story; in short:
+Run as ``mpiexec -n N parasol-model measure --network -o FILE`` (or, on its own and
+without the command's progress lines, ``mpiexec -n N python -m
+parasol_core.measure.mpi_network -o FILE``); every rank runs this, rank 0 coordinates and
+writes. docs/measure.md, "Network", tells the whole story; in short:
 
 **Ping-pong.** Between every pair of ranks (or, past :data:`MAX_ALL_PAIRS` pairs, one
 pair per host and per host pair), from 1 byte to 4 MiB. Half the round-trip time is fitted
@@ -44,7 +45,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -54,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.analysis.fit import Candidate, FitError, Measurements, fit, read_osu_log
+from parasol_core.measure.host import Progress
 from parasol_core.measure.mpi_bench import (
     COLLECTIVES,
     Agreement,
@@ -369,40 +371,27 @@ def model_text(hosts: Sequence[str], pairs: Sequence[PingPong], topology: Topolo
                notes: Sequence[str], fits: Sequence[CollectiveFit], header: Sequence[str]
                ) -> str:  # fmt: skip
     """The model file: a comment header (how it was measured, every pair's figures), the
-    machine in canonical form, the rule in the topology section and each fit's Q after
-    its expression. Checked to load back and validate with no error."""
+    machine written by the canonical writer with the rule at the top of the topology
+    section and each fit's Q after its expression (a collective without one says why at
+    the end of the mpi section). Checked to load back and validate with no error."""
     from parasol_core import loads
     from parasol_core.analysis.validate import errors, validate
-    from parasol_core.syntax.writer import dumps_canonical
+    from parasol_core.syntax.writer import Comments, dumps_canonical
 
     machine = build_machine(hosts, topology, fits)
-    lines = dumps_canonical(machine).splitlines()
-    out = [f"# {h}" if h else "#" for h in header]
+    comments = Comments()
+    comments.above(*header)
     for pp in pairs:
         f = pair_figures(pp.sizes, pp.seconds)
-        out.append(f"#   ranks {pp.a}-{pp.b} ({hosts[pp.a]} - {hosts[pp.b]}): {f.describe()}")
-    comments = {f.name: f.comment() for f in fits}
-    in_mpi = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped == "begin topology":
-            out.append(line)
-            indent = line[: len(line) - len(line.lstrip())] + "    "
-            out += [f"{indent}# {n}" for n in notes]
-            continue
-        if stripped == "begin mpi":
-            in_mpi = True
-        elif stripped == "end mpi":
-            in_mpi = False
-            missing = [f for f in fits if f.candidate is None]
-            out += [f"{line[: len(line) - len(line.lstrip())]}    # {f.name}: {f.comment()}"
-                    for f in missing]  # fmt: skip
-        elif in_mpi and "=" in stripped:
-            name = stripped.split("=", 1)[0].strip()
-            if name in comments:
-                line = f"{line}  # {comments[name]}"
-        out.append(line)
-    text = "\n".join(out) + "\n"
+        comments.above(f"  ranks {pp.a}-{pp.b} ({hosts[pp.a]} - {hosts[pp.b]}): {f.describe()}")
+    comments.top(topology, *notes)
+    if machine.mpi is not None:
+        for f in fits:
+            if f.candidate is None:
+                comments.bottom(machine.mpi, f"{f.name}: {f.comment()}")
+            else:
+                comments.after(machine.mpi, f"entries.{f.name}", f.comment())
+    text = dumps_canonical(machine, comments=comments)
     problems = errors(validate(loads(text)))
     if problems:  # a bug here, not the user's: say so rather than write a bad model
         raise RuntimeError("the measured model does not validate: "
@@ -513,10 +502,12 @@ def _write(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
     return EXIT_OK
 
 
-def run_cli(args: argparse.Namespace) -> int:
+def run_cli(args: argparse.Namespace,
+            progress: Callable[[Progress], None] | None = None) -> int:  # fmt: skip
     """`measure --network` on this rank: ``args.output`` (the model file, or None for
-    stdout) and ``args.quick``. Every rank returns the same exit status."""
-    agreement = Agreement()
+    stdout) and ``args.quick``; rank 0 reports each step to ``progress`` (the command's
+    progress display). Every rank returns the same exit status."""
+    agreement = Agreement(progress)
     agreement.install()  # before MPI starts: a signal during start-up is caught too
     try:
         from mpi4py import MPI

@@ -105,6 +105,13 @@ def read_model(path: str | Path) -> tuple[Machine, Stamp]:
     return machine, disk.stamp_read(data, st, text)
 
 
+# The fields of a hardware topology that a replacement of it is computed from or that its
+# preview shows (Session.topology_version): its name is not one of them.
+REPLACEMENT_BASIS = frozenset(
+    {"id", "setup", "types", "routing", "shape", "processor_count", "link_count", "links"}
+)
+
+
 class Session:
     """One open model: the machine, its engine and diagnostics, its file and saved
     state, the group-scaler factors of each processor type, and the undo history."""
@@ -120,6 +127,9 @@ class Session:
         self._open: Step | None = None
         self._drag: tuple[Any, str, Processor, dict[str, Timing], ScalerState] | None = None
         self._structure = 0  # counts structural changes (ids, lists, models)
+        # id(topology) -> edits of what a replacement of it is computed from
+        # (REPLACEMENT_BASIS; see topology_version)
+        self._topology_edits: dict[int, int] = {}
         self._picked: tuple | None = None  # the last links picked by id (_pick_links)
         self.disk_stamp: Stamp | None = None  # the file as read or last written
         self.selection: Selection = selection.initial(self.machine)
@@ -365,6 +375,8 @@ class Session:
                 scalers = True
                 continue
             fields.append(f)
+            if isinstance(f.obj, Topology) and f.attr in REPLACEMENT_BASIS:
+                self._topology_edits[id(f.obj)] = self._topology_edits.get(id(f.obj), 0) + 1
             if isinstance(m, SetMany):  # a bulk edit: the keys of what is read of it
                 bulk = self._bulk_keys(m)
                 if bulk is None:
@@ -397,6 +409,23 @@ class Session:
         if rebuild or change.touches(Topology):
             self._prune(self.selection)
         return change
+
+    def topology_version(self, topology: Topology) -> tuple:
+        """A version of what a replacement of ``topology`` is computed from (the topology
+        editor's preview of a generated topology: ``generate_over`` reads its id, setup
+        time and processor types, ``compare_topologies`` its links, routing and shape,
+        and the switch type to add reads the model's switch types). Two are equal
+        (``==``) unless, between them, the topology was replaced, a link of it was added,
+        removed or changed (its link store's version: every write to the store changes
+        it), one of :data:`REPLACEMENT_BASIS` was set (an undo or redo counts), or the
+        model's switch types changed. Renaming the topology changes nothing of it."""
+        return (
+            id(topology),
+            id(topology.links),
+            topology.links.version,
+            self._topology_edits.get(id(topology), 0),
+            tuple(p.id for p in self.machine.processors if p.is_switch),
+        )
 
     # ------------------------------------------------------------------ selection
 

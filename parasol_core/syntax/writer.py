@@ -10,6 +10,10 @@ Two ways to write:
   own characters, a removed definition or section removes its lines, a new one is
   inserted in canonical form beside its siblings. Comments, order, blank lines and
   layout elsewhere stay as they were, and an unedited model writes back byte for byte.
+
+A model built in code can carry comments into its canonical text (:class:`Comments`:
+lines above the model, at the top or bottom of a section, before a definition, and after
+one on its line), as the measured models say how each value was measured.
 """
 
 from __future__ import annotations
@@ -123,35 +127,138 @@ def _layout(cls: type[Block]) -> list[Table | Child]:
     return [parts[a] for a in order]
 
 
-def canonical_lines(block: Block, indent: str = "") -> list[str]:
-    """The canonical text of a section, as lines without line ends."""
+class _Places:
+    """The comments of one section: ``top``/``bottom`` by table attribute (None: the
+    section itself), ``before``/``after`` by definition (a field's attribute, or
+    ``TABLE.KEY`` for a table's entry, as :meth:`Block.location` names them)."""
+
+    __slots__ = ("after", "before", "block", "bottom", "top")
+
+    def __init__(self, block: Block) -> None:
+        self.block = block  # held: a link view keeps its identity while it is held
+        self.top: dict[str | None, list[str]] = {}
+        self.bottom: dict[str | None, list[str]] = {}
+        self.before: dict[str, list[str]] = {}
+        self.after: dict[str, str] = {}
+
+    def has_table(self, attr: str) -> bool:
+        return (attr in self.top or attr in self.bottom
+                or any(k.startswith(attr + ".") for k in (*self.before, *self.after)))  # fmt: skip
+
+
+def _comment_text(text: str) -> str:
+    """``text`` as it follows `#`; a line break (or a `# piui:` annotation's start, which
+    a reader would take for one) is refused."""
+    text = str(text)
+    bad = next((c for c in text if c in "\n\r\x0b"), None)
+    if bad is not None:
+        raise ValueError(f"a comment cannot contain {bad!r}: {text!r}")
+    if text.lstrip(" \t").startswith("piui:"):
+        raise ValueError(f"a comment cannot start with 'piui:' (an annotation): {text!r}")
+    return text
+
+
+class Comments:
+    """Comments for :func:`dumps_canonical` to write into a model built in code.
+
+    A place is a section object (a processor, its cache, a link of a topology: the link
+    object given to the topology, which stays that link's view while it is held here)
+    and, within it, a definition named as :meth:`Block.location` names it: a field's
+    attribute (``"size"``, ``"latency"``) or ``"TABLE.KEY"`` for a table's entry
+    (``"timings.dla"``, ``"entries.bcast"``). Lines are given without their `#`.
+    """
+
+    def __init__(self) -> None:
+        self.header: list[str] = []
+        self._places: dict[int, _Places] = {}
+
+    def _of(self, block: Block) -> _Places:
+        places = self._places.get(id(block))
+        if places is None:
+            places = self._places[id(block)] = _Places(block)
+        return places
+
+    def places(self, block: Block) -> _Places | None:
+        return self._places.get(id(block))
+
+    @property
+    def any_link(self) -> bool:
+        return any(p.block.KEYWORD == "link" for p in self._places.values())
+
+    def above(self, *lines: str) -> None:
+        """Lines above the model (before `begin machine`)."""
+        self.header += [_comment_text(t) for t in lines]
+
+    def top(self, block: Block, *lines: str, table: str | None = None) -> None:
+        """Lines first in ``block``'s section (or in its ``table``'s sub-section)."""
+        self._of(block).top.setdefault(table, []).extend(_comment_text(t) for t in lines)
+
+    def bottom(self, block: Block, *lines: str, table: str | None = None) -> None:
+        """Lines last in ``block``'s section (or in its ``table``'s sub-section)."""
+        self._of(block).bottom.setdefault(table, []).extend(_comment_text(t) for t in lines)
+
+    def before(self, block: Block, key: str, *lines: str) -> None:
+        """Lines just before the definition ``key`` of ``block``."""
+        self._of(block).before.setdefault(key, []).extend(_comment_text(t) for t in lines)
+
+    def after(self, block: Block, key: str, text: str) -> None:
+        """A comment after the definition ``key`` of ``block``, on its line."""
+        self._of(block).after[key] = _comment_text(text)
+
+
+def _comment_lines(indent: str, lines: list[str] | None) -> list[str]:
+    return [f"{indent}# {t}" if t else f"{indent}#" for t in lines or ()]
+
+
+def _commented(indent: str, text: str, places: _Places | None, key: str) -> list[str]:
+    """A definition's line, with the comments ``places`` has for ``key`` around it."""
+    if places is None:
+        return [indent + text]
+    after = places.after.get(key)
+    line = f"{indent}{text}  # {after}" if after else indent + text
+    return [*_comment_lines(indent, places.before.get(key)), line]
+
+
+def canonical_lines(block: Block, indent: str = "", comments: Comments | None = None
+                    ) -> list[str]:  # fmt: skip
+    """The canonical text of a section, as lines without line ends (with the comments
+    ``comments`` places in it)."""
     inner = indent + INDENT
+    places = comments.places(block) if comments is not None else None
     lines = [f"{indent}begin {block.KEYWORD}"]
+    if places is not None:
+        lines += _comment_lines(inner, places.top.get(None))
     for f, value in block.field_items():
         if value is not None:
-            lines.append(inner + definition(f, value))
+            lines += _commented(inner, definition(f, value), places, f.attr)
     top = isinstance(block, Machine)
     for part in _layout(type(block)):
         if isinstance(part, Table):
             items = getattr(block, part.attr)
             if not items:
                 continue
-            bulk = bulk_text.table_columns(items) if part.kind == INT else None
-            if part.block is None:
-                if bulk is not None:
-                    lines.append(bulk_text.table_lines(bulk, part.key_format, inner))
-                else:
-                    lines.extend(inner + entry(part, k, v) for k, v in items.items())
-            else:
+            commented = places is not None and places.has_table(part.attr)
+            bulk = bulk_text.table_columns(items) if part.kind == INT and not commented else None
+            at = inner if part.block is None else inner + INDENT
+            if part.block is not None:
                 lines.append(f"{inner}begin {part.block}")
-                if bulk is not None:
-                    lines.append(bulk_text.table_lines(bulk, part.key_format, inner + INDENT))
-                else:
-                    lines.extend(inner + INDENT + entry(part, k, v) for k, v in items.items())
+                if commented:
+                    lines += _comment_lines(at, places.top.get(part.attr))
+            if bulk is not None:
+                lines.append(bulk_text.table_lines(bulk, part.key_format, at))
+            elif commented:
+                for k, v in items.items():
+                    lines += _commented(at, entry(part, k, v), places, f"{part.attr}.{k}")
+            else:
+                lines.extend(at + entry(part, k, v) for k, v in items.items())
+            if part.block is not None:
+                if commented:
+                    lines += _comment_lines(at, places.bottom.get(part.attr))
                 lines.append(f"{inner}end {part.block}")
         else:
             value = getattr(block, part.attr)
-            if isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value):
+            if (isinstance(value, LinkStore) and bulk_text.can_write_in_bulk(value)
+                    and (comments is None or not comments.any_link)):  # fmt: skip
                 # one element holding every link section, lines joined by `\n`
                 if top:
                     lines.append("")
@@ -171,15 +278,20 @@ def canonical_lines(block: Block, indent: str = "") -> list[str]:
             for kid in kids:
                 if top and not part.container:
                     lines.append("")
-                lines.extend(canonical_lines(kid, sub))
+                lines.extend(canonical_lines(kid, sub, comments))
             if part.container:
                 lines.append(f"{inner}end {part.container}")
+    if places is not None:
+        lines += _comment_lines(inner, places.bottom.get(None))
     lines.append(f"{indent}end {block.KEYWORD}")
     return lines
 
 
-def dumps_canonical(machine: Machine, newline: str = "\n") -> str:
-    text = "\n".join(canonical_lines(machine)) + "\n"
+def dumps_canonical(machine: Machine, newline: str = "\n", comments: Comments | None = None
+                    ) -> str:  # fmt: skip
+    """The canonical text of ``machine``, with the comments ``comments`` places."""
+    lines = _comment_lines("", comments.header) if comments is not None else []
+    text = "\n".join([*lines, *canonical_lines(machine, "", comments)]) + "\n"
     # bulk elements hold several lines joined by `\n`; no value holds a line end
     return text if newline == "\n" else text.replace("\n", newline)
 

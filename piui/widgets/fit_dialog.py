@@ -64,8 +64,6 @@ HINT = ("Add measured times: a CSV with the header procs,bytes,seconds[,error], 
         "benchmark output.")  # fmt: skip
 MAX_PROCESS_SERIES = len(PALETTE)  # shown at first; beyond, a spread (one colour each)
 
-PREFIX_SECTION = {"pv": "pvm", "ex": "express", "mp": "mpi"}
-
 
 def _skipped(source: Source) -> str:
     note = source.log.skipped_note() if source.log is not None else ""
@@ -349,14 +347,14 @@ class FitDialog(QDialog):
             self.refit()
 
     def load_beside_model(self) -> bool:
-        """Measurements kept beside the model as ``measurements/STEM.SECTION.NAME.csv``."""
+        """Measurements kept beside the model, where
+        :func:`parasol_core.measure.files.measurements_file` says."""
+        from parasol_core.measure.files import measurements_file
+
         path = self.document.path
         if path is None:
             return False
-        prefix, _, name = self.ref.partition(".")
-        candidate = (
-            path.parent / "measurements" / f"{path.stem}.{PREFIX_SECTION[prefix]}.{name}.csv"
-        )
+        candidate = measurements_file(path, self.ref)
         return candidate.exists() and self.add_file(candidate)
 
     def clear(self) -> None:

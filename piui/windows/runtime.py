@@ -543,9 +543,10 @@ class RuntimeSystemsWindow(QWidget):
         page = self.tabs.currentWidget()
         path = self.document.path
         if path is not None:  # a primitive with measurements beside the model, if any
+            from parasol_core.measure.files import measurements_file
+
             found = [(p, name) for p in self.pages.values() for name in p.rows
-                     if (path.parent / "measurements"
-                         / f"{path.stem}.{p.system.attr}.{name}.csv").exists()]  # fmt: skip
+                     if measurements_file(path, p.system.key(name)).exists()]  # fmt: skip
             if found:
                 page, name = found[0]
                 page.select(name)

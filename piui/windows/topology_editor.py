@@ -178,7 +178,7 @@ class TopologyEditorWindow(QWidget):
         of its structure no longer applies."""
         hw = self.hardware
         self.setEnabled(hw is not None)
-        if self._pending is not None and self._pending_of is not self._structure():
+        if self._pending is not None and self._pending_of != self._basis():
             self._pending = None
             self.apply_button.setEnabled(False)
             self.preview_text.setPlainText("The topology changed since the preview: "
@@ -204,10 +204,12 @@ class TopologyEditorWindow(QWidget):
         self.link_b.setValue(min(2, n))
         self._show_selection()
 
-    def _structure(self) -> tuple:
-        """What a preview was made of: the hardware topology object and its links."""
+    def _basis(self) -> tuple:
+        """The version of what a preview is made of (the session's rule: the hardware
+        topology, its links, id, setup time, types, routing and shape, and the switch
+        types; not its name)."""
         hw = self.hardware
-        return (id(hw), len(hw.links)) if hw is not None else ()
+        return self.document.session.topology_version(hw) if hw is not None else ()
 
     def _values_changed(self, change: Change) -> None:
         if change.touches(Topology) or change.touches(Machine) or change.touches(Link):
@@ -287,7 +289,7 @@ class TopologyEditorWindow(QWidget):
             self.apply_button.setEnabled(False)
             return None
         change = compare_topologies(hw, new)
-        self._pending, self._pending_of = new, self._structure()
+        self._pending, self._pending_of = new, self._basis()
         self.apply_button.setEnabled(not change.is_empty)
         lines = [f"{new.name}: {with_unit(preview_count(self.document.machine, new))}"]
         switch = switch_type_to_add(self.document.machine, new)
