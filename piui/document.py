@@ -226,20 +226,21 @@ class Document(QObject):
         # read as a model of no file yet: its diagnostics must not name the sample
         machine = loads(Path(path).read_bytes(), None)
         self.origin = Path(path)
-        self.session.replace(machine, None)
+        self.session.replace(machine, None, only_in_memory=False)  # the file has it
         log.info("new model from %s", path)
 
     def new_from_text(self, text: str) -> None:
-        """A new, unnamed model read from ``text`` (a measured model); not modified until
-        it is edited. Raises ModelSyntaxError and keeps the current model then."""
+        """A new, unnamed model read from ``text`` (a measured model); it exists only
+        here, so it counts as unsaved until saved. Raises ModelSyntaxError and keeps the
+        current model then."""
         machine = loads(text, None)
         self.origin = None
         self.session.replace(machine, None)
         log.info("new model: %s", machine.name)
 
     def new_from_machine(self, machine: Machine, what: str) -> None:
-        """A new, unnamed model (an imported SimGrid platform); not modified until it is
-        edited."""
+        """A new, unnamed model (an imported SimGrid platform); it exists only here, so
+        it counts as unsaved until saved."""
         self.origin = None
         self.session.replace(machine, None)
         log.info("new model from %s", what)
@@ -250,7 +251,7 @@ class Document(QObject):
         from parasol_core.session.blank import blank_machine
 
         self.origin = None
-        self.session.replace(blank_machine(), None)
+        self.session.replace(blank_machine(), None, only_in_memory=False)  # made anew at will
         log.info("new blank model")
 
     def save(self, path: str | Path | None = None, overwrite: bool = False) -> None:

@@ -88,17 +88,19 @@ def test_an_honest_client_runs_next_when_a_worker_frees_while_ten_others_flood()
         try:
             for c in range(10):  # the flood has been going on: each client served once
                 done = asyncio.create_task(lane.run(job(f"warm{c}"), client=f"flood{c}",
-                                                    flow=("warm", c)))  # fmt: skip
+                                                    request_id=("warm", c)))  # fmt: skip
                 await until(len(started) + 1)
                 gates[f"warm{c}"].set()
                 await done
             calls = [
-                asyncio.create_task(lane.run(job(f"flood{c}.{i}"), client=f"flood{c}", flow=(c, i)))
+                asyncio.create_task(
+                    lane.run(job(f"flood{c}.{i}"), client=f"flood{c}", request_id=(c, i))
+                )
                 for c in range(10)
                 for i in range(3)
             ]
             await until(12)  # two flood calls hold both workers
-            honest = asyncio.create_task(lane.run(job("honest"), client="honest", flow="h"))
+            honest = asyncio.create_task(lane.run(job("honest"), client="honest", request_id="h"))
             await asyncio.sleep(0.05)  # queued behind 28 flood calls
             assert "honest" not in started
             gates[started[-1]].set()  # one running call ends

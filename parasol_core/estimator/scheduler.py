@@ -6,7 +6,7 @@ the budgets are kept on the way in and by the work itself:
 * **A fair queue.** A call waits here, not in the thread pool, until a worker is free
   and its client has fewer than ``per_client`` calls running; among the waiting, the
   next to run is that of the client with the fewest running, then that of the client
-  served least recently, then that of the HTTP request (*flow*) served least recently.
+  served least recently, then that of the HTTP request served least recently.
   So a client that has not been served lately (an honest one, between floods of
   others) runs as soon as a worker is free, ahead of every client served since. One client's flood of expensive calls can
   hold at most ``per_client`` workers; another client's call runs as soon as one of
@@ -50,7 +50,7 @@ class OverBudget(Exception):
 @dataclass(eq=False)
 class _Call:
     client: str
-    flow: object
+    request_id: object
     work: int
     admitted: asyncio.Future = field(repr=False)
     taken: int = 0  # work units held while it runs
@@ -64,10 +64,10 @@ class Scheduler:
         self.per_client = max(1, per_client)
         self.max_work = max_work
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix=name)
-        self._queues: dict[object, deque[_Call]] = {}  # by flow, in arrival order
+        self._queues: dict[object, deque[_Call]] = {}  # by HTTP request, in arrival order
         self._running: dict[str, int] = {}  # by client
         self._waiting: dict[str, int] = {}  # by client
-        self._served: dict[object, int] = {}  # flow -> when it was last admitted
+        self._served: dict[object, int] = {}  # HTTP request -> when it was last admitted
         self._client_served: dict[str, int] = {}  # client -> when it was last admitted
         self._tick = itertools.count()
         self._in_use = 0
@@ -81,15 +81,15 @@ class Scheduler:
         job: Callable[[], Any],
         *,
         client: str,
-        flow: object,
+        request_id: object,
         work: int = 0,
         deadline: float | None = None,
     ) -> Any:
         """``job()`` on a worker when the queue says so; OverBudget past ``deadline``
         (the event loop's clock)."""
         loop = asyncio.get_running_loop()
-        call = _Call(client, flow, max(int(work), 0), loop.create_future())
-        self._queues.setdefault(flow, deque()).append(call)
+        call = _Call(client, request_id, max(int(work), 0), loop.create_future())
+        self._queues.setdefault(request_id, deque()).append(call)
         self._waiting[client] = self._waiting.get(client, 0) + 1
         self.waiting += 1
         self._pump()
@@ -121,12 +121,12 @@ class Scheduler:
             raise OverBudget("ran past its time budget") from None
 
     def _drop(self, call: _Call) -> None:
-        queue = self._queues.get(call.flow)
+        queue = self._queues.get(call.request_id)
         if queue is not None:
             with contextlib.suppress(ValueError):
                 queue.remove(call)
             if not queue:
-                del self._queues[call.flow]
+                del self._queues[call.request_id]
         self._uncount_waiting(call.client)
 
     def _uncount_waiting(self, client: str) -> None:
@@ -151,26 +151,30 @@ class Scheduler:
         """Admit calls while there are free workers, fairly (see the module)."""
         while self.running < self.workers:
             best = None
-            for flow, queue in self._queues.items():
+            for request_id, queue in self._queues.items():
                 client = queue[0].client
                 running = self._running.get(client, 0)
                 if running >= self.per_client:
                     continue
-                key = (running, self._client_served.get(client, -1), self._served.get(flow, -1))
+                key = (
+                    running,
+                    self._client_served.get(client, -1),
+                    self._served.get(request_id, -1),
+                )
                 if best is None or key < best[0]:
-                    best = (key, flow, queue)
+                    best = (key, request_id, queue)
             if best is None:
                 return
-            _, flow, queue = best
+            _, request_id, queue = best
             call = queue[0]
             taken = call.work if self.max_work is None else min(call.work, self.max_work)
             if self.max_work is not None and self.running and self._in_use + taken > self.max_work:
                 return  # it waits for work in flight to end; nobody overtakes it
             queue.popleft()
             if not queue:
-                del self._queues[flow]
-            self._served[flow] = self._client_served[call.client] = next(self._tick)
-            if len(self._served) > 4096:  # forget flows long gone
+                del self._queues[request_id]
+            self._served[request_id] = self._client_served[call.client] = next(self._tick)
+            if len(self._served) > 4096:  # forget requests long gone
                 for old in list(self._served)[:2048]:
                     if old not in self._queues:
                         del self._served[old]

@@ -99,13 +99,13 @@ LANES = web.AppKey("lanes", dict)
 class _Context:
     """What a call knows of the HTTP request it came in."""
 
-    flow: int  # the HTTP request's number
+    request_id: int  # the HTTP request's number
     client: str
     deadline: float  # the event loop's clock
     work: int = 0
 
 
-_flows = itertools.count()
+_request_ids = itertools.count()
 
 
 def _dumps(data: Any) -> bytes:
@@ -139,7 +139,7 @@ def _wrap(spec: MethodSpec, service: Service, lanes: dict[str, Scheduler],
                 return await lane.run(
                     job,
                     client=ctx.client if ctx else "-",
-                    flow=ctx.flow if ctx else None,
+                    request_id=ctx.request_id if ctx else None,
                     work=ctx.work if ctx else 0,
                     deadline=ctx.deadline if ctx else None,
                 )
@@ -286,11 +286,11 @@ def build_app(
         loop = asyncio.get_running_loop()
         deadline = loop.time() + budgets.request_timeout
         client = client_of(request)
-        flow = next(_flows)  # this HTTP request, for the fair queues
+        request_id = next(_request_ids)  # this HTTP request, for the fair queues
 
         async def off_loop(func: Any, *args: Any) -> Any:  # big parsing and encoding
             return await codec.run(functools.partial(func, *args), client=client,
-                                   flow=flow)  # fmt: skip
+                                   request_id=request_id)  # fmt: skip
 
         binary = request.content_type == BINARY_TYPE
         if request.content_type not in JSON_TYPES and not binary:
@@ -360,7 +360,7 @@ def build_app(
 
             async def member(m: Any, w: int) -> Any:
                 async with room:
-                    return await _one(dispatcher, m, _Context(flow, client, deadline, w),
+                    return await _one(dispatcher, m, _Context(request_id, client, deadline, w),
                                       attachment)  # fmt: skip
 
             answers = await asyncio.gather(*(member(m, w) for m, w in zip(data, works)))
@@ -369,7 +369,7 @@ def build_app(
             if not result:  # only notifications
                 return web.Response(status=204)
         else:
-            context = _Context(flow, client, deadline)
+            context = _Context(request_id, client, deadline)
             if _costly(data):
                 context.work = await off_loop(work_of, service, data.get("method"),
                                               data.get("params"))  # fmt: skip

@@ -133,6 +133,9 @@ class Session:
         self._picked: tuple | None = None  # the last links picked by id (_pick_links)
         self.disk_stamp: Stamp | None = None  # the file as read or last written
         self.selection: Selection = selection.initial(self.machine)
+        # a model that differs from every file on disk (measured, imported, recovered)
+        # counts as modified, edited or not, until it is saved (see ``replace``)
+        self.only_in_memory = False
 
     # ------------------------------------------------------------------ files
 
@@ -151,10 +154,16 @@ class Session:
         return cls(loads(text, str(path) if path is not None else None), path)
 
     def replace(self, machine: Machine, path: str | Path | None, stamp: Stamp | None = None,
-                ) -> None:  # fmt: skip
+                *, only_in_memory: bool | None = None) -> None:  # fmt: skip
         """Put another model in this session (File > Open): history and scalers start
         afresh; subscribers get one ``open`` record. ``stamp`` is what was read of the
-        file (see :func:`read_model`), so that its later changes on disk are noticed."""
+        file (see :func:`read_model`), so that its later changes on disk are noticed.
+
+        ``only_in_memory``: the model exists nowhere else (a measurement, an imported
+        platform), so it counts as modified until it is saved, edited or not; by default,
+        when it has no file. Pass False for a model with no file that is no loss to drop
+        (an unedited copy of a file, the blank model)."""
+        self.only_in_memory = path is None if only_in_memory is None else only_in_memory
         self.machine = machine
         self.path = Path(path) if path is not None else None
         self.disk_stamp = stamp
@@ -217,6 +226,7 @@ class Session:
             self.disk_stamp = disk.stamp_written(target, text)
         self.path = target
         self.history.saved = self.history.index
+        self.only_in_memory = False
         self._publish(Change(SAVED, f"saved {target}"))
         return target
 
@@ -233,11 +243,14 @@ class Session:
 
     @property
     def is_modified(self) -> bool:
-        return not self.history.at_saved
+        """Whether dropping the model would lose work: it was edited since it was read
+        or saved, or it exists only in memory (``replace``)."""
+        return self.only_in_memory or not self.history.at_saved
 
     def mark_saved(self) -> None:
         """Take the present state as the saved one (say, after writing it elsewhere)."""
         self.history.saved = self.history.index
+        self.only_in_memory = False
         self._publish(Change(SAVED, "marked saved"))
 
     # ------------------------------------------------------------------ observers

@@ -287,7 +287,7 @@ def simulate_routes(
     """The event trace on routes already plotted: message ``i`` takes route
     ``route_ids[i]`` of ``table``. With max-min ``sharing``, or on a topology with a
     forwarding cost or duplex links, the trace of :mod:`parasol_core.topology.resources` (Python) runs, after
-    its work is estimated and refused past :data:`.flow.MAX_FLOW_WORK`."""
+    its work is estimated and refused past :data:`parasol_core.topology.resources.MAX_FLOW_WORK`."""
     _sharing(sharing)
     _check(messages)
     ids = np.asarray(route_ids, dtype=np.int64)
