@@ -38,10 +38,39 @@ class ExportError(ValueError):
     """A model that cannot be written as a platform; the message says why."""
 
 
+# what a property's value is, in words, for the message that refuses it
+NAMED = {"machine-name": "the model name", "topology-name": "the topology name",
+         "network": "the topology's network annotation"}  # fmt: skip
+
+
 @dataclass
 class Exported:
     text: str
     notes: list[str]
+
+
+def _xml_illegal(text: str) -> str | None:
+    """The first character of ``text`` that no XML 1.0 document can hold, even escaped
+    (control characters other than tab and line ends, lone surrogates, U+FFFE, U+FFFF),
+    or None."""
+    for c in text:
+        o = ord(c)
+        if not (o in (0x9, 0xA, 0xD) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD
+                or 0x10000 <= o <= 0x10FFFF):  # fmt: skip
+            return c
+    return None
+
+
+def attribute(value: object, what: str) -> str:
+    """``value`` as a quoted XML attribute value, escaped; ExportError naming ``what``
+    and the character when it holds one XML cannot hold, so that the export is always
+    well-formed XML or refused."""
+    text = str(value)
+    bad = _xml_illegal(text)
+    if bad is not None:
+        raise ExportError(f"{what} holds the character U+{ord(bad):04X} ({bad!r}), which an "
+                          "XML file cannot hold: rename it before exporting")  # fmt: skip
+    return quoteattr(text)
 
 
 def _num(value: float) -> str:
@@ -70,11 +99,13 @@ def export_platform(machine: Machine) -> Exported:
         '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
         "<!-- Written by PIUI from a PARASOL model (docs/simgrid.md). -->",
         '<platform version="4.1">',
-        f'  <zone id={quoteattr(str(topo.name or "parasol"))} routing="Full">',
+        f'  <zone id={attribute(topo.name or "parasol", "the topology name")} routing="Full">',
     ]
 
-    def prop(key: str, value: object, indent: str = "    ") -> None:
-        lines.append(f"{indent}<prop id={quoteattr(PREFIX + key)} value={quoteattr(str(value))}/>")
+    def prop(key: str, value: object, indent: str = "    ", what: str | None = None) -> None:
+        what = what or NAMED.get(key, f"the value of {key}")
+        lines.append(f"{indent}<prop id={attribute(PREFIX + key, 'a property name')} "
+                     f"value={attribute(value, what)}/>")  # fmt: skip
 
     prop("machine-id", machine.id if machine.id is not None else 1)
     if machine.name is not None:
@@ -100,7 +131,11 @@ def export_platform(machine: Machine) -> Exported:
                          "split-duplex links carry none")  # fmt: skip
     for proc in machine.processors:
         if proc.id is not None:
-            prop(f"type:{proc.id}", f"{proc.role or ''}:{proc.name or ''}")
+            prop(
+                f"type:{proc.id}",
+                f"{proc.role or ''}:{proc.name or ''}",
+                what=f"the name of processor type {proc.id}",
+            )
     routers = [p for p in range(1, count + 1) if mask[p]]
     if routers:
         prop("routers", " ".join(f"p{p}={topo.types.get(p, 0)}" for p in routers))
