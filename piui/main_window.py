@@ -570,7 +570,8 @@ class MainWindow(QMainWindow):
         if self.measure_dialog is None:
             from piui.widgets.measure_dialog import MeasureDialog
 
-            self.measure_dialog = MeasureDialog(self)
+            self.measure_dialog = MeasureDialog(self, self.document)
+            self.document.modelReset.connect(self.measure_dialog._show_validate)
             self.measure_dialog.opened.connect(self.open_measured)
         self.measure_dialog.show()
         self.measure_dialog.raise_()

@@ -7,6 +7,7 @@ measurement is the benchmark's."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -39,7 +40,7 @@ def test_measure_opens_the_result_as_a_new_model_and_validate_plots_it(main_wind
     assert dialog.cancel_button.isEnabled()
     qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
     doc = main_window.document
-    assert doc.path is None and not doc.is_modified  # a new, unsaved model
+    assert doc.path is None and doc.is_modified  # a new model, only in memory: unsaved
     timings = doc.machine.processors[0].timings
     assert {"iga", "dgm"} <= set(timings) and all(t.mean > 0 for t in timings.values())
     assert doc.machine.processors[0].name == dialog.result.cpu
@@ -53,6 +54,36 @@ def test_measure_opens_the_result_as_a_new_model_and_validate_plots_it(main_wind
     assert dialog.plots.currentWidget() is dialog.valid_plot
     assert {r.experiment for r in dialog.rows} == {"GEB", "primes"}
     assert "problem size" in dialog.report.toPlainText()
+    assert f"Validated {doc.title()}" in dialog.status.text()
+
+
+def test_validate_predicts_with_the_model_on_screen(main_window, qtbot, monkeypatch):
+    """Issue 33, item 7: after a cancel, or with another model open, Validate validated
+    the earlier measured model without a word; it predicts with the model on screen,
+    and says which, or is disabled with the reason while a run is under way."""
+    import parasol_core.measure.validation as validation
+
+    seen = []
+
+    def fake_validate(model, options, progress, cancel, sizes):
+        seen.append(model)
+        return []
+
+    monkeypatch.setattr(validation, "validate_host", fake_validate)
+    dialog = _dialog(main_window)
+    assert dialog.result is None and dialog.validate_button.isEnabled()  # the GCel is shown
+    assert "parsytec-gcel" in dialog.validate_button.toolTip()
+    dialog.validate()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert seen == [main_window.document.session.text()]
+    grid = Path(__file__).resolve().parents[1] / "sample_models" / "grid4x4.machine"
+    assert main_window.open_file(grid)
+    assert "grid4x4" in dialog.validate_button.toolTip()
+    main_window.document.session.set("pt(1).iga", "9e-7")  # edited: the edit counts
+    dialog.validate()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert seen[-1] == main_window.document.session.text() and seen[-1] != grid.read_text()
+    assert "Validated grid4x4" in dialog.status.text()
 
 
 def test_cancel_stops_a_measurement_and_opens_nothing(main_window, qtbot):

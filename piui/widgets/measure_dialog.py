@@ -60,12 +60,17 @@ def _duration(seconds: float | None) -> str:
 
 
 class MeasureDialog(QDialog):
-    """``opened(text)`` asks the main window to open a measured model."""
+    """``opened(text)`` asks the main window to open a measured model.
+
+    ``document``: the model on screen, which Validate predicts with (the measured model
+    just opened, or whatever the user opened or edited since); without one, Validate
+    takes the last measured model."""
 
     opened = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, document: Any = None) -> None:
         super().__init__(parent)
+        self.document = document
         self.setWindowTitle("Measure this machine")
         self.resize(720, 620)
         self.result: Any = None  # the HostModel of the last measurement
@@ -154,6 +159,7 @@ class MeasureDialog(QDialog):
         self.cancel_button.clicked.connect(lambda: self.cancel())
         close.clicked.connect(self.close)
         self._show_estimate()
+        self._show_validate()
 
     # ---- state
 
@@ -181,8 +187,30 @@ class MeasureDialog(QDialog):
     def _busy(self, busy: bool) -> None:
         self.start_button.setEnabled(not busy)
         self.quick.setEnabled(not busy)
-        self.validate_button.setEnabled(not busy and self.result is not None)
         self.cancel_button.setEnabled(busy)
+        self._show_validate()
+
+    def _model_on_screen(self) -> tuple[str, str] | None:
+        """(its name, its text): what Validate predicts with."""
+        if self.document is not None:
+            return self.document.title(), self.document.session.text()
+        if self.result is not None:
+            return self.result.cpu, self.result.text
+        return None
+
+    def _show_validate(self) -> None:
+        """Validate acts on the model on screen: the button says which, or why not."""
+        model = None if self.running else self._model_on_screen()
+        self.validate_button.setEnabled(model is not None)
+        if self.running:
+            why = "Wait for the run under way to end (or cancel it)."
+        elif model is None:
+            why = "Measure first, or open a model: Validate predicts with the model on screen."
+        else:
+            why = (f"Predict the report's two experiments (the Collatz loop and the prime "
+                   f"search) with the model on screen, {model[0]}, run them on this machine "
+                   "and compare (table 4.2)")  # fmt: skip
+        self.validate_button.setToolTip(why)
 
     def _run(self, job: Callable, then: Callable[[Any, BaseException | None], None]) -> None:
         self._cancel = threading.Event()
@@ -277,9 +305,11 @@ class MeasureDialog(QDialog):
     def validate(self) -> None:
         from parasol_core.measure.validation import validate_host
 
-        if self.running or self.result is None:
+        model = None if self.running else self._model_on_screen()
+        if model is None:
             return
-        text, options, sizes = self.result.text, self.options(), self.validation_sizes
+        self.validated_model, self.validated_text = model
+        text, options, sizes = model[1], self.options(), self.validation_sizes
         self._run(lambda progress, cancel: validate_host(text, options, progress, cancel, sizes),
                   self._validated)  # fmt: skip
 
@@ -309,6 +339,7 @@ class MeasureDialog(QDialog):
             self.valid_plot.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
                                  name="predicted = measured")  # fmt: skip
         ratios = [r.ratio for r in self.rows] or [float("nan")]
-        self.status.setText(f"Validated: predicted / measured from {min(ratios):.3g} to "
-                            f"{max(ratios):.3g} over {len(ratios)} problem sizes.")  # fmt: skip
-        self.report.setPlainText(format_validation_table(self.rows, self.result.text))
+        self.status.setText(f"Validated {self.validated_model}: predicted / measured from "
+                            f"{min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} "
+                            "problem sizes.")  # fmt: skip
+        self.report.setPlainText(format_validation_table(self.rows, self.validated_text))
