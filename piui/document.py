@@ -159,6 +159,9 @@ class Document(QObject):
     diagnosticsChanged = Signal(object)  # list[Diagnostic]
     currentProcessorChanged = Signal(object)  # processor id or None
     selectionChanged = Signal()  # the session's selection (chosen, pruned, or a new model)
+    # a route asked about in one window, for the grid view to draw: (src, dst, virtual
+    # topology id or None for hardware processors)
+    routeShown = Signal(object)
 
     # Keyboard steps on one control less than this many seconds apart are one undo
     # step, as a drag is.
@@ -170,6 +173,8 @@ class Document(QObject):
         self._unsubscribe = self.session.subscribe(self._relay)
         self._current_processor: int | None = None
         self.origin: Path | None = None  # the sample a new model was copied from
+        # the last route asked about (show_route), for a view built after: of this model
+        self.route_asked: tuple[int, int, int | None] | None = None
         # Which model and which state of it is on screen: ``generation`` counts models
         # opened, ``revision`` every change of the model (an answer about another model or
         # state can be told apart by them).
@@ -301,6 +306,12 @@ class Document(QObject):
             return None
         return self.machine.processor(self._current_processor)
 
+    def show_route(self, src: int, dst: int, virtual: int | None = None) -> None:
+        """Ask the windows that draw the topology to show the route ``src`` -> ``dst``
+        (virtual processors of ``virtual`` when given), as the model routes it."""
+        self.route_asked = (src, dst, virtual)  # for a view built later
+        self.routeShown.emit(self.route_asked)
+
     def set_current_processor(self, proc_id: int | None) -> None:
         if proc_id != self._current_processor:
             self._current_processor = proc_id
@@ -319,6 +330,7 @@ class Document(QObject):
         if change.reason == OPEN:
             self.generation += 1
             self.push_name = None
+            self.route_asked = None
         self.changed.emit(change)
         if change.reason == OPEN:
             self._adopt_current()

@@ -3,7 +3,12 @@ route between two processors, the transfer time of a message on it (with the oth
 routes asked for here as the network's active routes, the current phase), and the time
 of a basic block. A question about a model edited since its last export pushes it again
 first; an answer that arrives after another model was opened is dropped. Every question
-goes off the GUI thread."""
+goes off the GUI thread.
+
+What can be asked is the model's: the processor boxes take the processors of the
+hardware topology (or of the virtual topology chosen in *between*), the processor type
+box the model's type ids, rebuilt whenever the model or its structure changes. A route
+answered is drawn in the grid view too (``Document.show_route``)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QFrame,
     QGroupBox,
     QHBoxLayout,
@@ -26,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from parasol_core.base.limits import MAX_ID
 from parasol_core.base.numeric import parse_whole
+from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
@@ -56,12 +63,16 @@ class EstimatePanel(QWidget):
         for box in (self.src, self.dst):
             box.setRange(1, MAX_ID)
         self.dst.setValue(2)
+        self.between = QComboBox()
+        self.between.setToolTip("route between processors of the hardware topology, or "
+                                "between virtual processors of a virtual topology")  # fmt: skip
         self.route_button = QPushButton("Route")
         self.route_text = QLabel()
         self.route_text.setWordWrap(True)
         route_box = QGroupBox("Route")
         rows = QVBoxLayout(route_box)
         rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, self.route_button))
+        rows.addLayout(_row(QLabel("between"), self.between))
         rows.addWidget(self.route_text)
 
         self.bytes = ValueField("1024")
@@ -123,8 +134,11 @@ class EstimatePanel(QWidget):
         self.block_button.clicked.connect(lambda: self.ask_block())
         exporter.finished.connect(self._exported)
         self.document.modelReset.connect(self.reset)
+        self.document.structureChanged.connect(self._fit_to_model)
+        self.between.currentIndexChanged.connect(lambda _i: self._fit_to_model())
         self.document.changed.connect(lambda _change: self._show_model())
         forget_on_change(self.document, self, self.message)
+        self._fit_to_model()
         self._show_model()
 
     @property
@@ -141,7 +155,39 @@ class EstimatePanel(QWidget):
         self._waiting = []
         for label in (self.route_text, self.transfer_text, self.block_text):
             label.clear()
+        self._fit_to_model()
         self._show_model()
+
+    def _fit_to_model(self) -> None:
+        """The boxes offer what the model on screen has: its virtual topologies in
+        *between*, its processors (hardware or virtual) in *from* and *to*, its processor
+        type ids in *processor type* (a value outside is brought in)."""
+        machine = self.document.machine
+        chosen = self.between.currentData()
+        self.between.blockSignals(True)
+        self.between.clear()
+        self.between.addItem("hardware processors", None)
+        for virt in machine.virtuals:
+            if virt.id is not None:
+                name = f" ({virt.name})" if virt.name else ""
+                self.between.addItem(f"virtual processors of virtual topology {virt.id}{name}",
+                                     virt.id)  # fmt: skip
+        index = self.between.findData(chosen)
+        self.between.setCurrentIndex(max(index, 0))
+        self.between.setEnabled(self.between.count() > 1)
+        self.between.blockSignals(False)
+        virtual = self.between.currentData()
+        topo = machine.virtual(virtual) if virtual is not None else machine.hardware()
+        count = (processor_count(topo) or 0) if topo is not None else 0
+        for box in (self.src, self.dst):
+            box.setRange(1, max(count, 1))
+            box.setEnabled(count > 1)
+        self.route_button.setEnabled(count > 1)
+        self.route_button.setToolTip("" if count > 1 else "the topology has one processor: "
+                                     "there is no route to ask for")  # fmt: skip
+        ids = [p.id for p in machine.processors if p.id is not None]
+        self.processor.setRange(min(ids, default=1), max(ids, default=1))
+        self.block_button.setEnabled(bool(ids))
 
     def _exported(self, result: ExportResult) -> None:
         doc = self.document
@@ -210,16 +256,18 @@ class EstimatePanel(QWidget):
     # ---- questions
 
     def ask_route(self) -> None:
-        src, dst = self.src.value(), self.dst.value()
+        src, dst, virtual = self.src.value(), self.dst.value(), self.between.currentData()
 
         def show(route: dict) -> None:
             self.routes = [r for r in self.routes if r["route"] != route["route"]] + [route]
             hops = len(route.get("links", []))
             path = " → ".join(map(str, route.get("processors", [])))
-            self.route_text.setText(f"{hops} link(s): {path}")
+            between = f"virtual {src} → {dst} of {virtual}: " if virtual is not None else ""
+            self.route_text.setText(f"{between}{hops} link(s): {path}")
+            self.document.show_route(src, dst, virtual)
 
-        self._with_model(lambda model: self.exporter.call(lambda c: c.plot(model, src, dst),
-                                                          self._answer(show)))  # fmt: skip
+        self._with_model(lambda model: self.exporter.call(
+            lambda c: c.plot(model, src, dst, virtual), self._answer(show)))  # fmt: skip
 
     def ask_transfer(self) -> None:
         if not self.routes:

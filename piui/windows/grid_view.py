@@ -105,9 +105,12 @@ class GridViewWindow(QWidget):
         self.selection.showRequested.connect(self.show_item)
         self.selection.changed.connect(self._follow_selection)
         document.modelReset.connect(self.reset)
+        document.routeShown.connect(self._route_asked)
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
         self.rebuild()
+        if document.route_asked is not None:  # asked before this view was built
+            self._route_asked(document.route_asked)
 
     # ------------------------------------------------------------------ model
 
@@ -294,6 +297,32 @@ class GridViewWindow(QWidget):
                           f"{', '.join(map(str, r.links)) or 'none'} ({r.hops} hop(s))")  # fmt: skip
         self._show_route()
         return r.links
+
+    def _route_asked(self, asked: tuple[int, int, int | None]) -> None:
+        """A route asked about elsewhere (the Estimate panel): drawn as if its two ends
+        had been clicked; between virtual processors, over the virtual topology's
+        mapping (which the view then shows)."""
+        src, dst, virtual = asked
+        self.hover_route = None
+        if virtual is None:
+            self.clicked = [src, dst]
+            self._reroute()
+            return
+        if self.selection.virtual_id != virtual:
+            self.document.session.choose_virtual(virtual)
+        virt = self.document.machine.virtual(virtual)
+        self.clicked = []
+        try:
+            r = virtual_route(self.document.machine, virt, src, dst)
+        except RoutingError as e:
+            self.click_route = ((), ())
+            self.info.setText(str(e))
+        else:
+            self.click_route = (r.processors, r.links)
+            self.info.setText(f"Route between virtual processors {src} → {dst} of virtual "
+                              f"topology {virtual}: hardware route "
+                              f"{' → '.join(map(str, r.processors))} ({r.hops} hop(s))")  # fmt: skip
+        self._show_route()
 
     def _show_route(self) -> None:
         procs, links = self.hover_route if self.hover_route is not None else self.click_route
