@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -178,37 +178,60 @@ def estimate_seconds(options: MeasureOptions) -> float:
 
 
 class _Tracker:
-    """Turns 'this much of the estimated work is done' into Progress calls."""
+    """Turns the work done into Progress calls, from measured progress.
 
-    def __init__(self, total: float, progress: Callable[[Progress], None] | None) -> None:
+    The fraction is of the estimated work (each stage weighs its estimated seconds). The
+    time left is the estimated work left times the run's *pace*: the seconds the
+    finished stages took per estimated second (1 before any has finished). A stage that
+    runs past its estimate at that pace shows the machine is slower still: the pace then
+    counts it as if it ended now. So a machine twice as slow as the estimate shows twice
+    the time left from the first stage on, and the time left rises only while a stage
+    runs over, by what that stage says of the machine."""
+
+    def __init__(self, total: float, progress: Callable[[Progress], None] | None,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
         self.total = max(total, 1e-9)
         self.done = 0.0
         self.progress = progress
-        self.start = time.monotonic()
+        self.clock = clock
+        self.start = clock()
         self.parameter = "starting"
         self.stage_start = self.start
         self.stage_weight = 0.0
+        self.finished_estimate = 0.0  # estimated seconds of the stages finished
+        self.finished_actual = 0.0  # the seconds they took
 
     def stage(self, parameter: str, weight: float) -> None:
         """Begin a piece of work of ``weight`` estimated seconds."""
+        now = self.clock()
+        if self.stage_weight > 0:
+            self.finished_estimate += self.stage_weight
+            self.finished_actual += now - self.stage_start
         self.done += self.stage_weight
         self.stage_weight = weight
-        self.stage_start = time.monotonic()
+        self.stage_start = now
         self.parameter = parameter
         self.report()
+
+    def estimate(self) -> tuple[float, float]:
+        """(fraction of the estimated work done, seconds left at the measured pace)."""
+        into = max(self.clock() - self.stage_start, 0.0)
+        pace = 1.0
+        if self.finished_estimate > 0:
+            pace = self.finished_actual / self.finished_estimate
+        expected = self.stage_weight * pace  # this stage's length at that pace
+        if into > expected and self.stage_weight > 0:  # running over: slower still
+            pace = (self.finished_actual + into) / (self.finished_estimate + self.stage_weight)
+            expected = into
+        part = min(into / expected, 1.0) if expected > 0 else 1.0
+        done = min(self.done + self.stage_weight * part, self.total)
+        rest = max(self.total - self.done - self.stage_weight, 0.0)
+        return done / self.total, max(expected - into, 0.0) + rest * pace
 
     def report(self, cache_point: tuple[int, float] | None = None) -> None:
         if self.progress is None:
             return
-        into = min(time.monotonic() - self.stage_start, self.stage_weight)
-        done = min(self.done + into, self.total)
-        fraction = done / self.total
-        elapsed = time.monotonic() - self.start
-        left = None
-        if fraction > 0.02:
-            left = max(0.0, elapsed / fraction * (1 - fraction))
-        elif fraction >= 0:
-            left = max(0.0, self.total - done)
+        fraction, left = self.estimate()
         self.progress(Progress(fraction, self.parameter, left, cache_point))
 
     def finish(self) -> None:
@@ -231,13 +254,20 @@ def _compile_all(
     jobs: list[tuple[Path, Path, Sequence[str]]],
     workers: int,
     cancel: threading.Event | None,
+    tick: Callable[[], None] | None = None,
 ) -> None:
+    """Compile ``jobs`` on ``workers`` threads; ``tick()`` four times a second meanwhile
+    (compiling is a step of the progress shown, not a pause in it)."""
     inner = cancel if cancel is not None else threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = [pool.submit(toolchain.compile_c, cc, s, o, f, inner) for s, o, f in jobs]
+        futures = {pool.submit(toolchain.compile_c, cc, s, o, f, inner) for s, o, f in jobs}
         try:
-            for fut in futures:
-                fut.result()
+            while futures:
+                finished, futures = wait(futures, timeout=0.25)
+                for fut in finished:
+                    fut.result()
+                if tick is not None:
+                    tick()
         except BaseException:
             inner.set()  # stop the other compiles too
             raise
@@ -277,7 +307,7 @@ def measure_host(
             compile_jobs.append((src, build / group, [*flags, *extra, *defines]))
         weight = sum(_COMPILE_SECONDS[g] for g in by_group) / max(1, options.jobs)
         tracker.stage("compiling the benchmarks", weight)
-        _compile_all(cc, compile_jobs, options.jobs, cancel)
+        _compile_all(cc, compile_jobs, options.jobs, cancel, tracker.report)
 
         results: dict[str, stats.Estimate] = {}
         refused: dict[str, str] = {}
@@ -319,7 +349,7 @@ def measure_host(
                 "compiling the cache curve",
                 sum(_cache_compile_seconds(x) for x in sizes) / max(1, options.jobs),
             )
-            _compile_all(cc, jobs, options.jobs, cancel)
+            _compile_all(cc, jobs, options.jobs, cancel, tracker.report)
             for x in sizes:
                 _check_cancel(cancel)
                 tracker.stage(f"instruction cache, loop of {x}", (2 + runs) * run_s)

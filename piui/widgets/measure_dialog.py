@@ -181,8 +181,30 @@ class MeasureDialog(QDialog):
             self.estimate.setText(f"Cannot measure here: {e}")
             self.start_button.setEnabled(False)
             return
-        self.estimate.setText(f"This takes {_duration(seconds).removesuffix(' left')} on this "
-                              "machine; PIUI stays usable meanwhile.")  # fmt: skip
+        pace = self._pace()
+        if pace is None:
+            self.estimate.setText(
+                f"This takes {_duration(seconds).removesuffix(' left')} on an idle machine, "
+                "longer on a busy one: the time left is measured as it runs. PIUI stays "
+                "usable meanwhile.")  # fmt: skip
+        else:
+            self.estimate.setText(
+                f"This takes {_duration(seconds * pace).removesuffix(' left')} here, at the "
+                "pace of the last run; the time left is measured as it runs. PIUI stays "
+                "usable meanwhile.")  # fmt: skip
+
+    def _pace_key(self) -> str:
+        return f"measure/pace/{'quick' if self.options().quick else 'full'}"
+
+    def _pace(self) -> float | None:
+        """Seconds the last measurement here took per estimated second (None: none yet)."""
+        from piui.app_settings import settings
+
+        try:
+            pace = float(settings().value(self._pace_key(), "") or "nan")
+        except (TypeError, ValueError):
+            return None
+        return pace if 0.05 <= pace <= 50 else None
 
     def _busy(self, busy: bool) -> None:
         self.start_button.setEnabled(not busy)
@@ -246,7 +268,10 @@ class MeasureDialog(QDialog):
 
     def _progressed(self, p: Any) -> None:
         self.bar.setValue(int(round(1000 * min(max(p.fraction, 0.0), 1.0))))
-        self.status.setText(f"Measuring {p.parameter} — {_duration(p.seconds_left)}")
+        step = p.parameter  # compiling is a step of its own, said as such
+        what = step[:1].upper() + step[1:] if step.startswith(("compiling", "starting")) \
+            else f"Measuring {step}"  # fmt: skip
+        self.status.setText(f"{what} — {_duration(p.seconds_left)}")
         if p.cache_point is not None:
             size, seconds = p.cache_point
             self._points.append((size, seconds * 1e9))
@@ -286,6 +311,7 @@ class MeasureDialog(QDialog):
             self._failed("The measurement", error)
             return
         self.result = result
+        self._remember_pace(result)
         self._busy(False)
         self.bar.setValue(1000)
         written = len(result.timings) if result.timings else "all measurable"
@@ -299,6 +325,19 @@ class MeasureDialog(QDialog):
             self._points = [(x, s * 1e9) for x, s in result.cache_curve]
             self._show_cache_curve()
         self.opened.emit(result.text)
+
+    def _remember_pace(self, result: Any) -> None:
+        """How this run compared with its estimate, for the next announcement."""
+        from parasol_core.measure import estimate_seconds
+        from piui.app_settings import settings
+
+        try:
+            estimated = estimate_seconds(self.options())
+        except Exception:
+            return
+        if estimated > 0 and result.seconds > 0:
+            settings().setValue(self._pace_key(), f"{result.seconds / estimated:.4g}")
+            self._show_estimate()
 
     # ---- validating
 
