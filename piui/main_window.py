@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
 
         # dialogs, replaceable so tests can answer them
         self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
+        self.show_diff: Callable[[str, str], None] = self._show_diff  # tests answer it
         self.ask_open_path: Callable[[], str] = self._ask_open_path
         self.ask_save_path: Callable[[], str] = self._ask_save_path
         self.ask_platform_path: Callable[[bool], str] = self._ask_platform_path
@@ -801,7 +802,6 @@ class MainWindow(QMainWindow):
 
     def show_difference(self) -> None:
         """The difference between the file on disk and the model as PIUI would save it."""
-        from piui.widgets.diff_view import DiffDialog
 
         path = self.document.path
         if path is None:
@@ -812,7 +812,17 @@ class MainWindow(QMainWindow):
         except (OSError, ValueError) as e:
             self.show_error("Cannot compare", f"{path}: {getattr(e, 'strerror', None) or e}")
             return
-        DiffDialog(text, path.name, self).exec()
+        if not text and self.document.is_modified:
+            # edits that cancel out: the model is the file again, and says so
+            self.document.session.mark_saved()
+            text = ("The two are the same: the edits since the file was read or saved "
+                    "cancel out, so the model is no longer marked as modified.")  # fmt: skip
+        self.show_diff(text, path.name)
+
+    def _show_diff(self, text: str, name: str) -> None:
+        from piui.widgets.diff_view import DiffDialog
+
+        DiffDialog(text, name, self).exec()
 
     def _ask_overwrite_changed(self, path: Path) -> bool:
         """Another program changed ``path`` since PIUI read it: overwrite it?"""
