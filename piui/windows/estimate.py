@@ -112,6 +112,9 @@ class EstimatePanel(QWidget):
         inner.setContentsMargins(6, 2, 6, 2)
         inner.setSpacing(2)
         inner.addWidget(self.model_label)
+        # the answer's message right under what it is about, never below the fold of a
+        # low dock (an error there was cut off)
+        inner.addWidget(self.message)
         # three columns of two lines each: the panel sits in a wide, low dock, and every
         # part (the transfer time among them) is then in sight without scrolling
         row = QHBoxLayout()
@@ -119,7 +122,6 @@ class EstimatePanel(QWidget):
         row.addWidget(transfer_box, 1)
         row.addWidget(block_box, 1)
         inner.addLayout(row)
-        inner.addWidget(self.message)
         inner.addStretch(1)
         scroll = QScrollArea()  # never forces the main window taller than the screen
         scroll.setWidget(body)
