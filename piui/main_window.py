@@ -861,8 +861,12 @@ class MainWindow(QMainWindow):
     # ---- dialogs (replaced in tests)
 
     def _ask_save_changes(self) -> QMessageBox.StandardButton:
+        title = self.document.title()
+        question = (f"{title} exists only in PIUI, in no file: save it?"
+                    if self.document.session.only_in_memory and not self.document.path
+                    else f"Save the changes to {title}?")  # fmt: skip
         return QMessageBox.question(
-            self, "Unsaved changes", f"Save the changes to {self.document.title()}?",
+            self, "Unsaved changes", question,
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save,
         )  # fmt: skip
