@@ -908,9 +908,26 @@ class Session:
                     raise SessionError(f"a processor number must be between 1 and {MAX_ID}, "
                                        f"not {n!r}")  # fmt: skip
         self._check_not_switches(mapping)
+        self._check_sharing(virt, mapping)
         with self._operation(label or f"Map virtual topology {virt_id}", merge, window):
             for v, h in mapping.items():
                 self._set(virt, "mapping", h, v)
+
+    def _compute_count(self) -> int:
+        from parasol_core.topology.switches import compute_count
+
+        hw = self.machine.hardware()
+        return compute_count(self.machine, hw) if hw is not None else 0
+
+    def _check_sharing(self, virt: VirtualTopology, changes: Mapping[int, int]) -> None:
+        """Refuse two virtual processors on one hardware processor where each can have
+        its own (:func:`~parasol_core.topology.mapping.crowding`: "1 1 2 ...")."""
+        from parasol_core.topology.mapping import crowding
+        from parasol_core.topology.virtual import virtual_count
+
+        problem = crowding(virt.mapping, changes, virtual_count(virt), self._compute_count())
+        if problem is not None:
+            raise SessionError(problem)
 
     def _check_not_switches(self, mapping: Mapping[int, int]) -> None:
         """Refuse a mapping onto a switch (switches run no program)."""
@@ -926,21 +943,27 @@ class Session:
                                    "a switch (switches run no program)")  # fmt: skip
 
     def new_virtual(self, routing: str, processors: int | None = None, name: str | None = None,
-                    ) -> VirtualTopology:  # fmt: skip
+                    shape: Sequence[int] | None = None) -> VirtualTopology:  # fmt: skip
         """Add a virtual topology with ``routing`` (which says its virtual links) on the
         hardware topology: the next free virtual id (virtual and hardware ids are
         separate), as many processors as the hardware unless told, virtual processor v
-        on hardware processor v (wrapping round when there are more virtual ones), and
-        the name "ROUTING on N" unless given."""
+        on hardware processor v (wrapping round when there are more virtual ones), the
+        name "ROUTING on N" unless given, and ``shape`` (by default the hardware's when
+        the counts agree and the routing can use it, else the most square one:
+        :func:`~parasol_core.topology.virtual.default_virtual_shape`)."""
+        from parasol_core.topology.virtual import default_virtual_shape
+
         hw = self.machine.hardware()
         if hw is None:
             raise SessionError("the model has no hardware topology to map onto")
-        n_hw = processor_count(hw)
         targets = self._targets()
         n = len(targets) if processors is None else processors
+        if shape is None and isinstance(n, int) and not isinstance(n, bool) and (
+                1 <= n <= MAX_ID):  # fmt: skip
+            shape = default_virtual_shape(self.machine, routing, n)
         ids = [v.id for v in self.machine.virtuals if isinstance(v.id, int)]
         virt = VirtualTopology(
-            shape=tuple(hw.shape) if hw.shape and n == n_hw == len(targets) else None,
+            shape=tuple(shape) if shape is not None else None,
             id=max(ids, default=0) + 1,
             name=name if name is not None else f"{routing} on {n}",
             setup=hw.setup,
@@ -1000,11 +1023,85 @@ class Session:
                 if mask[h]:
                     raise SessionError(f"virtual processor {v} is mapped onto {h}, a switch "
                                        "(switches run no program)")  # fmt: skip
+        self._check_routable(virtual, virtual.routing, virtual.shape, n)
+        from parasol_core.topology.mapping import crowding
+
+        problem = crowding({}, virtual.mapping, n, self._compute_count())
+        if problem is not None:
+            raise SessionError(problem)
+
+    def _check_routable(self, virtual: VirtualTopology, routing: str | None,
+                        shape: Sequence[int] | None, count: int) -> None:  # fmt: skip
+        """Refuse a virtual topology whose virtual links cannot be made, so that it
+        could not be routed on any hardware: a shape that is not 1 to 6 sizes of 1 or
+        more whose product is ``count``, or that the routing cannot use; a routing that
+        needs a shape it has not got (without a shape of its own, it has the
+        hardware's when the counts agree), or that defines no virtual links."""
+        from parasol_core.topology.virtual import virtual_problem, virtual_shape
+
+        if shape is not None:
+            shape = tuple(shape)
+        else:
+            probe = VirtualTopology(id=virtual.id, processor_count=count)
+            found = virtual_shape(self.machine, probe)
+            shape = found.dims if found is not None else None
+        label = f"virtual topology {virtual.id}" if virtual.id is not None else "it"
+        problem = virtual_problem(routing, count, shape, label)
+        if problem is not None:
+            raise SessionError(problem)
+
+    def set_virtual_shape(self, virt_id: int, shape: Sequence[int] | None) -> None:
+        """Give a virtual topology the grid shape its routing lays its virtual
+        processors on (None: none of its own). Refused (SessionError, nothing changed):
+        not 1 to 6 sizes of 1 or more, a product that is not its processor count, or a
+        shape its routing cannot use (a 2Dtorus on 4 x 3 x 6)."""
+        from parasol_core.topology.virtual import virtual_count
+
+        virt = self._virtual(virt_id)
+        if shape is not None:
+            shape = tuple(shape)
+        self._check_routable(virt, virt.routing, shape, virtual_count(virt))
+        if shape == (tuple(virt.shape) if virt.shape else None):
+            return
+        shown = " x ".join(map(str, shape)) if shape else "none"
+        with self._operation(f"Virtual topology {virt_id}: shape {shown}"):
+            self._set(virt, "shape", shape, structural=True)
+
+    def set_virtual_routing(self, virt_id: int, routing: str) -> None:
+        """Give a virtual topology another routing (which says its virtual links). When
+        its shape does not suit the new routing (a 4 x 3 x 6 shape for a 2Dtorus), it
+        takes the routing's default shape in the same step; refused (SessionError,
+        nothing changed) when no shape would do (a hypercube on 72 processors, a
+        routing such as updown that defines no virtual links)."""
+        from parasol_core.topology.routing import routing_names
+        from parasol_core.topology.virtual import default_shape, virtual_count, virtual_problem
+
+        virt = self._virtual(virt_id)
+        if not isinstance(routing, str) or routing not in routing_names():
+            raise SessionError(f"{routing!r} is not a routing technique (known: "
+                               f"{', '.join(routing_names())})")  # fmt: skip
+        n = virtual_count(virt)
+        shape = tuple(virt.shape) if virt.shape else None
+        try:
+            self._check_routable(virt, routing, shape, n)
+        except SessionError:
+            shape = default_shape(n, routing)
+            if virtual_problem(routing, n, shape) is not None:
+                raise
+        with self._operation(f"Routing of virtual topology {virt_id}"):
+            if virt.name == f"{virt.routing} on {n}":
+                self._set(virt, "name", f"{routing} on {n}")
+            self._set(virt, "routing", routing)
+            if shape != (tuple(virt.shape) if virt.shape else None):
+                self._set(virt, "shape", shape, structural=True)
 
     def resize_virtual(self, virt_id: int, processors: int) -> None:
         """Give a virtual topology another processor count: the mapping keeps its
         entries for the processors that stay, new ones go where ``new_virtual`` puts
-        them, and a name of the form "ROUTING on N" follows."""
+        them unless that hardware processor is full (then onto the least used one:
+        :func:`~parasol_core.topology.mapping.place`), its shape becomes the default
+        one of the new count, and a name of the form "ROUTING on N" follows. Refused
+        when its routing cannot have that many processors (a hypercube on 12)."""
         virt = self._virtual(virt_id)
         hw = self.machine.hardware()
         n_hw = processor_count(hw) if hw is not None else 0
@@ -1013,19 +1110,29 @@ class Session:
             raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, "
                                f"not {processors!r}")  # fmt: skip
         old = virt.processor_count or len(virt.mapping)
-        wrapped = _wrapped(processors, self._targets() if n_hw else [])
+        shape = tuple(virt.shape) if virt.shape else None
+        if processors != old:  # a shape of the new count, as the routing needs
+            from parasol_core.topology.virtual import default_virtual_shape
+
+            shape = default_virtual_shape(self.machine, virt.routing, processors)
+        self._check_routable(virt, virt.routing, shape, processors)
+        from parasol_core.topology.mapping import place
+
+        targets = self._targets() if n_hw else []
+        kept = {v: h for v, h in virt.mapping.items() if 1 <= v <= processors}
+        new = [v for v in range(1, processors + 1) if v not in kept]
+        placed = place(kept, new, targets, processors, _wrapped(processors, targets))
         with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
             for v in range(processors + 1, max(old, processors) + 1):
                 if v in virt.mapping:
                     self._set(virt, "mapping", ABSENT, v)
-            for v in range(1, processors + 1):
-                if v not in virt.mapping:
-                    self._set(virt, "mapping", wrapped[v], v)
+            for v, h in placed.items():
+                self._set(virt, "mapping", h, v)
             self._set(virt, "processor_count", processors)
             if virt.name == f"{virt.routing} on {old}":
                 self._set(virt, "name", f"{virt.routing} on {processors}")
-            if virt.shape and processors != old:
-                self._set(virt, "shape", None, structural=True)
+            if shape != (tuple(virt.shape) if virt.shape else None):
+                self._set(virt, "shape", shape, structural=True)
 
     def remove_virtual(self, virt_id: int) -> None:
         virt = self._virtual(virt_id)

@@ -40,14 +40,12 @@ from parasol_core.base import budget
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.model.inttable import IntTable
 from parasol_core.model.linkstore import links_from_arrays
-from parasol_core.topology.shape import Shape
+from parasol_core.topology.shape import MAX_DIMS, Shape
 from parasol_core.topology.switched import network_structure
 
 Seconds = float | Timing
 
 MAX_PROCESSORS = 1_000_000
-MAX_DIMS = 6
-"""A grid or torus has 1 to 6 sizes (Fugaku's Tofu network is a 6-D torus)."""
 
 
 def _timing(value: Seconds) -> Timing:
