@@ -68,6 +68,7 @@ from parasol_core.session.history import (
 )
 from parasol_core.session.scalers import ScalerState, move_factor, reset_factors
 from parasol_core.session.selection import Selection
+from parasol_core.topology.replacement import Choices, Replacement
 from parasol_core.topology.shape import processor_count
 
 Observer = Callable[[Change], None]
@@ -130,6 +131,7 @@ class Session:
         # id(topology) -> edits of what a replacement of it is computed from
         # (REPLACEMENT_BASIS; see topology_version)
         self._topology_edits: dict[int, int] = {}
+        self._virtual_edits = 0  # edits of virtual topologies (see replacement_version)
         self._picked: tuple | None = None  # the last links picked by id (_pick_links)
         self.disk_stamp: Stamp | None = None  # the file as read or last written
         self.selection: Selection = selection.initial(self.machine)
@@ -390,6 +392,9 @@ class Session:
             fields.append(f)
             if isinstance(f.obj, Topology) and f.attr in REPLACEMENT_BASIS:
                 self._topology_edits[id(f.obj)] = self._topology_edits.get(id(f.obj), 0) + 1
+            if isinstance(f.obj, VirtualTopology) or (
+                    isinstance(f.obj, Machine) and f.attr == "virtuals"):  # fmt: skip
+                self._virtual_edits += 1
             if isinstance(m, SetMany):  # a bulk edit: the keys of what is read of it
                 bulk = self._bulk_keys(m)
                 if bulk is None:
@@ -883,20 +888,71 @@ class Session:
         return out
 
     def replace_topology(self, topo_id: int, topology: Topology,
-                         add_processors: Sequence[Processor] = ()) -> None:  # fmt: skip
+                         add_processors: Sequence[Processor] = (),
+                         choices: Choices | None = None) -> Replacement:  # fmt: skip
         """Put a new topology (say, a generated torus) in place of hardware topology
         ``topo_id``, with the processor types it needs added first (a generated fat
-        tree's switch type); one undo step brings back the old one, as it was in the
-        file."""
+        tree's switch type), and what that makes necessary (mappings that no longer fit
+        moved, by default: :func:`~parasol_core.topology.replacement.plan_replacement`);
+        one undo step brings back the old one, as it was in the file. Returns what was
+        done."""
+        from parasol_core.topology.replacement import plan_replacement
+
+        self._topology(topo_id)
+        plan = plan_replacement(self.machine, topo_id, topology, add_processors, choices)
+        self.apply_replacement(plan)
+        return plan
+
+    def plan_generation(self, topo_id: int, kind: str, sizes: Sequence[int], latency: Any,
+                        speed: Any, choices: Choices | None = None) -> Replacement:  # fmt: skip
+        """A generated topology over hardware topology ``topo_id`` and every consequence
+        of putting it in place (:func:`~parasol_core.topology.replacement.plan_generation`),
+        stamped with the version of the model it was computed from: the topology
+        editor's preview, which :meth:`apply_replacement` then does as it says. Nothing
+        is changed. ValueError when the generator cannot make it."""
+        from parasol_core.topology.replacement import plan_generation
+
         old = self._topology(topo_id)
-        index = next(i for i, t in enumerate(self.machine.topologies) if t is old)
-        for proc in add_processors:
+        plan = plan_generation(self.machine, topo_id, kind, sizes, latency, speed, choices)
+        plan.basis = self.replacement_version(old)
+        return plan
+
+    def apply_replacement(self, plan: Replacement) -> None:
+        """Do what a replacement (:meth:`plan_generation`, ``plan_replacement``) says,
+        all of it and only it, as one undo step: add its processor types, put its
+        topology in place, and move or remove the virtual topologies it names and give
+        those it names their shape. Refused (SessionError, nothing changed) when the
+        model changed since it was computed (its ``basis``)."""
+        from parasol_core.topology.replacement import REMAP, REMOVE
+
+        old = self._topology(plan.topo_id)
+        if old is not plan.old or (plan.basis and plan.basis != self.replacement_version(old)):
+            raise SessionError("the model changed since the preview: preview again")
+        for proc in plan.add_processors:
             self.check_new_id(proc.id, self.machine.processors, "processor")
-        with self._operation(f"Replace topology {topo_id}"):
-            for proc in add_processors:
+        m = self.machine
+        index = next(i for i, t in enumerate(m.topologies) if t is old)
+        with self._operation(f"Replace topology {plan.topo_id}"):
+            for proc in plan.add_processors:
                 self.add_processor(proc)
-            self._record(ListEdit(self.machine, "topologies", index, old, remove=True))
-            self._record(ListEdit(self.machine, "topologies", index, topology))
+            self._record(ListEdit(m, "topologies", index, old, remove=True))
+            self._record(ListEdit(m, "topologies", index, plan.new))
+            for fix in plan.mappings:
+                if fix.action == REMAP:
+                    for v, h in fix.moves.items():
+                        self._set(fix.virtual, "mapping", h, v)
+                elif fix.action == REMOVE:
+                    at = next(i for i, v in enumerate(m.virtuals) if v is fix.virtual)
+                    self._record(ListEdit(m, "virtuals", at, fix.virtual, remove=True))
+                    self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
+            for virt, shape in plan.shapes:
+                self._set(virt, "shape", tuple(shape), structural=True)
+
+    def replacement_version(self, topology: Topology) -> tuple:
+        """:meth:`topology_version`, and a count of the edits of virtual topologies (a
+        replacement moves the mappings that no longer fit: an edit of one after the
+        preview makes the preview stale)."""
+        return (*self.topology_version(topology), self._virtual_edits)
 
     def set_mapping(self, virt_id: int, mapping: Mapping[int, int], *, label: str | None = None,
                     merge: Any = None, window: float | None = None) -> None:  # fmt: skip
