@@ -379,20 +379,6 @@ def switch_type_to_add(machine: Machine, topology: Topology) -> Processor | None
     return new
 
 
-def preview_count(machine: Machine, topology: Topology) -> str:
-    """A generated topology's processor count as the user is shown it before it is
-    applied: compute processors and switches apart (its switches are of the type
-    :func:`switch_type_for` names, which the model may not have yet)."""
-    from parasol_core.topology.shape import processor_count
-
-    n = processor_count(topology)
-    if not topology.network:
-        return str(n)
-    switch = switch_type_for(machine)[0]
-    s = sum(1 for t in topology.types.values() if t == switch)
-    return f"{n - s} compute + {s} switch{'es' if s != 1 else ''}"
-
-
 def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,
                   speed: Seconds, machine: Machine | None = None,
                   keep_switches: bool = True) -> Topology:  # fmt: skip
