@@ -68,6 +68,7 @@ from parasol_core.session.history import (
 )
 from parasol_core.session.scalers import ScalerState, move_factor, reset_factors
 from parasol_core.session.selection import Selection
+from parasol_core.topology.replacement import Choices, Replacement
 from parasol_core.topology.shape import processor_count
 
 Observer = Callable[[Change], None]
@@ -130,6 +131,7 @@ class Session:
         # id(topology) -> edits of what a replacement of it is computed from
         # (REPLACEMENT_BASIS; see topology_version)
         self._topology_edits: dict[int, int] = {}
+        self._virtual_edits = 0  # edits of virtual topologies (see replacement_version)
         self._picked: tuple | None = None  # the last links picked by id (_pick_links)
         self.disk_stamp: Stamp | None = None  # the file as read or last written
         self.selection: Selection = selection.initial(self.machine)
@@ -390,6 +392,9 @@ class Session:
             fields.append(f)
             if isinstance(f.obj, Topology) and f.attr in REPLACEMENT_BASIS:
                 self._topology_edits[id(f.obj)] = self._topology_edits.get(id(f.obj), 0) + 1
+            if isinstance(f.obj, VirtualTopology) or (
+                    isinstance(f.obj, Machine) and f.attr == "virtuals"):  # fmt: skip
+                self._virtual_edits += 1
             if isinstance(m, SetMany):  # a bulk edit: the keys of what is read of it
                 bulk = self._bulk_keys(m)
                 if bulk is None:
@@ -883,20 +888,71 @@ class Session:
         return out
 
     def replace_topology(self, topo_id: int, topology: Topology,
-                         add_processors: Sequence[Processor] = ()) -> None:  # fmt: skip
+                         add_processors: Sequence[Processor] = (),
+                         choices: Choices | None = None) -> Replacement:  # fmt: skip
         """Put a new topology (say, a generated torus) in place of hardware topology
         ``topo_id``, with the processor types it needs added first (a generated fat
-        tree's switch type); one undo step brings back the old one, as it was in the
-        file."""
+        tree's switch type), and what that makes necessary (mappings that no longer fit
+        moved, by default: :func:`~parasol_core.topology.replacement.plan_replacement`);
+        one undo step brings back the old one, as it was in the file. Returns what was
+        done."""
+        from parasol_core.topology.replacement import plan_replacement
+
+        self._topology(topo_id)
+        plan = plan_replacement(self.machine, topo_id, topology, add_processors, choices)
+        self.apply_replacement(plan)
+        return plan
+
+    def plan_generation(self, topo_id: int, kind: str, sizes: Sequence[int], latency: Any,
+                        speed: Any, choices: Choices | None = None) -> Replacement:  # fmt: skip
+        """A generated topology over hardware topology ``topo_id`` and every consequence
+        of putting it in place (:func:`~parasol_core.topology.replacement.plan_generation`),
+        stamped with the version of the model it was computed from: the topology
+        editor's preview, which :meth:`apply_replacement` then does as it says. Nothing
+        is changed. ValueError when the generator cannot make it."""
+        from parasol_core.topology.replacement import plan_generation
+
         old = self._topology(topo_id)
-        index = next(i for i, t in enumerate(self.machine.topologies) if t is old)
-        for proc in add_processors:
+        plan = plan_generation(self.machine, topo_id, kind, sizes, latency, speed, choices)
+        plan.basis = self.replacement_version(old)
+        return plan
+
+    def apply_replacement(self, plan: Replacement) -> None:
+        """Do what a replacement (:meth:`plan_generation`, ``plan_replacement``) says,
+        all of it and only it, as one undo step: add its processor types, put its
+        topology in place, and move or remove the virtual topologies it names and give
+        those it names their shape. Refused (SessionError, nothing changed) when the
+        model changed since it was computed (its ``basis``)."""
+        from parasol_core.topology.replacement import REMAP, REMOVE
+
+        old = self._topology(plan.topo_id)
+        if old is not plan.old or (plan.basis and plan.basis != self.replacement_version(old)):
+            raise SessionError("the model changed since the preview: preview again")
+        for proc in plan.add_processors:
             self.check_new_id(proc.id, self.machine.processors, "processor")
-        with self._operation(f"Replace topology {topo_id}"):
-            for proc in add_processors:
+        m = self.machine
+        index = next(i for i, t in enumerate(m.topologies) if t is old)
+        with self._operation(f"Replace topology {plan.topo_id}"):
+            for proc in plan.add_processors:
                 self.add_processor(proc)
-            self._record(ListEdit(self.machine, "topologies", index, old, remove=True))
-            self._record(ListEdit(self.machine, "topologies", index, topology))
+            self._record(ListEdit(m, "topologies", index, old, remove=True))
+            self._record(ListEdit(m, "topologies", index, plan.new))
+            for fix in plan.mappings:
+                if fix.action == REMAP:
+                    for v, h in fix.moves.items():
+                        self._set(fix.virtual, "mapping", h, v)
+                elif fix.action == REMOVE:
+                    at = next(i for i, v in enumerate(m.virtuals) if v is fix.virtual)
+                    self._record(ListEdit(m, "virtuals", at, fix.virtual, remove=True))
+                    self._set(m, "topology_count", len(m.topologies) + len(m.virtuals))
+            for virt, shape in plan.shapes:
+                self._set(virt, "shape", tuple(shape), structural=True)
+
+    def replacement_version(self, topology: Topology) -> tuple:
+        """:meth:`topology_version`, and a count of the edits of virtual topologies (a
+        replacement moves the mappings that no longer fit: an edit of one after the
+        preview makes the preview stale)."""
+        return (*self.topology_version(topology), self._virtual_edits)
 
     def set_mapping(self, virt_id: int, mapping: Mapping[int, int], *, label: str | None = None,
                     merge: Any = None, window: float | None = None) -> None:  # fmt: skip
@@ -908,9 +964,26 @@ class Session:
                     raise SessionError(f"a processor number must be between 1 and {MAX_ID}, "
                                        f"not {n!r}")  # fmt: skip
         self._check_not_switches(mapping)
+        self._check_sharing(virt, mapping)
         with self._operation(label or f"Map virtual topology {virt_id}", merge, window):
             for v, h in mapping.items():
                 self._set(virt, "mapping", h, v)
+
+    def _compute_count(self) -> int:
+        from parasol_core.topology.switches import compute_count
+
+        hw = self.machine.hardware()
+        return compute_count(self.machine, hw) if hw is not None else 0
+
+    def _check_sharing(self, virt: VirtualTopology, changes: Mapping[int, int]) -> None:
+        """Refuse two virtual processors on one hardware processor where each can have
+        its own (:func:`~parasol_core.topology.mapping.crowding`: "1 1 2 ...")."""
+        from parasol_core.topology.mapping import crowding
+        from parasol_core.topology.virtual import virtual_count
+
+        problem = crowding(virt.mapping, changes, virtual_count(virt), self._compute_count())
+        if problem is not None:
+            raise SessionError(problem)
 
     def _check_not_switches(self, mapping: Mapping[int, int]) -> None:
         """Refuse a mapping onto a switch (switches run no program)."""
@@ -926,21 +999,27 @@ class Session:
                                    "a switch (switches run no program)")  # fmt: skip
 
     def new_virtual(self, routing: str, processors: int | None = None, name: str | None = None,
-                    ) -> VirtualTopology:  # fmt: skip
+                    shape: Sequence[int] | None = None) -> VirtualTopology:  # fmt: skip
         """Add a virtual topology with ``routing`` (which says its virtual links) on the
         hardware topology: the next free virtual id (virtual and hardware ids are
         separate), as many processors as the hardware unless told, virtual processor v
-        on hardware processor v (wrapping round when there are more virtual ones), and
-        the name "ROUTING on N" unless given."""
+        on hardware processor v (wrapping round when there are more virtual ones), the
+        name "ROUTING on N" unless given, and ``shape`` (by default the hardware's when
+        the counts agree and the routing can use it, else the most square one:
+        :func:`~parasol_core.topology.virtual.default_virtual_shape`)."""
+        from parasol_core.topology.virtual import default_virtual_shape
+
         hw = self.machine.hardware()
         if hw is None:
             raise SessionError("the model has no hardware topology to map onto")
-        n_hw = processor_count(hw)
         targets = self._targets()
         n = len(targets) if processors is None else processors
+        if shape is None and isinstance(n, int) and not isinstance(n, bool) and (
+                1 <= n <= MAX_ID):  # fmt: skip
+            shape = default_virtual_shape(self.machine, routing, n)
         ids = [v.id for v in self.machine.virtuals if isinstance(v.id, int)]
         virt = VirtualTopology(
-            shape=tuple(hw.shape) if hw.shape and n == n_hw == len(targets) else None,
+            shape=tuple(shape) if shape is not None else None,
             id=max(ids, default=0) + 1,
             name=name if name is not None else f"{routing} on {n}",
             setup=hw.setup,
@@ -1000,11 +1079,85 @@ class Session:
                 if mask[h]:
                     raise SessionError(f"virtual processor {v} is mapped onto {h}, a switch "
                                        "(switches run no program)")  # fmt: skip
+        self._check_routable(virtual, virtual.routing, virtual.shape, n)
+        from parasol_core.topology.mapping import crowding
+
+        problem = crowding({}, virtual.mapping, n, self._compute_count())
+        if problem is not None:
+            raise SessionError(problem)
+
+    def _check_routable(self, virtual: VirtualTopology, routing: str | None,
+                        shape: Sequence[int] | None, count: int) -> None:  # fmt: skip
+        """Refuse a virtual topology whose virtual links cannot be made, so that it
+        could not be routed on any hardware: a shape that is not 1 to 6 sizes of 1 or
+        more whose product is ``count``, or that the routing cannot use; a routing that
+        needs a shape it has not got (without a shape of its own, it has the
+        hardware's when the counts agree), or that defines no virtual links."""
+        from parasol_core.topology.virtual import virtual_problem, virtual_shape
+
+        if shape is not None:
+            shape = tuple(shape)
+        else:
+            probe = VirtualTopology(id=virtual.id, processor_count=count)
+            found = virtual_shape(self.machine, probe)
+            shape = found.dims if found is not None else None
+        label = f"virtual topology {virtual.id}" if virtual.id is not None else "it"
+        problem = virtual_problem(routing, count, shape, label)
+        if problem is not None:
+            raise SessionError(problem)
+
+    def set_virtual_shape(self, virt_id: int, shape: Sequence[int] | None) -> None:
+        """Give a virtual topology the grid shape its routing lays its virtual
+        processors on (None: none of its own). Refused (SessionError, nothing changed):
+        not 1 to 6 sizes of 1 or more, a product that is not its processor count, or a
+        shape its routing cannot use (a 2Dtorus on 4 x 3 x 6)."""
+        from parasol_core.topology.virtual import virtual_count
+
+        virt = self._virtual(virt_id)
+        if shape is not None:
+            shape = tuple(shape)
+        self._check_routable(virt, virt.routing, shape, virtual_count(virt))
+        if shape == (tuple(virt.shape) if virt.shape else None):
+            return
+        shown = " x ".join(map(str, shape)) if shape else "none"
+        with self._operation(f"Virtual topology {virt_id}: shape {shown}"):
+            self._set(virt, "shape", shape, structural=True)
+
+    def set_virtual_routing(self, virt_id: int, routing: str) -> None:
+        """Give a virtual topology another routing (which says its virtual links). When
+        its shape does not suit the new routing (a 4 x 3 x 6 shape for a 2Dtorus), it
+        takes the routing's default shape in the same step; refused (SessionError,
+        nothing changed) when no shape would do (a hypercube on 72 processors, a
+        routing such as updown that defines no virtual links)."""
+        from parasol_core.topology.routing import routing_names
+        from parasol_core.topology.virtual import default_shape, virtual_count, virtual_problem
+
+        virt = self._virtual(virt_id)
+        if not isinstance(routing, str) or routing not in routing_names():
+            raise SessionError(f"{routing!r} is not a routing technique (known: "
+                               f"{', '.join(routing_names())})")  # fmt: skip
+        n = virtual_count(virt)
+        shape = tuple(virt.shape) if virt.shape else None
+        try:
+            self._check_routable(virt, routing, shape, n)
+        except SessionError:
+            shape = default_shape(n, routing)
+            if virtual_problem(routing, n, shape) is not None:
+                raise
+        with self._operation(f"Routing of virtual topology {virt_id}"):
+            if virt.name == f"{virt.routing} on {n}":
+                self._set(virt, "name", f"{routing} on {n}")
+            self._set(virt, "routing", routing)
+            if shape != (tuple(virt.shape) if virt.shape else None):
+                self._set(virt, "shape", shape, structural=True)
 
     def resize_virtual(self, virt_id: int, processors: int) -> None:
         """Give a virtual topology another processor count: the mapping keeps its
         entries for the processors that stay, new ones go where ``new_virtual`` puts
-        them, and a name of the form "ROUTING on N" follows."""
+        them unless that hardware processor is full (then onto the least used one:
+        :func:`~parasol_core.topology.mapping.place`), its shape becomes the default
+        one of the new count, and a name of the form "ROUTING on N" follows. Refused
+        when its routing cannot have that many processors (a hypercube on 12)."""
         virt = self._virtual(virt_id)
         hw = self.machine.hardware()
         n_hw = processor_count(hw) if hw is not None else 0
@@ -1013,19 +1166,29 @@ class Session:
             raise SessionError(f"a virtual topology has 1 to {MAX_ID} processors, "
                                f"not {processors!r}")  # fmt: skip
         old = virt.processor_count or len(virt.mapping)
-        wrapped = _wrapped(processors, self._targets() if n_hw else [])
+        shape = tuple(virt.shape) if virt.shape else None
+        if processors != old:  # a shape of the new count, as the routing needs
+            from parasol_core.topology.virtual import default_virtual_shape
+
+            shape = default_virtual_shape(self.machine, virt.routing, processors)
+        self._check_routable(virt, virt.routing, shape, processors)
+        from parasol_core.topology.mapping import place
+
+        targets = self._targets() if n_hw else []
+        kept = {v: h for v, h in virt.mapping.items() if 1 <= v <= processors}
+        new = [v for v in range(1, processors + 1) if v not in kept]
+        placed = place(kept, new, targets, processors, _wrapped(processors, targets))
         with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
             for v in range(processors + 1, max(old, processors) + 1):
                 if v in virt.mapping:
                     self._set(virt, "mapping", ABSENT, v)
-            for v in range(1, processors + 1):
-                if v not in virt.mapping:
-                    self._set(virt, "mapping", wrapped[v], v)
+            for v, h in placed.items():
+                self._set(virt, "mapping", h, v)
             self._set(virt, "processor_count", processors)
             if virt.name == f"{virt.routing} on {old}":
                 self._set(virt, "name", f"{virt.routing} on {processors}")
-            if virt.shape and processors != old:
-                self._set(virt, "shape", None, structural=True)
+            if shape != (tuple(virt.shape) if virt.shape else None):
+                self._set(virt, "shape", shape, structural=True)
 
     def remove_virtual(self, virt_id: int) -> None:
         virt = self._virtual(virt_id)

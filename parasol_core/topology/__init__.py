@@ -7,6 +7,8 @@ The parts, one module each:
   topologies (:mod:`.switched`: fat trees and dragonflies, their structure and routing);
 * :mod:`.switches`: which processors are switches, and what network a topology says it is;
 * :mod:`.compare`: what replacing a topology adds, removes and changes;
+* :mod:`.replacement`: replacing a topology with every consequence, planned once for the
+  preview and for Apply;
 * :mod:`.routing`: routing techniques by name (built-ins, entry-point plug-ins);
 * :mod:`.techniques`: the built-in techniques;
 * :mod:`.index`: routes through a hardware topology (``route``, ``routes``);

@@ -40,14 +40,12 @@ from parasol_core.base import budget
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.model.inttable import IntTable
 from parasol_core.model.linkstore import links_from_arrays
-from parasol_core.topology.shape import Shape
+from parasol_core.topology.shape import MAX_DIMS, Shape
 from parasol_core.topology.switched import network_structure
 
 Seconds = float | Timing
 
 MAX_PROCESSORS = 1_000_000
-MAX_DIMS = 6
-"""A grid or torus has 1 to 6 sizes (Fugaku's Tofu network is a 6-D torus)."""
 
 
 def _timing(value: Seconds) -> Timing:
@@ -381,30 +379,24 @@ def switch_type_to_add(machine: Machine, topology: Topology) -> Processor | None
     return new
 
 
-def preview_count(machine: Machine, topology: Topology) -> str:
-    """A generated topology's processor count as the user is shown it before it is
-    applied: compute processors and switches apart (its switches are of the type
-    :func:`switch_type_for` names, which the model may not have yet)."""
-    from parasol_core.topology.shape import processor_count
-
-    n = processor_count(topology)
-    if not topology.network:
-        return str(n)
-    switch = switch_type_for(machine)[0]
-    s = sum(1 for t in topology.types.values() if t == switch)
-    return f"{n - s} compute + {s} switch{'es' if s != 1 else ''}"
-
-
 def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,
-                  speed: Seconds, machine: Machine | None = None) -> Topology:  # fmt: skip
+                  speed: Seconds, machine: Machine | None = None,
+                  keep_switches: bool = True) -> Topology:  # fmt: skip
     """A generated topology to put in place of ``old``: its id and setup time, and the
     processor types of ``old`` where it had the processor, else its most common type
-    (1 when it had none). A fat tree or dragonfly: its compute processors so, its
-    switches of the model's switch type (:func:`switch_type_for`; add the new one it
-    names, as the topology editor does, when the model has none)."""
+    (1 when it had none); without ``keep_switches``, a processor that was a switch
+    takes that type too (a torus over a dragonfly: the routers' numbers become torus
+    processors). A fat tree or dragonfly: its compute processors so, its switches of
+    the model's switch type (:func:`switch_type_for`; add the new one it names, as the
+    topology editor does, when the model has none).
+
+    What putting it in place does to the rest of the model (mappings onto what becomes
+    a switch, ...): :func:`parasol_core.topology.replacement.plan_generation`."""
+    from parasol_core.model.inttable import int_columns
     from parasol_core.topology.shape import processor_count
 
     types = list(old.types.values())
+    switches: set[int] = set()
     if machine is not None:  # the compute processors keep a compute type
         switches = {p.id for p in machine.processors if p.is_switch}
         types = [t for t in types if t not in switches]
@@ -415,7 +407,19 @@ def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Secon
                    setup=old.setup.mean if old.setup is not None else None)  # fmt: skip
     if kind in NETWORKS:
         return new
-    new.types = {p: old.types.get(p, default) for p in range(1, processor_count(new) + 1)}
+    n = processor_count(new)
+    values = np.full(n, default, dtype=np.int64)
+    found = int_columns(old.types)
+    if found is not None:
+        numbers, olds = found
+        inside = (numbers >= 1) & (numbers <= n)
+        values[numbers[inside] - 1] = olds[inside]
+    else:
+        for p in range(1, n + 1):
+            values[p - 1] = old.types.get(p, default)
+    if not keep_switches and switches:
+        values[np.isin(values, list(switches))] = default
+    new.types = IntTable.from_columns(np.arange(1, n + 1, dtype=np.int64), values)
     return new
 
 

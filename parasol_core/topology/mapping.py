@@ -31,6 +31,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 
@@ -617,12 +618,102 @@ def mapping_text(virtual: VirtualTopology) -> str:
     return " ".join(str(virtual.mapping.get(v, "-")) for v in range(1, n + 1))
 
 
+def sharing_limit(count: int, compute: int) -> int:
+    """How many virtual processors may share one hardware processor, for ``count``
+    virtual processors on ``compute`` compute processors: one each while there are
+    enough compute processors; else as many as spreading them evenly takes (the wrapped
+    mapping of a new virtual topology: 72 on 64 is 2)."""
+    if compute < 1:
+        return max(count, 1)
+    return max(1, -(-count // compute))
+
+
+def crowding(mapping: Mapping[int, int], changes: Mapping[int, int], count: int,
+             compute: int) -> str | None:  # fmt: skip
+    """Why setting ``changes`` (virtual -> hardware) in ``mapping`` puts more virtual
+    processors on one hardware processor than :func:`sharing_limit` allows, in words
+    (two on one, "1 1 2 ...", when there is a processor for each); None when it does
+    not. Only a hardware processor the changes put more on counts: a mapping read from
+    a file that already shares stays editable."""
+    if not changes:
+        return None
+    limit = sharing_limit(count, compute)
+    after = {**mapping, **changes}
+    if len(after) <= limit:
+        return None
+    touched = np.asarray(sorted(set(changes.values())), dtype=np.int64)
+    load_after = _loads(after.values(), touched)
+    load_before = _loads(mapping.values(), touched)
+    over = (load_after > limit) & (load_after > load_before)
+    if not over.any():
+        return None
+    h = int(touched[np.argmax(over)])
+    sharing = sorted(v for v, w in after.items() if w == h)
+    shown = ", ".join(map(str, sharing[:-1][:8])) + (", …" if len(sharing) > 9 else "")
+    who = f"virtual processors {shown} and {sharing[-1]} would share hardware processor {h}"
+    if limit == 1:
+        return (f"{who}: with {compute} compute processors for {count} virtual ones, "
+                "each takes one of its own")  # fmt: skip
+    return (f"{who}: {count} virtual processors on {compute} compute ones take at most "
+            f"{limit} to a processor")  # fmt: skip
+
+
+def place(kept: Mapping[int, int], new: Sequence[int], targets: Sequence[int] | np.ndarray,
+          count: int, preferred: Mapping[int, int] | None = None) -> dict[int, int]:  # fmt: skip
+    """Hardware processors for the virtual processors ``new`` beside the entries
+    ``kept`` (of a virtual topology of ``count`` processors), among ``targets`` (the
+    compute processors): each on its ``preferred`` one while that holds fewer than
+    :func:`sharing_limit` allows, else on the least used target, the lowest number
+    first. So a mapping that grew or lost hardware processors never puts two virtual
+    processors on one while another is free. Empty when there are no targets."""
+    import heapq
+
+    targets = [int(t) for t in np.asarray(targets, dtype=np.int64).tolist()]
+    if not targets:
+        return {}
+    limit = sharing_limit(count, len(targets))
+    allowed = set(targets)
+    load = dict.fromkeys(targets, 0)
+    for h in kept.values():
+        if h in allowed:
+            load[h] += 1
+    heap = [(n, t) for t, n in load.items()]
+    heapq.heapify(heap)
+    out: dict[int, int] = {}
+    preferred = preferred or {}
+    for v in new:
+        h = preferred.get(v)
+        if h is None or h not in allowed or load[h] >= limit:
+            while True:
+                n, h = heap[0]
+                if n == load[h]:
+                    break
+                heapq.heapreplace(heap, (load[h], h))  # stale: its load grew since
+        out[v] = h
+        load[h] += 1
+        heapq.heappush(heap, (load[h], h))
+    return out
+
+
+def _loads(values: Any, at: np.ndarray) -> np.ndarray:
+    """How many of ``values`` equal each of ``at`` (sorted)."""
+    try:
+        vals = np.fromiter(values, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        vals = np.asarray([v for v in values if type(v) is int and -(2**63) <= v < 2**63],
+                          dtype=np.int64)  # fmt: skip
+    vals.sort()
+    return np.searchsorted(vals, at, side="right") - np.searchsorted(vals, at, side="left")
+
+
 def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
                   switches: np.ndarray | None = None) -> dict[int, int]:  # fmt: skip
     """A mapping typed or pasted as the hardware processor of each virtual processor in
     order (spaces, commas, tabs or new lines between; '-' leaves one as it is).
     ValueError naming the position and what is wrong; a switch (``switches[h]`` True,
-    :func:`~parasol_core.topology.switches.switch_mask`) is not a target."""
+    :func:`~parasol_core.topology.switches.switch_mask`) is not a target, and two
+    virtual processors go onto one hardware processor only as :func:`crowding` allows
+    (the session refuses the same)."""
     n = virtual_count(virtual)
     words = text.replace(",", " ").split()
     if len(words) != n:
@@ -644,4 +735,9 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
             raise ValueError(f"virtual processor {v}: processor {h} is a switch (switches "
                              "run no program)")  # fmt: skip
         out[v] = h
+    compute = hardware_count - int(switches[1 : hardware_count + 1].sum()) if (
+        switches is not None) else hardware_count  # fmt: skip
+    crowded = crowding(virtual.mapping, out, n, compute)
+    if crowded is not None:
+        raise ValueError(crowded)
     return out

@@ -69,6 +69,10 @@ class RoutingTechnique:
 
     name: str = ""
     description: str = ""
+    #: the most sizes of the grid it routes on (``XY``: 2, ``NDtorus``: 6); None when it
+    #: needs no grid shape. A virtual topology's default shape has this many sizes, up
+    #: to 3 (2 when None): :func:`parasol_core.topology.virtual.default_shape`.
+    grid_dims: int | None = None
 
     def path(self, layout: Layout, src: int, dst: int) -> list[int]:
         """The processors a message from ``src`` to ``dst`` visits, both ends included.

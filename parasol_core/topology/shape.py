@@ -130,7 +130,8 @@ class Layout:
         if self.shape is None:
             raise RoutingError(
                 f"{technique} routing needs a grid shape, and {self.label} has none "
-                "(add a '# piui: shape = W H [D]' comment or links in grid order)"
+                "(give it one: a virtual topology's Shape in the mapping editor, a "
+                "'# piui: shape = W H [D]' comment, or links in grid order)"
             )
         if not self.shape.fits(ndim):
             raise RoutingError(
@@ -296,3 +297,80 @@ def _wraps_if_fits(shape: Shape, a: np.ndarray, b: np.ndarray) -> int | None:
     if not np.all(plain | wrap):
         return None
     return int(np.count_nonzero(~plain))
+
+
+# --------------------------------------------------------------------------- shapes a user gives
+
+MAX_DIMS = 6
+"""A shape has 1 to 6 sizes (Fugaku's Tofu network is a 6-D torus)."""
+
+
+def square_shape(count: int, ndim: int = 2) -> tuple[int, ...]:
+    """The most square factorisation of ``count`` into at most ``ndim`` sizes: the
+    largest size as small as it can be, then the next, and so on (so 72 in two is
+    9 x 8, in three 6 x 4 x 3; a prime is one size). Sizes from the largest down, with
+    no trailing sizes of 1 (but at least one size)."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"a processor count is a whole number of 1 or more, not {count!r}")
+    if not 1 <= ndim <= MAX_DIMS:
+        raise ValueError(f"a shape has 1 to {MAX_DIMS} sizes, not {ndim}")
+    dims = _squarest(count, ndim, count)
+    assert dims is not None  # (count, 1, 1, ...) always fits
+    kept = tuple(d for d in dims if d > 1)
+    return kept or (1,)
+
+
+def _divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted(set(small) | {n // d for d in small})
+
+
+def _squarest(n: int, k: int, cap: int) -> tuple[int, ...] | None:
+    """The lexicographically smallest descending ``k`` sizes with product ``n``, none
+    above ``cap`` (None when there are none): the smallest possible largest size, then
+    the same for what remains."""
+    if k == 1:
+        return (n,) if n <= cap else None
+    for m in _divisors(n):
+        if m**k < n:  # the largest of k sizes is at least the k-th root
+            continue
+        if m > cap:
+            return None
+        rest = _squarest(n // m, k - 1, m)
+        if rest is not None:
+            return (m, *rest)
+    return None
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """A shape as typed: sizes separated by spaces, commas or 'x' ("9 8", "4x3x6").
+    ValueError saying what is wrong with it."""
+    words = text.replace(",", " ").replace("x", " ").replace("X", " ").replace("×", " ").split()
+    if not words:
+        raise ValueError(f"a shape is 1 to {MAX_DIMS} sizes, such as '9 8'")
+    sizes = []
+    for word in words:
+        try:
+            sizes.append(int(word))
+        except ValueError:
+            raise ValueError(f"'{word}' is not a size: a shape is whole numbers, such as "
+                             "'9 8'") from None  # fmt: skip
+    return tuple(sizes)
+
+
+def shape_problem(shape: Sequence[int] | None, count: int) -> str | None:
+    """What is wrong with ``shape`` as the grid of ``count`` processors: 1 to 6 sizes,
+    each a whole number of 1 or more, whose product is the count. None when nothing."""
+    if shape is None:
+        return None
+    dims = tuple(shape)
+    if not 1 <= len(dims) <= MAX_DIMS:
+        return f"a shape has 1 to {MAX_DIMS} sizes, not {len(dims)}"
+    bad = next((d for d in dims if isinstance(d, bool) or not isinstance(d, int) or d < 1), None)
+    if bad is not None:
+        return f"the sizes of a shape are whole numbers of 1 or more, not {bad!r}"
+    size = math.prod(dims)
+    if size != count:
+        return (f"a {' x '.join(map(str, dims))} grid has {size} processors, not {count}: the "
+                "product of the sizes is the processor count")  # fmt: skip
+    return None

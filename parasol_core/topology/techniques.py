@@ -151,7 +151,7 @@ class MeshRouting(RoutingTechnique):
     def __init__(self, order: str) -> None:
         self.name = order
         self.axes = tuple(AXES[c] for c in order)
-        self.ndim = len(order)
+        self.ndim = self.grid_dims = len(order)
         dims = " then ".join(order)
         self.description = f"mesh, dimension order {dims}, no wrap-around"
 
@@ -173,7 +173,7 @@ class TorusRouting(RoutingTechnique):
 
     def __init__(self, ndim: int) -> None:
         self.name = f"{ndim}Dtorus"
-        self.ndim = ndim
+        self.ndim = self.grid_dims = ndim
         self.axes = tuple(range(ndim))
         self.description = f"{ndim}D torus, dimension order, shorter way round (ties positive)"
 
@@ -205,6 +205,7 @@ class NDRouting(RoutingTechnique):
     def __init__(self, wrap: bool) -> None:
         self.wrap = wrap
         self.name = "NDtorus" if wrap else "NDmesh"
+        self.grid_dims = self.MAX_DIMS
         self.axes = tuple(range(self.MAX_DIMS))
         self.description = (
             "N-D torus (up to 6 dimensions), dimension order 0, 1, 2, ..., each the shorter "

@@ -17,7 +17,14 @@ from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import FREE_COUNT, Route, RouteBatch, TopologyIndex, index_of
 from parasol_core.topology.routing import get_routing
-from parasol_core.topology.shape import Layout, Shape, processor_count, shape_of
+from parasol_core.topology.shape import (
+    Layout,
+    Shape,
+    processor_count,
+    shape_of,
+    shape_problem,
+    square_shape,
+)
 
 
 def find_virtual(machine: Machine, virtual: VirtualTopology | int) -> VirtualTopology:
@@ -64,6 +71,56 @@ def virtual_shape(machine: Machine, virtual: VirtualTopology | int) -> Shape | N
     hw = machine.hardware()
     if hw is not None and processor_count(hw) == count:
         return shape_of(hw)
+    return None
+
+
+def default_shape(count: int, routing: str | None = None) -> tuple[int, ...]:
+    """The shape a virtual topology of ``count`` processors and ``routing`` starts with:
+    the most square factorisation of the count (:func:`~.shape.square_shape`) into as
+    many sizes as the routing's grid has, up to 3 (a ring: one; ``XY`` and ``2Dtorus``:
+    two; ``XYZ``, ``3Dtorus``, ``NDmesh`` and ``NDtorus``: three; a routing that needs no
+    grid, or an unknown one: two)."""
+    dims = None
+    if routing:
+        try:
+            dims = get_routing(routing).grid_dims
+        except RoutingError:
+            dims = None
+    return square_shape(count, min(dims or 2, 3))
+
+
+def default_virtual_shape(machine: Machine, routing: str | None, count: int,
+                          ) -> tuple[int, ...]:  # fmt: skip
+    """The shape a new virtual topology is offered: the hardware's when it has as many
+    compute processors as the virtual topology has processors, a grid shape, and the
+    routing can use that shape; else :func:`default_shape`."""
+    hw = machine.hardware()
+    if hw is not None and processor_count(hw) == count:
+        shape = shape_of(hw)
+        if shape is not None and virtual_problem(routing, count, shape.dims) is None:
+            return shape.dims
+    return default_shape(count, routing)
+
+
+def virtual_problem(routing: str | None, count: int, shape: tuple[int, ...] | None,
+                    label: str = "the virtual topology") -> str | None:  # fmt: skip
+    """Why a virtual topology of ``count`` processors with ``routing`` and ``shape``
+    cannot have its virtual links (so cannot be routed on any hardware), in words; None
+    when it can. The shape is checked first (:func:`~.shape.shape_problem`), then the
+    routing is asked for the neighbours of processor 1 (a ``2Dtorus`` on a 4 x 3 x 6
+    shape, a ``hypercube`` on 72 processors, ``updown``, which defines no virtual
+    links: each says why)."""
+    problem = shape_problem(shape, count)
+    if problem is not None:
+        return problem
+    if not routing:
+        return f"{label} has no routing technique"
+    try:
+        technique = get_routing(routing)
+        layout = Layout(count, Shape(tuple(shape)) if shape else None, label)
+        technique.neighbours(layout, 1)
+    except RoutingError as e:
+        return str(e)
     return None
 
 

@@ -14,6 +14,7 @@ and the metrics are rebuilt when anything but the mapping changes.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QSplitter,
@@ -47,15 +49,36 @@ from parasol_core.topology.mapping import (
     scheme_of,
     swap,
 )
-from parasol_core.topology.shape import processor_count
-from parasol_core.topology.switches import compute_count, has_switches, switch_mask
-from parasol_core.topology.virtual import virtual_links
+from parasol_core.topology.shape import parse_shape, processor_count
+from parasol_core.topology.switches import compute_count, switch_mask
+from parasol_core.topology.virtual import (
+    default_shape,
+    default_virtual_shape,
+    virtual_links,
+    virtual_problem,
+    virtual_shape,
+)
 from piui.document import Document
-from piui.widgets.add_virtual_dialog import AddVirtualDialog
+from piui.widgets.add_virtual_dialog import AddVirtualDialog, shape_text
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change, message_label
 from piui.widgets.topology_canvas import TopologyCanvas
 from piui.widgets.topology_selection import selection_of
+
+#: the least the mapping picture is given, in pixels (a small network)
+MIN_PICTURE = (320, 320)
+#: the most its minimum grows to with the processor count (see picture_minimum)
+MAX_PICTURE_MINIMUM = (480, 480)
+
+
+def picture_minimum(count: int) -> tuple[int, int]:
+    """The least size of the mapping picture of ``count`` hardware processors: enough
+    that processors drawn side by side are a drag target apart (about 13 px on the 108
+    of the dragonfly sample, which was a 9 px thumbnail before), up to
+    :data:`MAX_PICTURE_MINIMUM`; the picture takes whatever more the window gives it."""
+    side = max(MIN_PICTURE[1], min(MAX_PICTURE_MINIMUM[1], round(46 * max(count, 1) ** 0.5)))
+    return side, side
+
 
 SCHEME_HELP = {
     "identity": "virtual v on hardware v",
@@ -82,6 +105,11 @@ class MappingEditorWindow(QWidget):
         self.count_edit = QSpinBox()
         self.count_edit.setRange(1, MAX_ID)
         self.count_edit.setToolTip("virtual processors: the mapping keeps those that stay")
+        self.shape_edit = QLineEdit()
+        self.shape_edit.setToolTip(
+            "the grid the routing lays the virtual processors on: 1 to 6 sizes whose product "
+            "is the processor count ('9 8', '6 4 3'); press Enter"
+        )
         self.mapping_edit = QLineEdit()
         self.mapping_edit.setToolTip(
             "the hardware processor of virtual processor 1, 2, … in order; type or paste a "
@@ -107,6 +135,9 @@ class MappingEditorWindow(QWidget):
         self.preview.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.canvas = TopologyCanvas()
         self.canvas.swap_mode = True
+        # large enough to drag a virtual processor onto another (picture_minimum); it
+        # takes every pixel the window gives it beyond that
+        self.canvas.setMinimumSize(*MIN_PICTURE)
         self.canvas.setToolTip("drag a virtual processor onto another hardware processor to "
                                "swap them")  # fmt: skip
 
@@ -123,6 +154,7 @@ class MappingEditorWindow(QWidget):
         ident.addWidget(self.count_edit)
         ident.addStretch(1)
         form.addRow("Id:", ident)
+        form.addRow("Shape:", self.shape_edit)
         form.addRow("Routing (virtual links):", self.routing)
         form.addRow("Mapping:", self.mapping_edit)
         seed_row = QHBoxLayout()
@@ -141,10 +173,14 @@ class MappingEditorWindow(QWidget):
         side_layout.addWidget(self.metrics)
         side_layout.addWidget(self.preview)
         side_layout.addStretch(1)
-        split = QSplitter(Qt.Orientation.Vertical)
+        # side by side when the window is wide, the picture under the fields when it is
+        # tall (resizeEvent); the picture gets what the window grows by
+        self.split = split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(side)
         split.addWidget(self.canvas)
+        split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
+        split.setCollapsible(1, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
@@ -164,6 +200,7 @@ class MappingEditorWindow(QWidget):
         self.name_edit.editingFinished.connect(self._set_name)
         self.id_edit.editingFinished.connect(self._set_id)
         self.count_edit.editingFinished.connect(self._set_count)
+        self.shape_edit.editingFinished.connect(self._set_shape)
         self.mapping_edit.returnPressed.connect(self.type_mapping)
         self.seed.valueChanged.connect(
             lambda _seed: self.virtual() and self._show_scheme(self.virtual())
@@ -187,6 +224,28 @@ class MappingEditorWindow(QWidget):
         document.structureChanged.connect(self.rebuild)
         document.valuesChanged.connect(self._values_changed)
         self.rebuild()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The picture beside the fields or under them, whichever gives it more room
+        (its smaller side), and beside them only when both fit across."""
+        super().resizeEvent(event)
+        width, height = self._room()
+        side = self.split.widget(0).minimumSizeHint()
+        across = width - side.width() - self.split.handleWidth() - 12
+        beside = min(across, height)
+        under = min(width, height - side.height() - self.split.handleWidth() - 40)
+        wide = across >= self.canvas.minimumWidth() and beside > under
+        want = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.split.orientation() != want:
+            self.split.setOrientation(want)
+
+    def _room(self) -> tuple[int, int]:
+        """The size the window is shown in: a scroll area's viewport when it is in one
+        (its own size is then at least its minimum, which the orientation changes)."""
+        viewport = self.parentWidget()
+        if viewport is not None and isinstance(viewport.parentWidget(), QScrollArea):
+            return viewport.width(), viewport.height()
+        return self.width(), self.height()
 
     # ------------------------------------------------------------------ model
 
@@ -228,6 +287,7 @@ class MappingEditorWindow(QWidget):
         """The hardware topology, its switches drawn apart (they take no mapping)."""
         hw = self.document.machine.hardware()
         self.canvas.set_topology(hw, switch_mask(self.document.machine, hw) if hw else None)
+        self.canvas.setMinimumSize(*picture_minimum(processor_count(hw) if hw else 0))
 
     def _values_changed(self, change: Change) -> None:
         if change.touches(Topology) or change.touches(Link):
@@ -265,11 +325,13 @@ class MappingEditorWindow(QWidget):
     def refresh(self, *_: object) -> None:
         v = self.virtual()
         self.preview.clear()
-        for w in (self.name_edit, self.id_edit, self.count_edit, self.mapping_edit):
+        for w in (self.name_edit, self.id_edit, self.count_edit, self.shape_edit,
+                  self.mapping_edit):  # fmt: skip
             w.setEnabled(v is not None)
         if v is None:
             self.name_edit.clear()
             self.mapping_edit.clear()
+            self.shape_edit.clear()
             self.schemes.setCurrentRow(-1)
             self.routing.setEnabled(False)
             self.canvas.set_virtual([], {})
@@ -285,6 +347,8 @@ class MappingEditorWindow(QWidget):
             self.name_edit.setText(v.name or "")
         self.id_edit.setValue(v.id or 1)
         self.count_edit.setValue(v.processor_count or len(v.mapping) or 1)
+        if not self.shape_edit.hasFocus():
+            self.shape_edit.setText(shape_text(self._shape_of(v)))
         if not self.mapping_edit.hasFocus():
             self.mapping_edit.setText(mapping_text(v))
         count = self.canvas.place.count
@@ -356,12 +420,32 @@ class MappingEditorWindow(QWidget):
 
     # ------------------------------------------------------------------ edits
 
+    def _shape_of(self, v: VirtualTopology) -> tuple[int, ...] | None:
+        """The shape the virtual topology is routed on: its own, else the hardware's."""
+        try:
+            shape = virtual_shape(self.document.machine, v)
+        except RoutingError:
+            return None
+        return shape.dims if shape is not None else None
+
     def _set_routing(self, name: str) -> None:
         v = self.virtual()
         if v is not None and name and name != v.routing:
-            self.document.session.set_value(
-                f"vt({v.id}).routing", name, label=f"Routing of virtual topology {v.id}"
-            )
+            try:  # the shape follows when the new routing cannot use it
+                self.document.session.set_virtual_routing(v.id, name)
+            except SessionError as e:
+                self.message.setText(f"routing not changed: {e}")
+                self.refresh()
+
+    def _set_shape(self) -> None:
+        v = self.virtual()
+        if v is None or self.shape_edit.text().split() == shape_text(self._shape_of(v)).split():
+            return
+        try:
+            self.document.session.set_virtual_shape(v.id, parse_shape(self.shape_edit.text()))
+        except (ValueError, SessionError) as e:
+            self.message.setText(f"shape not changed: {e}")
+            self.shape_edit.setText(shape_text(self._shape_of(v)))
 
     def _drag_preview(self, src: int, target: int) -> None:
         v = self.virtual()
@@ -434,15 +518,20 @@ class MappingEditorWindow(QWidget):
         if hw is None:
             self.message.setText("There is no hardware topology to map a virtual one onto.")
             return None
-        # a switched network's routing (updown, dragonfly) defines no virtual links: a ring
-        switched = has_switches(self.document.machine, hw)
-        dialog = self.add_dialog(compute_count(self.document.machine, hw),
-                                 "1Dtorus" if switched else hw.routing)  # fmt: skip
+        count = compute_count(self.document.machine, hw)
+        # the hardware's routing, unless it defines no virtual links on that count (a
+        # switched network's updown or dragonfly routing, shortest): a ring
+        routing = hw.routing
+        if virtual_problem(routing, count, default_shape(count, routing)) is not None:
+            routing = "1Dtorus"
+        dialog = self.add_dialog(count, routing)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
-        routing, count, name = dialog.values()
+        routing, count, name, shape = dialog.values()
         try:
-            virt = self.document.session.new_virtual(routing, count, name or None)
+            if shape is None:
+                raise SessionError(dialog.problem() or "the shape cannot be read")
+            virt = self.document.session.new_virtual(routing, count, name or None, shape)
         except SessionError as e:
             self.message.setText(str(e))
             return None
@@ -450,7 +539,9 @@ class MappingEditorWindow(QWidget):
         return virt
 
     def add_dialog(self, hardware_count: int, routing: str | None) -> AddVirtualDialog:
-        return AddVirtualDialog(hardware_count, routing, self)
+        machine = self.document.machine
+        return AddVirtualDialog(hardware_count, routing, self,
+                                lambda r, n: default_virtual_shape(machine, r, n))  # fmt: skip
 
     def _edit(self, ref: str, value: object, label: str) -> None:
         try:

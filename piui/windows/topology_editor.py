@@ -1,8 +1,14 @@
 """The topology editor: the hardware topology's id, name, routing (every technique,
 plug-ins included, with its description), setup time, and the processor type of the
 processors selected in the grid view; generating a standard topology over the link
-list (previewing what it adds, removes and changes first); adding and removing single
-links. Every change is one undoable session operation.
+list; adding and removing single links. Every change is one undoable session operation.
+
+Generating: Preview asks the session for the replacement (the new topology and every
+consequence: links, processor types added or changed, switches kept or dropped,
+mappings that no longer fit and what happens to them), shows all of it, offers the
+choices it leaves (each a combo box: answering plans again), and says what Apply would
+leave wrong. Apply hands that same replacement to the session: what the preview says is
+what Apply does.
 """
 
 from __future__ import annotations
@@ -22,18 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.numeric import parse_number, parse_whole
-from parasol_core.model import Link, Machine, Timing, Topology
+from parasol_core.model import Link, Machine, Timing, Topology, VirtualTopology
 from parasol_core.session import Change, SessionError
-from parasol_core.topology.compare import TopologyChange, compare_topologies
-from parasol_core.topology.generators import (
-    GENERATORS,
-    defaults_for,
-    generate_over,
-    preview_count,
-    switch_type_to_add,
-)
+from parasol_core.topology.compare import TopologyChange
+from parasol_core.topology.generators import GENERATORS, defaults_for
+from parasol_core.topology.replacement import Choices, Replacement, with_choices
 from parasol_core.topology.shape import processor_count
-from parasol_core.topology.switches import count_text, with_unit
+from parasol_core.topology.switches import count_text
 from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.routing_box import RoutingBox
@@ -78,7 +79,18 @@ class TopologyEditorWindow(QWidget):
         preview, self.apply_button = QPushButton("Preview"), QPushButton("Apply")
         self.preview_text = QPlainTextEdit()
         self.preview_text.setReadOnly(True)
-        self.preview_text.setMaximumHeight(110)
+        self.preview_text.setMinimumHeight(90)
+        self.preview_text.setMaximumHeight(190)
+        self.preview_text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        # the choices the previewed replacement leaves, one combo box each
+        self.options = QWidget()
+        self.options_form = QFormLayout(self.options)
+        self.options_form.setContentsMargins(0, 0, 0, 0)
+        self.option_boxes: dict[str, QComboBox] = {}
+        self.warning = QLabel()
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("color: #a00000")
+        self.warning.hide()
         self.link_a, self.link_b = QSpinBox(), QSpinBox()
         add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
         self.message = QLabel()
@@ -109,6 +121,8 @@ class TopologyEditorWindow(QWidget):
         buttons.addWidget(self.apply_button)
         gform.addRow(buttons)
         gform.addRow(self.preview_text)
+        gform.addRow(self.options)
+        gform.addRow(self.warning)
 
         links = QGroupBox("Single links")
         lrow = QHBoxLayout(links)
@@ -127,8 +141,9 @@ class TopologyEditorWindow(QWidget):
         layout.addWidget(links)
         layout.addWidget(self.message)
         layout.addStretch(1)
-        self._pending: Topology | None = None
+        self._pending: Replacement | None = None
         self._pending_of: tuple = ()
+        self._choices = Choices()
 
         self.id_edit.editingFinished.connect(self._set_id)
         self.name_edit.editingFinished.connect(self._set_name)
@@ -170,7 +185,9 @@ class TopologyEditorWindow(QWidget):
             self.gen_latency.setText(f"{d.latency:g}" if d.latency is not None else "")
             self.gen_speed.setText(f"{d.speed:g}" if d.speed is not None else "")
         self._kind_changed()
+        self._choices = Choices()
         self.preview_text.clear()
+        self._show_options(None)
         self.refresh()
 
     def refresh(self, *_: object) -> None:
@@ -183,6 +200,7 @@ class TopologyEditorWindow(QWidget):
             self.apply_button.setEnabled(False)
             self.preview_text.setPlainText("The topology changed since the preview: "
                                            "Preview again.")  # fmt: skip
+            self._show_options(None)
         if hw is None:
             return
         self.id_edit.blockSignals(True)
@@ -206,13 +224,14 @@ class TopologyEditorWindow(QWidget):
 
     def _basis(self) -> tuple:
         """The version of what a preview is made of (the session's rule: the hardware
-        topology, its links, id, setup time, types, routing and shape, and the switch
-        types; not its name)."""
+        topology, its links, id, setup time, types, routing and shape, the switch
+        types, and the virtual topologies; not its name)."""
         hw = self.hardware
-        return self.document.session.topology_version(hw) if hw is not None else ()
+        return self.document.session.replacement_version(hw) if hw is not None else ()
 
     def _values_changed(self, change: Change) -> None:
-        if change.touches(Topology) or change.touches(Machine) or change.touches(Link):
+        if (change.touches(Topology) or change.touches(Machine) or change.touches(Link)
+                or change.touches(VirtualTopology)):  # fmt: skip
             self.refresh()
 
     def _show_selection(self) -> None:
@@ -267,47 +286,98 @@ class TopologyEditorWindow(QWidget):
                 if hw.types.get(p) != t:
                     self.document.session.set_value(f"tp({hw.id})({p})", t)
 
-    def generated(self) -> Topology:
-        """The topology the generate fields describe (ValueError when they do not)."""
+    def planned(self) -> Replacement:
+        """The replacement the generate fields describe, with the choices made so far
+        (ValueError when the fields do not describe one)."""
         sizes = [
             parse_whole(s, 1, what="a size") for s in self.sizes.text().replace("x", " ").split()
         ]
         latency = parse_number(self.gen_latency.text(), "a link latency in seconds")
         speed = parse_number(self.gen_speed.text(), "a link speed in seconds per byte")
-        return generate_over(self.hardware, self.kind.currentText(), sizes, latency, speed,
-                             machine=self.document.machine)  # fmt: skip
+        return self.document.session.plan_generation(
+            self.hardware.id, self.kind.currentText(), sizes, latency, speed, self._choices
+        )
+
+    def generated(self) -> Topology:
+        """The topology the generate fields describe (ValueError when they do not)."""
+        return self.planned().new
+
+    @property
+    def plan(self) -> Replacement | None:
+        """The replacement previewed and not yet applied (what Apply will do)."""
+        return self._pending
 
     def preview(self) -> TopologyChange | None:
+        """Plan the replacement and show every consequence of it, the choices it leaves
+        and what it would leave wrong; returns what it does to the links."""
         hw = self.hardware
         if hw is None:
             return None
         try:
-            new = self.generated()
-        except (ValueError, TypeError) as e:
+            plan = self.planned()
+        except (ValueError, TypeError, SessionError) as e:
             self.preview_text.setPlainText(f"cannot generate: {e}")
             self._pending = None
             self.apply_button.setEnabled(False)
+            self._show_options(None)
             return None
-        change = compare_topologies(hw, new)
-        self._pending, self._pending_of = new, self._basis()
-        self.apply_button.setEnabled(not change.is_empty)
-        lines = [f"{new.name}: {with_unit(preview_count(self.document.machine, new))}"]
-        switch = switch_type_to_add(self.document.machine, new)
-        if switch is not None:
-            lines.append(f"adds processor type {switch.id} \"{switch.name}\" "
-                         "(a switch: no timings)")  # fmt: skip
-        self.preview_text.setPlainText("\n".join(lines + change.summary()))
-        return change
+        self._pending, self._pending_of = plan, plan.basis
+        self.apply_button.setEnabled(not plan.is_empty)
+        self.preview_text.setPlainText("\n".join(plan.summary()))
+        self._show_options(plan)
+        return plan.links
+
+    def _show_options(self, plan: Replacement | None) -> None:
+        """A combo box for each choice the plan leaves (answering plans again), and what
+        Apply would leave wrong."""
+        while self.options_form.rowCount():  # taken, then deleted later: a box being
+            row = self.options_form.takeRow(0)  # answered may be the one asking
+            for item in (row.labelItem, row.fieldItem):
+                if item is not None and item.widget() is not None:
+                    item.widget().hide()
+                    item.widget().deleteLater()
+        self.option_boxes = {}
+        for option in plan.options if plan is not None else []:
+            box = QComboBox()
+            box.setObjectName(f"option-{option.key}")
+            for value, words in option.answers:
+                box.addItem(words, value)
+            box.setCurrentIndex(box.findData(option.chosen))
+            box.activated.connect(lambda _i, key=option.key, b=box: self._choose(key, b))
+            question = QLabel(option.question[:1].upper() + option.question[1:] + ":")
+            question.setWordWrap(True)
+            self.options_form.addRow(question)
+            self.options_form.addRow(box)
+            self.option_boxes[option.key] = box
+        self.options.setVisible(bool(self.option_boxes))
+        problems = plan.problems() if plan is not None else []
+        self.warning.setText(
+            "Apply would leave the model with errors: " + "; ".join(problems)
+            + (" (choose otherwise above to avoid them)" if plan and plan.options else "")
+            if problems else ""
+        )  # fmt: skip
+        self.warning.setVisible(bool(problems))
+
+    def _choose(self, key: str, box: QComboBox) -> None:
+        """An answer to one of the preview's choices: plan again with it."""
+        if self._pending is None:
+            return
+        self._choices = with_choices(self._pending, **{key: box.currentData()})
+        self.preview()
 
     def apply(self) -> None:
+        """Do what the preview said (the session refuses it if the model changed)."""
         hw = self.hardware
         if hw is None or self._pending is None:
             return
-        new, self._pending = self._pending, None  # (not a change "since the preview")
+        plan, self._pending = self._pending, None  # (not a change "since the preview")
         self.apply_button.setEnabled(False)
-        switch = switch_type_to_add(self.document.machine, new)
-        self.document.session.replace_topology(hw.id, new,
-                                               add_processors=[switch] if switch else [])  # fmt: skip
+        self._show_options(None)
+        try:
+            self.document.session.apply_replacement(plan)
+        except SessionError as e:
+            self.preview_text.setPlainText(f"not applied: {e}")
+            return
         self.preview_text.appendPlainText("\napplied (Edit > Undo takes it back)")
 
     def add_link(self, a: int, b: int) -> Link | None:
