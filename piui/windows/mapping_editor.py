@@ -328,10 +328,12 @@ class MappingEditorWindow(QWidget):
         for w in (self.name_edit, self.id_edit, self.count_edit, self.shape_edit,
                   self.mapping_edit):  # fmt: skip
             w.setEnabled(v is not None)
-        if v is None:
+        if v is None:  # nothing of another model's virtual topology stays in sight
             self.name_edit.clear()
             self.mapping_edit.clear()
             self.shape_edit.clear()
+            self.id_edit.clear()
+            self.count_edit.clear()
             self.schemes.setCurrentRow(-1)
             self.routing.setEnabled(False)
             self.canvas.set_virtual([], {})
@@ -345,8 +347,12 @@ class MappingEditorWindow(QWidget):
         self.routing.set_routing(v.routing)
         if not self.name_edit.hasFocus():
             self.name_edit.setText(v.name or "")
-        self.id_edit.setValue(v.id or 1)
-        self.count_edit.setValue(v.processor_count or len(v.mapping) or 1)
+        for box, value in ((self.id_edit, v.id or 1),
+                           (self.count_edit, v.processor_count or len(v.mapping) or 1)):
+            box.blockSignals(True)
+            box.setValue(value)
+            box.lineEdit().setText(box.textFromValue(value))  # also after a clear()
+            box.blockSignals(False)
         if not self.shape_edit.hasFocus():
             self.shape_edit.setText(shape_text(self._shape_of(v)))
         if not self.mapping_edit.hasFocus():

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from parasol_core.base.numeric import parse_number, parse_whole
 from parasol_core.model import Link, Machine, Timing, Topology, VirtualTopology
-from parasol_core.session import Change, SessionError
+from parasol_core.session import REDO, UNDO, Change, SessionError
 from parasol_core.topology.compare import TopologyChange
 from parasol_core.topology.generators import GENERATORS, defaults_for
 from parasol_core.topology.replacement import Choices, Replacement, with_choices
@@ -163,6 +163,7 @@ class TopologyEditorWindow(QWidget):
         document.modelReset.connect(self.reset)
         document.structureChanged.connect(self.refresh)
         document.valuesChanged.connect(self._values_changed)
+        document.changed.connect(self._forget_stale)
         forget_on_change(document, self, self.message)
         self.reset()
 
@@ -233,6 +234,13 @@ class TopologyEditorWindow(QWidget):
         if (change.touches(Topology) or change.touches(Machine) or change.touches(Link)
                 or change.touches(VirtualTopology)):  # fmt: skip
             self.refresh()
+
+    def _forget_stale(self, change: Change) -> None:
+        """What the preview box says of a replacement done ("applied") speaks of the model
+        as it was: an undo or redo takes it away (a pending preview has its own rule,
+        :meth:`refresh`)."""
+        if change.reason in (UNDO, REDO) and self._pending is None:
+            self.preview_text.clear()
 
     def _show_selection(self) -> None:
         procs, links = self.selection.processors, self.selection.links
