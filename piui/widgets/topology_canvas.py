@@ -103,6 +103,7 @@ BOW_STEPS = 8  # straight pieces a bowed link is drawn as
 LINK_AA_INK = 100_000
 WRAP_ARC_STEPS = 4  # straight pieces the arc at the end of a wrap-around stub is drawn as
 LINK_COLOUR = QColor("#555555")
+BAR_WIDTH = 3.0  # a bus's bar, as wide as this many of its links
 VIRTUAL_COLOUR = QColor("#1f5fbf")
 ROUTE_COLOUR = QColor("#e0301e")
 SELECT_COLOUR = QColor("#ff9900")
@@ -247,7 +248,17 @@ class TopologyCanvas(QWidget):
         self.seg_ids = self.seg_a = self.seg_b = np.zeros(0, dtype=np.int64)
         self.seg_wrap = np.zeros(0, dtype=bool)
         self.seg_bow = np.zeros(0, dtype=bool)  # drawn bowed: links between blocks
+        # drawn with bends (a block of terminals wired as an org chart): the row of the
+        # placement's bends, -1 for a straight segment
+        self.seg_bend = np.zeros(0, dtype=np.int64)
         self._seg_csr: tuple[np.ndarray, np.ndarray] | None = None
+        # buses drawn as bars (grid units): link id per bar, the bars (x0, y0, x1, y1),
+        # and the stubs from each processor on a bus to its bar, with their bar's row
+        # and the processor (0-based)
+        self.bus_ids = np.zeros(0, dtype=np.int64)
+        self.bus_bars = np.zeros((0, 4))
+        self.stubs = np.zeros((0, 4))
+        self.stub_bus = self.stub_member = np.zeros(0, dtype=np.int64)
         self.labels: list[str] | None = None  # text per processor (default: its number)
         self.virtual_a = self.virtual_b = np.zeros(0, dtype=np.int64)  # 0-based hardware
         self.virtual_pairs: list[tuple[int, int]] = []
@@ -296,6 +307,8 @@ class TopologyCanvas(QWidget):
             self.seg_wrap = np.zeros(0, dtype=bool)
             self.seg_bow = np.zeros(0, dtype=bool)
             self._seg_csr = None
+            self._read_bars()
+            self._read_bends()
         else:
             self.place = placement(topology, switches=switches)
             n = self.place.count
@@ -317,6 +330,8 @@ class TopologyCanvas(QWidget):
             return
         pairs = link_pairs(self.topology)  # one pass over the links for both
         self.seg_ids, self.seg_a, self.seg_b = segments(self.topology, self.place, pairs)
+        self._read_bars()
+        self._read_bends()
         self.seg_wrap = np.zeros(self.seg_ids.shape[0], dtype=bool)
         self.seg_bow = np.zeros(self.seg_ids.shape[0], dtype=bool)
         self._seg_csr = None
@@ -331,6 +346,79 @@ class TopologyCanvas(QWidget):
                 self.seg_bow = np.isin(self.seg_ids, classes.ids[classes.axis >= 2]) & ~(
                     self.seg_wrap)  # fmt: skip
         self._changed()
+
+    def _read_bars(self) -> None:
+        """The buses the placement draws as bars, and a stub from each of their
+        processors to the nearest point of its bar (grid units)."""
+        bars = self.place.bars
+        if bars is None or not len(bars):
+            self.bus_ids = np.zeros(0, dtype=np.int64)
+            self.bus_bars = np.zeros((0, 4))
+            self.stubs = np.zeros((0, 4))
+            self.stub_bus = self.stub_member = np.zeros(0, dtype=np.int64)
+            return
+        self.bus_ids, self.bus_bars = bars.ids.copy(), bars.ends.copy()
+        stubs, owner, member = [], [], []
+        for k in range(len(bars)):
+            m = bars.members_of(k)
+            m = m[m < self.place.count]
+            xy = self.place.xy[m]
+            stubs.append(np.hstack((xy, bars.foot(k, xy))))
+            owner.append(np.full(m.size, k, dtype=np.int64))
+            member.append(m)
+        self.stubs = np.vstack(stubs)
+        self.stub_bus, self.stub_member = np.concatenate(owner), np.concatenate(member)
+
+    def _read_bends(self) -> None:
+        """Which drawn segments the placement bends (:attr:`Placement.bends`)."""
+        self.seg_bend = np.full(self.seg_ids.shape[0], -1, dtype=np.int64)
+        bends = self.place.bends
+        if bends is None or not self.seg_ids.size:
+            return
+        n = self.place.count
+        # a bent link is known by its two ends: (terminal, switch), either way round
+        key = {(int(t), int(h)): i for i, (t, h) in enumerate(bends.ends.tolist())}
+        for i, (a, b) in enumerate(zip(self.seg_a.tolist(), self.seg_b.tolist())):
+            if a < n and b < n:
+                self.seg_bend[i] = key.get((a, b), key.get((b, a), -1))
+
+    def _bent_pieces(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The straight pieces (widget pixels, rows x1, y1, x2, y2) of the bent
+        segments ``rows``, from the terminal through the bends to the switch, and the
+        row of ``rows`` each belongs to."""
+        bends = self.place.bends
+        if bends is None or not rows.size:
+            return np.zeros((0, 4)), np.zeros(0, dtype=np.int64)
+        at = self.seg_bend[rows]
+        terminal = bends.ends[at, 0]
+        o = np.array([self.offset.x(), self.offset.y()])
+        pts = np.concatenate((self.place.xy[terminal][:, None, :], bends.points[at],
+                              self.place.xy[bends.ends[at, 1]][:, None, :]), axis=1)  # fmt: skip
+        pts = pts * self.scale + o
+        pieces = np.concatenate((pts[:, :-1], pts[:, 1:]), axis=2).reshape(-1, 4)
+        return pieces, np.repeat(np.arange(rows.shape[0]), pts.shape[1] - 1)
+
+    def bus_midpoint(self, link_id: int) -> QPointF | None:
+        """The middle of a bus's bar, in widget pixels (None: no bar for it)."""
+        at = np.flatnonzero(self.bus_ids == link_id)
+        if not at.size:
+            return None
+        x0, y0, x1, y1 = self.bus_bars[int(at[0])]
+        return QPointF((x0 + x1) / 2 * self.scale + self.offset.x(),
+                       (y0 + y1) / 2 * self.scale + self.offset.y())  # fmt: skip
+
+    def _bus_pieces(self, ids: set[int] | None = None,
+                    members: set[int] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The bars and the stubs (widget pixels, rows x1, y1, x2, y2) of the buses
+        ``ids`` (all: None), the stubs only of the processors ``members`` (1-based;
+        all: None)."""
+        o = np.array([self.offset.x(), self.offset.y()] * 2)
+        keep = (np.isin(self.bus_ids, np.fromiter(ids, np.int64)) if ids is not None
+                else np.ones(self.bus_ids.shape[0], dtype=bool))  # fmt: skip
+        stub = keep[self.stub_bus]
+        if members is not None:
+            stub &= np.isin(self.stub_member + 1, np.fromiter(members, np.int64))
+        return self.bus_bars[keep] * self.scale + o, self.stubs[stub] * self.scale + o
 
     @staticmethod
     def _type_array(topology: Topology, n: int) -> np.ndarray:
@@ -458,8 +546,12 @@ class TopologyCanvas(QWidget):
         inside = ((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
                   & (xy[:, 1] >= rect.top()) & (xy[:, 1] <= rect.bottom()))  # fmt: skip
         both = inside[self.seg_a] & inside[self.seg_b] if self.seg_ids.size else np.zeros(0, bool)
-        self.select((np.flatnonzero(inside) + 1).tolist(),
-                    sorted(set(self.seg_ids[both].tolist())), add)  # fmt: skip
+        links = set(self.seg_ids[both].tolist())
+        if self.bus_ids.size:  # a bus whose processors all are
+            out = np.bincount(self.stub_bus[~inside[self.stub_member]],
+                              minlength=self.bus_ids.shape[0])  # fmt: skip
+            links |= set(self.bus_ids[out == 0].tolist())
+        self.select((np.flatnonzero(inside) + 1).tolist(), sorted(links), add)
 
     # ------------------------------------------------------------------ geometry
 
@@ -573,7 +665,10 @@ class TopologyCanvas(QWidget):
     def link_at(self, pos: QPointF) -> int | None:
         """The link drawn under ``pos`` (within 4 pixels): a straight link, or a
         bowed one (between blocks of a nested grid) taken as its two halves; the links
-        of the processors in view only."""
+        of the processors in view only; a bus by its bar or a stub."""
+        bus = self._bus_at(pos)
+        if bus is not None:
+            return bus
         if not self.seg_ids.size:
             return None
         rows = self.segment_rows(self.visible_indices())
@@ -583,15 +678,42 @@ class TopologyCanvas(QWidget):
         xy = self.lazy_xy()
         pa, pb = xy[self.seg_a[rows]], xy[self.seg_b[rows]]
         bow = self.seg_bow[rows]
-        straight = np.flatnonzero(~bow)
-        # a bowed link: the pieces drawn of it
+        bent = self.seg_bend[rows] >= 0 if self.seg_bend.size else np.zeros(rows.size, bool)
+        bow &= ~bent
+        straight = np.flatnonzero(~bow & ~bent)
+        # a bowed link: the pieces drawn of it; a bent one: its stub first (the pieces
+        # up the spine and along the rail are its block's, shared)
         curved, owner = self._bowed_pieces(pa[bow], pb[bow])
-        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved))
-        which = np.concatenate((straight, np.flatnonzero(bow)[owner]))
+        stubs, by = self._bent_pieces(rows[bent])
+        first = np.concatenate(([True], by[1:] != by[:-1])) if by.size else by.astype(bool)
+        stubs, by = (
+            np.vstack((stubs[first], stubs[~first])),
+            np.concatenate((by[first], by[~first])),
+        )
+        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved, stubs))
+        which = np.concatenate((straight, np.flatnonzero(bow)[owner], np.flatnonzero(bent)[by]))
         k = pieces.shape[0]
         pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
         i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, 4)
         return int(self.seg_ids[rows[which[i]]]) if i is not None else None
+
+    def _bus_at(self, pos: QPointF) -> int | None:
+        """The bus whose bar (within its half width and 4 pixels) or stub (4 pixels)
+        is under ``pos``."""
+        if not self.bus_ids.size:
+            return None
+        bars, stubs = self._bus_pieces()
+        half = max(1.0, min(self.scale / 25, 3.0)) * BAR_WIDTH / 2
+        for pieces, owner, tolerance in ((bars, np.arange(bars.shape[0]), 4 + half),
+                                         (stubs, self.stub_bus, 4.0)):  # fmt: skip
+            k = pieces.shape[0]
+            if not k:
+                continue
+            pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
+            i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, tolerance)
+            if i is not None:
+                return int(self.bus_ids[owner[i]])
+        return None
 
     def _bowed_pieces(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What is drawn of bowed links a[i]-b[i] (widget pixels): straight pieces
@@ -630,7 +752,13 @@ class TopologyCanvas(QWidget):
         return QPointF(float(m[0]), float(m[1]))
 
     def link_midpoint(self, link_id: int) -> QPointF:
+        bar = self.bus_midpoint(link_id)
+        if bar is not None:
+            return bar
         i = int(np.flatnonzero(self.seg_ids == link_id)[0])
+        if self.seg_bend.size and self.seg_bend[i] >= 0:  # the middle of its stub
+            x1, y1, x2, y2 = self._bent_pieces(np.array([i]))[0][0]
+            return QPointF((x1 + x2) / 2, (y1 + y2) / 2)
         xy = self.lazy_xy()
         pa, pb = xy[self.seg_a[i : i + 1]], xy[self.seg_b[i : i + 1]]
         m = self._bend(pa, pb)[0] if self.seg_bow[i] else ((pa + pb) / 2)[0]
@@ -784,7 +912,7 @@ class TopologyCanvas(QWidget):
             # the raster engine's own format: drawn without a conversion each paint
             image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
             if self.place.kind not in ("grid", "layers") and (
-                0 < self.seg_ids.shape[0] <= OVERVIEW_LINKS
+                0 < self.seg_ids.shape[0] + self.bus_ids.shape[0] <= OVERVIEW_LINKS
             ):
                 image = self._overview_links(image, lo, units)
             self._overview = (image, units, lo)
@@ -800,6 +928,10 @@ class TopologyCanvas(QWidget):
             p.setPen(pen)
             ends = (self.place.xy - lo) / units
             p.drawPath(lines_path(ends[self.seg_a], ends[self.seg_b]))
+            if self.bus_ids.size:  # buses: their bars and stubs
+                shift = np.tile(lo, 2)
+                for pieces in ((self.bus_bars - shift) / units, (self.stubs - shift) / units):
+                    p.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
             p.drawImage(0, 0, dots)
         finally:
             p.end()
@@ -830,6 +962,7 @@ class TopologyCanvas(QWidget):
                      which: str = "all") -> None:  # fmt: skip
         """The hardware links in view: ``all``, only ``plain`` (every link as if neither
         hot nor selected) or only the ``marked`` (hot or selected) ones."""
+        self._paint_buses(painter, which)
         if not self.seg_ids.size:
             return
         rows = self.segment_rows(np.flatnonzero(visible))
@@ -856,14 +989,17 @@ class TopologyCanvas(QWidget):
             sel = np.isin(ids, np.fromiter(self.selected_links, np.int64))
             colour[sel], width[sel] = 2, width[sel] + 2
         tenths = np.rint(width * 10).astype(np.int64)
-        # 0 straight, 1 wrap-around (stubs), 2 bowed (between blocks)
+        # 0 straight, 1 wrap-around (stubs), 2 bowed (between blocks), 3 bent (a block
+        # of terminals)
         form = self.seg_wrap[rows].astype(np.int64) + 2 * self.seg_bow[rows]
-        key = (colour * 100000 + tenths) * 3 + form
+        if self.place.bends is not None:
+            form = np.where(self.seg_bend[rows] >= 0, 3, form)
+        key = (colour * 100000 + tenths) * 4 + form
         colours = (LINK_COLOUR, HOT_COLOUR, SELECT_COLOUR)
         for k in _distinct(key):
             group = rows[key == k]
-            w, kind = (k // 3) % 100000 / 10, k % 3
-            c = colours[k // 300000]
+            w, kind = (k // 4) % 100000 / 10, k % 4
+            c = colours[k // 400000]
             pen = QPen(BOW_COLOUR if kind == 2 and c is LINK_COLOUR else c, w)
             a, b = xy[self.seg_a[group]], xy[self.seg_b[group]]
             if kind == 1:
@@ -875,8 +1011,13 @@ class TopologyCanvas(QWidget):
                 # flat-capped segments several times faster than round-capped ones
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
-                # a bowed link as a few straight pieces, or stubs
-                pieces = self._bowed_pieces(a, b)[0] if kind == 2 else np.hstack((a, b))
+                # a bowed link as a few straight pieces, or stubs; a bent one by its bends
+                if kind == 3:
+                    pieces = self._bent_pieces(group)[0]
+                elif kind == 2:
+                    pieces = self._bowed_pieces(a, b)[0]
+                else:
+                    pieces = np.hstack((a, b))
                 # cut to the view: a close-up of a huge torus has links thousands of
                 # pixels long leaving it, which Qt would stroke whole
                 pad = 4 * w
@@ -894,6 +1035,32 @@ class TopologyCanvas(QWidget):
                 painter.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
                 if dense:
                     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+
+    def _paint_buses(self, painter: QPainter, which: str = "all") -> None:
+        """Buses: a bar (:data:`BAR_WIDTH` times a link's width) and a stub from each
+        of its processors to it; hot and selected ones in their colours."""
+        if not self.bus_ids.size:
+            return
+        base = max(1.0, min(self.scale / 25, 3.0))
+        marked = self.hot_links | self.selected_links
+        for lid in self.bus_ids.tolist():
+            hot, sel = lid in self.hot_links, lid in self.selected_links
+            if which == "marked" and not (hot or sel):
+                continue
+            colour = LINK_COLOUR
+            w = base * (1 + 2.5 * self.link_width.get(lid, 0.0)) if self.link_width else base
+            if which != "plain" and lid in marked:
+                colour = SELECT_COLOUR if sel else HOT_COLOUR
+                w += 2
+            bars, stubs = self._bus_pieces({lid})
+            pen = QPen(colour, w)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            painter.setPen(pen)
+            painter.drawPath(lines_path(stubs[:, :2], stubs[:, 2:]))
+            pen = QPen(colour, w * BAR_WIDTH)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.drawPath(lines_path(bars[:, :2], bars[:, 2:]))
 
     def _wrap_path(self, a: np.ndarray, b: np.ndarray) -> QPainterPath:
         """Wrap-around links: a stub out of each end, away from the other, ending in a
@@ -1124,10 +1291,18 @@ class TopologyCanvas(QWidget):
             rows = rows[np.isin(self.seg_ids[rows], list(self.route_links))]
         else:
             rows = np.flatnonzero(np.isin(self.seg_ids, list(self.route_links)))
+        buses = self.route_links & set(self.bus_ids.tolist()) if not rings_only else set()
+        if buses:  # a bus on the route: its bar, and the stubs of the route's processors
+            bars, stubs = self._bus_pieces(buses, self.route_processors or None)
+            painter.drawPath(lines_path(stubs[:, :2], stubs[:, 2:]))
+            painter.drawPath(lines_path(bars[:, :2], bars[:, 2:]))
         for i in rows.tolist():
             a, b = xy[self.seg_a[i]], xy[self.seg_b[i]]
             if self.seg_wrap[i]:
                 self._paint_wrap(painter, a, b)
+            elif self.seg_bend.size and self.seg_bend[i] >= 0:
+                pieces = self._bent_pieces(np.array([i]))[0]
+                painter.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
             elif self.seg_bow[i]:
                 c = self._bend(a[None, :], b[None, :])[0] * 2 - (a + b) / 2
                 painter.drawPath(quads_path(a[None, :], c[None, :], b[None, :]))

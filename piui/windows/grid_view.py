@@ -142,7 +142,8 @@ class GridViewWindow(QWidget):
             place = self.canvas.place
             shape = " × ".join(map(str, place.shape.dims)) if place.shape else {
                 "fattree": "fat tree", "dragonfly": "dragonfly",
-                "levels": "switches by level"}.get(place.kind, "no shape")  # fmt: skip
+                "levels": "switches by level", "bus": "bus",
+                "force": "no shape, drawn force-directed"}.get(place.kind, "no shape")  # fmt: skip
             switches = int(self.canvas.switches.sum())
             count = (f"{place.count - switches} processors and {switches} switches"
                      if switches else f"{place.count} processors")  # fmt: skip
@@ -199,6 +200,11 @@ class GridViewWindow(QWidget):
             links += ", blue curves: links between blocks (dimensions 3 and up)"
         if self.canvas.seg_wrap.any():
             links += ", hooks: wrap-around links"
+        if self.canvas.bus_ids.size:
+            links += ", bars: buses (their processors hang off them)"
+        note = self.canvas.place.note
+        if note:
+            links += f" — {note}"
         self.legend.setText(text + links)
         self.legend.setWordWrap(True)
 
@@ -373,7 +379,8 @@ class GridViewWindow(QWidget):
                 self.document.session.choose_virtual(ident)
                 self._show_chosen_virtual()
             return
-        if kind == "link" and ident in set(self.canvas.seg_ids.tolist()):
+        drawn = set(self.canvas.seg_ids.tolist()) | set(self.canvas.bus_ids.tolist())
+        if kind == "link" and ident in drawn:
             self.canvas.select([], [int(ident)])
             centre = self.canvas.link_midpoint(int(ident))
         elif kind == "processor" and 1 <= int(ident) <= self.canvas.place.count:
