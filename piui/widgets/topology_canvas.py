@@ -43,6 +43,7 @@ from PySide6.QtCore import (
     QByteArray,
     QDataStream,
     QLineF,
+    QPoint,
     QPointF,
     QRect,
     QRectF,
@@ -89,7 +90,8 @@ DETAIL_SMALL = 500  # ... when more than this many are in view
 # links drawn into the overview image (a fat tree's or a dragonfly's structure), at most;
 # a grid's links are not (they would fill it)
 OVERVIEW_LINKS = 2_000_000
-LABEL_SCALE = 16.0  # pixels per grid unit from which processor numbers are written
+MAX_SCALE = 400.0  # pixels per grid unit, at most
+MIN_LABEL_PX = 7  # the smallest number written in a box (pixels)
 TYPE_COLOURS = ["#7fb3e6", "#f2b36b", "#8fd18f", "#e68fae", "#b79be6", "#e6d86b",
                 "#6bd3d3", "#c9a27e"]  # fmt: skip
 VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its length
@@ -231,6 +233,7 @@ class TopologyCanvas(QWidget):
     swapRequested = Signal(int, int)  # hardware processor dragged, dropped on
     dragMoved = Signal(int, int)  # hardware processor dragged, under the cursor (0: none)
     viewChanged = Signal()
+    exportRequested = Signal()  # "Export the drawing…" on the right-click menu
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -282,12 +285,17 @@ class TopologyCanvas(QWidget):
         self.offset = QPointF(20, 20)
         self._overview: tuple[QImage, float, np.ndarray] | None = None
         self._press: QPointF | None = None
+        self._press_at: QPointF | None = None  # where the button went down
         self._press_button = Qt.MouseButton.NoButton
         self._drag_from: int | None = None
         self._drag_to: int | None = None
         self._band: QRubberBand | None = None
         self._hover: tuple[str, object] = ("", None)
         self._fitted = False
+        self._moved = False  # zoomed or panned since the last fit
+        self._size: tuple[float, float] | None = None  # an export's size, drawing
+        self._shapes = False  # boxes drawn as shapes, not sprites (an export)
+        self.labels_drawn = 0  # processor numbers written by the last paint
 
     # ------------------------------------------------------------------ model
 
@@ -583,31 +591,47 @@ class TopologyCanvas(QWidget):
     def radius(self) -> float:
         return max(1.0, min(self.scale * 0.3, 22.0))
 
-    def fit(self) -> None:
+    def _w(self) -> float:
+        """The width of what is drawn: the widget's, or an export's."""
+        return self._size[0] if self._size is not None else self.width()
+
+    def _h(self) -> float:
+        return self._size[1] if self._size is not None else self.height()
+
+    def _fitted_view(self, width: float, height: float) -> tuple[float, QPointF]:
+        """The scale and offset that show the whole drawing in ``width`` x ``height``
+        pixels, half a grid unit of margin around it."""
         left, top, right, bottom = self.place.bounds()
         w = max(right - left, 1e-9) + 1.0
         h = max(bottom - top, 1e-9) + 1.0
-        size = self.size()
-        sw, sh = max(size.width(), 50), max(size.height(), 50)
-        self.scale = max(min(sw / w, sh / h), 1e-3)
-        self.offset = QPointF((sw - (right - left) * self.scale) / 2 - left * self.scale,
-                              (sh - (bottom - top) * self.scale) / 2 - top * self.scale)  # fmt: skip
+        sw, sh = max(width, 50), max(height, 50)
+        scale = max(min(sw / w, sh / h), 1e-3)
+        return scale, QPointF((sw - (right - left) * scale) / 2 - left * scale,
+                              (sh - (bottom - top) * scale) / 2 - top * scale)  # fmt: skip
+
+    def fit(self) -> None:
+        self.scale, self.offset = self._fitted_view(self.width(), self.height())
         self._fitted = True
+        self._moved = False
         self.update()
         self.viewChanged.emit()
 
     def zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Zoom by ``factor`` about ``anchor`` (widget pixels; the centre when None):
+        the point of the drawing under it stays under it."""
         anchor = anchor if anchor is not None else QPointF(self.width() / 2, self.height() / 2)
-        new = min(max(self.scale * factor, 1e-3), 400.0)
+        new = min(max(self.scale * factor, 1e-3), MAX_SCALE)
         f = new / self.scale
         self.offset = QPointF(anchor.x() - (anchor.x() - self.offset.x()) * f,
                               anchor.y() - (anchor.y() - self.offset.y()) * f)  # fmt: skip
         self.scale = new
+        self._moved = True
         self.update()
         self.viewChanged.emit()
 
     def pan(self, dx: float, dy: float) -> None:
         self.offset = QPointF(self.offset.x() + dx, self.offset.y() + dy)
+        self._moved = True
         self.update()
         self.viewChanged.emit()
 
@@ -722,8 +746,8 @@ class TopologyCanvas(QWidget):
         view (a close-up of a huge torus: links to blocks elsewhere) a stub out of each
         end towards where it goes, as long as a wrap-around link's (it is drawn whole
         on a route)."""
-        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self.width()) & (p[:, 1] >= 0)
-                  & (p[:, 1] <= self.height()) for p in (a, b)]  # fmt: skip
+        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self._w()) & (p[:, 1] >= 0)
+                  & (p[:, 1] <= self._h()) for p in (a, b)]  # fmt: skip
         long = ~(inside[0] & inside[1])
         ctrl = self._bend(a, b) * 2 - (a + b) / 2
         short = np.flatnonzero(~long)
@@ -770,13 +794,23 @@ class TopologyCanvas(QWidget):
         return QSize(520, 420)
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
+        """A new size fits the drawing again, unless the view was zoomed or panned
+        since the last fit: then the point at the middle stays there (a line of
+        text below the view that grows on a hover must not undo a zoom)."""
         super().resizeEvent(event)
-        if not self._fitted or self.place.count:
+        old = event.oldSize()
+        if self._moved and self._fitted and old.width() > 0 and old.height() > 0:
+            d = QPointF((event.size().width() - old.width()) / 2,
+                        (event.size().height() - old.height()) / 2)  # fmt: skip
+            self.offset = self.offset + d
+            self.update()
+            self.viewChanged.emit()
+        elif not self._fitted or self.place.count:
             self.fit()
 
     def _view_margin(self) -> tuple[float, float, float, float]:
         m = self.scale
-        return (-m, -m, self.width() + m, self.height() + m)
+        return (-m, -m, self._w() + m, self._h() + m)
 
     def visible_indices(self) -> np.ndarray:
         """0-based indices of the processors in view (a margin of one grid unit
@@ -848,7 +882,8 @@ class TopologyCanvas(QWidget):
         cached layers and draws only the rest; a paint for a new view (a pan, a zoom)
         draws everything directly, as does the SVG export."""
         if not self.place.count:
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
+            painter.drawText(QRectF(0, 0, self._w(), self._h()), Qt.AlignmentFlag.AlignCenter,
+                             "no topology")  # fmt: skip
             return
         xy = self.lazy_xy()
         shown = self._detail()
@@ -945,7 +980,7 @@ class TopologyCanvas(QWidget):
                         image.width() * step, image.height() * step)  # fmt: skip
         # only the part of the image in view is scaled (a zoomed-in overview of a
         # million processors would otherwise scale the whole image up)
-        view = QRectF(self.rect()).intersected(target)
+        view = QRectF(0, 0, self._w(), self._h()).intersected(target)
         if view.isEmpty():
             return
         source = QRectF((view.left() - target.left()) / step, (view.top() - target.top()) / step,
@@ -953,7 +988,7 @@ class TopologyCanvas(QWidget):
         painter.drawImage(view, image, source)
         painter.setPen(QColor("#333333"))
         painter.drawText(
-            QRect(6, 4, self.width() - 12, 20),
+            QRectF(6, 4, self._w() - 12, 20),
             Qt.AlignmentFlag.AlignRight,
             f"{self.place.count} processors — zoom in for links and numbers",
         )
@@ -1021,8 +1056,8 @@ class TopologyCanvas(QWidget):
                 # cut to the view: a close-up of a huge torus has links thousands of
                 # pixels long leaving it, which Qt would stroke whole
                 pad = 4 * w
-                pieces = clip_segments(pieces, -pad, -pad, self.width() + pad,
-                                       self.height() + pad)  # fmt: skip
+                pieces = clip_segments(pieces, -pad, -pad, self._w() + pad,
+                                       self._h() + pad)  # fmt: skip
                 # many long lines in view (a dragonfly's global links, zoomed out a
                 # little): drawn without antialiasing, several times faster
                 ink = float(np.hypot(*(pieces[:, 2:] - pieces[:, :2]).T).sum()) * w
@@ -1074,8 +1109,8 @@ class TopologyCanvas(QWidget):
         # only the ends in view (the other end of a wrap-around link of a huge torus is
         # far away, and Qt would stroke its stub all the same)
         pad = self.scale
-        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self.width() + pad)
-                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self.height() + pad))  # fmt: skip
+        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self._w() + pad)
+                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self._h() + pad))  # fmt: skip
         ends, direction = ends[near], direction[near]
         tip = ends + direction
         r = self.scale * 0.08
@@ -1138,8 +1173,8 @@ class TopologyCanvas(QWidget):
             # only what is in view: the rasteriser walks a dashed line's whole length,
             # and a long virtual link of a zoomed-in view is mostly outside it
             pad = 4 * width
-            segments = clip_segments(segments, -pad, -pad, self.width() + pad,
-                                     self.height() + pad)  # fmt: skip
+            segments = clip_segments(segments, -pad, -pad, self._w() + pad,
+                                     self._h() + pad)  # fmt: skip
             painter.drawLines([QLineF(*row) for row in segments.tolist()])
 
     def _sprite(self, type_id: int, selected: bool, r: float, switch: bool = False) -> QPixmap:
@@ -1176,7 +1211,7 @@ class TopologyCanvas(QWidget):
         r = self.radius()
         idx = np.flatnonzero(visible)
         engine = painter.paintEngine()
-        if engine is not None and engine.type() == QPaintEngine.Type.SVG:
+        if self._shapes or (engine is not None and engine.type() == QPaintEngine.Type.SVG):
             self._paint_box_shapes(painter, xy, idx, r)
             return
         state = (self.types[idx] * 4 + self.switches[idx] * 2
@@ -1225,20 +1260,26 @@ class TopologyCanvas(QWidget):
             painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
 
     def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
-        """The processors' numbers (or labels), when they fit in the boxes."""
+        """The processors' numbers (or labels), whenever the longest fits in a box at
+        :data:`MIN_LABEL_PX` pixels or more (as large as fits, up to 14)."""
+        self.labels_drawn = 0
         r = self.radius()
-        if r < 3 or self.scale < LABEL_SCALE:
+        if r < 3:
             return
         font = QFont(painter.font())
-        font.setPixelSize(int(max(8, min(r * 0.9, 14))))
-        longest = (
-            max((len(t) for t in self.labels), default=1)
-            if self.labels
-            else len(str(self.place.count))
-        )
-        if 2 * r < longest * font.pixelSize() * 0.62:
-            return
+        px = int(max(MIN_LABEL_PX, min(r * 0.9, 14)))
+        font.setPixelSize(px)
+        longest = (max(self.labels, key=len, default="0") if self.labels
+                   else "8" * len(str(self.place.count)))  # fmt: skip
+        room = 2 * r * 0.9  # inside the box (a switch's disc: its middle)
+        wide = QFontMetricsF(font).horizontalAdvance(longest)
+        if wide > room:  # a smaller font, if one still readable fits
+            px = int(px * room / wide)
+            if px < MIN_LABEL_PX:
+                return
+            font.setPixelSize(px)
         idx = np.flatnonzero(visible)
+        self.labels_drawn = int(idx.size)
         painter.setFont(font)
         painter.setPen(QColor("#000000"))
         px = font.pixelSize()
@@ -1325,21 +1366,87 @@ class TopologyCanvas(QWidget):
                 x, y = xy[p - 1]
                 painter.drawRect(QRectF(x - r, y - r, 2 * r, 2 * r))
 
-    def export_png(self, path: str) -> bool:
-        return self.grab().save(path)
+    def export_size(self, width: int, whole: bool = True) -> tuple[int, int]:
+        """The height that goes with ``width`` for an export: the view's proportions
+        (the view as shown), or the whole drawing's with its margin."""
+        if whole and self.place.count:
+            left, top, right, bottom = self.place.bounds()
+            w, h = right - left + 1.0, bottom - top + 1.0
+        else:
+            w, h = max(self.width(), 1), max(self.height(), 1)
+        return width, max(1, round(width * h / w))
 
-    def export_svg(self, path: str) -> None:
+    def _export_view(self, width: int, height: int,
+                     whole: bool) -> tuple[float, float, float, float, QPointF]:  # fmt: skip
+        """How an export of ``width`` x ``height`` pixels is drawn: at the density that
+        makes it the screen's drawing enlarged (``ratio`` pixels to one of the
+        screen's, at least 1 for the whole drawing), so that boxes, numbers and lines
+        keep their proportions; the size drawn in those units, and the scale and offset
+        there: the whole drawing fitted, or the view as shown."""
+        if whole:
+            ratio = max(1.0, min(width / max(self.width(), 1), height / max(self.height(), 1)))
+            lw, lh = width / ratio, height / ratio
+            return (ratio, lw, lh, *self._fitted_view(lw, lh))
+        ratio = max(width / max(self.width(), 1), 1e-3)
+        lw, lh = width / ratio, height / ratio
+        # the view's middle stays in the middle when the proportions differ
+        dx, dy = (lw - self.width()) / 2, (lh - self.height()) / 2
+        return ratio, lw, lh, self.scale, QPointF(self.offset.x() + dx, self.offset.y() + dy)
+
+    def _paint_export(self, painter: QPainter, width: int, height: int, whole: bool,
+                      background: QColor) -> None:  # fmt: skip
+        ratio, lw, lh, scale, offset = self._export_view(width, height, whole)
+        saved = (self.scale, QPointF(self.offset), self._size, self._shapes)
+        self.scale, self.offset, self._size, self._shapes = scale, offset, (lw, lh), True
+        try:
+            painter.scale(ratio, ratio)
+            painter.fillRect(QRectF(0, 0, lw, lh), background)
+            painter.setFont(self.font())
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            self.paint(painter)
+        finally:
+            self.scale, self.offset, self._size, self._shapes = saved
+
+    def render_image(self, width: int, height: int, whole: bool = True) -> QImage:
+        """The drawing as an image of ``width`` x ``height`` pixels: the whole
+        topology fitted (``whole``) or the view as shown, enlarged."""
+        image = QImage(max(1, int(width)), max(1, int(height)), QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        try:
+            self._paint_export(painter, image.width(), image.height(), whole, QColor("white"))
+        finally:
+            painter.end()
+        return image
+
+    def export_png(self, path: str, width: int | None = None, height: int | None = None,
+                   whole: bool = False) -> bool:  # fmt: skip
+        """Save the drawing as PNG (or any format Qt writes by the file's suffix):
+        ``width`` x ``height`` pixels (the view's size when not given)."""
+        if width is None:
+            width, height = self.width(), self.height()
+        elif height is None:
+            width, height = self.export_size(width, whole)
+        return self.render_image(width, height, whole).save(path)
+
+    def export_svg(self, path: str, width: int | None = None, height: int | None = None,
+                   whole: bool = False) -> None:  # fmt: skip
+        """Save the drawing as SVG, shapes and text (no images but an overview of a
+        huge model): ``width`` x ``height`` (the view's size when not given)."""
         from PySide6.QtSvg import QSvgGenerator
 
+        if width is None:
+            width, height = self.width(), self.height()
+        elif height is None:
+            width, height = self.export_size(width, whole)
         gen = QSvgGenerator()
         gen.setFileName(path)
-        gen.setSize(self.size())
-        gen.setViewBox(QRect(0, 0, self.width(), self.height()))
+        gen.setSize(QSize(int(width), int(height)))
+        gen.setViewBox(QRect(0, 0, int(width), int(height)))
         gen.setTitle("PIUI topology")
         painter = QPainter(gen)
         try:
-            painter.fillRect(QRect(0, 0, self.width(), self.height()), QColor("white"))
-            self.paint(painter)
+            self._paint_export(painter, int(width), int(height), whole, QColor("white"))
         finally:
             painter.end()
 
@@ -1374,7 +1481,7 @@ class TopologyCanvas(QWidget):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.setFocus()
-        self._press = event.position()
+        self._press = self._press_at = event.position()
         self._press_button = event.button()
         if event.button() == Qt.MouseButton.LeftButton:
             p = self.processor_at(event.position())
@@ -1452,9 +1559,23 @@ class TopologyCanvas(QWidget):
             if p is not None:
                 self.select([p], [], add)
                 self.processorClicked.emit(p, event.modifiers())
+        elif (
+            event.button() == Qt.MouseButton.RightButton
+            and self._press_at is not None
+            and (pos - self._press_at).manhattanLength() < 4
+        ):  # a click, not a pan
+            self._context_menu(event.globalPosition().toPoint())
         self._press = None
         self._press_button = Qt.MouseButton.NoButton
         event.accept()
+
+    def _context_menu(self, at: QPoint) -> None:
+        from PySide6.QtWidgets import QMenu
+
+        menu = QMenu(self)
+        menu.addAction("Fit the whole topology (Ctrl+0)", self.fit)
+        menu.addAction("Export the drawing…", self.exportRequested.emit)
+        menu.popup(at)
 
     def leaveEvent(self, event) -> None:  # noqa: ANN001
         if self._hover != ("", None):

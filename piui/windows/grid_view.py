@@ -10,6 +10,8 @@ topology editor through :mod:`piui.widgets.topology_selection`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -52,7 +54,11 @@ class GridViewWindow(QWidget):
         zoom_in, zoom_out = QPushButton("+"), QPushButton("−")
         for b in (zoom_in, zoom_out):
             b.setFixedWidth(28)
-        png, svg = QPushButton("PNG…"), QPushButton("SVG…")
+        export = QPushButton("Export…")
+        export.setToolTip(
+            "save the drawing as PNG or SVG, at a size of your choice "
+            "(also on the drawing's right-click menu)"
+        )
         self.info = QLabel()
         self.info.setWordWrap(True)
         self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -73,8 +79,7 @@ class GridViewWindow(QWidget):
         tools.addWidget(zoom_in)
         tools.addWidget(zoom_out)
         tools.addStretch(1)
-        tools.addWidget(png)
-        tools.addWidget(svg)
+        tools.addWidget(export)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
@@ -95,8 +100,8 @@ class GridViewWindow(QWidget):
         fit.clicked.connect(self.canvas.fit)
         zoom_in.clicked.connect(lambda: self.canvas.zoom(1.25))
         zoom_out.clicked.connect(lambda: self.canvas.zoom(0.8))
-        png.clicked.connect(lambda: self._export("png"))
-        svg.clicked.connect(lambda: self._export("svg"))
+        export.clicked.connect(self.export_drawing)
+        self.canvas.exportRequested.connect(self.export_drawing)
         self.virtual_box.currentIndexChanged.connect(self._virtual_chosen)
         self.width_box.currentIndexChanged.connect(self._show_widths)
         self.canvas.hovered.connect(self._hovered)
@@ -390,21 +395,15 @@ class GridViewWindow(QWidget):
             return
         self.canvas.pan(self.canvas.width() / 2 - centre.x(), self.canvas.height() / 2 - centre.y())
 
-    def _export(self, kind: str) -> None:
-        from PySide6.QtWidgets import QFileDialog  # on first use: its enums cost start-up
+    def export_drawing(self) -> str | None:
+        """Ask for a format, a size and a file, and save the drawing there (the
+        model's folder first); the path written, or None."""
+        from piui.widgets.drawing_export import export_drawing
 
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            f"Export the view as {kind.upper()}",
-            f"topology.{kind}",
-            f"{kind.upper()} (*.{kind})",
-        )
-        if not path:
-            return
-        if kind == "png":
-            self.canvas.export_png(path)
-        else:
-            self.canvas.export_svg(path)
+        path = self.document.path
+        start = (path.with_name(f"{path.stem}-topology") if path is not None
+                 else Path.cwd() / "topology")  # fmt: skip
+        return export_drawing(self.canvas, self, start)
 
     def centre_of(self, p: int) -> QPointF:
         return self.canvas.screen_point(p)
