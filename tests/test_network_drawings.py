@@ -89,16 +89,21 @@ def test_buses_are_bars_their_processors_hang_off(net):
             assert distinct(feet)
 
 
-@pytest.mark.parametrize("n", [3, 6, 42])
+@pytest.mark.parametrize("n", [3, 6, 12, 13, 42])
 def test_a_bus_is_a_bar_over_a_row_of_its_processors(n):
+    """A row below the bar; a long bus (FWI's Ethernet of 42) the first half above it
+    and the rest below, half a unit along, so that it is half as wide."""
     where = placement(generate("bus", (n,), 1e-5, 1e-6))
     assert where.kind == "bus"
     (x0, y0, x1, y1), = where.bars.ends.tolist()  # fmt: skip
     assert y0 == y1
-    y = where.xy[:, 1]
-    assert np.all(y == y[0]) and y[0] - y0 == graph_layout.HANG  # a row below the bar
     assert x0 < where.xy[:, 0].min() and x1 > where.xy[:, 0].max()
-    assert np.all(np.diff(where.xy[:, 0]) == 1)  # in number order
+    rows = [np.arange(n)] if n <= graph_layout.BUS_ROW else np.array_split(np.arange(n), 2)
+    for row, side in zip(rows, (1, -1) if len(rows) == 1 else (-1, 1)):
+        y = where.xy[row, 1]
+        assert np.all(y - y0 == side * graph_layout.HANG)
+        assert np.all(np.diff(where.xy[row, 0]) == 1)  # in number order
+    assert np.ptp(where.xy[:, 0]) + 1 <= (n if n <= graph_layout.BUS_ROW else n / 2 + 1)
 
 
 # --------------------------------------------------------------------------- tori

@@ -7,7 +7,7 @@ processors) a node of its own that its processors join. Processors that hang off
 switch or one bus and nothing else (a cluster's hosts, a fat tree's compute
 processors, a dragonfly's terminals) are **terminals**: they are not laid out by the
 graph algorithm but placed by their switch, in a block of rows beside it, or, on a
-bus, in a row along its bar. What is left, the **core** (switches, buses, processors
+bus, in a row along its bar (a long bus with nothing above it: on both sides). What is left, the **core** (switches, buses, processors
 with more than one link), is laid out as follows.
 
 * **Layers** (:func:`layered`), when there are switches or buses and the core is a
@@ -62,6 +62,8 @@ SWEEPS = 4
 HANG = 1.5
 #: Rows between switch levels in the layers, when terminals hang below level 1.
 LEVEL_GAP = 3.0
+#: A bus's processors, past this many, on both sides of its bar (when nothing is above).
+BUS_ROW = 12
 #: A switch's terminals, up to this many, on an arc about it (force-directed).
 FAN = 6
 #: How far (grid units) a link must pass from a processor it does not join.
@@ -401,8 +403,11 @@ def layered(g: Graph, level: np.ndarray, parent: np.ndarray, ordered: bool = Fal
     lower = any(lv < base for lv in rows_of)
     cols = _block_cols(k_of, bus, upper, lower)
     c_of = np.where(bus, np.maximum(k_of, 1), np.maximum(np.minimum(k_of, cols), 1))
+    # a long bus with nothing above it: its processors on both sides of the bar
+    both = bus & (k_of > BUS_ROW) & (upper == 0)
+    c_of = np.where(both, -(-k_of // 2), c_of)
     depth = np.where(k_of > 0, np.where(bus, 1, -(-k_of // c_of)), 0)
-    widths = c_of.astype(np.float64)
+    widths = c_of.astype(np.float64) + 0.5 * both
     xy = np.zeros((n, 2))
     left = np.concatenate(([0.0], np.cumsum(widths + 1.0)[:-1]))
     xy[hang, 0] = left + (widths - 1) / 2
@@ -427,8 +432,15 @@ def layered(g: Graph, level: np.ndarray, parent: np.ndarray, ordered: bool = Fal
     # terminals: a block (switch) or a row (bus) below their parent on the base row;
     # a block of more than one row wired as an org chart (Bends)
     bent_ends, bent_points = [], []
-    for h, k, c in zip(hang.tolist(), k_of.tolist(), c_of.tolist()):
-        if k:
+    for h, k, c, w, two in zip(hang.tolist(), k_of.tolist(), c_of.tolist(), widths.tolist(),
+                               both.tolist()):  # fmt: skip
+        if k and two:  # the first half above the bar, the rest below, half a unit on
+            t = kids[kptr[h] : kptr[h + 1]]
+            j = np.arange(k)
+            below = j >= c
+            xy[t, 0] = xy[h, 0] - (w - 1) / 2 + np.where(below, j - c + 0.5, j)
+            xy[t, 1] = np.where(below, HANG, -HANG)
+        elif k:
             t = kids[kptr[h] : kptr[h + 1]]
             j = np.arange(k)
             xy[t, 0] = xy[h, 0] - (c - 1) / 2 + j % c
