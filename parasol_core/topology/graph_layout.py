@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parasol_core.base.arrays import unique
+
 #: The width / height the layers' blocks of terminals are chosen to come near.
 ASPECT = 1.5
 #: The seed of the force-directed layout: the same network is drawn the same way.
@@ -179,7 +181,7 @@ def graph(count: int, a: np.ndarray, b: np.ndarray,
     ok = (ea_all >= 0) & (ea_all < n) & (eb_all >= 0) & (eb_all < n) & (ea_all != eb_all)
     lo = np.minimum(ea_all[ok], eb_all[ok])
     hi = np.maximum(ea_all[ok], eb_all[ok])
-    key = np.unique(lo * n + hi)  # one edge per pair, in order
+    key = unique(lo * n + hi)  # one edge per pair, in order (a sort: numpy's is a hash)
     switch = np.zeros(n, dtype=bool)
     if switches is not None:
         s = np.asarray(switches, dtype=bool)[:count]
@@ -429,32 +431,30 @@ def layered(g: Graph, level: np.ndarray, parent: np.ndarray, ordered: bool = Fal
             by_level[lv] = members = members[order]
             xy[members, 0] = spread(target[order], step)
         xy[members, 1] = -(lv - base) * gap
-    # terminals: a block (switch) or a row (bus) below their parent on the base row;
-    # a block of more than one row wired as an org chart (Bends)
-    bent_ends, bent_points = [], []
-    for h, k, c, w, two in zip(hang.tolist(), k_of.tolist(), c_of.tolist(), widths.tolist(),
-                               both.tolist()):  # fmt: skip
-        if k and two:  # the first half above the bar, the rest below, half a unit on
-            t = kids[kptr[h] : kptr[h + 1]]
-            j = np.arange(k)
-            below = j >= c
-            xy[t, 0] = xy[h, 0] - (w - 1) / 2 + np.where(below, j - c + 0.5, j)
-            xy[t, 1] = np.where(below, HANG, -HANG)
-        elif k:
-            t = kids[kptr[h] : kptr[h + 1]]
-            j = np.arange(k)
-            xy[t, 0] = xy[h, 0] - (c - 1) / 2 + j % c
-            xy[t, 1] = HANG + j // c
-            if k > c:
-                bent_ends.append(np.column_stack((t, np.full(k, h))))
-                bent_points.append(_org_chart(xy[t], xy[h], j % c, c))
-    # terminals of nodes on other rows: a row below each
+    # terminals: a block (switch) or a row (bus) below their parent on the base row,
+    # a block of more than one row wired as an org chart (Bends); a long bus's first
+    # half above its bar, the rest below, half a unit on; those of nodes on other rows
+    # in a row below each (all at once: a fat tree has thousands of leaves)
     on_base = np.zeros(n, dtype=bool)
     on_base[hang] = True
-    for h in np.flatnonzero((nkids > 0) & ~on_base).tolist():
-        t = kids[kptr[h] : kptr[h + 1]]
-        xy[t, 0] = xy[h, 0] - (t.size - 1) / 2 + np.arange(t.size)
-        xy[t, 1] = xy[h, 1] + HANG
+    cols_of, wide, two = np.ones(n, np.int64), np.ones(n), np.zeros(n, dtype=bool)
+    cols_of[hang], wide[hang], two[hang] = c_of, widths, both
+    par = parent[kids]
+    j = np.arange(kids.size) - kptr[par]  # place among its parent's terminals
+    c, px, py = cols_of[par], xy[par, 0], xy[par, 1]
+    below = j >= c
+    x = np.where(two[par], px - (wide[par] - 1) / 2 + np.where(below, j - c + 0.5, j),
+                 px - (c - 1) / 2 + j % c)  # fmt: skip
+    y = np.where(two[par], np.where(below, HANG, -HANG), HANG + j // c)
+    off = ~on_base[par]  # a row below a node on another row
+    x = np.where(off, px - (nkids[par] - 1) / 2 + j, x)
+    y = np.where(off, py + HANG, y)
+    xy[kids, 0], xy[kids, 1] = x, y
+    bent = on_base[par] & ~g.hub[par] & (nkids[par] > c)
+    bends = None
+    if bent.any():
+        t, h = kids[bent], par[bent]
+        bends = Bends(np.column_stack((t, h)), _org_chart(xy[t], xy[h], j[bent] % c[bent]))
     # levels below the base (compute processors of more than one link): rows beneath
     floor = HANG + float(depth.max(initial=0)) + 1.0
     for lv in rows_of:
@@ -471,25 +471,24 @@ def layered(g: Graph, level: np.ndarray, parent: np.ndarray, ordered: bool = Fal
     bars = _bars(g, xy, parent, horizontal=True)
     pos = apart(xy[:count])
     shift = pos.min(axis=0) if count else np.zeros(2)
-    bends = (Bends(np.vstack(bent_ends), np.concatenate(bent_points)).moved(-shift)
-             if bent_ends else None)  # fmt: skip
+    bends = bends.moved(-shift) if bends is not None else None
     return GraphDrawing(kind, pos - shift, level[:count].copy(), _moved(bars, -shift),
                         bends=bends)  # fmt: skip
 
 
-def _org_chart(t: np.ndarray, h: np.ndarray, col: np.ndarray, cols: int) -> np.ndarray:
-    """The bends of the links from a switch at ``h`` to its terminals at ``t`` (column
-    ``col`` of ``cols``) below it: across to the spine between its pair of columns (an
-    odd last column: the spine on its right), up the spine to a rail under the switch,
-    along the rail to below the switch. Returns (terminals, 3, 2)."""
+def _org_chart(t: np.ndarray, h: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """The bends of the links from switches at ``h`` (rows) to their terminals at
+    ``t`` (column ``col`` of their block) below them: across to the spine between its
+    pair of columns (an odd last column: the spine on its right), up the spine to a
+    rail under the switch, along the rail to below the switch. Returns (terminals, 3,
+    2)."""
     left = t[:, 0] - col  # the block's first column
-    pair = col // 2
-    spine = left + 2 * pair + 0.5
-    rail = h[1] + HANG * 0.5
+    spine = left + 2 * (col // 2) + 0.5
+    rail = h[:, 1] + HANG * 0.5
     out = np.empty((t.shape[0], 3, 2))
     out[:, 0, 0], out[:, 0, 1] = spine, t[:, 1]
     out[:, 1, 0], out[:, 1, 1] = spine, rail
-    out[:, 2, 0], out[:, 2, 1] = h[0], rail
+    out[:, 2, 0], out[:, 2, 1] = h[:, 0], rail
     return out
 
 
@@ -502,7 +501,11 @@ def _block_cols(k_of: np.ndarray, bus: np.ndarray, upper: int, lower: bool) -> i
         return 1
     fixed = float(np.maximum(k_of[bus], 1).sum()) + max(k_of.size - 1, 0)
     best, best_cols = math.inf, 1
-    for c in range(1, int(k_sw.max()) + 1):
+    top = int(k_sw.max())
+    # every width up to 64, then 200 steps apart by a constant ratio (a star of 100,000)
+    tries = sorted(set(range(1, min(top, 64) + 1))
+                   | set(np.geomspace(1, top, 200).astype(np.int64).tolist()))  # fmt: skip
+    for c in tries:
         cols = np.maximum(np.minimum(k_sw, c), 1)
         rows = -(-k_sw // cols)
         w = float(cols.sum()) + fixed
