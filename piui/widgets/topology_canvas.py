@@ -383,12 +383,15 @@ class TopologyCanvas(QWidget):
         bends = self.place.bends
         if bends is None or not self.seg_ids.size:
             return
-        n = self.place.count
-        # a bent link is known by its two ends: (terminal, switch), either way round
-        key = {(int(t), int(h)): i for i, (t, h) in enumerate(bends.ends.tolist())}
-        for i, (a, b) in enumerate(zip(self.seg_a.tolist(), self.seg_b.tolist())):
-            if a < n and b < n:
-                self.seg_bend[i] = key.get((a, b), key.get((b, a), -1))
+        # a bent link is known by its two ends, (terminal, switch), either way round; a
+        # terminal has one link, so its row of the bends is found from it (in bulk: a
+        # fat tree has one per compute processor)
+        row = np.full(self.place.count, -1, dtype=np.int64)
+        row[bends.ends[:, 0]] = np.arange(bends.ends.shape[0])
+        for t, h in ((self.seg_a, self.seg_b), (self.seg_b, self.seg_a)):
+            at = row[t]
+            hit = (at >= 0) & (bends.ends[np.maximum(at, 0), 1] == h)
+            self.seg_bend[hit] = at[hit]
 
     def _bent_pieces(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The straight pieces (widget pixels, rows x1, y1, x2, y2) of the bent
