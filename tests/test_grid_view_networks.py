@@ -45,13 +45,18 @@ def test_a_fat_tree_is_drawn_in_layers_compute_at_the_bottom(k, n):
         expected = np.concatenate(([0] * compute, 1 + np.arange(switches) // k ** (n - 1)))
         assert where.levels.tolist() == expected.tolist()
         y = where.xy[:, 1]
-        for level in range(n + 1):  # one row per level, higher levels higher up
+        for level in range(1, n + 1):  # one row per level of switches, higher ones higher up
             row = y[where.levels == level]
             assert np.all(row == row[0])
-            if level:
-                assert row[0] < y[where.levels == level - 1][0]
-        # compute processors in number order, left to right, one unit apart
-        assert np.all(np.diff(where.xy[:compute, 0]) == 1)
+            assert row[0] < y[where.levels == level - 1].min()
+        # compute processors below their leaf switch (issue 33: in a block under it, not
+        # one long row), in number order (rows of the block left to right, top down)
+        leaf = compute + np.arange(compute) // k  # 0-based row of each one's leaf switch
+        assert (y[:compute] > y[leaf]).all()
+        for first in range(0, compute, k):
+            block = where.xy[first : first + k]
+            order = np.lexsort((block[:, 0], block[:, 1]))
+            assert order.tolist() == list(range(k))
         assert len({tuple(p) for p in where.xy.tolist()}) == where.count
 
 
@@ -287,5 +292,5 @@ def test_every_generated_fat_tree_is_drawn_in_layers_by_its_numbering(kind, dims
     expected = np.repeat(np.arange(tree.levels + 1), (tree.compute, *tree.level_sizes))
     assert where.levels.tolist() == expected.tolist()
     rows = [where.xy[where.levels == lv, 1] for lv in range(tree.levels + 1)]
-    assert all(np.all(r == r[0]) for r in rows)
-    assert all(rows[lv][0] < rows[lv - 1][0] for lv in range(1, len(rows)))
+    assert all(np.all(r == r[0]) for r in rows[1:])  # compute processors: blocks, below
+    assert all(rows[lv][0] < rows[lv - 1].min() for lv in range(1, len(rows)))

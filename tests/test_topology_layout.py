@@ -144,12 +144,13 @@ def test_link_groups_of_a_6d_torus_name_every_dimension():
     assert sorted(sum((groups[n] for n in names), [])) == groups["all"]
 
 
-def test_links_of_a_bus_are_other_and_drawn_as_a_chain():
+def test_links_of_a_bus_are_other_and_drawn_as_a_bar():
     bus = generate("bus", (5,), 1e-5, 1e-6)
     assert link_groups(bus) == {"all": [1], "other": [1]}
-    ids, a, b = segments(bus, placement(bus))
-    assert ids.tolist() == [1] * 4
-    assert sorted(zip(a.tolist(), b.tolist())) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    where = placement(bus)
+    ids, a, b = segments(bus, where)
+    assert ids.tolist() == []  # no chain: a bar (tests/test_network_drawings.py)
+    assert where.bars.ids.tolist() == [1] and where.bars.members_of(0).tolist() == [0, 1, 2, 3, 4]
 
 
 def test_link_classes_without_a_shape():

@@ -11,21 +11,26 @@ downward), by the topology's shape:
   picture nearest a landscape page (:data:`ASPECT`);
 * a fat tree (``# piui: network = fattree K N``, ``fattree2 ...``, ``fattree3 ...``):
   compute processors in a row at the bottom, each level of switches in a row above
-  (:func:`layered`); a dragonfly
+  (:func:`~parasol_core.topology.graph_layout.layered`), each switch's compute
+  processors in a block below it; a dragonfly
   (``# piui: network = dragonfly G A P H``): its groups on a circle, each group's routers
   in a row along it and their terminals outside (:func:`dragonfly`); any other
-  topology with switches: compute processors at the bottom and switches above them by
-  their hop distance from the nearest compute processor;
+  topology with switches or buses: a graph drawing
+  (:mod:`~parasol_core.topology.graph_layout`): in layers by hop distance from the
+  compute processors when the switches make a hierarchy, force-directed (networkx)
+  otherwise, buses as bars;
 * a ring (a 1D shape with a wrap-around link, or ``1Dtorus`` routing): a circle;
 * a line (a 1D shape without wrap-around): a row;
 * a hypercube (``hypercube`` routing, ``2**d`` processors): the low half of the bits
   across, the high half down, each half in Gray-code order so that neighbours sit
   side by side;
-* a bus (a link joining more than two processors): a row;
-* anything else (a link list with no shape): a force-directed layout up to
-  :data:`FORCE_LIMIT` processors, a circle above.
+* a bus (a link joining more than two processors): a bar with its processors in a row
+  below it (:attr:`Placement.bars`);
+* anything else (a link list with no shape): force-directed (networkx, seeded), or,
+  past its budget, a circle, :attr:`Placement.note` saying so.
 
-Everything is numpy, so 32,768 processors lay out in milliseconds.
+Everything but the force-directed layout (whose work is bounded) is numpy, so 32,768
+processors lay out in milliseconds.
 
 :func:`link_classes` says for every two-processor link of a grid which axis it runs
 along (X, Y, Z) and whether it wraps around; :func:`link_groups` turns that into the
@@ -44,14 +49,25 @@ from typing import NamedTuple
 import numpy as np
 
 from parasol_core.model import Link, Topology
+from parasol_core.topology.graph_layout import (
+    Bars,
+    Bends,
+    GraphDrawing,
+    circle,
+    draw,
+    hop_levels,
+)
 from parasol_core.topology.shape import Shape, declared_shape, processor_count, shape_of
 
-#: Link lists without a shape up to this many processors get a force-directed layout.
-FORCE_LIMIT = 400
+__all__ = ["Bars", "Bends", "Placement", "circle", "hop_levels", "placement"]
+
 AXES = ("X", "Y", "Z")
 #: The width / height a nested grid, a fat tree or a tree of levels is laid out to
 #: come near (a landscape window).
 ASPECT = 1.5
+#: What a fold of blocks that leaves places empty costs against the aspect of the
+#: picture (the log of its ratio to :data:`ASPECT`): 4 x 4 x 4 as 2 x 2 blocks, not 3 + 1.
+EMPTY_PLACES = 2.0
 #: Processors per tile of :class:`Tiles`, on average over the tiles that hold any.
 TILE_FILL = 32
 
@@ -62,6 +78,9 @@ class Placement:
 
     ``levels`` (fat trees, dragonflies, trees of levels; else None) gives each
     processor's level: 0 for a compute processor, 1, 2, ... for the switches above it.
+    ``bars``: the buses drawn as bars (their links are not segments), or None;
+    ``note``: what the layout did not do and why (a fallback past a budget), or None;
+    ``bends``: links drawn with bends (a block of terminals under its switch), or None.
     """
 
     kind: str  # grid, layers, ring, line, hypercube, bus, force, circle, fattree,
@@ -69,6 +88,9 @@ class Placement:
     xy: np.ndarray  # (count, 2) float64
     shape: Shape | None
     levels: np.ndarray | None = None
+    bars: Bars | None = None
+    note: str | None = None
+    bends: Bends | None = None
 
     @property
     def count(self) -> int:
@@ -208,11 +230,6 @@ def _link_pairs(links: list[Link]) -> Pairs:
     )  # fmt: skip
 
 
-def _is_bus(topology: Topology) -> bool:
-    _, _, off, _ = topology.links.resolved()
-    return bool((np.diff(off) > 2).any())
-
-
 def gray_positions(bits: int, count: int) -> np.ndarray:
     """Position along one axis of each value ``0..count-1`` when the axis is laid out in
     reflected Gray-code order (so values one bit apart in the low bits sit close)."""
@@ -223,47 +240,6 @@ def gray_positions(bits: int, count: int) -> np.ndarray:
     while shift < max(bits, 1) * 2:
         pos ^= pos >> shift
         shift <<= 1
-    return pos
-
-
-def circle(count: int) -> np.ndarray:
-    """Processors on a circle, 1 at the top, clockwise, about one unit apart."""
-    if count == 1:
-        return np.zeros((1, 2))
-    radius = max(count / (2 * math.pi), 1.0)
-    angle = 2 * math.pi * np.arange(count) / count - math.pi / 2
-    return np.column_stack((radius * (1 + np.cos(angle)), radius * (1 + np.sin(angle))))
-
-
-def force_directed(count: int, a: np.ndarray, b: np.ndarray, iterations: int = 200,
-                   seed: int = 1) -> np.ndarray:  # fmt: skip
-    """A Fruchterman-Reingold layout of processors ``1..count`` joined by ``a[i]-b[i]``
-    (1-based), deterministic, scaled so that linked processors sit about one unit apart."""
-    if count <= 2:
-        return circle(count)
-    rng = np.random.default_rng(seed)
-    pos = circle(count) + rng.normal(scale=0.05, size=(count, 2))
-    ia, ib = a - 1, b - 1
-    k = 1.0
-    temp = max(count / (2 * math.pi), 1.0) / 4
-    for _ in range(iterations):
-        delta = pos[:, None, :] - pos[None, :, :]
-        dist = np.sqrt((delta**2).sum(axis=2)) + 1e-9
-        np.fill_diagonal(dist, np.inf)
-        force = (delta * (k * k / dist**2)[:, :, None]).sum(axis=1)  # repulsion
-        d = pos[ia] - pos[ib]
-        length = np.sqrt((d**2).sum(axis=1)) + 1e-9
-        pull = d * (length / k)[:, None]
-        np.add.at(force, ia, -pull)
-        np.add.at(force, ib, pull)
-        size = np.sqrt((force**2).sum(axis=1)) + 1e-9
-        pos += force / size[:, None] * np.minimum(size, temp)[:, None]
-        temp *= 0.97
-    pos -= pos.min(axis=0)
-    if len(ia):
-        mean = float(np.sqrt(((pos[ia] - pos[ib]) ** 2).sum(axis=1)).mean())
-        if mean > 0:
-            pos /= mean
     return pos
 
 
@@ -300,7 +276,8 @@ def nested_arrangement(dims: tuple[int, ...]) -> list[tuple[int, int]]:
     """For each dimension from the third on, how its blocks are laid out (across,
     down): of every choice of row, column or fold per dimension, the one whose whole
     picture comes nearest :data:`ASPECT`, a fold costing a little and a fold that leaves
-    places empty more."""
+    places empty (an L of blocks: 4 blocks as 3 + 1) much more (:data:`EMPTY_PLACES`),
+    so that only a prime number of blocks too many for a row is folded so."""
     inner = (dims[0], dims[1] if len(dims) > 1 else 1)
     outer = dims[2:]
     best: tuple[float, list[tuple[int, int]]] | None = None
@@ -310,7 +287,7 @@ def nested_arrangement(dims: tuple[int, ...]) -> list[tuple[int, int]]:
         for level, ((cols, rows), n) in enumerate(zip(choice, outer), start=1):
             g = block_gap(w, h, level)
             w, h = cols * w + (cols - 1) * g, rows * h + (rows - 1) * g
-            penalty += 0.1 * (cols > 1 and rows > 1) + 0.3 * (cols * rows > n)
+            penalty += 0.1 * (cols > 1 and rows > 1) + EMPTY_PLACES * (cols * rows > n)
         score = abs(math.log(w / h / ASPECT)) + penalty
         if best is None or score < best[0] - 1e-12:
             best = (score, list(choice))
@@ -341,77 +318,6 @@ def nested_grid(shape: Shape) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- levels
-
-
-def _adjacency(count: int, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Neighbour lists of processors 0..count-1 joined by a[i]-b[i] (0-based), as CSR
-    (``nbr[ptr[p]:ptr[p + 1]]``)."""
-    src = np.concatenate((a, b))
-    dst = np.concatenate((b, a))
-    order = np.argsort(src, kind="stable")
-    ptr = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=count), out=ptr[1:])
-    return ptr, dst[order]
-
-
-def hop_levels(count: int, a: np.ndarray, b: np.ndarray, compute: np.ndarray) -> np.ndarray:
-    """Each processor's hop distance (0-based indices, links a[i]-b[i]) from the
-    nearest compute processor (``compute``, a boolean mask): 0 for compute
-    processors; a processor no link chain reaches gets one level above the highest."""
-    ptr, nbr = _adjacency(count, a, b)
-    level = np.full(count, -1, dtype=np.int64)
-    frontier = np.flatnonzero(compute)
-    level[frontier] = 0
-    depth = 0
-    while frontier.size:
-        depth += 1
-        lengths = ptr[frontier + 1] - ptr[frontier]
-        first = np.repeat(ptr[frontier] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
-                          lengths)  # fmt: skip
-        reached = nbr[first + np.arange(int(lengths.sum()), dtype=np.int64)]
-        reached = np.sort(reached[level[reached] < 0])
-        reached = reached[np.concatenate(([True], reached[1:] != reached[:-1]))[: reached.size]]
-        level[reached] = depth
-        frontier = reached
-    level[level < 0] = int(level.max(initial=0)) + 1
-    return level
-
-
-def layered(level: np.ndarray, a: np.ndarray, b: np.ndarray,
-            ordered: bool = True) -> np.ndarray:  # fmt: skip
-    """Positions of a tree of levels: level 0 (compute processors) in a row at the
-    bottom in number order, each level above in a row of its own, spread over the same
-    width, rows far enough apart for the picture to come near :data:`ASPECT`. With
-    ``ordered`` the processors of a level keep their number order (a generated fat
-    tree is numbered so); otherwise each is placed by the mean position of its
-    neighbours one level down (fewer crossings), then by number."""
-    count = int(level.shape[0])
-    top = int(level.max(initial=0))
-    sizes = np.bincount(level, minlength=top + 1)
-    width = float(max(int(sizes.max(initial=1)), 1))
-    gap = max(2.0, round(width / (ASPECT * max(top, 1))))
-    xy = np.zeros((count, 2))
-    xy[:, 1] = (top - level) * gap
-    below = level[a] == level[b] - 1
-    above = level[b] == level[a] - 1
-    lo = np.concatenate((a[below], b[above]))  # the lower end of each link between levels
-    hi = np.concatenate((b[below], a[above]))
-    for lv in range(top + 1):
-        members = np.flatnonzero(level == lv)
-        if not members.size:
-            continue
-        if lv and not ordered:
-            sums = np.zeros(count)
-            hits = np.zeros(count)
-            up = level[hi] == lv
-            np.add.at(sums, hi[up], xy[lo[up], 0])
-            np.add.at(hits, hi[up], 1)
-            key = np.where(hits[members] > 0, sums[members] / np.maximum(hits[members], 1),
-                           np.inf)  # fmt: skip
-            members = members[np.lexsort((members, key))]
-        step = width / members.size
-        xy[members, 0] = (np.arange(members.size) + 0.5) * step - 0.5
-    return xy
 
 
 def fattree_levels(count: int, kind: str, params: dict[str, int]) -> np.ndarray | None:
@@ -463,21 +369,34 @@ def dragonfly_xy(count: int, g: int, a: int, p: int) -> tuple[np.ndarray, np.nda
     return xy, level
 
 
+def _buses(others: list[Link]) -> list[tuple[int, np.ndarray]]:
+    """The buses among a topology's other links: (link id, 0-based processors)."""
+    return [(link.id, np.asarray(link.connect, dtype=np.int64) - 1) for link in others
+            if link.id is not None and link.connect and len(link.connect) > 2]  # fmt: skip
+
+
+def _placed(drawn: GraphDrawing, kind: str | None = None) -> Placement:
+    bars = drawn.bars if len(drawn.bars) else None
+    return Placement(kind or drawn.kind, drawn.xy, None, drawn.levels, bars, drawn.note,
+                     drawn.bends)  # fmt: skip
+
+
 def network_placement(topology: Topology, count: int,
                       switches: np.ndarray | None) -> Placement | None:  # fmt: skip
     """The layout of a topology that says it is a fat tree or a dragonfly (numbered
-    as generated), or, given ``switches`` (some of them True), the tree of levels by
-    hop distance; None otherwise."""
+    as generated), or, given ``switches`` (some of them True), the graph drawing of
+    :mod:`~parasol_core.topology.graph_layout` (layers or force-directed); None
+    otherwise."""
     from parasol_core.topology.switches import network_of
 
     said = network_of(topology)
-    _, a, b, _ = link_pairs(topology)
+    _, a, b, others = link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     a, b = a[ok] - 1, b[ok] - 1
     if said is not None and said[0].startswith("fattree"):
         level = fattree_levels(count, said[0], said[1])
         if level is not None:
-            return Placement("fattree", layered(level, a, b), None, level)
+            return _placed(draw(count, a, b, levels=level, ordered=True), "fattree")
     if said is not None and said[0] == "dragonfly":
         q = said[1]
         made = dragonfly_xy(count, q["g"], q["a"], q["p"])
@@ -485,8 +404,7 @@ def network_placement(topology: Topology, count: int,
             return Placement("dragonfly", made[0], None, made[1])
     if switches is None or not switches[1 : count + 1].any():
         return None
-    level = hop_levels(count, a, b, ~switches[1 : count + 1])
-    return Placement("levels", layered(level, a, b, ordered=False), None, level)
+    return _placed(draw(count, a, b, _buses(others), switches[1 : count + 1]))
 
 
 def placement(topology: Topology, shape: Shape | None = None,
@@ -538,13 +456,12 @@ def placement(topology: Topology, shape: Shape | None = None,
                              shape)  # fmt: skip
         kind = "layers" if not shape.fits(2) else "grid"
         return Placement(kind, nested_grid(shape), shape)
-    if _is_bus(topology):
-        return Placement("bus", np.column_stack((p - 1, np.zeros(count))).astype(float), None)
-    _, a, b, _ = link_pairs(topology)
+    _, a, b, others = link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
-    if count <= FORCE_LIMIT and ok.any():
-        return Placement("force", force_directed(count, a[ok], b[ok]), None)
-    return Placement("circle", circle(count), None)
+    buses = _buses(others)
+    if not ok.any() and not buses:
+        return Placement("circle", circle(count), None)
+    return _placed(draw(count, a[ok] - 1, b[ok] - 1, buses))
 
 
 # --------------------------------------------------------------------------- link groups
@@ -619,13 +536,15 @@ def segments(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What to draw for each link: ``(link ids, a, b)`` as 0-based processor indices, one
     row per segment. A two-processor link is one segment; a link of more processors
-    (a bus) is the chain through them in order of position."""
+    (a bus) is drawn as its bar (:attr:`Placement.bars`), or, where the placement has
+    none for it, as the chain through them in order of position."""
     count = where.count
     ids, a, b, others = pairs if pairs is not None else link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     ids, a, b = [ids[ok]], [a[ok] - 1], [b[ok] - 1]
+    barred = set(where.bars.ids.tolist()) if where.bars is not None else set()
     for link in others:
-        if not link.connect or len(link.connect) <= 2:  # not a bus
+        if not link.connect or len(link.connect) <= 2 or link.id in barred:  # not a bus
             continue
         members = sorted({p for p in link.connect if 1 <= p <= count},
                          key=lambda p: (where.xy[p - 1, 0], where.xy[p - 1, 1]))  # fmt: skip

@@ -43,6 +43,7 @@ from PySide6.QtCore import (
     QByteArray,
     QDataStream,
     QLineF,
+    QPoint,
     QPointF,
     QRect,
     QRectF,
@@ -89,7 +90,8 @@ DETAIL_SMALL = 500  # ... when more than this many are in view
 # links drawn into the overview image (a fat tree's or a dragonfly's structure), at most;
 # a grid's links are not (they would fill it)
 OVERVIEW_LINKS = 2_000_000
-LABEL_SCALE = 16.0  # pixels per grid unit from which processor numbers are written
+MAX_SCALE = 400.0  # pixels per grid unit, at most
+MIN_LABEL_PX = 7  # the smallest number written in a box (pixels)
 TYPE_COLOURS = ["#7fb3e6", "#f2b36b", "#8fd18f", "#e68fae", "#b79be6", "#e6d86b",
                 "#6bd3d3", "#c9a27e"]  # fmt: skip
 VIRTUAL_BOW = 0.12  # how far a dotted virtual link bows out, relative to its length
@@ -103,6 +105,7 @@ BOW_STEPS = 8  # straight pieces a bowed link is drawn as
 LINK_AA_INK = 100_000
 WRAP_ARC_STEPS = 4  # straight pieces the arc at the end of a wrap-around stub is drawn as
 LINK_COLOUR = QColor("#555555")
+BAR_WIDTH = 3.0  # a bus's bar, as wide as this many of its links
 VIRTUAL_COLOUR = QColor("#1f5fbf")
 ROUTE_COLOUR = QColor("#e0301e")
 SELECT_COLOUR = QColor("#ff9900")
@@ -230,6 +233,7 @@ class TopologyCanvas(QWidget):
     swapRequested = Signal(int, int)  # hardware processor dragged, dropped on
     dragMoved = Signal(int, int)  # hardware processor dragged, under the cursor (0: none)
     viewChanged = Signal()
+    exportRequested = Signal()  # "Export the drawing…" on the right-click menu
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -247,7 +251,17 @@ class TopologyCanvas(QWidget):
         self.seg_ids = self.seg_a = self.seg_b = np.zeros(0, dtype=np.int64)
         self.seg_wrap = np.zeros(0, dtype=bool)
         self.seg_bow = np.zeros(0, dtype=bool)  # drawn bowed: links between blocks
+        # drawn with bends (a block of terminals wired as an org chart): the row of the
+        # placement's bends, -1 for a straight segment
+        self.seg_bend = np.zeros(0, dtype=np.int64)
         self._seg_csr: tuple[np.ndarray, np.ndarray] | None = None
+        # buses drawn as bars (grid units): link id per bar, the bars (x0, y0, x1, y1),
+        # and the stubs from each processor on a bus to its bar, with their bar's row
+        # and the processor (0-based)
+        self.bus_ids = np.zeros(0, dtype=np.int64)
+        self.bus_bars = np.zeros((0, 4))
+        self.stubs = np.zeros((0, 4))
+        self.stub_bus = self.stub_member = np.zeros(0, dtype=np.int64)
         self.labels: list[str] | None = None  # text per processor (default: its number)
         self.virtual_a = self.virtual_b = np.zeros(0, dtype=np.int64)  # 0-based hardware
         self.virtual_pairs: list[tuple[int, int]] = []
@@ -271,12 +285,17 @@ class TopologyCanvas(QWidget):
         self.offset = QPointF(20, 20)
         self._overview: tuple[QImage, float, np.ndarray] | None = None
         self._press: QPointF | None = None
+        self._press_at: QPointF | None = None  # where the button went down
         self._press_button = Qt.MouseButton.NoButton
         self._drag_from: int | None = None
         self._drag_to: int | None = None
         self._band: QRubberBand | None = None
         self._hover: tuple[str, object] = ("", None)
         self._fitted = False
+        self._moved = False  # zoomed or panned since the last fit
+        self._size: tuple[float, float] | None = None  # an export's size, drawing
+        self._shapes = False  # boxes drawn as shapes, not sprites (an export)
+        self.labels_drawn = 0  # processor numbers written by the last paint
 
     # ------------------------------------------------------------------ model
 
@@ -296,6 +315,8 @@ class TopologyCanvas(QWidget):
             self.seg_wrap = np.zeros(0, dtype=bool)
             self.seg_bow = np.zeros(0, dtype=bool)
             self._seg_csr = None
+            self._read_bars()
+            self._read_bends()
         else:
             self.place = placement(topology, switches=switches)
             n = self.place.count
@@ -317,6 +338,8 @@ class TopologyCanvas(QWidget):
             return
         pairs = link_pairs(self.topology)  # one pass over the links for both
         self.seg_ids, self.seg_a, self.seg_b = segments(self.topology, self.place, pairs)
+        self._read_bars()
+        self._read_bends()
         self.seg_wrap = np.zeros(self.seg_ids.shape[0], dtype=bool)
         self.seg_bow = np.zeros(self.seg_ids.shape[0], dtype=bool)
         self._seg_csr = None
@@ -331,6 +354,82 @@ class TopologyCanvas(QWidget):
                 self.seg_bow = np.isin(self.seg_ids, classes.ids[classes.axis >= 2]) & ~(
                     self.seg_wrap)  # fmt: skip
         self._changed()
+
+    def _read_bars(self) -> None:
+        """The buses the placement draws as bars, and a stub from each of their
+        processors to the nearest point of its bar (grid units)."""
+        bars = self.place.bars
+        if bars is None or not len(bars):
+            self.bus_ids = np.zeros(0, dtype=np.int64)
+            self.bus_bars = np.zeros((0, 4))
+            self.stubs = np.zeros((0, 4))
+            self.stub_bus = self.stub_member = np.zeros(0, dtype=np.int64)
+            return
+        self.bus_ids, self.bus_bars = bars.ids.copy(), bars.ends.copy()
+        stubs, owner, member = [], [], []
+        for k in range(len(bars)):
+            m = bars.members_of(k)
+            m = m[m < self.place.count]
+            xy = self.place.xy[m]
+            stubs.append(np.hstack((xy, bars.foot(k, xy))))
+            owner.append(np.full(m.size, k, dtype=np.int64))
+            member.append(m)
+        self.stubs = np.vstack(stubs)
+        self.stub_bus, self.stub_member = np.concatenate(owner), np.concatenate(member)
+
+    def _read_bends(self) -> None:
+        """Which drawn segments the placement bends (:attr:`Placement.bends`)."""
+        self.seg_bend = np.full(self.seg_ids.shape[0], -1, dtype=np.int64)
+        bends = self.place.bends
+        if bends is None or not self.seg_ids.size:
+            return
+        # a bent link is known by its two ends, (terminal, switch), either way round; a
+        # terminal has one link, so its row of the bends is found from it (in bulk: a
+        # fat tree has one per compute processor)
+        row = np.full(self.place.count, -1, dtype=np.int64)
+        row[bends.ends[:, 0]] = np.arange(bends.ends.shape[0])
+        for t, h in ((self.seg_a, self.seg_b), (self.seg_b, self.seg_a)):
+            at = row[t]
+            hit = (at >= 0) & (bends.ends[np.maximum(at, 0), 1] == h)
+            self.seg_bend[hit] = at[hit]
+
+    def _bent_pieces(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The straight pieces (widget pixels, rows x1, y1, x2, y2) of the bent
+        segments ``rows``, from the terminal through the bends to the switch, and the
+        row of ``rows`` each belongs to."""
+        bends = self.place.bends
+        if bends is None or not rows.size:
+            return np.zeros((0, 4)), np.zeros(0, dtype=np.int64)
+        at = self.seg_bend[rows]
+        terminal = bends.ends[at, 0]
+        o = np.array([self.offset.x(), self.offset.y()])
+        pts = np.concatenate((self.place.xy[terminal][:, None, :], bends.points[at],
+                              self.place.xy[bends.ends[at, 1]][:, None, :]), axis=1)  # fmt: skip
+        pts = pts * self.scale + o
+        pieces = np.concatenate((pts[:, :-1], pts[:, 1:]), axis=2).reshape(-1, 4)
+        return pieces, np.repeat(np.arange(rows.shape[0]), pts.shape[1] - 1)
+
+    def bus_midpoint(self, link_id: int) -> QPointF | None:
+        """The middle of a bus's bar, in widget pixels (None: no bar for it)."""
+        at = np.flatnonzero(self.bus_ids == link_id)
+        if not at.size:
+            return None
+        x0, y0, x1, y1 = self.bus_bars[int(at[0])]
+        return QPointF((x0 + x1) / 2 * self.scale + self.offset.x(),
+                       (y0 + y1) / 2 * self.scale + self.offset.y())  # fmt: skip
+
+    def _bus_pieces(self, ids: set[int] | None = None,
+                    members: set[int] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The bars and the stubs (widget pixels, rows x1, y1, x2, y2) of the buses
+        ``ids`` (all: None), the stubs only of the processors ``members`` (1-based;
+        all: None)."""
+        o = np.array([self.offset.x(), self.offset.y()] * 2)
+        keep = (np.isin(self.bus_ids, np.fromiter(ids, np.int64)) if ids is not None
+                else np.ones(self.bus_ids.shape[0], dtype=bool))  # fmt: skip
+        stub = keep[self.stub_bus]
+        if members is not None:
+            stub &= np.isin(self.stub_member + 1, np.fromiter(members, np.int64))
+        return self.bus_bars[keep] * self.scale + o, self.stubs[stub] * self.scale + o
 
     @staticmethod
     def _type_array(topology: Topology, n: int) -> np.ndarray:
@@ -458,8 +557,12 @@ class TopologyCanvas(QWidget):
         inside = ((xy[:, 0] >= rect.left()) & (xy[:, 0] <= rect.right())
                   & (xy[:, 1] >= rect.top()) & (xy[:, 1] <= rect.bottom()))  # fmt: skip
         both = inside[self.seg_a] & inside[self.seg_b] if self.seg_ids.size else np.zeros(0, bool)
-        self.select((np.flatnonzero(inside) + 1).tolist(),
-                    sorted(set(self.seg_ids[both].tolist())), add)  # fmt: skip
+        links = set(self.seg_ids[both].tolist())
+        if self.bus_ids.size:  # a bus whose processors all are
+            out = np.bincount(self.stub_bus[~inside[self.stub_member]],
+                              minlength=self.bus_ids.shape[0])  # fmt: skip
+            links |= set(self.bus_ids[out == 0].tolist())
+        self.select((np.flatnonzero(inside) + 1).tolist(), sorted(links), add)
 
     # ------------------------------------------------------------------ geometry
 
@@ -491,31 +594,47 @@ class TopologyCanvas(QWidget):
     def radius(self) -> float:
         return max(1.0, min(self.scale * 0.3, 22.0))
 
-    def fit(self) -> None:
+    def _w(self) -> float:
+        """The width of what is drawn: the widget's, or an export's."""
+        return self._size[0] if self._size is not None else self.width()
+
+    def _h(self) -> float:
+        return self._size[1] if self._size is not None else self.height()
+
+    def _fitted_view(self, width: float, height: float) -> tuple[float, QPointF]:
+        """The scale and offset that show the whole drawing in ``width`` x ``height``
+        pixels, half a grid unit of margin around it."""
         left, top, right, bottom = self.place.bounds()
         w = max(right - left, 1e-9) + 1.0
         h = max(bottom - top, 1e-9) + 1.0
-        size = self.size()
-        sw, sh = max(size.width(), 50), max(size.height(), 50)
-        self.scale = max(min(sw / w, sh / h), 1e-3)
-        self.offset = QPointF((sw - (right - left) * self.scale) / 2 - left * self.scale,
-                              (sh - (bottom - top) * self.scale) / 2 - top * self.scale)  # fmt: skip
+        sw, sh = max(width, 50), max(height, 50)
+        scale = max(min(sw / w, sh / h), 1e-3)
+        return scale, QPointF((sw - (right - left) * scale) / 2 - left * scale,
+                              (sh - (bottom - top) * scale) / 2 - top * scale)  # fmt: skip
+
+    def fit(self) -> None:
+        self.scale, self.offset = self._fitted_view(self.width(), self.height())
         self._fitted = True
+        self._moved = False
         self.update()
         self.viewChanged.emit()
 
     def zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Zoom by ``factor`` about ``anchor`` (widget pixels; the centre when None):
+        the point of the drawing under it stays under it."""
         anchor = anchor if anchor is not None else QPointF(self.width() / 2, self.height() / 2)
-        new = min(max(self.scale * factor, 1e-3), 400.0)
+        new = min(max(self.scale * factor, 1e-3), MAX_SCALE)
         f = new / self.scale
         self.offset = QPointF(anchor.x() - (anchor.x() - self.offset.x()) * f,
                               anchor.y() - (anchor.y() - self.offset.y()) * f)  # fmt: skip
         self.scale = new
+        self._moved = True
         self.update()
         self.viewChanged.emit()
 
     def pan(self, dx: float, dy: float) -> None:
         self.offset = QPointF(self.offset.x() + dx, self.offset.y() + dy)
+        self._moved = True
         self.update()
         self.viewChanged.emit()
 
@@ -573,7 +692,10 @@ class TopologyCanvas(QWidget):
     def link_at(self, pos: QPointF) -> int | None:
         """The link drawn under ``pos`` (within 4 pixels): a straight link, or a
         bowed one (between blocks of a nested grid) taken as its two halves; the links
-        of the processors in view only."""
+        of the processors in view only; a bus by its bar or a stub."""
+        bus = self._bus_at(pos)
+        if bus is not None:
+            return bus
         if not self.seg_ids.size:
             return None
         rows = self.segment_rows(self.visible_indices())
@@ -583,15 +705,42 @@ class TopologyCanvas(QWidget):
         xy = self.lazy_xy()
         pa, pb = xy[self.seg_a[rows]], xy[self.seg_b[rows]]
         bow = self.seg_bow[rows]
-        straight = np.flatnonzero(~bow)
-        # a bowed link: the pieces drawn of it
+        bent = self.seg_bend[rows] >= 0 if self.seg_bend.size else np.zeros(rows.size, bool)
+        bow &= ~bent
+        straight = np.flatnonzero(~bow & ~bent)
+        # a bowed link: the pieces drawn of it; a bent one: its stub first (the pieces
+        # up the spine and along the rail are its block's, shared)
         curved, owner = self._bowed_pieces(pa[bow], pb[bow])
-        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved))
-        which = np.concatenate((straight, np.flatnonzero(bow)[owner]))
+        stubs, by = self._bent_pieces(rows[bent])
+        first = np.concatenate(([True], by[1:] != by[:-1])) if by.size else by.astype(bool)
+        stubs, by = (
+            np.vstack((stubs[first], stubs[~first])),
+            np.concatenate((by[first], by[~first])),
+        )
+        pieces = np.vstack((np.hstack((pa[straight], pb[straight])), curved, stubs))
+        which = np.concatenate((straight, np.flatnonzero(bow)[owner], np.flatnonzero(bent)[by]))
         k = pieces.shape[0]
         pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
         i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, 4)
         return int(self.seg_ids[rows[which[i]]]) if i is not None else None
+
+    def _bus_at(self, pos: QPointF) -> int | None:
+        """The bus whose bar (within its half width and 4 pixels) or stub (4 pixels)
+        is under ``pos``."""
+        if not self.bus_ids.size:
+            return None
+        bars, stubs = self._bus_pieces()
+        half = max(1.0, min(self.scale / 25, 3.0)) * BAR_WIDTH / 2
+        for pieces, owner, tolerance in ((bars, np.arange(bars.shape[0]), 4 + half),
+                                         (stubs, self.stub_bus, 4.0)):  # fmt: skip
+            k = pieces.shape[0]
+            if not k:
+                continue
+            pts = np.vstack((pieces[:, :2], pieces[:, 2:]))
+            i = self._nearest_segment(pts, np.arange(k), np.arange(k) + k, pos, tolerance)
+            if i is not None:
+                return int(self.bus_ids[owner[i]])
+        return None
 
     def _bowed_pieces(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What is drawn of bowed links a[i]-b[i] (widget pixels): straight pieces
@@ -600,8 +749,8 @@ class TopologyCanvas(QWidget):
         view (a close-up of a huge torus: links to blocks elsewhere) a stub out of each
         end towards where it goes, as long as a wrap-around link's (it is drawn whole
         on a route)."""
-        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self.width()) & (p[:, 1] >= 0)
-                  & (p[:, 1] <= self.height()) for p in (a, b)]  # fmt: skip
+        inside = [(p[:, 0] >= 0) & (p[:, 0] <= self._w()) & (p[:, 1] >= 0)
+                  & (p[:, 1] <= self._h()) for p in (a, b)]  # fmt: skip
         long = ~(inside[0] & inside[1])
         ctrl = self._bend(a, b) * 2 - (a + b) / 2
         short = np.flatnonzero(~long)
@@ -630,7 +779,13 @@ class TopologyCanvas(QWidget):
         return QPointF(float(m[0]), float(m[1]))
 
     def link_midpoint(self, link_id: int) -> QPointF:
+        bar = self.bus_midpoint(link_id)
+        if bar is not None:
+            return bar
         i = int(np.flatnonzero(self.seg_ids == link_id)[0])
+        if self.seg_bend.size and self.seg_bend[i] >= 0:  # the middle of its stub
+            x1, y1, x2, y2 = self._bent_pieces(np.array([i]))[0][0]
+            return QPointF((x1 + x2) / 2, (y1 + y2) / 2)
         xy = self.lazy_xy()
         pa, pb = xy[self.seg_a[i : i + 1]], xy[self.seg_b[i : i + 1]]
         m = self._bend(pa, pb)[0] if self.seg_bow[i] else ((pa + pb) / 2)[0]
@@ -642,13 +797,23 @@ class TopologyCanvas(QWidget):
         return QSize(520, 420)
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
+        """A new size fits the drawing again, unless the view was zoomed or panned
+        since the last fit: then the point at the middle stays there (a line of
+        text below the view that grows on a hover must not undo a zoom)."""
         super().resizeEvent(event)
-        if not self._fitted or self.place.count:
+        old = event.oldSize()
+        if self._moved and self._fitted and old.width() > 0 and old.height() > 0:
+            d = QPointF((event.size().width() - old.width()) / 2,
+                        (event.size().height() - old.height()) / 2)  # fmt: skip
+            self.offset = self.offset + d
+            self.update()
+            self.viewChanged.emit()
+        elif not self._fitted or self.place.count:
             self.fit()
 
     def _view_margin(self) -> tuple[float, float, float, float]:
         m = self.scale
-        return (-m, -m, self.width() + m, self.height() + m)
+        return (-m, -m, self._w() + m, self._h() + m)
 
     def visible_indices(self) -> np.ndarray:
         """0-based indices of the processors in view (a margin of one grid unit
@@ -720,7 +885,8 @@ class TopologyCanvas(QWidget):
         cached layers and draws only the rest; a paint for a new view (a pan, a zoom)
         draws everything directly, as does the SVG export."""
         if not self.place.count:
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no topology")
+            painter.drawText(QRectF(0, 0, self._w(), self._h()), Qt.AlignmentFlag.AlignCenter,
+                             "no topology")  # fmt: skip
             return
         xy = self.lazy_xy()
         shown = self._detail()
@@ -784,7 +950,7 @@ class TopologyCanvas(QWidget):
             # the raster engine's own format: drawn without a conversion each paint
             image = image.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
             if self.place.kind not in ("grid", "layers") and (
-                0 < self.seg_ids.shape[0] <= OVERVIEW_LINKS
+                0 < self.seg_ids.shape[0] + self.bus_ids.shape[0] <= OVERVIEW_LINKS
             ):
                 image = self._overview_links(image, lo, units)
             self._overview = (image, units, lo)
@@ -800,6 +966,10 @@ class TopologyCanvas(QWidget):
             p.setPen(pen)
             ends = (self.place.xy - lo) / units
             p.drawPath(lines_path(ends[self.seg_a], ends[self.seg_b]))
+            if self.bus_ids.size:  # buses: their bars and stubs
+                shift = np.tile(lo, 2)
+                for pieces in ((self.bus_bars - shift) / units, (self.stubs - shift) / units):
+                    p.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
             p.drawImage(0, 0, dots)
         finally:
             p.end()
@@ -813,7 +983,7 @@ class TopologyCanvas(QWidget):
                         image.width() * step, image.height() * step)  # fmt: skip
         # only the part of the image in view is scaled (a zoomed-in overview of a
         # million processors would otherwise scale the whole image up)
-        view = QRectF(self.rect()).intersected(target)
+        view = QRectF(0, 0, self._w(), self._h()).intersected(target)
         if view.isEmpty():
             return
         source = QRectF((view.left() - target.left()) / step, (view.top() - target.top()) / step,
@@ -821,7 +991,7 @@ class TopologyCanvas(QWidget):
         painter.drawImage(view, image, source)
         painter.setPen(QColor("#333333"))
         painter.drawText(
-            QRect(6, 4, self.width() - 12, 20),
+            QRectF(6, 4, self._w() - 12, 20),
             Qt.AlignmentFlag.AlignRight,
             f"{self.place.count} processors — zoom in for links and numbers",
         )
@@ -830,6 +1000,7 @@ class TopologyCanvas(QWidget):
                      which: str = "all") -> None:  # fmt: skip
         """The hardware links in view: ``all``, only ``plain`` (every link as if neither
         hot nor selected) or only the ``marked`` (hot or selected) ones."""
+        self._paint_buses(painter, which)
         if not self.seg_ids.size:
             return
         rows = self.segment_rows(np.flatnonzero(visible))
@@ -856,14 +1027,17 @@ class TopologyCanvas(QWidget):
             sel = np.isin(ids, np.fromiter(self.selected_links, np.int64))
             colour[sel], width[sel] = 2, width[sel] + 2
         tenths = np.rint(width * 10).astype(np.int64)
-        # 0 straight, 1 wrap-around (stubs), 2 bowed (between blocks)
+        # 0 straight, 1 wrap-around (stubs), 2 bowed (between blocks), 3 bent (a block
+        # of terminals)
         form = self.seg_wrap[rows].astype(np.int64) + 2 * self.seg_bow[rows]
-        key = (colour * 100000 + tenths) * 3 + form
+        if self.place.bends is not None:
+            form = np.where(self.seg_bend[rows] >= 0, 3, form)
+        key = (colour * 100000 + tenths) * 4 + form
         colours = (LINK_COLOUR, HOT_COLOUR, SELECT_COLOUR)
         for k in _distinct(key):
             group = rows[key == k]
-            w, kind = (k // 3) % 100000 / 10, k % 3
-            c = colours[k // 300000]
+            w, kind = (k // 4) % 100000 / 10, k % 4
+            c = colours[k // 400000]
             pen = QPen(BOW_COLOUR if kind == 2 and c is LINK_COLOUR else c, w)
             a, b = xy[self.seg_a[group]], xy[self.seg_b[group]]
             if kind == 1:
@@ -875,13 +1049,18 @@ class TopologyCanvas(QWidget):
                 # flat-capped segments several times faster than round-capped ones
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
                 painter.setPen(pen)
-                # a bowed link as a few straight pieces, or stubs
-                pieces = self._bowed_pieces(a, b)[0] if kind == 2 else np.hstack((a, b))
+                # a bowed link as a few straight pieces, or stubs; a bent one by its bends
+                if kind == 3:
+                    pieces = self._bent_pieces(group)[0]
+                elif kind == 2:
+                    pieces = self._bowed_pieces(a, b)[0]
+                else:
+                    pieces = np.hstack((a, b))
                 # cut to the view: a close-up of a huge torus has links thousands of
                 # pixels long leaving it, which Qt would stroke whole
                 pad = 4 * w
-                pieces = clip_segments(pieces, -pad, -pad, self.width() + pad,
-                                       self.height() + pad)  # fmt: skip
+                pieces = clip_segments(pieces, -pad, -pad, self._w() + pad,
+                                       self._h() + pad)  # fmt: skip
                 # many long lines in view (a dragonfly's global links, zoomed out a
                 # little): drawn without antialiasing, several times faster
                 ink = float(np.hypot(*(pieces[:, 2:] - pieces[:, :2]).T).sum()) * w
@@ -895,6 +1074,32 @@ class TopologyCanvas(QWidget):
                 if dense:
                     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
+    def _paint_buses(self, painter: QPainter, which: str = "all") -> None:
+        """Buses: a bar (:data:`BAR_WIDTH` times a link's width) and a stub from each
+        of its processors to it; hot and selected ones in their colours."""
+        if not self.bus_ids.size:
+            return
+        base = max(1.0, min(self.scale / 25, 3.0))
+        marked = self.hot_links | self.selected_links
+        for lid in self.bus_ids.tolist():
+            hot, sel = lid in self.hot_links, lid in self.selected_links
+            if which == "marked" and not (hot or sel):
+                continue
+            colour = LINK_COLOUR
+            w = base * (1 + 2.5 * self.link_width.get(lid, 0.0)) if self.link_width else base
+            if which != "plain" and lid in marked:
+                colour = SELECT_COLOUR if sel else HOT_COLOUR
+                w += 2
+            bars, stubs = self._bus_pieces({lid})
+            pen = QPen(colour, w)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            painter.setPen(pen)
+            painter.drawPath(lines_path(stubs[:, :2], stubs[:, 2:]))
+            pen = QPen(colour, w * BAR_WIDTH)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.drawPath(lines_path(bars[:, :2], bars[:, 2:]))
+
     def _wrap_path(self, a: np.ndarray, b: np.ndarray) -> QPainterPath:
         """Wrap-around links: a stub out of each end, away from the other, ending in a
         small arc, so that each reads as leaving the grid and coming back on the far
@@ -907,8 +1112,8 @@ class TopologyCanvas(QWidget):
         # only the ends in view (the other end of a wrap-around link of a huge torus is
         # far away, and Qt would stroke its stub all the same)
         pad = self.scale
-        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self.width() + pad)
-                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self.height() + pad))  # fmt: skip
+        near = ((ends[:, 0] >= -pad) & (ends[:, 0] <= self._w() + pad)
+                & (ends[:, 1] >= -pad) & (ends[:, 1] <= self._h() + pad))  # fmt: skip
         ends, direction = ends[near], direction[near]
         tip = ends + direction
         r = self.scale * 0.08
@@ -971,8 +1176,8 @@ class TopologyCanvas(QWidget):
             # only what is in view: the rasteriser walks a dashed line's whole length,
             # and a long virtual link of a zoomed-in view is mostly outside it
             pad = 4 * width
-            segments = clip_segments(segments, -pad, -pad, self.width() + pad,
-                                     self.height() + pad)  # fmt: skip
+            segments = clip_segments(segments, -pad, -pad, self._w() + pad,
+                                     self._h() + pad)  # fmt: skip
             painter.drawLines([QLineF(*row) for row in segments.tolist()])
 
     def _sprite(self, type_id: int, selected: bool, r: float, switch: bool = False) -> QPixmap:
@@ -1009,7 +1214,7 @@ class TopologyCanvas(QWidget):
         r = self.radius()
         idx = np.flatnonzero(visible)
         engine = painter.paintEngine()
-        if engine is not None and engine.type() == QPaintEngine.Type.SVG:
+        if self._shapes or (engine is not None and engine.type() == QPaintEngine.Type.SVG):
             self._paint_box_shapes(painter, xy, idx, r)
             return
         state = (self.types[idx] * 4 + self.switches[idx] * 2
@@ -1058,20 +1263,26 @@ class TopologyCanvas(QWidget):
             painter.drawRoundedRect(rect, r * 0.3, r * 0.3)
 
     def _paint_labels(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray) -> None:
-        """The processors' numbers (or labels), when they fit in the boxes."""
+        """The processors' numbers (or labels), whenever the longest fits in a box at
+        :data:`MIN_LABEL_PX` pixels or more (as large as fits, up to 14)."""
+        self.labels_drawn = 0
         r = self.radius()
-        if r < 3 or self.scale < LABEL_SCALE:
+        if r < 3:
             return
         font = QFont(painter.font())
-        font.setPixelSize(int(max(8, min(r * 0.9, 14))))
-        longest = (
-            max((len(t) for t in self.labels), default=1)
-            if self.labels
-            else len(str(self.place.count))
-        )
-        if 2 * r < longest * font.pixelSize() * 0.62:
-            return
+        px = int(max(MIN_LABEL_PX, min(r * 0.9, 14)))
+        font.setPixelSize(px)
+        longest = (max(self.labels, key=len, default="0") if self.labels
+                   else "8" * len(str(self.place.count)))  # fmt: skip
+        room = 2 * r * 0.9  # inside the box (a switch's disc: its middle)
+        wide = QFontMetricsF(font).horizontalAdvance(longest)
+        if wide > room:  # a smaller font, if one still readable fits
+            px = int(px * room / wide)
+            if px < MIN_LABEL_PX:
+                return
+            font.setPixelSize(px)
         idx = np.flatnonzero(visible)
+        self.labels_drawn = int(idx.size)
         painter.setFont(font)
         painter.setPen(QColor("#000000"))
         px = font.pixelSize()
@@ -1124,10 +1335,18 @@ class TopologyCanvas(QWidget):
             rows = rows[np.isin(self.seg_ids[rows], list(self.route_links))]
         else:
             rows = np.flatnonzero(np.isin(self.seg_ids, list(self.route_links)))
+        buses = self.route_links & set(self.bus_ids.tolist()) if not rings_only else set()
+        if buses:  # a bus on the route: its bar, and the stubs of the route's processors
+            bars, stubs = self._bus_pieces(buses, self.route_processors or None)
+            painter.drawPath(lines_path(stubs[:, :2], stubs[:, 2:]))
+            painter.drawPath(lines_path(bars[:, :2], bars[:, 2:]))
         for i in rows.tolist():
             a, b = xy[self.seg_a[i]], xy[self.seg_b[i]]
             if self.seg_wrap[i]:
                 self._paint_wrap(painter, a, b)
+            elif self.seg_bend.size and self.seg_bend[i] >= 0:
+                pieces = self._bent_pieces(np.array([i]))[0]
+                painter.drawPath(lines_path(pieces[:, :2], pieces[:, 2:]))
             elif self.seg_bow[i]:
                 c = self._bend(a[None, :], b[None, :])[0] * 2 - (a + b) / 2
                 painter.drawPath(quads_path(a[None, :], c[None, :], b[None, :]))
@@ -1150,21 +1369,87 @@ class TopologyCanvas(QWidget):
                 x, y = xy[p - 1]
                 painter.drawRect(QRectF(x - r, y - r, 2 * r, 2 * r))
 
-    def export_png(self, path: str) -> bool:
-        return self.grab().save(path)
+    def export_size(self, width: int, whole: bool = True) -> tuple[int, int]:
+        """The height that goes with ``width`` for an export: the view's proportions
+        (the view as shown), or the whole drawing's with its margin."""
+        if whole and self.place.count:
+            left, top, right, bottom = self.place.bounds()
+            w, h = right - left + 1.0, bottom - top + 1.0
+        else:
+            w, h = max(self.width(), 1), max(self.height(), 1)
+        return width, max(1, round(width * h / w))
 
-    def export_svg(self, path: str) -> None:
+    def _export_view(self, width: int, height: int,
+                     whole: bool) -> tuple[float, float, float, float, QPointF]:  # fmt: skip
+        """How an export of ``width`` x ``height`` pixels is drawn: at the density that
+        makes it the screen's drawing enlarged (``ratio`` pixels to one of the
+        screen's, at least 1 for the whole drawing), so that boxes, numbers and lines
+        keep their proportions; the size drawn in those units, and the scale and offset
+        there: the whole drawing fitted, or the view as shown."""
+        if whole:
+            ratio = max(1.0, min(width / max(self.width(), 1), height / max(self.height(), 1)))
+            lw, lh = width / ratio, height / ratio
+            return (ratio, lw, lh, *self._fitted_view(lw, lh))
+        ratio = max(width / max(self.width(), 1), 1e-3)
+        lw, lh = width / ratio, height / ratio
+        # the view's middle stays in the middle when the proportions differ
+        dx, dy = (lw - self.width()) / 2, (lh - self.height()) / 2
+        return ratio, lw, lh, self.scale, QPointF(self.offset.x() + dx, self.offset.y() + dy)
+
+    def _paint_export(self, painter: QPainter, width: int, height: int, whole: bool,
+                      background: QColor) -> None:  # fmt: skip
+        ratio, lw, lh, scale, offset = self._export_view(width, height, whole)
+        saved = (self.scale, QPointF(self.offset), self._size, self._shapes)
+        self.scale, self.offset, self._size, self._shapes = scale, offset, (lw, lh), True
+        try:
+            painter.scale(ratio, ratio)
+            painter.fillRect(QRectF(0, 0, lw, lh), background)
+            painter.setFont(self.font())
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            self.paint(painter)
+        finally:
+            self.scale, self.offset, self._size, self._shapes = saved
+
+    def render_image(self, width: int, height: int, whole: bool = True) -> QImage:
+        """The drawing as an image of ``width`` x ``height`` pixels: the whole
+        topology fitted (``whole``) or the view as shown, enlarged."""
+        image = QImage(max(1, int(width)), max(1, int(height)), QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        try:
+            self._paint_export(painter, image.width(), image.height(), whole, QColor("white"))
+        finally:
+            painter.end()
+        return image
+
+    def export_png(self, path: str, width: int | None = None, height: int | None = None,
+                   whole: bool = False) -> bool:  # fmt: skip
+        """Save the drawing as PNG (or any format Qt writes by the file's suffix):
+        ``width`` x ``height`` pixels (the view's size when not given)."""
+        if width is None:
+            width, height = self.width(), self.height()
+        elif height is None:
+            width, height = self.export_size(width, whole)
+        return self.render_image(width, height, whole).save(path)
+
+    def export_svg(self, path: str, width: int | None = None, height: int | None = None,
+                   whole: bool = False) -> None:  # fmt: skip
+        """Save the drawing as SVG, shapes and text (no images but an overview of a
+        huge model): ``width`` x ``height`` (the view's size when not given)."""
         from PySide6.QtSvg import QSvgGenerator
 
+        if width is None:
+            width, height = self.width(), self.height()
+        elif height is None:
+            width, height = self.export_size(width, whole)
         gen = QSvgGenerator()
         gen.setFileName(path)
-        gen.setSize(self.size())
-        gen.setViewBox(QRect(0, 0, self.width(), self.height()))
+        gen.setSize(QSize(int(width), int(height)))
+        gen.setViewBox(QRect(0, 0, int(width), int(height)))
         gen.setTitle("PIUI topology")
         painter = QPainter(gen)
         try:
-            painter.fillRect(QRect(0, 0, self.width(), self.height()), QColor("white"))
-            self.paint(painter)
+            self._paint_export(painter, int(width), int(height), whole, QColor("white"))
         finally:
             painter.end()
 
@@ -1199,7 +1484,7 @@ class TopologyCanvas(QWidget):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self.setFocus()
-        self._press = event.position()
+        self._press = self._press_at = event.position()
         self._press_button = event.button()
         if event.button() == Qt.MouseButton.LeftButton:
             p = self.processor_at(event.position())
@@ -1277,9 +1562,23 @@ class TopologyCanvas(QWidget):
             if p is not None:
                 self.select([p], [], add)
                 self.processorClicked.emit(p, event.modifiers())
+        elif (
+            event.button() == Qt.MouseButton.RightButton
+            and self._press_at is not None
+            and (pos - self._press_at).manhattanLength() < 4
+        ):  # a click, not a pan
+            self._context_menu(event.globalPosition().toPoint())
         self._press = None
         self._press_button = Qt.MouseButton.NoButton
         event.accept()
+
+    def _context_menu(self, at: QPoint) -> None:
+        from PySide6.QtWidgets import QMenu
+
+        menu = QMenu(self)
+        menu.addAction("Fit the whole topology (Ctrl+0)", self.fit)
+        menu.addAction("Export the drawing…", self.exportRequested.emit)
+        menu.popup(at)
 
     def leaveEvent(self, event) -> None:  # noqa: ANN001
         if self._hover != ("", None):

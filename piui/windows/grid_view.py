@@ -10,6 +10,8 @@ topology editor through :mod:`piui.widgets.topology_selection`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import (
     QComboBox,
@@ -52,7 +54,11 @@ class GridViewWindow(QWidget):
         zoom_in, zoom_out = QPushButton("+"), QPushButton("−")
         for b in (zoom_in, zoom_out):
             b.setFixedWidth(28)
-        png, svg = QPushButton("PNG…"), QPushButton("SVG…")
+        export = QPushButton("Export…")
+        export.setToolTip(
+            "save the drawing as PNG or SVG, at a size of your choice "
+            "(also on the drawing's right-click menu)"
+        )
         self.info = QLabel()
         self.info.setWordWrap(True)
         self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -73,8 +79,7 @@ class GridViewWindow(QWidget):
         tools.addWidget(zoom_in)
         tools.addWidget(zoom_out)
         tools.addStretch(1)
-        tools.addWidget(png)
-        tools.addWidget(svg)
+        tools.addWidget(export)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.title)
@@ -95,8 +100,8 @@ class GridViewWindow(QWidget):
         fit.clicked.connect(self.canvas.fit)
         zoom_in.clicked.connect(lambda: self.canvas.zoom(1.25))
         zoom_out.clicked.connect(lambda: self.canvas.zoom(0.8))
-        png.clicked.connect(lambda: self._export("png"))
-        svg.clicked.connect(lambda: self._export("svg"))
+        export.clicked.connect(self.export_drawing)
+        self.canvas.exportRequested.connect(self.export_drawing)
         self.virtual_box.currentIndexChanged.connect(self._virtual_chosen)
         self.width_box.currentIndexChanged.connect(self._show_widths)
         self.canvas.hovered.connect(self._hovered)
@@ -145,7 +150,8 @@ class GridViewWindow(QWidget):
             place = self.canvas.place
             shape = " × ".join(map(str, place.shape.dims)) if place.shape else {
                 "fattree": "fat tree", "dragonfly": "dragonfly",
-                "levels": "switches by level"}.get(place.kind, "no shape")  # fmt: skip
+                "levels": "switches by level", "bus": "bus",
+                "force": "no shape, drawn force-directed"}.get(place.kind, "no shape")  # fmt: skip
             switches = int(self.canvas.switches.sum())
             count = (f"{place.count - switches} processors and {switches} switches"
                      if switches else f"{place.count} processors")  # fmt: skip
@@ -202,6 +208,11 @@ class GridViewWindow(QWidget):
             links += ", blue curves: links between blocks (dimensions 3 and up)"
         if self.canvas.seg_wrap.any():
             links += ", hooks: wrap-around links"
+        if self.canvas.bus_ids.size:
+            links += ", bars: buses (their processors hang off them)"
+        note = self.canvas.place.note
+        if note:
+            links += f" — {note}"
         self.legend.setText(text + links)
         self.legend.setWordWrap(True)
 
@@ -402,7 +413,8 @@ class GridViewWindow(QWidget):
                 self.document.session.choose_virtual(ident)
                 self._show_chosen_virtual()
             return
-        if kind == "link" and ident in set(self.canvas.seg_ids.tolist()):
+        drawn = set(self.canvas.seg_ids.tolist()) | set(self.canvas.bus_ids.tolist())
+        if kind == "link" and ident in drawn:
             self.canvas.select([], [int(ident)])
             centre = self.canvas.link_midpoint(int(ident))
         elif kind == "processor" and 1 <= int(ident) <= self.canvas.place.count:
@@ -412,21 +424,15 @@ class GridViewWindow(QWidget):
             return
         self.canvas.pan(self.canvas.width() / 2 - centre.x(), self.canvas.height() / 2 - centre.y())
 
-    def _export(self, kind: str) -> None:
-        from PySide6.QtWidgets import QFileDialog  # on first use: its enums cost start-up
+    def export_drawing(self) -> str | None:
+        """Ask for a format, a size and a file, and save the drawing there (the
+        model's folder first); the path written, or None."""
+        from piui.widgets.drawing_export import export_drawing
 
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            f"Export the view as {kind.upper()}",
-            f"topology.{kind}",
-            f"{kind.upper()} (*.{kind})",
-        )
-        if not path:
-            return
-        if kind == "png":
-            self.canvas.export_png(path)
-        else:
-            self.canvas.export_svg(path)
+        path = self.document.path
+        start = (path.with_name(f"{path.stem}-topology") if path is not None
+                 else Path.cwd() / "topology")  # fmt: skip
+        return export_drawing(self.canvas, self, start)
 
     def centre_of(self, p: int) -> QPointF:
         return self.canvas.screen_point(p)

@@ -347,8 +347,10 @@ class MappingEditorWindow(QWidget):
         self.routing.set_routing(v.routing)
         if not self.name_edit.hasFocus():
             self.name_edit.setText(v.name or "")
-        for box, value in ((self.id_edit, v.id or 1),
-                           (self.count_edit, v.processor_count or len(v.mapping) or 1)):
+        for box, value in (
+            (self.id_edit, v.id or 1),
+            (self.count_edit, v.processor_count or len(v.mapping) or 1),
+        ):
             box.blockSignals(True)
             box.setValue(value)
             box.lineEdit().setText(box.textFromValue(value))  # also after a clear()
