@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.arrays import unique
 from parasol_core.model import EXPRESSION_SECTIONS, Machine, Processor, Topology, VirtualTopology
 from parasol_core.model.inttable import int_columns
 from parasol_core.model.tree import Expression
@@ -361,7 +362,7 @@ def _mapping_fixes(machine: Machine, old: Topology, n_old: int, n_new: int,
         why = ("switches" if not past.any() else f"processors past {n_new}" if past.all()
                else f"switches or processors past {n_new}")  # fmt: skip
         what = (f"{_virtual_name(virt)}: map[{ranges_text(vs[lost])}] would be on {why} "
-                f"({ranges_text(np.unique(hs[lost]))})")  # fmt: skip
+                f"({ranges_text(unique(hs[lost]))})")  # fmt: skip
         moves: dict[int, int] = {}
         act = action
         if act == REMAP:
@@ -373,7 +374,7 @@ def _mapping_fixes(machine: Machine, old: Topology, n_old: int, n_new: int,
             else:
                 text = (
                     f"{what}: moved onto "
-                    f"{ranges_text(np.unique(np.fromiter(moves.values(), dtype=np.int64)))}"
+                    f"{ranges_text(unique(np.fromiter(moves.values(), dtype=np.int64)))}"
                 )
         if act == REMOVE:
             text = f"{what}: the virtual topology is removed"
@@ -470,7 +471,7 @@ def _virtual_name(virt: VirtualTopology) -> str:
 
 def ranges_text(numbers: Any, limit: int = 6) -> str:
     """Processor numbers in words, runs joined: "65..72", "1, 3, 5..9 and 4 more"."""
-    values = np.unique(np.asarray(numbers, dtype=np.int64))
+    values = unique(np.asarray(numbers, dtype=np.int64))
     if not values.shape[0]:
         return "none"
     breaks = np.flatnonzero(np.diff(values) != 1) + 1

@@ -46,6 +46,27 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
     return row
 
 
+class _Message(QLabel):
+    """The panel's message line (message_label's look), shown only when it says
+    something: it sits right under the line naming the model, where an answer's error is
+    never below the fold of the low dock, and takes no room otherwise."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        model = message_label()
+        self.setWordWrap(True)
+        self.setSizePolicy(model.sizePolicy())
+        self.setVisible(False)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setVisible(bool(text))
+
+    def clear(self) -> None:
+        super().clear()
+        self.setVisible(False)
+
+
 class EstimatePanel(QWidget):
     def __init__(self, exporter: Exporter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,8 +92,8 @@ class EstimatePanel(QWidget):
         self.route_text.setWordWrap(True)
         route_box = QGroupBox("Route")
         rows = QVBoxLayout(route_box)
-        rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, self.route_button))
-        rows.addLayout(_row(QLabel("between"), self.between))
+        rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, QLabel("of"),
+                            self.between, self.route_button))  # fmt: skip
         rows.addWidget(self.route_text)
 
         self.bytes = ValueField("1024")
@@ -106,7 +127,7 @@ class EstimatePanel(QWidget):
             box.layout().setContentsMargins(6, 2, 6, 2)
             box.layout().setSpacing(2)
 
-        self.message = message_label()
+        self.message = _Message()
         body = QWidget()
         inner = QVBoxLayout(body)
         inner.setContentsMargins(6, 2, 6, 2)
@@ -168,12 +189,11 @@ class EstimatePanel(QWidget):
         chosen = self.between.currentData()
         self.between.blockSignals(True)
         self.between.clear()
-        self.between.addItem("hardware processors", None)
+        self.between.addItem("hardware", None)
         for virt in machine.virtuals:
             if virt.id is not None:
                 name = f" ({virt.name})" if virt.name else ""
-                self.between.addItem(f"virtual processors of virtual topology {virt.id}{name}",
-                                     virt.id)  # fmt: skip
+                self.between.addItem(f"virtual {virt.id}{name}", virt.id)
         index = self.between.findData(chosen)
         self.between.setCurrentIndex(max(index, 0))
         self.between.setEnabled(self.between.count() > 1)
