@@ -5,7 +5,8 @@ live objects (weakrefs, no explicit collection), cache entries, or the resident 
 the process (``VmRSS`` of ``/proc/PID/status``) as growth per operation, against a
 stated margin. Before the fixes: 65 KB a ``validate(loads(t))`` or ``Engine(loads(t))``
 (every earlier Engine's cycle was promoted unexamined to the oldest GC generation by the
-loader's freeze) and 92 KB a ``model.push`` of a model the estimator already stored.
+loader's freeze), 92 KB a ``model.push`` of a model the estimator already stored, and an
+index cache entry kept for ever for every topology indexed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import textwrap
 import weakref
 from pathlib import Path
 
+import numpy as np
 import pytest
 from estimator_support import SAMPLES, Estimator
 
@@ -24,8 +26,14 @@ from parasol_core.analysis.validate import validate
 from parasol_core.expr.engine import Engine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import loads
+from parasol_core.topology import index as topology_index
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.index import index_of
+from parasol_core.topology.transfer import RouteTable
+from parasol_core.topology.virtual import hardware_of
 
 GRID = SAMPLES / "grid4x4.machine"
+GCEL = SAMPLES / "parsytec-gcel.machine"
 ROOT = Path(__file__).resolve().parents[1]
 
 # Resident growth allowed per operation once warm. The leaks were 65 to 92 KB an
@@ -65,8 +73,14 @@ def _session(text: str) -> object:
     return s.machine
 
 
-@pytest.mark.parametrize("work", [_engine, _validated, _session],
-                         ids=["engine", "validate", "session"])  # fmt: skip
+def _routed(text: str) -> object:
+    m = loads(text)
+    RouteTable.for_machine(m).add_many([1, 2, 3], [16, 15, 14])
+    return m
+
+
+@pytest.mark.parametrize("work", [_engine, _validated, _session, _routed],
+                         ids=["engine", "validate", "session", "routes"])  # fmt: skip
 def test_the_garbage_of_earlier_work_does_not_outlive_the_next_load(work) -> None:
     """Work that leaves reference cycles (an Engine's closures refer to it) between
     loads: the models it used are freed by the ordinary young collections, without a
@@ -84,13 +98,14 @@ def test_the_garbage_of_earlier_work_does_not_outlive_the_next_load(work) -> Non
 
 
 def test_loads_engines_and_validations_do_not_grow_the_process() -> None:
-    """N loads, engines and validations in a fresh process, resident size
+    """N loads, engines, validations and routes in a fresh process, resident size
     measured after a warm-up: growth per operation within the margin (it was 65 KB)."""
     script = textwrap.dedent(f"""
         import sys
         from parasol_core.analysis.validate import validate
         from parasol_core.expr.engine import Engine
         from parasol_core.syntax.loader import loads
+        from parasol_core.topology.transfer import RouteTable
 
         def rss():
             with open("/proc/self/status") as f:
@@ -104,6 +119,7 @@ def test_loads_engines_and_validations_do_not_grow_the_process() -> None:
             m = loads(text)
             Engine(m)
             validate(m)
+            RouteTable.for_machine(m).add_many([1, 5], [16, 11])
 
         for _ in range(150):
             op()
@@ -117,6 +133,46 @@ def test_loads_engines_and_validations_do_not_grow_the_process() -> None:
                          timeout=600, cwd=ROOT, check=True)  # fmt: skip
     growth = float(out.stdout.strip())
     assert growth < MARGIN_KB_PER_OP, f"{growth:.1f} KB a load, engine and validation"
+
+
+# --------------------------------------------------------------------------- the index cache
+
+
+def test_the_index_cache_drops_the_entries_of_discarded_models() -> None:
+    """1,020 index_of() on models then dropped leave no entry: an index holds its
+    topology weakly, so the weak reference that drops the entry fires (before, the
+    entry held the topology and 1,020 stayed)."""
+    text = GRID.read_text()
+    gc.collect()
+    before = len(topology_index._cache)
+    for _ in range(1020):
+        index_of(hardware_of(loads(text)))
+    gc.collect()
+    assert len(topology_index._cache) <= before
+
+
+def test_an_index_is_cached_while_its_topology_lives_and_holds_it_weakly() -> None:
+    machine = loads(GCEL.read_text())
+    hw = hardware_of(machine)
+    index = index_of(hw)
+    assert index_of(hw) is index  # cached while the topology lives
+    assert index.topology is hw
+    table = RouteTable(hw)  # a table keeps its topology: its options read it
+    ref = weakref.ref(hw)
+    del machine, hw
+    gc.collect()
+    assert ref() is not None  # the table holds it
+    assert table.options is not None
+    del table
+    gc.collect()
+    assert ref() is None  # the index alone does not keep it
+    # a held index still routes (what routing needs was copied), and says the
+    # topology is gone when asked for it
+    assert index.route(1, 512).processors[-1] == 512
+    batch = index.routes(np.array([1, 2]), np.array([512, 3]))
+    assert batch.hops.tolist() == [index.route(1, 512).hops, 1]
+    with pytest.raises(RoutingError, match="no longer in memory"):
+        index.topology  # noqa: B018
 
 
 # --------------------------------------------------------------------------- the estimator

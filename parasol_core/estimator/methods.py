@@ -435,7 +435,7 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
         "processors": list(r.processors),
         "links": list(r.links),
     }
-    opts = options_of(loaded.index.topology)
+    opts = options_of(hardware_of(loaded.machine))
     if opts.forward is not None:  # only then: other models answer as before
         out["forwarders"] = forwarders(r)
         out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)

@@ -99,7 +99,13 @@ class TopologyIndex:
     """What routing needs to know about one hardware topology, computed once."""
 
     def __init__(self, topology: Topology, label: str | None = None) -> None:
-        self.topology = topology
+        # Weakly: the cache of indexes (:func:`index_of`) holds this index for as long as
+        # the topology lives, and drops it when the topology goes; a strong reference
+        # here would keep the topology, and so the cache entry, alive for ever. What the
+        # routing needs is copied out below.
+        self._topology = weakref.ref(topology)
+        #: the topology's id when indexed (part of the fingerprint: the same while valid)
+        self.topology_id = topology.id
         self.label = label or (
             f"topology {topology.id}" if topology.id is not None else "the topology"
         )
@@ -168,6 +174,14 @@ class TopologyIndex:
         )
         self._stride = self.count + 1
         self._pair_keys, self._pair_ids, self._big = self._pair_table()
+
+    @property
+    def topology(self) -> Topology:
+        """The topology indexed, while something else holds it (the index does not)."""
+        topology = self._topology()
+        if topology is None:
+            raise RoutingError(f"{self.label} is no longer in memory: index it again")
+        return topology
 
     @cached_property
     def members(self) -> Members:
