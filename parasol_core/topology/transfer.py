@@ -78,6 +78,11 @@ class RouteTable:
     def __len__(self) -> int:
         return len(self._ends) - 1
 
+    @property
+    def kept_steps(self) -> int:
+        """The processors the routes kept visit, all together (what the table holds)."""
+        return len(self._procs)
+
     def __getitem__(self, route_id: int) -> Route:
         """The route with this id."""
         i = self._position(route_id)
