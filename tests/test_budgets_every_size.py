@@ -1,12 +1,14 @@
 """Issue 35, item 2: every budget applies at every size.
 
 Work and memory are estimated from every dimension of the input before the work (the
-processors routes visit, however few the routes) and refused past the budget, the
+processors routes visit, however few the routes; the names a SimGrid cluster makes, from
+their lengths; a fat tree's levels; hosts times links) and refused past the budget, the
 message naming both; the docs state the numbers the code applies.
 """
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 from pathlib import Path
 
@@ -20,6 +22,9 @@ from parasol_core.estimator import methods
 from parasol_core.estimator.client import RemoteError
 from parasol_core.estimator.store import ModelStore
 from parasol_core.model import Machine, Processor, Timing
+from parasol_core.simgrid import importer
+from parasol_core.simgrid.importer import import_text
+from parasol_core.simgrid.xmlread import MAX_PLATFORM_BYTES, parse_bytes
 from parasol_core.syntax.writer import dumps_canonical
 from parasol_core.topology.generators import generate
 from parasol_core.topology.index import index_of
@@ -135,7 +140,135 @@ def _rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")  # pragma: no cover
 
 
-def test_the_docs_state_the_route_step_budget_the_code_applies() -> None:
+# --------------------------------------------------------------------------- SimGrid
+
+
+def platform(cluster_attrs: str) -> str:
+    return (f'<?xml version="1.0"?><platform version="4.1"><cluster {cluster_attrs} '
+            'speed="1Gf" bw="1GBps" lat="1us"/></platform>')  # fmt: skip
+
+
+def _refused_at_once(xml: str) -> str:
+    tracemalloc.start()
+    try:
+        with pytest.raises(BudgetError) as e:
+            import_text(xml)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, f"{peak:,} bytes made before the refusal"
+    return str(e.value)
+
+
+def test_a_cluster_s_names_are_counted_by_their_length() -> None:
+    """A 100 KB file: one cluster with a 100,000-character prefix and 30,000 hosts
+    (3 GB of names; it peaked at 3.0 GB) is refused before any name is made, naming the
+    characters and the limit."""
+    xml = platform(f'id="c" prefix="{"x" * 100_000}" suffix="" radical="0-29999"')
+    assert len(xml) < 101_000
+    message = _refused_at_once(xml)
+    assert re.search(r"would need 3,00\d,\d{3},\d{3} characters of names, over the limit "
+                     r"of 67,108,864 characters of names", message), message  # fmt: skip
+    # the same cluster with a short prefix is nothing
+    assert len(import_text(platform('id="c" prefix="x" suffix="" radical="0-29999"'))
+               .machine.topologies[0].links) == 30_000  # fmt: skip
+
+
+def test_a_torus_past_the_import_budget_is_refused_before_any_host_is_made() -> None:
+    """TORUS 100,100,100: 1,000,000 hosts and 3,000,000 links, past the import's
+    1,000,000 (it passed the generators' 4,000,000 and ran 172 s into MemoryError)."""
+    xml = platform('id="c" prefix="n" suffix="" radical="0-999999" topology="TORUS" '
+                   'topo_parameters="100,100,100"')  # fmt: skip
+    message = _refused_at_once(xml)
+    assert "would need 4,000,000 processors and links, over the limit of 1,000,000" in message
+
+
+def _fat_tree_of_ones(h: int) -> str:
+    ones = ",".join(["1"] * h)
+    return platform(f'id="c" prefix="h" suffix="" radical="0-0" topology="FAT_TREE" '
+                    f'topo_parameters="{h};{ones};{ones};{ones}"')  # fmt: skip
+
+
+def _peak_per_level(h: int) -> float:
+    xml = _fat_tree_of_ones(h)
+    tracemalloc.start()
+    try:
+        imported = import_text(xml)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    topo = imported.machine.topologies[0]
+    assert (topo.processor_count, len(topo.links)) == (h + 1, h)
+    return peak / h
+
+
+def test_a_fat_tree_costs_in_proportion_to_its_levels() -> None:
+    """h levels of one switch: the memory per level is the same at 2,000 and 16,000
+    levels (labels of h digits a node made it h^2: 845 MB and 50 s at h = 10,000)."""
+    small, large = _peak_per_level(2_000), _peak_per_level(16_000)
+    assert large < 2 * small + 1024, (small, large)
+
+
+def test_a_fat_tree_s_levels_are_counted_as_they_are_read() -> None:
+    """5,000 levels of 1,000 parents each: refused at the level where the count passes
+    the budget, before the numbers of the later levels exist."""
+    h = 5_000
+    many = ",".join(["1000"] * h)
+    ones = ",".join(["1"] * h)
+    xml = platform(f'id="c" prefix="h" suffix="" radical="0-0" topology="FAT_TREE" '
+                   f'topo_parameters="{h};{ones};{many};{ones}"')  # fmt: skip
+    message = _refused_at_once(xml)
+    assert "a fat tree of 5,000 levels, counted up to level 2" in message
+    assert "over the limit of 1,000,000 processors and links" in message
+
+
+CLUSTERS = [
+    'id="f" prefix="n-" suffix=".x" radical="0-9,20-24"',
+    'id="fb" prefix="n" suffix="" radical="1-12" bb_bw="2GBps" bb_lat="1us"',
+    'id="ff" prefix="n" suffix="" radical="0-7" router_id="the-router"',
+    'id="t" prefix="h" suffix="" radical="0-23" topology="TORUS" topo_parameters="2,3,4"',
+    'id="t1" prefix="h" suffix="" radical="0-4" topology="TORUS" topo_parameters="5"',
+    'id="ft" prefix="h" suffix="" radical="0-15" topology="FAT_TREE" '
+    'topo_parameters="2;4,4;1,2;1,2"',
+    'id="ft3" prefix="h" suffix="" radical="0-7" topology="FAT_TREE" '
+    'topo_parameters="3;2,2,2;1,2,2;1,1,1"',
+    'id="d" prefix="h" suffix="" radical="0-23" topology="DRAGONFLY" '
+    'topo_parameters="2,1;2,1;2,1;3"',
+    'id="dd" prefix="h" suffix="" radical="0-17" topology="DRAGONFLY" '
+    'topo_parameters="3,2;2,3;3,1;1"',
+]
+
+
+@pytest.mark.parametrize("attrs", CLUSTERS)
+def test_a_cluster_is_counted_exactly_and_its_names_from_above(attrs) -> None:
+    """Every kind of cluster: what it makes (hosts, switches, links) is what was counted
+    before it was made, exactly; the characters of the names counted are at least
+    those made. So an import at the budget runs and one below is refused."""
+    root = parse_bytes(platform(attrs).encode())
+    p = importer._Platform("test.xml")
+    importer._cluster(p, root.children[0])
+    assert p.size == len(p.kind) + len(p.links)
+    made = sum(map(len, p.kind)) + sum(map(len, p.links))
+    assert made <= p.spelt <= made + importer._NAME_EXTRA * (len(p.kind) + len(p.links))
+    with budget.limits(imported=p.size):
+        import_text(platform(attrs))
+    with budget.limits(imported=p.size - 1), pytest.raises(BudgetError) as e:
+        import_text(platform(attrs))
+    assert f"over the limit of {p.size - 1:,} processors and links" in str(e.value)
+    with budget.limits(import_names=p.spelt - 1), pytest.raises(BudgetError) as e:
+        import_text(platform(attrs))
+    assert f"would need {p.spelt:,} characters of names" in str(e.value)
+
+
+def test_the_docs_state_the_budgets_the_code_applies() -> None:
+    simgrid = (DOCS / "simgrid.md").read_text()
+    assert f"`budget.MAX_IMPORTED` = {budget.MAX_IMPORTED:,} processors and links" in simgrid
+    assert f"`budget.MAX_IMPORT_NAMES` = {budget.MAX_IMPORT_NAMES:,} characters" in simgrid
+    assert budget.MAX_IMPORT_NAMES == MAX_PLATFORM_BYTES  # "as much text as the largest file"
+    assert f"at most {MAX_PLATFORM_BYTES // (1 << 20)} MB (`MAX_PLATFORM_BYTES`)" in simgrid
+    # the line docs/simgrid.md had: the import's limit said 1,000,000 while the code applied
+    # budget.MAX_GENERATED (4,000,000)
+    assert "`budget.MAX_GENERATED` =\n1,000,000" not in simgrid
     estimator = (DOCS / "estimator.md").read_text()
     assert f"| {budget.MAX_ROUTE_STEPS:,} | `parasol_core.base.budget.MAX_ROUTE_STEPS`" in estimator
     assert f"{budget.MAX_ROUTE_STEPS:,} processors together, counted before plotting" in estimator
