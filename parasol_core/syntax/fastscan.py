@@ -89,7 +89,6 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     data = None if kernel is None else _ascii(text)
     if data is None:
         return None
-    from parasol_core import native
 
     # Room for as many links as the body could hold; np.empty, not zeros: the system
     # gives the pages as the kernel writes them, so what is resident is what the links
@@ -101,8 +100,7 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
         rec = np.empty(8 * cap, dtype=np.int64)
         numbers = np.empty(room, dtype=np.int64)
         n = kernel(
-            data, start, end, cap, rec.ctypes.data_as(native.P64), room,
-            numbers.ctypes.data_as(native.P64),
+            data, start, end, cap, _p64(rec), room, _p64(numbers),
         )  # fmt: skip
         if n != -2:
             break
@@ -115,6 +113,19 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     rec = rec[: 8 * n]
     # a copy of what was written: the model keeps the numbers, not the room around them
     return rec, numbers[: (int(rec[-2] + rec[-1]) if n else 0)].copy()
+
+
+def _p64(array: np.ndarray) -> Any:
+    """An ``int64_t *`` to ``array``'s data, for a kernel (the caller holds the array
+    while the kernel runs). Not ``array.ctypes.data_as``: ``ctypes.cast`` from a ctypes
+    object makes a reference cycle (bpo-12836), which a load, run with the collector off
+    and its objects then frozen into the oldest generation, left there: 2 KB a load that
+    no collection came to free."""
+    import ctypes
+
+    from parasol_core import native
+
+    return ctypes.cast(array.ctypes.data, native.P64)
 
 
 def _kernel(name: str) -> Any:
@@ -279,13 +290,12 @@ def _table_records_array(kind: str, text: str, start: int, end: int) -> Any:
     data = None if kernel is None else _ascii(text)
     if data is None:
         return None
-    from parasol_core import native
 
     cap = (end - start) // 7 + 1  # a line takes at least 7 characters: `p[1]=1\n`
     rec = np.empty(6 * cap, dtype=np.int64)  # resident as written (see _scan_links_native)
     n = kernel(
         data, start, end, b"p" if kind == "procid" else b"map", cap,
-        rec.ctypes.data_as(native.P64),
+        _p64(rec),
     )  # fmt: skip
     if n < 0:  # -2 cannot happen: a line ends with a \n
         return None
