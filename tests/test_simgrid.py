@@ -421,7 +421,7 @@ def test_element_and_expansion_budgets():
     many = b"<platform version='4.1'>" + b"<config/>" * 50 + b"</platform>"
     with pytest.raises(PlatformError, match="more than 40 elements"):
         parse_bytes(many, max_elements=40)
-    limit = budget.MAX_GENERATED
+    limit = budget.MAX_IMPORTED
     huge = cluster(f'id="c" prefix="n" suffix="" radical="0-{2 * limit}" speed="1Gf" '
                    'bw="1GBps" lat="0"')  # fmt: skip
     with pytest.raises(BudgetError, match=f"over the limit of {limit:,} hosts"):

@@ -16,6 +16,13 @@ a phase's messages          the length of the list                      1,000,00
 a generated topology        ``topology.generators.generator_size``:     4,000,000 lines
                             processors + link lines (+ a bus's connect
                             entries)
+a SimGrid import            hosts, routers and links, a cluster's       1,000,000
+                            counted from its parameters before it is    processors and
+                            made (``simgrid.importer``)                 links
+a SimGrid import's names    the characters of the names it makes        67,108,864
+                            (a cluster's: hosts x (prefix + digits +    characters
+                            suffix), links and switches x its id), from (64 MiB)
+                            the lengths before any is made
 a route batch               its pairs                                   1,000,000 pairs
 a route batch (or a         :func:`~parasol_core.topology.steps.        10,000,000 steps
 phase's routes)             route_steps`: processors visited            (*)
@@ -84,6 +91,8 @@ __all__ = [
     "BYTES_PER_MESSAGE",
     "BYTES_PER_STEP",
     "MAX_GENERATED",
+    "MAX_IMPORTED",
+    "MAX_IMPORT_NAMES",
     "MAX_PHASE_MESSAGES",
     "MAX_ROUTE_PAIRS",
     "MAX_ROUTE_STEPS",
@@ -110,6 +119,19 @@ MAX_GENERATED = 4_000_000
 """The most lines (processors + links) a generator makes: the 100 x 100 x 100 torus
 (1,000,000 processors, 3,000,000 links), built as columns (parasol_core/model/linkstore.py)
 and written from them in a few seconds, its text about 570 MB."""
+MAX_IMPORTED = 1_000_000
+"""The most processors and links (hosts, routers, links, a cluster's included) a SimGrid
+import makes. Lower than :data:`MAX_GENERATED`: an import holds each as Python objects
+(names, ends, notes) before the model's columns are made, about 1.1 KB an element at the
+peak: a TORUS cluster of 62 x 62 x 62 (953,312 elements) peaked at 1,080 MB and took 21
+to 27 s on a busy shared machine; the 4,000,000 of a 100 x 100 x 100 torus ran 172 s into
+MemoryError."""
+MAX_IMPORT_NAMES = 64 * 1024 * 1024
+"""The most characters of names a SimGrid import makes (a cluster's hosts, switches and
+links; the implicit switches between links), counted from the lengths of what they are
+made of before any is made: as much text as the largest platform file
+(``simgrid.xmlread.MAX_PLATFORM_BYTES``). A cluster of 30,000 hosts whose prefix is
+100,000 characters long (a 100 KB file) would make 3,000,000,000 of them."""
 MAX_ROUTE_PAIRS = 1_000_000
 """The most routes one batch plots (``route.plot_many``)."""
 MAX_SHORTEST_TABLE = 12_500_000
@@ -185,6 +207,8 @@ class Limits:
     route_pairs: int
     generated: int
     shortest_table: int
+    imported: int = MAX_IMPORTED
+    import_names: int = MAX_IMPORT_NAMES
     memory: int | None = None
     source: str = ""
 
@@ -213,7 +237,7 @@ class Limits:
 def _defaults() -> Limits:
     # read at each call, so that a test's monkeypatch of a constant holds
     return Limits(MAX_PHASE_MESSAGES, MAX_ROUTE_STEPS, MAX_ROUTE_PAIRS, MAX_GENERATED,
-                  MAX_SHORTEST_TABLE)  # fmt: skip
+                  MAX_SHORTEST_TABLE, MAX_IMPORTED, MAX_IMPORT_NAMES)  # fmt: skip
 
 
 def current() -> Limits:

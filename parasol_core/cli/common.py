@@ -18,7 +18,7 @@ from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import ValueRangeError, read_model_bytes
 from parasol_core.model import Machine
 from parasol_core.session import Session
-from parasol_core.syntax.loader import loads
+from parasol_core.syntax.loader import decode, loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -34,7 +34,11 @@ class CommandError(Exception):
 def load_or_fail(path: str) -> Machine:
     """Load a model; an unreadable file exits 2, a syntax error exits 1."""
     try:
-        return loads(read_model_bytes(path), path)
+        data = read_model_bytes(path)
+        cut = getattr(data, "line_length", None)  # limits.CutBytes
+        text = decode(data, path)
+        del data  # not held through the reading (loader.loads)
+        return loads(text, path, cut)
     except ValueRangeError as e:
         raise CommandError(str(e), EXIT_USAGE) from None
     except ModelSyntaxError as e:

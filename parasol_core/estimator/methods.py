@@ -186,10 +186,32 @@ class LoadedModel:
             self._engine = Engine(self.machine)
         return self._engine
 
-    def begin_routes(self, count: int) -> None:
-        """Make room for ``count`` more routes in the route table (``lock`` held); ids
-        from before a call may not be used after it."""
-        if self._table is None or len(self._table) + count > MAX_TABLE_ROUTES:
+    def begin_routes(self, pairs: list[tuple[int, int]]) -> None:
+        """Make room in the route table for the hardware routes ``pairs`` (``lock``
+        held); ids from before a call may not be used after it. The processors they
+        visit are counted first (:func:`~parasol_core.topology.steps.route_steps`) and
+        held to the route-step budget, whatever their number: a few routes across a
+        large ring are as much as many short ones. The table starts afresh past
+        :data:`MAX_TABLE_ROUTES` routes or the route-step budget of processors kept."""
+        from parasol_core.base import budget
+        from parasol_core.topology.steps import route_steps
+
+        wanted = list(dict.fromkeys(pairs))
+        steps = 0
+        try:
+            index = self.index
+            ends = np.asarray(wanted, dtype=np.int64).reshape(-1, 2)
+            inside = (ends >= 1) & (ends <= index.count)  # the others fail when routed
+            ends = ends[inside.all(axis=1)]
+            steps = route_steps(index.layout, index.technique, ends[:, 0], ends[:, 1])
+        except RoutingError:
+            pass  # not routable: table_route says why, route by route
+        n = len(wanted)
+        budget.check_route_steps(f"{n:,} route{'' if n == 1 else 's'}", steps,
+                                 "processors visited, both ends included")  # fmt: skip
+        table = self._table
+        if (table is None or len(table) + n > MAX_TABLE_ROUTES
+                or table.kept_steps + steps > budget.current().step_limit):  # fmt: skip
             self._table = RouteTable(hardware_of(self.machine))
             self._table_ids = {}
 
@@ -435,7 +457,7 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
         "processors": list(r.processors),
         "links": list(r.links),
     }
-    opts = options_of(loaded.index.topology)
+    opts = options_of(hardware_of(loaded.machine))
     if opts.forward is not None:  # only then: other models answer as before
         out["forwarders"] = forwarders(r)
         out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)
@@ -594,13 +616,24 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
 # --------------------------------------------------------------------------- network
 
 
-def _table_ids(loaded: LoadedModel, name: str, rids: list) -> list[int]:
-    """Route ids -> ids in the model's route table (``lock`` held)."""
+def _route_ends(loaded: LoadedModel, name: str, rids: list) -> list[tuple[int, int]]:
+    """Route ids -> the hardware processors at their ends."""
     out = []
     for i, rid in enumerate(rids):
         virtual, src, dst = loaded.parse_route_id(f"{name}[{i}]" if name else "route", rid)
         try:
-            a, b = loaded.hardware_ends(virtual, src, dst)
+            out.append(loaded.hardware_ends(virtual, src, dst))
+        except RoutingError as e:
+            raise ParamError(f"route {rid!r}: {e}") from None
+    return out
+
+
+def _table_ids(loaded: LoadedModel, rids: list, ends: list[tuple[int, int]]) -> list[int]:
+    """Route ids (with their :func:`_route_ends`) -> ids in the model's route table
+    (``lock`` held, after :meth:`LoadedModel.begin_routes`)."""
+    out = []
+    for rid, (a, b) in zip(rids, ends):
+        try:
             out.append(loaded.table_route(a, b))
         except RoutingError as e:
             raise ParamError(f"route {rid!r}: {e}") from None
@@ -614,11 +647,13 @@ def network_transfer_time(
     loaded = svc.model(model)
     nbytes = check_bytes("bytes", bytes)
     active = check_list("active", active) if active is not None else []
+    mine_ends = _route_ends(loaded, "", [route])
+    active_ends = _route_ends(loaded, "active", active)
     with loaded.lock:
         # every route id first: a later table reset would invalidate earlier ones
-        loaded.begin_routes(1 + len(active))
-        (mine,) = _table_ids(loaded, "", [route])
-        others = _table_ids(loaded, "active", active)
+        loaded.begin_routes(mine_ends + active_ends)
+        (mine,) = _table_ids(loaded, [route], mine_ends)
+        others = _table_ids(loaded, active, active_ends)
         if mine in others:  # the message's own route counts once
             others.remove(mine)
         try:
@@ -644,10 +679,12 @@ def network_transfer_times(
             raise ParamError(f"'requests[{i}]' must be an object with 'route' and 'bytes'")
         rids.append(req["route"])
         sizes.append(check_bytes(f"requests[{i}].bytes", req["bytes"]))
+    mine_ends = _route_ends(loaded, "requests", rids)
+    active_ends = _route_ends(loaded, "active", active)
     with loaded.lock:
-        loaded.begin_routes(len(rids) + len(active))
-        mine = _table_ids(loaded, "requests", rids)
-        others = _table_ids(loaded, "active", active)
+        loaded.begin_routes(mine_ends + active_ends)
+        mine = _table_ids(loaded, rids, mine_ends)
+        others = _table_ids(loaded, active, active_ends)
         state = loaded.table.state(others)
         out = np.empty(len(mine), dtype=np.float64)
         try:

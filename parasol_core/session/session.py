@@ -98,12 +98,13 @@ class FileChangedOnDisk(SessionError):
 def read_model(path: str | Path) -> tuple[Machine, Stamp]:
     """Load a model file and the stamp of the very bytes parsed. Raises
     ModelSyntaxError or OSError."""
-    from parasol_core.syntax.loader import loads
+    from parasol_core.syntax.loader import decode, loads
 
     data, st = disk.read_with_stat(path)
-    machine = loads(data, str(path))
-    text = getattr(machine.src, "text", None) if machine.src is not None else None
-    return machine, disk.stamp_read(data, st, text)
+    text = decode(data, path)
+    stamp = disk.stamp_read(data, st, text)
+    del data  # not held through the reading (loader.loads)
+    return loads(text, str(path)), stamp
 
 
 # The fields of a hardware topology that a replacement of it is computed from or that its

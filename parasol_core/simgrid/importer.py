@@ -94,7 +94,8 @@ class _Platform:
         self.chains: list[_Chain] = []
         self.zone_props: dict[str, str] = {}
         self.notes = _Notes()
-        self.size = 0  # processors + links made so far (budget.MAX_GENERATED)
+        self.size = 0  # processors + links made so far (budget.MAX_IMPORTED)
+        self.spelt = 0  # characters of the names made so far (budget.MAX_IMPORT_NAMES)
         self.clusters: list[tuple[str, str, dict]] = []  # (id, topology, facts)
         self.special_zones: set[str] = set()  # clusters whose gateways cross no link
         self.zone_of_router: dict[str, str] = {}
@@ -104,9 +105,19 @@ class _Platform:
         return PlatformError(message, el.line if el is not None else None, self.source)
 
     def grow(self, n: int, what: str) -> None:
+        """Count ``n`` more processors and links, before they are made."""
         self.size += n
-        budget.check(what, self.size, budget.current().generated, "processors and links",
+        budget.check(what, self.size, budget.current().imported, "processors and links",
                      "a platform's hosts, routers and links together")  # fmt: skip
+
+    def spell(self, chars: int, what: str) -> None:
+        """Count ``chars`` more characters of names the import makes (a cluster's, the
+        implicit switches'), before they are made: the memory they take grows with
+        their length, which a count of elements does not see."""
+        self.spelt += chars
+        budget.check(what, self.spelt, budget.current().import_names, "characters of names",
+                     "the names of the hosts, switches and links a platform's clusters "
+                     "and routes make, together")  # fmt: skip
 
     def node(self, name: str, kind: str, el: Element) -> None:
         if name in self.kind:
@@ -157,8 +168,9 @@ def _bandwidth(p: _Platform, el: Element, name: str) -> float:
     return values[0]
 
 
-def _radicals(p: _Platform, el: Element) -> list[int]:
-    """``0-99`` or ``0-3,5,8-9``: the numbers, counted before they are made."""
+def _radicals(p: _Platform, el: Element) -> list[tuple[int, int]]:
+    """``0-99`` or ``0-3,5,8-9``: the runs ``(first, last)``, their numbers counted
+    (not made) as they are read."""
     text = _attr(p, el, "radical")
     parts = []
     total = 0
@@ -171,9 +183,21 @@ def _radicals(p: _Platform, el: Element) -> list[int]:
         if b < a:
             raise p.error(f"radical {text!r}: {part!r} goes downwards", el)
         total += b - a + 1
-        budget.check(f"cluster {el.get('id')!r}", total, budget.current().generated, "hosts")
+        budget.check(f"cluster {el.get('id')!r}", total, budget.current().imported, "hosts")
         parts.append((a, b))
-    return [i for a, b in parts for i in range(a, b + 1)]
+    return parts
+
+
+def _digit_count(a: int, b: int) -> int:
+    """The digits of the numbers ``a`` to ``b`` written out, together (without writing
+    them: a run of numbers of the same length at a time)."""
+    total, lo = 0, a
+    while lo <= b:
+        width = len(str(lo))
+        hi = min(b, 10**width - 1)
+        total += (hi - lo + 1) * width
+        lo = hi + 1
+    return total
 
 
 def _ints(p: _Platform, el: Element, text: str, what: str) -> list[int]:
@@ -331,11 +355,41 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
 
 # --------------------------------------------------------------------------- clusters
 
+# A name a cluster makes beyond its hosts (``{id}_link_{k}``, ``{id}_switch_{level}_{j}``,
+# ``{id}_port_{i}``, ``{id}_router_{i}``): the cluster's id and at most this much more
+# (a word and two numbers of at most as many digits as the limits allow).
+_NAME_EXTRA = 32
+
+
+@dataclass
+class _FatTree:
+    levels: int
+    m: list[int]  # children by level
+    w: list[int]  # parents by level
+    ports: list[int]  # links between a child and each parent, by level
+    by_level: list[int]  # nodes by level: the hosts, then the switches of each level
+    below: list[int]  # below[i]: the product of w[:i]
+    links: int
+
+
+@dataclass
+class _Dragonfly:
+    groups: int
+    blue: int
+    chassis: int
+    black: int
+    blades: int
+    green: int
+    nodes: int
+    links: int
+
 
 def _cluster(p: _Platform, el: Element) -> None:
+    """A cluster, as SimGrid builds it. Everything it makes (hosts, switches, links and
+    their names) is counted from its attributes before anything is made."""
     cid = _attr(p, el, "id")
     prefix, suffix = _attr(p, el, "prefix"), _attr(p, el, "suffix")
-    radicals = _radicals(p, el)
+    spans = _radicals(p, el)
     topology = el.get("topology", "FLAT")
     if topology not in CLUSTER_TOPOLOGIES:
         raise p.error(f"cluster {cid!r}: topology {topology!r} is not one of "
@@ -359,6 +413,36 @@ def _cluster(p: _Platform, el: Element) -> None:
         p.notes.add("loopback links (a message to oneself takes no time in PARASOL)", cid)
     for child in el.children:
         p.notes.add(f"<{child.tag}> in a cluster", cid)
+
+    # what it makes besides its hosts, from its parameters alone
+    params = el.get("topo_parameters", "")
+    n = sum(b - a + 1 for a, b in spans)
+    extra_chars = 0
+    if topology == "FLAT":
+        bb = el.get("bb_bw")
+        bb_lat = _time(p, el, "bb_lat", "0s")
+        router = el.get("router_id") or f"{prefix}{cid}_router{suffix}"
+        has_bb = (bb is not None and bb != "") or bb_lat > 0
+        bb_bw = _bandwidth(p, el, "bb_bw") if has_bb else None
+        others = 1 + (2 * n + 1 if has_bb else n)  # the router (and ports), the links
+        extra_chars = len(router)
+    elif topology == "TORUS":
+        dims = _torus_dims(p, el, cid, n, params)
+        others = generators.generator_size("torus", dims) - n  # its links
+    elif topology == "FAT_TREE":
+        tree = _fat_tree_shape(p, el, cid, n, params)
+        others = sum(tree.by_level[1:]) + tree.links
+    else:
+        fly = _dragonfly_shape(p, el, cid, n, params)
+        routers = fly.groups * fly.chassis * fly.blades
+        others = routers + fly.links
+    p.grow(n + others, f"cluster {cid!r}")
+    # the names: a 100,000-character prefix on 30,000 hosts is 3 GB of them
+    p.spell(n * (len(prefix) + len(suffix)) + sum(_digit_count(a, b) for a, b in spans)
+            + others * (len(cid) + _NAME_EXTRA) + extra_chars,
+            f"the names of the hosts, switches and links of cluster {cid!r}")  # fmt: skip
+
+    radicals = [i for a, b in spans for i in range(a, b + 1)]
     hosts = [f"{prefix}{i}{suffix}" for i in radicals]
     for name in hosts:
         p.node(name, "host", el)
@@ -369,20 +453,12 @@ def _cluster(p: _Platform, el: Element) -> None:
                  pol: str = policy) -> None:  # fmt: skip
         p.link(_Link(name, latency, bandwidth, pol, el.line, ends, fixed=True), el)
 
-    params = el.get("topo_parameters", "")
-    n = len(hosts)
     if topology == "FLAT":
-        bb = el.get("bb_bw")
-        bb_lat = _time(p, el, "bb_lat", "0s")
-        router = el.get("router_id") or f"{prefix}{cid}_router{suffix}"
-        has_bb = (bb is not None and bb != "") or bb_lat > 0
-        p.grow(n + 1 + (2 * n + 1 if has_bb else n), f"cluster {cid!r}")
-        if not has_bb:
+        if bb_bw is None:
             p.node(router, "switch", el)
             for i, h in zip(radicals, hosts):
                 new_link(f"{cid}_link_{i}", [h, router])
         else:
-            bb_bw = _bandwidth(p, el, "bb_bw")
             ports = [f"{cid}_port_{i}" for i in radicals]
             for port in ports:
                 p.node(port, "switch", el)
@@ -399,35 +475,45 @@ def _cluster(p: _Platform, el: Element) -> None:
     elif topology == "TORUS":
         from parasol_core.topology.generators import grid_pair_array
 
-        dims = _ints(p, el, params, "topo_parameters")
-        size = 1
-        for d in dims:
-            size *= d
-        if size != n:
-            raise p.error(f"cluster {cid!r}: the torus {params} has {size} nodes, the "
-                          f"radical gives {n} hosts", el)  # fmt: skip
-        if len(dims) > 6:
-            raise p.error(f"cluster {cid!r}: a torus of {len(dims)} dimensions; PARASOL's "
-                          "tori have 1 to 6", el)  # fmt: skip
-        p.grow(n + generators.generator_size("torus", dims) - n, f"cluster {cid!r}")
         for k, (a, b) in enumerate(grid_pair_array(dims, wrap=True).tolist()):
             new_link(f"{cid}_link_{k + 1}", [hosts[a - 1], hosts[b - 1]])
         facts["dims"] = dims
         p.special_zones.add(cid)
     elif topology == "FAT_TREE":
-        _fat_tree(p, el, cid, hosts, params, new_link, facts)
+        _fat_tree(p, el, cid, hosts, tree, new_link, facts)
         p.special_zones.add(cid)
     else:
-        _dragonfly(p, el, cid, hosts, params, new_link, facts)
+        _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts)
         p.special_zones.add(cid)
     p.clusters.append((cid, topology, facts))
 
 
-def _fat_tree(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN001
+def _torus_dims(p: _Platform, el: Element, cid: str, n: int, params: str) -> list[int]:
+    dims = _ints(p, el, params, "topo_parameters")
+    size = 1
+    for d in dims:
+        size *= d
+        if size > n:  # no larger numbers than the hosts: they are counted
+            break
+    if size != n:
+        shown = f"{size}" if size <= n else f"more than {n}"
+        raise p.error(f"cluster {cid!r}: the torus {params} has {shown} nodes, the "
+                      f"radical gives {n} hosts", el)  # fmt: skip
+    if len(dims) > 6:
+        raise p.error(f"cluster {cid!r}: a torus of {len(dims)} dimensions; PARASOL's "
+                      "tori have 1 to 6", el)  # fmt: skip
+    return dims
+
+
+def _fat_tree_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -> _FatTree:
+    """A FAT_TREE's levels and what they hold, in O(levels): the hosts are the product
+    of m (checked against the radical as it grows), level i + 1 the product of
+    w[:i + 1] and m[i + 1:]. Each count is held to the budget as soon as it is known, so
+    neither a long list of levels nor large factors make numbers (or work) past it."""
     parts = params.split(";")
     if len(parts) != 4:
         raise p.error(f"cluster {cid!r}: FAT_TREE topo_parameters are "
-                      "'levels;children,...;parents,...;ports,...', got {params!r}", el)  # fmt: skip
+                      f"'levels;children,...;parents,...;ports,...', got {params!r}", el)  # fmt: skip
     try:
         h = int(parts[0])
     except ValueError:
@@ -436,55 +522,67 @@ def _fat_tree(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN0
     if h < 1 or not len(m) == len(w) == len(ports) == h:
         raise p.error(f"cluster {cid!r}: a fat tree of {h} levels needs {h} numbers in each "
                       f"list, got {params!r}", el)  # fmt: skip
-    by_level = [1]
+    hosts_made = 1
     for x in m:
-        by_level[0] *= x
-    if by_level[0] != len(hosts):
-        raise p.error(f"cluster {cid!r}: the fat tree {params} has {by_level[0]} nodes, the "
-                      f"radical gives {len(hosts)} hosts", el)  # fmt: skip
+        hosts_made *= x
+        if hosts_made > n:
+            break
+    if hosts_made != n:
+        shown = f"{hosts_made}" if hosts_made <= n else f"more than {n}"
+        raise p.error(f"cluster {cid!r}: the fat tree {params} has {shown} nodes, the "
+                      f"radical gives {n} hosts", el)  # fmt: skip
+    limit = budget.current().imported
+    above = [1] * (h + 1)  # above[i]: the product of m[i:] (at most the hosts)
+    for i in range(h - 1, -1, -1):
+        above[i] = above[i + 1] * m[i]
+    below = [1]  # below[i]: the product of w[:i]
+    by_level = [n]
+    made = n
     for i in range(h):
-        count = 1
-        for j in range(i + 1):
-            count *= w[j]
-        for j in range(i + 1, h):
-            count *= m[j]
-        by_level.append(count)
-    nlinks = sum(by_level[i] * w[i] * ports[i] for i in range(h))
-    p.grow(sum(by_level[1:]) + nlinks, f"cluster {cid!r}")
-    # labels as SimGrid's generate_labels: digit j counts to m[j] (j >= level) or w[j]
-    labels: list[list[tuple[int, ...]]] = []
-    for level in range(h + 1):
-        maxima = [m[j] if j + 1 > level else w[j] for j in range(h)]
-        current = [0] * h
-        row = []
-        for _ in range(by_level[level]):
-            row.append(tuple(current))
-            pos = 0
-            while pos < h:
-                current[pos] += 1
-                if current[pos] >= maxima[pos]:
-                    current[pos] = 0
-                    pos += 1
-                else:
-                    break
-        labels.append(row)
+        below.append(below[i] * w[i])
+        by_level.append(below[i + 1] * above[i + 1])
+        made += by_level[i + 1] + by_level[i] * w[i] * ports[i]  # its switches, its links
+        if p.size + made > limit:  # at least this many: the rest is not worked out
+            budget.check(f"cluster {cid!r} (a fat tree of {h:,} levels, counted up to "
+                         f"level {i + 1:,})", p.size + made, limit, "processors and links",
+                         "a platform's hosts, routers and links together")  # fmt: skip
+    links = sum(by_level[i] * w[i] * ports[i] for i in range(h))
+    return _FatTree(h, m, w, ports, by_level, below, links)
+
+
+def _fat_tree(p, el, cid, hosts, tree, new_link, facts) -> None:  # noqa: ANN001
+    h, m, w, ports, by_level, below = (
+        tree.levels,
+        tree.m,
+        tree.w,
+        tree.ports,
+        tree.by_level,
+        tree.below,
+    )
     names = [hosts]
     for level in range(1, h + 1):
         row = [f"{cid}_switch_{level}_{j}" for j in range(by_level[level])]
         for name in row:
             p.node(name, "switch", el)
         names.append(row)
-    # parents by the label rule (equal but at digit level), in SimGrid's order
+    # Parents as SimGrid's generate_labels and label rule give them: a node's label has
+    # digit j counting to m[j] (j >= its level) or w[j] (below), digit 0 the fastest;
+    # child c at level L and parent q at level L + 1 are joined when their labels are
+    # equal but at digit L. With P the product of w[:L], that is c % P == q % P and
+    # c // (P m[L]) == q // (P w[L]): child c's parents are q = (c // (P m[L])) P w[L] +
+    # c % P + t P, t = 0 .. w[L] - 1, in SimGrid's order (ascending). No label is made
+    # (h digits a node: h^2 work for h levels of one switch each).
     k = 0
     for level in range(h):
-        index: dict[tuple, list[int]] = {}
-        for j, lab in enumerate(labels[level + 1]):
-            key = lab[:level] + lab[level + 1 :]
-            index.setdefault(key, []).append(j)
-        for c, lab in enumerate(labels[level]):
-            for j in index.get(lab[:level] + lab[level + 1 :], []):
+        step = below[level]
+        child_span, parent_span = step * m[level], step * w[level]
+        lower, upper = names[level], names[level + 1]
+        for c in range(by_level[level]):
+            first = (c // child_span) * parent_span + c % step
+            for t in range(w[level]):
+                parent = upper[first + t * step]
                 for _ in range(ports[level]):
-                    new_link(f"{cid}_link_{k}", [names[level][c], names[level + 1][j]])
+                    new_link(f"{cid}_link_{k}", [lower[c], parent])
                     k += 1
     if any(x > 1 for x in ports):
         p.notes.add("parallel links in a fat tree: PARASOL routes over the lowest-numbered "
@@ -495,8 +593,7 @@ def _fat_tree(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN0
         facts["network"] = f"fattree {k0} {h}"
 
 
-def _dragonfly(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN001
-    bw = _bandwidth(p, el, "bw")
+def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -> _Dragonfly:
     parts = params.split(";")
     try:
         if len(parts) != 4:
@@ -509,18 +606,23 @@ def _dragonfly(p, el, cid, hosts, params, new_link, facts) -> None:  # noqa: ANN
     if min(g, blue, c, black, b, green, nodes) < 1:
         raise p.error(f"cluster {cid!r}: DRAGONFLY parameters must be positive: {params!r}", el)
     per_group = c * b
-    if g * per_group * nodes != len(hosts):
+    if g * per_group * nodes != n:
         raise p.error(f"cluster {cid!r}: the dragonfly {params} has {g * per_group * nodes} "
-                      f"nodes, the radical gives {len(hosts)} hosts", el)  # fmt: skip
+                      f"nodes, the radical gives {n} hosts", el)  # fmt: skip
     if g > per_group:
         raise p.error(f"cluster {cid!r}: {g} groups but {per_group} routers a group; SimGrid "
                       "links router n of each group to group n, so it needs as many routers "
                       "a group as groups", el)  # fmt: skip
     routers = g * per_group
-    nlinks = (
-        routers * nodes + g * c * b * (b - 1) // 2 + g * b * c * (c - 1) // 2 + g * (g - 1) // 2
-    )
-    p.grow(routers + nlinks, f"cluster {cid!r}")
+    links = routers * nodes + g * c * b * (b - 1) // 2 + g * b * c * (c - 1) // 2 + g * (g - 1) // 2
+    return _Dragonfly(g, blue, c, black, b, green, nodes, links)
+
+
+def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: ANN001
+    g, blue, c, black = fly.groups, fly.blue, fly.chassis, fly.black
+    b, green, nodes = fly.blades, fly.green, fly.nodes
+    per_group = c * b
+    routers = g * per_group
     rnames = [f"{cid}_router_{i}" for i in range(routers)]
     for name in rnames:
         p.node(name, "switch", el)
@@ -591,8 +693,10 @@ def _infer_ends(p: _Platform) -> None:
                 key = frozenset((name, chain.links[i + 1]))
                 nxt = implicit.get(key)
                 if nxt is None:
-                    nxt = implicit[key] = f"between {name} and {chain.links[i + 1]}"
                     p.grow(1, "the platform")
+                    p.spell(len(name) + len(chain.links[i + 1]) + 13,
+                            "the names of the implicit switches between links")  # fmt: skip
+                    nxt = implicit[key] = f"between {name} and {chain.links[i + 1]}"
                     p.kind[nxt] = "switch"
                     p.switches.append(nxt)
             add(name, cur)

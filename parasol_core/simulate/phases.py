@@ -330,7 +330,7 @@ def simulate_routes(
         start=trace.t0,
         end=trace.end,
         alone=trace.alone,
-        topology=index.topology.id,
+        topology=index.topology_id,
         link_ids=index.link_ids[used],
         busy=busy[used],
         max_in_flight=max_n[used],

@@ -89,18 +89,18 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
     data = None if kernel is None else _ascii(text)
     if data is None:
         return None
-    import array
-    import ctypes
 
+    # Room for as many links as the body could hold; np.empty, not zeros: the system
+    # gives the pages as the kernel writes them, so what is resident is what the links
+    # take (a 64^3 torus's body would hold 2.8 million sections of 50 characters; it
+    # has 786,432 of 180, and the records of the rest were 180 MB, zeroed, twice over).
     cap = (end - start) // 50 + 1  # a link section takes more than 50 characters
     room = 4 * cap + 16
     for _ in range(2):
-        rec = array.array("q", bytes(8 * 8 * cap))
-        numbers = array.array("q", bytes(8 * room))
+        rec = np.empty(8 * cap, dtype=np.int64)
+        numbers = np.empty(room, dtype=np.int64)
         n = kernel(
-            data, start, end, cap,
-            (ctypes.c_int64 * len(rec)).from_buffer(rec), room,
-            (ctypes.c_int64 * len(numbers)).from_buffer(numbers),
+            data, start, end, cap, _p64(rec), room, _p64(numbers),
         )  # fmt: skip
         if n != -2:
             break
@@ -110,9 +110,22 @@ def _scan_links_native(text: str, start: int, end: int) -> tuple | None:
         room = (end - start) // 2 + 1
     if n < 0:
         return None
-    del rec[8 * n :]
-    del numbers[(rec[-2] + rec[-1] if n else 0) :]
-    return rec, numbers
+    rec = rec[: 8 * n]
+    # a copy of what was written: the model keeps the numbers, not the room around them
+    return rec, numbers[: (int(rec[-2] + rec[-1]) if n else 0)].copy()
+
+
+def _p64(array: np.ndarray) -> Any:
+    """An ``int64_t *`` to ``array``'s data, for a kernel (the caller holds the array
+    while the kernel runs). Not ``array.ctypes.data_as``: ``ctypes.cast`` from a ctypes
+    object makes a reference cycle (bpo-12836), which a load, run with the collector off
+    and its objects then frozen into the oldest generation, left there: 2 KB a load that
+    no collection came to free."""
+    import ctypes
+
+    from parasol_core import native
+
+    return ctypes.cast(array.ctypes.data, native.P64)
 
 
 def _kernel(name: str) -> Any:
@@ -277,31 +290,65 @@ def _table_records_array(kind: str, text: str, start: int, end: int) -> Any:
     data = None if kernel is None else _ascii(text)
     if data is None:
         return None
-    import array
-    import ctypes
 
     cap = (end - start) // 7 + 1  # a line takes at least 7 characters: `p[1]=1\n`
-    rec = array.array("q", bytes(8 * 6 * cap))
+    rec = np.empty(6 * cap, dtype=np.int64)  # resident as written (see _scan_links_native)
     n = kernel(
         data, start, end, b"p" if kind == "procid" else b"map", cap,
-        (ctypes.c_int64 * len(rec)).from_buffer(rec),
+        _p64(rec),
     )  # fmt: skip
     if n < 0:  # -2 cannot happen: a line ends with a \n
         return None
-    return np.frombuffer(rec, dtype=np.int64, count=6 * n)
+    return rec[: 6 * n]
 
 
-_encoded = threading.local()  # (text, its bytes or None) while scan() runs in this thread
+_encoded = threading.local()  # (text, its characters or None) while scan() runs here
 
 
-def _ascii(text: str) -> bytes | None:
-    """``text`` as bytes for the kernels when it is ASCII (byte offsets are then
-    character offsets), else None. Looked at and encoded once for all the bulk sections
-    of one scan."""
+def _ascii(text: str) -> Any:
+    """``text``'s characters for the kernels (a ``char *``) when it is ASCII (byte
+    offsets are then character offsets), else None. Looked at once for all the bulk
+    sections of one scan. The caller holds ``text`` while a kernel reads them."""
     held = getattr(_encoded, "pair", None)
     if held is None or held[0] is not text:
-        held = _encoded.pair = (text, text.encode("ascii") if text.isascii() else None)
+        held = _encoded.pair = (text, _characters(text) if text.isascii() else None)
     return held[1]
+
+
+def _characters(text: str) -> Any:
+    """The characters of an ASCII ``text`` as a ``char *``: in CPython its own (a
+    compact ASCII string holds them as bytes, and ``PyUnicode_AsUTF8AndSize`` gives
+    them without a copy), elsewhere an encoded copy. The copy was as large as the file:
+    570 MB more at the peak of loading the million-processor torus."""
+    import ctypes
+    import sys
+
+    if sys.implementation.name != "cpython":
+        return text.encode("ascii")
+    size = ctypes.c_ssize_t()
+    address = _as_utf8(text, ctypes.byref(size))
+    if not address or size.value != len(text):  # pragma: no cover - not a compact str
+        return text.encode("ascii")
+    return ctypes.c_char_p(address)
+
+
+def _utf8_function() -> Any:
+    import ctypes
+
+    f = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    f.restype = ctypes.c_void_p
+    f.argtypes = [ctypes.py_object, ctypes.POINTER(ctypes.c_ssize_t)]
+    return f
+
+
+def _as_utf8(text: str, size: Any) -> int | None:
+    global _AS_UTF8
+    if _AS_UTF8 is None:
+        _AS_UTF8 = _utf8_function()
+    return _AS_UTF8(text, size)
+
+
+_AS_UTF8: Any = None
 
 
 def _scan_timings(text: str, start: int, end: int, line: int) -> tuple | None:

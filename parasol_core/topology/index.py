@@ -99,7 +99,13 @@ class TopologyIndex:
     """What routing needs to know about one hardware topology, computed once."""
 
     def __init__(self, topology: Topology, label: str | None = None) -> None:
-        self.topology = topology
+        # Weakly: the cache of indexes (:func:`index_of`) holds this index for as long as
+        # the topology lives, and drops it when the topology goes; a strong reference
+        # here would keep the topology, and so the cache entry, alive for ever. What the
+        # routing needs is copied out below.
+        self._topology = weakref.ref(topology)
+        #: the topology's id when indexed (part of the fingerprint: the same while valid)
+        self.topology_id = topology.id
         self.label = label or (
             f"topology {topology.id}" if topology.id is not None else "the topology"
         )
@@ -168,6 +174,14 @@ class TopologyIndex:
         )
         self._stride = self.count + 1
         self._pair_keys, self._pair_ids, self._big = self._pair_table()
+
+    @property
+    def topology(self) -> Topology:
+        """The topology indexed, while something else holds it (the index does not)."""
+        topology = self._topology()
+        if topology is None:
+            raise RoutingError(f"{self.label} is no longer in memory: index it again")
+        return topology
 
     @cached_property
     def members(self) -> Members:
@@ -408,13 +422,16 @@ class TopologyIndex:
             bad = (ends < 1) | (ends > self.count)
             if bad.any():
                 self.check_processor(int(ends[np.argmax(bad)]))
-        if src.shape[0] > 1000:  # their size, counted before any is plotted
-            from parasol_core.base import budget
-            from parasol_core.topology.steps import route_steps
+        # Their size, counted before any is plotted, whatever the number of routes: a
+        # few routes across a large ring are as much work as many short ones (300 routes
+        # of 100,000 hops: 30,000,001 steps). Counting costs a few microseconds a batch.
+        from parasol_core.base import budget
+        from parasol_core.topology.steps import route_steps
 
-            steps = route_steps(self.layout, self.technique, src, dst)
-            budget.check_route_steps(f"{src.shape[0]:,} routes", steps,
-                                     "processors visited, both ends included")  # fmt: skip
+        n = src.shape[0]
+        steps = route_steps(self.layout, self.technique, src, dst)
+        budget.check_route_steps(f"{n:,} route{'' if n == 1 else 's'}", steps,
+                                 "processors visited, both ends included")  # fmt: skip
         offsets, procs = self.technique.paths(self.layout, src, dst)
         offsets = np.asarray(offsets, dtype=np.int64)
         procs = np.asarray(procs, dtype=np.int64)

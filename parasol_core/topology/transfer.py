@@ -50,6 +50,7 @@ class RouteTable:
         label: str | None = None,
     ) -> None:
         self.index: TopologyIndex = index_of(topology)
+        self.topology = topology  # the index holds it weakly; the table's options read it
         self.mapping = dict(mapping) if mapping is not None else None
         self.label = label or self.index.label
         # every route end to end: its processors, its link slots (positions in
@@ -76,6 +77,11 @@ class RouteTable:
 
     def __len__(self) -> int:
         return len(self._ends) - 1
+
+    @property
+    def kept_steps(self) -> int:
+        """The processors the routes kept visit, all together (what the table holds)."""
+        return len(self._procs)
 
     def __getitem__(self, route_id: int) -> Route:
         """The route with this id."""
@@ -195,7 +201,7 @@ class RouteTable:
     @property
     def options(self) -> NetOptions:
         """The topology's extensions (forwarding cost, duplex links), as when indexed."""
-        return options_of(self.index.topology)
+        return options_of(self.topology)
 
     def state(self, route_ids: Iterable[int] = ()) -> NetworkState:
         """A network state of this table's routes."""
