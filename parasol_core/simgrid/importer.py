@@ -19,10 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parasol_core.base import budget
+from parasol_core.base.limits import printable
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
+from parasol_core.syntax.annotations import check_network
 from parasol_core.topology import generators
+from parasol_core.topology.shape import declared_shape
 
 ROUTED_ZONES = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
 CLUSTER_TOPOLOGIES = ("FLAT", "TORUS", "FAT_TREE", "DRAGONFLY")
@@ -62,6 +65,19 @@ class _Chain:
     symmetrical: bool = True  # the way back is the same links reversed
 
 
+SHOWN_CHARS = 80  # the most of a name from the file a note or message repeats
+
+
+def shown(text: object, limit: int = SHOWN_CHARS) -> str:
+    """A name from the file as a note or message repeats it: control characters escaped
+    (a '&#10;' in a host id cannot start a line of its own), at most SHOWN_CHARS of it
+    (a 60 MB host id is not echoed whole)."""
+    text = str(text)
+    if len(text) <= limit:
+        return printable(text)
+    return f"{printable(text[:limit])}… ({len(text):,} characters)"
+
+
 class _Notes:
     """What does not carry over, counted by kind so a large file gives a short list."""
 
@@ -72,7 +88,7 @@ class _Notes:
     def add(self, kind: str, example: str = "") -> None:
         self.counts[kind] = self.counts.get(kind, 0) + 1
         if example and kind not in self.examples:
-            self.examples[kind] = example
+            self.examples[kind] = shown(example)
 
     def lines(self) -> list[str]:
         out = []
@@ -98,6 +114,7 @@ class _Platform:
         self.spelt = 0  # characters of the names made so far (budget.MAX_IMPORT_NAMES)
         self.clusters: list[tuple[str, str, dict]] = []  # (id, topology, facts)
         self.special_zones: set[str] = set()  # clusters whose gateways cross no link
+        self.zones: set[str] = set()  # ids of the zones and clusters read so far
         self.zone_of_router: dict[str, str] = {}
         self.floyd = False
 
@@ -289,6 +306,9 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
     if gateway:
         src, dst = _attr(p, el, "gw_src"), _attr(p, el, "gw_dst")
         for zname in (_attr(p, el, "src"), _attr(p, el, "dst")):
+            if zname not in p.zones:  # a reference to nothing, not a route over nothing
+                raise p.error(f"the zone route names zone {shown(zname)!r}, which is no zone "
+                              "or cluster defined before it", el)  # fmt: skip
             if zname in p.special_zones:
                 raise p.error(f"a zone route to cluster {zname!r}: SimGrid routes from its "
                               "hosts to its gateway over no link, which a PARASOL route "
@@ -315,6 +335,7 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
 
 def _zone(p: _Platform, el: Element, top: bool) -> None:
     zid = el.get("id", "?")
+    p.zones.add(zid)
     routing = el.get("routing", "None")
     if routing not in ROUTED_ZONES and routing != "None":
         raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
@@ -388,6 +409,7 @@ def _cluster(p: _Platform, el: Element) -> None:
     """A cluster, as SimGrid builds it. Everything it makes (hosts, switches, links and
     their names) is counted from its attributes before anything is made."""
     cid = _attr(p, el, "id")
+    p.zones.add(cid)
     prefix, suffix = _attr(p, el, "prefix"), _attr(p, el, "suffix")
     spans = _radicals(p, el)
     topology = el.get("topology", "FLAT")
@@ -816,7 +838,11 @@ def build(p: _Platform, name: str) -> Imported:
     if PREFIX + "shape" in props:
         shape = tuple(int(x) for x in props[PREFIX + "shape"].split()) or None
     if PREFIX + "network" in props:
-        network = props[PREFIX + "network"] or None
+        try:  # as the model file's annotation is read: a bogus one is said, not kept
+            network = check_network(props[PREFIX + "network"] or None)
+        except ValueError as e:
+            p.notes.add(f"the {PREFIX}network property, ignored: {shown(e, 200)}")
+            network = None
     forward = None
     if props.get(PREFIX + "forward"):
         forward = float(props[PREFIX + "forward"])
@@ -832,6 +858,10 @@ def build(p: _Platform, name: str) -> Imported:
         routing=routing, processor_count=count, link_count=len(links),
         types=dict(sorted(types.items())), links=links,
     )  # fmt: skip
+    if topo.shape and declared_shape(topo) is None:
+        p.notes.add(f"the {PREFIX}shape property ({shown(' '.join(map(str, topo.shape)))}), "
+                    f"ignored: it does not fit {count:,} processors")  # fmt: skip
+        topo.shape = None
     machine = Machine(
         id=int(props.get(PREFIX + "machine-id", "1")),
         name=props.get(PREFIX + "machine-name", None if ours else name),
@@ -908,13 +938,33 @@ def read_platform(root: Element, source: str = "", name: str | None = None) -> I
     if not p.kind:
         raise p.error("the platform has no host", root)
     try:
-        return build(p, name or (Path(source).stem if source else "SimGrid platform"))
+        imported = build(p, name or (Path(source).stem if source else "SimGrid platform"))
     except (PlatformError, budget.BudgetError):
         raise
     except (ValueError, KeyError, OverflowError) as e:
         # only the parasol: properties a PIUI export writes are read as numbers here
         raise PlatformError(f"a '{PREFIX}' property does not hold what PIUI writes "
                             f"({type(e).__name__}: {e})", None, source) from None  # fmt: skip
+    imported.notes.extend(_check_model(imported.machine, source))
+    return imported
+
+
+def _check_model(machine: Machine, source: str) -> list[str]:
+    """The model an import writes is checked as any load is: one a model file could not
+    hold without errors (a parasol: property naming a routing of nothing, an id out of
+    range) is refused, naming the first errors, rather than written for `check` to
+    reject later; its warnings (a shape that does not fit, ignored) are returned as
+    notes, so that nothing is dropped without a word."""
+    from parasol_core.analysis.validate import validate
+
+    found = validate(machine)
+    errors = [d for d in found if d.is_error]
+    if errors:
+        listed = "; ".join(shown(d.message, 300) for d in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise PlatformError(f"the model it makes would not be valid: {listed}{more}", None,
+                            source)  # fmt: skip
+    return [f"the model: {shown(d.message, 300)}" for d in found if not d.is_error]
 
 
 def import_platform(path: str | Path) -> Imported:
