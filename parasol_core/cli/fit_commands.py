@@ -153,6 +153,14 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
     return EXIT_OK
 
 
+def _finds(log: OsuLog, table: OsuTable) -> bool:
+    """Whether ``--table`` with the table's name finds it (and only it)."""
+    try:
+        return log.find(table.name) is table
+    except TableChoiceError:
+        return False
+
+
 def _osu_table(args: argparse.Namespace, log: OsuLog) -> tuple[OsuTable, Measurements]:
     """The table of an OSU log that --table names (or its only one), as measurements at
     --procs processes; notes on stderr for skipped lines and a bandwidth table. Several
@@ -160,10 +168,12 @@ def _osu_table(args: argparse.Namespace, log: OsuLog) -> tuple[OsuTable, Measure
     try:
         table = log.choose(args.table)
     except TableChoiceError as e:
-        example = next((t.name for t in log.tables if t.program), "1")
+        example = next((t.name for t in log.tables if t.program and _finds(log, t)), "1")
         how = ("choose one with --table NAME or --table NUMBER, e.g. "
                f"--table {example}")  # fmt: skip
-        raise CommandError(f"{args.measurements}: {e}; the tables:\n{log.listing()}\n{how}",
+        which = "the tables it names" if e.candidates else "the tables"
+        listing = log.listing(e.candidates or None)
+        raise CommandError(f"{args.measurements}: {e}; {which}:\n{listing}\n{how}",
                            EXIT_USAGE) from None  # fmt: skip
     if args.procs is None:
         raise FitError("OSU benchmark output: give the number of processes it ran on "
