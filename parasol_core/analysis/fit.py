@@ -64,6 +64,7 @@ __all__ = [
     "read_measurement_file",
     "read_source",
     "mixed_benchmarks",
+    "fit_comment",
     "is_csv",
     "OsuLog",
     "OsuTable",
@@ -223,6 +224,27 @@ class Candidate:
             "chi2": self.chi2,
             "q": self.q,
         }
+
+
+def fit_comment(candidate: Candidate, m: Measurements, sources: Sequence[str]) -> str:
+    """What a fitted expression's line says after it in the model (its comment, which
+    replaces the one about the value before): the times it was fitted to, from where,
+    the form and its Q. ``sources`` say where the times came from ("job.log,
+    osu_latency"); their control characters are escaped, their lengths bounded."""
+    from parasol_core.base.limits import printable
+
+    counts = sorted({int(p) for p in m.procs.tolist()})
+    at = (f"{counts[0]} processes" if len(counts) == 1
+          else f"{len(counts)} process counts, {counts[0]} to {counts[-1]}")  # fmt: skip
+    where = "; ".join(printable(s if len(s) <= 80 else s[:77] + "...") for s in sources)
+    if candidate.q is None:
+        q = "no Q (no errors given: equal relative errors assumed)"
+    elif candidate.dof == 0:
+        q = "exactly determined (no Q)"
+    else:
+        q = f"Q {candidate.q:.3g}"
+    times = f"{len(m)} time" + ("" if len(m) == 1 else "s")
+    return f"fitted to {times} at {at} ({where}): {candidate.form}, {q}"
 
 
 def _number(value: float, error: float) -> str:

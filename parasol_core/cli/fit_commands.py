@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from parasol_core.analysis.fit import (
     Candidate,
@@ -15,6 +16,7 @@ from parasol_core.analysis.fit import (
     OsuTable,
     TableChoiceError,
     fit,
+    fit_comment,
     read_measurement_file,
     read_source,
 )
@@ -128,8 +130,10 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
     except FitError as e:
         raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
     chosen = candidates[0].expression()
+    source = Path(args.measurements).name + (f", {table.name}" if table is not None else "")
+    comment = fit_comment(candidates[0], measurements, [source])
     try:  # also checks the name before anything is printed
-        session.set_expression(ref, chosen, label=f"Fit {ref}")
+        session.set_expression(ref, chosen, label=f"Fit {ref}", comment=comment)
     except (EditError, SessionError) as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if before is not None:  # a model is written: not one the fit adds errors to

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import operator
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -95,16 +96,33 @@ def format_value(kind: str, value: Any) -> str:
     raise ValueError(f"unknown value kind {kind!r}")
 
 
-def definition(f: Field, value: Any) -> str:
+def definition(f: Field, value: Any, comment: bool = True) -> str:
+    """A field's line (without indentation); with ``comment``, the comment its value
+    carries (:func:`value_comment`) after it."""
     if f.kind == SHAPE:
         return f"# piui: shape = {format_value(SHAPE, value)}"
     if f.kind in (NOTE, WORD):
         return f"# piui: {f.keyword} = {format_value(f.kind, value)}"
-    return f"{f.keyword} = {format_value(f.kind, value)}"
+    return f"{f.keyword} = {format_value(f.kind, value)}" + _carried(value, comment)
 
 
-def entry(table: Table, key: Any, value: Any) -> str:
-    return f"{table.key_format.format(key)} = {format_value(table.kind, value)}"
+def entry(table: Table, key: Any, value: Any, comment: bool = True) -> str:
+    """A table entry's line (without indentation), as :func:`definition`."""
+    return f"{table.key_format.format(key)} = {format_value(table.kind, value)}" + _carried(
+        value, comment
+    )
+
+
+def value_comment(value: Any) -> str | None:
+    """The comment a value carries to its line, or None: an expression written by a fit
+    says how it was fitted (:attr:`Expression.comment`), and replaces the comment the
+    line had, which was about the value before."""
+    return value.comment if isinstance(value, Expression) else None
+
+
+def _carried(value: Any, comment: bool) -> str:
+    text = value_comment(value) if comment else None
+    return f"  # {text}" if text else ""
 
 
 def _same(kind: str, current: Any, loaded: Any) -> bool:
@@ -146,13 +164,19 @@ class _Places:
                 or any(k.startswith(attr + ".") for k in (*self.before, *self.after)))  # fmt: skip
 
 
-def _comment_text(text: str) -> str:
-    """``text`` as it follows `#`; a line break (or a `# piui:` annotation's start, which
-    a reader would take for one) is refused."""
+def comment_text(text: str) -> str:
+    """``text`` as it follows `#`; a line break, another control character (written raw
+    into the file, it would reach a terminal that shows it) or a `# piui:` annotation's
+    start (a reader would take it for one) is refused with ValueError."""
+    from parasol_core.base.limits import control_character
+
     text = str(text)
     bad = next((c for c in text if c in "\n\r\x0b"), None)
     if bad is not None:
         raise ValueError(f"a comment cannot contain {bad!r}: {text!r}")
+    bad = control_character(text)
+    if bad is not None:
+        raise ValueError(f"a comment cannot contain {bad!r} (a control character): {text!r}")
     if text.lstrip(" \t").startswith("piui:"):
         raise ValueError(f"a comment cannot start with 'piui:' (an annotation): {text!r}")
     return text
@@ -187,23 +211,23 @@ class Comments:
 
     def above(self, *lines: str) -> None:
         """Lines above the model (before `begin machine`)."""
-        self.header += [_comment_text(t) for t in lines]
+        self.header += [comment_text(t) for t in lines]
 
     def top(self, block: Block, *lines: str, table: str | None = None) -> None:
         """Lines first in ``block``'s section (or in its ``table``'s sub-section)."""
-        self._of(block).top.setdefault(table, []).extend(_comment_text(t) for t in lines)
+        self._of(block).top.setdefault(table, []).extend(comment_text(t) for t in lines)
 
     def bottom(self, block: Block, *lines: str, table: str | None = None) -> None:
         """Lines last in ``block``'s section (or in its ``table``'s sub-section)."""
-        self._of(block).bottom.setdefault(table, []).extend(_comment_text(t) for t in lines)
+        self._of(block).bottom.setdefault(table, []).extend(comment_text(t) for t in lines)
 
     def before(self, block: Block, key: str, *lines: str) -> None:
         """Lines just before the definition ``key`` of ``block``."""
-        self._of(block).before.setdefault(key, []).extend(_comment_text(t) for t in lines)
+        self._of(block).before.setdefault(key, []).extend(comment_text(t) for t in lines)
 
     def after(self, block: Block, key: str, text: str) -> None:
         """A comment after the definition ``key`` of ``block``, on its line."""
-        self._of(block).after[key] = _comment_text(text)
+        self._of(block).after[key] = comment_text(text)
 
 
 def _comment_lines(indent: str, lines: list[str] | None) -> list[str]:
@@ -230,7 +254,8 @@ def canonical_lines(block: Block, indent: str = "", comments: Comments | None = 
         lines += _comment_lines(inner, places.top.get(None))
     for f, value in block.field_items():
         if value is not None:
-            lines += _commented(inner, definition(f, value), places, f.attr)
+            own = places is None or f.attr not in places.after  # Comments' comment first
+            lines += _commented(inner, definition(f, value, own), places, f.attr)
     top = isinstance(block, Machine)
     for part in _layout(type(block)):
         if isinstance(part, Table):
@@ -248,7 +273,9 @@ def canonical_lines(block: Block, indent: str = "", comments: Comments | None = 
                 lines.append(bulk_text.table_lines(bulk, part.key_format, at))
             elif commented:
                 for k, v in items.items():
-                    lines += _commented(at, entry(part, k, v), places, f"{part.attr}.{k}")
+                    key = f"{part.attr}.{k}"
+                    own = key not in places.after  # Comments' comment first
+                    lines += _commented(at, entry(part, k, v, own), places, key)
             else:
                 lines.extend(at + entry(part, k, v) for k, v in items.items())
             if part.block is not None:
@@ -438,8 +465,8 @@ def _edit_block(block: Block, edits: _Edits) -> None:
             _remove_shadowed(src, f.attr, edits)
         elif vs.value is None:
             edits.replace(vs.start, vs.end, format_value(f.kind, current))
-        elif not _same(f.kind, current, vs.value):
-            edits.replace_value(vs, f.kind, current)
+        else:
+            _edit_value(src.text, vs, f.kind, current, edits)
     if new_fields:
         edits.insert_lines(_fields_insert_point(src), new_fields)
 
@@ -447,6 +474,29 @@ def _edit_block(block: Block, edits: _Edits) -> None:
         _edit_table(block, table, src, inner, edits)
     for child in block.CHILDREN:
         _edit_children(block, child, src, inner, edits)
+
+
+# After a value: blanks and the comment that ends its line, if any (an annotation is not
+# a comment about the value: `# piui:` is left alone)
+_LINE_COMMENT = re.compile(r"[ \t\f]*(?P<comment>#[^\n\r\x0b]*)?(?=\r\n|\n|\r|\x0b|\Z)")
+
+
+def _edit_value(text: str, vs: ValueSource, kind: str, current: Any, edits: _Edits) -> None:
+    """Replace a loaded value's text if it changed. A value that carries a comment
+    (:func:`value_comment`) and ends its line takes the line's comment with it: the
+    comment there was about the value before."""
+    comment = value_comment(current)
+    rest = _LINE_COMMENT.match(text, vs.end) if comment else None
+    if rest is not None:
+        old = rest.group("comment")
+        if old is not None and old[1:].lstrip(" \t").startswith("piui:"):
+            rest = None  # an annotation on the value's line: kept, with no comment added
+        elif old is not None and old[1:].strip() == comment and _same(kind, current, vs.value):
+            return  # the line says it already
+    if rest is not None:
+        edits.replace(vs.start, rest.end(), f"{format_value(kind, current)}  # {comment}")
+    elif not _same(kind, current, vs.value):
+        edits.replace_value(vs, kind, current)
 
 
 def _remove_shadowed(src: BlockSource, key: str, edits: _Edits) -> None:
@@ -478,8 +528,8 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
         if key not in current:
             edits.replace(vs.line_start, vs.line_end, "")
             _remove_shadowed(src, f"{table.attr}.{key}", edits)
-        elif not _same(table.kind, current[key], vs.value):
-            edits.replace_value(vs, table.kind, current[key])
+        else:
+            _edit_value(src.text, vs, table.kind, current[key], edits)
     added = [k for k in current if k not in ts.entries]
     if added:
         if entry_indent is None:
