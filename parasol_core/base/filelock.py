@@ -18,6 +18,7 @@ as before it existed: atomic replace, last writer wins.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 import threading
@@ -59,6 +60,10 @@ def locked(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]
     nothing to lose to a concurrent replace and is not locked. Raises
     :class:`LockTimeout` when another writer keeps it past ``timeout`` seconds. A
     thread that holds the lock may ask for it again (a save inside an edit)."""
+    if not math.isfinite(timeout) or timeout < 0:
+        raise ValueError(
+            f"a lock timeout is a finite number of seconds, 0 or more, not {timeout!r}"
+        )
     real = os.path.realpath(path)
     held: set[str] = _held.__dict__.setdefault("paths", set())
     if fcntl is None or real in held:  # no locks here, or this thread holds it already

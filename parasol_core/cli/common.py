@@ -15,12 +15,20 @@ from pathlib import Path
 from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
-from parasol_core.base.limits import ValueRangeError, read_model_bytes
+from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
+from parasol_core.base.numeric import OptionNumber
 from parasol_core.model import Machine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+# The numbers options take (argparse ``type=``): finite and in range, or a usage error
+# naming the option (base.numeric.OptionNumber)
+AN_ID = OptionNumber(int, 0, MAX_ID)
+PROCESSES = OptionNumber(int, 1, MAX_ID)
+SECONDS = OptionNumber(float, 0, 86400)  # a wait: up to a day
+BYTES = OptionNumber(float, 0)
 
 
 class CommandError(Exception):
@@ -189,8 +197,8 @@ def memory_budget(args: argparse.Namespace) -> Iterator[budget.Limits]:
 def lock_option(p: argparse.ArgumentParser) -> None:
     """``--lock-timeout``, for the commands that can rewrite a file in place."""
     p.add_argument(
-        "--lock-timeout", type=float, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
-        help="with -i: how long to wait while another program writes FILE "
+        "--lock-timeout", type=SECONDS, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
+        help="with -i: how long to wait while another program writes FILE, 0 to 86400 "
         f"(default {filelock.DEFAULT_TIMEOUT:g}); past it nothing is changed (exit 2)",
     )  # fmt: skip
 

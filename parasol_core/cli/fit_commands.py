@@ -24,6 +24,7 @@ from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
+    PROCESSES,
     CommandError,
     allow_errors_option,
     editing,
@@ -55,7 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("primitive", metavar="SECTION.PRIMITIVE", help="e.g. mpi.bcast, pvm.send")
     p.add_argument("measurements", metavar="MEASUREMENTS")
-    p.add_argument("--procs", type=int, metavar="N", help="processes an OSU benchmark ran on")
+    p.add_argument("--procs", type=PROCESSES, metavar="N",
+                   help="processes an OSU benchmark ran on")  # fmt: skip
     p.add_argument("--table", metavar="NAME",
                    help="the OSU table to fit when the log holds several: its benchmark "
                    "(osu_latency, allreduce, 'Bandwidth Test') or its number in the list "

@@ -7,6 +7,7 @@ import importlib
 import sys
 import threading
 
+from parasol_core.base.numeric import OptionNumber
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 from parasol_core.cli.progress import ProgressBar
 
@@ -33,8 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also run the report's validation experiments and print table 4.2")  # fmt: skip
     p.add_argument("--network", action="store_true",
                    help="measure the network between hosts instead (MPI)")  # fmt: skip
-    p.add_argument("--runs", type=int, metavar="N", help="runs per timing")
-    p.add_argument("--run-ms", type=float, metavar="MS", help="length of one timed run")
+    p.add_argument("--runs", type=OptionNumber(int, 2, 10000), metavar="N",
+                   help="runs per timing, 2 to 10000")  # fmt: skip
+    p.add_argument("--run-ms", type=OptionNumber(float, 0, 60000, above=True), metavar="MS",
+                   help="length of one timed run, up to 60000")  # fmt: skip
     p.add_argument("--cflags", metavar="FLAGS", help="compiler flags (default -O2)")
     p.add_argument("--params", metavar="NAMES", help="measure only these (comma-separated)")
     p.add_argument("--cache-sizes", metavar="SIZES",

@@ -39,6 +39,7 @@ from pjrpc.server.validators import ValidationError
 
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.limits import json_underflow
+from parasol_core.base.numeric import OptionNumber
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -680,14 +681,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     p = sub.add_parser("serve", help="run the estimator until SIGINT or SIGTERM")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument("--port", type=OptionNumber(int, 0, 65535), default=DEFAULT_PORT,
+                   help=f"default {DEFAULT_PORT}")  # fmt: skip
     p.add_argument("--store", metavar="DIR", help="where pushed models are kept "
                    "(default: the user data directory)")  # fmt: skip
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: "
                    "$PARASOL_ESTIMATOR_TOKEN); needed to listen beyond loopback")  # fmt: skip
-    p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
+    p.add_argument("--max-body", type=_positive(int), default=MAX_BODY, metavar="BYTES",
                    help="largest request body (default 64 MiB)")  # fmt: skip
-    p.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="S",
+    p.add_argument("--body-timeout", type=_positive(float), default=BODY_TIMEOUT, metavar="S",
                    help="seconds to receive a request body (default 30)")  # fmt: skip
     d = Budgets()
     budget = p.add_argument_group("budgets (docs/estimator.md, 'Budgets')")
