@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from parasol_core.analysis.validate import validate
-from parasol_core.base import params
+from parasol_core.base import filelock, params
 from parasol_core.base.limits import ValueRangeError, float_text, printable
 from parasol_core.cli.common import (
     AN_ID,
@@ -33,7 +33,10 @@ from parasol_core.syntax import jsonio
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="report errors and warnings in model files")
+    p = sub.add_parser("check", help="report errors and warnings in model files",
+                       description="Report errors and warnings. Temporary files that a "
+                       "writer of FILE killed before it finished left beside it "
+                       "(.FILE.*.tmp) are removed, with a note.")  # fmt: skip
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_check)
 
@@ -83,6 +86,9 @@ def _output_options(p: argparse.ArgumentParser) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
+        for tmp, size in filelock.remove_stale_temporaries(path):
+            print(f"note: {path}: removed {printable(tmp.name)} ({size:,} bytes), left by "
+                  "a writer of it that was killed before it finished", file=sys.stderr)  # fmt: skip
         try:
             machine = load_or_fail(path)
         except CommandError as e:

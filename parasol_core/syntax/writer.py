@@ -23,12 +23,12 @@ import operator
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from parasol_core.base import signals
 from parasol_core.base.arrays import difference, union
 from parasol_core.base.source import BlockSource, ValueSource, indent_of
 from parasol_core.model import (
@@ -957,7 +957,8 @@ def _same_table(kind: str, current: dict, loaded: dict) -> bool:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+    """Write ``text`` to ``path`` through a temporary file and a rename
+    (:func:`stage_text`, then :meth:`Staged.commit`).
 
     A symbolic link is resolved first, so the file it points to is replaced and the link
     stays. The new file gets the old one's permission bits (a read-only file stays
@@ -966,19 +967,80 @@ def write_text_atomic(path: Path, text: str) -> None:
 
     A target that exists and is not a regular file is never replaced: a character
     device or a FIFO is written through in place, anything else refused (see
-    :func:`write_through`)."""
+    :func:`write_through`).
+
+    Whatever stops the write (an error, a signal: :mod:`parasol_core.base.signals`)
+    before the rename removes the temporary and leaves the file as it was; after it,
+    the file is the new one, whole. Temporaries that writers of the same file left when
+    killed (SIGKILL, a power cut) are removed first
+    (:func:`parasol_core.base.filelock.remove_stale_temporaries`)."""
+    stage_text(path, text).commit()
+
+
+class Staged:
+    """A text written beside its target and not yet in place: :meth:`commit` renames
+    it over the target, :meth:`discard` removes it. Several files can be staged first
+    and committed together, the most important last (a measurement's model after its
+    tables)."""
+
+    def __init__(self, path: Path, tmp: Path | None, fd: int | None, data: bytes | None = None
+                 ) -> None:  # fmt: skip
+        self.path = path  # the real target
+        self.tmp = tmp  # None for a character device or FIFO, written through at commit
+        self._fd = fd  # holds the temporary's lock until it is renamed or removed
+        self._data = data
+
+    def commit(self) -> None:
+        try:
+            if self.tmp is None:
+                assert self._data is not None
+                write_through(self.path, self._data)
+            else:
+                with signals.deferred():  # renamed and known to be: one step
+                    os.replace(self.tmp, self.path)
+                    self.tmp = None
+        except BaseException:
+            self.discard()
+            raise
+        finally:
+            self._close()
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+        self._data = None
+        self._close()
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+
+def stage_text(path: Path, text: str) -> Staged:
+    """``text`` written to a temporary beside ``path`` (see :func:`write_text_atomic`),
+    synced, with the target's permission bits, owner and group; not yet renamed."""
+    from parasol_core.base import filelock
+
     path = Path(os.path.realpath(path))
     if _is_special(path):
-        write_through(path, text.encode("utf-8"))
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        return Staged(path, None, None, text.encode("utf-8"))
+    filelock.remove_stale_temporaries(path)
+    staged = None
     try:
-        with os.fdopen(fd, "wb") as f:
+        with signals.deferred():  # made and known as one step: a signal never leaks it
+            fd, tmp = filelock.temporary_beside(path)
+            staged = Staged(path, tmp, fd)
+        with os.fdopen(fd, "wb", closefd=False) as f:
             # encoded a piece at a time: no whole encoded copy of the text in memory
             for i in range(0, len(text), _CHUNK):
                 f.write(text[i : i + _CHUNK].encode("utf-8"))
             f.flush()
-            os.fsync(f.fileno())
+            os.fsync(fd)
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -987,15 +1049,13 @@ def write_text_atomic(path: Path, text: str) -> None:
             mode = 0o666 & ~umask
         else:
             mode = st.st_mode & 0o777
-            _keep_owner(tmp, path, st)
+            _keep_owner(str(tmp), path, st)
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if staged is not None:
+            staged.discard()
         raise
+    return staged
 
 
 #: Characters encoded and written at a time (a str holds no surrogate pair to split):
