@@ -203,6 +203,48 @@ def lock_option(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def output_option(p: argparse._ActionsContainer, *flags: str, **kwargs: object
+                  ) -> argparse.Action:  # fmt: skip
+    """An option naming a file the command writes (``-o OUT``; '-' for stdout). The
+    command's :func:`run` checks it can be written (:func:`check_outputs`) before any
+    work: a missing directory or one that cannot be written in, a directory in its place,
+    are usage errors (exit 2) at once, not after the work."""
+    action = p.add_argument(*flags, **kwargs)
+    p.set_defaults(_outputs=(*(p.get_default("_outputs") or ()), action.dest))
+    return action
+
+
+def check_output(path: str) -> None:
+    """CommandError (exit 2) if ``path`` cannot be written
+    (:func:`parasol_core.syntax.writer.check_writable`)."""
+    from parasol_core.syntax.writer import check_writable
+
+    try:
+        check_writable(path)
+    except OSError as e:
+        raise CommandError(f"{path}: cannot write: {e.strerror or e}", EXIT_USAGE) from None
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    r"""Every file the command will write (its :func:`output_option`\ s, and FILE with
+    ``-i``), checked before any work."""
+    for dest in getattr(args, "_outputs", ()):
+        out = getattr(args, dest, None)
+        if out and out != "-":
+            check_output(out)
+    if getattr(args, "in_place", False) and _regular_or_none(args.file):
+        check_output(args.file)  # (a FIFO, a device: refused as an input, unread)
+
+
+def _regular_or_none(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
+
+
 def write_output(text: str, out: str | None) -> None:
     """Text to a file (atomically) or to stdout."""
     if out is None or out == "-":
@@ -267,6 +309,7 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
         stdout = sys.stdout
         sys.stdout = _GuardedOutput(stdout)
         try:
+            check_outputs(args)  # before any work
             status = func(args)
             sys.stdout.flush()  # a full disk or device shows here, not after exit
             return status

@@ -30,6 +30,7 @@ from parasol_core.cli.common import (
     editing,
     error_counts,
     lock_option,
+    output_option,
     refuse_new_errors,
     run,
     save_or_fail,
@@ -63,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(osu_latency, allreduce, 'Bandwidth Test') or its number in the list "
                    "the command prints")  # fmt: skip
     g = p.add_mutually_exclusive_group()
-    g.add_argument("-o", "--output", metavar="OUT", help="write the model with the fit here")
+    output_option(g, "-o", "--output", metavar="OUT", help="write the model with the fit here")
     g.add_argument("-i", "--in-place", action="store_true", help="write the fit into FILE")
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
     lock_option(p)

@@ -15,6 +15,8 @@ from parasol_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    check_output,
+    output_option,
     run,
 )
 from parasol_core.cli.progress import ProgressBar
@@ -36,8 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "SIGTERM or SIGHUP cancels: the compilers and benchmarks are stopped, the build "
         "directory removed, nothing is written, and the exit status is 128 + the signal.",
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write the model here "
-                   "(default: print it on standard output)")  # fmt: skip
+    output_option(p, "-o", "--output", metavar="FILE", help="write the model here "
+                  "(default: print it on standard output)")  # fmt: skip
+    p.set_defaults(_outputs=())  # checked by the command: on rank 0 only with --network
     p.add_argument("--quick", action="store_true",
                    help="fewer and shorter runs (under a minute; wider deviations)")  # fmt: skip
     p.add_argument("--validate", action="store_true",
@@ -87,7 +90,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
 
 @run
 def run_measure(args: argparse.Namespace) -> int:
-    if args.network:
+    if args.network:  # its ranks check -o on rank 0, before MPI measures anything
         try:
             network = importlib.import_module("parasol_core.measure.mpi_network")
         except ImportError:
@@ -106,6 +109,8 @@ def run_measure(args: argparse.Namespace) -> int:
     from parasol_core.measure.validation import format_validation_table, validate_host
 
     options = _options(args)
+    if args.output and args.output != "-":
+        check_output(args.output)  # before the compiler is tried: no work for nothing
     try:
         check_compiler(find_compiler(options.compiler))
     except CompilerMissing as e:

@@ -20,6 +20,7 @@ from parasol_core.cli.common import (
     error_counts,
     load_or_fail,
     lock_option,
+    output_option,
     refuse_new_errors,
     run,
     save_or_fail,
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("format", help="write a model in canonical layout")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    output_option(p, "-o", "--output", metavar="OUT", help="write here instead of stdout")
     p.set_defaults(func=cmd_format)
 
     p = sub.add_parser("show", help="summarize a model (or dump it as JSON)")
@@ -76,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _output_options(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    output_option(g, "-o", "--output", metavar="OUT", help="write here instead of stdout")
     g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
     lock_option(p)
     allow_errors_option(p)

@@ -46,7 +46,6 @@ short: the files are whole, and every rank still exits with 128 + the signal.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -423,17 +422,17 @@ def osu_directory(output: str | None) -> Path | None:
 
 
 def _check_output(output: str | None) -> str | None:
-    """Why ``-o`` cannot be written (checked before minutes of measuring), or None."""
+    """Why ``-o`` cannot be written (checked before minutes of measuring, as every
+    command checks its outputs: :func:`parasol_core.syntax.writer.check_writable`), or
+    None."""
+    from parasol_core.syntax.writer import check_writable
+
     if not output or output == "-":
         return None
-    path = Path(output)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        return f"{output}: is a directory"
-    if not parent.is_dir():
-        return f"{output}: no such directory {str(parent)!r}"
-    if not os.access(parent, os.W_OK):
-        return f"{output}: cannot write in {str(parent)!r}"
+    try:
+        check_writable(output)
+    except OSError as e:
+        return f"{output}: {e.strerror or e}"
     osu = osu_directory(output)
     if osu is not None and osu.exists() and not osu.is_dir():
         return f"{osu}: exists and is not a directory (the OSU tables go there)"

@@ -1058,6 +1058,52 @@ def stage_text(path: Path, text: str) -> Staged:
     return staged
 
 
+def check_writable(path: str | Path) -> None:
+    """Raise OSError (its filename ``path``, its strerror saying why) when
+    :func:`write_text_atomic` could not write ``path``, for what can be known before
+    the text exists: a directory or a node that is not a file in its place, a missing
+    directory, one this process cannot write in (read-only, not its own, a read-only
+    file system: tried by making a temporary there), a file whose owner the new one
+    could not keep. A command checks its outputs with it before any work."""
+    from parasol_core.base import filelock
+
+    shown = str(path)
+    real = Path(os.path.realpath(path))
+    try:
+        st: os.stat_result | None = real.stat()
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise NotADirectoryError(errno.ENOTDIR, "a part of its path is not a directory",
+                                 shown) from None  # fmt: skip
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            return  # written through in place (write_through)
+        from parasol_core.base.limits import file_kind
+
+        raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL,
+                      f"it is {file_kind(st.st_mode)}, not a file a model can be written "
+                      "to; nothing was written", shown)  # fmt: skip
+    parent = real.parent
+    if not parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"no such directory {str(parent)!r}", shown)
+    with signals.deferred():  # a probe, made and removed as one step
+        try:
+            fd, tmp = filelock.temporary_beside(real)
+        except OSError as e:
+            raise OSError(e.errno, f"cannot write in {str(parent)!r}: {e.strerror or e}",
+                          shown) from None  # fmt: skip
+        try:
+            if st is not None:
+                _keep_owner(str(tmp), real, st)
+        finally:
+            os.close(fd)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 #: Characters encoded and written at a time (a str holds no surrogate pair to split):
 #: small pieces stay in the processor's cache and reuse their memory (4 MB pieces,
 #: each new memory, took four times as long).
