@@ -121,7 +121,7 @@ def handled() -> Iterator[None]:
     finally:
         for sig, old in before.items():
             signal.signal(sig, old if old is not None else signal.SIG_DFL)
-        _state.installed = 0
+        _state.__init__()  # what this block received is its own: read it inside
 
 
 def reinstall() -> None:
@@ -153,7 +153,8 @@ def deferred(raise_at_end: bool = True) -> Iterator[None]:
 
 
 def received() -> int:
-    """The first signal received in :func:`handled` (0 for none)."""
+    """The first signal received in the :func:`handled` block now running (0 for
+    none, and outside one)."""
     return _state.signum
 
 
