@@ -380,9 +380,11 @@ def test_cli_json_and_output_file_keep_the_rest_of_the_model(capsys, measured, t
     assert set(data["candidates"][0]) == {"form", "coefficients", "errors", "chi2", "q"}
     written = out_path.read_text()
     original = model.read_text()
-    # the new section sits before `end machine`; every original line is still there
-    assert written.replace(f"    begin mpi\n        bcast = {data['expression']}\n    end mpi\n",
-                           "") == original  # fmt: skip
+    # the new section sits before `end machine`; every original line is still there; the
+    # fit's line says what it was fitted to
+    fitted = next(line for line in written.splitlines() if "bcast = " in line)
+    assert fitted.startswith(f"        bcast = {data['expression']}  # fitted to 63 times")
+    assert written.replace(f"    begin mpi\n{fitted}\n    end mpi\n", "") == original
     assert load(out_path).mpi.entries["bcast"].text == data["expression"]
 
 

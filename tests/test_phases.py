@@ -398,7 +398,8 @@ def test_cli_usage_errors(tmp_path, capsys):
     assert main(["simulate", model, "--pattern", "halo"]) == 2
     assert main(["simulate", model, "--messages", str(tmp_path / "none.json")]) == 2
     assert main(["simulate", model, "--pattern", "halo", "--bytes", "1", "--virtual", "9"]) == 2
-    assert main(["simulate", model, "--pattern", "halo", "--bytes", "-1"]) == 1
+    with pytest.raises(SystemExit):  # a negative size: refused as the option is read
+        main(["simulate", model, "--pattern", "halo", "--bytes", "-1"])
     with pytest.raises(SystemExit):
         main(["simulate", model, "--pattern", "halo", "--messages", "m.json"])
 

@@ -64,6 +64,7 @@ __all__ = [
     "read_measurement_file",
     "read_source",
     "mixed_benchmarks",
+    "fit_comment",
     "is_csv",
     "OsuLog",
     "OsuTable",
@@ -223,6 +224,27 @@ class Candidate:
             "chi2": self.chi2,
             "q": self.q,
         }
+
+
+def fit_comment(candidate: Candidate, m: Measurements, sources: Sequence[str]) -> str:
+    """What a fitted expression's line says after it in the model (its comment, which
+    replaces the one about the value before): the times it was fitted to, from where,
+    the form and its Q. ``sources`` say where the times came from ("job.log,
+    osu_latency"); their control characters are escaped, their lengths bounded."""
+    from parasol_core.base.limits import printable
+
+    counts = sorted({int(p) for p in m.procs.tolist()})
+    at = (f"{counts[0]} processes" if len(counts) == 1
+          else f"{len(counts)} process counts, {counts[0]} to {counts[-1]}")  # fmt: skip
+    where = "; ".join(printable(s if len(s) <= 80 else s[:77] + "...") for s in sources)
+    if candidate.q is None:
+        q = "no Q (no errors given: equal relative errors assumed)"
+    elif candidate.dof == 0:
+        q = "exactly determined (no Q)"
+    else:
+        q = f"Q {candidate.q:.3g}"
+    times = f"{len(m)} time" + ("" if len(m) == 1 else "s")
+    return f"fitted to {times} at {at} ({where}): {candidate.form}, {q}"
 
 
 def _number(value: float, error: float) -> str:
@@ -410,18 +432,40 @@ _OSU_COLUMN = re.compile(
     re.IGNORECASE,
 )
 _DECIMAL = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
-# the test name without "Test" and "Latency" -> the program's name, where they differ
+# "# Datatype: MPI_CHAR."
+_OSU_DATATYPE = re.compile(r"^#\s*Datatype\s*:\s*(?P<type>[^\s.]+)\.?\s*$", re.IGNORECASE)
+# The title's first word: "MPI", "MPI-CUDA", "MPI-CUDA MANAGED" (the accelerator the
+# buffers were on), or a one-sided benchmark's call, "MPI_Put", "MPI_Get_accumulate-ROCM"
+_OSU_API = re.compile(
+    r"^MPI(?:_(?P<call>[A-Za-z][A-Za-z_]*))?(?P<accel>-[A-Za-z]+(?:\s+MANAGED)?)?(?:\s+|$)",
+    re.IGNORECASE,
+)
+# one-sided calls -> the prefix of their programs (osu_put_latency, osu_fop_latency, ...)
+_CALLS = {
+    "put": "put",
+    "get": "get",
+    "accumulate": "acc",
+    "get_accumulate": "get_acc",
+    "fetch_and_op": "fop",
+    "compare_and_swap": "cas",
+}
+# the test name without "Test" -> the program's name, where they differ (tried first with
+# "Latency", then without: osu_multi_lat is "Multi Latency", osu_bcast "Broadcast Latency")
 _PROGRAMS = {
     "latency": "latency",
+    "multi latency": "multi_lat",
+    "multi-threaded latency": "latency_mt",
+    "multi-process latency": "latency_mp",
     "bandwidth": "bw",
     "bi-directional bandwidth": "bibw",
     "broadcast": "bcast",
     "multiple bandwidth / message rate": "mbw_mr",
-    "multi latency": "multi_lat",
-    "multi-threaded latency": "latency_mt",
-    "multi-process latency": "latency_mp",
+    "all-to-all": "alltoall",
+    "all-to-allv": "alltoallv",
+    "all-to-allw": "alltoallw",
     "all-to-all personalized exchange": "alltoall",
     "all-to-allv personalized exchange": "alltoallv",
+    "all-to-allw personalized exchange": "alltoallw",
 }
 
 
@@ -439,18 +483,50 @@ def _osu_columns(rest: str) -> list[str]:
     return names
 
 
-def _program(test: str) -> str:
-    """The program of a test name: "Allreduce Latency Test" -> "osu_allreduce" ("" for
-    none)."""
+def title_parts(title: str) -> tuple[str, str, str]:
+    """A title (``MPI_Put-CUDA Latency Test``, without "OSU" and the version) as (the
+    one-sided call or "", the accelerator or "", the test name): ("Put", "CUDA",
+    "Latency Test"); a title that does not start with MPI is all test name."""
+    match = _OSU_API.match(title.strip())
+    if match is None:
+        return "", "", title.strip()
+    accel = " ".join((match.group("accel") or "").lstrip("-").upper().split())
+    return match.group("call") or "", accel, title.strip()[match.end() :].strip()
+
+
+def _name(test: str) -> str:
+    """The program's name of a test name: "Allreduce Latency Test" -> "allreduce",
+    "Non-blocking Neighborhood Alltoall Latency Test" -> "ineighbor_alltoall"."""
     name = " ".join(test.lower().split())
     name = re.sub(r"\s+test$", "", name)
-    if name != "latency":
-        name = re.sub(r"\s+latency$", "", name)
+    suffix = ""
+    if re.search(r"(^|\s)persistent(\s|$)", name):  # osu_allgather_persistent, ...
+        name = " ".join(w for w in name.split() if w != "persistent")
+        suffix = "_persistent"
     prefix = ""
-    if name.startswith("non-blocking "):
-        prefix, name = "i", name[len("non-blocking ") :]
-    name = _PROGRAMS.get(name) or re.sub(r"[^a-z0-9]+", "_", name).strip("_")
-    return f"osu_{prefix}{name}" if name else ""
+    for word, short in (("non-blocking ", "i"), ("neighborhood ", "neighbor_")):
+        if name.startswith(word):
+            prefix, name = prefix + short, name[len(word) :]
+    if name in _PROGRAMS:
+        name = _PROGRAMS[name]
+    else:
+        name = re.sub(r"\s+latency$", "", name)
+        name = _PROGRAMS.get(name) or re.sub(r"[^a-z0-9]+", "_", name).strip("_")
+    return f"{prefix}{name}{suffix}" if name else ""
+
+
+def _program(title: str) -> str:
+    """The program a title names, as OSU names it: "MPI Allreduce Latency Test" ->
+    "osu_allreduce", "MPI_Put Latency Test" -> "osu_put_latency", "MPI_Fetch_and_op
+    latency Test" -> "osu_fop_latency" ("" for none)."""
+    call, _, test = title_parts(title)
+    name = _name(test)
+    if not name:
+        return ""
+    if call:
+        short = _CALLS.get(call.lower(), call.lower())
+        return f"osu_{short}_{name}"
+    return f"osu_{name}"
 
 
 class _NoTableError(FitError):
@@ -461,11 +537,13 @@ class _NoTableError(FitError):
 
 
 class TableChoiceError(FitError):
-    """A log whose table is not chosen (several, and none or an unknown one named)."""
+    """A log whose table is not chosen (several, and none or an unknown one named);
+    ``candidates``: the tables an ambiguous name names (else empty)."""
 
-    def __init__(self, message: str, log: OsuLog) -> None:
+    def __init__(self, message: str, log: OsuLog, candidates: Sequence[OsuTable] = ()) -> None:
         super().__init__(message)
         self.log = log
+        self.candidates = list(candidates)
 
 
 @dataclass
@@ -479,6 +557,7 @@ class OsuTable:
     columns: list[str]  # after Size
     header: str = ""  # the header line as written
     has_size: bool = True  # False for osu_barrier (a latency, no message size)
+    datatype: str = ""  # "MPI_CHAR", from a "# Datatype: MPI_CHAR." line ("" without one)
     sizes: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)  # latency in us, or MB/s
     spread: list[float] = field(default_factory=list)  # half the min-max range, us
@@ -492,12 +571,20 @@ class OsuTable:
 
     @property
     def test(self) -> str:
-        """The test's name: the title without "MPI" ("MPI-CUDA", ...)."""
-        return re.sub(r"^MPI\S*\s+", "", self.title, flags=re.IGNORECASE)
+        """The test's name: the title without a plain "MPI" word ("Latency Test"); a
+        one-sided benchmark's call and an accelerator stay ("MPI_Put Latency Test",
+        "MPI-CUDA Latency Test"): they tell benchmarks apart."""
+        return re.sub(r"^MPI\s+", "", self.title, flags=re.IGNORECASE)
 
     @property
     def program(self) -> str:
-        return _program(self.test)
+        """The OSU program that prints this title: osu_latency, osu_put_latency, ..."""
+        return _program(self.title)
+
+    @property
+    def accelerator(self) -> str:
+        """Where the benchmark's buffers were: "" (host), "CUDA", "ROCM", ..."""
+        return title_parts(self.title)[1]
 
     @property
     def name(self) -> str:
@@ -506,12 +593,15 @@ class OsuTable:
 
     @property
     def benchmark(self) -> str:
-        """What the rows measure: tables with the same benchmark may be fitted together."""
-        return self.program or f"untitled {self.kind} table"
+        """What the rows measure: tables with the same benchmark may be fitted together
+        (see :func:`mixed_benchmarks`, which also tells stated datatypes apart)."""
+        name = self.program or f"untitled {self.kind} table"
+        return f"{name} ({self.accelerator})" if self.accelerator else name
 
     def describe(self) -> str:
         test = f" ({self.test})" if self.test else ""
-        return f"{self.name}{test}: {_rows(self.rows)}, {self.kind}, line {self.line}"
+        datatype = f", {self.datatype}" if self.datatype else ""
+        return f"{self.name}{test}: {_rows(self.rows)}, {self.kind}{datatype}, line {self.line}"
 
     def note(self) -> str:
         """What the fitted times mean, where that is not the plain latency."""
@@ -584,10 +674,12 @@ def _decimal(cell: str, lineno: int, text: str) -> float:
 
 def _query(name: str) -> str:
     """A table's name as the user may write it: "osu_latency", "Latency Test",
-    "# OSU MPI Allreduce Latency Test v7.3", "allreduce" -> lower case, one space."""
+    "# OSU MPI Allreduce Latency Test v7.3", "allreduce" -> lower case, one space, without
+    "OSU" and a plain "MPI" (a one-sided call stays: "mpi_put latency test")."""
     text = " ".join(name.lower().split())
     text = re.sub(r"^#\s*", "", text)
-    text = re.sub(r"^osu\s+mpi\S*\s+", "", text)
+    text = re.sub(r"^osu\s+", "", text)
+    text = re.sub(r"^mpi\s+", "", text)
     text = re.sub(r"\s+v\d[\w.\-]*$", "", text)
     return text
 
@@ -601,13 +693,17 @@ class OsuLog:
     skipped: int = 0
     first_skipped: int | None = None  # the line number of the first skipped line
 
-    def listing(self) -> str:
-        """One line a table: number, name, test, rows, kind, line."""
-        width = max(len(t.name) for t in self.tables)
-        test_width = max(len(t.test) for t in self.tables)
+    def listing(self, tables: Sequence[OsuTable] | None = None) -> str:
+        """One line a table (``tables``, by default every one): number, name, test, rows,
+        kind, datatype (where a table states one), line."""
+        tables = self.tables if tables is None else tables
+        width = max(len(t.name) for t in tables)
+        test_width = max(len(t.test) for t in tables)
+        type_width = max(len(t.datatype) for t in tables)
         return "\n".join(f"  {t.number:>2}  {t.name:<{width}}  {t.test:<{test_width}}  "
-                         f"{_rows(t.rows):>9}  {t.kind:<9}  line {t.line}"
-                         for t in self.tables)  # fmt: skip
+                         f"{_rows(t.rows):>9}  {t.kind:<9}  "
+                         + (f"{t.datatype:<{type_width}}  " if type_width else "")
+                         + f"line {t.line}" for t in tables)  # fmt: skip
 
     def skipped_note(self) -> str:
         """A sentence saying how many lines were skipped, and the first ("" for none)."""
@@ -641,7 +737,7 @@ class OsuLog:
             raise TableChoiceError(f"no table named {name!r} in this file", self)
         numbers = ", ".join(str(t.number) for t in found)
         raise TableChoiceError(f"{name!r} names {len(found)} tables ({numbers}): give its "
-                               "number or a longer name", self)  # fmt: skip
+                               "number or a longer name", self, found)  # fmt: skip
 
     def choose(self, name: str | None = None) -> OsuTable:
         """The table named ``name``; without a name, the only table, or TableChoiceError
@@ -659,15 +755,17 @@ def _lines(text: str) -> list[str]:
 
 
 def read_osu_log(text: str) -> OsuLog:
-    """Every table of an OSU micro-benchmark log: each ``# Size ...`` header (named by
-    the ``# OSU MPI ... Test`` line before it) starts a table, which runs to the next
-    title or header. Its rows are the lines that start with a number; other ``#``
-    lines (``# Datatype: MPI_CHAR.``) are OSU's comments; every other line (a job's
+    """Every table of an OSU micro-benchmark log: each ``# Size ...`` header starts a
+    table, named by the ``# OSU MPI ... Test`` title before it (every header up to the
+    next title: OSU 7 prints a header for each datatype it runs, after a ``# Datatype:
+    MPI_INT.`` line, under one title), which runs to the next title or header. Its rows
+    are the lines that start with a number; the datatype line gives the tables after it
+    their datatype, other ``#`` lines are OSU's comments; every other line (a job's
     prose, ``srun``/``mpirun`` lines, warnings) is skipped and counted. Raises FitError
     for a row that is not numbers (with its line) or when there is no table."""
     tables: list[OsuTable] = []
     table: OsuTable | None = None
-    title: str | None = None
+    title = datatype = ""
     skipped, first_skipped = 0, None
     for lineno, line in enumerate(_lines(text), start=1):
         stripped = line.strip()
@@ -676,15 +774,18 @@ def read_osu_log(text: str) -> OsuLog:
         if stripped.startswith("#"):
             named = _OSU_TITLE.match(stripped)
             header = None if named else _OSU_HEADER.match(stripped)
+            typed = None if named or header else _OSU_DATATYPE.match(stripped)
             if named:
-                table, title = None, named.group("title")
+                table, title, datatype = None, named.group("title"), ""
             elif header:
                 sizeless = header.group("sizeless")
-                table = OsuTable(len(tables) + 1, title or "", lineno,
+                table = OsuTable(len(tables) + 1, title, lineno,
                                  _osu_columns(sizeless or header.group("rest")),
-                                 stripped, has_size=sizeless is None)  # fmt: skip
+                                 stripped, has_size=sizeless is None,
+                                 datatype=datatype)  # fmt: skip
                 tables.append(table)
-                title = None
+            elif typed:
+                datatype = typed.group("type")
             continue
         cells = stripped.split()
         if table is not None and _DECIMAL.match(cells[0]):
@@ -731,13 +832,26 @@ def read_measurement_file(path: str | Path) -> str:
 
 def mixed_benchmarks(tables: Sequence[tuple[str, OsuTable]]) -> str | None:
     """Why tables must not be fitted together, or None: ``tables`` are (where from,
-    table) pairs; tables of different benchmarks (osu_latency and osu_bw, or osu_bcast
-    and osu_allreduce) measure different things, and are never merged."""
-    if len({t.benchmark for _, t in tables}) <= 1:
+    table) pairs; tables of different benchmarks (osu_latency and osu_bw, osu_bcast and
+    osu_allreduce, osu_latency and osu_put_latency, or one on the host and one on CUDA
+    buffers) measure different things, and are never merged; nor are tables of one
+    benchmark that state different datatypes (a table that states none, from an OSU
+    before 7, goes with any)."""
+    stated = {t.datatype for _, t in tables if t.datatype}
+    if len({t.benchmark for _, t in tables}) <= 1 and len(stated) <= 1:
         return None
-    shown = ", ".join(f"{t.name} ({where})" for where, t in tables)
-    return (f"Not fitted: the tables are of different benchmarks ({shown}). Fit one "
-            "benchmark at a time: choose the same one in each file, or remove a file.")  # fmt: skip
+    by_type = len({t.benchmark for _, t in tables}) == 1
+    shown = ", ".join(f"{_told_apart(t, by_type)} ({where})" for where, t in tables)
+    return (f"Not fitted: the tables are of different {'datatypes' if by_type else 'benchmarks'} "
+            f"({shown}). Fit one benchmark at a time: choose the same one in each file, or "
+            "remove a file.")  # fmt: skip
+
+
+def _told_apart(table: OsuTable, datatype: bool) -> str:
+    """A table's name with what tells it from others of that name: its accelerator,
+    and (``datatype``) its datatype."""
+    parts = [p for p in (table.accelerator, table.datatype if datatype else "") if p]
+    return table.name + (f" ({', '.join(parts)})" if parts else "")
 
 
 def read_source(text: str) -> Measurements | OsuLog:

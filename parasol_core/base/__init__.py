@@ -9,7 +9,10 @@
 * :mod:`.source`, :mod:`.diagnostics`: where a value sat in a text, and what is said
   about it (errors and warnings with their places);
 * :mod:`.memory`: handing freed heap back to the system after large work;
-* :mod:`.filelock`: advisory locks for writers of one file.
+* :mod:`.filelock`: advisory locks for writers of one file, and their temporaries
+  (removed by the next writer when the one that made them was killed);
+* :mod:`.signals`: how every long-running command stops on SIGINT, SIGTERM and SIGHUP
+  (clean up, exit 128 + the signal).
 """
 
 FLOOR = 0

@@ -18,6 +18,7 @@ as before it existed: atomic replace, last writer wins.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 import threading
@@ -59,6 +60,10 @@ def locked(path: str | Path, timeout: float = DEFAULT_TIMEOUT) -> Iterator[None]
     nothing to lose to a concurrent replace and is not locked. Raises
     :class:`LockTimeout` when another writer keeps it past ``timeout`` seconds. A
     thread that holds the lock may ask for it again (a save inside an edit)."""
+    if not math.isfinite(timeout) or timeout < 0:
+        raise ValueError(
+            f"a lock timeout is a finite number of seconds, 0 or more, not {timeout!r}"
+        )
     real = os.path.realpath(path)
     held: set[str] = _held.__dict__.setdefault("paths", set())
     if fcntl is None or real in held:  # no locks here, or this thread holds it already
@@ -137,3 +142,166 @@ def _still_names(path: str, fd: int) -> bool:
         return False
     held = os.fstat(fd)
     return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+# --------------------------------------------------------------------------- temporaries
+#
+# A writer replaces a file by writing a temporary beside it and renaming it over the
+# file (parasol_core.syntax.writer.write_text_atomic); a measurement builds in a
+# temporary directory. A writer killed with SIGKILL (or a power cut) cannot remove
+# its temporary, so the next writer of the same file removes those whose writer is
+# gone. A temporary's name holds its writer's process id, and its writer holds an
+# ``flock`` on it (released by the kernel when the process dies, however it dies):
+# a temporary is its writer's while that process lives and the lock is held; when the
+# lock is free and the process is gone, nothing will ever finish it.
+
+
+def temporary_beside(path: str | Path, suffix: str = ".tmp") -> tuple[int, Path]:
+    """A new temporary file in the directory of ``path``, for its writer:
+    ``.NAME.PID.XXXXXXXX.tmp``, open for writing (the descriptor is returned) and locked
+    by this process until that descriptor is closed."""
+    import tempfile
+
+    path = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=suffix,
+                                dir=path.parent)  # fmt: skip
+    try:
+        hold(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(name)
+        raise
+    return fd, Path(name)
+
+
+def temporary_directory(prefix: str, where: str | Path | None = None) -> tuple[int, Path]:
+    """A new temporary directory ``PREFIX<PID>-XXXXXXXX`` (in the system's temporary
+    directory unless ``where``), and a descriptor of it holding its lock: close the
+    descriptor when the directory is removed. Stale directories of the same prefix
+    (:func:`remove_stale_directories`) are removed first."""
+    import tempfile
+
+    remove_stale_directories(prefix, where)
+    name = tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=where)
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    hold(fd)
+    return fd, Path(name)
+
+
+def hold(fd: int) -> None:
+    """Take the lock of a temporary this process has just made (nobody else holds it)."""
+    if fcntl is None:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # a file system without locks: the process id still tells
+        pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    except OverflowError:
+        return False
+    return True
+
+
+def writer_gone(path: str | Path, pid: int | None) -> bool:
+    """Whether the temporary at ``path`` (a file or a directory) was left by a writer
+    that is gone: its process ``pid`` (None: the name gives none) is not running here
+    and nobody holds its lock."""
+    if pid is not None and _alive(pid):
+        return False
+    if fcntl is None:
+        return pid is not None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_CLOEXEC", 0))  # fmt: skip
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # held: its writer is at work (on another host, perhaps)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _pid_in(middle: str) -> int | None:
+    """The process id in the middle of a temporary's name ("1234.k3j9x2_a"), if any."""
+    first, dot, _ = middle.partition(".")
+    return int(first) if dot and first.isdigit() and len(first) < 10 else None
+
+
+def stale_temporaries(path: str | Path) -> list[Path]:
+    """The temporaries beside ``path`` that writers of it left and will never finish:
+    ``.NAME.*.tmp`` whose writer is gone (:func:`writer_gone`)."""
+    path = Path(path)
+    head, tail = f".{path.name}.", ".tmp"
+    found = []
+    try:
+        entries = list(os.scandir(path.parent if str(path.parent) else "."))
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(head) and name.endswith(tail)) or len(name) <= len(head + tail):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        if writer_gone(entry.path, _pid_in(name[len(head) : -len(tail)])):
+            found.append(Path(entry.path))
+    return found
+
+
+def remove_stale_temporaries(path: str | Path) -> list[tuple[Path, int]]:
+    """Remove :func:`stale_temporaries` of ``path``; the ones removed, with their sizes
+    (a directory that cannot be written in removes none; never raises)."""
+    removed = []
+    for tmp in stale_temporaries(path):
+        try:
+            size = tmp.stat().st_size
+            tmp.unlink()
+        except OSError:
+            continue
+        removed.append((tmp, size))
+    return removed
+
+
+def remove_stale_directories(prefix: str, where: str | Path | None = None) -> list[Path]:
+    """Remove this user's temporary directories ``PREFIX<PID>-*`` whose maker is gone (a
+    measurement killed with SIGKILL); never raises."""
+    import shutil
+    import tempfile
+
+    folder = Path(where) if where is not None else Path(tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(prefix):
+            continue
+        pid_text, dash, _ = name[len(prefix) :].partition("-")
+        if not (dash and pid_text.isdigit() and len(pid_text) < 10):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != getattr(os, "geteuid", lambda: -1)():
+            continue
+        if writer_gone(entry.path, int(pid_text)):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(Path(entry.path))
+    return removed

@@ -212,6 +212,50 @@ def printable(text: str) -> str:
                    else c for c in text)  # fmt: skip
 
 
+#: The longest text from outside (a CPU's name, a compiler's version line, $CC, a host's
+#: name) a model or a message takes; past it the text is cut, with "..." at the end.
+MAX_OUTSIDE_TEXT = 200
+
+
+def outside_text(value: str | bytes, limit: int = MAX_OUTSIDE_TEXT, lines: bool = False
+                 ) -> str:  # fmt: skip
+    """Text from outside the program (the environment, the operating system, another
+    program's output) as it may go into a model or onto a terminal: bytes that are not
+    UTF-8 (or a str holding their surrogate escapes) become U+FFFD; control and format
+    characters (escape, NUL, bidirectional overrides, ...) are escaped (``\\x1b``);
+    blanks and line ends become single spaces (with ``lines``, line ends stay, for a
+    message of several lines); a double quote becomes a single one (a name in a model
+    is quoted); the whole is cut to ``limit`` characters. Never raises."""
+    import unicodedata
+
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", errors="replace")
+    else:
+        text = (
+            str(value).encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+        )
+    if len(text) > 4 * limit:  # no work in proportion to a 2 MB name
+        text = text[: 4 * limit]
+    out = []
+    for c in text:
+        if c == "\n" and lines:
+            out.append(c)
+        elif c in " \t\n\r\x0b\x0c" or unicodedata.category(c) in ("Zl", "Zp", "Zs"):
+            out.append(" ")
+        elif unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            out.append(c.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append("'" if c == '"' else c)
+    text = "".join(out)
+    if lines:
+        text = "\n".join(" ".join(line.split()) for line in text.split("\n")).strip("\n")
+    else:
+        text = " ".join(text.split())
+    if len(text) > limit:
+        text = text[: max(limit - 3, 0)].rstrip() + "..."
+    return text
+
+
 def check_text(text: str, what: str = "a value") -> str:
     """Text the file can store: UTF-8 encodable and within the line length limit."""
     try:

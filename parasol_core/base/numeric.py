@@ -109,3 +109,46 @@ def parse_sd(text: str) -> float | None:
     if value < 0:
         raise ValueError(f"{text} is negative: a standard deviation is 0 or more")
     return value
+
+
+class OptionNumber:
+    """An option's number, for argparse's ``type=``: a whole number (``kind`` int) or a
+    finite float, from ``low`` to ``high`` (either may be None: no bound; with
+    ``above``, more than ``low`` rather than at least). NaN, infinities, overflow and
+    anything out of range are refused with a message naming the range: every numeric
+    option of the commands is one of these (``tests/test_signals.py`` checks)."""
+
+    def __init__(self, kind: type, low: float | None = None, high: float | None = None,
+                 above: bool = False) -> None:  # fmt: skip
+        if kind not in (int, float):
+            raise TypeError(f"an option's number is an int or a float, not {kind!r}")
+        self.kind, self.low, self.high, self.above = kind, low, high, above
+        self.__name__ = "whole number" if kind is int else "number"  # argparse's messages
+
+    def range_text(self) -> str:
+        what = "a whole number" if self.kind is int else "a finite number"
+        low = None if self.low is None else f"{self.low:g}"
+        high = None if self.high is None else f"{self.high:g}"
+        if low is not None and high is not None:
+            return f"{what} {'above' if self.above else 'from'} {low} {'up ' if self.above else ''}to {high}"
+        if low is not None:
+            return f"{what} {'above' if self.above else 'of at least'} {low}"
+        if high is not None:
+            return f"{what} of at most {high}"
+        return what
+
+    def __call__(self, text: str) -> int | float:
+        import argparse
+
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        try:
+            if self.kind is int:
+                value: int | float = parse_whole(text, -(2**63), 2**63 - 1, "a whole number")
+            else:
+                value = _parse_finite(text.strip(), "")
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown!r}: expected {self.range_text()}") from None
+        low_fails = self.low is not None and (value <= self.low if self.above else value < self.low)
+        if low_fails or (self.high is not None and value > self.high):
+            raise argparse.ArgumentTypeError(f"{shown!r}: expected {self.range_text()}")
+        return value

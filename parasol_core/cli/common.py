@@ -15,12 +15,20 @@ from pathlib import Path
 from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
-from parasol_core.base.limits import ValueRangeError, read_model_bytes
+from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
+from parasol_core.base.numeric import OptionNumber
 from parasol_core.model import Machine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import decode, loads
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+# The numbers options take (argparse ``type=``): finite and in range, or a usage error
+# naming the option (base.numeric.OptionNumber)
+AN_ID = OptionNumber(int, 0, MAX_ID)
+PROCESSES = OptionNumber(int, 1, MAX_ID)
+SECONDS = OptionNumber(float, 0, 86400)  # a wait: up to a day
+BYTES = OptionNumber(float, 0)
 
 
 class CommandError(Exception):
@@ -193,10 +201,52 @@ def memory_budget(args: argparse.Namespace) -> Iterator[budget.Limits]:
 def lock_option(p: argparse.ArgumentParser) -> None:
     """``--lock-timeout``, for the commands that can rewrite a file in place."""
     p.add_argument(
-        "--lock-timeout", type=float, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
-        help="with -i: how long to wait while another program writes FILE "
+        "--lock-timeout", type=SECONDS, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
+        help="with -i: how long to wait while another program writes FILE, 0 to 86400 "
         f"(default {filelock.DEFAULT_TIMEOUT:g}); past it nothing is changed (exit 2)",
     )  # fmt: skip
+
+
+def output_option(p: argparse._ActionsContainer, *flags: str, **kwargs: object
+                  ) -> argparse.Action:  # fmt: skip
+    """An option naming a file the command writes (``-o OUT``; '-' for stdout). The
+    command's :func:`run` checks it can be written (:func:`check_outputs`) before any
+    work: a missing directory or one that cannot be written in, a directory in its place,
+    are usage errors (exit 2) at once, not after the work."""
+    action = p.add_argument(*flags, **kwargs)
+    p.set_defaults(_outputs=(*(p.get_default("_outputs") or ()), action.dest))
+    return action
+
+
+def check_output(path: str) -> None:
+    """CommandError (exit 2) if ``path`` cannot be written
+    (:func:`parasol_core.syntax.writer.check_writable`)."""
+    from parasol_core.syntax.writer import check_writable
+
+    try:
+        check_writable(path)
+    except OSError as e:
+        raise CommandError(f"{path}: cannot write: {e.strerror or e}", EXIT_USAGE) from None
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    r"""Every file the command will write (its :func:`output_option`\ s, and FILE with
+    ``-i``), checked before any work."""
+    for dest in getattr(args, "_outputs", ()):
+        out = getattr(args, dest, None)
+        if out and out != "-":
+            check_output(out)
+    if getattr(args, "in_place", False) and _regular_or_none(args.file):
+        check_output(args.file)  # (a FIFO, a device: refused as an input, unread)
+
+
+def _regular_or_none(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True
 
 
 def write_output(text: str, out: str | None) -> None:
@@ -263,6 +313,7 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
         stdout = sys.stdout
         sys.stdout = _GuardedOutput(stdout)
         try:
+            check_outputs(args)  # before any work
             status = func(args)
             sys.stdout.flush()  # a full disk or device shows here, not after exit
             return status

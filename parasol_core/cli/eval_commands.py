@@ -18,6 +18,7 @@ from parasol_core.base.limits import (
     too_large,
 )
 from parasol_core.cli.common import (
+    AN_ID,
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
@@ -107,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "to read it from stdin. Prints the mean and the standard deviation in seconds.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--processor", type=int, required=True, metavar="ID",
+    p.add_argument("--processor", type=AN_ID, required=True, metavar="ID",
                    help="the processor type's id")  # fmt: skip
     p.add_argument("counts", metavar="COUNTS",
                    help="JSON text starting with '{', a file of it, or - for stdin")  # fmt: skip

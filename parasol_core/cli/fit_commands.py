@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from parasol_core.analysis.fit import (
     Candidate,
@@ -15,6 +16,7 @@ from parasol_core.analysis.fit import (
     OsuTable,
     TableChoiceError,
     fit,
+    fit_comment,
     read_measurement_file,
     read_source,
 )
@@ -22,11 +24,13 @@ from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
+    PROCESSES,
     CommandError,
     allow_errors_option,
     editing,
     error_counts,
     lock_option,
+    output_option,
     refuse_new_errors,
     run,
     save_or_fail,
@@ -53,13 +57,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("primitive", metavar="SECTION.PRIMITIVE", help="e.g. mpi.bcast, pvm.send")
     p.add_argument("measurements", metavar="MEASUREMENTS")
-    p.add_argument("--procs", type=int, metavar="N", help="processes an OSU benchmark ran on")
+    p.add_argument("--procs", type=PROCESSES, metavar="N",
+                   help="processes an OSU benchmark ran on")  # fmt: skip
     p.add_argument("--table", metavar="NAME",
                    help="the OSU table to fit when the log holds several: its benchmark "
                    "(osu_latency, allreduce, 'Bandwidth Test') or its number in the list "
                    "the command prints")  # fmt: skip
     g = p.add_mutually_exclusive_group()
-    g.add_argument("-o", "--output", metavar="OUT", help="write the model with the fit here")
+    output_option(g, "-o", "--output", metavar="OUT", help="write the model with the fit here")
     g.add_argument("-i", "--in-place", action="store_true", help="write the fit into FILE")
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
     lock_option(p)
@@ -128,8 +133,10 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
     except FitError as e:
         raise CommandError(f"{args.measurements}: {e}", EXIT_ERRORS) from None
     chosen = candidates[0].expression()
+    source = Path(args.measurements).name + (f", {table.name}" if table is not None else "")
+    comment = fit_comment(candidates[0], measurements, [source])
     try:  # also checks the name before anything is printed
-        session.set_expression(ref, chosen, label=f"Fit {ref}")
+        session.set_expression(ref, chosen, label=f"Fit {ref}", comment=comment)
     except (EditError, SessionError) as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if before is not None:  # a model is written: not one the fit adds errors to
@@ -153,6 +160,14 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
     return EXIT_OK
 
 
+def _finds(log: OsuLog, table: OsuTable) -> bool:
+    """Whether ``--table`` with the table's name finds it (and only it)."""
+    try:
+        return log.find(table.name) is table
+    except TableChoiceError:
+        return False
+
+
 def _osu_table(args: argparse.Namespace, log: OsuLog) -> tuple[OsuTable, Measurements]:
     """The table of an OSU log that --table names (or its only one), as measurements at
     --procs processes; notes on stderr for skipped lines and a bandwidth table. Several
@@ -160,10 +175,12 @@ def _osu_table(args: argparse.Namespace, log: OsuLog) -> tuple[OsuTable, Measure
     try:
         table = log.choose(args.table)
     except TableChoiceError as e:
-        example = next((t.name for t in log.tables if t.program), "1")
+        example = next((t.name for t in log.tables if t.program and _finds(log, t)), "1")
         how = ("choose one with --table NAME or --table NUMBER, e.g. "
                f"--table {example}")  # fmt: skip
-        raise CommandError(f"{args.measurements}: {e}; the tables:\n{log.listing()}\n{how}",
+        which = "the tables it names" if e.candidates else "the tables"
+        listing = log.listing(e.candidates or None)
+        raise CommandError(f"{args.measurements}: {e}; {which}:\n{listing}\n{how}",
                            EXIT_USAGE) from None  # fmt: skip
     if args.procs is None:
         raise FitError("OSU benchmark output: give the number of processes it ran on "

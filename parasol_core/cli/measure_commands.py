@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 import threading
 
-from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
+from parasol_core.base import signals
+from parasol_core.base.numeric import OptionNumber
+from parasol_core.cli.common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    check_output,
+    output_option,
+    run,
+)
 from parasol_core.cli.progress import ProgressBar
 
 EXIT_CANCELLED = 130
+MAX_CACHE_SIZE = 10000  # statements in the cache curve's loop (compile time grows fast)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,19 +34,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "instruction cache curve and a pipe between two processes, and writes a model "
         "with one processor type named after the CPU. Parameters that cannot be "
         "measured honestly are left out and named with the reason. --validate then runs "
-        "the report's GEB and prime experiments (4.5) and prints table 4.2. Ctrl-C "
-        "cancels: nothing is written.",
+        "the report's GEB and prime experiments (4.5) and prints table 4.2. Ctrl-C, "
+        "SIGTERM or SIGHUP cancels: the compilers and benchmarks are stopped, the build "
+        "directory removed, nothing is written, and the exit status is 128 + the signal.",
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write the model here "
-                   "(default: print it on standard output)")  # fmt: skip
+    output_option(p, "-o", "--output", metavar="FILE", help="write the model here "
+                  "(default: print it on standard output)")  # fmt: skip
+    p.set_defaults(_outputs=())  # checked by the command: on rank 0 only with --network
     p.add_argument("--quick", action="store_true",
                    help="fewer and shorter runs (under a minute; wider deviations)")  # fmt: skip
     p.add_argument("--validate", action="store_true",
                    help="also run the report's validation experiments and print table 4.2")  # fmt: skip
     p.add_argument("--network", action="store_true",
                    help="measure the network between hosts instead (MPI)")  # fmt: skip
-    p.add_argument("--runs", type=int, metavar="N", help="runs per timing")
-    p.add_argument("--run-ms", type=float, metavar="MS", help="length of one timed run")
+    p.add_argument("--runs", type=OptionNumber(int, 2, 10000), metavar="N",
+                   help="runs per timing, 2 to 10000")  # fmt: skip
+    p.add_argument("--run-ms", type=OptionNumber(float, 0, 60000, above=True), metavar="MS",
+                   help="length of one timed run, up to 60000")  # fmt: skip
     p.add_argument("--cflags", metavar="FLAGS", help="compiler flags (default -O2)")
     p.add_argument("--params", metavar="NAMES", help="measure only these (comma-separated)")
     p.add_argument("--cache-sizes", metavar="SIZES",
@@ -43,8 +59,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_measure)
 
 
+def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
+    """The measurement the options ask for; a CommandError (exit 2) naming a bad one."""
+    from parasol_core.measure import MeasureOptions
+
+    options = MeasureOptions(quick=args.quick)
+    if args.runs is not None:
+        options.runs = args.runs
+    if args.run_ms is not None:
+        options.run_seconds = args.run_ms / 1000
+    if args.cflags:
+        options.cflags = tuple(args.cflags.split())
+    if args.params:
+        options.parameters = [n.strip() for n in args.params.split(",") if n.strip()]
+        try:
+            options.selected()
+        except ValueError as e:
+            raise CommandError(f"parasol-model measure: {e}", EXIT_USAGE) from None
+    if args.cache_sizes:
+        try:
+            sizes = [int(x) for x in args.cache_sizes.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 1 or max(sizes) > MAX_CACHE_SIZE:
+            raise CommandError("parasol-model measure: --cache-sizes takes whole numbers from "
+                               f"1 to {MAX_CACHE_SIZE}", EXIT_USAGE)  # fmt: skip
+        options.cache_sizes = sizes
+    return options
+
+
+@run
 def run_measure(args: argparse.Namespace) -> int:
-    if args.network:
+    if args.network:  # its ranks check -o on rank 0, before MPI measures anything
         try:
             network = importlib.import_module("parasol_core.measure.mpi_network")
         except ImportError:
@@ -56,89 +102,57 @@ def run_measure(args: argparse.Namespace) -> int:
     from parasol_core.measure import (
         CompilerMissing,
         MeasureCancelled,
-        MeasureOptions,
         estimate_seconds,
         measure_host,
     )
+    from parasol_core.measure.toolchain import check_compiler, find_compiler
     from parasol_core.measure.validation import format_validation_table, validate_host
 
-    options = MeasureOptions(quick=args.quick)
-    if args.runs is not None:
-        if args.runs < 2:
-            print("parasol-model measure: --runs must be at least 2", file=sys.stderr)
-            return EXIT_USAGE
-        options.runs = args.runs
-    if args.run_ms is not None:
-        if not args.run_ms > 0:
-            print("parasol-model measure: --run-ms must be positive", file=sys.stderr)
-            return EXIT_USAGE
-        options.run_seconds = args.run_ms / 1000
-    if args.cflags:
-        options.cflags = tuple(args.cflags.split())
-    if args.params:
-        options.parameters = [n.strip() for n in args.params.split(",") if n.strip()]
-        try:
-            options.selected()
-        except ValueError as e:
-            print(f"parasol-model measure: {e}", file=sys.stderr)
-            return EXIT_USAGE
-    if args.cache_sizes:
-        try:
-            sizes = [int(x) for x in args.cache_sizes.split(",") if x.strip()]
-        except ValueError:
-            sizes = []
-        if not sizes or min(sizes) < 1:
-            print("parasol-model measure: --cache-sizes takes positive integers",
-                  file=sys.stderr)  # fmt: skip
-            return EXIT_USAGE
-        options.cache_sizes = sizes
+    options = _options(args)
+    if args.output and args.output != "-":
+        check_output(args.output)  # before the compiler is tried: no work for nothing
     try:
-        from parasol_core.measure.toolchain import find_compiler
-
-        find_compiler(options.compiler)
+        check_compiler(find_compiler(options.compiler))
     except CompilerMissing as e:
-        print(f"parasol-model measure: {e}", file=sys.stderr)
-        return EXIT_USAGE
+        raise CommandError(f"parasol-model measure: {e}", EXIT_USAGE) from None
 
     cancel = threading.Event()
-    bar = ProgressBar(sys.stderr)
     print(f"parasol-model measure: about {estimate_seconds(options):.0f} s "
           f"({'quick' if options.quick else 'full'} measurement)", file=sys.stderr)  # fmt: skip
-    try:
-        model = measure_host(options, progress=bar, cancel=cancel)
-        bar.close()
-        rows = None
-        if args.validate:
-            rows = validate_host(model.text, options, progress=bar, cancel=cancel)
+    with signals.cancelling(cancel), ProgressBar(sys.stderr) as bar:
+        try:
+            model = measure_host(options, progress=bar, cancel=cancel)
             bar.close()
-    except KeyboardInterrupt:
-        cancel.set()
-        bar.close()
-        print("parasol-model measure: cancelled; nothing written", file=sys.stderr)
-        return EXIT_CANCELLED
-    except MeasureCancelled:
-        bar.close()
-        print("parasol-model measure: cancelled; nothing written", file=sys.stderr)
-        return EXIT_CANCELLED
-    except (RuntimeError, OSError) as e:
-        bar.close()
-        print(f"parasol-model measure: {e}", file=sys.stderr)
-        return EXIT_ERRORS
+            rows = None
+            if args.validate:
+                rows = validate_host(model.text, options, progress=bar, cancel=cancel)
+                bar.close()
+        except (KeyboardInterrupt, signals.Interrupted, MeasureCancelled) as e:
+            bar.close()
+            signum = getattr(e, "signum", 0) or signals.received() or signal.SIGINT
+            print(f"parasol-model measure: cancelled ({signals.name_of(signum)}); nothing "
+                  "written", file=sys.stderr)  # fmt: skip
+            return signals.exit_status(signum)
+        except (RuntimeError, OSError, ValueError) as e:
+            bar.close()
+            print(f"parasol-model measure: {e}", file=sys.stderr)
+            return EXIT_ERRORS
     n_timings = len(model.timings)
     print(f"parasol-model measure: {n_timings} timings measured in {model.seconds:.0f} s on "
           f"{model.cpu}; {len(model.left_out)} left out:", file=sys.stderr)  # fmt: skip
     for name, reason in model.left_out:
         print(f"  {name}: {reason}", file=sys.stderr)
-    if args.output:
+    if args.output and args.output != "-":
         try:
             model.write(args.output)
         except OSError as e:
-            print(f"parasol-model measure: cannot write {args.output}: {e}", file=sys.stderr)
+            print(f"parasol-model measure: cannot write {args.output}: {e.strerror or e}; "
+                  "nothing written", file=sys.stderr)  # fmt: skip
             return EXIT_ERRORS
         print(f"parasol-model measure: wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(model.text)
     if rows is not None:
-        print(format_validation_table(rows, model.text), file=sys.stderr if not args.output
-              else sys.stdout)  # fmt: skip
+        to = sys.stderr if not args.output or args.output == "-" else sys.stdout
+        print(format_validation_table(rows, model.text), file=to)
     return EXIT_OK

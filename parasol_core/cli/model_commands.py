@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from parasol_core.analysis.validate import validate
-from parasol_core.base import params
+from parasol_core.base import filelock, params
 from parasol_core.base.limits import ValueRangeError, float_text, printable
 from parasol_core.cli.common import (
+    AN_ID,
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
@@ -19,6 +20,7 @@ from parasol_core.cli.common import (
     error_counts,
     load_or_fail,
     lock_option,
+    output_option,
     refuse_new_errors,
     run,
     save_or_fail,
@@ -32,13 +34,16 @@ from parasol_core.syntax import jsonio
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="report errors and warnings in model files")
+    p = sub.add_parser("check", help="report errors and warnings in model files",
+                       description="Report errors and warnings. Temporary files that a "
+                       "writer of FILE killed before it finished left beside it "
+                       "(.FILE.*.tmp) are removed, with a note.")  # fmt: skip
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("format", help="write a model in canonical layout")
     p.add_argument("file", metavar="FILE")
-    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    output_option(p, "-o", "--output", metavar="OUT", help="write here instead of stdout")
     p.set_defaults(func=cmd_format)
 
     p = sub.add_parser("show", help="summarize a model (or dump it as JSON)")
@@ -65,14 +70,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("group", metavar="GROUP", choices=list(params.GROUPS))
     p.add_argument("factor", metavar="FACTOR")
-    p.add_argument("--processor", type=int, metavar="ID", help="only this processor type")
+    p.add_argument("--processor", type=AN_ID, metavar="ID", help="only this processor type")
     _output_options(p)
     p.set_defaults(func=cmd_scale)
 
 
 def _output_options(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    output_option(g, "-o", "--output", metavar="OUT", help="write here instead of stdout")
     g.add_argument("-i", "--in-place", action="store_true", help="rewrite FILE itself")
     lock_option(p)
     allow_errors_option(p)
@@ -82,6 +87,9 @@ def _output_options(p: argparse.ArgumentParser) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
+        for tmp, size in filelock.remove_stale_temporaries(path):
+            print(f"note: {path}: removed {printable(tmp.name)} ({size:,} bytes), left by "
+                  "a writer of it that was killed before it finished", file=sys.stderr)  # fmt: skip
         try:
             machine = load_or_fail(path)
         except CommandError as e:

@@ -16,6 +16,7 @@ from parasol_core.cli.common import (
     CommandError,
     checked_text,
     load_or_fail,
+    output_option,
     run,
     write_output,
 )
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "processors. What does not carry over is listed on stderr.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--simgrid", metavar="OUT.xml", required=True,
+    output_option(p, "--simgrid", metavar="OUT.xml", required=True,
                    help="the platform file to write ('-': stdout)")  # fmt: skip
     p.set_defaults(func=cmd_export)
 
@@ -43,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "model. What does not carry over is listed on stderr.",
     )
     p.add_argument("file", metavar="FILE.xml")
-    p.add_argument("-o", "--output", metavar="OUT.machine", help="write here instead of stdout")
+    output_option(p, "-o", "--output", metavar="OUT.machine",
+                  help="write here instead of stdout")  # fmt: skip
     p.set_defaults(func=cmd_import)
 
 

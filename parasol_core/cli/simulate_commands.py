@@ -8,6 +8,8 @@ import json
 
 from parasol_core.base.limits import ValueRangeError
 from parasol_core.cli.common import (
+    AN_ID,
+    BYTES,
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
@@ -44,10 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="M.json",
         help='a JSON list of {"src", "dst", "bytes", "start"?, "after"?}',
     )
-    p.add_argument("--bytes", type=float, metavar="B", help="message size (with --pattern)")
+    p.add_argument("--bytes", type=BYTES, metavar="B", help="message size (with --pattern)")
     p.add_argument("--dim", metavar="D", help="dimension for shift: 0, 1, 2 or x, y, z")
-    p.add_argument("--root", type=int, metavar="R", help="root of the broadcasts (default 1)")
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("--root", type=AN_ID, metavar="R", help="root of the broadcasts (default 1)")
+    p.add_argument("--virtual", type=AN_ID, metavar="ID", help="a virtual topology's id")
     p.add_argument(
         "--sharing",
         choices=SHARING,

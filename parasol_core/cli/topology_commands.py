@@ -6,7 +6,11 @@ import argparse
 import math
 
 from parasol_core.base import limits
+from parasol_core.base.limits import MAX_ID, MAX_INT
+from parasol_core.base.numeric import OptionNumber
 from parasol_core.cli.common import (
+    AN_ID,
+    BYTES,
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
@@ -17,6 +21,9 @@ from parasol_core.cli.common import (
     run,
 )
 from parasol_core.model import Machine
+
+A_TIME = OptionNumber(float)  # finite (a negative one is the validator's to report)
+AN_INT = OptionNumber(int, 0, MAX_INT)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "they are mapped to.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("src", metavar="SRC", type=int)
-    p.add_argument("dst", metavar="DST", type=int)
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("src", metavar="SRC", type=AN_ID)
+    p.add_argument("dst", metavar="DST", type=AN_ID)
+    p.add_argument("--virtual", type=AN_ID, metavar="ID", help="a virtual topology's id")
     p.set_defaults(func=cmd_route)
 
     p = sub.add_parser(
@@ -42,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("message", metavar="SRC:DST", type=_pair)
-    p.add_argument("--bytes", type=float, required=True, metavar="B", help="message size")
+    p.add_argument("--bytes", type=BYTES, required=True, metavar="B", help="message size")
     p.add_argument(
         "--active",
         type=_pair,
@@ -52,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SRC:DST",
         help="other messages under way (repeatable)",
     )
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("--virtual", type=AN_ID, metavar="ID", help="a virtual topology's id")
     p.set_defaults(func=cmd_transfer)
 
     from parasol_core.topology.generators import GENERATORS
@@ -70,14 +77,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(--switch-type, a section marked '# piui: role = switch'), unless --no-switch-section.",
     )
     p.add_argument("kind", metavar="KIND", choices=list(GENERATORS))
-    p.add_argument("dims", metavar="DIMS", type=int, nargs="+")
-    p.add_argument("--latency", type=float, required=True, metavar="S", help="per link, seconds")
-    p.add_argument("--speed", type=float, required=True, metavar="S", help="seconds per byte")
-    p.add_argument("--processor-type", type=int, default=1, metavar="ID")
-    p.add_argument("--id", type=int, default=1, metavar="ID", help="the topology's id")
+    p.add_argument("dims", metavar="DIMS", type=OptionNumber(int, 1, MAX_ID), nargs="+")
+    p.add_argument("--latency", type=A_TIME, required=True, metavar="S", help="per link, seconds")
+    p.add_argument("--speed", type=A_TIME, required=True, metavar="S", help="seconds per byte")
+    p.add_argument("--processor-type", type=AN_INT, default=1, metavar="ID")
+    p.add_argument("--id", type=AN_INT, default=1, metavar="ID", help="the topology's id")
     p.add_argument("--name", help="the topology's name")
-    p.add_argument("--setup", type=float, metavar="S", help="setup time, seconds")
-    p.add_argument("--switch-type", type=int, metavar="ID",
+    p.add_argument("--setup", type=A_TIME, metavar="S", help="setup time, seconds")
+    p.add_argument("--switch-type", type=AN_INT, metavar="ID",
                    help="the switches' processor type (fat trees, dragonflies; default: "
                    "--processor-type + 1)")  # fmt: skip
     p.add_argument(
@@ -97,9 +104,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "mapping that scheme makes instead of the one in the file.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--virtual", type=int, required=True, metavar="ID")
+    p.add_argument("--virtual", type=AN_ID, required=True, metavar="ID")
     p.add_argument("--scheme", choices=list(MAPPING_SCHEMES), help="evaluate this scheme")
-    p.add_argument("--seed", type=int, help="for --scheme random")
+    p.add_argument("--seed", type=OptionNumber(int, 0, 2**63 - 1), help="for --scheme random")
     p.add_argument("--print-mapping", action="store_true", help="also print map[v] = p lines")
     memory_option(p, "the routes of the virtual links")
     p.set_defaults(func=cmd_mapping)
@@ -110,8 +117,8 @@ def _pair(text: str) -> tuple[int, int]:
     try:
         if not sep:
             raise ValueError
-        return int(src), int(dst)
-    except ValueError:
+        return AN_ID(src), AN_ID(dst)
+    except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(
             f"expected SRC:DST (two processor numbers), got {text!r}"
         ) from None

@@ -283,7 +283,7 @@ class Service:
         self.in_flight = 0  # HTTP requests being handled (kept by the server)
         # what server.info adds: the queues and the budgets (set by the server)
         self.report: Callable[[], dict] | None = None
-        self.stopping = False  # set by the server on SIGINT/SIGTERM
+        self.stopping = False  # set by the server on SIGINT/SIGTERM/SIGHUP
         self._loaded: dict[str, LoadedModel] = {}
         self._lock = threading.Lock()
 

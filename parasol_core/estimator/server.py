@@ -7,7 +7,7 @@ us: the bearer token, the body limit and upload timeout, strict JSON (orjson: no
 or infinities, a depth limit), batches whose bad members get their own errors (pjrpc
 refuses a whole batch for one bad member), one log line per call, running model work
 on worker threads through fair queues with budgets (:mod:`.scheduler`: per request,
-per batch, per client), idle connections timed out, and a clean stop on SIGINT/SIGTERM.
+per batch, per client), idle connections timed out, and a clean stop on SIGINT, SIGTERM or SIGHUP.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import ipaddress
 import itertools
 import logging
 import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -39,6 +38,8 @@ from pjrpc.server.validators import ValidationError
 
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.limits import json_underflow
+from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.signals import SIGNALS
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -621,7 +622,7 @@ async def serve(
     shutdown_timeout: float = 30.0,
     budgets: Budgets = Budgets(),
 ) -> None:
-    """Run until SIGINT or SIGTERM; requests in flight are finished first."""
+    """Run until SIGINT, SIGTERM or SIGHUP; requests in flight are finished first."""
     _raise_file_limit()
     # Build the model parser now, on one thread: its lazy construction in
     # parasol_core.syntax.loader is not safe when two worker threads race to do it.
@@ -650,7 +651,7 @@ async def serve(
         raise SystemExit(message) from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in SIGNALS:  # the commands' signals (base/signals.py): SIGHUP stops it too
         loop.add_signal_handler(sig, stop.set)
     log.info("listening on http://%s:%d%s (store %s, %d models%s)", host, port, RPC_PATH,
              store_dir, len(store), ", token required" if token else "")  # fmt: skip
@@ -678,16 +679,17 @@ def build_parser() -> argparse.ArgumentParser:
         "pushed machine models, over JSON-RPC 2.0 (docs/estimator.md).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    p = sub.add_parser("serve", help="run the estimator until SIGINT or SIGTERM")
+    p = sub.add_parser("serve", help="run the estimator until SIGINT, SIGTERM or SIGHUP")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument("--port", type=OptionNumber(int, 0, 65535), default=DEFAULT_PORT,
+                   help=f"default {DEFAULT_PORT}")  # fmt: skip
     p.add_argument("--store", metavar="DIR", help="where pushed models are kept "
                    "(default: the user data directory)")  # fmt: skip
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: "
                    "$PARASOL_ESTIMATOR_TOKEN); needed to listen beyond loopback")  # fmt: skip
-    p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
+    p.add_argument("--max-body", type=_positive(int), default=MAX_BODY, metavar="BYTES",
                    help="largest request body (default 64 MiB)")  # fmt: skip
-    p.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="S",
+    p.add_argument("--body-timeout", type=_positive(float), default=BODY_TIMEOUT, metavar="S",
                    help="seconds to receive a request body (default 30)")  # fmt: skip
     d = Budgets()
     budget = p.add_argument_group("budgets (docs/estimator.md, 'Budgets')")

@@ -7,8 +7,12 @@ the host's pipe link, and returns a :class:`HostModel` whose ``text`` is a model
 (one processor type named after the CPU, every timing with its standard deviation and
 a comment saying how it was measured, the cache, the sample models' combinations and
 ``maxtotalspd``). Nothing is written to disk unless the caller calls
-:meth:`HostModel.write`; a cancel leaves nothing behind (the build directory goes, the
-child processes are killed).
+:meth:`HostModel.write`; a cancel or a signal leaves nothing behind (the child processes
+are stopped, the build directory goes; one that a measurement killed with SIGKILL left
+is removed by the next: :func:`parasol_core.base.filelock.temporary_directory`). What
+comes from outside (the CPU's name, the compiler's, $CC, the flags) is bounded and its
+control characters escaped before it goes into the model
+(:func:`parasol_core.base.limits.outside_text`).
 """
 
 from __future__ import annotations
@@ -18,15 +22,16 @@ import json
 import os
 import shutil
 import statistics
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parasol_core.base import params
+from parasol_core.base import filelock, params, signals
+from parasol_core.base.limits import outside_text
 from parasol_core.measure import cache as cache_mod
 from parasol_core.measure import generator, kernels, link, stats, toolchain
 from parasol_core.measure.toolchain import MeasureCancelled
@@ -52,6 +57,7 @@ __all__ = [
     "measure_host",
 ]
 
+BUILD_PREFIX = "parasol-measure-"  # the build directory: parasol-measure-<pid>-XXXXXXXX
 DEFAULT_CFLAGS: tuple[str, ...] = ("-O2",)
 # The flow-control group keeps the C gotos as jumps: gcc's block reordering would
 # otherwise lay the blocks out in order and drop every jump (docs/measure.md).
@@ -260,8 +266,9 @@ def _compile_all(
     (compiling is a step of the progress shown, not a pause in it)."""
     inner = cancel if cancel is not None else threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        futures = {pool.submit(toolchain.compile_c, cc, s, o, f, inner) for s, o, f in jobs}
         try:
+            futures = {pool.submit(toolchain.compile_c, cc, s, o, f, inner)
+                       for s, o, f in jobs}  # fmt: skip
             while futures:
                 finished, futures = wait(futures, timeout=0.25)
                 for fut in finished:
@@ -269,8 +276,8 @@ def _compile_all(
                 if tick is not None:
                     tick()
         except BaseException:
-            inner.set()  # stop the other compiles too
-            raise
+            inner.set()  # stop the other compiles too (a signal, an error): they are
+            raise  # waited for as the pool closes, before the build directory goes
 
 
 def measure_host(
@@ -294,8 +301,10 @@ def measure_host(
     tracker = _Tracker(estimate_seconds(options), progress)
     flags = list(options.cflags)
     defines = [f"-DFAKE_TICK_NS={int(options.fake_tick_ns)}"] if options.fake_tick_ns else []
-    build = Path(tempfile.mkdtemp(prefix="parasol-measure-"))
+    held = build = None
     try:
+        with signals.deferred():  # made and known as one step: a signal never leaks it
+            held, build = filelock.temporary_directory(BUILD_PREFIX)
         by_group: dict[str, list[kernels.Kernel]] = {}
         for k in chosen:
             by_group.setdefault(k.group, []).append(k)
@@ -320,21 +329,22 @@ def measure_host(
             _check_cancel(cancel)
             argv = [str(build / group), repr(run_s), str(runs), repr(float(options.min_ticks))]
             argv += [k.name for k in ks]
-            for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
-                data = json.loads(line)
-                if "timer" in data:
-                    timer = data["timer"]
-                elif "start" in data:
-                    tracker.stage(data["start"], per_kernel)
-                elif "name" in data:
-                    k = kernels.by_name(data["name"])
-                    ops = data["iterations"] * data["per_iter"]
-                    got = stats.summarise(data["ctl"], data["test"], ops, timer["tick"],
-                                          k.divide)  # fmt: skip
-                    if isinstance(got, stats.Refusal):
-                        refused[k.name] = got.reason
-                    else:
-                        results[k.name] = got
+            with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
+                for line in lines:
+                    data = json.loads(line)
+                    if "timer" in data:
+                        timer = data["timer"]
+                    elif "start" in data:
+                        tracker.stage(data["start"], per_kernel)
+                    elif "name" in data:
+                        k = kernels.by_name(data["name"])
+                        ops = data["iterations"] * data["per_iter"]
+                        got = stats.summarise(data["ctl"], data["test"], ops, timer["tick"],
+                                              k.divide)  # fmt: skip
+                        if isinstance(got, stats.Refusal):
+                            refused[k.name] = got.reason
+                        else:
+                            results[k.name] = got
 
         curve: list[tuple[int, float]] = []
         cache_result = None
@@ -354,11 +364,12 @@ def measure_host(
                 _check_cancel(cancel)
                 tracker.stage(f"instruction cache, loop of {x}", (2 + runs) * run_s)
                 argv = [str(build / f"cache{x}"), repr(max(run_s, 1e-4)), str(runs)]
-                for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
-                    data = json.loads(line)
-                    point = (int(data["x"]), statistics.median(data["per_op"]))
-                    curve.append(point)
-                    tracker.report(cache_point=point)
+                with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
+                    for line in lines:
+                        data = json.loads(line)
+                        point = (int(data["x"]), statistics.median(data["per_op"]))
+                        curve.append(point)
+                        tracker.report(cache_point=point)
             cache_result = cache_mod.analyse(curve)
 
         link_result = None
@@ -370,20 +381,24 @@ def measure_host(
                           0.5 + 2 * (1 + runs) * run_s)  # fmt: skip
             toolchain.compile_c(cc, src, build / "link", [*flags], cancel)
             argv = [str(build / "link"), repr(max(run_s, 1e-3)), str(runs)]
-            for line in toolchain.run_lines(argv, cancel, tracker.report, cwd=build):
-                link_result = json.loads(line)
+            with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
+                for line in lines:
+                    link_result = json.loads(line)
         _check_cancel(cancel)
         if options.keep_build is not None:
             shutil.copytree(build, options.keep_build, dirs_exist_ok=True)
     finally:
-        shutil.rmtree(build, ignore_errors=True)
+        if build is not None:
+            shutil.rmtree(build, ignore_errors=True)
+        if held is not None:
+            os.close(held)
 
     cpu = toolchain.cpu_name()
     info = {
         "cpu": cpu,
         "compiler": toolchain.compiler_version(cc),
-        "cc": " ".join(cc),
-        "cflags": " ".join(flags),
+        "cc": outside_text(" ".join(cc)),
+        "cflags": outside_text(" ".join(flags)),
         "date": datetime.date.today().isoformat(),
         "runs": runs,
         "run_seconds": run_s,
@@ -423,8 +438,11 @@ def model_text(
     never: set[str],
 ) -> str:
     """The model file of a measurement: the model built as objects and written by the
-    canonical writer, each value with a comment saying how it was measured."""
-    cpu = info["cpu"].replace('"', "'")
+    canonical writer, each value with a comment saying how it was measured. The texts of
+    ``info`` from outside (CPU, compiler, command, flags) go in as
+    :func:`~parasol_core.base.limits.outside_text` makes them, whatever they hold."""
+    info = {**info, **{k: outside_text(str(info[k])) for k in ("cpu", "compiler", "cc", "cflags")}}
+    cpu = info["cpu"]
     compiler = f"{info['compiler']} ({info['cc']} {info['cflags']})"
     run_ms = info["run_seconds"] * 1e3
     timer = info.get("timer") or {}

@@ -4,10 +4,11 @@ eight collectives, timed as the OSU micro-benchmarks time them.
 Every function here runs on every rank of the communicator, in the same order: a rank
 with nothing to do in a step waits for the others. After each measured point the ranks
 agree (one ``MPI_Allreduce`` of two numbers): on the time of one operation, which sets
-how many repetitions the point gets, and on whether a SIGINT or SIGTERM reached any rank.
-So a signal on any one rank stops every rank at the same point, within one point's time
-(at most about a tenth of a second in the full run), and nothing is left blocked in a
-send whose partner has gone.
+how many repetitions the point gets, and on whether a SIGINT, SIGTERM or SIGHUP reached
+any rank (:mod:`parasol_core.base.signals`, whose signals are only noted while MPI
+runs). So a signal on any one rank stops every rank at the same point, within one
+point's time (at most about a tenth of a second in the full run), and nothing is left
+blocked in a send whose partner has gone.
 
 mpi4py is imported when a function runs, never with this module: importing it does not
 start MPI (the layering test imports every core module).
@@ -16,7 +17,6 @@ start MPI (the layering test imports every core module).
 from __future__ import annotations
 
 import math
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base import signals
 from parasol_core.measure.host import Progress
 
 __all__ = [
@@ -114,30 +115,27 @@ class Cancelled(Exception):
 
 
 class Agreement:
-    """The signal flag of this rank, and the ranks' agreement after each point.
+    """The ranks' agreement after each point on the signal this rank received.
 
-    :meth:`install` sets the SIGINT and SIGTERM handlers (before MPI starts, so a signal
-    during start-up is caught too); the handler only notes the signal. :meth:`agree`
-    shares it (and a time) with every rank and raises :class:`Cancelled` on all of them
-    when any has one. On rank 0 each step is reported to ``progress`` (the command's
-    progress display, :mod:`parasol_core.cli.progress`) as a :class:`Progress`, with the
-    time left estimated from the points done so far; without one nothing is shown."""
+    The signals are caught, and only noted, by :mod:`parasol_core.base.signals` (the
+    caller runs in its ``handled()`` and ``deferred()``, from before MPI starts, so a
+    signal during start-up is caught too). :meth:`agree` shares this rank's (and a time)
+    with every rank and raises :class:`Cancelled` on all of them when any has one. On
+    rank 0 each step is reported to ``progress`` (the command's progress display,
+    :mod:`parasol_core.cli.progress`) as a :class:`Progress`, with the time left
+    estimated from the points done so far; without one nothing is shown."""
 
     def __init__(self, progress: Callable[[Progress], None] | None = None) -> None:
-        self.signum = 0
         self.comm: Any = None
         self.total = 1
         self.done = 0
         self.started = time.monotonic()
         self.progress = progress
 
-    def _handler(self, signum: int, frame: object) -> None:
-        if not self.signum:
-            self.signum = signum
-
-    def install(self) -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, self._handler)
+    @property
+    def signum(self) -> int:
+        """The signal this rank received (0: none)."""
+        return signals.received()
 
     def start(self, comm: Any, total_points: int) -> None:
         self.comm = comm
@@ -147,13 +145,27 @@ class Agreement:
 
     def agree(self, value: float = 0.0) -> float:
         """The largest ``value`` over the ranks; Cancelled if a signal reached any."""
+        signum, value = self.share(value)
+        if signum:
+            raise Cancelled(signum)
+        return value
+
+    def share(self, value: float = 0.0) -> tuple[int, float]:
+        """(the largest signal, the largest ``value``) over the ranks."""
         from mpi4py import MPI
 
         buf = np.array([float(self.signum), float(value)])
         self.comm.Allreduce(MPI.IN_PLACE, buf, op=MPI.MAX)
-        if buf[0]:
-            raise Cancelled(int(buf[0]))
-        return float(buf[1])
+        return int(buf[0]), float(buf[1])
+
+    def gather(self, poll: float = 0.005) -> None:
+        """Wait until every rank is here, taking signals meanwhile: a rank waiting for
+        rank 0 to finish its work (the fits, the files) polls a non-blocking barrier
+        instead of blocking in MPI, so a signal that reaches it then is noted before its
+        next :meth:`agree`, not after it."""
+        request = self.comm.Ibarrier()
+        while not request.Test():
+            time.sleep(poll)
 
     def point_done(self) -> None:
         self.done += 1

@@ -33,15 +33,19 @@ tables over all process counts are fitted together into ``mp.<collective>``, the
 in a comment (with one process count the start term cannot be told from the constant,
 and the fit takes ``c + d * ar.bytes``).
 
-**Cancel.** SIGINT or SIGTERM on any rank (mpiexec passes Ctrl-C on to every rank) stops
-all ranks at the next point; nothing is written, and the exit status is 128 + the signal.
-The OSU files and the model are written only at the end, each atomically, the model last.
+**Cancel.** SIGINT, SIGTERM or SIGHUP on any rank (mpiexec passes Ctrl-C on to every
+rank) stops all ranks at the next point (:mod:`parasol_core.base.signals`: signals are
+only noted while MPI runs, and shared at each point); nothing is written, and the exit
+status of every rank is 128 + the signal. At the end rank 0 fits and writes every file
+beside its place (not yet renamed) while the other ranks wait taking signals; then the
+ranks agree once more, and only then are the files renamed into place, the OSU tables
+first and the model last. A signal that comes while they are renamed does not cut that
+short: the files are whole, and every rank still exits with 128 + the signal.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -55,6 +59,8 @@ from typing import Any
 import numpy as np
 
 from parasol_core.analysis.fit import Candidate, FitError, Measurements, fit, read_osu_log
+from parasol_core.base import signals
+from parasol_core.base.limits import outside_text
 from parasol_core.measure.host import Progress
 from parasol_core.measure.mpi_bench import (
     COLLECTIVES,
@@ -416,21 +422,40 @@ def osu_directory(output: str | None) -> Path | None:
 
 
 def _check_output(output: str | None) -> str | None:
-    """Why ``-o`` cannot be written (checked before minutes of measuring), or None."""
+    """Why ``-o`` cannot be written (checked before minutes of measuring, as every
+    command checks its outputs: :func:`parasol_core.syntax.writer.check_writable`), or
+    None."""
+    from parasol_core.syntax.writer import check_writable
+
     if not output or output == "-":
         return None
-    path = Path(output)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        return f"{output}: is a directory"
-    if not parent.is_dir():
-        return f"{output}: no such directory {str(parent)!r}"
-    if not os.access(parent, os.W_OK):
-        return f"{output}: cannot write in {str(parent)!r}"
+    try:
+        check_writable(output)
+    except OSError as e:
+        return f"{output}: {e.strerror or e}"
     osu = osu_directory(output)
     if osu is not None and osu.exists() and not osu.is_dir():
         return f"{osu}: exists and is not a directory (the OSU tables go there)"
     return None
+
+
+def shown_hosts(names: Sequence[str | bytes]) -> list[str]:
+    """The processor names of the ranks as the model and the terminal show them
+    (:func:`~parasol_core.base.limits.outside_text`: bounded, control characters
+    escaped), two different names never shown alike (the topology groups ranks by
+    them)."""
+    shown: dict[str | bytes, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        if name in shown:
+            continue
+        text = outside_text(name, 64) or "(no name)"
+        candidate, n = text, 2
+        while candidate in taken:
+            candidate, n = f"{text} ({n})", n + 1
+        shown[name] = candidate
+        taken.add(candidate)
+    return [shown[name] for name in names]
 
 
 def _measure(comm: Any, agreement: Agreement, plan: Plan, hosts: list[str]
@@ -464,10 +489,40 @@ def _measure(comm: Any, agreement: Agreement, plan: Plan, hosts: list[str]
     return results, tables
 
 
-def _write(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
-           tables: dict[int, dict[str, list[OsuRow]]], header: list[str],
-           agreement: Agreement) -> int:  # fmt: skip
-    from parasol_core.syntax.writer import write_text_atomic
+class _Output:
+    """What rank 0 writes at the end: every file staged beside its place (written and
+    synced, not yet renamed), the OSU tables first and the model last, or the model's
+    text for stdout."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.staged: list[Any] = []
+        self.made: Path | None = None  # the OSU directory, if this run made it
+
+    def discard(self) -> None:
+        for staged in self.staged:
+            staged.discard()
+        self.staged = []
+        if self.made is not None:
+            try:
+                self.made.rmdir()  # only if empty: nothing of ours was renamed into it
+            except OSError:
+                pass
+            self.made = None
+
+    def commit(self) -> None:
+        for staged in self.staged:
+            staged.commit()
+        self.staged = []
+        self.made = None
+
+
+def _prepare(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
+             tables: dict[int, dict[str, list[OsuRow]]], header: list[str]
+             ) -> _Output:  # fmt: skip
+    """On rank 0: the fits, the model's text, and every file staged (OSError if one
+    cannot be written)."""
+    from parasol_core.syntax.writer import stage_text
 
     output = getattr(args, "output", None)
     logs = {p: osu_collective_log(t, p) for p, t in tables.items()}
@@ -476,29 +531,45 @@ def _write(args: argparse.Namespace, hosts: list[str], pairs: list[PingPong],
     topology, notes = network_topology(hosts, figures)
     osu = osu_directory(output)
     where = f"OSU tables: {osu}/" if osu is not None else "OSU tables not kept (no -o)"
-    text = model_text(hosts, pairs, topology, notes, fits, [*header, where])
+    out = _Output(model_text(hosts, pairs, topology, notes, fits, [*header, where]))
     for f in fits:
         _say(f"mp.{f.name} = {f.candidate.expression() if f.candidate else '(none)'}"
              f"  # {f.comment()}")  # fmt: skip
-    if agreement.signum:  # a signal after the last agreement: still nothing written
-        raise Cancelled(agreement.signum)
-    if output and output != "-":
-        try:
-            if osu is not None:
-                osu.mkdir(exist_ok=True)
-                for p, log in logs.items():
-                    write_text_atomic(osu / f"osu-collectives-np{p}.txt", log)
-                for pp in pairs:
-                    write_text_atomic(osu / f"osu_latency-ranks{pp.a}-{pp.b}.txt",
-                                      osu_latency_table(pp, hosts))  # fmt: skip
-            write_text_atomic(Path(output), text)
-        except OSError as e:
-            _say(f"error: {e.filename or output}: cannot write: {e.strerror or e}")
-            return EXIT_USAGE
-        _say(f"wrote {output}" + (f" and the OSU tables in {osu}/" if osu else ""))
-    else:
-        sys.stdout.write(text)
+    if not output or output == "-":
+        return out
+    try:
+        if osu is not None:
+            if not osu.is_dir():
+                osu.mkdir()
+                out.made = osu
+            for p, log in logs.items():
+                out.staged.append(stage_text(osu / f"osu-collectives-np{p}.txt", log))
+            for pp in pairs:
+                out.staged.append(stage_text(osu / f"osu_latency-ranks{pp.a}-{pp.b}.txt",
+                                             osu_latency_table(pp, hosts)))  # fmt: skip
+        out.staged.append(stage_text(Path(output), out.text))
+    except BaseException:
+        out.discard()
+        raise
+    return out
+
+
+def _commit(args: argparse.Namespace, out: _Output) -> int:
+    """On rank 0, once every rank agreed to go on: the files renamed into place (the
+    model last), or the model on stdout."""
+    output = getattr(args, "output", None)
+    if not output or output == "-":
+        sys.stdout.write(out.text)
         sys.stdout.flush()
+        return EXIT_OK
+    osu = osu_directory(output)
+    try:
+        out.commit()
+    except OSError as e:
+        out.discard()
+        _say(f"error: {e.filename or output}: cannot write: {e.strerror or e}")
+        return EXIT_USAGE
+    _say(f"wrote {output}" + (f" and the OSU tables in {osu}/" if osu else ""))
     return EXIT_OK
 
 
@@ -507,8 +578,12 @@ def run_cli(args: argparse.Namespace,
     """`measure --network` on this rank: ``args.output`` (the model file, or None for
     stdout) and ``args.quick``; rank 0 reports each step to ``progress`` (the command's
     progress display). Every rank returns the same exit status."""
-    agreement = Agreement(progress)
-    agreement.install()  # before MPI starts: a signal during start-up is caught too
+    # signals are caught from here, before MPI starts, and only noted while it runs
+    with signals.handled(), signals.deferred(raise_at_end=False):
+        return _run(args, Agreement(progress))
+
+
+def _run(args: argparse.Namespace, agreement: Agreement) -> int:
     try:
         from mpi4py import MPI
     except ImportError:
@@ -516,6 +591,7 @@ def run_cli(args: argparse.Namespace,
              "'piui[mpi]' (or `pip install -e .[mpi]` in a clone), then run "
              "mpiexec -n 2 parasol-model measure --network -o FILE")  # fmt: skip
         return EXIT_USAGE
+    signals.reinstall()  # MPI's start-up put its own SIGHUP handler in place of ours
     comm = MPI.COMM_WORLD
     rank = comm.rank
     if comm.size < 2:
@@ -529,31 +605,50 @@ def run_cli(args: argparse.Namespace,
             _say(f"error: {problem}")
         return EXIT_USAGE
     plan = plan_for(bool(getattr(args, "quick", False)))
-    hosts = comm.allgather(MPI.Get_processor_name())
+    hosts = shown_hosts(comm.allgather(MPI.Get_processor_name()))
     started = time.monotonic()
-    status = EXIT_ERRORS
+    status = EXIT_OK
+    out: _Output | None = None
     try:
         pairs, tables = _measure(comm, agreement, plan, hosts)
         if rank == 0:
             seconds = time.monotonic() - started
-            header = _header(comm, plan, hosts, seconds)
-            status = _write(args, hosts, pairs, tables, header, agreement)
+            try:
+                out = _prepare(args, hosts, pairs, tables, _header(comm, plan, hosts, seconds))
+            except OSError as e:
+                _say(f"error: {e.filename or output}: cannot write: {e.strerror or e}")
+                status = EXIT_USAGE
+        agreement.gather()  # rank 0's fits and files done; signals taken meanwhile
+        agreement.agree()  # a signal on any rank up to here: nothing is written
+        if rank == 0 and out is not None:
+            status = _commit(args, out)
+            out = None
+        agreement.gather()
+        signum, worst = agreement.share(status)
     except Cancelled as e:
         if rank == 0:
             _say(f"cancelled (signal {e.signum}): nothing written")
-        return 128 + e.signum
+        return signals.exit_status(e.signum)
     except Exception as e:  # a bug or a full disk: say it, and end every rank
         _say(f"error on rank {rank}: {type(e).__name__}: {e}")
         sys.stderr.flush()
         comm.Abort(EXIT_ERRORS)
-    return int(comm.bcast(status, root=0))
+    finally:
+        if out is not None:
+            out.discard()
+    if signum:  # it came while the files were renamed: they are whole, the exit says it
+        if rank == 0:
+            _say(f"stopped by {signals.name_of(signum)} as the files were written "
+                 "(they are whole)")  # fmt: skip
+        return signals.exit_status(signum)
+    return int(worst)
 
 
 def _header(comm: Any, plan: Plan, hosts: list[str], seconds: float) -> list[str]:
     from mpi4py import MPI
 
     try:
-        library = MPI.Get_library_version().splitlines()[0].strip()
+        library = outside_text(MPI.Get_library_version().splitlines()[0])
     except Exception:
         library = "MPI"
     import mpi4py

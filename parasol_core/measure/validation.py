@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import statistics
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from parasol_core.analysis.block_time import estimate_block
+from parasol_core.base import filelock, signals
 from parasol_core.measure import toolchain
 from parasol_core.measure.host import MeasureOptions, Progress
 from parasol_core.measure.toolchain import MeasureCancelled
@@ -194,9 +195,11 @@ def validate_host(
     runs = 3 if options.quick else 5
     need = 0.02 if options.quick else 0.1  # seconds per timed run
     cc = toolchain.find_compiler(options.compiler)
-    build = Path(tempfile.mkdtemp(prefix="parasol-validate-"))
     rows: list[ValidationRow] = []
+    held = build = None
     try:
+        with signals.deferred():  # made and known as one step: a signal never leaks it
+            held, build = filelock.temporary_directory("parasol-validate-")
         src = build / "validate.c"
         src.write_text(source())
         flags = list(options.cflags)
@@ -210,26 +213,31 @@ def validate_host(
             counts: dict[int, dict[str, int]] = {}
             _report(progress, step / total, f"{exp}: counting operations", None)
             argv = [str(build / "counted"), mode, "1", "0", *map(str, sizes)]
-            for line in toolchain.run_lines(argv, cancel):
-                d = json.loads(line)
-                counts[d["size"]] = d["counts"]
+            with closing(toolchain.run_lines(argv, cancel)) as lines:
+                for line in lines:
+                    d = json.loads(line)
+                    counts[d["size"]] = d["counts"]
             step += 1
             _report(progress, step / total, f"{exp}: timing", None)
             argv = [str(build / "timed"), mode, str(runs), repr(need), *map(str, sizes)]
-            for line in toolchain.run_lines(argv, cancel):
-                d = json.loads(line)
-                measured = statistics.median(d["seconds"])
-                c = counts[d["size"]]
-                have = {k: v for k, v in c.items() if v and k in proc.timings}
-                missing = tuple(k for k, v in c.items() if v and k not in proc.timings)
-                est = estimate_block(machine, proc.id, have, cached=cached)
-                rows.append(ValidationRow(exp, d["size"], est.mean, measured,
-                                          est.mean / measured, c, missing))  # fmt: skip
-                _report(progress, (step + len([r for r in rows if r.experiment == exp])
-                                   / len(sizes)) / total, f"{exp}: size {d['size']}", None)  # fmt: skip
+            with closing(toolchain.run_lines(argv, cancel)) as lines:
+                for line in lines:
+                    d = json.loads(line)
+                    measured = statistics.median(d["seconds"])
+                    c = counts[d["size"]]
+                    have = {k: v for k, v in c.items() if v and k in proc.timings}
+                    missing = tuple(k for k, v in c.items() if v and k not in proc.timings)
+                    est = estimate_block(machine, proc.id, have, cached=cached)
+                    rows.append(ValidationRow(exp, d["size"], est.mean, measured,
+                                              est.mean / measured, c, missing))  # fmt: skip
+                    _report(progress, (step + len([r for r in rows if r.experiment == exp])
+                                       / len(sizes)) / total, f"{exp}: size {d['size']}", None)  # fmt: skip
             step += 1
     finally:
-        shutil.rmtree(build, ignore_errors=True)
+        if build is not None:
+            shutil.rmtree(build, ignore_errors=True)
+        if held is not None:
+            os.close(held)
     if cancel is not None and cancel.is_set():
         raise MeasureCancelled()
     return rows

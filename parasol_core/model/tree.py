@@ -121,6 +121,9 @@ class Expression:
     # Node positions minus ``offset`` are positions in ``text`` (a loaded expression's
     # nodes hold offsets into the whole file).
     offset: int = 0
+    # What the writer puts after it on its line, replacing the comment there ("fitted
+    # ...", set by a fit); None: the line's comment stays as it is. Not part of equality.
+    comment: str | None = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Expression):

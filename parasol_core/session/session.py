@@ -375,7 +375,8 @@ class Session:
         self, obj: Any, attr: str, new: Any, key: Any = None, structural: bool = False
     ) -> None:
         old = SetField.read(obj, attr, key)
-        if old is new or (old == new and type(old) is type(new)):
+        if old is new or (old == new and type(old) is type(new)
+                          and getattr(old, "comment", None) == getattr(new, "comment", None)):  # fmt: skip
             return
         self._record(SetField(obj, attr, key, old, new, structural))
 
@@ -527,12 +528,23 @@ class Session:
     # ------------------------------------------------------------------ expressions
 
     def set_expression(self, ref: str, expression: str | Expression | None, *,
-                       label: str | None = None) -> None:  # fmt: skip
+                       label: str | None = None, comment: str | None = None) -> None:  # fmt: skip
         """Set (or with None remove) the expression a reference names, creating the
-        section it belongs in if needed. Raises EditError for a reference that names no
-        expression and for text that does not parse."""
+        section it belongs in if needed. ``comment`` (a fit says how it was fitted) goes
+        after the expression on its line when saved, replacing the comment the line had,
+        which was about the value before. Raises EditError for a reference that names no
+        expression, for text that does not parse and for a comment a line cannot hold."""
         if isinstance(expression, str):
             expression = edit.parse_value(EXPR, expression, ref)
+        if comment is not None and expression is not None:
+            from dataclasses import replace
+
+            from parasol_core.syntax.writer import comment_text
+
+            try:
+                expression = replace(expression, comment=comment_text(comment))
+            except ValueError as e:
+                raise edit.EditError(f"{ref}: {e}") from None
         verb = "Remove" if expression is None else "Set"
         with self._operation(label or f"{verb} {ref}"):
             s = self.slot(ref)

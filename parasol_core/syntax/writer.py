@@ -21,13 +21,14 @@ from __future__ import annotations
 import errno
 import operator
 import os
+import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from parasol_core.base import signals
 from parasol_core.base.arrays import difference, union
 from parasol_core.base.source import BlockSource, ValueSource, indent_of
 from parasol_core.model import (
@@ -95,16 +96,33 @@ def format_value(kind: str, value: Any) -> str:
     raise ValueError(f"unknown value kind {kind!r}")
 
 
-def definition(f: Field, value: Any) -> str:
+def definition(f: Field, value: Any, comment: bool = True) -> str:
+    """A field's line (without indentation); with ``comment``, the comment its value
+    carries (:func:`value_comment`) after it."""
     if f.kind == SHAPE:
         return f"# piui: shape = {format_value(SHAPE, value)}"
     if f.kind in (NOTE, WORD):
         return f"# piui: {f.keyword} = {format_value(f.kind, value)}"
-    return f"{f.keyword} = {format_value(f.kind, value)}"
+    return f"{f.keyword} = {format_value(f.kind, value)}" + _carried(value, comment)
 
 
-def entry(table: Table, key: Any, value: Any) -> str:
-    return f"{table.key_format.format(key)} = {format_value(table.kind, value)}"
+def entry(table: Table, key: Any, value: Any, comment: bool = True) -> str:
+    """A table entry's line (without indentation), as :func:`definition`."""
+    return f"{table.key_format.format(key)} = {format_value(table.kind, value)}" + _carried(
+        value, comment
+    )
+
+
+def value_comment(value: Any) -> str | None:
+    """The comment a value carries to its line, or None: an expression written by a fit
+    says how it was fitted (:attr:`Expression.comment`), and replaces the comment the
+    line had, which was about the value before."""
+    return value.comment if isinstance(value, Expression) else None
+
+
+def _carried(value: Any, comment: bool) -> str:
+    text = value_comment(value) if comment else None
+    return f"  # {text}" if text else ""
 
 
 def _same(kind: str, current: Any, loaded: Any) -> bool:
@@ -146,13 +164,19 @@ class _Places:
                 or any(k.startswith(attr + ".") for k in (*self.before, *self.after)))  # fmt: skip
 
 
-def _comment_text(text: str) -> str:
-    """``text`` as it follows `#`; a line break (or a `# piui:` annotation's start, which
-    a reader would take for one) is refused."""
+def comment_text(text: str) -> str:
+    """``text`` as it follows `#`; a line break, another control character (written raw
+    into the file, it would reach a terminal that shows it) or a `# piui:` annotation's
+    start (a reader would take it for one) is refused with ValueError."""
+    from parasol_core.base.limits import control_character
+
     text = str(text)
     bad = next((c for c in text if c in "\n\r\x0b"), None)
     if bad is not None:
         raise ValueError(f"a comment cannot contain {bad!r}: {text!r}")
+    bad = control_character(text)
+    if bad is not None:
+        raise ValueError(f"a comment cannot contain {bad!r} (a control character): {text!r}")
     if text.lstrip(" \t").startswith("piui:"):
         raise ValueError(f"a comment cannot start with 'piui:' (an annotation): {text!r}")
     return text
@@ -187,23 +211,23 @@ class Comments:
 
     def above(self, *lines: str) -> None:
         """Lines above the model (before `begin machine`)."""
-        self.header += [_comment_text(t) for t in lines]
+        self.header += [comment_text(t) for t in lines]
 
     def top(self, block: Block, *lines: str, table: str | None = None) -> None:
         """Lines first in ``block``'s section (or in its ``table``'s sub-section)."""
-        self._of(block).top.setdefault(table, []).extend(_comment_text(t) for t in lines)
+        self._of(block).top.setdefault(table, []).extend(comment_text(t) for t in lines)
 
     def bottom(self, block: Block, *lines: str, table: str | None = None) -> None:
         """Lines last in ``block``'s section (or in its ``table``'s sub-section)."""
-        self._of(block).bottom.setdefault(table, []).extend(_comment_text(t) for t in lines)
+        self._of(block).bottom.setdefault(table, []).extend(comment_text(t) for t in lines)
 
     def before(self, block: Block, key: str, *lines: str) -> None:
         """Lines just before the definition ``key`` of ``block``."""
-        self._of(block).before.setdefault(key, []).extend(_comment_text(t) for t in lines)
+        self._of(block).before.setdefault(key, []).extend(comment_text(t) for t in lines)
 
     def after(self, block: Block, key: str, text: str) -> None:
         """A comment after the definition ``key`` of ``block``, on its line."""
-        self._of(block).after[key] = _comment_text(text)
+        self._of(block).after[key] = comment_text(text)
 
 
 def _comment_lines(indent: str, lines: list[str] | None) -> list[str]:
@@ -230,7 +254,8 @@ def canonical_lines(block: Block, indent: str = "", comments: Comments | None = 
         lines += _comment_lines(inner, places.top.get(None))
     for f, value in block.field_items():
         if value is not None:
-            lines += _commented(inner, definition(f, value), places, f.attr)
+            own = places is None or f.attr not in places.after  # Comments' comment first
+            lines += _commented(inner, definition(f, value, own), places, f.attr)
     top = isinstance(block, Machine)
     for part in _layout(type(block)):
         if isinstance(part, Table):
@@ -248,7 +273,9 @@ def canonical_lines(block: Block, indent: str = "", comments: Comments | None = 
                 lines.append(bulk_text.table_lines(bulk, part.key_format, at))
             elif commented:
                 for k, v in items.items():
-                    lines += _commented(at, entry(part, k, v), places, f"{part.attr}.{k}")
+                    key = f"{part.attr}.{k}"
+                    own = key not in places.after  # Comments' comment first
+                    lines += _commented(at, entry(part, k, v, own), places, key)
             else:
                 lines.extend(at + entry(part, k, v) for k, v in items.items())
             if part.block is not None:
@@ -438,8 +465,8 @@ def _edit_block(block: Block, edits: _Edits) -> None:
             _remove_shadowed(src, f.attr, edits)
         elif vs.value is None:
             edits.replace(vs.start, vs.end, format_value(f.kind, current))
-        elif not _same(f.kind, current, vs.value):
-            edits.replace_value(vs, f.kind, current)
+        else:
+            _edit_value(src.text, vs, f.kind, current, edits)
     if new_fields:
         edits.insert_lines(_fields_insert_point(src), new_fields)
 
@@ -447,6 +474,29 @@ def _edit_block(block: Block, edits: _Edits) -> None:
         _edit_table(block, table, src, inner, edits)
     for child in block.CHILDREN:
         _edit_children(block, child, src, inner, edits)
+
+
+# After a value: blanks and the comment that ends its line, if any (an annotation is not
+# a comment about the value: `# piui:` is left alone)
+_LINE_COMMENT = re.compile(r"[ \t\f]*(?P<comment>#[^\n\r\x0b]*)?(?=\r\n|\n|\r|\x0b|\Z)")
+
+
+def _edit_value(text: str, vs: ValueSource, kind: str, current: Any, edits: _Edits) -> None:
+    """Replace a loaded value's text if it changed. A value that carries a comment
+    (:func:`value_comment`) and ends its line takes the line's comment with it: the
+    comment there was about the value before."""
+    comment = value_comment(current)
+    rest = _LINE_COMMENT.match(text, vs.end) if comment else None
+    if rest is not None:
+        old = rest.group("comment")
+        if old is not None and old[1:].lstrip(" \t").startswith("piui:"):
+            rest = None  # an annotation on the value's line: kept, with no comment added
+        elif old is not None and old[1:].strip() == comment and _same(kind, current, vs.value):
+            return  # the line says it already
+    if rest is not None:
+        edits.replace(vs.start, rest.end(), f"{format_value(kind, current)}  # {comment}")
+    elif not _same(kind, current, vs.value):
+        edits.replace_value(vs, kind, current)
 
 
 def _remove_shadowed(src: BlockSource, key: str, edits: _Edits) -> None:
@@ -478,8 +528,8 @@ def _edit_table(block: Block, table: Table, src: BlockSource, inner: str, edits:
         if key not in current:
             edits.replace(vs.line_start, vs.line_end, "")
             _remove_shadowed(src, f"{table.attr}.{key}", edits)
-        elif not _same(table.kind, current[key], vs.value):
-            edits.replace_value(vs, table.kind, current[key])
+        else:
+            _edit_value(src.text, vs, table.kind, current[key], edits)
     added = [k for k in current if k not in ts.entries]
     if added:
         if entry_indent is None:
@@ -907,7 +957,8 @@ def _same_table(kind: str, current: dict, loaded: dict) -> bool:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename.
+    """Write ``text`` to ``path`` through a temporary file and a rename
+    (:func:`stage_text`, then :meth:`Staged.commit`).
 
     A symbolic link is resolved first, so the file it points to is replaced and the link
     stays. The new file gets the old one's permission bits (a read-only file stays
@@ -916,19 +967,80 @@ def write_text_atomic(path: Path, text: str) -> None:
 
     A target that exists and is not a regular file is never replaced: a character
     device or a FIFO is written through in place, anything else refused (see
-    :func:`write_through`)."""
+    :func:`write_through`).
+
+    Whatever stops the write (an error, a signal: :mod:`parasol_core.base.signals`)
+    before the rename removes the temporary and leaves the file as it was; after it,
+    the file is the new one, whole. Temporaries that writers of the same file left when
+    killed (SIGKILL, a power cut) are removed first
+    (:func:`parasol_core.base.filelock.remove_stale_temporaries`)."""
+    stage_text(path, text).commit()
+
+
+class Staged:
+    """A text written beside its target and not yet in place: :meth:`commit` renames
+    it over the target, :meth:`discard` removes it. Several files can be staged first
+    and committed together, the most important last (a measurement's model after its
+    tables)."""
+
+    def __init__(self, path: Path, tmp: Path | None, fd: int | None, data: bytes | None = None
+                 ) -> None:  # fmt: skip
+        self.path = path  # the real target
+        self.tmp = tmp  # None for a character device or FIFO, written through at commit
+        self._fd = fd  # holds the temporary's lock until it is renamed or removed
+        self._data = data
+
+    def commit(self) -> None:
+        try:
+            if self.tmp is None:
+                assert self._data is not None
+                write_through(self.path, self._data)
+            else:
+                with signals.deferred():  # renamed and known to be: one step
+                    os.replace(self.tmp, self.path)
+                    self.tmp = None
+        except BaseException:
+            self.discard()
+            raise
+        finally:
+            self._close()
+
+    def discard(self) -> None:
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+        self._data = None
+        self._close()
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+
+def stage_text(path: Path, text: str) -> Staged:
+    """``text`` written to a temporary beside ``path`` (see :func:`write_text_atomic`),
+    synced, with the target's permission bits, owner and group; not yet renamed."""
+    from parasol_core.base import filelock
+
     path = Path(os.path.realpath(path))
     if _is_special(path):
-        write_through(path, text.encode("utf-8"))
-        return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        return Staged(path, None, None, text.encode("utf-8"))
+    filelock.remove_stale_temporaries(path)
+    staged = None
     try:
-        with os.fdopen(fd, "wb") as f:
+        with signals.deferred():  # made and known as one step: a signal never leaks it
+            fd, tmp = filelock.temporary_beside(path)
+            staged = Staged(path, tmp, fd)
+        with os.fdopen(fd, "wb", closefd=False) as f:
             # encoded a piece at a time: no whole encoded copy of the text in memory
             for i in range(0, len(text), _CHUNK):
                 f.write(text[i : i + _CHUNK].encode("utf-8"))
             f.flush()
-            os.fsync(f.fileno())
+            os.fsync(fd)
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -937,15 +1049,59 @@ def write_text_atomic(path: Path, text: str) -> None:
             mode = 0o666 & ~umask
         else:
             mode = st.st_mode & 0o777
-            _keep_owner(tmp, path, st)
+            _keep_owner(str(tmp), path, st)
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if staged is not None:
+            staged.discard()
         raise
+    return staged
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise OSError (its filename ``path``, its strerror saying why) when
+    :func:`write_text_atomic` could not write ``path``, for what can be known before
+    the text exists: a directory or a node that is not a file in its place, a missing
+    directory, one this process cannot write in (read-only, not its own, a read-only
+    file system: tried by making a temporary there), a file whose owner the new one
+    could not keep. A command checks its outputs with it before any work."""
+    from parasol_core.base import filelock
+
+    shown = str(path)
+    real = Path(os.path.realpath(path))
+    try:
+        st: os.stat_result | None = real.stat()
+    except FileNotFoundError:
+        st = None
+    except NotADirectoryError:
+        raise NotADirectoryError(errno.ENOTDIR, "a part of its path is not a directory",
+                                 shown) from None  # fmt: skip
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            return  # written through in place (write_through)
+        from parasol_core.base.limits import file_kind
+
+        raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL,
+                      f"it is {file_kind(st.st_mode)}, not a file a model can be written "
+                      "to; nothing was written", shown)  # fmt: skip
+    parent = real.parent
+    if not parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"no such directory {str(parent)!r}", shown)
+    with signals.deferred():  # a probe, made and removed as one step
+        try:
+            fd, tmp = filelock.temporary_beside(real)
+        except OSError as e:
+            raise OSError(e.errno, f"cannot write in {str(parent)!r}: {e.strerror or e}",
+                          shown) from None  # fmt: skip
+        try:
+            if st is not None:
+                _keep_owner(str(tmp), real, st)
+        finally:
+            os.close(fd)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 #: Characters encoded and written at a time (a str holds no surrogate pair to split):

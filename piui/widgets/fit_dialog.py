@@ -51,6 +51,7 @@ from parasol_core.analysis.fit import (
     OsuLog,
     OsuTable,
     fit,
+    fit_comment,
     mixed_benchmarks,
     read_measurement_file,
     read_source,
@@ -539,8 +540,12 @@ class FitDialog(QDialog):
         if self.document.machine is not self._machine:
             self._error("another model is open: this fit was made for the one before")
             return False
+        sources = [s.label + (f", {s.table.name}" if s.table is not None else "")
+                   for s in self.sources]  # fmt: skip
+        comment = fit_comment(c, self.measurements, sources)
         try:
-            self.document.session.set_expression(self.ref, c.expression(), label=f"Fit {self.ref}")
+            self.document.session.set_expression(self.ref, c.expression(), label=f"Fit {self.ref}",
+                                                 comment=comment)  # fmt: skip
         except (EditError, SessionError) as e:
             self._error(str(e))
             return False
