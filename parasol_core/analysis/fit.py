@@ -48,6 +48,14 @@ import numpy as np
 
 from parasol_core.base.arrays import unique
 from parasol_core.base.limits import MAX_DATA_FILE_BYTES
+from parasol_core.base.numeric import (
+    SMALLEST_NORMAL,
+    NotANumberError,
+    ValueRangeError,
+    is_number,
+    is_whole,
+    read_float,
+)
 
 __all__ = [
     "START_FUNCTIONS",
@@ -379,10 +387,12 @@ def read_csv(text: str) -> Measurements:
     for i, row in rows[1:]:
         if len(row) != len(header):
             raise FitError(f"line {i}: expected {len(header)} values, found {len(row)}")
-        try:
-            values.append([float(v) for v in row])
-        except ValueError:
-            raise FitError(f"line {i}: not a number in {','.join(row)}") from None
+        try:  # ASCII numbers a double holds (base.numeric): not '٣', '1_000' or 1e999
+            values.append([read_float(v) for v in row])
+        except NotANumberError as e:
+            raise FitError(f"line {i}: not a number in {','.join(row)}{e.reason}") from None
+        except ValueRangeError as e:
+            raise FitError(f"line {i}: {e}") from None
     if not values:
         raise FitError("the CSV file has a header and no measurements")
     arr = np.array(values)
@@ -397,19 +407,18 @@ MAX_MEASUREMENT_BYTES = MAX_DATA_FILE_BYTES
 LATENCY, BANDWIDTH, OTHER = "latency", "bandwidth", "other"
 
 # "# OSU MPI Latency Test v7.3" -> "MPI Latency Test"
-_OSU_TITLE = re.compile(r"^#\s*OSU\s+(?P<title>.*?)(?:\s+v\d[\w.\-]*)?\s*$", re.IGNORECASE)
+_OSU_TITLE = re.compile(r"^#\s*OSU\s+(?P<title>.*?)(?:\s+v[0-9][\w.\-]*)?\s*$", re.IGNORECASE)
 # "# Size  Latency (us)", "# Size  Bandwidth (MB/s)", or osu_barrier's "# Avg Latency(us)"
 _OSU_HEADER = re.compile(
     r"^#\s*(?:Size\b(?P<rest>.*)|(?P<sizeless>Avg\s+Lat(?:ency)?\s*\(\s*us\s*\).*))$",
     re.IGNORECASE,
 )
 _OSU_COLUMN = re.compile(
-    r"(?P<lat>(?:(?P<stat>Avg|Min|Max|P\d+(?:\.\d+)?\s+Tail)\s+)?Lat(?:ency)?\s*\(\s*us\s*\))"
+    r"(?P<lat>(?:(?P<stat>Avg|Min|Max|P[0-9]+(?:\.[0-9]+)?\s+Tail)\s+)?Lat(?:ency)?\s*\(\s*us\s*\))"
     r"|(?P<bw>(?:Bi-?)?Bandwidth\s*\(\s*MB/s\s*\)|MB/s)"
     r"|(?P<other>[^\s(]+(?:\s*\([^)]*\))?)",
     re.IGNORECASE,
 )
-_DECIMAL = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 # the test name without "Test" and "Latency" -> the program's name, where they differ
 _PROGRAMS = {
     "latency": "latency",
@@ -541,6 +550,17 @@ class OsuTable:
         if self.kind == BANDWIDTH and value <= 0:
             raise FitError(f"line {lineno}: a bandwidth of {row[key]} MB/s gives no time "
                            f"per byte ({text!r})")  # fmt: skip
+        # the time it makes must be a double too: 1e-310 us, or 1e300 MB/s for a byte,
+        # would be 0 or a subnormal (a time nobody measured)
+        seconds = value * 1e-6 if self.kind == LATENCY else size / (value * 1e6)
+        if (
+            not math.isfinite(seconds)
+            or (0 < abs(seconds) < SMALLEST_NORMAL)
+            or (seconds == 0 and value != 0 and (self.kind == LATENCY or size != 0))
+        ):
+            unit = "us" if self.kind == LATENCY else "MB/s"
+            raise FitError(f"line {lineno}: {row[key]} {unit} gives a time of {seconds!r} s, "
+                           f"which a double does not hold to full precision ({text!r})")  # fmt: skip
         self.sizes.append(size)
         self.values.append(value)
         if "min" in row and "max" in row:
@@ -576,10 +596,13 @@ def _rows(count: int) -> str:
 
 
 def _decimal(cell: str, lineno: int, text: str) -> float:
-    value = float(cell) if _DECIMAL.match(cell) else math.nan
-    if not math.isfinite(value):
-        raise FitError(f"line {lineno}: {cell!r} is not a number (in {text!r})")
-    return value
+    """A cell's number: ASCII, as every number read (base.numeric), and one a double
+    holds; FitError naming the line otherwise."""
+    try:
+        return read_float(cell)
+    except ValueRangeError as e:
+        why = getattr(e, "reason", "")
+        raise FitError(f"line {lineno}: {cell!r} is not a number{why} (in {text!r})") from None
 
 
 def _query(name: str) -> str:
@@ -588,7 +611,7 @@ def _query(name: str) -> str:
     text = " ".join(name.lower().split())
     text = re.sub(r"^#\s*", "", text)
     text = re.sub(r"^osu\s+mpi\S*\s+", "", text)
-    text = re.sub(r"\s+v\d[\w.\-]*$", "", text)
+    text = re.sub(r"\s+v[0-9][\w.\-]*$", "", text)
     return text
 
 
@@ -623,7 +646,7 @@ class OsuLog:
         it ("allreduce"), case-insensitive. An unknown or ambiguous name raises
         TableChoiceError."""
         query = _query(name)
-        if query.isdigit():
+        if is_whole(query) and len(query) <= 9:
             number = int(query)
             if 1 <= number <= len(self.tables):
                 return self.tables[number - 1]
@@ -687,7 +710,9 @@ def read_osu_log(text: str) -> OsuLog:
                 title = None
             continue
         cells = stripped.split()
-        if table is not None and _DECIMAL.match(cells[0]):
+        # a row starts with a number; one that starts with a digit of any script or with a
+        # digit separator ('٣', '1_000') is a row too, and refused as not a number
+        if table is not None and (is_number(cells[0]) or cells[0][:1].isnumeric()):
             table.add_row(lineno, cells, stripped)
             continue
         skipped += 1

@@ -16,6 +16,7 @@ from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import ValueRangeError, read_model_bytes
+from parasol_core.base.numeric import argument_float
 from parasol_core.model import Machine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import loads
@@ -79,7 +80,7 @@ def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]
         raise CommandError(f"{path}: {e.strerror}", EXIT_USAGE) from None
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?")
 
 
 def _error_key(message: str) -> str:
@@ -189,7 +190,7 @@ def memory_budget(args: argparse.Namespace) -> Iterator[budget.Limits]:
 def lock_option(p: argparse.ArgumentParser) -> None:
     """``--lock-timeout``, for the commands that can rewrite a file in place."""
     p.add_argument(
-        "--lock-timeout", type=float, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
+        "--lock-timeout", type=argument_float, default=filelock.DEFAULT_TIMEOUT, metavar="SECONDS",
         help="with -i: how long to wait while another program writes FILE "
         f"(default {filelock.DEFAULT_TIMEOUT:g}); past it nothing is changed (exit 2)",
     )  # fmt: skip

@@ -18,6 +18,7 @@ from parasol_core.analysis.fit import (
     read_measurement_file,
     read_source,
 )
+from parasol_core.base.numeric import argument_int
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -53,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("primitive", metavar="SECTION.PRIMITIVE", help="e.g. mpi.bcast, pvm.send")
     p.add_argument("measurements", metavar="MEASUREMENTS")
-    p.add_argument("--procs", type=int, metavar="N", help="processes an OSU benchmark ran on")
+    p.add_argument(
+        "--procs", type=argument_int, metavar="N", help="processes an OSU benchmark ran on"
+    )
     p.add_argument("--table", metavar="NAME",
                    help="the OSU table to fit when the log holds several: its benchmark "
                    "(osu_latency, allreduce, 'Bandwidth Test') or its number in the list "

@@ -9,6 +9,7 @@ import threading
 import time
 from typing import TextIO
 
+from parasol_core.base.numeric import argument_float, argument_int, read_int
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE
 
 EXIT_CANCELLED = 130
@@ -34,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also run the report's validation experiments and print table 4.2")  # fmt: skip
     p.add_argument("--network", action="store_true",
                    help="measure the network between hosts instead (MPI)")  # fmt: skip
-    p.add_argument("--runs", type=int, metavar="N", help="runs per timing")
-    p.add_argument("--run-ms", type=float, metavar="MS", help="length of one timed run")
+    p.add_argument("--runs", type=argument_int, metavar="N", help="runs per timing")
+    p.add_argument("--run-ms", type=argument_float, metavar="MS", help="length of one timed run")
     p.add_argument("--cflags", metavar="FLAGS", help="compiler flags (default -O2)")
     p.add_argument("--params", metavar="NAMES", help="measure only these (comma-separated)")
     p.add_argument("--cache-sizes", metavar="SIZES",
@@ -121,8 +122,8 @@ def run_measure(args: argparse.Namespace) -> int:
             print(f"parasol-model measure: {e}", file=sys.stderr)
             return EXIT_USAGE
     if args.cache_sizes:
-        try:
-            sizes = [int(x) for x in args.cache_sizes.split(",") if x.strip()]
+        try:  # ASCII digits, as every number read (base.numeric)
+            sizes = [read_int(x) for x in args.cache_sizes.split(",") if x.strip()]
         except ValueError:
             sizes = []
         if not sizes or min(sizes) < 1:

@@ -8,6 +8,7 @@ import sys
 from parasol_core.analysis.validate import validate
 from parasol_core.base import params
 from parasol_core.base.limits import ValueRangeError, float_text, printable
+from parasol_core.base.numeric import argument_int
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE")
     p.add_argument("group", metavar="GROUP", choices=list(params.GROUPS))
     p.add_argument("factor", metavar="FACTOR")
-    p.add_argument("--processor", type=int, metavar="ID", help="only this processor type")
+    p.add_argument("--processor", type=argument_int, metavar="ID", help="only this processor type")
     _output_options(p)
     p.set_defaults(func=cmd_scale)
 

@@ -7,6 +7,7 @@ import os
 import sys
 
 from parasol_core.base.limits import MAX_FILE_BYTES, ValueRangeError, read_capped
+from parasol_core.base.numeric import argument_float
 from parasol_core.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, CommandError, run
 
 
@@ -23,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "http://127.0.0.1:7911)")  # fmt: skip
     p.add_argument("--name", help="a name to find the model by later (model.latest)")
     p.add_argument("--token", help="the estimator's token (default: $PARASOL_ESTIMATOR_TOKEN)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--timeout", type=argument_float, default=60.0, metavar="S", help=argparse.SUPPRESS
+    )
     p.set_defaults(func=cmd_push)
 
 

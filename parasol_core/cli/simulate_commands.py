@@ -7,6 +7,7 @@ import argparse
 import json
 
 from parasol_core.base.limits import ValueRangeError
+from parasol_core.base.numeric import argument_float, argument_int
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -44,10 +45,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="M.json",
         help='a JSON list of {"src", "dst", "bytes", "start"?, "after"?}',
     )
-    p.add_argument("--bytes", type=float, metavar="B", help="message size (with --pattern)")
+    p.add_argument(
+        "--bytes", type=argument_float, metavar="B", help="message size (with --pattern)"
+    )
     p.add_argument("--dim", metavar="D", help="dimension for shift: 0, 1, 2 or x, y, z")
-    p.add_argument("--root", type=int, metavar="R", help="root of the broadcasts (default 1)")
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument(
+        "--root", type=argument_int, metavar="R", help="root of the broadcasts (default 1)"
+    )
+    p.add_argument("--virtual", type=argument_int, metavar="ID", help="a virtual topology's id")
     p.add_argument(
         "--sharing",
         choices=SHARING,

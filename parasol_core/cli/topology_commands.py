@@ -6,6 +6,7 @@ import argparse
 import math
 
 from parasol_core.base import limits
+from parasol_core.base.numeric import argument_float, argument_int, read_int
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -29,9 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "they are mapped to.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("src", metavar="SRC", type=int)
-    p.add_argument("dst", metavar="DST", type=int)
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("src", metavar="SRC", type=argument_int)
+    p.add_argument("dst", metavar="DST", type=argument_int)
+    p.add_argument("--virtual", type=argument_int, metavar="ID", help="a virtual topology's id")
     p.set_defaults(func=cmd_route)
 
     p = sub.add_parser(
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("message", metavar="SRC:DST", type=_pair)
-    p.add_argument("--bytes", type=float, required=True, metavar="B", help="message size")
+    p.add_argument("--bytes", type=argument_float, required=True, metavar="B", help="message size")
     p.add_argument(
         "--active",
         type=_pair,
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SRC:DST",
         help="other messages under way (repeatable)",
     )
-    p.add_argument("--virtual", type=int, metavar="ID", help="a virtual topology's id")
+    p.add_argument("--virtual", type=argument_int, metavar="ID", help="a virtual topology's id")
     p.set_defaults(func=cmd_transfer)
 
     from parasol_core.topology.generators import GENERATORS
@@ -70,14 +71,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(--switch-type, a section marked '# piui: role = switch'), unless --no-switch-section.",
     )
     p.add_argument("kind", metavar="KIND", choices=list(GENERATORS))
-    p.add_argument("dims", metavar="DIMS", type=int, nargs="+")
-    p.add_argument("--latency", type=float, required=True, metavar="S", help="per link, seconds")
-    p.add_argument("--speed", type=float, required=True, metavar="S", help="seconds per byte")
-    p.add_argument("--processor-type", type=int, default=1, metavar="ID")
-    p.add_argument("--id", type=int, default=1, metavar="ID", help="the topology's id")
+    p.add_argument("dims", metavar="DIMS", type=argument_int, nargs="+")
+    p.add_argument(
+        "--latency", type=argument_float, required=True, metavar="S", help="per link, seconds"
+    )
+    p.add_argument(
+        "--speed", type=argument_float, required=True, metavar="S", help="seconds per byte"
+    )
+    p.add_argument("--processor-type", type=argument_int, default=1, metavar="ID")
+    p.add_argument("--id", type=argument_int, default=1, metavar="ID", help="the topology's id")
     p.add_argument("--name", help="the topology's name")
-    p.add_argument("--setup", type=float, metavar="S", help="setup time, seconds")
-    p.add_argument("--switch-type", type=int, metavar="ID",
+    p.add_argument("--setup", type=argument_float, metavar="S", help="setup time, seconds")
+    p.add_argument("--switch-type", type=argument_int, metavar="ID",
                    help="the switches' processor type (fat trees, dragonflies; default: "
                    "--processor-type + 1)")  # fmt: skip
     p.add_argument(
@@ -97,9 +102,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "mapping that scheme makes instead of the one in the file.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--virtual", type=int, required=True, metavar="ID")
+    p.add_argument("--virtual", type=argument_int, required=True, metavar="ID")
     p.add_argument("--scheme", choices=list(MAPPING_SCHEMES), help="evaluate this scheme")
-    p.add_argument("--seed", type=int, help="for --scheme random")
+    p.add_argument("--seed", type=argument_int, help="for --scheme random")
     p.add_argument("--print-mapping", action="store_true", help="also print map[v] = p lines")
     memory_option(p, "the routes of the virtual links")
     p.set_defaults(func=cmd_mapping)
@@ -110,10 +115,11 @@ def _pair(text: str) -> tuple[int, int]:
     try:
         if not sep:
             raise ValueError
-        return int(src), int(dst)
-    except ValueError:
+        return read_int(src, sign=True), read_int(dst, sign=True)
+    except ValueError as e:
+        why = getattr(e, "reason", "")
         raise argparse.ArgumentTypeError(
-            f"expected SRC:DST (two processor numbers), got {text!r}"
+            f"expected SRC:DST (two processor numbers), got {text!r}{why}"
         ) from None
 
 

@@ -36,6 +36,7 @@ from parasol_core.analysis.block_time import estimate_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.numeric import read_int
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
@@ -234,9 +235,9 @@ class LoadedModel:
             if len(parts) == 3:
                 if not parts[1].startswith("v"):
                     raise ValueError
-                virtual = int(parts[1][1:])
+                virtual = read_int(parts[1][1:], sign=True)  # ASCII, as every number read
             src_text, dash, dst_text = parts[-1].partition("-")
-            src, dst = int(src_text), int(dst_text)
+            src, dst = read_int(src_text), read_int(dst_text)
             if not dash or not (abs(src) <= MAX_INT and abs(dst) <= MAX_INT):
                 raise ValueError
         except ValueError:

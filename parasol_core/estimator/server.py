@@ -39,6 +39,7 @@ from pjrpc.server.validators import ValidationError
 
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.limits import json_underflow
+from parasol_core.base.numeric import argument_float, argument_int, read_float, read_int
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,
@@ -540,14 +541,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     p = sub.add_parser("serve", help="run the estimator until SIGINT or SIGTERM")
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}")
+    p.add_argument(
+        "--port", type=argument_int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}"
+    )
     p.add_argument("--store", metavar="DIR", help="where pushed models are kept "
                    "(default: the user data directory)")  # fmt: skip
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: "
                    "$PARASOL_ESTIMATOR_TOKEN); needed to listen beyond loopback")  # fmt: skip
-    p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
+    p.add_argument("--max-body", type=argument_int, default=MAX_BODY, metavar="BYTES",
                    help="largest request body (default 64 MiB)")  # fmt: skip
-    p.add_argument("--body-timeout", type=float, default=BODY_TIMEOUT, metavar="S",
+    p.add_argument("--body-timeout", type=argument_float, default=BODY_TIMEOUT, metavar="S",
                    help="seconds to receive a request body (default 30)")  # fmt: skip
     d = Budgets()
     budget = p.add_argument_group("budgets (docs/estimator.md, 'Budgets')")
@@ -618,10 +621,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _positive(kind: type) -> Any:
     def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        try:  # ASCII, as every number read (base.numeric)
+            value = read_int(text) if kind is int else read_float(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r} ({e})") from None
         if not value > 0 or value != value or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
         return value
