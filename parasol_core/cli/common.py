@@ -32,10 +32,15 @@ class CommandError(Exception):
         self.status = status
 
 
-def load_or_fail(path: str) -> Machine:
-    """Load a model; an unreadable file exits 2, a syntax error exits 1."""
+def load_or_fail(path: str, warn: bool = True) -> Machine:
+    """Load a model; an unreadable file exits 2, a syntax error exits 1. The warnings
+    of the load (an annotation that cannot be read or stands where nothing reads it, a
+    shape comment ignored, ...) go to stderr, one ``FILE:LINE:COL: warning: ...`` line
+    each, unless not ``warn`` (``check``, which prints them with the others): whatever
+    a command does with the model, the user learns that the file does not say what it
+    seems to."""
     try:
-        return loads(read_model_bytes(path), path)
+        machine = loads(read_model_bytes(path), path)
     except ValueRangeError as e:
         raise CommandError(str(e), EXIT_USAGE) from None
     except ModelSyntaxError as e:
@@ -45,6 +50,16 @@ def load_or_fail(path: str) -> Machine:
         raise CommandError(f"{path}: is a directory", EXIT_USAGE) from None
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
+    if warn:
+        print_load_warnings(machine, path)
+    return machine
+
+
+def print_load_warnings(machine: Machine, path: str | None = None) -> None:
+    """The loader's diagnostics of ``machine`` on stderr (they are warnings: a file
+    with an error does not load)."""
+    for d in machine.src.diagnostics if machine.src is not None else ():
+        print(d.format(path), file=sys.stderr)
 
 
 def checked_text(machine: Machine, canonical: bool = False) -> str:

@@ -84,7 +84,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
         try:
-            machine = load_or_fail(path)
+            machine = load_or_fail(path, warn=False)  # validate() holds the load's warnings
         except CommandError as e:
             print(str(e), file=sys.stderr if e.status == EXIT_USAGE else sys.stdout)
             status = max(status, e.status)
