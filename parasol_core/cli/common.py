@@ -15,6 +15,7 @@ from pathlib import Path
 from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.jsonout import NonFiniteError
 from parasol_core.base.limits import ValueRangeError, read_model_bytes
 from parasol_core.base.numeric import argument_float
 from parasol_core.model import Machine
@@ -296,6 +297,9 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             return EXIT_USAGE
         except ModelSyntaxError as e:
             print(e.format(), file=sys.stderr)
+            return EXIT_ERRORS
+        except NonFiniteError as e:  # the JSON writer's guard: a result past a double
+            print(f"error: {e}", file=sys.stderr)
             return EXIT_ERRORS
         except (MemoryError, RecursionError):
             print("error: the input is too large or too deeply nested to process",
