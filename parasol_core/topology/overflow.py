@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.base.numeric import SMALLEST_NORMAL
+from parasol_core.base.limits import MAX_PHASE_MESSAGES
+from parasol_core.base.numeric import LARGEST, SMALLEST_NORMAL
 from parasol_core.topology.errors import RoutingError
 
 #: what a message says of a double's range
@@ -97,11 +98,80 @@ def check_transfer(index: Any, slots: np.ndarray, nbytes: float, per_byte: float
                             f"2.2e-308 s): {cause}")  # fmt: skip
 
 
+# --------------------------------------------------------------------------- check
+
+#: How far a phase within the project's limits can multiply a time a byte: a message of
+#: up to 2**53 bytes (the estimator's largest), sharing a link with up to
+#: MAX_PHASE_MESSAGES others, in a chain of as many messages one after another. A link
+#: speed or forwarding cost whose product with it passes a double makes such phases
+#: overflow: ``check`` warns about it (:func:`overflow_warnings`).
+PER_BYTE_SCALE = 2.0**53 * MAX_PHASE_MESSAGES * MAX_PHASE_MESSAGES
+
+
+def overflow_warnings(topology: Any) -> list[tuple[int | None, str, str]]:
+    """What ``check`` says of a topology's timings that make times overflow (or
+    underflow) within the project's limits: ``(row, attr, message)``, ``row`` the link
+    store row the message is about (None: the forwarding annotation). One message per
+    timing and kind, naming the worst link and how many more are like it."""
+    out: list[tuple[int | None, str, str]] = []
+    store = topology.links
+    count = max(int(getattr(topology, "processor_count", 0) or 0), len(topology.types), 2)
+    label = topology.label()
+    latency_scale = float(count) * MAX_PHASE_MESSAGES  # a route's hops, a chain of messages
+    with np.errstate(all="ignore"):
+        for attr, scale, unit in (("latency", latency_scale, "s"),
+                                  ("speed", PER_BYTE_SCALE, "s a byte")):  # fmt: skip
+            values = store.means(attr) if len(store) else np.zeros(0)
+            values = np.where(np.isfinite(values), values, 0.0)
+            large = values * scale > LARGEST
+            if large.any():
+                row = int(np.argmax(values))
+                v = float(values[row])
+                more = int(large.sum()) - 1
+                what = (
+                    "a route or a chain of more than {n:.3g} hops over such links"
+                    if attr == "latency"
+                    else "a message of more than {n:.3g} bytes"
+                )
+                out.append((row, attr, _too_large(
+                    f"link {store.view(row).id} of {label}", attr, v, unit,
+                    what.format(n=LARGEST / v), more)))  # fmt: skip
+            if attr == "speed":
+                tiny = (values > 0) & (values < SMALLEST_NORMAL)
+                if tiny.any():
+                    row = int(np.argmax(tiny))
+                    v = float(values[row])
+                    more = int(tiny.sum()) - 1
+                    also = f" ({more} more link{'s' if more > 1 else ''} like it)" if more else ""
+                    out.append((row, attr, f"link {store.view(row).id} of {label}: speed = "
+                                f"{v!r} s a byte is so small that the time of a message of "
+                                f"fewer than {SMALLEST_NORMAL / v:.3g} bytes over it "
+                                "underflows (below about 2.2e-308 s, where a double loses "
+                                "digits); simulate, transfer and the estimator refuse such "
+                                f"messages{also}"))  # fmt: skip
+    forward = getattr(topology, "forward", None)
+    if forward is not None and forward * PER_BYTE_SCALE > LARGEST:
+        out.append((None, "forward", _too_large(
+            f"'# piui: forward' of {label}", "forward", forward, "s a byte",
+            f"a forwarded message of more than {LARGEST / forward:.3g} bytes", 0)))  # fmt: skip
+    return out
+
+
+def _too_large(who: str, attr: str, v: float, unit: str, what: str, more: int) -> str:
+    also = f" ({more} more link{'s' if more > 1 else ''} like it)" if more else ""
+    return (
+        f"{who}: {attr} = {v:g} {unit} makes times past {RANGE} s for {what}; "
+        "simulate, transfer and the estimator refuse such messages" + also
+    )
+
+
 __all__ = [
+    "PER_BYTE_SCALE",
     "RANGE",
     "TimeOverflowError",
     "check_transfer",
     "forward_note",
     "latency_cause",
+    "overflow_warnings",
     "per_byte_cause",
 ]
