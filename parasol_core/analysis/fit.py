@@ -295,29 +295,45 @@ def _rank_chi2(chi2: float) -> float:
 
 
 def _fit_form(form: Form, m: Measurements, sigma: Array, weighted: bool) -> Candidate | None:
-    cols = form.columns(m.procs, m.bytes)
-    a = np.column_stack(cols) / sigma[:, None]
-    b = m.seconds / sigma
+    """The least-squares fit of ``form``, or None when the columns do not determine it.
+    Computed on columns scaled to at most 1 and times scaled to their largest, and the
+    coefficients scaled back: measured times of 1e305 s (whose squares are no double)
+    or sizes of 1e300 bytes fit as 1e-6 s and 1000 bytes do. A coefficient past a double
+    is no fit (None), never an infinite one."""
+    with np.errstate(all="ignore"):
+        full = np.column_stack(form.columns(m.procs, m.bytes))
+        if not np.isfinite(full).all():  # bytes x p^2 past a double: this form cannot
+            return None
+        top = np.abs(full).max(axis=0)
+        if np.any(top == 0):
+            return None
+        k_time = float(np.abs(sigma).max())
+        a = (full / top) / (sigma / k_time)[:, None]
+        b = m.seconds / sigma
     n, k = a.shape
     if n < k:
         return None
     scale = np.linalg.norm(a, axis=0)
-    if np.any(scale == 0):
+    if np.any(scale == 0) or not np.isfinite(a).all():
         return None
     u, w, vt = np.linalg.svd(a / scale, full_matrices=False)
     if w[-1] <= w[0] * 1e-10:  # a column is a combination of the others
         return None
-    coef = (vt.T @ ((u.T @ b) / w)) / scale
-    cov = (vt.T / w**2) @ vt / np.outer(scale, scale)
-    resid = b - a @ coef
-    chi2 = float(resid @ resid)
-    dof = n - k
-    errs = np.sqrt(np.diag(cov))
+    with np.errstate(all="ignore"):
+        y = (vt.T @ ((u.T @ b) / w)) / scale
+        cov_y = (vt.T / w**2) @ vt / np.outer(scale, scale)
+        resid = b - a @ y
+        coef = y * (k_time / top)
+        errs = np.sqrt(np.diag(cov_y)) * (k_time / top)  # not the covariance: seconds^2
+        chi2 = float(resid @ resid)
+        dof = n - k
+        if not weighted and dof > 0:
+            errs = errs * math.sqrt(chi2 / dof)
+    if not (np.isfinite(coef).all() and np.isfinite(errs).all() and math.isfinite(chi2)):
+        return None
     q: float | None = None
     if weighted:
         q = gamma_q(dof / 2, chi2 / 2) if dof > 0 else 1.0
-    elif dof > 0:
-        errs = errs * math.sqrt(chi2 / dof)
     names = form.names
     return Candidate(form, {nm: float(v) for nm, v in zip(names, coef, strict=True)},
                      {nm: float(e) for nm, e in zip(names, errs, strict=True)},
