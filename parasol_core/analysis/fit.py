@@ -48,6 +48,14 @@ import numpy as np
 
 from parasol_core.base.arrays import unique
 from parasol_core.base.limits import MAX_DATA_FILE_BYTES
+from parasol_core.base.numeric import (
+    SMALLEST_NORMAL,
+    NotANumberError,
+    ValueRangeError,
+    is_number,
+    is_whole,
+    read_float,
+)
 
 __all__ = [
     "START_FUNCTIONS",
@@ -309,29 +317,45 @@ def _rank_chi2(chi2: float) -> float:
 
 
 def _fit_form(form: Form, m: Measurements, sigma: Array, weighted: bool) -> Candidate | None:
-    cols = form.columns(m.procs, m.bytes)
-    a = np.column_stack(cols) / sigma[:, None]
-    b = m.seconds / sigma
+    """The least-squares fit of ``form``, or None when the columns do not determine it.
+    Computed on columns scaled to at most 1 and times scaled to their largest, and the
+    coefficients scaled back: measured times of 1e305 s (whose squares are no double)
+    or sizes of 1e300 bytes fit as 1e-6 s and 1000 bytes do. A coefficient past a double
+    is no fit (None), never an infinite one."""
+    with np.errstate(all="ignore"):
+        full = np.column_stack(form.columns(m.procs, m.bytes))
+        if not np.isfinite(full).all():  # bytes x p^2 past a double: this form cannot
+            return None
+        top = np.abs(full).max(axis=0)
+        if np.any(top == 0):
+            return None
+        k_time = float(np.abs(sigma).max())
+        a = (full / top) / (sigma / k_time)[:, None]
+        b = m.seconds / sigma
     n, k = a.shape
     if n < k:
         return None
     scale = np.linalg.norm(a, axis=0)
-    if np.any(scale == 0):
+    if np.any(scale == 0) or not np.isfinite(a).all():
         return None
     u, w, vt = np.linalg.svd(a / scale, full_matrices=False)
     if w[-1] <= w[0] * 1e-10:  # a column is a combination of the others
         return None
-    coef = (vt.T @ ((u.T @ b) / w)) / scale
-    cov = (vt.T / w**2) @ vt / np.outer(scale, scale)
-    resid = b - a @ coef
-    chi2 = float(resid @ resid)
-    dof = n - k
-    errs = np.sqrt(np.diag(cov))
+    with np.errstate(all="ignore"):
+        y = (vt.T @ ((u.T @ b) / w)) / scale
+        cov_y = (vt.T / w**2) @ vt / np.outer(scale, scale)
+        resid = b - a @ y
+        coef = y * (k_time / top)
+        errs = np.sqrt(np.diag(cov_y)) * (k_time / top)  # not the covariance: seconds^2
+        chi2 = float(resid @ resid)
+        dof = n - k
+        if not weighted and dof > 0:
+            errs = errs * math.sqrt(chi2 / dof)
+    if not (np.isfinite(coef).all() and np.isfinite(errs).all() and math.isfinite(chi2)):
+        return None
     q: float | None = None
     if weighted:
         q = gamma_q(dof / 2, chi2 / 2) if dof > 0 else 1.0
-    elif dof > 0:
-        errs = errs * math.sqrt(chi2 / dof)
     names = form.names
     return Candidate(form, {nm: float(v) for nm, v in zip(names, coef, strict=True)},
                      {nm: float(e) for nm, e in zip(names, errs, strict=True)},
@@ -401,10 +425,12 @@ def read_csv(text: str) -> Measurements:
     for i, row in rows[1:]:
         if len(row) != len(header):
             raise FitError(f"line {i}: expected {len(header)} values, found {len(row)}")
-        try:
-            values.append([float(v) for v in row])
-        except ValueError:
-            raise FitError(f"line {i}: not a number in {','.join(row)}") from None
+        try:  # ASCII numbers a double holds (base.numeric): not '٣', '1_000' or 1e999
+            values.append([read_float(v) for v in row])
+        except NotANumberError as e:
+            raise FitError(f"line {i}: not a number in {','.join(row)}{e.reason}") from None
+        except ValueRangeError as e:
+            raise FitError(f"line {i}: {e}") from None
     if not values:
         raise FitError("the CSV file has a header and no measurements")
     arr = np.array(values)
@@ -419,19 +445,19 @@ MAX_MEASUREMENT_BYTES = MAX_DATA_FILE_BYTES
 LATENCY, BANDWIDTH, OTHER = "latency", "bandwidth", "other"
 
 # "# OSU MPI Latency Test v7.3" -> "MPI Latency Test"
-_OSU_TITLE = re.compile(r"^#\s*OSU\s+(?P<title>.*?)(?:\s+v\d[\w.\-]*)?\s*$", re.IGNORECASE)
+_OSU_TITLE = re.compile(r"^#\s*OSU\s+(?P<title>.*?)(?:\s+v[0-9][\w.\-]*)?\s*$", re.IGNORECASE)
 # "# Size  Latency (us)", "# Size  Bandwidth (MB/s)", or osu_barrier's "# Avg Latency(us)"
 _OSU_HEADER = re.compile(
     r"^#\s*(?:Size\b(?P<rest>.*)|(?P<sizeless>Avg\s+Lat(?:ency)?\s*\(\s*us\s*\).*))$",
     re.IGNORECASE,
 )
 _OSU_COLUMN = re.compile(
-    r"(?P<lat>(?:(?P<stat>Avg|Min|Max|P\d+(?:\.\d+)?\s+Tail)\s+)?Lat(?:ency)?\s*\(\s*us\s*\))"
+    r"(?P<lat>(?:(?P<stat>Avg|Min|Max|P[0-9]+(?:\.[0-9]+)?\s+Tail)\s+)?Lat(?:ency)?\s*\(\s*us\s*\))"
     r"|(?P<bw>(?:Bi-?)?Bandwidth\s*\(\s*MB/s\s*\)|MB/s)"
     r"|(?P<other>[^\s(]+(?:\s*\([^)]*\))?)",
     re.IGNORECASE,
 )
-_DECIMAL = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
+_DECIMAL = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 # "# Datatype: MPI_CHAR."
 _OSU_DATATYPE = re.compile(r"^#\s*Datatype\s*:\s*(?P<type>[^\s.]+)\.?\s*$", re.IGNORECASE)
 # The title's first word: "MPI", "MPI-CUDA", "MPI-CUDA MANAGED" (the accelerator the
@@ -631,6 +657,17 @@ class OsuTable:
         if self.kind == BANDWIDTH and value <= 0:
             raise FitError(f"line {lineno}: a bandwidth of {row[key]} MB/s gives no time "
                            f"per byte ({text!r})")  # fmt: skip
+        # the time it makes must be a double too: 1e-310 us, or 1e300 MB/s for a byte,
+        # would be 0 or a subnormal (a time nobody measured)
+        seconds = value * 1e-6 if self.kind == LATENCY else size / (value * 1e6)
+        if (
+            not math.isfinite(seconds)
+            or (0 < abs(seconds) < SMALLEST_NORMAL)
+            or (seconds == 0 and value != 0 and (self.kind == LATENCY or size != 0))
+        ):
+            unit = "us" if self.kind == LATENCY else "MB/s"
+            raise FitError(f"line {lineno}: {row[key]} {unit} gives a time of {seconds!r} s, "
+                           f"which a double does not hold to full precision ({text!r})")  # fmt: skip
         self.sizes.append(size)
         self.values.append(value)
         if "min" in row and "max" in row:
@@ -666,10 +703,13 @@ def _rows(count: int) -> str:
 
 
 def _decimal(cell: str, lineno: int, text: str) -> float:
-    value = float(cell) if _DECIMAL.match(cell) else math.nan
-    if not math.isfinite(value):
-        raise FitError(f"line {lineno}: {cell!r} is not a number (in {text!r})")
-    return value
+    """A cell's number: ASCII, as every number read (base.numeric), and one a double
+    holds; FitError naming the line otherwise."""
+    try:
+        return read_float(cell)
+    except ValueRangeError as e:
+        why = getattr(e, "reason", "")
+        raise FitError(f"line {lineno}: {cell!r} is not a number{why} (in {text!r})") from None
 
 
 def _query(name: str) -> str:
@@ -680,7 +720,7 @@ def _query(name: str) -> str:
     text = re.sub(r"^#\s*", "", text)
     text = re.sub(r"^osu\s+", "", text)
     text = re.sub(r"^mpi\s+", "", text)
-    text = re.sub(r"\s+v\d[\w.\-]*$", "", text)
+    text = re.sub(r"\s+v[0-9][\w.\-]*$", "", text)
     return text
 
 
@@ -719,7 +759,7 @@ class OsuLog:
         it ("allreduce"), case-insensitive. An unknown or ambiguous name raises
         TableChoiceError."""
         query = _query(name)
-        if query.isdigit():
+        if is_whole(query) and len(query) <= 9:
             number = int(query)
             if 1 <= number <= len(self.tables):
                 return self.tables[number - 1]
@@ -788,7 +828,9 @@ def read_osu_log(text: str) -> OsuLog:
                 datatype = typed.group("type")
             continue
         cells = stripped.split()
-        if table is not None and _DECIMAL.match(cells[0]):
+        # a row starts with a number; one that starts with a digit of any script or with a
+        # digit separator ('٣', '1_000') is a row too, and refused as not a number
+        if table is not None and (is_number(cells[0]) or cells[0][:1].isnumeric()):
             table.add_row(lineno, cells, stripped)
             continue
         skipped += 1

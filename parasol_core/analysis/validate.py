@@ -33,6 +33,7 @@ from parasol_core.model import (
 from parasol_core.model.inttable import int_columns
 from parasol_core.model.linkstore import LinkStore
 from parasol_core.model.tree import Expression, unparse
+from parasol_core.topology.overflow import overflow_warnings
 from parasol_core.topology.switches import switch_numbers
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ class _Checker:
         routings = known_routings()
         for topo in m.topologies:
             self.check_topology(topo, routings)
+            self.check_overflow(topo)
         for virt in m.virtuals:
             self.check_virtual(virt, routings)
         for section in [m.combinations, *m.runtime_sections()]:
@@ -290,6 +292,18 @@ class _Checker:
             dup = [p for p, k in Counter(link.connect).items() if k > 1]
             if dup:
                 self.error(f"{llabel} lists processor {dup[0]} twice", link, "connect", ltarget)
+
+    def check_overflow(self, topo: Topology) -> None:
+        """Warn about timings that make times overflow a double within the limits of a
+        phase (:func:`parasol_core.topology.overflow.overflow_warnings`): simulate,
+        transfer and the estimator refuse such times, and here is where they come from."""
+        target = ("topology", topo.id)
+        for row, attr, message in overflow_warnings(topo):
+            if row is None:
+                self.warning(message, topo, attr, target)
+                continue
+            link = topo.links.view(row)
+            self.warning(message, link, attr, ("topology", topo.id, "link", link.id))
 
     def check_routing(self, topo: Topology | VirtualTopology, routings: Collection[str],
                       target: tuple) -> None:  # fmt: skip

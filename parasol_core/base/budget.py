@@ -77,6 +77,7 @@ estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import threading
@@ -86,6 +87,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from parasol_core.base.limits import MAX_PHASE_MESSAGES
+from parasol_core.base.numeric import ValueRangeError, read_float, why_not_number
 
 __all__ = [
     "BYTES_PER_MESSAGE",
@@ -314,7 +316,10 @@ def check_route_steps(what: str, steps: int, hint: str = "") -> int:
 # --------------------------------------------------------------------------- sizes
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(i?b?)\s*", re.IGNORECASE)
+# ASCII digits and blanks, as every number read (base.numeric): '٢G' is no size
+_SIZE = re.compile(
+    r"[ \t]*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[ \t]*([kmgt]?)(i?b?)[ \t]*", re.IGNORECASE
+)
 
 
 def parse_size(text: str) -> int:
@@ -326,10 +331,13 @@ def parse_size(text: str) -> int:
     if m is None or (m.group(3) and not m.group(2) and m.group(3).lower() != "b"):
         raise ValueError(f"{text!r} is not a size: give bytes, or a number with K, M, G or "
                          "T (KiB ... TiB, powers of 1024; KB ... TB, powers of 1000), e.g. "
-                         "2G, 500M, 1.5GiB")  # fmt: skip
+                         f"2G, 500M, 1.5GiB{why_not_number(text)}")  # fmt: skip
     number, prefix, suffix = m.group(1), m.group(2).lower(), m.group(3).lower()
     scale = 1000 ** ("kmgt".index(prefix) + 1) if prefix and suffix == "b" else _UNITS[prefix]
-    value = float(number) * scale
+    try:
+        value = read_float(number) * scale
+    except ValueRangeError:  # 1e400 digits: past any machine
+        value = math.inf
     if value > 1 << 62:  # a thousand-digit number: no machine has it
         raise ValueError(f"{text[:40]!r} is more memory than any machine has")
     size = int(value)

@@ -25,6 +25,13 @@ import stat
 from collections.abc import Iterable
 from typing import BinaryIO
 
+# Defined with the number reader (parasol_core.base.numeric) and read here too, by their
+# old home's name: a value the format cannot hold, and the one check of a number's text.
+from parasol_core.base.numeric import SMALLEST_NORMAL as SMALLEST_NORMAL
+from parasol_core.base.numeric import ValueRangeError as ValueRangeError
+from parasol_core.base.numeric import finite_product
+from parasol_core.base.numeric import float_text as float_text
+
 MAX_INT = 2**63 - 1
 MAX_ID = 2**31 - 1
 """The largest id (ids are 32-bit in the PARASOL II tools)."""
@@ -33,10 +40,6 @@ MAX_PHASE_MESSAGES = 1_000_000
 """The most messages one communication phase may have (the estimator refuses more)."""
 MAX_LINE_LENGTH = 1_000_000
 LINE_ENDS = "\n\r\x0b"
-
-
-class ValueRangeError(ValueError):
-    """A value the file format cannot hold; the message says why."""
 
 
 def check_int(value: object, what: str = "a number", largest: int = MAX_INT) -> int:
@@ -71,77 +74,9 @@ def check_float(value: object, what: str = "a number") -> float:
     return number
 
 
-SMALLEST_NORMAL = 2.2250738585072014e-308
-"""The smallest positive double held to full precision; below it a number loses digits
-(a subnormal) and then becomes 0.0."""
-
-
-def float_text(text: str, what: str = "") -> float:
-    """The float a decimal number's text means, refusing what a double cannot hold:
-    overflow (``1e400``) and underflow, a nonzero number that would be stored as 0.0
-    (``1e-400``, which in a timing means "not detected") or as a subnormal that has
-    lost digits (``1.2345678e-318`` would be ``1.234566e-318``). A subnormal that gives
-    back the digits typed (``5e-324``, ``4.9e-324``, ``1e-320``) is kept: the writer
-    writes such forms, and a saved file must load. ValueRangeError names the text and
-    why."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueRangeError(f"'{_shown(text)}' is not a number{what}") from None
-    if math.isinf(value):
-        if any(c.isdigit() for c in text):
-            raise ValueRangeError(f"'{_shown(text)}' is too large to represent (the largest "
-                                  "number is about 1.8e308)")  # fmt: skip
-        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
-    if math.isnan(value):
-        raise ValueRangeError(f"'{_shown(text)}' is not a finite number")
-    if abs(value) < SMALLEST_NORMAL and _underflows(text, value):
-        stored = "as 0.0" if value == 0 else f"with lost digits, as {value!r}"
-        raise ValueRangeError(f"'{_shown(text)}' is too small to represent: it would be "
-                              f"stored {stored} (the smallest number held to full "
-                              "precision is about 2.2e-308)")  # fmt: skip
-    return value
-
-
-def _shown(text: str) -> str:
-    text = text.strip()
-    return text if len(text) <= 40 else text[:40] + "..."
-
-
-def _underflows(text: str, value: float) -> bool:
-    """Whether ``text`` (whose float is 0.0 or subnormal) means a number the float does
-    not hold to double precision."""
-    mantissa = text.strip().lower().split("e")[0]
-    if not any(c in "123456789" for c in mantissa):
-        return False  # a zero, written as 0, 0.0, 0e-999
-    if value == 0:
-        return True
-    # A subnormal is kept when, rounded to as many digits as were typed, it gives back
-    # the number typed: 5e-324, 4.9e-324, 1e-320 and the writer's shortest forms read,
-    # 1.2345678e-318 (stored as 1.234566e-318) does not: it lost digits.
-    from decimal import Decimal, InvalidOperation, localcontext
-
-    digits = mantissa.lstrip("+-").replace(".", "").lstrip("0")
-    try:
-        typed = Decimal(text.strip())
-        with localcontext() as ctx:
-            ctx.prec = min(max(len(digits), 1), 800)
-            return +Decimal(value) != typed
-    except InvalidOperation:  # pragma: no cover - float() read it
-        return True
-
-
 def check_scaled(before: float | None, after: float | None, what: str) -> None:
-    """Refuse a product that overflowed or underflowed: ``after`` (a value scaled from
-    ``before``) infinite, or 0.0 or subnormal where ``before`` was not. ValueRangeError."""
-    if before is None or after is None:
-        return
-    if not math.isfinite(after):
-        raise ValueRangeError(f"{what} gives a number too large to represent")
-    if before != 0 and abs(after) < SMALLEST_NORMAL:
-        raise ValueRangeError(f"{what} gives a number too small to represent ({after!r}; "
-                              "the smallest number held to full precision is about "
-                              "2.2e-308)")  # fmt: skip
+    """Refuse a product that overflowed or underflowed (:func:`numeric.finite_product`)."""
+    finite_product(before, after, what)
 
 
 def json_float(text: str) -> float:
@@ -161,7 +96,7 @@ def json_underflow(body: bytes) -> str | None:
 
     global _TINY_JSON
     if _TINY_JSON is None:
-        _TINY_JSON = re.compile(rb"[eE]-0*[1-9]\d{2}|\.0{300}")
+        _TINY_JSON = re.compile(rb"[eE]-0*[1-9][0-9]{2}|\.0{300}")
     if _TINY_JSON.search(body) is None:
         return None
     import json

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from parasol_core.base.numeric import is_whole
+
 NEWLINE_CHARS = "\n\r\x0b;"
 _LINE_END = re.compile(r"[ \t\f]*(#[^\n\r\x0b]*)?(\r\n|\n|\r|\x0b|;)")
 
@@ -130,7 +132,7 @@ def _entry(entries: dict[Any, ValueSource], entry: str) -> ValueSource | None:
     found = entries.get(entry)
     if found is not None:
         return found
-    if entry.isdigit():
+    if is_whole(entry) and len(entry) <= 20:
         found = entries.get(int(entry))
         if found is not None and str(int(entry)) == entry:
             return found

@@ -15,6 +15,7 @@ from pathlib import Path
 from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.jsonout import NonFiniteError
 from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
 from parasol_core.base.numeric import OptionNumber
 from parasol_core.model import Machine
@@ -39,14 +40,19 @@ class CommandError(Exception):
         self.status = status
 
 
-def load_or_fail(path: str) -> Machine:
-    """Load a model; an unreadable file exits 2, a syntax error exits 1."""
+def load_or_fail(path: str, warn: bool = True) -> Machine:
+    """Load a model; an unreadable file exits 2, a syntax error exits 1. The warnings
+    of the load (an annotation that cannot be read or stands where nothing reads it, a
+    shape comment ignored, ...) go to stderr, one ``FILE:LINE:COL: warning: ...`` line
+    each, unless not ``warn`` (``check``, which prints them with the others): whatever
+    a command does with the model, the user learns that the file does not say what it
+    seems to."""
     try:
         data = read_model_bytes(path)
         cut = getattr(data, "line_length", None)  # limits.CutBytes
         text = decode(data, path)
         del data  # not held through the reading (loader.loads)
-        return loads(text, path, cut)
+        machine = loads(text, path, cut)
     except ValueRangeError as e:
         raise CommandError(str(e), EXIT_USAGE) from None
     except ModelSyntaxError as e:
@@ -56,6 +62,16 @@ def load_or_fail(path: str) -> Machine:
         raise CommandError(f"{path}: is a directory", EXIT_USAGE) from None
     except OSError as e:
         raise CommandError(f"{path}: cannot read: {e.strerror or e}", EXIT_USAGE) from None
+    if warn:
+        print_load_warnings(machine, path)
+    return machine
+
+
+def print_load_warnings(machine: Machine, path: str | None = None) -> None:
+    """The loader's diagnostics of ``machine`` on stderr (they are warnings: a file
+    with an error does not load)."""
+    for d in machine.src.diagnostics if machine.src is not None else ():
+        print(d.format(path), file=sys.stderr)
 
 
 def checked_text(machine: Machine, canonical: bool = False) -> str:
@@ -91,7 +107,7 @@ def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]
         raise CommandError(f"{path}: {e.strerror}", EXIT_USAGE) from None
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?")
 
 
 def _error_key(message: str) -> str:
@@ -335,6 +351,9 @@ def run(func):  # noqa: ANN001, ANN201 - decorator for command functions
             return EXIT_USAGE
         except ModelSyntaxError as e:
             print(e.format(), file=sys.stderr)
+            return EXIT_ERRORS
+        except NonFiniteError as e:  # the JSON writer's guard: a result past a double
+            print(f"error: {e}", file=sys.stderr)
             return EXIT_ERRORS
         except (MemoryError, RecursionError):
             print("error: the input is too large or too deeply nested to process",

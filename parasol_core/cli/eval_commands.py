@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 
@@ -17,6 +16,7 @@ from parasol_core.base.limits import (
     open_input,
     too_large,
 )
+from parasol_core.base.numeric import read_float, read_int
 from parasol_core.cli.common import (
     AN_ID,
     EXIT_ERRORS,
@@ -125,16 +125,14 @@ def parse_args_option(items: list[str]) -> dict[str, int | float]:
         name = name.strip()
         if not eq or name not in ARGUMENTS:
             raise CommandError(f"--arg {item}: expected bytes=N or procs=P", EXIT_USAGE)
-        text = text.strip()
-        try:
-            value: int | float = int(text, 16) if text.lower().startswith("0x") else int(text)
-        except ValueError:
+        text = text.strip(" \t")
+        try:  # ASCII, as every number read (base.numeric): an integer, else a float
+            value: int | float = read_int(text, sign=True, hex=True)
+        except ValueRangeError:
             try:
-                value = float(text)
-            except ValueError:
-                raise CommandError(f"--arg {item}: '{text}' is not a number", EXIT_USAGE) from None
-        if not math.isfinite(value):
-            raise CommandError(f"--arg {item}: the value must be a finite number", EXIT_USAGE)
+                value = read_float(text)
+            except ValueRangeError as e:
+                raise CommandError(f"--arg {item}: {e}", EXIT_USAGE) from None
         least = 0 if name == "bytes" else 1
         if value < least:
             what = "a message size is 0 bytes or more" if name == "bytes" else (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from parasol_core.analysis.fit import (
     read_measurement_file,
     read_source,
 )
+from parasol_core.base import jsonout
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -146,7 +146,7 @@ def _fit(args: argparse.Namespace, session: Session) -> int:
         if table is not None:
             data["table"] = {"name": table.name, "test": table.test, "kind": table.kind,
                              "rows": table.rows, "line": table.line}  # fmt: skip
-        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        sys.stdout.write(jsonout.dumps(data, indent=1) + "\n")
     else:
         sys.stdout.write(report(candidates, ref))
     if args.in_place:

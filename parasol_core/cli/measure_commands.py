@@ -9,7 +9,7 @@ import sys
 import threading
 
 from parasol_core.base import signals
-from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.numeric import OptionNumber, read_int
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -77,8 +77,8 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
         except ValueError as e:
             raise CommandError(f"parasol-model measure: {e}", EXIT_USAGE) from None
     if args.cache_sizes:
-        try:
-            sizes = [int(x) for x in args.cache_sizes.split(",") if x.strip()]
+        try:  # ASCII digits, as every number read (base.numeric)
+            sizes = [read_int(x) for x in args.cache_sizes.split(",") if x.strip()]
         except ValueError:
             sizes = []
         if not sizes or min(sizes) < 1 or max(sizes) > MAX_CACHE_SIZE:

@@ -91,7 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"note: {path}: removed {printable(tmp.name)} ({size:,} bytes), left by "
                   "a writer of it that was killed before it finished", file=sys.stderr)  # fmt: skip
         try:
-            machine = load_or_fail(path)
+            machine = load_or_fail(path, warn=False)  # validate() holds the load's warnings
         except CommandError as e:
             print(str(e), file=sys.stderr if e.status == EXIT_USAGE else sys.stdout)
             status = max(status, e.status)

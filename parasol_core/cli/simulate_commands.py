@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from parasol_core.base import jsonout
 from parasol_core.base.limits import ValueRangeError
 from parasol_core.cli.common import (
     AN_ID,
@@ -106,7 +106,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except PhaseError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonout.dumps(result.to_json(), indent=2))
         return EXIT_OK
     print(f"messages: {len(result.src)}")
     print(f"makespan: {result.makespan:.6g} s")

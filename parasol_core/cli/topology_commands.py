@@ -163,12 +163,18 @@ def cmd_route(args: argparse.Namespace) -> int:
             r = virtual_route(machine, virt, args.src, args.dst)
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    opts = options_of(hw)
+    pace = None
+    if opts.forward is not None:  # a forwarding cost: who pays it, and the pace alone
+        try:
+            pace = route_per_byte(index_of(hw), r, opts)
+        except RoutingError as e:  # a speed and the forwarding cost past a double
+            raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     print(f"processors: {_numbers(r.processors)}")
     print(f"links: {_numbers(r.links)}")
-    opts = options_of(hw)
-    if opts.forward is not None:  # a forwarding cost: who pays it, and the pace alone
+    if pace is not None:
         print(f"forwarded by: {_numbers(forwarders(r)) or '-'}")
-        print(f"seconds per byte alone: {route_per_byte(index_of(hw), r, opts):.12g}")
+        print(f"seconds per byte alone: {pace:.12g}")
     return EXIT_OK
 
 

@@ -130,17 +130,19 @@ def frame(message: Any, dumps: Any) -> bytes:
     answers = message if isinstance(message, list) else [message]
     parts: list[bytes | bytearray] = []
     size = 0
-    for answer in answers:
+    framed = []  # new answer objects: ``message`` is left as it was (encoded again if
+    for answer in answers:  # ``dumps`` refuses it)
         result = answer.get("result") if isinstance(answer, dict) else None
         if not isinstance(result, Binary):
+            framed.append(answer)
             continue
         out = dict(result.result)
         for name, ref in result.refs.items():
             out[name] = ref | {"offset": ref["offset"] + size}
-        answer["result"] = out
+        framed.append({**answer, "result": out})
         parts.append(result.attachment)
         size += len(result.attachment)  # a multiple of ALIGN
-    text = dumps(message)
+    text = dumps(framed if isinstance(message, list) else framed[0])
     return b"".join((text, b" " * _pad(len(text) + 1), b"\n", *parts))
 
 

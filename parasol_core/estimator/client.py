@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from parasol_core.base import jsonout
 from parasol_core.estimator.binary import BINARY_TYPE, FramingError, columns_of, narrow, split
 from parasol_core.estimator.protocol import (
     DEFAULT_URL,
@@ -183,7 +184,12 @@ class Client:
         numpy arrays (views of the answer's body)."""
         rid = next(self._ids)
         request = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-        text = orjson.dumps(request, option=orjson.OPT_SERIALIZE_NUMPY)
+        try:  # no NaN or infinity sent as the null orjson would write for it
+            text = jsonout.dumps_bytes(request)
+        except jsonout.NonFiniteError as e:
+            raise ValueError(
+                f"{method}: the request {str(e).removeprefix('the answer ')}"
+            ) from None
         if attachment is None:
             status, kind, data = self._post(text)
         else:

@@ -36,6 +36,7 @@ from parasol_core.analysis.block_time import estimate_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.numeric import read_int
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
@@ -62,6 +63,7 @@ from parasol_core.model import Machine
 from parasol_core.syntax.loader import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
+from parasol_core.topology.overflow import TimeOverflowError
 from parasol_core.topology.resources import SHARING, forwarders, options_of, route_per_byte
 from parasol_core.topology.transfer import RouteTable
 from parasol_core.topology.virtual import (
@@ -256,9 +258,9 @@ class LoadedModel:
             if len(parts) == 3:
                 if not parts[1].startswith("v"):
                     raise ValueError
-                virtual = int(parts[1][1:])
+                virtual = read_int(parts[1][1:], sign=True)  # ASCII, as every number read
             src_text, dash, dst_text = parts[-1].partition("-")
-            src, dst = int(src_text), int(dst_text)
+            src, dst = read_int(src_text), read_int(dst_text)
             if not dash or not (abs(src) <= MAX_INT and abs(dst) <= MAX_INT):
                 raise ValueError
         except ValueError:
@@ -311,8 +313,18 @@ class Service:
             self._loaded.setdefault(loaded.id, loaded)
 
 
-def _routing(e: RoutingError) -> ParamError:
+def _routing(e: RoutingError) -> ParamError | MethodError:
+    """A routing error as the answer's error: a time past a double (the model's values
+    make it, not the params) is -32002, evaluation failed; any other is -32602."""
+    if isinstance(e, TimeOverflowError):
+        return _overflow(e)
     return ParamError(str(e))
+
+
+def _overflow(e: Exception) -> MethodError:
+    """-32002 for a time the model's values make past a double (or underflow to 0): the
+    message names the values (links, annotation, message)."""
+    return MethodError(EVALUATION_FAILED, f"evaluation failed: {e}")
 
 
 def _finite(value: float, what: str) -> float:
@@ -460,7 +472,10 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
     opts = options_of(hardware_of(loaded.machine))
     if opts.forward is not None:  # only then: other models answer as before
         out["forwarders"] = forwarders(r)
-        out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)
+        try:
+            out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)
+        except RoutingError as e:
+            raise _routing(e) from None
     return out
 
 
@@ -659,7 +674,7 @@ def network_transfer_time(
         try:
             seconds = loaded.table.transfer_time(mine, others, nbytes)
         except RoutingError as e:
-            raise ParamError(str(e)) from None
+            raise _routing(e) from None
     return _finite(seconds, "the transfer time")
 
 
@@ -700,7 +715,7 @@ def network_transfer_times(
                 out[i] = state.transfer_time(tid, sizes[i])
                 state.remove(tid)
         except RoutingError as e:
-            raise ParamError(str(e)) from None
+            raise _routing(e) from None
     if not np.isfinite(out).all():
         raise MethodError(EVALUATION_FAILED, "a transfer time is not a finite number")
     return out.tolist()
@@ -742,7 +757,7 @@ def estimate_phase(
     """The event trace of a communication phase (docs/topology.md): ``messages`` as
     ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``;
     ``sharing`` ``"max"`` (PARASOL's, the default) or ``"maxmin"`` (max-min fair)."""
-    from parasol_core.simulate.phases import PhaseError, simulate
+    from parasol_core.simulate.phases import PhaseError, PhaseOverflowError, simulate
 
     loaded = svc.model(model)
     virtual = _virtual_param(virtual)
@@ -766,7 +781,11 @@ def estimate_phase(
     try:
         result = simulate(loaded.machine, messages=messages, pattern=pattern, bytes=bytes,
                           dim=dim, root=root, virtual=virtual, sharing=sharing)  # fmt: skip
-    except (PhaseError, RoutingError, ValueError) as e:
+    except PhaseOverflowError as e:
+        raise _overflow(e) from None
+    except RoutingError as e:
+        raise _routing(e) from None
+    except (PhaseError, ValueError) as e:
         raise ParamError(str(e)) from None
     return result.to_json()
 

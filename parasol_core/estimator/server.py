@@ -36,9 +36,14 @@ from pjrpc.server import AsyncDispatcher, MethodRegistry
 from pjrpc.server import exceptions as rpcx
 from pjrpc.server.validators import ValidationError
 
+from parasol_core.base import jsonout
 from parasol_core.base.budget import BudgetError
 from parasol_core.base.limits import json_underflow
-from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.numeric import (
+    OptionNumber,
+    read_float,
+    read_int,
+)
 from parasol_core.base.signals import SIGNALS
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
@@ -53,6 +58,7 @@ from parasol_core.estimator.methods import METHODS, MethodSpec, Service, work_of
 from parasol_core.estimator.protocol import (
     DEFAULT_HOST,
     DEFAULT_PORT,
+    EVALUATION_FAILED,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -110,7 +116,29 @@ _request_ids = itertools.count()
 
 
 def _dumps(data: Any) -> bytes:
-    return orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)
+    """JSON of an answer: orjson with numpy arrays, refusing a NaN or an infinity that
+    orjson would write as ``null`` (:func:`parasol_core.base.jsonout.dumps_bytes`)."""
+    return jsonout.dumps_bytes(data)
+
+
+def _refuse_non_finite(result: Any) -> Any:
+    """``result`` (one response object or a batch) with every answer that holds a NaN
+    or an infinity replaced by an error object of its id (-32002, naming where): no
+    answer holds such a number, nor the null orjson would write for it."""
+    answers = result if isinstance(result, list) else [result]
+    out = []
+    for answer in answers:
+        found = jsonout.find_non_finite(answer.get("result"), "result") if isinstance(
+            answer, dict) else None  # fmt: skip
+        if found is None:
+            out.append(answer)
+            continue
+        e = jsonout.NonFiniteError(*found)
+        log.warning("refused an answer holding %r at %s", e.value, e.path)
+        out.append({"jsonrpc": "2.0", "id": answer.get("id"), "error": {
+            "code": EVALUATION_FAILED, "message": f"evaluation failed: {e}",
+            "data": {"path": e.path}}})  # fmt: skip
+    return out if isinstance(result, list) else out[0]
 
 
 def _error_body(code: int, message: str) -> dict:
@@ -383,10 +411,13 @@ def build_app(
         framed = any(isinstance(a.get("result"), Binary) for a in answers if isinstance(a, dict))
         encode = functools.partial(frame, dumps=_dumps) if framed else _dumps
         try:  # a single binary answer's attachment is built: only the envelope is left
-            if bulk and not (framed and len(answers) == 1):
-                out = await off_loop(encode, result)
-            else:
-                out = encode(result)
+            try:
+                if bulk and not (framed and len(answers) == 1):
+                    out = await off_loop(encode, result)
+                else:
+                    out = encode(result)
+            except jsonout.NonFiniteError:  # those answers are errors, the others stand
+                out = encode(_refuse_non_finite(result))
         except (TypeError, ValueError, orjson.JSONEncodeError):
             log.exception("cannot serialize a result")
             out = _dumps(_error_body(INTERNAL_ERROR, "internal error: the result is not JSON"))
@@ -768,10 +799,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _positive(kind: type) -> Any:
     def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        try:  # ASCII, as every number read (base.numeric)
+            value = read_int(text) if kind is int else read_float(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r} ({e})") from None
         if not value > 0 or value != value or value == float("inf"):
             raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
         return value

@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
 }
 """
 
-_ARRAY_TOKEN = re.compile(r"\$(A|B|K|I\d)(?![A-Za-z0-9_])")
+_ARRAY_TOKEN = re.compile(r"\$(A|B|K|I[0-9])(?![A-Za-z0-9_])")
 
 
 def _ident(name: str) -> str:

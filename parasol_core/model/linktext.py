@@ -16,7 +16,7 @@ from parasol_core.base.values import Timing
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.
-_NUM = r"-?\d{1,20}(?:\.\d{0,20})?(?:[eE][-+]?\d{1,2})?"
+_NUM = r"-?[0-9]{1,20}(?:\.[0-9]{0,20})?(?:[eE][-+]?[0-9]{1,2})?"
 _TIMING = rf"({_NUM})(?:[ \t]+({_NUM}))?"
 
 
@@ -46,10 +46,10 @@ class _Pattern:
 # The same, with the positions a source record needs: (indent, value) of each line.
 LINK_POS_RE = _Pattern(
     r"([ \t]*)begin[ \t]+link[ \t]*\n"
-    r"([ \t]*)id[ \t]*=[ \t]*(\d+)[ \t]*\n"
+    r"([ \t]*)id[ \t]*=[ \t]*([0-9]+)[ \t]*\n"
     rf"([ \t]*)latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
     rf"([ \t]*)speed[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
-    r"([ \t]*)connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
+    r"([ \t]*)connect[ \t]*=[ \t]*([0-9]+(?:[ \t]+[0-9]+)+)[ \t]*\n"
     r"([ \t]*)end[ \t]+link[ \t]*\n"
 )
 _TIMING_RE = _Pattern(_TIMING)

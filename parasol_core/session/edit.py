@@ -8,10 +8,12 @@ the editor's commands do: the reference names the stored value as an expression 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from parasol_core.base import limits, params
 from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.numeric import read_int
 
 # The reference table's writing side, re-exported: what a reference names and its key.
 from parasol_core.expr.refs import EditError, Slot, slot, stored_key  # noqa: F401
@@ -33,8 +35,13 @@ from parasol_core.syntax.expression import parse_expression
 
 
 def parse_value(kind: str, text: str, label: str = "value") -> Any:
-    """Read ``text`` as a value of ``kind``, as the file format would."""
-    text = text.strip()
+    """Read ``text`` as a value of ``kind``, as the file format would: its numbers in
+    ASCII (:mod:`parasol_core.base.numeric`), separated and surrounded by ASCII blanks."""
+    if kind in (INT, TIMING, CONNECT):
+        text = text.strip(" \t\r\n")
+        words = [w for w in re.split(r"[ \t]+", text) if w]
+    else:
+        text = text.strip()
     try:
         if kind == INT:
             from parasol_core.base.numeric import parse_whole
@@ -47,7 +54,7 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
                 raise ValueError("a name cannot contain quotes or line ends")
             return limits.check_name(text)
         if kind == TIMING:
-            parts = text.split()
+            parts = words
             if not 1 <= len(parts) <= 2:
                 raise ValueError("expected a mean and optionally a standard deviation")
             numbers = [limits.float_text(p) for p in parts]
@@ -62,7 +69,12 @@ def parse_value(kind: str, text: str, label: str = "value") -> Any:
                 raise ValueError(f"the roles are: {', '.join(ROLES)} (or none)")
             return word
         if kind == CONNECT:
-            numbers = limits.check_ints((int(p) for p in text.split()), "a connect number")
+            numbers = limits.check_ints(
+                (read_int(p, "a connect number") for p in words if len(p) <= 40),
+                "a connect number",
+            )
+            if len(numbers) < len(words):
+                raise ValueError("a connect number is too long")
             if not numbers or numbers[0] != len(numbers) - 1:
                 raise ValueError("expected a count followed by that many processor numbers")
             return numbers[1:]

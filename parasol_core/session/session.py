@@ -27,6 +27,7 @@ import numpy as np
 from parasol_core.base import filelock, limits, params
 from parasol_core.base.arrays import difference, union
 from parasol_core.base.limits import MAX_ID
+from parasol_core.base.numeric import is_whole
 from parasol_core.expr.engine import Engine
 from parasol_core.model import (
     EXPR,
@@ -896,7 +897,7 @@ class Session:
         out = set()
         for key in read:
             number = key[len(prefix) : -len(suffix)]
-            if not number.isdigit() or int(number) in ids:
+            if not is_whole(number) or int(number) in ids:
                 out.add(key)
         return out
 

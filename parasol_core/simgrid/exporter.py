@@ -17,6 +17,7 @@ refused before any routing, with a message naming both numbers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
@@ -73,8 +74,13 @@ def attribute(value: object, what: str) -> str:
     return quoteattr(text)
 
 
-def _num(value: float) -> str:
-    return repr(float(value))
+def _num(value: float, what: str = "a value") -> str:
+    """A number as the platform file writes it; never ``inf`` or ``nan``, which SimGrid
+    would not read as the model's value (ExportError naming ``what``)."""
+    number = float(value)
+    if not math.isfinite(number):
+        raise ExportError(f"{what} would be {number!r}, which a platform file cannot hold")
+    return repr(number)
 
 
 def export_platform(machine: Machine) -> Exported:
@@ -168,7 +174,8 @@ def export_platform(machine: Machine) -> Exported:
         lat = link.latency.mean if link.latency is not None else 0.0
         sd = sd or any(t is not None and t.sd for t in (link.latency, link.speed))
         policy = ' sharing_policy="SPLITDUPLEX"' if split and len(link.connect) == 2 else ""
-        lines.append(f'    <link id="l{link.id}" bandwidth="{_num(1.0 / speed)}Bps" '
+        bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed {speed!r})")
+        lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
                      f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
         prop("id", link.id, "      ")
         prop("connect", " ".join(map(str, link.connect)), "      ")

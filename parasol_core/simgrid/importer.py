@@ -14,12 +14,21 @@ TORUS, FAT_TREE, DRAGONFLY). What has no PARASOL counterpart is listed in
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from parasol_core.base import budget
 from parasol_core.base.limits import printable
+from parasol_core.base.numeric import (
+    SMALLEST_NORMAL,
+    ValueRangeError,
+    is_whole,
+    read_float,
+    read_int,
+    why_not_number,
+)
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
@@ -30,7 +39,10 @@ from parasol_core.topology.shape import declared_shape
 ROUTED_ZONES = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
 CLUSTER_TOPOLOGIES = ("FLAT", "TORUS", "FAT_TREE", "DRAGONFLY")
 PREFIX = "parasol:"  # properties PIUI's export writes, read back by the import
-_NODE_NAME = re.compile(r"p([1-9]\d*)")
+_NODE_NAME = re.compile(r"p([1-9][0-9]{0,17})")
+#: the most digits a whole number of a platform file is read with (numbers past any
+#: budget; int() of a 5,000-digit text is refused by Python itself)
+_MAX_DIGITS = 18
 
 
 @dataclass
@@ -192,9 +204,9 @@ def _radicals(p: _Platform, el: Element) -> list[tuple[int, int]]:
     parts = []
     total = 0
     for part in text.split(","):
-        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+        m = re.fullmatch(r"[ \t]*([0-9]{1,18})[ \t]*(?:-[ \t]*([0-9]{1,18})[ \t]*)?", part)
         if m is None:
-            raise p.error(f"radical {text!r}: {part!r} is not N or N-M", el)
+            raise p.error(f"radical {text!r}: {part!r} is not N or N-M{why_not_number(part)}", el)
         a = int(m.group(1))
         b = int(m.group(2)) if m.group(2) is not None else a
         if b < a:
@@ -217,11 +229,20 @@ def _digit_count(a: int, b: int) -> int:
     return total
 
 
+def _whole(text: str | None) -> int | None:
+    """The whole number ``text`` writes in ASCII digits, or None (not one, or longer
+    than any count a platform may hold)."""
+    if text is None or not is_whole(text) or len(text) > _MAX_DIGITS:
+        return None
+    return int(text)
+
+
 def _ints(p: _Platform, el: Element, text: str, what: str) -> list[int]:
     try:
-        values = [int(x) for x in text.split(",")]
-    except ValueError:
-        raise p.error(f"{what} {text!r} must be whole numbers separated by commas", el) from None
+        values = [_read_whole(x, "a whole number") for x in text.split(",")]
+    except ValueRangeError as e:
+        raise p.error(f"{what} {text!r} must be whole numbers separated by commas "
+                      f"({e})", el) from None  # fmt: skip
     if any(v < 1 for v in values):
         raise p.error(f"{what} {text!r} must be positive", el)
     return values
@@ -537,9 +558,9 @@ def _fat_tree_shape(p: _Platform, el: Element, cid: str, n: int, params: str) ->
         raise p.error(f"cluster {cid!r}: FAT_TREE topo_parameters are "
                       f"'levels;children,...;parents,...;ports,...', got {params!r}", el)  # fmt: skip
     try:
-        h = int(parts[0])
-    except ValueError:
-        raise p.error(f"cluster {cid!r}: {parts[0]!r} is not a number of levels", el) from None
+        h = _read_whole(parts[0], "a number of levels")
+    except ValueRangeError as e:
+        raise p.error(f"cluster {cid!r}: {e}", el) from None
     m, w, ports = (_ints(p, el, x, "topo_parameters") for x in parts[1:])
     if h < 1 or not len(m) == len(w) == len(ports) == h:
         raise p.error(f"cluster {cid!r}: a fat tree of {h} levels needs {h} numbers in each "
@@ -620,11 +641,16 @@ def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -
     try:
         if len(parts) != 4:
             raise ValueError
-        (g, blue), (c, black), (b, green) = (tuple(int(x) for x in s.split(",")) for s in parts[:3])
-        nodes = int(parts[3])
+        (g, blue), (c, black), (b, green) = (
+            tuple(_read_whole(x, "a whole number") for x in s.split(",")) for s in parts[:3]
+        )
+        nodes = _read_whole(parts[3], "a whole number")
+    except ValueRangeError as e:
+        raise p.error(f"cluster {cid!r}: DRAGONFLY topo_parameters: {e}", el) from None
     except ValueError:
+        shown = params if len(params) <= 80 else params[:80] + "..."
         raise p.error(f"cluster {cid!r}: DRAGONFLY topo_parameters are 'groups,blue;"
-                      f"chassis,black;routers,green;nodes', got {params!r}", el) from None  # fmt: skip
+                      f"chassis,black;routers,green;nodes', got {shown!r}", el) from None  # fmt: skip
     if min(g, blue, c, black, b, green, nodes) < 1:
         raise p.error(f"cluster {cid!r}: DRAGONFLY parameters must be positive: {params!r}", el)
     per_group = c * b
@@ -643,6 +669,12 @@ def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -
 def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: ANN001
     g, blue, c, black = fly.groups, fly.blue, fly.chassis, fly.black
     b, green, nodes = fly.blades, fly.green, fly.nodes
+    # the links of each colour have bw times their count: a bandwidth a double holds,
+    # whose time per byte (its reciprocal) does too
+    wide = {
+        colour: _bandwidth_times(p, el, cid, bw, n, colour)
+        for colour, n in (("green", green), ("black", black), ("blue", blue))
+    }
     per_group = c * b
     routers = g * per_group
     rnames = [f"{cid}_router_{i}" for i in range(routers)]
@@ -657,7 +689,7 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
         for j in range(b):
             for kk in range(j + 1, b):
                 new_link(f"{cid}_link_{k}", [rnames[i * b + j], rnames[i * b + kk]],
-                         bandwidth=bw * green)  # fmt: skip
+                         bandwidth=wide["green"])  # fmt: skip
                 k += 1
     for i in range(g):  # black: same blade, other chassis of the group
         for j in range(c):
@@ -666,12 +698,12 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
                     a = i * per_group + j * b + blade
                     z = i * per_group + kk * b + blade
                     new_link(f"{cid}_link_{k}", [rnames[a], rnames[z]],
-                             bandwidth=bw * black)  # fmt: skip
+                             bandwidth=wide["black"])  # fmt: skip
                     k += 1
     for i in range(g):  # blue: router j of group i to router i of group j
         for j in range(i + 1, g):
             new_link(f"{cid}_link_{k}", [rnames[i * per_group + j], rnames[j * per_group + i]],
-                     bandwidth=bw * blue)  # fmt: skip
+                     bandwidth=wide["blue"])  # fmt: skip
             k += 1
     facts.update(groups=g, chassis=c, blades=b, nodes=nodes)
     p.notes.add("SimGrid's dragonfly routing (to router n of the group for group n, then the "
@@ -679,6 +711,31 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
                 "where paths tie; and SimGrid 3.32, within a group, from a router outside chassis "
                 "0, crosses a green link then routes on as if in chassis 0 (a black hop too "
                 "few or too many), which no chain of links does", cid)  # fmt: skip
+
+
+def _read_whole(text: str, what: str) -> int:
+    """A whole number of a platform's parameters: ASCII digits, blanks around them
+    allowed, at most :data:`_MAX_DIGITS` of them; ValueRangeError saying why not."""
+    value = read_int(text, what)
+    if len(text.strip(" \t\r\n")) > _MAX_DIGITS:
+        raise ValueRangeError(f"'{text.strip()[:40]}' is too large for {what}")
+    return value
+
+
+def _bandwidth_times(p: _Platform, el: Element, cid: str, bw: float, count: int,
+                     colour: str) -> float:  # fmt: skip
+    """``bw * count`` (a dragonfly's links of one colour bundle ``count`` links), refused
+    where it or the time per byte it makes (1 / it) is past what a double holds."""
+    try:
+        wide = bw * count
+    except OverflowError:
+        wide = float("inf")
+    if not wide < float("inf") or 1.0 / wide < SMALLEST_NORMAL:
+        shown = str(count) if count < 10**15 else f"a {len(str(count))}-digit number"
+        raise p.error(f"cluster {cid!r}: the {colour} links' bandwidth, {bw:g} Bps times "
+                      f"{shown}, is too large: its time per byte (PARASOL's speed, 1 / "
+                      "bandwidth) would be too small for a double to hold", el)  # fmt: skip
+    return wide
 
 
 # --------------------------------------------------------------------------- ends
@@ -742,6 +799,15 @@ def _numbers(p: _Platform) -> dict[str, int]:
     return {n: i for i, n in enumerate(names, start=1)}
 
 
+def _prop(p: _Platform, props: dict, key: str, text: str, read, what: str):  # noqa: ANN001, ANN202
+    """A number of the zone property ``parasol:KEY`` read by ``read`` (ASCII, within a
+    double); a PlatformError naming the property otherwise."""
+    try:
+        return read(text, what)
+    except ValueRangeError as e:
+        raise p.error(f"property {PREFIX}{key}: {e}", None) from None
+
+
 def build(p: _Platform, name: str) -> Imported:
     _infer_ends(p)
     number = _numbers(p)
@@ -750,18 +816,20 @@ def build(p: _Platform, name: str) -> Imported:
     types: dict[int, int] = {}
     kinds: dict[int, tuple[str, str | None]] = {}  # type id -> (name, role)
     for key, value in props.items():
-        m = re.fullmatch(re.escape(PREFIX) + r"type:(\d+)", key)
+        m = re.fullmatch(re.escape(PREFIX) + r"type:([0-9]{1,18})", key)
         if m:
             role, _, tname = value.partition(":")
             kinds[int(m.group(1))] = (tname, role or None)
     for host in p.hosts:
         given = p.host_props.get(host, {}).get(PREFIX + "type")
-        types[number[host]] = int(given) if given and given.isdigit() else compute_type
+        given_type = _whole(given)
+        types[number[host]] = given_type if given_type is not None else compute_type
     router_types = {}
     for item in props.get(PREFIX + "routers", "").split():
         r, _, t = item.partition("=")
-        if t.isdigit():
-            router_types[r] = int(t)
+        router_type = _whole(t)
+        if router_type is not None:
+            router_types[r] = router_type
     for sw in p.switches:
         types[number[sw]] = router_types.get(sw, switch_type)
     if not kinds:
@@ -780,20 +848,24 @@ def build(p: _Platform, name: str) -> Imported:
         if len(link.ends) < 2:
             p.notes.add("links on no route between two points: left out", f"link {link.name}")
             continue
-        lid = (
-            int(link.props[PREFIX + "id"])
-            if link.props.get(PREFIX + "id", "").isdigit()
-            else next_id
-        )
+        given_id = _whole(link.props.get(PREFIX + "id"))
+        lid = given_id if given_id is not None else next_id
         next_id = max(next_id, lid) + 1
         speed = 1.0 / link.bandwidth
+        if not SMALLEST_NORMAL <= speed < math.inf:  # 1 / bandwidth under- or overflows
+            why = (f"too large: its time per byte, 1 / bandwidth, would be {speed!r}, below "
+                   "the smallest number a double holds to full precision (about 2.2e-308)"
+                   if speed < SMALLEST_NORMAL else "too small: its time per byte, 1 / "
+                   "bandwidth, would be too large for a double")  # fmt: skip
+            raise PlatformError(f"link {link.name!r}: a bandwidth of {link.bandwidth!r} Bps "
+                                f"is {why}", link.line, p.source)  # fmt: skip
         given = link.props.get(PREFIX + "speed")
         if given is not None:
             try:
-                exact = float(given)
+                exact = read_float(given)
                 if exact > 0 and abs(1.0 / exact - link.bandwidth) <= 1e-12 * link.bandwidth:
                     speed = exact  # the value PIUI wrote, not its reciprocal's reciprocal
-            except ValueError:
+            except ValueRangeError:
                 pass
         lat = Timing(link.latency)
         links.append(Link(id=lid, latency=lat, speed=Timing(speed),
@@ -816,8 +888,8 @@ def build(p: _Platform, name: str) -> Imported:
                     "PARASOL's duplex is for a whole topology; read as shared")  # fmt: skip
     if PREFIX + "duplex" in props:
         try:
-            duplex = float(props[PREFIX + "duplex"]) if props[PREFIX + "duplex"] else None
-        except ValueError:
+            duplex = read_float(props[PREFIX + "duplex"]) if props[PREFIX + "duplex"] else None
+        except ValueRangeError:
             pass
 
     count = len(p.hosts) + len(p.switches)
@@ -836,7 +908,8 @@ def build(p: _Platform, name: str) -> Imported:
     if PREFIX + "routing" in props:
         routing = props[PREFIX + "routing"] or None
     if PREFIX + "shape" in props:
-        shape = tuple(int(x) for x in props[PREFIX + "shape"].split()) or None
+        shape = tuple(_prop(p, props, "shape", x, _read_whole, "a size")
+                      for x in props[PREFIX + "shape"].split()) or None  # fmt: skip
     if PREFIX + "network" in props:
         try:  # as the model file's annotation is read: a bogus one is said, not kept
             network = check_network(props[PREFIX + "network"] or None)
@@ -845,14 +918,15 @@ def build(p: _Platform, name: str) -> Imported:
             network = None
     forward = None
     if props.get(PREFIX + "forward"):
-        forward = float(props[PREFIX + "forward"])
+        forward = _prop(p, props, "forward", props[PREFIX + "forward"], read_float, "")
     ours = PREFIX + "routing" in props  # written by PIUI's export
     setup = Timing(0.0)  # a platform has no setup time; a PIUI export may say one
     if ours:
-        setup = Timing(float(props[PREFIX + "setup"])) if props.get(PREFIX + "setup") else None
+        setup = (Timing(_prop(p, props, "setup", props[PREFIX + "setup"], read_float, ""))
+                 if props.get(PREFIX + "setup") else None)  # fmt: skip
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
-        id=int(props.get(PREFIX + "topology-id", "1")),
+        id=_prop(p, props, "topology-id", props.get(PREFIX + "topology-id", "1"), _read_whole, "an id"),
         name=props.get(PREFIX + "topology-name", None if ours else name),
         setup=setup,
         routing=routing, processor_count=count, link_count=len(links),
@@ -863,7 +937,9 @@ def build(p: _Platform, name: str) -> Imported:
                     f"ignored: it does not fit {count:,} processors")  # fmt: skip
         topo.shape = None
     machine = Machine(
-        id=int(props.get(PREFIX + "machine-id", "1")),
+        id=_prop(
+            p, props, "machine-id", props.get(PREFIX + "machine-id", "1"), _read_whole, "an id"
+        ),
         name=props.get(PREFIX + "machine-name", None if ours else name),
         processor_count=len(processors),
         topology_count=1,

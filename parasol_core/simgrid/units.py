@@ -2,7 +2,10 @@
 ``xbt_parse_get_speed`` in SimGrid 3.32's ``src/xbt/xbt_parse_units.cpp``).
 
 A value is a decimal number followed at once by a unit: ``1us``, ``10GBps``,
-``1.25e8``. Without a unit a time is in seconds and a bandwidth in bytes per second
+``1.25e8``. The number is ASCII (:mod:`parasol_core.base.numeric`: ``١٢٣Bps`` is not
+123 bytes a second), and neither it nor its product with the unit may overflow or
+underflow a double (``1e400``, ``1e-400s``, ``1e-300ps``): SimGrid would read such a
+value as infinite or 0, a link with no latency or no bandwidth. Without a unit a time is in seconds and a bandwidth in bytes per second
 (SimGrid warns and accepts). Bandwidths: ``Bps`` (bytes) and ``bps`` (bits, 1/8 byte),
 each with the decimal prefixes ``k M G T P E Z Y`` (x1000) or the binary ones
 ``Ki Mi Gi Ti Pi Ei Zi Yi`` (x1024). Times: ``w d h m s ms us ns ps``. Host speeds:
@@ -11,10 +14,16 @@ each with the decimal prefixes ``k M G T P E Z Y`` (x1000) or the binary ones
 
 from __future__ import annotations
 
-import math
 import re
 
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+from parasol_core.base.numeric import (
+    ValueRangeError,
+    finite_product,
+    read_float,
+    why_not_number,
+)
+
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _scale(unit: str, value: float, base: int, abbrev: bool) -> dict[str, float]:
@@ -50,18 +59,23 @@ class UnitError(ValueError):
 
 
 def _value(text: str, units: dict[str, float], default: str, what: str) -> float:
-    s = text.strip()
+    s = text.strip(" \t\r\n")
     m = _NUMBER.match(s)
     if m is None:
-        raise UnitError(f"{what} {text!r} is not a number with a unit")
+        raise UnitError(f"{what} {text!r} is not a number with a unit{why_not_number(s[:1])}")
     rest = s[m.end() :] or default
     factor = units.get(rest)
     if factor is None:
         known = ", ".join(sorted(units, key=lambda u: (units[u], u))[:12])
-        raise UnitError(f"{what} {text!r} has an unknown unit {rest!r} (known: {known}, ...)")
-    value = float(m.group()) * factor
-    if not math.isfinite(value):
-        raise UnitError(f"{what} {text!r} is too large")
+        why = why_not_number(rest[:1])
+        raise UnitError(f"{what} {text!r} has an unknown unit {rest!r} (known: {known}, ...){why}")
+    try:
+        number = read_float(m.group())
+        value = number * factor
+        if factor != 1.0:
+            finite_product(number, value, f"{m.group()} {rest} in {default}")
+    except ValueRangeError as e:
+        raise UnitError(f"{what} {text!r}: {e}") from None
     return value
 
 

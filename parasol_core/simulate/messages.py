@@ -22,6 +22,13 @@ class PhaseError(ValueError):
     malformed message list. The message says which message is wrong."""
 
 
+class PhaseOverflowError(PhaseError):
+    """A phase whose times would pass the largest double (about 1.8e308 s), or whose
+    nonzero time a byte times a size underflows to 0: the message names the message
+    and the values (a link's timing, the forwarding annotation and its line, a start)
+    that make it. No result of a phase is NaN or infinite; this is raised instead."""
+
+
 @dataclass(frozen=True)
 class Message:
     """One message of a phase (``after``: indices into the phase's message list)."""

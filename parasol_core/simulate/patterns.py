@@ -218,10 +218,9 @@ def _axis(dim: int | str | None) -> int:
         key = dim.strip().lower()
         if key in _AXES:
             return _AXES[key]
-        try:
-            dim = int(key)
-        except ValueError:
-            raise PhaseError(f"a dimension is 0, 1, 2 or x, y, z; got {dim!r}") from None
+        if key not in ("0", "1", "2"):  # ASCII digits: '٢' is no dimension
+            raise PhaseError(f"a dimension is 0, 1, 2 or x, y, z; got {dim!r}")
+        dim = int(key)
     if isinstance(dim, bool) or not 0 <= dim <= 2:
         raise PhaseError(f"a dimension is 0, 1, 2 or x, y, z; got {dim!r}")
     return int(dim)

@@ -45,11 +45,13 @@ import numpy as np
 from parasol_core import native
 from parasol_core.base import budget
 from parasol_core.base.arrays import unique
+from parasol_core.base.numeric import SMALLEST_NORMAL
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import (
     Message,
     MessageArrays,
     PhaseError,
+    PhaseOverflowError,
     _as_arrays,
     _check,
     load_messages,
@@ -57,6 +59,13 @@ from parasol_core.simulate.messages import (
 )
 from parasol_core.simulate.patterns import make_pattern_arrays
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.overflow import (
+    RANGE,
+    TimeOverflowError,
+    check_transfer,
+    latency_cause,
+    per_byte_cause,
+)
 from parasol_core.topology.ragged import gather, segment_reduce
 from parasol_core.topology.resources import (
     FlowLimitError,
@@ -71,6 +80,7 @@ __all__ = [
     "Message",
     "MessageArrays",
     "PhaseError",
+    "PhaseOverflowError",
     "PhaseResult",
     "load_messages",
     "parse_messages",
@@ -295,31 +305,40 @@ def simulate_routes(
     if ids.shape != (m,):
         raise PhaseError("one route id per message")
     order = _topological_order(messages) if messages.after_ptr is not None else None
-    trace = _Trace(table, ids, messages)
+    with np.errstate(all="ignore"):  # a time past a double is refused below, named
+        trace = _Trace(table, ids, messages)
     try:
         opts = table.options
     except RoutingError as e:
         raise PhaseError(str(e)) from None
     lib = _kernel()
-    if sharing != "max" or opts.extended:
-        usage = usage_of(table, ids, opts)
-        why = (
-            "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
-        )
-        try:
-            work = check_flow_work(usage, m, sharing, why)
-            run_flow(trace, usage, sharing, work)
-        except FlowLimitError as e:
-            raise PhaseError(str(e)) from None
-    elif trace.native_usable() and trace.run_together():
-        pass  # every message started at once and ended in one event: no loop needed
-    elif lib is not None and trace.native_usable():
-        trace.run_native(lib, grouped=trace.grouped_usable())
-    else:
-        trace.run()
-    alone_end = _uncontended_ends(messages, trace.alone, order)
+    with np.errstate(all="ignore"):
+        usage = usage_of(table, ids, opts) if sharing != "max" or opts.extended else None
+    guard = _Guard(trace, table, ids, messages, opts, usage)
+    guard.check_alone()  # each message alone: refused where it is set up, named
+    try:
+        with np.errstate(all="ignore"):
+            if usage is not None:
+                why = ("max-min sharing" if sharing != "max" else
+                       "a topology with forwarding or duplex links")  # fmt: skip
+                try:
+                    work = check_flow_work(usage, m, sharing, why)
+                    run_flow(trace, usage, sharing, work)
+                except FlowLimitError as e:
+                    raise PhaseError(str(e)) from None
+            elif trace.native_usable() and trace.run_together():
+                pass  # every message started at once and ended in one event: no loop needed
+            elif lib is not None and trace.native_usable():
+                trace.run_native(lib, grouped=trace.grouped_usable())
+            else:
+                trace.run()
+            alone_end = _uncontended_ends(messages, trace.alone, order)
+            busy, max_n = trace.link_statistics()
+    except RuntimeError:  # a predicted end lost to NaN: inf - inf, if times overflowed
+        guard.overflowed()
+        raise
+    guard.check_results(alone_end, busy)
     index = table.index
-    busy, max_n = trace.link_statistics()
     used = np.flatnonzero(max_n[:-1] > 0)
     return PhaseResult(
         makespan=float(trace.end.max()) if m else 0.0,
@@ -336,6 +355,134 @@ def simulate_routes(
         max_in_flight=max_n[used],
         events=trace.events,
     )
+
+
+class _Guard:
+    """No result of a phase is NaN or infinite: each message's time alone is checked
+    before the trace (:meth:`check_alone`), every result after it
+    (:meth:`check_results`), and a trace that lost a predicted end to overflow says
+    so (:meth:`overflowed`). Each raises :class:`PhaseOverflowError` naming the message
+    and what made its time overflow: the links' latencies, a link's speed, the
+    forwarding annotation, a start, the load of the messages sharing a link."""
+
+    def __init__(self, trace: _Trace, table: RouteTable, ids: np.ndarray,
+                 messages: MessageArrays, opts: Any, usage: Any) -> None:  # fmt: skip
+        self.trace, self.table, self.ids, self.messages = trace, table, ids, messages
+        self.forward = opts.forward
+        # each message's time a byte alone: its slowest link, or a forwarder's
+        # speed + forward when that is more (resources.Usage.alone)
+        with np.errstate(all="ignore"):
+            self.per_byte = usage.alone() if usage is not None else trace.smax
+
+    def _what(self, i: int) -> str:
+        src, dst = int(self.messages.src[i]), int(self.messages.dst[i])
+        return f"message {i} ({src} -> {dst})"
+
+    def _slots(self, i: int) -> np.ndarray:
+        slots, ends, _, _ = self.table.arrays()
+        pos = int(self.ids[i]) - 1
+        return slots[ends[pos] : ends[pos + 1]]
+
+    def check_alone(self) -> None:
+        """Refuse a message whose time alone (its route's latencies, then its bytes at
+        its time a byte) passes a double, or whose bytes' time underflows to 0."""
+        trace, nbytes, per = self.trace, self.messages.nbytes, self.per_byte
+        with np.errstate(all="ignore"):
+            moving = nbytes * per
+            alone = trace.latency + moving
+        bad = (trace.u_hops > 0) & (
+            ~np.isfinite(alone) | ((nbytes > 0) & (per > 0) & (moving < SMALLEST_NORMAL))
+        )
+        if not bad.any():
+            return
+        i = int(np.argmax(bad))
+        try:
+            check_transfer(self.table.index, self._slots(i), float(nbytes[i]), float(per[i]),
+                           float(trace.latency[i]), self._what(i), self.forward)  # fmt: skip
+        except TimeOverflowError as e:
+            raise PhaseOverflowError(str(e)) from None
+        raise AssertionError("check_transfer passed a time check_alone refused")  # pragma: no cover
+
+    def _sharing(self) -> np.ndarray:
+        """For each message, the most messages of the phase crossing one of its links
+        (a bound of the load it can meet)."""
+        trace = self.trace
+        crossing = np.bincount(trace.u_flat, minlength=trace.nlinks + 1)
+        most = np.zeros(trace.m, dtype=np.int64)
+        if trace.u_flat.shape[0]:
+            np.maximum.at(most, trace.u_which, crossing[trace.u_flat])
+        return most
+
+    def _bounds(self) -> np.ndarray:
+        """For each message, a bound of its end if nothing waited: its start, its
+        latencies, its bytes at its time a byte times the most messages sharing a link."""
+        msgs = self.messages
+        with np.errstate(all="ignore"):
+            return msgs.start + self.trace.latency + msgs.nbytes * self.per_byte * self._sharing()
+
+    def overflowed(self) -> None:
+        """After the trace lost a predicted end (a NaN): PhaseOverflowError if times
+        could overflow, naming the message most likely to; else nothing (a bug, which
+        the caller re-raises)."""
+        bounds = self._bounds()
+        with np.errstate(all="ignore"):
+            rate = self.per_byte * self._sharing()  # a time a byte under load: 0 bytes
+            total = (
+                float(bounds.max(initial=0.0))
+                + float(  # at an infinite one is NaN
+                    (self.trace.latency + self.messages.nbytes * rate).sum()
+                )
+                + float(rate.max(initial=0.0))
+            )
+        if math.isfinite(total):
+            return
+        # the messages in flight when the trace stopped (started, not ended): the one
+        # that would end last; else the largest bound
+        trace = self.trace
+        flying = np.isfinite(trace.t0) & ~np.isfinite(trace.end)
+        with np.errstate(all="ignore"):
+            late = np.where(flying, trace.t0 + bounds - self.messages.start, -np.inf)
+        pick = late if flying.any() else bounds
+        self._refuse(int(np.argmax(np.where(np.isnan(pick), np.inf, pick))))
+
+    def check_results(self, alone_end: np.ndarray, busy: np.ndarray) -> None:
+        """Refuse results holding a NaN or an infinity, naming the first message whose
+        own time overflowed (it started at a finite time), else the first one."""
+        trace = self.trace
+        ok = np.isfinite(trace.end) & np.isfinite(trace.t0) & np.isfinite(alone_end)
+        if ok.all() and np.isfinite(busy).all():
+            return
+        started = ~ok & np.isfinite(trace.t0)
+        if started.any():
+            self._refuse(int(np.argmax(started)))
+        if not ok.all():
+            self._refuse(int(np.argmax(~ok)))
+        self._refuse(int(np.argmax(self._bounds())))
+
+    def _refuse(self, i: int) -> None:
+        msgs, trace = self.messages, self.trace
+        start, t0 = float(msgs.start[i]), float(trace.t0[i])
+        alone = float(trace.latency[i] + msgs.nbytes[i] * self.per_byte[i])
+        head = f"{self._what(i)} would end past {RANGE} s"
+        slots = self._slots(i)
+        _, cause = per_byte_cause(self.table.index, slots, self.forward)
+        moving = float(msgs.nbytes[i] * self.per_byte[i])
+        took = latency_cause(self.table.index, slots) if trace.latency[i] >= moving else cause
+        if not math.isfinite(start + alone):
+            raise PhaseOverflowError(f"{head}: it starts at {start:g} s and takes {alone:g} s "
+                                     f"alone ({took})")  # fmt: skip
+        if msgs.after_ptr is not None and msgs.after_of(i) and not math.isfinite(t0 + alone):
+            raise PhaseOverflowError(f"{head}: it waits ('after') for messages "
+                                     f"{', '.join(map(str, msgs.after_of(i)[:5]))}, which end too "
+                                     f"late, and takes {alone:g} s alone ({took})")  # fmt: skip
+        n = int(self._sharing()[i])
+        if not math.isfinite(float(self.per_byte[i]) * n):
+            raise PhaseOverflowError(f"{self._what(i)}: its time a byte, {self.per_byte[i]:g} "
+                                     f"s, shared by the messages on its links (up to {n} on "
+                                     f"one) is past {RANGE}: {cause}")  # fmt: skip
+        raise PhaseOverflowError(f"{head}: its {msgs.nbytes[i]:g} bytes at {self.per_byte[i]:g} "
+                                 f"s a byte take longer than that with the other messages "
+                                 f"on its links (up to {n} on one): {cause}")  # fmt: skip
 
 
 def _kernel() -> ctypes.CDLL | None:

@@ -14,18 +14,29 @@ The role is read the same way into ``processor.role``.
 
 Bad annotations (not a number, negative, not finite, an unknown role, or in a nested or
 another section) are ignored with a warning that gives the line and says why; the model
-then behaves as if the line were an ordinary comment.
+then behaves as if the line were an ordinary comment. So is every other ``# piui:`` line
+that nothing reads: at machine level (after ``end topology``), in a section where its
+key means nothing, after a value on the same line, or with a key nobody knows. An
+annotation never stops a file from loading: whatever its text, the worst it gives is a
+warning. Its numbers are ASCII, as the grammar's (:mod:`parasol_core.base.numeric`):
+``fattree ² 2``, ``forward = ٣e-7`` or ``1_000e-9`` are not numbers.
 """
 
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from parasol_core.base.diagnostics import WARNING, Diagnostic
+from parasol_core.base.numeric import (
+    NotANumberError,
+    ValueRangeError,
+    is_whole,
+    read_float,
+    why_not_number,
+)
 from parasol_core.base.source import BOM, LineIndex, ValueSource
 from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
 
@@ -44,6 +55,16 @@ _NOTE = re.compile(
     r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M
 )
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
+# any annotation line: its key (the shape comment's is read by the reader)
+_ANY = re.compile(r"[ \t]*#[ \t]*piui:[ \t]*([A-Za-z_]*)")
+#: where each key is read
+PLACES = {
+    "forward": "directly in a hardware topology section",
+    "duplex": "directly in a hardware topology section",
+    "network": "directly in a hardware topology section",
+    "role": "directly in a processor section",
+    "shape": "directly in a topology or virtual topology section",
+}
 
 
 class _Marks:
@@ -107,12 +128,14 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
     marks = _Marks(text)
     if not marks.at:
         return found
+    handled: set[int] = set()  # where the annotation lines read (or warned about) start
     for topo in machine.topologies:
         src = topo.__dict__.get("src")
         if src is None or not marks.within(src.body_start, src.insert_at):
             continue
         nested = _nested_spans(topo)
         for m in _find(_NOTE, text, src.body_start, src.insert_at, marks):
+            handled.add(m.start())
             if lines is None:
                 lines = _Lines(text)
             key = m.group(1)
@@ -122,10 +145,7 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
                                    "section, not in a link or procid section; ignored",
                                    line, column, file))  # fmt: skip
                 continue
-            if key == "network":
-                value, why = _network(m.group(2), m.group(3))
-            else:
-                value, why = _number(key, m.group(2), m.group(3))
+            value, why = _read(key, m.group(2), m.group(3))
             vstart = m.start(3) + len(m.group(3)) - len(m.group(3).lstrip())
             vend = vstart + len(_value_text(m.group(3)))
             vs = ValueSource(value, vstart, vend, m.start(), _line_end(text, m.end()), line, column)
@@ -145,6 +165,7 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
         if src is None or not marks.within(src.body_start, src.insert_at):
             continue
         for m in _find(_NOTE, text, src.body_start, src.insert_at, marks):
+            handled.add(m.start())
             if lines is None:
                 lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
@@ -156,29 +177,118 @@ def read_annotations(machine: Machine, text: str, file: str | None) -> list[Diag
             continue
         if lines is None:
             lines = _Lines(text)
-        found.extend(_read_role(proc, text, lines, file, marks))
+        found.extend(_read_role(proc, text, lines, file, marks, handled))
     for block in [*machine.topologies, *machine.virtuals]:
         src = block.__dict__.get("src")
         if src is None or not marks.within(src.body_start, src.insert_at):
             continue
         for m in _find(_ROLE, text, src.body_start, src.insert_at, marks):
+            handled.add(m.start())
             if lines is None:
                 lines = _Lines(text)
             line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
             found.append(_warn("'# piui: role' belongs in a processor section (it marks the "
                                f"processor type); ignored in a {block.KEYWORD} section",
                                line, column, file, block.KEYWORD))  # fmt: skip
+        if block.KEYWORD in ("topology", "virtual"):  # its shape comment: the reader's
+            nested = _nested_spans(block)
+            for m in _find(_ANY, text, src.body_start, src.insert_at, marks):
+                if m.group(1) == "shape" and not any(a <= m.start() < b for a, b in nested):
+                    handled.add(m.start())
+    stray = _stray(machine, text, marks, handled)
+    if stray:
+        if lines is None:
+            lines = _Lines(text)
+        for at, message in stray:
+            line, column = lines.position(at)
+            found.append(_warn(message, line, column, file, "machine"))
     return found
 
 
+def _read(key: str, eq: str, rest: str) -> tuple[Any, str | None]:
+    """The value of a topology annotation, or None and why not. Whatever the text, an
+    annotation is at worst ignored with a warning: it never stops the file loading."""
+    try:
+        if key == "network":
+            return _network(eq, rest)
+        return _number(key, eq, rest)
+    except (ValueError, ArithmeticError) as e:  # pragma: no cover - every case is worded
+        return None, f"cannot be read ({e})"
+
+
+def _stray(machine: Machine, text: str, marks: _Marks,
+           handled: set[int]) -> list[tuple[int, str]]:  # fmt: skip
+    """(offset, warning) of every ``# piui:`` comment nothing reads: an annotation line
+    outside the sections its key belongs in, one after a value on the same line, one
+    with an unknown key."""
+    out: list[tuple[int, str]] = []
+    sections: list[tuple[int, int, Block]] | None = None
+    for at in marks.at:
+        line = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at), text.rfind("\x0b", 0, at)) + 1
+        if line in handled:
+            continue
+        hash_at = text.rfind("#", line, at)
+        if hash_at < 0 or text[hash_at + 1 : at].strip(" \t") or text.count('"', line, hash_at) % 2:
+            continue  # 'piui:' in an ordinary comment or in a name: not an annotation
+        own_line = not text[line:hash_at].strip(" \t\f")
+        key_m = re.match(r"[ \t]*([A-Za-z_]*)", text[at + 5 : at + 45])
+        key = key_m.group(1) if key_m else ""
+        note = f"'# piui: {key}'" if key else "'# piui:'"
+        if key not in PLACES:
+            shown_key = repr(key) if key else "no key"
+            out.append((hash_at, f"{note}: unknown annotation ({shown_key}; PIUI reads "
+                        f"{', '.join(PLACES)}); ignored"))  # fmt: skip
+            continue
+        if not own_line:
+            out.append((hash_at, f"{note} follows something else on its line, where it is "
+                        "an ordinary comment; ignored (an annotation stands on a line of "
+                        f"its own, {PLACES[key]})"))  # fmt: skip
+            continue
+        if sections is None:
+            sections = [(b.src.start, b.src.end, b) for b in _top_sections(machine)]
+        out.append((hash_at, f"{note} is {_place(machine, sections, at)}, where it is "
+                    f"ignored: it belongs {PLACES[key]}"))  # fmt: skip
+    return out
+
+
+def _place(machine: Machine, sections: list[tuple[int, int, Block]], at: int) -> str:
+    """Where offset ``at`` is, in words: at machine level (after which section), in a
+    section, or in a section nested in one."""
+    src = machine.__dict__.get("src")
+    if src is None or not src.start <= at < src.end:
+        return "outside the machine section"
+    for a, b, block in sections:
+        if a <= at < b:
+            if any(x <= at < y for x, y in _nested_spans(block)):
+                return f"in a section nested in a {block.KEYWORD} section"
+            return f"in a {block.KEYWORD} section"
+    before = [(b, block) for a, b, block in sections if b <= at]
+    if before:
+        _, block = max(before, key=lambda x: x[0])
+        return f"at machine level (after 'end {block.KEYWORD}')"
+    return "at machine level"
+
+
+def _top_sections(machine: Machine) -> list[Block]:
+    """The machine's own sections that hold a source record (not the machine)."""
+    out = []
+    for child in machine.CHILDREN:
+        value = getattr(machine, child.attr)
+        for block in value if child.many else [value]:
+            if block is not None and block.__dict__.get("src") is not None:
+                out.append(block)
+    return out
+
+
 def _read_role(
-    proc: Block, text: str, lines: _Lines, file: str | None, marks: _Marks
+    proc: Block, text: str, lines: _Lines, file: str | None, marks: _Marks, handled: set[int]
 ) -> list[Diagnostic]:
     """Set ``proc.role`` from its `# piui: role = WORD` line; warnings about bad ones."""
     src: Any = proc.__dict__["src"]
     found: list[Diagnostic] = []
     nested = _nested_spans(proc)
     for m in _find(_ROLE, text, src.body_start, src.insert_at, marks):
+        handled.add(m.start())
         line, column = lines.position(m.start() + len(m.group(0)) - len(m.group(0).lstrip()))
         if any(a <= m.start() < b for a, b in nested):
             found.append(_warn("'# piui: role' belongs directly in the processor section, not "
@@ -229,12 +339,18 @@ def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
     kind, numbers = words[0], words[1:]
     if kind not in NETWORK_KINDS:
         shown = kind if len(kind) <= 40 else kind[:40] + "..."
-        return None, f"unknown network {shown!r} (known: {forms})"
+        return None, f"unknown network {shown!r} (known: {forms}){why_not_number(kind)}"
     names = NETWORK_KINDS[kind]
-    if len(numbers) != len(names) or not all(n.isdigit() and 0 < int(n) <= 10**6 for n in numbers):
+    # ASCII digits only, and at most 7 of them (10**6): '²'.isdigit() is true, int('²')
+    # fails, and int('٢') is 2
+    if len(numbers) != len(names) or not all(
+        len(n) <= 7 and is_whole(n) and 0 < int(n) <= 10**6 for n in numbers
+    ):
+        bad = next((why_not_number(n) for n in numbers if why_not_number(n)), "")
         return (
             None,
-            f"a {kind} takes {len(names)} whole numbers from 1 to 10^6: {kind} {' '.join(names)}",
+            f"a {kind} takes {len(names)} whole numbers from 1 to 10^6: {kind} "
+            f"{' '.join(names)}{bad}",
         )
     return " ".join([kind, *(str(int(n)) for n in numbers)]), None
 
@@ -245,12 +361,12 @@ def _number(key: str, eq: str, rest: str) -> tuple[float | None, str | None]:
     if not eq:
         return None, f"expected '# piui: {key} = NUMBER' ({KEYS[key]})"
     try:
-        value = float(text)
-    except ValueError:
+        value = read_float(text)  # ASCII, and a double: no overflow, no underflow
+    except NotANumberError as e:
         shown = text if len(text) <= 40 else text[:40] + "..."
-        return None, f"expected one number ({KEYS[key]}), found {shown!r}"
-    if not math.isfinite(value):
-        return None, f"{text!r} is not a finite number"
+        return None, f"expected one number ({KEYS[key]}), found {shown!r}{e.reason}"
+    except ValueRangeError as e:
+        return None, str(e)
     if value < 0:
         return None, f"{text} is negative; it must be 0 or more ({KEYS[key]})"
     if key == "duplex" and value > MAX_DUPLEX:

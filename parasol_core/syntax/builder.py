@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from parasol_core.base import params
 from parasol_core.base.diagnostics import WARNING, Diagnostic
+from parasol_core.base.numeric import ValueRangeError, read_int
 from parasol_core.base.source import (
     BlockSource,
     TableSource,
@@ -165,13 +166,16 @@ class _Builder(ExprBuilder):
         text = str(tok)
         eq = text.index("=")
         words = text[eq + 1 :].split()
-        try:
-            shape = tuple(int(w) for w in words)
-        except ValueError:
-            shape = ()
+        why = ""
+        try:  # ASCII digits, as every number (base.numeric): '٤' is not 4
+            shape = tuple(read_int(w, "a size") for w in words if len(w) <= 8)
+            if len(shape) < len(words):
+                shape = ()
+        except ValueRangeError as e:
+            shape, why = (), getattr(e, "reason", "")
         if not 1 <= len(shape) <= MAX_SHAPE_DIMS or any(n < 1 or n > 1_000_000 for n in shape):
             self.warn(
-                f"shape comment ignored: expected 1 to {MAX_SHAPE_DIMS} positive sizes, found {text[eq + 1 :].strip()!r}",
+                f"shape comment ignored: expected 1 to {MAX_SHAPE_DIMS} positive sizes, found {text[eq + 1 :].strip()!r}{why}",
                 tok.line, tok.column,
             )  # fmt: skip
             shape = None

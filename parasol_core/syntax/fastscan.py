@@ -41,17 +41,17 @@ from parasol_core.model.linktext import (
 
 # Numbers of bounded length: no integer past 2**63 - 1 and no float that overflows, so
 # none of the builder's range errors can arise here.
-_INT = r"\d{1,18}"
+_INT = r"[0-9]{1,18}"
 # The end of a line: blanks, an ordinary comment (not a shape comment), one `\n`.
 _EOL = r"[ \t]*(?:#(?![ \t]*piui:[ \t]*shape)[^\n\r\x0b;]*)?\n"
 
 
 LINK_RE = _Pattern(
     r"[ \t]*begin[ \t]+link[ \t]*\n"
-    r"[ \t]*id[ \t]*=[ \t]*(\d+)[ \t]*\n"
+    r"[ \t]*id[ \t]*=[ \t]*([0-9]+)[ \t]*\n"
     rf"[ \t]*latency[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
     rf"[ \t]*speed[ \t]*=[ \t]*({_LOOSE})[ \t]*\n"
-    r"[ \t]*connect[ \t]*=[ \t]*(\d+(?:[ \t]+\d+)+)[ \t]*\n"
+    r"[ \t]*connect[ \t]*=[ \t]*([0-9]+(?:[ \t]+[0-9]+)+)[ \t]*\n"
     r"[ \t]*end[ \t]+link[ \t]*\n"
 )
 LINK_LINES = 6

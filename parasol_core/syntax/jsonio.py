@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from parasol_core.base import jsonout
 from parasol_core.model import Block, Timing, children_of
 from parasol_core.model.inttable import IntTable, int_columns
 from parasol_core.model.tree import Expression
@@ -65,7 +66,7 @@ def dumps(block: Block, indent: int = 1) -> str:
         stores.append(value)
         return f"\x00links {len(stores) - 1}\x00"
 
-    text = json.dumps(to_data(block, mark), indent=indent)
+    text = jsonout.dumps(to_data(block, mark), indent=indent)  # no NaN, no infinity
     if not stores:
         return text
     pieces = []
@@ -85,8 +86,6 @@ def dumps(block: Block, indent: int = 1) -> str:
 def _links_json(store: Any, key_indent: int, step: int) -> str:
     """The JSON list of a store's links as ``json.dumps(..., indent=step)`` writes it
     under a key indented ``key_indent`` spaces."""
-    import json
-
     import numpy as np
 
     from parasol_core.syntax.bulk_text import _interleave
@@ -104,7 +103,7 @@ def _links_json(store: Any, key_indent: int, step: int) -> str:
         if sds is None:
             values, inverse = np.unique(bits, return_inverse=True)
             texts = [
-                f'{{\n{i3}"mean": {json.dumps(v)},\n{i3}"sd": null\n{i2}}}'
+                f'{{\n{i3}"mean": {jsonout.number(v)},\n{i3}"sd": null\n{i2}}}'
                 for v in values.view(np.float64).tolist()
             ]
         else:
@@ -112,8 +111,8 @@ def _links_json(store: Any, key_indent: int, step: int) -> str:
             values, inverse = np.unique(np.column_stack((bits, sd_bits)), axis=0,
                                         return_inverse=True)  # fmt: skip
             texts = [
-                f'{{\n{i3}"mean": {json.dumps(m)},\n{i3}"sd": '
-                f"{'null' if s != s else json.dumps(s)}\n{i2}}}"
+                f'{{\n{i3}"mean": {jsonout.number(m)},\n{i3}"sd": '
+                f"{'null' if s != s else jsonout.number(s)}\n{i2}}}"
                 for m, s in values.view(np.float64).tolist()
             ]
         return [texts[i] for i in inverse.reshape(-1).tolist()]

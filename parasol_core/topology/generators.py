@@ -331,9 +331,11 @@ def defaults_for(topology: Topology) -> GeneratorDefaults:
     shape = shape_of(topology)
     routing = topology.routing or ""
     first = next((lk for lk in topology.links if lk.latency and lk.speed), None)
-    words = (topology.network or "").split()
-    if words and words[0] in GENERATORS:  # a generated fat tree or dragonfly says so
-        kind, sizes = words[0], tuple(int(w) for w in words[1:])
+    from parasol_core.topology.switches import network_of
+
+    said = network_of(topology)  # read as the annotation is: ASCII whole numbers
+    if said is not None and said[0] in GENERATORS:  # a generated fat tree or dragonfly
+        kind, sizes = said[0], tuple(said[1].values())
     elif routing.endswith("torus") and shape is not None:
         kind, sizes = ("ring", (n,)) if shape.ndim == 1 else ("torus", shape.dims)
     elif routing == "hypercube" and n > 1 and n & (n - 1) == 0:

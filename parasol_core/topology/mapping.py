@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.numeric import NotANumberError, ValueRangeError, read_int
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
@@ -723,11 +724,11 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
     for v, word in enumerate(words, start=1):
         if word == "-":
             continue
-        try:
-            h = int(word)
-        except ValueError:
+        try:  # ASCII digits, as every number read (base.numeric)
+            h = read_int(word, "a processor number")
+        except ValueRangeError as e:
             raise ValueError(f"virtual processor {v}: {word!r} is not a processor "
-                             "number") from None  # fmt: skip
+                             f"number{e.reason if isinstance(e, NotANumberError) else ''}") from None  # fmt: skip
         if not 1 <= h <= hardware_count:
             raise ValueError(f"virtual processor {v}: the hardware has processors "
                              f"1..{hardware_count}, not {h}")  # fmt: skip

@@ -436,6 +436,13 @@ def route_per_byte(index: Any, route: Any, opts: NetOptions) -> float:
     if opts.forward is not None:
         for s in slots[:-1]:
             worst = max(worst, float(index.speed[s]) + opts.forward)
+    if not math.isfinite(worst):  # a speed and the forwarding cost add up past a double
+        from parasol_core.topology.overflow import RANGE, TimeOverflowError, per_byte_cause
+
+        _, cause = per_byte_cause(index, np.asarray(slots), opts.forward)
+        raise TimeOverflowError(f"the time a byte of the route from processor "
+                                f"{route.processors[0]} to {route.processors[-1]} is past "
+                                f"{RANGE}: {cause}")  # fmt: skip
     return worst
 
 

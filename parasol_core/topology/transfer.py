@@ -20,6 +20,7 @@ route uses, with forwarders and link directions among them.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -27,9 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.numeric import SMALLEST_NORMAL
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import FREE_COUNT, Route, TopologyIndex, index_of
+from parasol_core.topology.overflow import check_transfer
 from parasol_core.topology.ragged import gather, segment_reduce
 from parasol_core.topology.resources import NetOptions, options_of, state_per_byte
 from parasol_core.topology.virtual import find_virtual, hardware_of, virtual_label
@@ -314,10 +317,28 @@ class NetworkState:
         lat, spd = index.latency[mine], index.speed[mine]
         _check_timings(index, mine, lat, spd)
         opts = self.table.options
-        if opts.extended:  # forwarding cost or duplex links (resources.py)
-            per = state_per_byte(self.table, self.counts, np.asarray([route_id]), opts)
-            return float(lat.sum() + nbytes * per[0])
-        return float(lat.sum() + nbytes * (spd * self.loads[mine]).max())
+        with np.errstate(all="ignore"):  # a time past a double is refused below, named
+            latency = float(lat.sum())
+            if opts.extended:  # forwarding cost or duplex links (resources.py)
+                per = float(state_per_byte(self.table, self.counts, np.asarray([route_id]),
+                                           opts)[0])  # fmt: skip
+            else:
+                per = float((spd * self.loads[mine]).max())
+            seconds = latency + nbytes * per
+        if not math.isfinite(seconds) or (
+            nbytes > 0 and per > 0 and nbytes * per < SMALLEST_NORMAL
+        ):
+            self._refuse(route_id, mine, nbytes, per, latency)
+        return seconds
+
+    def _refuse(self, route_id: int, slots: np.ndarray, nbytes: float, per: float,
+                latency: float) -> None:  # fmt: skip
+        """Raise TimeOverflowError for route ``route_id``'s time, naming its cause."""
+        route = self.table[route_id]
+        what = f"a message from processor {route.processors[0]} to {route.processors[-1]}"
+        sharing = float(self.loads[slots].max()) if slots.shape[0] else 1.0
+        check_transfer(self.table.index, slots, nbytes, per, latency, what,
+                       self.table.options.forward, sharing)  # fmt: skip
 
     def transfer_times(self, route_ids: Any = None, nbytes: Any = 1.0) -> np.ndarray:
         """Transfer times of many messages in this state at once (numpy).
@@ -339,16 +360,26 @@ class NetworkState:
         index = self.table.index
         lat, spd = index.latency[flat], index.speed[flat]
         _check_timings(index, flat, lat, spd)
-        per_byte = spd * self.loads[flat]
-        hops = ends[ids] - ends[ids - 1]
-        starts = np.zeros(ids.shape[0], dtype=np.int64)
-        np.cumsum(hops[:-1], out=starts[1:])
-        latency = segment_reduce(np.add, lat, starts, hops)
-        worst = segment_reduce(np.maximum, per_byte, starts, hops)
-        opts = self.table.options
-        if opts.extended:  # forwarding cost or duplex links (resources.py)
-            worst = np.where(hops > 0, state_per_byte(self.table, self.counts, ids, opts), 0.0)
-        return latency + np.asarray(nbytes, dtype=np.float64) * worst
+        with np.errstate(all="ignore"):  # a time past a double is refused below, named
+            per_byte = spd * self.loads[flat]
+            hops = ends[ids] - ends[ids - 1]
+            starts = np.zeros(ids.shape[0], dtype=np.int64)
+            np.cumsum(hops[:-1], out=starts[1:])
+            latency = segment_reduce(np.add, lat, starts, hops)
+            worst = segment_reduce(np.maximum, per_byte, starts, hops)
+            opts = self.table.options
+            if opts.extended:  # forwarding cost or duplex links (resources.py)
+                worst = np.where(hops > 0, state_per_byte(self.table, self.counts, ids, opts), 0.0)
+            sizes = np.broadcast_to(np.asarray(nbytes, dtype=np.float64), ids.shape)
+            moving = sizes * worst
+            out = latency + moving
+        bad = ~np.isfinite(out) | ((sizes > 0) & (worst > 0) & (moving < SMALLEST_NORMAL))
+        if bad.any():
+            i = int(np.argmax(bad))
+            rid = int(ids[i])
+            self._refuse(rid, slots[ends[rid - 1] : ends[rid]], float(sizes[i]), float(worst[i]),
+                         float(latency[i]))  # fmt: skip
+        return out
 
 
 def _check_timings(
