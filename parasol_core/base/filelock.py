@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from parasol_core.base.numeric import is_whole
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -235,7 +237,7 @@ def writer_gone(path: str | Path, pid: int | None) -> bool:
 def _pid_in(middle: str) -> int | None:
     """The process id in the middle of a temporary's name ("1234.k3j9x2_a"), if any."""
     first, dot, _ = middle.partition(".")
-    return int(first) if dot and first.isdigit() and len(first) < 10 else None
+    return int(first) if dot and is_whole(first) and len(first) < 10 else None
 
 
 def stale_temporaries(path: str | Path) -> list[Path]:
@@ -293,7 +295,7 @@ def remove_stale_directories(prefix: str, where: str | Path | None = None) -> li
         if not name.startswith(prefix):
             continue
         pid_text, dash, _ = name[len(prefix) :].partition("-")
-        if not (dash and pid_text.isdigit() and len(pid_text) < 10):
+        if not (dash and is_whole(pid_text) and len(pid_text) < 10):
             continue
         try:
             st = entry.stat(follow_symlinks=False)
