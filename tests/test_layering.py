@@ -71,14 +71,177 @@ def test_no_window_imports_another_window(path: Path) -> None:
     assert not bad, f"{path.name} imports {bad}: share code through piui.widgets instead"
 
 
-def test_windows_edit_only_through_the_session() -> None:
-    """No window writes model objects behind the session's back: the old command
-    module is gone and no window builds an edit slot of its own."""
-    assert not (ROOT / "piui" / "commands.py").exists()
-    for path in window_modules():
-        text = path.read_text()
-        for needle in ("QUndoCommand", "undo_stack.push", "Slot(", "setattr(machine"):
-            assert needle not in text, f"{path.name} uses {needle}"
+# --------------------------------------------------------------------------- edits
+
+PIUI = ROOT / "piui"
+# What PIUI may take from the core's edit module: errors and parsing, nothing that
+# writes (``slot``, ``set_value``, ``scale_group`` ... are the session's).
+EDIT_READ_ONLY = {"EditError", "parse_value", "parse_reference", "check_int"}
+# Calls that change a list or dict in place.
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update",
+            "setdefault", "sort", "reverse", "__setitem__", "__delitem__"}  # fmt: skip
+
+
+def model_fields() -> set[str]:
+    """The attribute names of the model's objects (``parasol_core.model``'s blocks and
+    the values they hold): ``timings``, ``mean``, ``links``, ``mapping``, ``speed`` ..."""
+    import dataclasses
+
+    import parasol_core.model as model
+
+    names: set[str] = set()
+    for value in vars(model).values():
+        if not (isinstance(value, type) and dataclasses.is_dataclass(value)):
+            continue
+        if issubclass(value, model.Block) or value.__name__ == "Timing":
+            names |= {f.name for f in dataclasses.fields(value)}
+    return names
+
+
+# Names PIUI gives objects that are not the model's although they have fields of the
+# same names (an export's ``result.name``): writing those is no edit.
+NOT_MODEL = {"self", "cls", "result"}
+
+
+def _owner_is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in NOT_MODEL
+
+
+def _is_edit_module(name: str | None) -> bool:
+    parts = (name or "").split(".")
+    return parts[0] == "parasol_core" and parts[-1] == "edit"
+
+
+def edits_outside_the_session(source: str, fields: set[str]) -> list[tuple[int, str]]:
+    """Where ``source`` changes a model object itself instead of asking the session:
+    assignments, deletions and in-place changes of a model attribute of anything but
+    ``self`` (``proc.timings["iga"] = ...``, ``t.mean = ...``, ``topo.links.append``),
+    ``setattr`` on anything but ``self``, Qt undo commands of its own
+    (``QUndoCommand``, ``undo_stack.push``) and the core's writing edit functions."""
+    found: list[tuple[int, str]] = []
+    tree = ast.parse(source)
+    edit_names = set()  # what the core's edit module is called here, if it is imported
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            edit_names |= {a.asname for a in node.names if a.asname and _is_edit_module(a.name)}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            edit_names |= {a.asname or a.name for a in node.names
+                           if _is_edit_module(f"{node.module}.{a.name}")}  # fmt: skip
+
+    def written(target: ast.expr, how: str) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for t in target.elts:
+                written(t, how)
+        elif isinstance(target, ast.Starred):
+            written(target.value, how)
+        elif isinstance(target, ast.Attribute):
+            if target.attr in fields and not _owner_is_self(target.value):
+                found.append((target.lineno, f"{how} .{target.attr}"))
+        elif isinstance(target, ast.Subscript):
+            table = target.value
+            if (isinstance(table, ast.Attribute) and table.attr in fields
+                    and not _owner_is_self(table.value)):  # fmt: skip
+                found.append((target.lineno, f"{how} .{table.attr}[...]"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                written(target, "assigns")
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and (
+            not isinstance(node, ast.AnnAssign) or node.value is not None
+        ):
+            written(node.target, "assigns")
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                written(target, "deletes")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in ("setattr", "delattr"):
+                if node.args and not _owner_is_self(node.args[0]):
+                    found.append((node.lineno, f"{func.id}() on a model object"))
+            elif isinstance(func, ast.Attribute):
+                owner = func.value
+                if (func.attr in MUTATORS and isinstance(owner, ast.Attribute)
+                        and owner.attr in fields and not _owner_is_self(owner.value)):  # fmt: skip
+                    found.append((node.lineno, f"changes .{owner.attr} with .{func.attr}()"))
+                elif (
+                    func.attr == "push"
+                    and isinstance(owner, ast.Attribute)
+                    and (owner.attr == "undo_stack")
+                ):
+                    found.append((node.lineno, "undo_stack.push"))
+                elif (func.attr not in EDIT_READ_ONLY and isinstance(owner, ast.Name)
+                      and owner.id in edit_names):  # fmt: skip
+                    found.append((node.lineno, f"edit.{func.attr}()"))
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if name == "QUndoCommand":
+                found.append((node.lineno, "QUndoCommand"))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "QUndoCommand":
+                    found.append((node.lineno, "imports QUndoCommand"))
+                elif _is_edit_module(node.module) and alias.name not in EDIT_READ_ONLY:
+                    found.append((node.lineno, f"imports {alias.name} from {node.module}"))
+    return sorted(set(found))
+
+
+def test_the_edit_finder_finds_edits_behind_the_sessions_back() -> None:
+    fields = model_fields()
+    assert {"timings", "mean", "links", "mapping", "speed", "connect"} <= fields
+    bad = """
+from parasol_core.edit import EditError, set_value
+from parasol_core.session.edit import slot
+from PySide6.QtGui import QUndoCommand
+proc.timings["iga"] = t
+machine.processor(1).timings["igm"] = t
+timing.mean = 3.0
+topology.links = []
+doc.machine.virtuals[0].mapping[2] = 5
+link.speed *= 2
+del proc.timings["iga"]
+topo.links.append(link)
+virt.mapping.update({1: 2})
+setattr(machine, "name", "x")
+self.document.undo_stack.push(command)
+from parasol_core import edit
+edit.scale_group(machine, "all", 2)
+class C(QUndoCommand):
+    pass
+"""
+    found = edits_outside_the_session(bad, fields)
+    lines = {line for line, _ in found}
+    assert lines == set(range(2, 19)) - {16}, found  # all but the import of the module
+    good = """
+from parasol_core.edit import EditError, parse_value
+self.mean = MantissaExponentEdit()
+self.links = [1, 2]
+self.timings["x"] = 1
+self.links.append(3)
+setattr(self, "_named", True)
+value = proc.timings["iga"].mean
+names = [link.speed for link in topo.links]
+doc.session.set("pt(1).iga", "3e-6")
+self.document.undo_stack.createUndoAction(self, "&Undo")
+edit.setText("a QLineEdit called edit")
+result.name = "an export's name"
+"""
+    assert edits_outside_the_session(good, fields) == []
+
+
+def test_piui_edits_only_through_the_session() -> None:
+    """No part of PIUI (windows, widgets, the main window, the document ...) writes
+    model objects behind the session's back: the old command module is gone, and no
+    module changes a model attribute, builds an undo command or an edit slot of its
+    own (test_the_edit_finder_finds_edits_behind_the_sessions_back shows the check can
+    fail)."""
+    assert not (PIUI / "commands.py").exists()
+    fields = model_fields()
+    bad = []
+    for path in sorted(PIUI.rglob("*.py")):
+        for line, what in edits_outside_the_session(path.read_text(), fields):
+            bad.append(f"{path.relative_to(ROOT)}:{line}: {what}")
+    assert not bad, "edit through the session (doc.session) instead:\n" + "\n".join(bad)
 
 
 def test_patterns_and_phases_form_no_cycle() -> None:
