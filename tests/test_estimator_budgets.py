@@ -1,9 +1,14 @@
 """The estimator's budgets, tested as an attacker would (issue 26, rules 2 and 5).
 
 Every request has a budget and one client cannot starve the others: each case gets a
-clear error with its documented code, quickly, without the server growing, and the
-server answers afterwards with its models unchanged. The fairness case floods the
-server with the worst requests found while a second client's `route.plot` is timed.
+clear error with its documented code, before the work is built (the server does not
+grow), and the server answers afterwards with its models unchanged. The fairness case
+floods the server with the worst requests found while a second client's `route.plot`
+is timed against the flood's own requests.
+
+No case compares a time with a constant (issue 33, item 8): a busy machine slows every
+request alike. The time budget is set from the time the same request takes on this
+machine, so that it is certainly hit.
 """
 
 from __future__ import annotations
@@ -55,10 +60,10 @@ def phase(model: str, rid: object = 1, pattern: str = "alltoall") -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """A server with the default budgets but a 2 s request budget and 1.5 s idle
-    timeout (so that the cases take seconds)."""
+    """A server with the default budgets (the 30 s request budget far from what any
+    case takes, so that a size budget is what answers) but a 1.5 s idle timeout."""
     store = tmp_path_factory.mktemp("budgets") / "models"
-    est = Estimator(store, "--request-timeout", "2", "--idle-timeout", "1.5").start()
+    est = Estimator(store, "--idle-timeout", "1.5").start()
     with est.client() as c:
         models = {
             "gcel": c.push(GCEL.read_text())["model"],
@@ -95,9 +100,7 @@ def test_a_pattern_past_the_limit_is_refused_before_it_is_built(server, pattern,
     """alltoall on a 64 x 64 torus left the server at 3.4 GB, refusing the next request;
     now -32602 at once, naming the count and the limit."""
     before = rss_mb(server)
-    start = time.monotonic()
     answer = rpc_raw(server, phase(server.models["torus"], pattern=pattern))
-    assert time.monotonic() - start < 2
     assert error_code(answer) == INVALID_PARAMS
     message = answer["error"]["message"]
     assert f"{count:,} messages" in message and "1,000,000 messages" in message, message
@@ -112,14 +115,13 @@ def test_a_batch_over_its_budget_is_refused_up_front(server) -> None:
     killed it; now the batch is refused before any member runs, naming both numbers."""
     before = rss_mb(server)
     batch = [phase(server.models["gcel"], i) for i in range(40)]
-    start = time.monotonic()
     answer = rpc_raw(server, batch)
-    seconds = time.monotonic() - start
     assert error_code(answer) == INVALID_REQUEST
     message = answer["error"]["message"]
     assert f"{40 * ALLTOALL_GCEL:,}" in message and "1,000,000" in message, message
-    assert seconds < 2
     assert rss_mb(server) < before + 50
+    with server.client() as c:  # refused up front: no member ran or is running
+        assert c.info()["queues"]["expensive"]["running"] == 0
 
 
 def test_a_batch_of_route_batches_is_charged_its_pairs(server) -> None:
@@ -135,16 +137,17 @@ def test_a_batch_of_route_batches_is_charged_its_pairs(server) -> None:
 
 def test_routes_past_their_budget_are_refused_before_they_are_plotted(server) -> None:
     """A million corner-to-corner routes on the GCel visit 47 million processors
-    (gigabytes of arrays): refused at once, naming the count and the limit."""
+    (gigabytes of arrays): refused before any is plotted, naming the count and the
+    limit. (On a server with a 2 s time budget a busy machine took longer than that to
+    receive and read the 10 MB of JSON, and the time budget answered, -32003: this
+    server's time budget is far off, so the route budget is what is tested.)"""
     before = rss_mb(server)
     params = {"model": server.models["gcel"], "pairs": [[1, 512]] * 1_000_000,
               "fields": ["hops"]}  # fmt: skip
-    start = time.monotonic()
     answer = rpc_raw(server, req("route.plot_many", params))
     assert error_code(answer) == INVALID_PARAMS
     message = answer["error"]["message"]
     assert "47,000,000 route steps" in message and "10,000,000 route steps" in message, message
-    assert time.monotonic() - start < 5  # most of it moving 10 MB of JSON
     assert rss_mb(server) < before + 300
 
 
@@ -159,22 +162,38 @@ def test_a_batch_within_its_budget_is_answered(server) -> None:
 # --------------------------------------------------------------------------- time
 
 
-def test_a_request_past_its_time_budget_is_cancelled_with_an_error(server) -> None:
-    """alltoall on the GCel takes about 3 s here; the budget is 2 s: -32003 at 2 s,
-    and the server goes on answering others meanwhile."""
+def test_a_request_past_its_time_budget_is_cancelled_with_an_error(server, tmp_path) -> None:
+    """alltoall on the GCel (about 3 s on a quiet 2-core machine) is timed here on the
+    shared server, then sent to a server whose time budget is a quarter of that time:
+    -32003 naming the budget, sooner than the work takes, and the server goes on
+    answering others. A server that did not keep its time budget answers with the
+    result, and fails; a machine of any speed hits the budget."""
     start = time.monotonic()
     answer = rpc_raw(server, phase(server.models["gcel"]))
-    seconds = time.monotonic() - start
-    if "result" in answer:  # a machine fast enough to beat the budget: nothing to see
-        pytest.skip(f"alltoall on the GCel took only {seconds:.2f} s")
-    assert error_code(answer) == OVER_BUDGET
-    assert "time budget of 2 s" in answer["error"]["message"]
-    assert seconds < 3.5
-    with server.client() as c:
-        t = time.monotonic()
-        c.plot(server.models["grid"], 1, 16)
-        assert time.monotonic() - t < 1
-    wait_idle(server)
+    whole = time.monotonic() - start
+    assert "result" in answer, answer
+    limit = float(f"{whole / 4:.2g}")
+    store = tmp_path / "models"
+    est = Estimator(store).start()  # the models pushed with no hurry, then kept
+    try:
+        with est.client() as c:
+            gcel, grid = c.push(GCEL.read_text())["model"], c.push(GRID.read_text())["model"]
+    finally:
+        est.stop()
+    est = Estimator(store, "--request-timeout", f"{limit:g}").start()
+    try:
+        start = time.monotonic()
+        answer = rpc_raw(est, phase(gcel))
+        refused = time.monotonic() - start
+        assert error_code(answer) == OVER_BUDGET, answer
+        assert f"time budget of {limit:g} s" in answer["error"]["message"]
+        assert refused < whole, (refused, whole)  # cut short, not answered at the end
+        with est.client() as c:
+            assert c.plot(grid, 1, 16)["processors"][-1] == 16
+        wait_idle(est)
+        assert est.alive() and "Traceback" not in est.log()
+    finally:
+        est.kill()
 
 
 def wait_idle(est: Estimator, timeout: float = 30) -> None:
@@ -195,8 +214,11 @@ def wait_idle(est: Estimator, timeout: float = 30) -> None:
 def test_one_client_cannot_starve_another(server) -> None:
     """Four threads send the worst requests found (batches of alltoall just under the
     batch budget, pushes of 20,000 unknown timings, a 2,000-member batch of route.plot,
-    200,000 corner-to-corner routes, just under the route budget) without pause, while a second client's route.plot on the
-    4 x 4 grid must answer within 1 s every time. server.info shows the queue."""
+    200,000 corner-to-corner routes, just under the route budget) without pause, while
+    a second client's route.plot on the 4 x 4 grid must be answered every time while
+    the flood's requests sent before it are still waiting or running (it overtakes
+    them), and within half the time of the quickest alltoall batch of the flood (the
+    same machine, at the same time). server.info shows the queue."""
     gcel, grid = server.models["gcel"], server.models["grid"]
     big_check = unknown_timings(20_000)
     attacks = [
@@ -214,19 +236,23 @@ def test_one_client_cannot_starve_another(server) -> None:
     ]
     stop = threading.Event()
     sent = [0] * len(attacks)
+    flood: list[tuple[int, float, float]] = []  # (attack, sent at, answered at)
 
     def attack(k: int) -> None:
         while not stop.is_set():
+            start = time.monotonic()
             try:
                 post_raw(server, attacks[k], timeout=60)
             except OSError:
                 pass
+            flood.append((k, start, time.monotonic()))
             sent[k] += 1
 
     threads = [threading.Thread(target=attack, args=(k,), daemon=True) for k in range(4)]
     for t in threads:
         t.start()
     latencies = []
+    calls: list[tuple[float, float]] = []  # the victim's (sent at, answered at)
     busiest = None
     try:
         time.sleep(1.0)  # let the flood build up
@@ -235,7 +261,8 @@ def test_one_client_cannot_starve_another(server) -> None:
             while time.monotonic() < end:
                 start = time.monotonic()
                 route = victim.plot(grid, 1, 16)
-                latencies.append(time.monotonic() - start)
+                calls.append((start, time.monotonic()))
+                latencies.append(calls[-1][1] - start)
                 assert route["processors"][0] == 1 and route["processors"][-1] == 16
                 info = victim.info()
                 if busiest is None or info["queues"]["expensive"]["running"] > busiest:
@@ -247,8 +274,13 @@ def test_one_client_cannot_starve_another(server) -> None:
             t.join(90)
     print(f"route.plot under attack: {len(latencies)} calls, max {max(latencies):.3f} s, "
           f"median {sorted(latencies)[len(latencies) // 2]:.3f} s; attacks sent {sent}")  # fmt: skip
-    assert max(latencies) < 1.0, latencies
     assert all(sent), sent
+    # the order of events: every call overtook a request of the flood sent before it
+    for sent_at, answered_at in calls:
+        assert any(s < sent_at and a > answered_at for _, s, a in flood), (sent_at, flood)
+    # and the victim waited far less than the flood's own heavy requests take
+    batches = [a - s for k, s, a in flood if k == 0]
+    assert max(latencies) < min(batches) / 2, (latencies, batches)
     assert busiest is not None and busiest >= 1  # the flood was running meanwhile
     wait_idle(server)
 
@@ -271,7 +303,7 @@ def test_server_info_reports_the_queue_per_client(server) -> None:
         for t in threads:
             t.join(30)
         info = c.info()
-    assert info["budgets"]["request_timeout"] == 2
+    assert info["budgets"]["request_timeout"] == 30  # the default
     assert info["budgets"]["per_client"] == 2
     assert set(info["queues"]) == {"expensive", "quick"}
     assert any(q["clients"] and q["clients"][0]["client"] == "127.0.0.1" for q in seen), seen
@@ -298,8 +330,7 @@ def test_pushing_many_unknown_keys_grows_near_linearly(server) -> None:
 
     small, large = push_seconds(5_000), push_seconds(20_000)
     print(f"push of 5k unknown keys {small:.3f} s, 20k {large:.3f} s")
-    assert large < max(8 * small, 0.5), (small, large)  # linear 4x; quadratic was 10-16x
-    assert large < 2
+    assert large < 8 * small, (small, large)  # linear 4x; quadratic was 10-16x
 
 
 # --------------------------------------------------------------------------- connections
@@ -311,21 +342,19 @@ def test_idle_and_dribbling_connections_are_closed(server) -> None:
     dribbler = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     start = time.monotonic()
     dribbler.sendall(b"POST /rpc HTTP/1.1\r\nHost: x\r\n")
-    closed_at = None
     try:
-        while time.monotonic() - start < 10:
+        # 60 s only stops a test whose server never closes it (the idle timeout is 1.5 s)
+        while time.monotonic() - start < 60:
             try:
                 dribbler.sendall(b"X")
             except OSError:
-                closed_at = time.monotonic() - start
                 break
             time.sleep(0.2)
         else:
-            pytest.fail("a header-dribbling connection stayed open 10 s")
+            pytest.fail("a header-dribbling connection stayed open")
         for s in idle:
-            s.settimeout(5)
+            s.settimeout(60)
             assert s.recv(1) == b""  # closed by the server
-        assert closed_at < 5  # 1.5 s idle timeout, and slack
     finally:
         for s in [*idle, dribbler]:
             s.close()
