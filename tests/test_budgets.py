@@ -2,17 +2,22 @@
 with an input is estimated from its formula before it is done and refused past its
 limit, with a message naming both numbers; text-to-diagnostics paths stay O(n log n).
 
-Each case is measured: a refusal comes at once, and growth is timed at two sizes."""
+Each case is measured: a refusal comes before the work is built (the memory it took, not
+a time, shows it), and growth is timed at two sizes, one the baseline of the other
+(no time is compared with a constant: issue 33, item 8)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from modeltext import gcel_with_torus
+from timing import peak_bytes
 
 from parasol_core import budget
 from parasol_core.syntax.parser import loads
@@ -47,8 +52,7 @@ def test_check_of_many_unknown_keys_grows_near_linearly() -> None:
     t_large, errors_large = _check_seconds(large)
     assert errors_small == 5_000 and errors_large == 20_000
     # linear is 4x; allow a noisy shared machine up to 8x (quadratic was ~10-16x)
-    assert t_large < max(8 * t_small, 0.5), (t_small, t_large)
-    assert t_large < 5.0
+    assert t_large < 8 * t_small, (t_small, t_large)
 
 
 def test_unknown_keys_keep_their_lines() -> None:
@@ -71,12 +75,22 @@ def big_torus(tmp_path_factory) -> Path:
     return path
 
 
-def run_cli(*args: str, timeout: float = 60) -> tuple[int, str, float]:
-    start = time.monotonic()
+def run_cli(*args: str, timeout: float = 120) -> tuple[int, str, float]:
+    """``parasol-model ARGS``: (exit status, output, the process's peak resident memory
+    in MB, from wait4). ``timeout`` only stops a hung run."""
     exe = Path(sys.executable).parent / "parasol-model"
-    done = subprocess.run([str(exe), *args],
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    try:
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+        proc.stdout.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, out, usage.ru_maxrss / 1024
 
 
 def test_pattern_counts_match_their_formulas() -> None:
@@ -123,13 +137,13 @@ def test_simulate_pattern_past_the_limit_is_refused_at_once(big_torus, pattern, 
     deeply nested'; now exit 2 naming the count and the limit, before any is built. The
     command line's limit is its memory budget (by default half the physical memory or
     less): the message names the count, the memory it would need and the budget."""
-    status, out, seconds = run_cli("simulate", str(big_torus), "--pattern", pattern,
+    status, out, peak_mb = run_cli("simulate", str(big_torus), "--pattern", pattern,
                                    "--bytes", "1024")  # fmt: skip
     assert status == 2, out
     assert f"{count:,} messages" in out and "would need about 480.0 GiB" in out, out
     assert "over the memory budget of" in out and "--max-memory sets it" in out, out
     assert "Traceback" not in out
-    assert seconds < 20  # loading the 131k-line model is most of it
+    assert peak_mb < 480 * 1024 / 100  # not a hundredth of what the messages would need
 
 
 def test_a_messages_file_past_the_message_limit_is_refused_by_count(tmp_path, monkeypatch):
@@ -150,11 +164,11 @@ def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:
     from parasol_core.simulate.phases import simulate
 
     machine = loads(big_torus.read_text())
-    start = time.perf_counter()
-    with pytest.raises(budget.BudgetError) as e:
-        simulate(machine, pattern="alltoall", bytes=1024)
-    assert time.perf_counter() - start < 2
-    assert e.value.estimate == 32768 * 32767 and e.value.limit == 1_000_000
+    e, peak = peak_bytes(lambda: simulate(machine, pattern="alltoall", bytes=1024))
+    assert isinstance(e, budget.BudgetError), e
+    assert e.estimate == 32768 * 32767 and e.limit == 1_000_000
+    # refused before any message was built: not a thousandth of 1e9 messages' memory
+    assert peak < e.estimate * budget.BYTES_PER_MESSAGE / 1000, peak
 
 
 # --------------------------------------------------------------------------- generators
@@ -167,11 +181,12 @@ def test_estimator_core_refuses_a_big_pattern_quickly(big_torus) -> None:
     (("clique", "3000"), 4_501_500),
 ])  # fmt: skip
 def test_generate_past_the_budget_is_refused_at_once(args, estimate) -> None:
-    """`generate hypercube 20` ran 31 s to 3.8 GB and failed with no output."""
-    status, out, seconds = run_cli("generate", *args, "--latency", "1e-6", "--speed", "1e-8")
+    """`generate hypercube 20` ran 31 s to 3.8 GB and failed with no output; now it is
+    refused before it is built (its peak memory is that of the program alone)."""
+    status, out, peak_mb = run_cli("generate", *args, "--latency", "1e-6", "--speed", "1e-8")
     assert status == 2, out
     assert f"{estimate:,} lines" in out and "4,000,000 lines" in out, out
-    assert seconds < 10
+    assert peak_mb < 3.8 * 1024 / 4, peak_mb
 
 
 def test_generator_sizes_match_what_they_make() -> None:
@@ -190,10 +205,8 @@ def test_generator_sizes_match_what_they_make() -> None:
 def test_generate_largest_within_budget_still_works() -> None:
     from parasol_core.topology.generators import generate
 
-    start = time.perf_counter()
-    topo = generate("hypercube", [16], 1e-6, 1e-8)
+    topo = generate("hypercube", [16], 1e-6, 1e-8)  # benchmarks/bench_refusals.py times it
     assert topo.processor_count == 65536
-    assert time.perf_counter() - start < 30
 
 
 # --------------------------------------------------------------------------- routes
@@ -243,8 +256,8 @@ def test_routes_past_the_budget_are_refused_before_plotting() -> None:
 
     index = index_of(hardware_of(loads(GCEL.read_text())))
     src, dst = np.ones(1_000_000, dtype=np.int64), np.full(1_000_000, 512, dtype=np.int64)
-    start = time.perf_counter()
-    with pytest.raises(budget.BudgetError) as e:
-        index.routes(src, dst)
-    assert time.perf_counter() - start < 1
-    assert e.value.estimate == 47_000_000 and e.value.limit == budget.MAX_ROUTE_STEPS
+    e, peak = peak_bytes(index.routes, src, dst)
+    assert isinstance(e, budget.BudgetError), e
+    assert e.estimate == 47_000_000 and e.limit == budget.MAX_ROUTE_STEPS
+    # refused before plotting: not a tenth of the 47 million steps' memory
+    assert peak < e.estimate * budget.BYTES_PER_STEP / 10, peak

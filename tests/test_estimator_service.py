@@ -68,10 +68,9 @@ def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) ->
             while c.info()["in_flight"] < 2 and time.monotonic() < deadline:
                 time.sleep(0.002)
             assert c.info()["in_flight"] >= 2, "the long request never arrived"
-            # others are answered while it runs
-            start = time.monotonic()
+            # others are answered while it runs: the order of events, not a time (a
+            # busy machine once took 2.12 s for this plot, against a limit of 2.0)
             assert c.plot(mid, 1, 512)["processors"][-1] == 512
-            quick = time.monotonic() - start
             still_running = c.info()["in_flight"] >= 2
         est.proc.send_signal(signal.SIGTERM)  # while the long one is in flight
         t.join(120)
@@ -84,8 +83,10 @@ def test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm(tmp_path) ->
             )
         assert est.proc.wait(30) == 0
         assert "stopped" in est.log()
-        assert still_running, "the long request ended before the check: make it longer"
-        assert quick < 2.0
+        assert still_running, (
+            "the quick request was answered only after the long one had ended: it waited "
+            "for it (or the long one is too short: make it longer)"
+        )
     finally:
         est.kill()
 
@@ -135,8 +136,8 @@ def test_eight_clients_at_once(estimator) -> None:  # noqa: F811
     def worker(n: int) -> None:
         try:
             with estimator.client() as c:
-                for i in range(200):  # bounded in count and time
-                    if time.monotonic() > stop_at:
+                for i in range(200):  # bounded in count and time (one round at least)
+                    if i and time.monotonic() > stop_at:
                         break
                     text = base + f"# client {n}, round {i}\n"
                     mid = c.push(text, name=f"client-{n}")["model"]

@@ -116,6 +116,7 @@ class SlowServer:
         self.sock.listen(4)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.delay = delay
+        self.received = self.answered = None  # when (time.perf_counter) it did each
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
 
@@ -136,10 +137,12 @@ class SlowServer:
             while len(body) < length:
                 body += conn.recv(65536)
             rid = json.loads(body)["id"]
+            self.received = time.perf_counter()
             time.sleep(self.delay)
             answer = json.dumps({"jsonrpc": "2.0", "id": rid,
                                  "result": {"model": "slow01", "name": "slow",
                                             "diagnostics": []}}).encode()  # fmt: skip
+            self.answered = time.perf_counter()
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                          b"Content-Length: " + str(len(answer)).encode() + b"\r\n\r\n" + answer)  # fmt: skip
 
@@ -165,9 +168,15 @@ def test_the_window_never_blocks_while_a_slow_estimator_answers(main_window, qtb
         timer.stop()
         server.close()
     assert result.ok and result.model == "slow01"
-    assert took >= 1.4  # the estimator really was slow
+    # the order of events: the window's timer went on ticking between the estimator's
+    # receiving the request and its answer (a blocked event loop ticks not once)
+    during = [t for t in ticks if server.received < t < server.answered]
+    assert len(during) >= 2, (len(during), server.received, server.answered)
+    # and no pause of the event loop came near the estimator's delay, as measured
     gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
-    assert max(gaps) < 0.100, f"the event loop stalled {max(gaps) * 1000:.0f} ms"
+    wait = server.answered - server.received
+    assert max(gaps) < wait / 3, f"the event loop stalled {max(gaps):.3f} s of {wait:.3f} s"
+    assert took >= wait  # the export waited for the answer
 
 
 def test_auto_export_pushes_a_second_after_the_last_edit(main_window, qtbot, estimator):
@@ -278,7 +287,7 @@ def test_a_local_estimator_dies_with_the_process_that_started_it(tmp_path):
         assert _alive(child)
         parent.kill()  # no chance to clean up
         parent.wait(10)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60  # only stops a test whose child lives on
         while time.monotonic() < deadline and _alive(child):
             time.sleep(0.1)
         assert not _alive(child), "the estimator outlived the process that started it"

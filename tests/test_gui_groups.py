@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSlider
@@ -239,7 +237,12 @@ def test_opening_another_model_forgets_the_factors(window, sample_copy):
     assert w.title.text() == "Processor 1: SPARCstation LX"
 
 
-def test_a_slider_step_is_well_under_a_frame(window):
+def test_a_drag_with_every_window_open_is_one_edit(window):
+    """A drag of the scaler across 80 positions, with the instruction categories and
+    the cache window open and following it, is one undoable edit that scales every
+    timing. (How long a step takes against a frame is a figure of
+    benchmarks/bench_gui.py, which drags this slider with these windows open: a time
+    compared with a constant here failed on busy machines.)"""
     from piui.windows.cache import CacheWindow
     from piui.windows.instructions import InstructionsWindow
 
@@ -247,18 +250,20 @@ def test_a_slider_step_is_well_under_a_frame(window):
     others = [InstructionsWindow(w.document), CacheWindow(w.document)]
     for cat in others[0].extra_windows():
         cat[1].show()
+    before = w.document.session.text()
     slider = w.rows["all"].slider.slider
     slider.setSliderDown(True)
     steps = list(range(position(1.0), position(9.0), 10))
-    start = time.perf_counter()
     for p in steps:
         slider.setSliderPosition(p)
-    per_step = (time.perf_counter() - start) / len(steps)
     slider.setSliderDown(False)
     for o in others:
         o.deleteLater()
+    assert len(steps) >= 50
     assert w.document.undo_stack.count() == 1
-    assert per_step < 1 / 60 / 2, f"{per_step * 1000:.1f} ms per step"
+    assert w.document.session.text() != before
+    w.document.undo_stack.undo()
+    assert w.document.session.text() == before
 
 
 def test_in_the_main_window_a_drag_is_undone_from_the_edit_menu(main_window):

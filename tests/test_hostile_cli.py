@@ -19,7 +19,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_models" / "grid4x4.machine"
 CSV = ROOT / "sample_models" / "measurements" / "cray-t3d.mpi.bcast.csv"
 CLI = Path(sys.executable).parent / "parasol-model"
-SECONDS = 10
+# Only stops a hung command (a blocked open, endless input): no test compares a time
+# with a constant (issue 33, item 8); "at once" means "without blocking or reading".
+SECONDS = 60
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
 
@@ -130,11 +131,9 @@ def test_output_onto_a_copy_of_dev_null_writes_through_it(tmp_path, model, comma
 def test_output_onto_a_fifo_with_no_reader_is_refused_at_once(tmp_path, model, command):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    start = time.monotonic()
     status, _, err = run(*WRITERS[command](model), "-o", fifo)
     assert status == 2
     assert f"{fifo}: cannot write: it is a FIFO (named pipe) that no program is reading" in err
-    assert time.monotonic() - start < 5
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert model.read_bytes() == SAMPLE.read_bytes()
 
@@ -247,7 +246,6 @@ def test_an_input_that_is_not_a_regular_file_is_refused_unread(tmp_path, model, 
     if kind == "char device" and not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
     path, held, what = _input_node(tmp_path, kind)
-    start = time.monotonic()
     try:
         status, out, err = run(*READERS[command](path, model))
     finally:
@@ -255,7 +253,6 @@ def test_an_input_that_is_not_a_regular_file_is_refused_unread(tmp_path, model, 
             held.close()
     assert status == 2, (out, err)
     assert f"{path}: cannot read: it is {what}, not a regular file" in err + out
-    assert time.monotonic() - start < 5
     assert model.read_bytes() == SAMPLE.read_bytes()
 
 
@@ -297,11 +294,9 @@ def test_data_files_share_one_size_cap_named_in_the_message(tmp_path, model, com
     big = tmp_path / "big.data"
     with open(big, "wb") as f:
         f.truncate(4 * MAX_DATA_FILE_BYTES)  # sparse
-    start = time.monotonic()
     status, _, err = run(*command(big, model))
     assert status == 2
     assert f"larger than 16 MB ({MAX_DATA_FILE_BYTES:,} bytes), the limit for {what}" in err
-    assert time.monotonic() - start < 5
     assert model.read_bytes() == SAMPLE.read_bytes()
 
 
@@ -407,9 +402,7 @@ def test_an_edit_that_keeps_the_errors_a_model_had_is_not_refused(model):
 def test_check_warns_of_constant_parts_that_always_fail(model, expression, message):
     status, _, err = run("set", "-i", model, f"po(1).ia_spd=pt(1).iga + ({expression})")
     assert status == 0, err
-    start = time.monotonic()
     status, out, _ = run("check", model)
-    assert time.monotonic() - start < 5
     assert status == 0  # a warning: the model has no error
     (line,) = [ln for ln in out.splitlines() if "fails whenever it is evaluated" in ln]
     assert ": warning: " in line and message in line
@@ -557,13 +550,11 @@ def test_huge_and_endless_inputs_take_bounded_time_and_memory(tmp_path, model, a
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     args = [a.format(big=big, m=model, fifo=fifo, line=line) for a in argv]
-    start = time.monotonic()
     code, err, peak = measured([str(CLI), *args])
     out_or_err = err
     if argv[0] == "check" and code == 1:  # check reports on stdout; rerun in process
         out_or_err = run(*args)[1]
     assert code == status, err
     assert needle in out_or_err
-    assert time.monotonic() - start < SECONDS
     assert peak < MEMORY_MB, f"{peak} MB"
     assert model.read_bytes() == SAMPLE.read_bytes()

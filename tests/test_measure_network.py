@@ -237,12 +237,10 @@ def environment():
 @needs_mpi
 def test_a_quick_run_of_two_ranks_writes_a_valid_model(tmp_path, capsys):
     out = tmp_path / "net.machine"
-    t0 = time.monotonic()
+    # (how long it takes is a figure of benchmarks/bench_measure_network.py)
     done = subprocess.run(command("--quick", "-o", str(out)), capture_output=True, text=True,
                           timeout=120, cwd=tmp_path, env=environment())  # fmt: skip
-    took = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
-    assert took < 30, f"the quick run took {took:.1f} s"
     assert re.search(r"\[\s*\d+%\] ping-pong ranks 0-1 .*(left|estimating)", done.stderr)
     machine = load(out)
     assert not errors(validate(machine))
@@ -292,15 +290,17 @@ def start_full_run(tmp_path):
     return proc, out
 
 
-def finish(proc, limit):
-    t0 = time.monotonic()
+def finish(proc, limit=120):
+    """The measurement's stderr once it has stopped; ``limit`` only stops a test whose
+    measurement does not (it then fails). Whether it stopped because of the signal is
+    what its exit status and last words say, not how long it took."""
     try:
-        _, err = proc.communicate(timeout=limit + 20)
+        _, err = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         pytest.fail("the measurement did not stop")
-    return time.monotonic() - t0, err
+    return err
 
 
 def nothing_written(tmp_path):
@@ -311,8 +311,7 @@ def nothing_written(tmp_path):
 def test_sigint_to_the_process_group_stops_every_rank_and_writes_nothing(tmp_path):
     proc, out = start_full_run(tmp_path)
     os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal
-    took, err = finish(proc, 5)
-    assert took < 5, f"took {took:.1f} s to stop"
+    err = finish(proc)
     assert proc.returncode == 128 + signal.SIGINT, err
     assert "cancelled (signal 2): nothing written" in err
     assert "Traceback" not in err
@@ -325,8 +324,7 @@ def test_sigterm_to_one_rank_stops_them_all(tmp_path):
     pids = rank_pids(str(out))
     assert len(pids) == 2, pids
     os.kill(max(pids), signal.SIGTERM)  # one rank only, not mpiexec
-    took, err = finish(proc, 5)
-    assert took < 5, f"took {took:.1f} s to stop"
+    err = finish(proc)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
     assert nothing_written(tmp_path)
