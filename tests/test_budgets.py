@@ -8,10 +8,8 @@ a time, shows it), and growth is timed at two sizes, one the baseline of the oth
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -75,22 +73,26 @@ def big_torus(tmp_path_factory) -> Path:
     return path
 
 
+# Runs argv[1:] and prints its exit status and peak resident memory (MB) last. The peak
+# is read by a small process of its own: a child forked from the test process would
+# count the test process's memory as its own (ru_maxrss survives the exec).
+_PEAK = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(p.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss / 1024)
+"""
+
+
 def run_cli(*args: str, timeout: float = 120) -> tuple[int, str, float]:
-    """``parasol-model ARGS``: (exit status, output, the process's peak resident memory
-    in MB, from wait4). ``timeout`` only stops a hung run."""
+    """``parasol-model ARGS``: (exit status, output, its peak resident memory in MB).
+    ``timeout`` only stops a hung run."""
     exe = Path(sys.executable).parent / "parasol-model"
-    proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
-    try:
-        out = proc.stdout.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-    finally:
-        timer.cancel()
-        proc.stdout.close()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, out, usage.ru_maxrss / 1024
+    done = subprocess.run([sys.executable, "-c", _PEAK, str(exe), *args], capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+    out, _, last = done.stdout.rstrip("\n").rpartition("\n")
+    status, peak = last.split()
+    return int(status), out + done.stderr, float(peak)
 
 
 def test_pattern_counts_match_their_formulas() -> None:
