@@ -349,24 +349,6 @@ def test_a_partial_group_edit_updates_exactly_what_reads_its_links() -> None:
 # ------------------------------------------------------------------ saving group edits in bulk
 
 
-def _varied_torus_text(side: int, seed: int) -> str:
-    """torus_text with the blanks around each timing's `=` varied link by link and a
-    standard deviation on some latencies: still the fast path's form."""
-    import random
-
-    rng = random.Random(seed)
-    lines = torus_text(side).split("\n")
-    for i, line in enumerate(lines):
-        for key in ("latency", "speed"):
-            if line.strip().startswith(f"{key} = "):
-                indent, value = line[: line.index(key)], line.split("=", 1)[1].strip()
-                if key == "latency" and rng.random() < 0.3:
-                    value += " 1e-07"
-                lines[i] = (indent + key + rng.choice(["", " ", "\t"]) + "="
-                            + rng.choice(["", " ", "  "]) + value + rng.choice(["", " "]))  # fmt: skip
-    return "\n".join(lines)
-
-
 _TIMES = st.sampled_from([2.85e-05, 9.1e-07, 1e-05, 3.25e-06, 4e-07, 0.5])
 _SDS = st.sampled_from([None, None, 1e-07, 2.5e-09])
 _edit_ops = st.lists(
@@ -403,8 +385,10 @@ def test_a_save_of_links_edited_in_bulk_writes_what_the_link_by_link_path_writes
     the link-by-link path (every record built) writes, after any mix of group and
     single edits, id changes, links added and removed, undos and saves, and it loads
     back as the model."""
+    from modeltext import varied_torus_text
+
     folder = tmp_path_factory.mktemp("bulk")
-    text = _varied_torus_text(4, seed)  # 64 processors, 192 links
+    text = varied_torus_text(4, seed)  # 64 processors, 192 links
     sessions = []
     for name in ("bulk", "by-link"):
         path = folder / f"{name}.machine"

@@ -203,11 +203,11 @@ def test_the_timing_spans_kernel_finds_what_the_regular_expression_finds(
     LINK_POS_RE gives, on links of varied blanks and standard deviations, and -1s where
     no link section starts (a text that is not ASCII takes the regular expression)."""
     import numpy as np
-    from test_linkstore import _varied_torus_text
+    from modeltext import varied_torus_text
 
     from parasol_core.linktext import timing_spans
 
-    text = _varied_torus_text(3, seed)
+    text = varied_torus_text(3, seed)
     starts = [m.start() for m in re.finditer(r"(?m)^[ \t]*begin link[ \t]*$", text)]
     rng = random.Random(seed)
     starts += [rng.randrange(len(text)) for _ in range(20)] + [0, len(text) - 1]
