@@ -185,6 +185,7 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
         "test_a_local_estimator_dies_with_the_process_that_started_it",
         "test_export_pushes_the_model_and_the_estimator_holds_the_same_text",
         "test_preferences_check_says_what_is_true_of_a_wrong_token",
+        "test_preferences_start_a_local_estimator_that_stops_with_piui",
         "test_with_the_estimator_down_nothing_is_lost_and_export_can_be_retried",
     },
     "test_gui_startup": {
@@ -343,12 +344,27 @@ _started = pytest.StashKey[list]()
 _execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
 
 
+_elsewhere: list[tuple[str, str]] = []  # (test, command) started from another thread
+
+
 def _watched_execute_child(self, args, *rest, **kwargs):
-    # the test running now, if this is its own thread (a process a background thread
-    # starts cannot be told apart from a later test's)
-    if _running and threading.current_thread() is threading.main_thread():
-        _running[-1].stash.setdefault(_started, []).append(args)
+    # the test running now, if this is its own thread; a process a background thread
+    # starts may be a later test's doing: it is only reported at the end
+    if _running:
+        item = _running[-1]
+        if threading.current_thread() is threading.main_thread():
+            item.stash.setdefault(_started, []).append(args)
+        elif item.get_closest_marker("subprocess") is None:
+            command = " ".join(map(str, args)) if isinstance(args, (list, tuple)) else str(args)
+            _elsewhere.append((item.nodeid, command[:120]))
     return _execute_child(self, args, *rest, **kwargs)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if _elsewhere:
+        terminalreporter.section("processes started by threads during unmarked tests")
+        for nodeid, command in _elsewhere:
+            terminalreporter.write_line(f"{nodeid}: {command}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
