@@ -169,14 +169,16 @@ def test_a_request_past_its_time_budget_is_cancelled_with_an_error(server, tmp_p
     answering others. A server that did not keep its time budget answers with the
     result, and fails; a machine of any speed hits the budget."""
     start = time.monotonic()
-    answer = rpc_raw(server, phase(server.models["gcel"]))
+    # (300 s only stops a hung test: on two busy cores this took over 20 s)
+    status, data = post_raw(server, json.dumps(phase(server.models["gcel"])).encode(), timeout=300)
     whole = time.monotonic() - start
-    assert "result" in answer, answer
+    answer = json.loads(data)
+    assert status == 200 and "result" in answer, answer
     limit = float(f"{whole / 4:.2g}")
     store = tmp_path / "models"
     est = Estimator(store).start()  # the models pushed with no hurry, then kept
     try:
-        with est.client() as c:
+        with est.client(timeout=300) as c:
             gcel, grid = c.push(GCEL.read_text())["model"], c.push(GRID.read_text())["model"]
     finally:
         est.stop()
@@ -190,14 +192,15 @@ def test_a_request_past_its_time_budget_is_cancelled_with_an_error(server, tmp_p
         assert refused < whole, (refused, whole)  # cut short, not answered at the end
         with est.client() as c:
             assert c.plot(grid, 1, 16)["processors"][-1] == 16
-        wait_idle(est)
+        wait_idle(est)  # the refused work runs to its end first
         assert est.alive() and "Traceback" not in est.log()
     finally:
         est.kill()
 
 
-def wait_idle(est: Estimator, timeout: float = 30) -> None:
-    """Until no model work runs (work refused at its deadline runs to its end)."""
+def wait_idle(est: Estimator, timeout: float = 300) -> None:
+    """Until no model work runs (work refused at its deadline runs to its end);
+    ``timeout`` only stops a hung test."""
     deadline = time.monotonic() + timeout
     with est.client() as c:
         while time.monotonic() < deadline:
@@ -319,7 +322,7 @@ def test_pushing_many_unknown_keys_grows_near_linearly(server) -> None:
     def push_seconds(n: int) -> float:
         body = json.dumps(req("model.push", {"text": unknown_timings(n)})).encode()
         best = float("inf")
-        for _ in range(2):
+        for _ in range(3):  # the least of three: what the scheduler disturbed least
             start = time.monotonic()
             status, data = post_raw(server, body, timeout=60)
             best = min(best, time.monotonic() - start)
