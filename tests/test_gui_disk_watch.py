@@ -48,7 +48,7 @@ def test_a_change_on_disk_without_unsaved_edits_offers_a_reload(qtbot, window):
     bar = window.file_bar
     assert not bar.isVisible()
     _other_writer(path, "pt(1).dga=7e-6")
-    qtbot.waitUntil(bar.isVisible, timeout=5000)
+    qtbot.waitUntil(bar.isVisible, timeout=60_000)
     assert "changed on disk by another program" in bar.label.text()
     assert list(bar.buttons) == ["Reload", "Ignore", "Show difference"]
     _click(qtbot, bar, "Reload")
@@ -62,7 +62,7 @@ def test_unsaved_edits_are_never_saved_over_a_change_without_asking(qtbot, windo
     bar = window.file_bar
     window.document.session.set("pt(1).igm", "5e-6")
     _other_writer(path, "pt(1).dga=7e-6")
-    qtbot.waitUntil(bar.isVisible, timeout=5000)
+    qtbot.waitUntil(bar.isVisible, timeout=60_000)
     assert "unsaved changes" in bar.label.text()
     assert list(bar.buttons) == ["Reload, discarding my changes", "Keep mine",
                                  "Show difference"]  # fmt: skip
@@ -86,7 +86,7 @@ def test_reload_discarding_unsaved_edits(qtbot, window):
     path = window.document.path
     window.document.session.set("pt(1).igm", "5e-6")
     _other_writer(path, "pt(1).dga=7e-6")
-    qtbot.waitUntil(window.file_bar.isVisible, timeout=5000)
+    qtbot.waitUntil(window.file_bar.isVisible, timeout=60_000)
     _click(qtbot, window.file_bar, "Reload, discarding my changes")
     timings = window.document.machine.processor(1).timings
     assert timings["dga"].mean == 7e-6 and timings["igm"].mean == 1.6e-6
@@ -101,7 +101,7 @@ def test_show_difference_between_disk_and_piui(qtbot, window, monkeypatch):
         self.text.toPlainText()))  # fmt: skip
     window.document.session.set("pt(1).igm", "5e-6")
     _other_writer(window.document.path, "pt(1).dga=7e-6")
-    qtbot.waitUntil(window.file_bar.isVisible, timeout=5000)
+    qtbot.waitUntil(window.file_bar.isVisible, timeout=60_000)
     _click(qtbot, window.file_bar, "Show difference")
     assert len(shown) == 1
     assert "-            dga = 7e-06" in shown[0] and "+            igm = 5e-06" in shown[0]
@@ -129,7 +129,7 @@ def test_every_path_to_a_save_asks(qtbot, window, route):
 def test_a_deleted_file_is_reported_and_save_writes_it_back(qtbot, window, tmp_path):
     path = window.document.path
     path.rename(tmp_path / "elsewhere.machine")
-    qtbot.waitUntil(window.file_bar.isVisible, timeout=5000)
+    qtbot.waitUntil(window.file_bar.isVisible, timeout=60_000)
     assert "deleted or moved away" in window.file_bar.label.text()
     _click(qtbot, window.file_bar, "Save it again")
     assert path.exists() and window.asked_overwrite == []
@@ -145,10 +145,10 @@ def test_a_touch_is_not_a_change_and_the_next_change_is_news_again(qtbot, window
     qtbot.wait(500)
     assert not bar.isVisible()
     _other_writer(path, "pt(1).dga=7e-6")
-    qtbot.waitUntil(bar.isVisible, timeout=5000)
+    qtbot.waitUntil(bar.isVisible, timeout=60_000)
     _click(qtbot, bar, "Ignore")
     _other_writer(path, "pt(1).dga=8e-6")  # another change after "Ignore": told again
-    qtbot.waitUntil(bar.isVisible, timeout=5000)
+    qtbot.waitUntil(bar.isVisible, timeout=60_000)
 
 
 def test_becoming_active_looks_at_the_file(qtbot, window):
@@ -175,7 +175,7 @@ def test_reload_keeps_the_selection_and_processor_where_they_still_apply(qtbot, 
     grid = window.panels["grid-view"]
     grid.canvas.select([2, 3, 16], [1, 2])
     _other_writer(path, "tl(1)(1).speed=2e-6")
-    qtbot.waitUntil(window.file_bar.isVisible, timeout=5000)
+    qtbot.waitUntil(window.file_bar.isVisible, timeout=60_000)
     _click(qtbot, window.file_bar, "Reload")
     selection = selection_of(window.document)
     assert selection.processors == (2, 3, 16) and selection.links == (1, 2)
@@ -190,7 +190,7 @@ def test_reload_keeps_the_current_processor(qtbot, main_window, sample_copy):
     second = window.document.machine.processors[1].id
     window.document.set_current_processor(second)
     _other_writer(path, f"pt({second}).dga=7e-6")
-    qtbot.waitUntil(window.file_bar.isVisible, timeout=5000)
+    qtbot.waitUntil(window.file_bar.isVisible, timeout=60_000)
     _click(qtbot, window.file_bar, "Reload")
     assert window.document.current_processor_id == second
     assert window.document.current_processor().timings["dga"].mean == 7e-6

@@ -30,7 +30,7 @@ def use(url: str, **kw) -> None:
     EstimatorSettings(url, **kw).save(settings())
 
 
-def export_and_wait(qtbot, window, timeout: int = 20000):
+def export_and_wait(qtbot, window, timeout: int = 60_000):
     with qtbot.waitSignal(window.exporter.finished, timeout=timeout) as blocker:
         assert window.export()
     return blocker.args[0]
@@ -57,7 +57,7 @@ def test_a_field_being_typed_is_exported_too(main_window, qtbot, estimator):
     use(estimator.url)
     master = main_window.processor_master
     master.name_field.setFocus()
-    qtbot.waitUntil(master.name_field.hasFocus, timeout=2000)
+    qtbot.waitUntil(master.name_field.hasFocus, timeout=60_000)
     master.name_field.selectAll()
     qtbot.keyClicks(master.name_field, "typed not entered")
     result = export_and_wait(qtbot, main_window)
@@ -183,7 +183,7 @@ def test_auto_export_pushes_a_second_after_the_last_edit(main_window, qtbot, est
     use(estimator.url, auto=True)
     doc = main_window.document
     set_push_name(doc, "auto")
-    with qtbot.waitSignal(main_window.exporter.finished, timeout=15000) as blocker:
+    with qtbot.waitSignal(main_window.exporter.finished, timeout=60_000) as blocker:
         doc.session.set("pt(1).iga", "5e-6")
         qtbot.wait(300)
         doc.session.set("pt(1).iga", "6e-6")  # restarts the second
@@ -212,7 +212,7 @@ def test_the_estimate_panel_asks_routes_transfer_times_and_blocks(main_window, q
     panel.src.setValue(1)
     panel.dst.setValue(18)
     panel.route_button.click()
-    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=60_000)
     route = panel.routes[-1]
     hw = machine.hardware()
     expected = core_route(hw, 1, 18)
@@ -220,16 +220,16 @@ def test_the_estimate_panel_asks_routes_transfer_times_and_blocks(main_window, q
     assert list(route["processors"]) == list(expected.processors)
     panel.bytes.setText("4096")
     panel.transfer_button.click()
-    qtbot.waitUntil(lambda: panel.transfer_text.text().endswith(" s"), timeout=10000)
+    qtbot.waitUntil(lambda: panel.transfer_text.text().endswith(" s"), timeout=60_000)
     seconds = float(panel.transfer_text.text().split()[0])
     with Client(estimator.url) as c:
         assert seconds == pytest.approx(c.transfer_time(result.model, route["route"], 4096), 1e-5)
     panel.counts.setPlainText('{"iga": 4, "nosuch": 1}')
     panel.block_button.click()
-    qtbot.waitUntil(lambda: "nosuch" in panel.message.text(), timeout=10000)  # said, in place
+    qtbot.waitUntil(lambda: "nosuch" in panel.message.text(), timeout=60_000)  # said, in place
     panel.counts.setPlainText('{"iga": 4, "dga": 2}')
     panel.block_button.click()
-    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
     mean = float(panel.block_text.text().split()[0])
     timings = machine.processor(1).timings
     assert mean == pytest.approx(4 * timings["iga"].mean + 2 * timings["dga"].mean, 1e-5)
@@ -242,12 +242,12 @@ def test_preferences_start_a_local_estimator_that_stops_with_piui(main_window, q
     qtbot.addWidget(dialog)
     started = []
     dialog.start_local(then=started.append)
-    qtbot.waitUntil(lambda: bool(started), timeout=40000)
+    qtbot.waitUntil(lambda: bool(started), timeout=60_000)
     assert started == [True] and dialog.local.running()
     assert dialog.url.text() == dialog.local.url
     checked = []
     dialog.check(then=checked.append)
-    qtbot.waitUntil(lambda: bool(checked), timeout=10000)
+    qtbot.waitUntil(lambda: bool(checked), timeout=60_000)
     assert checked == [True] and "answers" in dialog.status.text()
     dialog.settings().save(settings())
     main_window.local_estimator = dialog.local
@@ -308,7 +308,7 @@ def test_the_preferences_buttons_work_when_clicked(main_window, qtbot, estimator
     dialog = PreferencesDialog(EstimatorSettings(estimator.url), None, main_window)
     qtbot.addWidget(dialog)
     qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "answers" in dialog.status.text(), timeout=10000)
+    qtbot.waitUntil(lambda: "answers" in dialog.status.text(), timeout=60_000)
 
 
 def test_the_export_shortcut_works_even_from_a_text_field(main_window, qtbot, estimator):
@@ -320,7 +320,7 @@ def test_the_export_shortcut_works_even_from_a_text_field(main_window, qtbot, es
     main_window.activateWindow()
     field = main_window.overview.name_field
     field.setFocus()
-    qtbot.waitUntil(field.hasFocus, timeout=2000)
+    qtbot.waitUntil(field.hasFocus, timeout=60_000)
     from PySide6.QtGui import QKeySequence
 
     bound = {
@@ -331,7 +331,7 @@ def test_the_export_shortcut_works_even_from_a_text_field(main_window, qtbot, es
         )
     }
     assert main_window.export_action.shortcut().toString() not in bound
-    with qtbot.waitSignal(main_window.exporter.finished, timeout=20000) as blocker:
+    with qtbot.waitSignal(main_window.exporter.finished, timeout=60_000) as blocker:
         qtbot.keyClick(field, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier
                        | Qt.KeyboardModifier.ShiftModifier)  # fmt: skip
     assert blocker.args[0].ok
@@ -350,7 +350,7 @@ def test_the_estimate_panel_answers_about_the_model_on_screen(main_window, qtbot
     panel.src.setValue(1)
     panel.dst.setValue(100)
     panel.route_button.click()
-    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=20000)
+    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=60_000)
     expected = core_route(main_window.document.machine.hardware(), 1, 100)
     assert list(panel.routes[-1]["processors"]) == list(expected.processors)
     assert "“cray-t3d”" in panel.model_label.text() and panel.model is not None
@@ -361,8 +361,8 @@ def test_the_estimate_panel_answers_about_the_model_on_screen(main_window, qtbot
     assert panel.model is None and "edited since" in panel.model_label.text()
     before = panel.routes[-1]
     panel.route_button.click()
-    qtbot.waitUntil(lambda: panel.model is not None, timeout=20000)
-    qtbot.waitUntil(lambda: panel.routes[-1] is not before, timeout=20000)
+    qtbot.waitUntil(lambda: panel.model is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: panel.routes[-1] is not before, timeout=60_000)
 
 
 def test_an_answer_about_a_model_no_longer_open_is_dropped(main_window, sample_copy):
@@ -399,7 +399,7 @@ def test_preferences_check_says_what_is_true_of_a_wrong_token(main_window, qtbot
             qtbot.addWidget(dialog)
             checked = []
             dialog.check(then=checked.append)
-            qtbot.waitUntil(lambda checked=checked: bool(checked), timeout=10000)
+            qtbot.waitUntil(lambda checked=checked: bool(checked), timeout=60_000)
             assert checked == [False] and words in dialog.status.text()
             assert "No estimator answers" not in dialog.status.text()
     finally:

@@ -68,7 +68,7 @@ def test_cancel_stops_a_measurement_and_opens_nothing(main_window, qtbot):
     qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
     qtbot.mouseClick(dialog.cancel_button,
                      Qt.MouseButton.LeftButton)  # fmt: skip
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert "cancelled" in dialog.status.text() and dialog.result is None
     assert main_window.document.machine is before
 
@@ -79,6 +79,6 @@ def test_closing_the_dialog_cancels_a_run(main_window, qtbot):
     dialog.measure()
     qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
     dialog.close()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     QApplication.processEvents()
     assert dialog.result is None

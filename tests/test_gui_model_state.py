@@ -109,7 +109,7 @@ def test_a_refusals_tooltip_goes_when_its_window_is_resized(main_window, qtbot):
     QApplication.processEvents()
     assert QToolTip.isVisible() and QToolTip.text() == "a number is needed"
     main_window.resize(main_window.width() - 40, main_window.height())
-    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=60_000)
 
 
 def test_the_estimate_panels_transfer_time_is_in_sight_without_scrolling(main_window, qtbot):

@@ -77,7 +77,7 @@ def test_ctrl_z_in_a_category_window_undoes(main_window, qtbot):
     type_into(qtbot, win.rows["sind"].mean.field, "4e-5")
     assert doc.machine.processor(1).timings["sind"] == Timing(4e-5)
     win.activateWindow()
-    qtbot.waitUntil(lambda: win.isActiveWindow(), timeout=2000)
+    qtbot.waitUntil(lambda: win.isActiveWindow(), timeout=60_000)
     win.rows["sind"].mean.mantissa.setFocus()
     qtbot.keyClick(
         win.rows["sind"].mean.mantissa, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
@@ -447,7 +447,7 @@ def test_no_stale_dock_tab_bar_is_left_on_screen(main_window, qtbot):
         return [{b.tabText(i) for i in range(b.count())} for b in main_window.findChildren(QTabBar)
                 if b.parent() is main_window and b.isVisible()]  # fmt: skip
 
-    qtbot.waitUntil(lambda: not any(a < b for a in bars() for b in bars()), timeout=3000)
+    qtbot.waitUntil(lambda: not any(a < b for a in bars() for b in bars()), timeout=60_000)
     shown = bars()
     assert {"Grid view", "Link groups", "Topology editor", "Mapping editor",
             "Machine combination"} in shown  # fmt: skip
