@@ -62,7 +62,7 @@ bench: $(VENV)/.installed
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/*.so
 
-# SimGrid for tests/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
+# SimGrid for tests/simgrid/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
 # installed where apt-get is there and we are root (or sudo asks no password); never
 # fatal: without it those tests skip and say why.
 simgrid:
