@@ -1,12 +1,13 @@
 # Everything a fresh clone needs: `make run` starts PIUI on a sample, `make test` runs
-# every test headless. Both create .venv and install into it first.
+# every test headless, `make test-fast` the quick ones while working. All create .venv
+# and install into it first.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := sample_models/parsytec-gcel.machine
 
-.PHONY: run test lint format bench clean install-desktop simgrid
+.PHONY: run test test-fast lint format bench clean install-desktop simgrid
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +26,23 @@ run: $(VENV)/.installed
 		$(BIN)/parasol-model show $(SAMPLE); \
 	fi
 
+# Extra pytest arguments for test and test-fast: PYTEST_ARGS="-k reader -x".
+PYTEST_ARGS ?=
+
+# Every test, in random order (pytest-random-order: the modules shuffled, and the tests
+# within each; the seed is printed first, and PYTEST_ARGS=--random-order-seed=N runs the
+# same order again), then ruff.
 test: $(VENV)/.installed
 	-@$(MAKE) --no-print-directory simgrid
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest --random-order $(PYTEST_ARGS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# The loop while working, under a minute on two cores: no test marked slow (over ~2 s)
+# or subprocess (the command line, the estimator, mpiexec, compilers: tests/conftest.py
+# says which), on two workers (pytest-xdist). `make test` before committing.
+test-fast: $(VENV)/.installed
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n 2 -m "not slow and not subprocess" $(PYTEST_ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
@@ -49,7 +62,7 @@ bench: $(VENV)/.installed
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/native/*.so
 
-# SimGrid for tests/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
+# SimGrid for tests/simgrid/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
 # installed where apt-get is there and we are root (or sudo asks no password); never
 # fatal: without it those tests skip and say why.
 simgrid:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,308 @@ def document(sample_copy):
         return doc
 
     return make
+
+
+# --------------------------------------------------------------------------- markers
+#
+# gui: needs Qt and pytest-qt; subprocess: starts another process (the command line, the
+# estimator server, mpiexec, a compiler); slow: over about 2 s, alone or as a module
+# (measured with --durations=0 on a quiet 2-core machine). `make test-fast` runs what is
+# none of subprocess and slow. They are given here, from the test's fixtures and from
+# the lists below, rather than on each test: a new test in a listed module has its
+# module's markers, and a test that starts a process without the subprocess marker
+# fails, saying so (pytest_runtest_makereport below), so the lists cannot fall behind.
+
+# A test that uses one of these fixtures (or one built on them) needs Qt.
+GUI_FIXTURES = {"qtbot", "qapp", "main_window", "document"}
+GUI_MODULES = {"test_grid_view_networks", "test_reliability_gui"}  # and every test_gui_*
+
+# A test that uses one of these fixtures talks to an estimator server of its own.
+SUBPROCESS_FIXTURES = {"estimator", "server"}
+# Modules whose tests start processes, most of them or in threads the guard below does
+# not watch (the measure dialog's compiler, PIUI's own estimator).
+SUBPROCESS_MODULES = {
+    "test_estimator_service",  # a server per test
+    "test_gui_disk_watch",  # another writer: `parasol-model set -i`
+    "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
+    "test_measure_network",  # mpiexec
+    "test_packaging",  # pip wheel
+    "test_simgrid_run",  # SimGrid's python3
+    "test_estimator_load",  # a capped server, a server with small batches
+    "test_signals",  # measure, set -i and mpiexec runs signalled
+    "test_soak",  # a subprocess that loads thousands of times, a real estimator
+    "test_budgets_every_size",  # a real estimator refusing route calls
+    "test_outputs_first",  # the command line's writers
+    "test_numeric_options",  # the command line's options
+    "test_finite_answers",  # simulate and the estimator on overflowing models
+}
+# Single tests that start processes (the command line, mostly) in modules that do not.
+SUBPROCESS_TESTS: dict[str, set[str]] = {
+    "test_budgets": {
+        "test_generate_past_the_budget_is_refused_at_once",
+        "test_simulate_pattern_past_the_limit_is_refused_at_once",
+    },
+    "test_cli_model": {
+        "test_installed_command_runs",
+    },
+    "test_concurrent_writers": {
+        "test_a_session_does_not_save_over_another_writers_change",
+        "test_a_session_reloads_what_another_writer_saved",
+        "test_every_in_place_command_waits_for_the_lock",
+        "test_rounds_of_concurrent_set_in_place_keep_every_edit",
+        "test_save_as_elsewhere_and_a_session_without_a_read_file_are_not_checked",
+        "test_set_in_place_that_cannot_take_the_lock_changes_nothing",
+    },
+    "test_estimator_binary": {
+        "test_every_encoding_equals_the_core",
+    },
+    "test_estimator_budgets": {
+        "test_a_pattern_past_the_limit_is_refused_before_it_is_built",
+        "test_a_request_past_its_time_budget_is_cancelled_with_an_error",
+        "test_temporary_files_of_a_killed_push_are_removed_at_start",
+        "test_the_store_has_a_limit_a_push_is_told_about",
+    },
+    "test_estimator_e2e": {
+        "test_push_command_exits_1_with_the_diagnostics_when_refused",
+        "test_push_command_exits_2_when_nothing_answers",
+        "test_push_command_prints_the_id",
+        "test_server_info_gives_the_protocol_version",
+        "test_status_command",
+    },
+    "test_estimator_hostile": {
+        "test_a_thousand_concurrent_connections",
+        "test_malformed_json_is_a_parse_error",
+    },
+    "test_expr_cli": {
+        "test_the_installed_command_runs",
+    },
+    "test_fast_parser_imports": {
+        "test_importing_the_model_does_not_import_lark",
+        "test_nothing_imports_lark_at_run_time",
+        "test_parsing_still_works_through_the_old_names",
+    },
+    "test_forwarding": {
+        "test_the_estimator_answers_with_forwarding_and_sharing",
+    },
+    "test_gui_export": {
+        "test_a_local_estimator_dies_with_the_process_that_started_it",
+        "test_export_pushes_the_model_and_the_estimator_holds_the_same_text",
+        "test_preferences_check_says_what_is_true_of_a_wrong_token",
+        "test_preferences_start_a_local_estimator_that_stops_with_piui",
+        "test_with_the_estimator_down_nothing_is_lost_and_export_can_be_retried",
+    },
+    "test_gui_startup": {
+        "test_importing_piui_and_opening_a_model_loads_no_heavy_module",
+        "test_sympy_comes_after_the_first_paint_and_fills_the_sensitivity",
+    },
+    "test_hostile_cli": {
+        "test_a_fifo_input_does_not_block_the_real_command",
+        "test_huge_and_endless_inputs_take_bounded_time_and_memory",
+        "test_output_that_cannot_be_written_exits_2_with_the_reason",
+    },
+    "test_hostile_estimator": {
+        "test_a_json_number_that_underflows_is_a_parse_error_naming_it",
+    },
+    "test_layering": {
+        "test_importing_every_core_module_loads_no_qt",
+    },
+    "test_measure": {
+        "test_a_coarse_timer_refuses_a_cheap_operation",
+        "test_cancel_stops_kills_and_leaves_nothing",
+        "test_cli_writes_a_model_with_periodic_progress",
+        "test_instrumented_counts_match_the_programs",
+        "test_measure_a_few_parameters_gives_a_valid_model",
+        "test_the_operation_survives_the_optimiser",
+        "test_validate_host_predicts_each_size_from_the_model",
+    },
+    "test_reader": {
+        "test_an_unusual_text_and_a_syntax_error_do_not_import_lark",
+        "test_loading_a_model_does_not_import_lark",
+    },
+    "test_topology_routing": {
+        "test_validating_built_in_routings_reads_no_plug_in_metadata",
+    },
+}
+
+# Modules slow as a whole: their fixtures start servers and their cases take seconds.
+SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals", "test_soak"}
+# Over about 2 s here (a parametrized test: all its cases together), and the few over
+# 1 s that kept `make test-fast` past a minute on two busy cores.
+SLOW_TESTS: dict[str, set[str]] = {
+    "test_bad_input": {
+        "test_a_50_mb_line_is_rejected_fast",
+        "test_every_line_of_a_sample_duplicated_or_deleted",
+        "test_mutated_files_load_or_raise_a_syntax_error",
+    },
+    "test_bulk_text": {
+        "test_varied_stores",
+    },
+    "test_concurrent_writers": {
+        "test_rounds_of_concurrent_set_in_place_keep_every_edit",
+    },
+    "test_estimator_budgets": {
+        "test_a_request_past_its_time_budget_is_cancelled_with_an_error",
+        "test_idle_and_dribbling_connections_are_closed",
+        "test_one_client_cannot_starve_another",
+    },
+    "test_estimator_service": {
+        "test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm",
+        "test_eight_clients_at_once",
+    },
+    "test_fast_parser_differential": {
+        "test_generated_models_in_canonical_form",
+        "test_generated_models_in_varied_layouts",
+        "test_mutated_models",
+        "test_samples",
+    },
+    "test_fast_parser_imports": {
+        "test_the_model_does_not_reach_the_parser_nor_the_tree_the_model",
+    },
+    "test_gui_export": {
+        "test_the_window_never_blocks_while_a_slow_estimator_answers",
+    },
+    "test_gui_main": {
+        "test_exceptions_in_slots_reach_the_terminal",
+        "test_screenshots_render_every_window",
+    },
+    "test_gui_measure": {
+        "test_measure_opens_the_result_as_a_new_model_and_validate_plots_it",
+    },
+    "test_gui_model_state": {
+        "test_a_refusals_tooltip_goes_when_its_window_is_resized",
+    },
+    "test_gui_new_user": {
+        "test_a_long_error_never_pushes_the_values_out_of_sight",
+    },
+    "test_gui_runtime": {
+        "test_screenshots_include_the_runtime_window_and_fit_dialog",
+    },
+    "test_linkstore": {
+        "test_a_save_of_links_edited_in_bulk_writes_what_the_link_by_link_path_writes",
+        "test_random_edits_match_a_plain_list",
+    },
+    "test_mapping_incremental": {
+        "test_random_swaps_match_the_full_recomputation",
+    },
+    "test_packaging": {
+        "test_wheel_carries_the_grammar_and_resources",
+    },
+    "test_phases": {
+        "test_every_pattern_runs_on_the_gcel",
+    },
+    "test_phases_native": {
+        "test_kernel_equals_python_on_every_pattern",
+        "test_kernel_equals_python_on_random_phases",
+    },
+    "test_reader": {
+        "test_expressions_read_as_lark_reads_them",
+        "test_generated_models_are_read_by_the_reader",
+        "test_mutated_models",
+        "test_the_reader_reads_every_sample_as_lark_does",
+    },
+    "test_reliability_corpus": {
+        "test_every_subcommand_on_a_corpus_of_corrupt_models",
+    },
+    "test_roundtrip_properties": {
+        "test_canonical_text_reads_back_equal",
+        "test_edit_then_save_then_edit_again",
+        "test_one_edit_changes_only_its_lines",
+        "test_several_edits_change_only_their_lines",
+        "test_unedited_model_writes_back_byte_for_byte",
+    },
+    "test_save_inplace": {
+        "test_generated_models_in_varied_layouts",
+        "test_samples",
+    },
+}
+
+
+def _module(item: pytest.Item) -> str:
+    return item.path.stem
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module, name = _module(item), getattr(item, "originalname", item.name)
+        if (
+            module.startswith("test_gui_")
+            or module in GUI_MODULES
+            or GUI_FIXTURES & set(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.gui)
+        if (
+            module in SUBPROCESS_MODULES
+            or name in SUBPROCESS_TESTS.get(module, ())
+            or SUBPROCESS_FIXTURES & set(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.subprocess)
+        if module in SLOW_MODULES or name in SLOW_TESTS.get(module, ()):
+            item.add_marker(pytest.mark.slow)
+
+
+# --------------------------------------------------------------------------- the guard
+
+_running: list[pytest.Item] = []
+_started = pytest.StashKey[list]()
+_execute_child = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+
+_elsewhere: list[tuple[str, str]] = []  # (test, command) started from another thread
+
+
+def _watched_execute_child(self, args, *rest, **kwargs):
+    # the test running now, if this is its own thread; a process a background thread
+    # starts may be a later test's doing: it is only reported at the end
+    if _running:
+        item = _running[-1]
+        if threading.current_thread() is threading.main_thread():
+            item.stash.setdefault(_started, []).append(args)
+        elif item.get_closest_marker("subprocess") is None:
+            command = " ".join(map(str, args)) if isinstance(args, (list, tuple)) else str(args)
+            _elsewhere.append((item.nodeid, command[:120]))
+    return _execute_child(self, args, *rest, **kwargs)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    if _elsewhere:
+        terminalreporter.section("processes started by threads during unmarked tests")
+        for nodeid, command in _elsewhere:
+            terminalreporter.write_line(f"{nodeid}: {command}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    subprocess.Popen._execute_child = _watched_execute_child  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    subprocess.Popen._execute_child = _execute_child  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    _running.append(item)
+    try:
+        yield
+    finally:
+        _running.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    started = item.stash.get(_started, None)
+    if (
+        report.when == "call"
+        and report.passed
+        and started
+        and item.get_closest_marker("subprocess") is None
+    ):
+        first = started[0]
+        command = " ".join(map(str, first)) if isinstance(first, (list, tuple)) else str(first)
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{item.nodeid} started {len(started)} process(es) ({command[:200]}) but is not "
+            "marked subprocess: add its module to SUBPROCESS_MODULES or the test to "
+            "SUBPROCESS_TESTS in tests/conftest.py (make test-fast leaves those out)"
+        )

@@ -95,3 +95,29 @@ def gcel_with_torus(dims: tuple[int, ...]) -> str:
     a = src.index("    begin topology")
     b = src.index("    end topology") + len("    end topology\n")
     return src[:a] + topo + src[b:]
+
+
+def varied_torus_text(side: int, seed: int) -> str:
+    """benchmarks/bench_load.py's ``torus_text`` with the blanks around each timing's
+    ``=`` varied link by link and a standard deviation on some latencies: still the fast
+    path's form."""
+    import random
+    import sys
+    from pathlib import Path
+
+    benchmarks = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    if benchmarks not in sys.path:
+        sys.path.insert(0, benchmarks)
+    from bench_load import torus_text
+
+    rng = random.Random(seed)
+    lines = torus_text(side).split("\n")
+    for i, line in enumerate(lines):
+        for key in ("latency", "speed"):
+            if line.strip().startswith(f"{key} = "):
+                indent, value = line[: line.index(key)], line.split("=", 1)[1].strip()
+                if key == "latency" and rng.random() < 0.3:
+                    value += " 1e-07"
+                lines[i] = (indent + key + rng.choice(["", " ", "\t"]) + "="
+                            + rng.choice(["", " ", "  "]) + value + rng.choice(["", " "]))  # fmt: skip
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""Estimating a basic block from instruction counts (SAD level 1)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from parasol_core import loads
+from parasol_core.analysis.block_time import BlockEstimate, estimate_block
+from parasol_core.cli import main
+from parasol_core.syntax.loader import load
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+
+MODEL = """\
+begin machine
+    id = 1
+    name = "blocks"
+    processors = 2
+    topologies = 1
+    begin processor
+        id = 3
+        name = "T805"
+        begin timings
+            ila = 5e-07 2e-08
+            ils = 2e-07 1e-08
+            goto = 1e-07
+            sqrtr = 4e-06 3e-07
+        end timings
+        begin cache
+            size = 64
+            smallloopspeedup = 1.6
+        end cache
+    end processor
+    begin processor
+        id = 1
+        name = "no cache"
+        begin timings
+            ila = 1e-06
+        end timings
+    end processor
+    begin topology
+        id = 1
+        name = "one"
+        routing = "broadcast"
+        processors = 1
+        links = 0
+        begin procid
+            p[1] = 3
+        end procid
+    end topology
+end machine
+"""
+
+
+@pytest.fixture
+def machine():
+    return loads(MODEL)
+
+
+def test_the_time_is_the_sum_of_count_times_timing(machine):
+    est = estimate_block(machine, 3, {"ila": 4, "ils": 2, "goto": 1})
+    assert est.mean == pytest.approx(4 * 5e-07 + 2 * 2e-07 + 1e-07, rel=1e-15)
+    # Saavedra-Barrera's variance: sum(count^2 sd^2); goto has no sd and adds nothing
+    assert est.sd == pytest.approx(math.sqrt((4 * 2e-08) ** 2 + (2 * 1e-08) ** 2), rel=1e-15)
+
+
+def test_a_cached_block_is_divided_by_the_small_loop_speedup(machine):
+    plain = estimate_block(machine, 3, {"ila": 4, "ils": 2, "goto": 1})
+    cached = estimate_block(machine, 3, {"ila": 4, "ils": 2, "goto": 1}, cached=True)
+    assert cached.mean == pytest.approx(plain.mean / 1.6, rel=1e-15)
+    assert cached.sd == pytest.approx(plain.sd / 1.6, rel=1e-15)
+
+
+def test_processors_are_named_by_id_and_aliases_are_accepted(machine):
+    assert estimate_block(machine, 1, {"ila": 3}) == BlockEstimate(3e-06, 0.0)
+    # sqrti is read as sqrtr; both spellings add up
+    est = estimate_block(machine, 3, {"sqrti": 1, "sqrtr": 1.5})
+    assert est.mean == pytest.approx(2.5 * 4e-06)
+    assert est.sd == pytest.approx(2.5 * 3e-07)
+
+
+def test_fractional_and_zero_counts(machine):
+    assert estimate_block(machine, 3, {"ila": 0.5}).mean == pytest.approx(2.5e-07)
+    # a zero count needs no timing
+    assert estimate_block(machine, 1, {"ila": 1, "goto": 0}).mean == pytest.approx(1e-06)
+    assert estimate_block(machine, 3, {}) == BlockEstimate(0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("proc", "counts", "cached", "words"),
+    [
+        (3, {"ila": 1, "foo": 2, "bar": 1}, False, "unknown timing parameters: 'foo', 'bar'"),
+        (1, {"ila": 1, "goto": 2}, False, "processor 1 (no cache) has no timing for goto"),
+        (9, {"ila": 1}, False, "there is no processor with id 9"),
+        (3, {"ila": -1}, False, "finite and non-negative"),
+        (3, {"ila": float("nan")}, False, "finite and non-negative"),
+        (3, {"ila": "4"}, False, "must be a number"),
+        (1, {"ila": 1}, True, "has no small loop speedup"),
+    ],
+)
+def test_bad_input_raises_a_clear_value_error(machine, proc, counts, cached, words):
+    with pytest.raises(ValueError) as info:
+        estimate_block(machine, proc, counts, cached)
+    assert words in str(info.value)
+
+
+def test_saavedra_barreras_mandelbrot_prediction_on_the_vax():
+    # Saavedra-Barrera (1988) figure 6.1: the Mandelbrot program on a VAX-11/785, with the
+    # operation counts of the figure. He predicts 12.814481 s with a standard deviation
+    # of 0.663125 s; the model's timings are his table values, rounded to whole ns.
+    vax = load(SAMPLES / "vax-11-785.machine")
+    counts = {
+        "rls": 2328726, "rla": 2348726, "rlm": 2308524, "rld": 2, "rlt": 80207,
+        "ils": 577131, "ila": 577133, "ilt": 20002, "lla": 597131, "llrc": 597131,
+        "llic": 597131, "pcall": 2, "goto": 597131, "loopi1": 201, "loopoh1": 20200,
+    }  # fmt: skip
+    est = estimate_block(vax, 1, counts)
+    assert est.mean == pytest.approx(12.814481, rel=1e-3)
+    assert est.sd == pytest.approx(0.663125, rel=1e-3)
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    path = tmp_path / "m.machine"
+    path.write_text(MODEL)
+    return path
+
+
+def run(capsys, *args):
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_block_prints_mean_and_sd(capsys, model_file, tmp_path):
+    counts = tmp_path / "counts.json"
+    counts.write_text(json.dumps({"ila": 4, "ils": 2, "goto": 1}))
+    status, out, err = run(capsys, "block", model_file, "--processor", "3", counts)
+    assert status == 0 and err == ""
+    est = estimate_block(loads(MODEL), 3, {"ila": 4, "ils": 2, "goto": 1})
+    assert out == f"mean: {est.mean!r}\nsd: {est.sd!r}\n"
+    assert float(out.split()[1]) == est.mean  # shortest form that reads back the same
+
+
+def test_cli_block_cached_from_stdin(capsys, model_file, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"ila": 4, "ils": 2, "goto": 1}'))
+    status, out, _ = run(capsys, "block", model_file, "--processor", "3", "-", "--cached")
+    assert status == 0
+    mean = float(out.splitlines()[0].removeprefix("mean: "))
+    assert mean == pytest.approx((4 * 5e-07 + 2 * 2e-07 + 1e-07) / 1.6, rel=1e-15)
+    assert out.splitlines()[1].startswith("sd: ")
+
+
+def test_cli_block_errors(capsys, model_file, tmp_path, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"ila": 1, "xyz": 2}'))
+    status, out, err = run(capsys, "block", model_file, "--processor", "3", "-")
+    assert status == 1 and out == ""
+    assert err == "error: unknown timing parameter: 'xyz'\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO("{not json"))
+    status, _, err = run(capsys, "block", model_file, "--processor", "3", "-")
+    assert status == 2 and "not JSON" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("[1, 2]"))
+    status, _, err = run(capsys, "block", model_file, "--processor", "3", "-")
+    assert status == 2 and "expected a JSON object" in err
+    status, _, err = run(capsys, "block", model_file, "--processor", "3", tmp_path / "none")
+    assert status == 2 and "cannot read" in err
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"ila": 1}'))
+    status, _, err = run(capsys, "block", model_file, "--processor", "1", "-", "--cached")
+    assert status == 1 and err.startswith("error: ") and "small loop speedup" in err

@@ -1,0 +1,91 @@
+"""The Estimate panel offers what the model on screen has, and its route answers are
+drawn in the grid view (issue 33, item 7): processor boxes accepted 99999 and, on a
+one-processor model, 16; routes between virtual processors were not offered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from parasol_core.topology.index import route as core_route
+from parasol_core.topology.shape import processor_count
+from parasol_core.topology.virtual import virtual_route
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
+GRID = SAMPLES / "grid4x4.machine"
+
+
+def test_the_boxes_take_the_model_on_screen(main_window) -> None:
+    panel = main_window.estimate
+    machine = main_window.document.machine
+    count = processor_count(machine.hardware())
+    assert (panel.src.maximum(), panel.dst.maximum()) == (count, count)
+    panel.src.setValue(99999)
+    assert panel.src.value() == count
+    ids = [p.id for p in machine.processors]
+    assert (panel.processor.minimum(), panel.processor.maximum()) == (min(ids), max(ids))
+    assert panel.between.count() == 1 and not panel.between.isEnabled()  # the GCel: none
+
+    main_window.new_blank()  # one processor: nothing to route
+    assert panel.src.maximum() == 1 and panel.dst.maximum() == 1
+    assert not panel.route_button.isEnabled() and "one processor" in panel.route_button.toolTip()
+
+    assert main_window.open_file(GRID)
+    assert panel.src.maximum() == 16 and panel.route_button.isEnabled()
+    machine = main_window.document.machine
+    virtuals = [v.id for v in machine.virtuals]
+    assert [panel.between.itemData(i) for i in range(panel.between.count())] == [None, *virtuals]
+    panel.between.setCurrentIndex(2)
+    virt = machine.virtual(virtuals[1])
+    assert panel.src.maximum() == processor_count(virt)
+
+
+def test_a_model_opened_after_choosing_a_virtual_topology_starts_afresh(main_window) -> None:
+    panel = main_window.estimate
+    assert main_window.open_file(GRID)
+    panel.between.setCurrentIndex(1)
+    main_window.new_blank()
+    assert panel.between.count() == 1 and panel.between.currentData() is None
+
+
+def _answer_from_the_core(panel, machine) -> None:
+    """The estimator's answer, computed by the same core (no server needed here)."""
+
+    def call(ask, done) -> None:
+        class Fake:
+            def plot(self, model, src, dst, virtual=None):
+                if virtual is None:
+                    r = core_route(machine.hardware(), src, dst)
+                else:
+                    r = virtual_route(machine, machine.virtual(virtual), src, dst)
+                return {"route": f"x:{src}-{dst}", "processors": list(r.processors),
+                        "links": list(r.links)}  # fmt: skip
+
+        done(ask(Fake()), None)
+
+    panel._with_model = lambda ask: ask("model")
+    panel.exporter.call = call
+
+
+def test_a_route_answered_is_drawn_in_the_grid_view(main_window) -> None:
+    assert main_window.open_file(GRID)
+    machine = main_window.document.machine
+    panel = main_window.estimate
+    _answer_from_the_core(panel, machine)
+    panel.src.setValue(1)
+    panel.dst.setValue(16)
+    panel.ask_route()  # before the grid view was ever built: it shows it when it is
+    grid = main_window.panels["grid-view"]
+    expected = core_route(machine.hardware(), 1, 16)
+    assert "link(s)" in panel.route_text.text()
+    assert grid.canvas.route_processors == set(expected.processors)
+    assert grid.canvas.route_links == set(expected.links)
+
+    virtual = machine.virtuals[1]
+    panel.between.setCurrentIndex(2)
+    panel.src.setValue(1)
+    panel.dst.setValue(6)
+    panel.ask_route()
+    expected = virtual_route(machine, virtual, 1, 6)
+    assert f"of {virtual.id}" in panel.route_text.text()
+    assert grid.canvas.route_links == set(expected.links)
+    assert main_window.document.session.selection.virtual_id == virtual.id
