@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the tests' model texts
 
 from modeltext import gcel_with_torus  # noqa: E402
 
-from parasol_core import budget  # noqa: E402
+from parasol_core.base import budget  # noqa: E402
 from parasol_core.expr.evaluate import evaluate  # noqa: E402
 from parasol_core.syntax.expression import parse_expression  # noqa: E402
-from parasol_core.syntax.parser import loads  # noqa: E402
+from parasol_core.syntax.loader import loads  # noqa: E402
 from parasol_core.topology.generators import generate  # noqa: E402
 from parasol_core.topology.index import index_of  # noqa: E402
 from parasol_core.topology.virtual import hardware_of  # noqa: E402

@@ -139,6 +139,7 @@ SUBPROCESS_MODULES = {
     "test_outputs_first",  # the command line's writers
     "test_numeric_options",  # the command line's options
     "test_finite_answers",  # simulate and the estimator on overflowing models
+    "test_outside_text",  # measure with odd compilers and CPU names
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {

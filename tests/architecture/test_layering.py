@@ -190,7 +190,7 @@ def test_the_edit_finder_finds_edits_behind_the_sessions_back() -> None:
     fields = model_fields()
     assert {"timings", "mean", "links", "mapping", "speed", "connect"} <= fields
     bad = """
-from parasol_core.edit import EditError, set_value
+from parasol_core.session.edit import EditError, set_value
 from parasol_core.session.edit import slot
 from PySide6.QtGui import QUndoCommand
 proc.timings["iga"] = t
@@ -213,7 +213,7 @@ class C(QUndoCommand):
     lines = {line for line, _ in found}
     assert lines == set(range(2, 19)) - {16}, found  # all but the import of the module
     good = """
-from parasol_core.edit import EditError, parse_value
+from parasol_core.session.edit import EditError, parse_value
 self.mean = MantissaExponentEdit()
 self.links = [1, 2]
 self.timings["x"] = 1
