@@ -514,10 +514,9 @@ class MainWindow(QMainWindow):
     # ---- files
 
     def recent_files(self) -> list[str]:
-        value = settings().value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+        from piui.app_settings import recent_files
+
+        return recent_files()
 
     def _remember(self, path: Path) -> None:
         files = [str(path.resolve())] + [f for f in self.recent_files()
@@ -652,13 +651,12 @@ class MainWindow(QMainWindow):
         self.carry_notes = box
 
     def _ask_platform_path(self, saving: bool) -> str:
-        from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path
+        from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path, start_file, start_folder
 
         if saving:
-            name = self.document.machine.name or "untitled"
-            start = str(Path(self.document.path or Path.cwd() / name).with_suffix(".xml"))
+            start = start_file(self.document, ".xml")
             return ask_path(self, "Export a SimGrid platform", start, True, PLATFORM_FILTER, "xml")
-        start = str(self.document.path.parent) if self.document.path else str(Path.cwd())
+        start = str(start_folder(self.document))
         return ask_path(self, "Import a SimGrid platform", start, False, PLATFORM_FILTER, "xml")
 
     def new_from(self, path: Path) -> None:
@@ -857,17 +855,19 @@ class MainWindow(QMainWindow):
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save,
         )  # fmt: skip
 
-    def _ask_open_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path  # QFileDialog: when first asked
+    # Every file dialog starts where widgets.file_dialogs.start_folder says (the model's
+    # folder; parasol_core.frontend.folders holds the rule).
 
-        start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
+    def _ask_open_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder  # QFileDialog: when asked
+
+        start = str(start_folder(self.document, fallback=SAMPLES_DIR))
         return ask_path(self, "Open model", start, saving=False)
 
     def _ask_save_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path
+        from piui.widgets.file_dialogs import ask_path, start_file
 
-        name = self.document.machine.name or "untitled"
-        start = str(self.document.path or Path.cwd() / f"{name}.machine")
+        start = str(self.document.path or start_file(self.document, ".machine"))
         return ask_path(self, "Save model as", start, saving=True)
 
     def _show_error(self, title: str, text: str, source: str = "") -> None:

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -275,8 +274,11 @@ class FitDialog(QDialog):
     # ---- sources
 
     def _browse(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Measured times", "",
-                                                "Measurements (*.csv *.txt *.out);;All files (*)")  # fmt: skip
+        from piui.widgets.file_dialogs import MEASUREMENT_FILTER, ask_paths, start_folder
+
+        # beside the model, where measurements_file() keeps them too
+        paths = ask_paths(self, "Measured times", str(start_folder(self.document)),
+                          MEASUREMENT_FILTER)  # fmt: skip
         for path in paths:
             self.add_file(path)
 

@@ -384,14 +384,11 @@ class GridViewWindow(QWidget):
         self.canvas.pan(self.canvas.width() / 2 - centre.x(), self.canvas.height() / 2 - centre.y())
 
     def _export(self, kind: str) -> None:
-        from PySide6.QtWidgets import QFileDialog  # on first use: its enums cost start-up
+        from piui.widgets.file_dialogs import ask_path, start_file  # on first use
 
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            f"Export the view as {kind.upper()}",
-            f"topology.{kind}",
-            f"{kind.upper()} (*.{kind})",
-        )
+        path = ask_path(self, f"Export the view as {kind.upper()}",
+                        start_file(self.document, f".{kind}", "-topology"), True,
+                        f"{kind.upper()} (*.{kind})", kind)  # fmt: skip
         if not path:
             return
         if kind == "png":
