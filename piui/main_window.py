@@ -31,7 +31,7 @@ from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
-from piui.widgets import wheel_guard
+from piui.widgets import wheel_guard, window_titles
 from piui.widgets.busy import busy
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
@@ -196,6 +196,7 @@ class MainWindow(QMainWindow):
         after_first_paint(self, self.exporter.preload)
         # the wheel's rule, for every control of every panel (after the paint: its cost)
         after_first_paint(self, wheel_guard.install)
+        after_first_paint(self, window_titles.install)  # every dialog's title in full
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
