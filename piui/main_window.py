@@ -235,6 +235,10 @@ class MainWindow(QMainWindow):
         self.ask_save_path: Callable[[], str] = self._ask_save_path
         self.ask_platform_path: Callable[[bool], str] = self._ask_platform_path
         self.show_error: Callable[..., None] = self._show_error
+        self.show_information: Callable[[str, str], None] = self._show_information
+        from PySide6.QtGui import QDesktopServices
+
+        self.open_url: Callable[..., bool] = QDesktopServices.openUrl  # Help > Documentation
         self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
             self, title, text, details
@@ -471,6 +475,8 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&Keyboard shortcuts", self.show_shortcuts,
                                          QKeySequence.StandardKey.HelpContents))  # fmt: skip
+        self.documentation_menu = help_menu.addMenu("&Documentation")
+        self._fill_documentation()
         help_menu.addAction(self._action("&About PIUI", self.show_about))
         # Every window of the application answers these shortcuts: the instruction
         # category windows and floating docks are windows of their own.
@@ -877,6 +883,73 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self) -> None:
         rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
         QMessageBox.information(self, "Keyboard shortcuts", f"<table>{rows}</table>")
+
+    # ---- the documentation (widgets.documentation: the README's "Where to go next")
+
+    def _fill_documentation(self) -> None:
+        from piui.widgets.documentation import DOCS, pages
+
+        menu = self.documentation_menu
+        menu.clear()
+        group = None
+        for page in pages():
+            if group is not None and page.group != group:
+                menu.addSeparator()
+            group = page.group
+            action = self._action(
+                page.title, lambda _=False, p=page.path: self.show_documentation(p)
+            )
+            action.setToolTip(f"{page.path.name}, in the web browser")
+            menu.addAction(action)
+        menu.addSeparator()
+        folder = self._action("The documentation folder", lambda: self.show_documentation(DOCS))
+        folder.setToolTip(str(DOCS))
+        menu.addAction(folder)
+
+    def documentation_cache(self) -> Path:
+        """Where the documentation's pages are written as HTML for the browser."""
+        from PySide6.QtCore import QStandardPaths
+
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
+        return Path(base or Path.home() / ".cache" / "piui") / "documentation"
+
+    def show_documentation(self, page: Path) -> bool:
+        """Help > Documentation: a page (Markdown, written as HTML first) or the docs
+        folder in the desktop's browser (``open_url``); when none can be started, or the
+        documentation is not there, a message says where it is."""
+        from PySide6.QtCore import QUrl
+
+        from piui.widgets.documentation import DOCS, html_of
+
+        if not page.exists():
+            log.warning("documentation not found: %s", page)
+            self.show_error("Documentation not found", f"{page} is not there: this copy of "
+                            "PIUI was installed without its source tree. The documentation "
+                            "is the docs folder of PIUI's source (README.md, \"Where to go "
+                            "next\").")  # fmt: skip
+            return False
+        shown = page
+        if page.is_file():
+            try:
+                shown = html_of(page, self.documentation_cache())
+            except OSError as e:  # no cache folder: the Markdown itself
+                log.warning("cannot write %s as HTML: %s", page.name, e.strerror or e)
+        if self.open_url(QUrl.fromLocalFile(str(shown))):
+            self.statusBar().showMessage(f"Opened {page.name} in the web browser.", 8000)
+            return True
+        where = (f"The page is {shown}" + (f", written from {page}" if shown != page else "")
+                 + f".\n\nAll of PIUI's documentation is in {DOCS} (Markdown: any text "
+                 "editor reads it).")  # fmt: skip
+        log.warning("no web browser could be started for %s; %s", page.name,
+                    where.replace("\n\n", " "))  # fmt: skip
+        self.show_information("No web browser", "No web browser could be started to show "
+                              f"{page.name}.\n\n{where}")  # fmt: skip
+        return False
+
+    def _show_information(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.exec()
 
     def show_about(self) -> None:
         from piui import __version__
