@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
@@ -77,7 +77,13 @@ class TerminalWindow(QWidget):
         self._moving = False  # the terminal itself moves the bar
         bar = self.text.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
+        # the range grows as the text is laid out (QPlainTextEdit sets it with the bar's
+        # signals blocked, at times): after every layout of the text or of the viewport
         bar.rangeChanged.connect(lambda _low, _high: self._follow())
+        self.text.document().documentLayout().documentSizeChanged.connect(
+            lambda _size: QTimer.singleShot(0, self, self._follow)
+        )
+        self.text.viewport().installEventFilter(self)
 
     def threshold(self) -> int:
         return int(self.level.currentData())
@@ -109,6 +115,11 @@ class TerminalWindow(QWidget):
             bar.setValue(bar.maximum())
         finally:
             self._moving = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):  # the viewport, laid out
+            QTimer.singleShot(0, self, self._follow)
+        return False
 
     def _scrolled(self, value: int) -> None:
         if not self._moving:  # the user: at the bottom it follows again, above it stops
