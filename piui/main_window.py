@@ -84,7 +84,10 @@ TALL_PANEL = 200
 
 
 def _scrolling(widget: QWidget) -> QWidget:
-    if widget.minimumSizeHint().height() <= TALL_PANEL:
+    """The panel, in a scroll area if it is tall; not a view that zooms (the grid view,
+    ``ZOOMS``): scrolled as a whole, its picture was fitted to the part out of sight and
+    the words under it were below the fold; it shrinks instead."""
+    if widget.minimumSizeHint().height() <= TALL_PANEL or getattr(widget, "ZOOMS", False):
         return widget
     scroll = QScrollArea()
     scroll.setWidget(widget)

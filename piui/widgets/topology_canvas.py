@@ -491,15 +491,24 @@ class TopologyCanvas(QWidget):
     def radius(self) -> float:
         return max(1.0, min(self.scale * 0.3, 22.0))
 
+    def shown_rect(self) -> QRect:
+        """The part of the canvas on screen: all of it, or what a scroll area or a dock
+        too short for it leaves in view (the whole canvas while it is not shown)."""
+        region = self.visibleRegion()
+        return self.rect() if region.isEmpty() else region.boundingRect() & self.rect()
+
     def fit(self) -> None:
+        """The whole topology in what is visible of the canvas (not in the part of it a
+        scroll area hides)."""
         left, top, right, bottom = self.place.bounds()
         w = max(right - left, 1e-9) + 1.0
         h = max(bottom - top, 1e-9) + 1.0
-        size = self.size()
-        sw, sh = max(size.width(), 50), max(size.height(), 50)
+        area = self.shown_rect()
+        sw, sh = max(area.width(), 50), max(area.height(), 50)
         self.scale = max(min(sw / w, sh / h), 1e-3)
-        self.offset = QPointF((sw - (right - left) * self.scale) / 2 - left * self.scale,
-                              (sh - (bottom - top) * self.scale) / 2 - top * self.scale)  # fmt: skip
+        self.offset = QPointF(area.x() + (sw - (right - left) * self.scale) / 2 - left * self.scale,
+                              area.y() + (sh - (bottom - top) * self.scale) / 2
+                              - top * self.scale)  # fmt: skip
         self._fitted = True
         self.update()
         self.viewChanged.emit()

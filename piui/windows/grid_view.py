@@ -36,6 +36,8 @@ WIDTH_BY = ("uniform", "speed", "latency", "load")
 
 
 class GridViewWindow(QWidget):
+    ZOOMS = True  # a view that zooms: shrunk with its dock, never scrolled as a whole
+
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
