@@ -6,6 +6,7 @@ Nothing else in the core imports these; they hold no rule another package needs.
 * :mod:`.meanings`: what each combination ratio and parameter means, in words;
 * :mod:`.runtime`: the run-time systems (PVM, Express, MPI) as a window plots them;
 * :mod:`.folders`: the folder a file dialog opens in;
+* :mod:`.layouts`: the main window's named layouts, one for each job people do;
 """
 
 FLOOR = 6
