@@ -165,5 +165,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.document.undo_stack.setClean()
         window.close()
         return 0
-    window.show()
+    window.show_at_start()  # the first run: maximised, in the first-run layout
     return app.exec()

@@ -15,3 +15,11 @@ def settings() -> QSettings:
     if path:
         return QSettings(path, QSettings.Format.IniFormat)
     return QSettings("PIUI", "PIUI")
+
+
+def recent_files() -> list[str]:
+    """The files opened or saved last, newest first (File > Open recent)."""
+    value = settings().value("recentFiles", [])
+    if isinstance(value, str):
+        value = [value]
+    return [str(v) for v in (value or [])]

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -19,11 +19,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QTabBar,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.frontend import layouts
 from parasol_core.model import EXPRESSION_SECTIONS
 from parasol_core.session import disk
 from parasol_core.session.session import FileChangedOnDisk
@@ -31,7 +33,7 @@ from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
 from piui.document import Document
 from piui.export import EstimatorSettings, Exporter, ExportResult
-from piui.widgets import wheel_guard
+from piui.widgets import wheel_guard, window_titles
 from piui.widgets.busy import busy
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
@@ -52,11 +54,10 @@ SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
 LEFT_DOCK_WIDTH = 260
 RIGHT_DOCK_WIDTH = 560
-# The right column's height between the processor windows (above) and the topology
-# windows (below), in this proportion: room for the combinations table with its message
-# line and tab bar. (Qt shared it by the tallest size hint of each tab group, which gave
-# the same split, before the windows behind the front ones were built only when shown.)
-RIGHT_SPLIT = (457, 343)
+# A saved dock layout is restored only into the same docks and the same scheme of named
+# layouts (corners, columns): a state saved by a PIUI of another scheme starts from the
+# default layout (View > Layout), as on the first run. Change it with the scheme.
+LAYOUT_SCHEME = 2
 
 SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
@@ -70,6 +71,8 @@ SHORTCUTS = [
     ("Ctrl+1 … Ctrl+9", "Show a dock, in View-menu order (processor master, instruction "
      "groups, individual instructions, cache, combinations, run-time systems, …), and put "
      "the keyboard in it, a floating one raised; again, with the keyboard in it, hide it"),
+    ("Ctrl+Alt+1 … Ctrl+Alt+3", "View > Layout: processors what-if (scalers and "
+     "combinations side by side), topology and mapping, estimating"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
@@ -84,7 +87,10 @@ TALL_PANEL = 200
 
 
 def _scrolling(widget: QWidget) -> QWidget:
-    if widget.minimumSizeHint().height() <= TALL_PANEL:
+    """The panel, in a scroll area if it is tall; not a view that zooms (the grid view,
+    ``ZOOMS``): scrolled as a whole, its picture was fitted to the part out of sight and
+    the words under it were below the fold; it shrinks instead."""
+    if widget.minimumSizeHint().height() <= TALL_PANEL or getattr(widget, "ZOOMS", False):
         return widget
     scroll = QScrollArea()
     scroll.setWidget(widget)
@@ -147,6 +153,39 @@ class Panels(MutableMapping[str, QWidget]):
         return len(self._widgets)
 
 
+def _distance(bar: QWidget, docks: QRect) -> int:
+    """How far a tab bar is from where a tab group's bar belongs (under its docks)."""
+    return abs(bar.geometry().top() - docks.bottom()) + abs(bar.geometry().left() - docks.left())
+
+
+def saved_version(state: QByteArray) -> int | None:
+    """The version a QMainWindow.saveState() was given (its header: a marker, then the
+    version), or None for what is not such a state."""
+    import struct
+
+    raw = bytes(state.data())
+    if len(raw) < 8:
+        return None
+    marker, version = struct.unpack(">ii", raw[:8])
+    return version if marker == 0xFF else None
+
+
+class FloatingWindows(QObject):
+    """A floating dock is a window of its own: minimised, it goes alone. Qt shows it as
+    a tool window transient for the main window, and window managers minimise such a
+    window with the one it belongs to (openbox took the main window down with it). As
+    each dock is shown floating (dragged out, floated, restored floating), before it is
+    mapped, it is made transient for nothing (Qt then names the application's group)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show and isinstance(watched, QDockWidget) and (
+                watched.isFloating()):  # fmt: skip
+            handle = watched.windowHandle()
+            if handle is not None and handle.transientParent() is not None:
+                handle.setTransientParent(None)
+        return False
+
+
 class MainWindow(QMainWindow):
     def __init__(self, document: Document | None = None, handler: TerminalHandler | None = None,
                  ) -> None:  # fmt: skip
@@ -165,6 +204,12 @@ class MainWindow(QMainWindow):
                 if logger.level == logging.NOTSET or logger.level > logging.INFO:
                     logger.setLevel(logging.DEBUG)
         self.docks: dict[str, QDockWidget] = {}
+        self._floating_windows = FloatingWindows(self)
+        self.layout_key: str | None = None  # the named layout on screen, as it was put
+        self._arranging = True  # PIUI places the docks, not the user (as it makes them)
+        self._sizing = False  # a resize of the layout's docks is due
+        self.first_run = True  # no saved layout was restored: maximised at start
+        self._clean_bars: set = set()  # the dock tab bars on show when last cleaned
         self.panels = Panels(self._build_panel)
         self._factories: dict[str, Callable[[Document], QWidget]] = {}  # panels not built
         self._groups: dict[str, list[QDockWidget]] = {}  # named tab groups (registry)
@@ -196,6 +241,7 @@ class MainWindow(QMainWindow):
         after_first_paint(self, self.exporter.preload)
         # the wheel's rule, for every control of every panel (after the paint: its cost)
         after_first_paint(self, wheel_guard.install)
+        after_first_paint(self, window_titles.install)  # every dialog's title in full
         self.estimate_panel_area = Qt.DockWidgetArea.BottomDockWidgetArea
         self.add_panel("diagnostics", "Diagnostics", self.diagnostics,
                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
@@ -205,28 +251,13 @@ class MainWindow(QMainWindow):
         self.add_lazy_panel("estimate", "Estimate", self._estimate_panel, self.estimate_panel_area)
         self.add_lazy_panel("history", "History", _history_panel,
                             Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
-        self.docks["diagnostics"].raise_()
-        right = [k for k in self.docks if k not in self._grouped and self.dockWidgetArea(
-            self.docks[k]) == Qt.DockWidgetArea.RightDockWidgetArea]  # fmt: skip
-        front = [group[0] for group in self._groups.values()]
-        if right:
-            front.append(self.docks["combinations" if "combinations" in right else right[-1]])
+        self.apply_layout(layouts.DEFAULT.key)
         # The panels in front are built now, so that the first layout is made with them;
-        # those behind them are built when their docks are first shown.
+        # those behind them, or closed, are built when their docks are first shown.
         for key, dock in self.docks.items():
-            if key in self._factories and (dock in front or not self.tabifiedDockWidgets(dock)):
+            if key in self._factories and not dock.isHidden() and (
+                    key in layouts.DEFAULT.front() or not self.tabifiedDockWidgets(dock)):  # fmt: skip
                 self._build_panel(key)
-        for group in self._groups.values():
-            group[0].raise_()  # the first of each named group (the grid view) in front
-        if right:  # the ratios in front: what a what-if study watches
-            self.docks["combinations" if "combinations" in right else right[-1]].raise_()
-            self.resizeDocks([self.docks[right[0]]], [RIGHT_DOCK_WIDTH], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["processors"]], [LEFT_DOCK_WIDTH], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["diagnostics"]], [160], Qt.Orientation.Vertical)
-        if right and self._groups:  # the processor windows above, the topology windows below
-            top = self.docks["combinations" if "combinations" in right else right[-1]]
-            below = next(iter(self._groups.values()))[0]
-            self.resizeDocks([top, below], list(RIGHT_SPLIT), Qt.Orientation.Vertical)
 
         # dialogs, replaceable so tests can answer them
         self.ask_save_changes: Callable[[], QMessageBox.StandardButton] = self._ask_save_changes
@@ -235,6 +266,10 @@ class MainWindow(QMainWindow):
         self.ask_save_path: Callable[[], str] = self._ask_save_path
         self.ask_platform_path: Callable[[bool], str] = self._ask_platform_path
         self.show_error: Callable[..., None] = self._show_error
+        self.show_information: Callable[[str, str], None] = self._show_information
+        from PySide6.QtGui import QDesktopServices
+
+        self.open_url: Callable[..., bool] = QDesktopServices.openUrl  # Help > Documentation
         self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
             self, title, text, details
@@ -327,6 +362,10 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"dock-{key}")
         watch_dock(dock)
+        dock.installEventFilter(self._floating_windows)
+        # the user moving or floating a dock makes the layout theirs (not resized again)
+        dock.topLevelChanged.connect(self._docks_moved)
+        dock.dockLocationChanged.connect(self._docks_moved)
         dock.setWidget(content)
         if isinstance(area, str):
             group = self._groups.setdefault(area, [])
@@ -363,6 +402,8 @@ class MainWindow(QMainWindow):
         tab chosen; a floating dock raised and its window made the active one."""
         dock = self.docks[key]
         dock.show()
+        if dock.isFloating() and dock.isMinimized():  # a window of its own, minimised
+            dock.showNormal()
         dock.raise_()
         panel = self.panels[key]  # built now if it was waiting
         if dock.isFloating():
@@ -375,8 +416,8 @@ class MainWindow(QMainWindow):
         focus = QApplication.focusWidget()
         if not dock.isVisible() or focus is None or not dock.isAncestorOf(focus):
             return False
-        if dock.isFloating():  # a window of its own: the active one
-            return dock.isActiveWindow()
+        if dock.isFloating():  # a window of its own: the active one, not minimised
+            return dock.isActiveWindow() and not dock.isMinimized()
         return not dock.visibleRegion().isEmpty()  # not behind another dock's tab
 
     def toggle_panel(self, key: str) -> None:
@@ -459,6 +500,17 @@ class MainWindow(QMainWindow):
         self.undo_action, self.redo_action = undo, redo
 
         view = bar.addMenu("&View")
+        self.layout_menu = view.addMenu("&Layout")
+        self.layout_actions: dict[str, QAction] = {}
+        for named in layouts.LAYOUTS:
+            action = self._action(named.title, lambda _=False, k=named.key: self.apply_layout(k),
+                                  named.shortcut)  # fmt: skip
+            action.setToolTip(named.purpose)
+            action.setStatusTip(named.purpose)
+            self.layout_menu.addAction(action)
+            self.layout_actions[named.key] = action
+        self.layout_menu.setToolTipsVisible(True)
+        view.addSeparator()
         self.view_actions: dict[str, QAction] = {}
         for n, (key, dock) in enumerate(self.docks.items(), start=1):
             view.addAction(self._view_action(key, dock, f"Ctrl+{n}" if n <= 9 else None))
@@ -471,10 +523,12 @@ class MainWindow(QMainWindow):
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&Keyboard shortcuts", self.show_shortcuts,
                                          QKeySequence.StandardKey.HelpContents))  # fmt: skip
+        self.documentation_menu = help_menu.addMenu("&Documentation")
+        self._fill_documentation()
         help_menu.addAction(self._action("&About PIUI", self.show_about))
         # Every window of the application answers these shortcuts: the instruction
         # category windows and floating docks are windows of their own.
-        for menu in (file, new, edit, view, help_menu):
+        for menu in (file, new, edit, view, self.layout_menu, help_menu):
             for action in menu.actions():
                 action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         # ... and a text field keeps Ctrl+Z only while it has typing of its own to undo
@@ -515,10 +569,9 @@ class MainWindow(QMainWindow):
     # ---- files
 
     def recent_files(self) -> list[str]:
-        value = settings().value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
+        from piui.app_settings import recent_files
+
+        return recent_files()
 
     def _remember(self, path: Path) -> None:
         files = [str(path.resolve())] + [f for f in self.recent_files()
@@ -653,13 +706,12 @@ class MainWindow(QMainWindow):
         self.carry_notes = box
 
     def _ask_platform_path(self, saving: bool) -> str:
-        from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path
+        from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path, start_file, start_folder
 
         if saving:
-            name = self.document.machine.name or "untitled"
-            start = str(Path(self.document.path or Path.cwd() / name).with_suffix(".xml"))
+            start = start_file(self.document, ".xml")
             return ask_path(self, "Export a SimGrid platform", start, True, PLATFORM_FILTER, "xml")
-        start = str(self.document.path.parent) if self.document.path else str(Path.cwd())
+        start = str(start_folder(self.document))
         return ask_path(self, "Import a SimGrid platform", start, False, PLATFORM_FILTER, "xml")
 
     def new_from(self, path: Path) -> None:
@@ -871,17 +923,19 @@ class MainWindow(QMainWindow):
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save,
         )  # fmt: skip
 
-    def _ask_open_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path  # QFileDialog: when first asked
+    # Every file dialog starts where widgets.file_dialogs.start_folder says (the model's
+    # folder; parasol_core.frontend.folders holds the rule).
 
-        start = str(self.document.path.parent) if self.document.path else str(SAMPLES_DIR)
+    def _ask_open_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder  # QFileDialog: when asked
+
+        start = str(start_folder(self.document, fallback=SAMPLES_DIR))
         return ask_path(self, "Open model", start, saving=False)
 
     def _ask_save_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path
+        from piui.widgets.file_dialogs import ask_path, start_file
 
-        name = self.document.machine.name or "untitled"
-        start = str(self.document.path or Path.cwd() / f"{name}.machine")
+        start = str(self.document.path or start_file(self.document, ".machine"))
         return ask_path(self, "Save model as", start, saving=True)
 
     def _show_error(self, title: str, text: str, source: str = "") -> None:
@@ -890,6 +944,73 @@ class MainWindow(QMainWindow):
     def show_shortcuts(self) -> None:
         rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in SHORTCUTS)
         QMessageBox.information(self, "Keyboard shortcuts", f"<table>{rows}</table>")
+
+    # ---- the documentation (widgets.documentation: the README's "Where to go next")
+
+    def _fill_documentation(self) -> None:
+        from piui.widgets.documentation import DOCS, pages
+
+        menu = self.documentation_menu
+        menu.clear()
+        group = None
+        for page in pages():
+            if group is not None and page.group != group:
+                menu.addSeparator()
+            group = page.group
+            action = self._action(
+                page.title, lambda _=False, p=page.path: self.show_documentation(p)
+            )
+            action.setToolTip(f"{page.path.name}, in the web browser")
+            menu.addAction(action)
+        menu.addSeparator()
+        folder = self._action("The documentation folder", lambda: self.show_documentation(DOCS))
+        folder.setToolTip(str(DOCS))
+        menu.addAction(folder)
+
+    def documentation_cache(self) -> Path:
+        """Where the documentation's pages are written as HTML for the browser."""
+        from PySide6.QtCore import QStandardPaths
+
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
+        return Path(base or Path.home() / ".cache" / "piui") / "documentation"
+
+    def show_documentation(self, page: Path) -> bool:
+        """Help > Documentation: a page (Markdown, written as HTML first) or the docs
+        folder in the desktop's browser (``open_url``); when none can be started, or the
+        documentation is not there, a message says where it is."""
+        from PySide6.QtCore import QUrl
+
+        from piui.widgets.documentation import DOCS, html_of
+
+        if not page.exists():
+            log.warning("documentation not found: %s", page)
+            self.show_error("Documentation not found", f"{page} is not there: this copy of "
+                            "PIUI was installed without its source tree. The documentation "
+                            "is the docs folder of PIUI's source (README.md, \"Where to go "
+                            "next\").")  # fmt: skip
+            return False
+        shown = page
+        if page.is_file():
+            try:
+                shown = html_of(page, self.documentation_cache())
+            except OSError as e:  # no cache folder: the Markdown itself
+                log.warning("cannot write %s as HTML: %s", page.name, e.strerror or e)
+        if self.open_url(QUrl.fromLocalFile(str(shown))):
+            self.statusBar().showMessage(f"Opened {page.name} in the web browser.", 8000)
+            return True
+        where = (f"The page is {shown}" + (f", written from {page}" if shown != page else "")
+                 + f".\n\nAll of PIUI's documentation is in {DOCS} (Markdown: any text "
+                 "editor reads it).")  # fmt: skip
+        log.warning("no web browser could be started for %s; %s", page.name,
+                    where.replace("\n\n", " "))  # fmt: skip
+        self.show_information("No web browser", "No web browser could be started to show "
+                              f"{page.name}.\n\n{where}")  # fmt: skip
+        return False
+
+    def _show_information(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self)
+        box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        box.exec()
 
     def show_about(self) -> None:
         from piui import __version__
@@ -953,22 +1074,179 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._hide_stale_tab_bars)
 
     def _hide_stale_tab_bars(self) -> None:
-        """Qt can leave a dock tab bar of a tab group's earlier state (its first two
-        docks) on screen beside the real one; hide any whose tabs are a strict part of
-        another's."""
+        """Qt can leave dock tab bars of earlier states of the tab groups on screen (of
+        a group's first two docks, of a group whose docks are all closed, a second bar
+        of a group): a bar is kept only if its tabs are those of a tab group of docks on
+        show, one bar a group, the one beside the group's docks."""
         bars = [b for b in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
                 if b.isVisible()]  # fmt: skip
-        tabs = {b: {b.tabText(i) for i in range(b.count())} for b in bars}
-        for b in bars:
-            if any(tabs[b] < tabs[other] for other in bars if other is not b):
-                b.hide()
+        shown = {(id(b), b.geometry().getRect(), tuple(map(b.tabText, range(b.count()))))
+                 for b in bars}  # fmt: skip
+        if shown == self._clean_bars:
+            return  # as they were left last time (a slider drag asks each step)
+        groups: dict[frozenset[str], QRect] = {}
+        for dock in self.docks.values():
+            if dock.isHidden() or dock.isFloating():
+                continue
+            tabs = [
+                d for d in self.tabifiedDockWidgets(dock) if not d.isHidden() and not d.isFloating()
+            ]
+            if tabs:
+                titles = frozenset([dock.windowTitle(), *(d.windowTitle() for d in tabs)])
+                groups[titles] = groups.get(titles, dock.geometry()) | dock.geometry()
+        kept: dict[frozenset[str], QTabBar] = {}
+        for bar in bars:
+            titles = frozenset(bar.tabText(i) for i in range(bar.count()))
+            if titles not in groups:
+                bar.hide()
+                continue
+            place = groups[titles]
+            other = kept.get(titles)
+            if other is None:
+                kept[titles] = bar
+            elif _distance(bar, place) < _distance(other, place):
+                other.hide()
+                kept[titles] = bar
+            else:
+                bar.hide()
+        self._clean_bars = {(id(b), b.geometry().getRect(), tuple(map(b.tabText, range(b.count()))))
+                            for b in kept.values()}  # fmt: skip
+
+    # ---- named layouts (parasol_core.frontend.layouts: which docks, where, how large)
+
+    def apply_layout(self, key: str) -> None:
+        """View > Layout: put every dock where the named layout says — docked (a
+        floating one too), in its column and stack, in front, behind a tab or closed —
+        and size the columns and stacks as fractions of the window. Until the user
+        moves a dock or a separator, the layout keeps its proportions as the window is
+        resized (maximised at the first start, restored, another screen)."""
+        chosen = layouts.layout(key)
+        placed = [k for stack in chosen.stacks() for k in stack.all() if k in self.docks]
+        self._arranging = True
+        try:
+            for k in placed:
+                dock = self.docks[k]
+                if dock.isFloating():
+                    dock.setFloating(False)
+                self.removeDockWidget(dock)
+            # the side columns run the window's full height (a what-if study's scalers
+            # and ratios get the height they need), the bottom row lies under the centre
+            # only; or, where the layout says, the bottom row runs across the window
+            for corner, side in ((Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea),
+                                 (Qt.Corner.BottomRightCorner,
+                                  Qt.DockWidgetArea.RightDockWidgetArea)):  # fmt: skip
+                self.setCorner(corner, Qt.DockWidgetArea.BottomDockWidgetArea
+                               if chosen.bottom_across else side)  # fmt: skip
+            # the places first: columns side by side, stacks one above the other (Qt
+            # splits a dock that is in a tab group by adding a tab), then the tabs
+            for area, columns in ((Qt.DockWidgetArea.LeftDockWidgetArea, chosen.left),
+                                  (Qt.DockWidgetArea.RightDockWidgetArea, chosen.right)):  # fmt: skip
+                self._place([c.stacks for c in columns], area)
+            self._place([(stack,) for stack in chosen.bottom],
+                        Qt.DockWidgetArea.BottomDockWidgetArea)  # fmt: skip
+            for stack in chosen.stacks():
+                docks = self._stack_docks(stack)
+                for other in docks[1:]:
+                    self.tabifyDockWidget(docks[0], other)
+                for dock in docks:
+                    dock.setVisible(dock.objectName().removeprefix("dock-") in stack.windows)
+            self._raise_fronts(chosen, key)
+        finally:
+            self._arranging = False
+        self.layout_key = key
+        self._size_layout()
+        # once Qt has made the tab bars of the new groups: the fronts in front of them
+        QTimer.singleShot(0, lambda: self._raise_fronts(chosen, self.layout_key))
+        if self.isVisible():
+            QTimer.singleShot(50, self._hide_stale_tab_bars)
+            self.statusBar().showMessage(f"Layout: {chosen.title.replace('&', '')}.", 4000)
+
+    def _place(self, columns: list[tuple[layouts.Stack, ...]], area: Qt.DockWidgetArea) -> None:
+        """Columns side by side in ``area`` (each first one dock, split off the one
+        before), then each column's stacks one above the other."""
+        tops: list[tuple[QDockWidget, tuple[layouts.Stack, ...]]] = []
+        for stacks in columns:
+            firsts = [docks[0] for docks in map(self._stack_docks, stacks) if docks]
+            if not firsts:
+                continue
+            if tops:
+                self.splitDockWidget(tops[-1][0], firsts[0], Qt.Orientation.Horizontal)
+            else:
+                self.addDockWidget(area, firsts[0], Qt.Orientation.Horizontal)
+            tops.append((firsts[0], stacks))
+        for _top, stacks in tops:
+            firsts = [docks[0] for docks in map(self._stack_docks, stacks) if docks]
+            for above, below in zip(firsts, firsts[1:]):
+                self.splitDockWidget(above, below, Qt.Orientation.Vertical)
+
+    def _raise_fronts(self, chosen: layouts.Layout, key: str | None) -> None:
+        if key != chosen.key:
+            return  # another layout since, or the user's own
+        for front in chosen.front():
+            if front in self.docks:
+                self.docks[front].raise_()
+
+    def _stack_docks(self, stack: layouts.Stack) -> list[QDockWidget]:
+        return [self.docks[k] for k in stack.all() if k in self.docks]
+
+    def _size_layout(self) -> None:
+        """The named layout's proportions, at the window's present size."""
+        self._sizing = False
+        if self.layout_key is None:
+            return
+        chosen = layouts.layout(self.layout_key)
+        chrome = self.menuBar().height() + self.statusBar().height() + sum(
+            bar.height() for bar in self.findChildren(QToolBar) if bar.isVisible())  # fmt: skip
+        centre = self.centralWidget().minimumSizeHint().width() + 10
+        sizes = layouts.pixels(chosen, self.width(), max(self.height() - chrome, 100), centre)
+        self._arranging = True
+        try:
+            for kind, orientation in (("columns", Qt.Orientation.Horizontal),
+                                      ("bottom", Qt.Orientation.Vertical),
+                                      ("bottom_row", Qt.Orientation.Horizontal)):  # fmt: skip
+                pairs = [(self.docks[k], n) for k, n in sizes[kind] if k in self.docks]
+                if pairs:
+                    self.resizeDocks([d for d, _ in pairs], [n for _, n in pairs], orientation)
+            for column in sizes["rows"]:
+                pairs = [(self.docks[k], n) for k, n in column if k in self.docks]
+                if pairs:
+                    self.resizeDocks([d for d, _ in pairs], [n for _, n in pairs],
+                                     Qt.Orientation.Vertical)  # fmt: skip
+        finally:
+            self._arranging = False
+
+    def _docks_moved(self, *_: object) -> None:
+        if not self._arranging:
+            self.layout_key = None  # the user's own arrangement from now on
+
+    def event(self, event: QEvent) -> bool:
+        # a press on the main window itself is on a separator between docks: the user
+        # sizes the docks, the named layout's proportions are not put back again
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self.layout_key = None
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest and self.isVisible():
+            self._hide_stale_tab_bars()  # Qt has just laid the docks and their tab bars out
+        return handled
+
+    def show_at_start(self) -> None:
+        """Show the window as PIUI starts: as it was left, or, on the first run (or
+        after a layout scheme change), maximised in the first-run layout."""
+        if self.first_run:
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+        self.show()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """When the window grows, side docks squeezed by an earlier shrink get their
-        width back (Qt gives all new room to the central widget), as far as the central
-        widget can spare it."""
+        """A named layout keeps its proportions (until the user moves a dock or a
+        separator). Otherwise, when the window grows, side docks squeezed by an earlier
+        shrink get their width back (Qt gives all new room to the central widget), as
+        far as the central widget can spare it."""
         super().resizeEvent(event)
-        if event.size().width() > event.oldSize().width() > 0:
+        if self.layout_key is not None:
+            if not self._sizing:  # once the resizing has settled
+                self._sizing = True
+                QTimer.singleShot(0, self._size_layout)
+        elif event.size().width() > event.oldSize().width() > 0:
             self._restore_dock_widths()
 
     def _restore_dock_widths(self) -> None:
@@ -993,21 +1271,38 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.document.is_modified)
 
     def layout_version(self) -> int:
-        """A saved dock layout is restored only into the same set of docks: a version
-        made from their names, so that docks added since start from the default layout
-        instead of landing wherever Qt puts unknown docks."""
+        """A saved dock layout is restored only into the same set of docks and the same
+        scheme of layouts (:data:`LAYOUT_SCHEME`): a version made from both, so that
+        docks added since, or layouts redesigned, start from the default layout instead
+        of landing wherever Qt puts unknown docks."""
         import zlib
 
-        return zlib.crc32(",".join(sorted(self.docks)).encode()) & 0x7FFFFFFF
+        names = ",".join(sorted(self.docks)) + f";layouts {LAYOUT_SCHEME}"
+        return zlib.crc32(names.encode()) & 0x7FFFFFFF
 
     def _restore_settings(self) -> None:
+        """The window as it was left; a state of other docks or another layout scheme
+        is not restored, and the window starts as on the first run: the default layout,
+        maximised."""
         s = settings()
         geometry = s.value("geometry")
         state = s.value("windowState")
+        if not isinstance(state, QByteArray):
+            return
+        if saved_version(state) != self.layout_version():
+            log.info("the window layout saved last is of another version: the default layout")
+            return
         if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            self.restoreState(state, self.layout_version())
+            self.restoreGeometry(geometry)  # first: the docks' sizes are the window's
+        self._arranging = True
+        try:
+            restored = self.restoreState(state, self.layout_version())
+        finally:
+            self._arranging = False
+        if not restored:
+            return
+        self.first_run = False
+        self.layout_key = None  # the user's arrangement, as it was left
         for dock in self.docks.values():
             if dock.isFloating():
                 place_on_screen(dock)

@@ -5,6 +5,8 @@ Nothing else in the core imports these; they hold no rule another package needs.
 * :mod:`.categories`: the instruction categories the processor windows group timings by;
 * :mod:`.meanings`: what each combination ratio and parameter means, in words;
 * :mod:`.runtime`: the run-time systems (PVM, Express, MPI) as a window plots them;
+* :mod:`.folders`: the folder a file dialog opens in;
+* :mod:`.layouts`: the main window's named layouts, one for each job people do;
 """
 
 FLOOR = 6

@@ -17,6 +17,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
+from piui.widgets.plot_axes import readable_axes
+
 # Tableau 10, as the combinations chart
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")  # fmt: skip
@@ -39,33 +41,6 @@ class Series:
     at: Callable[[float], float] | None = None
 
 
-class _LogTicks(pg.AxisItem):
-    """On a log scale: labels at the decades (and at 2 and 5 when fewer than two decades
-    show), unlabelled ticks between; pyqtgraph's own labels every minor tick, which
-    overlap. A linear scale is left to pyqtgraph."""
-
-    def tickValues(self, minVal: float, maxVal: float, size: float) -> list:
-        if not self.logMode:
-            return super().tickValues(minVal, maxVal, size)
-        lo, hi = math.floor(minVal), math.ceil(maxVal)
-        inside = lambda v: minVal <= v <= maxVal  # noqa: E731
-        majors = [float(v) for v in range(lo, hi + 1) if inside(v)]
-        minors = [v + math.log10(m) for v in range(lo, hi) for m in range(2, 10)]
-        minors = [v for v in minors if inside(v)]
-        if len(majors) < 2:
-            extra = [v for v in minors if round(10 ** (v % 1)) in (2, 5)]
-            majors = sorted(majors + extra)
-            minors = [v for v in minors if v not in extra]
-        # labels at least ~45 pixels apart: in a narrow plot, every 2nd or 3rd decade
-        span = max(maxVal - minVal, 1e-9)
-        step = max(1, math.ceil(len(majors) * 45 / max(size, 1.0))) if len(majors) > 2 else 1
-        if step > 1 and span >= 2:
-            labelled = [v for v in majors if round(v) % step == 0]
-            minors = sorted(minors + [v for v in majors if v not in labelled])
-            majors = labelled
-        return [(1.0, majors), (None, minors)]
-
-
 class CostPlot(pg.PlotWidget):
     """A white plot with labelled axes, a legend, a current-value marker and a crosshair.
 
@@ -79,7 +54,7 @@ class CostPlot(pg.PlotWidget):
         super().__init__(
             parent=parent,
             background="w",
-            axisItems={"bottom": _LogTicks("bottom"), "left": _LogTicks("left")},
+            axisItems=readable_axes(),  # tick labels that never overlap
         )
         self.log_x, self.log_y = log_x, log_y
         self.x_text = x_text or (lambda x: f"{x:.4g}")
@@ -93,8 +68,6 @@ class CostPlot(pg.PlotWidget):
             axis = item.getAxis(name)
             axis.setPen(pg.mkPen("#555"))
             axis.setTextPen(pg.mkPen("#222"))
-            axis.enableAutoSIPrefix(False)  # seconds stay seconds; the read-out scales
-            axis.setStyle(maxTextLevel=0)  # labels on the major ticks only
         self.setMouseEnabled(x=False, y=False)
         item.hideButtons()
         item.setMenuEnabled(False)
@@ -167,7 +140,10 @@ class CostPlot(pg.PlotWidget):
                 lo, hi = min(0.0, float(ys.min())), max(0.0, float(ys.max()))
                 if hi == lo:
                     hi = lo + 1.0
-                item.setYRange(lo, hi + 0.06 * (hi - lo), padding=0)
+                # room beyond the extreme values on the sides they reach (residuals go
+                # below zero): a point is drawn whole, never cut by the frame
+                pad = 0.08 * (hi - lo)
+                item.setYRange(lo - (pad if lo < 0 else 0.0), hi + pad, padding=0)
 
     def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str,
                  edges: bool = False) -> None:  # fmt: skip

@@ -6,16 +6,44 @@ on a device file such as ``/proc/kmsg`` that read never returns and the window f
 for good. These dialogs use a provider that decides from the name and the file's kind
 (folder, file, link) only, and they are always Qt's own dialog, so that this holds on
 every desktop.
+
+Every dialog that asks for a file is one of these, and opens where
+:func:`parasol_core.frontend.folders.dialog_folder` says, for the model on screen
+(:func:`start_folder`, :func:`start_file`): the model's folder, not the process's
+working directory.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileInfo
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
 
+from parasol_core.frontend.folders import dialog_folder, file_name
+from piui.app_settings import recent_files
+
+if TYPE_CHECKING:
+    from piui.document import Document
+
 FILE_FILTER = "Machine models (*.machine);;All files (*)"
 PLATFORM_FILTER = "SimGrid platforms (*.xml);;All files (*)"
+MEASUREMENT_FILTER = "Measurements (*.csv *.txt *.out *.log);;All files (*)"
+
+
+def start_folder(document: Document, fallback: str | Path | None = None) -> Path:
+    """The folder a file dialog about ``document``'s model opens in (the module's rule;
+    ``fallback`` when neither the model nor a recent file has one)."""
+    return dialog_folder(document.path, recent_files(), fallback)
+
+
+def start_file(document: Document, suffix: str, extra: str = "") -> str:
+    """The file a save or export dialog proposes for something made from the model:
+    named after it (``extra`` and ``suffix`` added), in :func:`start_folder`."""
+    return str(start_folder(document) / file_name(document.path, document.machine.name or "",
+                                                  suffix, extra))  # fmt: skip
 
 
 class NameOnlyIconProvider(QFileIconProvider):
@@ -50,6 +78,16 @@ def file_dialog(parent: QWidget | None, title: str, start: str, saving: bool,
     else:
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
     return dialog
+
+
+def ask_paths(parent: QWidget | None, title: str, start: str,
+              file_filter: str = FILE_FILTER) -> list[str]:  # fmt: skip
+    """Existing files the user chose (several at once), or [] when cancelled."""
+    dialog = file_dialog(parent, title, start, False, file_filter)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    if dialog.exec() != QFileDialog.DialogCode.Accepted:
+        return []
+    return list(dialog.selectedFiles())
 
 
 def ask_path(parent: QWidget | None, title: str, start: str, saving: bool,

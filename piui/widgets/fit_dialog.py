@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -189,6 +188,9 @@ class FitDialog(QDialog):
         self.plot = CostPlot("message size (bytes)", log_x=True, log_y=True,
                              x_text=runtime.size_text, y_text=runtime.time_text)  # fmt: skip
         self.plot.setMinimumHeight(220)
+        self.plot.setToolTip("Points: the measured times. Lines: the chosen fit. Shaded: "
+                             "the fit with each coefficient one standard error down (min) "
+                             "and up (max); the title says how far apart they are.")  # fmt: skip
         self.plot.getPlotItem().setTitle(
             "measured (points) and fitted (lines, shaded: min/max)", color="#444", size="9pt"
         )
@@ -198,13 +200,17 @@ class FitDialog(QDialog):
         self.residuals.getPlotItem().setTitle("residuals: measured − fitted", color="#444",
                                               size="9pt")  # fmt: skip
         self.residuals.legend.hide()
-        self.residuals.setMinimumHeight(120)
+        self.residuals.setMinimumHeight(150)  # room for its axis label and three ticks
         self.residuals.getPlotItem().addItem(
             pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen("#888")), ignoreBounds=True
         )
         self.series_list = QListWidget()  # the process counts to show
         self.series_list.setFlow(QListWidget.Flow.LeftToRight)
         self.series_list.setWrapping(True)
+        # laid out again at every width (else the entries keep the places of the first
+        # width, cut off or under their neighbours), a little room between them
+        self.series_list.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.series_list.setSpacing(2)
         self.series_list.setMaximumHeight(self.fontMetrics().height() * 3 + 8)
         self.series_list.setToolTip("The process counts the plots show: tick or untick one "
                                     "(Space toggles the current one)")  # fmt: skip
@@ -241,7 +247,13 @@ class FitDialog(QDialog):
         plot_layout = QVBoxLayout(plot_box)
         plot_layout.setContentsMargins(0, 0, 0, 0)
         picker = QHBoxLayout()
-        picker.addWidget(QLabel("Show:"))
+        show = QLabel("Show:")
+        show.setBuddy(self.series_list)
+        # beside the list's first row, not its middle: a label of its own, never under
+        # an entry
+        show.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        show.setContentsMargins(0, 4, 0, 0)
+        picker.addWidget(show, 0, Qt.AlignmentFlag.AlignTop)
         picker.addWidget(self.series_list, 1)
         plot_layout.addLayout(picker)
         plot_layout.addWidget(self.series_note)
@@ -263,8 +275,11 @@ class FitDialog(QDialog):
     # ---- sources
 
     def _browse(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Measured times", "",
-                                                "Measurements (*.csv *.txt *.out);;All files (*)")  # fmt: skip
+        from piui.widgets.file_dialogs import MEASUREMENT_FILTER, ask_paths, start_folder
+
+        # beside the model, where measurements_file() keeps them too
+        paths = ask_paths(self, "Measured times", str(start_folder(self.document)),
+                          MEASUREMENT_FILTER)  # fmt: skip
         for path in paths:
             self.add_file(path)
 
@@ -523,12 +538,11 @@ class FitDialog(QDialog):
         for x, lo, hi, color in bands:
             self.plot.add_band(x, lo, hi, color, edges=True)
         self.residuals.set_series(residuals)
-        band = (f"shaded: min/max, each coefficient ± one standard error: within "
-                f"±{widest:.2%} of the fit" if c is not None else "")  # fmt: skip
-        self.plot.getPlotItem().setTitle(
-            "measured (points) and fitted (lines" + (f"; {band})" if band else ")"),
-            color="#444", size="9pt",
-        )  # fmt: skip
+        # short enough for the plot's width (a title is not wrapped); what the band is,
+        # in words, is the plot's tooltip
+        band = f"; shaded: within ±{widest:.2%}" if c is not None else ""
+        self.plot.getPlotItem().setTitle(f"measured (points), fitted (lines{band})",
+                                         color="#444", size="9pt")  # fmt: skip
 
     # ---- writing
 

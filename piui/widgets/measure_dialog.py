@@ -114,24 +114,21 @@ class MeasureDialog(QDialog):
 
         import pyqtgraph as pg  # when first opened: it costs start-up time
 
-        self.cache_plot = pg.PlotWidget(background="w")
+        from piui.widgets.plot_axes import readable_axes
+
+        self.cache_plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         self.cache_plot.setLogMode(x=True, y=False)
         self.cache_plot.setLabel("bottom", "loop body (operations)")
         self.cache_plot.setLabel("left", "ns per operation")
         self.cache_plot.setTitle("instruction cache: the growing unrolled loop (report 4.1)")
         self.cache_curve = self.cache_plot.plot([], [], pen=pg.mkPen("#1f77b4", width=2),
                                                 symbol="o", symbolSize=5)  # fmt: skip
-        self.valid_plot = pg.PlotWidget(background="w")
+        self.valid_plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         self.valid_plot.setLogMode(x=True, y=True)
         self.valid_plot.setLabel("bottom", "measured (s)")
         self.valid_plot.setLabel("left", "predicted (s)")
         self.valid_plot.setTitle("validation: predicted against measured (report table 4.2)")
         self.valid_plot.addLegend(offset=(-10, -30))  # bottom right, below the points
-        for plot in (self.cache_plot, self.valid_plot):
-            for side in ("bottom", "left"):
-                axis = plot.getAxis(side)
-                axis.setStyle(maxTextLevel=0)  # log axes: decades named, nothing in between
-                axis.enableAutoSIPrefix(False)
         self.plots = QTabWidget()
         self.plots.addTab(self.cache_plot, "Instruction cache")
         self.plots.addTab(self.valid_plot, "Validation")

@@ -25,11 +25,13 @@ def _plot_widget() -> pg.PlotWidget:
     """A plot that asks for a modest height and takes whatever is left over."""
     import pyqtgraph as pg
 
+    from piui.widgets.plot_axes import readable_axes
+
     class _PlotWidget(pg.PlotWidget):
         def sizeHint(self) -> QSize:
             return QSize(480, 180)
 
-    return _PlotWidget(background="w")
+    return _PlotWidget(background="w", axisItems=readable_axes())
 
 
 class RatioChart(QWidget):

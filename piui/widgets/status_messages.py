@@ -106,6 +106,9 @@ def error_box(parent: QWidget | None, title: str, text: str, source: str = "") -
         body += ('<pre style="font-family: monospace; white-space: pre;">'
                  f"{html.escape(source)}</pre>")  # fmt: skip
     box.setText(body)
+    from piui.widgets.window_titles import make_room
+
+    make_room(box)  # an error can come before the main window's rule is installed
     return box
 
 

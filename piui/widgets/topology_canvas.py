@@ -612,8 +612,18 @@ class TopologyCanvas(QWidget):
         return scale, QPointF((sw - (right - left) * scale) / 2 - left * scale,
                               (sh - (bottom - top) * scale) / 2 - top * scale)  # fmt: skip
 
+    def shown_rect(self) -> QRect:
+        """The part of the canvas on screen: all of it, or what a scroll area or a dock
+        too short for it leaves in view (the whole canvas while it is not shown)."""
+        region = self.visibleRegion()
+        return self.rect() if region.isEmpty() else region.boundingRect() & self.rect()
+
     def fit(self) -> None:
-        self.scale, self.offset = self._fitted_view(self.width(), self.height())
+        """The whole topology in what is visible of the canvas (not in the part of it a
+        scroll area hides)."""
+        area = self.shown_rect()
+        self.scale, offset = self._fitted_view(area.width(), area.height())
+        self.offset = offset + QPointF(area.x(), area.y())
         self._fitted = True
         self._moved = False
         self.update()

@@ -38,6 +38,8 @@ WIDTH_BY = ("uniform", "speed", "latency", "load")
 
 
 class GridViewWindow(QWidget):
+    ZOOMS = True  # a view that zooms: shrunk with its dock, never scrolled as a whole
+
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
@@ -428,10 +430,10 @@ class GridViewWindow(QWidget):
         """Ask for a format, a size and a file, and save the drawing there (the
         model's folder first); the path written, or None."""
         from piui.widgets.drawing_export import export_drawing
+        from piui.widgets.file_dialogs import start_file
 
-        path = self.document.path
-        start = (path.with_name(f"{path.stem}-topology") if path is not None
-                 else Path.cwd() / "topology")  # fmt: skip
+        # the model's folder, as every file dialog (file_dialogs.start_folder)
+        start = Path(start_file(self.document, "", "-topology"))
         return export_drawing(self.canvas, self, start)
 
     def centre_of(self, p: int) -> QPointF:

@@ -23,7 +23,6 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -313,8 +312,10 @@ class RuntimePage(QWidget):
     def _overlay_chosen(self, index: int) -> None:
         data = self.overlay_box.itemData(index)
         if data == "browse":
-            path, _ = QFileDialog.getOpenFileName(self, "Compare with a model file", "",
-                                                  "Machine models (*.machine);;All files (*)")  # fmt: skip
+            from piui.widgets.file_dialogs import ask_path, start_folder
+
+            path = ask_path(self, "Compare with a model file",
+                            str(start_folder(self.document)), False)  # fmt: skip
             if not path:
                 self._fill_overlay_box()
                 return

@@ -1,4 +1,5 @@
 """The Terminal: log messages and errors (report section 3.2.1), with a level filter.
+It follows new messages (the newest in view) unless the user has scrolled up to read.
 
 Everything PIUI logs (the "piui" and "parasol_core" loggers) and every exception raised
 inside a Qt slot ends up here, so nothing fails silently.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
@@ -68,6 +69,21 @@ class TerminalWindow(QWidget):
         layout.addWidget(self.text)
         self.level.currentIndexChanged.connect(self._refilter)
         handler.bridge.record.connect(self.add_record)
+        # Following: the newest message in view, unless the user scrolled up to read
+        # (until they scroll back to the bottom). Decided from the user's scrolling, not
+        # from where the bar happens to be: a dock behind a tab or not laid out yet has
+        # a range of its own, and text added then must not leave the view at the top.
+        self.following = True
+        self._moving = False  # the terminal itself moves the bar
+        bar = self.text.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        # the range grows as the text is laid out (QPlainTextEdit sets it with the bar's
+        # signals blocked, at times): after every layout of the text or of the viewport
+        bar.rangeChanged.connect(lambda _low, _high: self._follow())
+        self.text.document().documentLayout().documentSizeChanged.connect(
+            lambda _size: QTimer.singleShot(0, self, self._follow)
+        )
+        self.text.viewport().installEventFilter(self)
 
     def threshold(self) -> int:
         return int(self.level.currentData())
@@ -79,21 +95,53 @@ class TerminalWindow(QWidget):
         self.records.append(record)
         del self.records[:-MAX_RECORDS]
         if record.levelno >= self.threshold():
-            self.text.appendPlainText(self._format(record))
+            self._append(self._format(record))
+
+    def _append(self, text: str) -> None:
+        self._moving = True
+        try:
+            self.text.appendPlainText(text)
+        finally:
+            self._moving = False
+        self._follow()
+
+    def _follow(self) -> None:
+        """Show the newest message, if the terminal follows."""
+        if not self.following:
+            return
+        bar = self.text.verticalScrollBar()
+        self._moving = True
+        try:
+            bar.setValue(bar.maximum())
+        finally:
+            self._moving = False
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):  # the viewport, laid out
+            QTimer.singleShot(0, self, self._follow)
+        return False
+
+    def _scrolled(self, value: int) -> None:
+        if not self._moving:  # the user: at the bottom it follows again, above it stops
+            self.following = value >= self.text.verticalScrollBar().maximum()
 
     def clear(self) -> None:
         self.records.clear()
         self.text.clear()
+        self.following = True
 
     def lines(self) -> list[str]:
         return self.text.toPlainText().splitlines()
 
     def _refilter(self) -> None:
-        self.text.clear()
+        self._moving = True
+        try:
+            self.text.clear()
+        finally:
+            self._moving = False
         level = self.threshold()
-        self.text.appendPlainText(
-            "\n".join(self._format(r) for r in self.records if r.levelno >= level)
-        )
+        self.following = True  # another filter: the newest of what it shows
+        self._append("\n".join(self._format(r) for r in self.records if r.levelno >= level))
 
     @staticmethod
     def _format(record: logging.LogRecord) -> str:

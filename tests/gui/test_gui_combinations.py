@@ -419,9 +419,11 @@ def test_the_machine_combination_window_fills_when_shown_and_follows_edits(qtbot
 
 
 def test_the_machine_combination_tab_behind_another_waits_for_its_tab(main_window, qtbot):
-    """In the main window its dock is a tab behind the grid view: Qt keeps such a dock
-    'visible', so the window looks at its visible region; choosing its tab catches up."""
-    window = main_window.panels["machine-combination"]  # built, behind the grid view
+    """In the main window its dock is a tab behind the mapping editor (View > Layout >
+    Topology and mapping): Qt keeps such a dock 'visible', so the window looks at its
+    visible region; choosing its tab catches up."""
+    main_window.apply_layout("topology")
+    window = main_window.panels["machine-combination"]  # built, behind the mapping editor
     dock = main_window.docks["machine-combination"]
     qtbot.waitUntil(lambda: window.value.text() != "" or window._stale)
     main_window.document.session.set_value("tl(1)(1).speed", Timing(1.82e-06), label="Set")

@@ -116,6 +116,7 @@ def test_the_estimate_panels_transfer_time_is_in_sight_without_scrolling(main_wi
     from PySide6.QtCore import QRect
     from PySide6.QtWidgets import QScrollArea
 
+    main_window.apply_layout("estimating")  # its place: across the window's bottom
     main_window.show_panel("estimate")
     panel = main_window.estimate
     panel.transfer_text.setText("0.000123 s")
