@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFileInfo
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QWidget
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QHeaderView, QTreeView, QWidget
 
 from parasol_core.frontend.folders import dialog_folder, file_name
 from piui.app_settings import recent_files
@@ -71,6 +71,21 @@ def file_dialog(parent: QWidget | None, title: str, start: str, saving: bool,
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     dialog.setOption(QFileDialog.Option.DontUseCustomDirectoryIcons, True)
     dialog.setIconProvider(NameOnlyIconProvider())
+    # room for the names, sizes and dates in full (Qt's own size elides them: "MAC…ile",
+    # "28 11 2…6"), within the screen
+    screen = (parent.screen() if parent is not None else None) or QGuiApplication.primaryScreen()
+    area = screen.availableGeometry() if screen is not None else None
+    width, height = 860, 540
+    if area is not None:
+        width, height = min(width, area.width() - 40), min(height, area.height() - 60)
+    dialog.resize(width, height)
+    view = dialog.findChild(QTreeView, "treeView")  # the detail view of Qt's own dialog
+    if view is not None:  # the name takes what the size, type and date leave
+        header = view.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, header.count()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
     if saving:
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)

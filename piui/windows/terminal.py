@@ -70,20 +70,24 @@ class TerminalWindow(QWidget):
         self.level.currentIndexChanged.connect(self._refilter)
         handler.bridge.record.connect(self.add_record)
         # Following: the newest message in view, unless the user scrolled up to read
-        # (until they scroll back to the bottom). Decided from the user's scrolling, not
-        # from where the bar happens to be: a dock behind a tab or not laid out yet has
-        # a range of its own, and text added then must not leave the view at the top.
+        # (until they scroll back to the bottom). Decided by what the user does (the
+        # scroll bar, the wheel, the keys), not by where the bar happens to be: the text
+        # edit moves it itself as it lays the text out (a dock shown from behind a tab
+        # had its bar set short of the end, which read as "scrolled up").
         self.following = True
-        self._moving = False  # the terminal itself moves the bar
         bar = self.text.verticalScrollBar()
-        bar.valueChanged.connect(self._scrolled)
+        # (the action has moved the slider, not yet the value)
+        bar.actionTriggered.connect(
+            lambda _action: setattr(self, "following", bar.sliderPosition() >= bar.maximum())
+        )
         # the range grows as the text is laid out (QPlainTextEdit sets it with the bar's
         # signals blocked, at times): after every layout of the text or of the viewport
         bar.rangeChanged.connect(lambda _low, _high: self._follow())
         self.text.document().documentLayout().documentSizeChanged.connect(
             lambda _size: QTimer.singleShot(0, self, self._follow)
         )
-        self.text.viewport().installEventFilter(self)
+        self.text.installEventFilter(self)  # the keys
+        self.text.viewport().installEventFilter(self)  # the wheel; laid out
 
     def threshold(self) -> int:
         return int(self.level.currentData())
@@ -98,32 +102,33 @@ class TerminalWindow(QWidget):
             self._append(self._format(record))
 
     def _append(self, text: str) -> None:
-        self._moving = True
-        try:
-            self.text.appendPlainText(text)
-        finally:
-            self._moving = False
+        self.text.appendPlainText(text)
         self._follow()
 
     def _follow(self) -> None:
         """Show the newest message, if the terminal follows."""
-        if not self.following:
-            return
-        bar = self.text.verticalScrollBar()
-        self._moving = True
-        try:
+        if self.following:
+            bar = self.text.verticalScrollBar()
             bar.setValue(bar.maximum())
-        finally:
-            self._moving = False
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):  # the viewport, laid out
+        kind = event.type()
+        if kind in (QEvent.Type.Wheel, QEvent.Type.KeyPress):
+            self._after_the_user()
+        elif kind in (QEvent.Type.Resize, QEvent.Type.Show):  # the viewport, laid out
             QTimer.singleShot(0, self, self._follow)
         return False
 
-    def _scrolled(self, value: int) -> None:
-        if not self._moving:  # the user: at the bottom it follows again, above it stops
-            self.following = value >= self.text.verticalScrollBar().maximum()
+    def _after_the_user(self) -> None:
+        """The user scrolls (the wheel, a key): the terminal stops following while the
+        event is handled, then follows again if it left the view at the bottom."""
+        self.following = False
+
+        def decide() -> None:
+            bar = self.text.verticalScrollBar()
+            self.following = bar.value() >= bar.maximum()
+
+        QTimer.singleShot(0, self, decide)
 
     def clear(self) -> None:
         self.records.clear()
@@ -134,11 +139,7 @@ class TerminalWindow(QWidget):
         return self.text.toPlainText().splitlines()
 
     def _refilter(self) -> None:
-        self._moving = True
-        try:
-            self.text.clear()
-        finally:
-            self._moving = False
+        self.text.clear()
         level = self.threshold()
         self.following = True  # another filter: the newest of what it shows
         self._append("\n".join(self._format(r) for r in self.records if r.levelno >= level))

@@ -26,6 +26,15 @@ def _newest_in_view(main_window) -> bool:
     return 0 <= rect.top() and rect.bottom() <= text.viewport().height() + 2
 
 
+def _top_line(main_window) -> str:
+    """The message at the top of the view: what the user is reading."""
+    from PySide6.QtCore import QPoint
+
+    text = main_window.terminal.text
+    QApplication.processEvents()
+    return text.cursorForPosition(QPoint(2, 2)).block().text()
+
+
 def test_the_terminal_shows_each_new_message(main_window, qtbot):
     main_window.show_panel("terminal")
     qtbot.waitUntil(lambda: not main_window.docks["terminal"].visibleRegion().isEmpty())
@@ -56,13 +65,16 @@ def test_scrolled_up_it_stays_put_and_at_the_bottom_it_follows_again(main_window
         log.info("first %d", n)
     bar = _bar(main_window)
     bar.triggerAction(QAbstractSlider.SliderAction.SliderPageStepSub)  # the user reads
-    kept = bar.value()
-    assert kept < bar.maximum() and not main_window.terminal.following
+    QApplication.processEvents()
+    kept = _top_line(main_window)
+    assert bar.value() < bar.maximum() and not main_window.terminal.following
     for n in range(40):
         log.info("more %d", n)
     QApplication.processEvents()
-    assert bar.value() == kept and bar.value() < bar.maximum()  # the page read stays
+    assert _top_line(main_window) == kept and bar.value() < bar.maximum()  # the page read
+    assert not _newest_in_view(main_window)
     bar.triggerAction(QAbstractSlider.SliderAction.SliderToMaximum)  # back to the bottom
+    QApplication.processEvents()
     log.error("the newest")
     QApplication.processEvents()
     assert main_window.terminal.following and bar.value() == bar.maximum()
@@ -78,3 +90,33 @@ def test_a_new_level_filter_shows_its_newest(main_window, qtbot):
     main_window.terminal.set_threshold(logging.WARNING)
     QApplication.processEvents()
     assert bar.value() == bar.maximum() and _newest_in_view(main_window)
+
+
+def test_the_wheel_up_stops_following_and_the_text_edit_moving_its_bar_does_not(
+        main_window, qtbot):  # fmt: skip
+    """Only the user's scrolling decides: the text edit sets its bar short of the end
+    as it lays text out (a dock shown from behind a tab), which is not reading."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+
+    main_window.show_panel("terminal")
+    qtbot.waitUntil(lambda: not main_window.docks["terminal"].visibleRegion().isEmpty())
+    for n in range(120):
+        log.info("line %d", n)
+    bar = _bar(main_window)
+    bar.setValue(bar.maximum() - 3)  # as the text edit does when it relays its text
+    log.info("after the relayout")
+    QApplication.processEvents()
+    assert main_window.terminal.following and bar.value() == bar.maximum()
+    viewport = main_window.terminal.text.viewport()
+    centre = QPointF(viewport.rect().center())
+    wheel = QWheelEvent(centre, QPointF(viewport.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+    QApplication.sendEvent(viewport, wheel)  # the wheel, up: the user reads
+    QApplication.processEvents()
+    assert not main_window.terminal.following
+    kept = _top_line(main_window)
+    log.info("while reading")
+    QApplication.processEvents()
+    assert _top_line(main_window) == kept and not _newest_in_view(main_window)
