@@ -130,6 +130,7 @@ SUBPROCESS_MODULES = {
     "test_gui_disk_watch",  # another writer: `parasol-model set -i`
     "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
     "test_measure_network",  # mpiexec
+    "test_measure",  # the C compiler: the check of CC, the benchmarks
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_estimator_load",  # a capped server, a server with small batches

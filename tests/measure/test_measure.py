@@ -214,8 +214,14 @@ def test_cancel_stops_kills_and_leaves_nothing(tmp_path, monkeypatch):
     from parasol_core.measure import toolchain
 
     killed = []
-    kill = toolchain._kill
-    monkeypatch.setattr(toolchain, "_kill", lambda proc: killed.append(proc.args) or kill(proc))
+    stop = toolchain._stop  # every child is stopped when its block ends: count the live
+
+    def spy(proc, *args, **kwargs):
+        if proc.poll() is None:  # still running when its block ended: it was stopped
+            killed.append(proc.args)
+        return stop(proc, *args, **kwargs)
+
+    monkeypatch.setattr(toolchain, "_stop", spy)
     with pytest.raises(MeasureCancelled):
         measure_host(MeasureOptions(parameters=["dla", "igd", "sind"], runs=50,
                                     run_seconds=0.05, cache=False, link=False),
