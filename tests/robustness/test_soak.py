@@ -104,14 +104,23 @@ def test_a_load_leaves_no_cyclic_garbage(path, monkeypatch) -> None:
     generation, where collections rarely come, so a reference cycle it leaves as
     garbage stays: the bulk scanners' ``array.ctypes.data_as`` (a ``ctypes.cast``, a
     cycle: bpo-12836) left 4 to 10 objects a load, 2 KB; the ctypes array types made for
-    each buffer size, 14 to 28. By the C kernels and by the pure-Python path."""
+    each buffer size, 14 to 28. By the C kernels and by the pure-Python path.
+
+    A cycle a load makes, it makes on every load; garbage that a thread another test
+    left running (a served estimator, a drain) made in the same instant does not
+    recur. So each path has three tries, and one clean load is what it must show."""
     text = path.read_text()
     for pure in ("0", "1"):
         monkeypatch.setenv("PARASOL_PURE_PYTHON", pure)
         loads(text)
-        gc.collect()
-        loads(text)
-        assert gc.collect() == 0
+        found = []
+        for _ in range(3):
+            gc.collect()
+            loads(text)
+            found.append(gc.collect())
+            if found[-1] == 0:
+                break
+        assert found[-1] == 0, f"PARASOL_PURE_PYTHON={pure}: every load left garbage {found}"
 
 
 @pytest.mark.slow
