@@ -32,20 +32,18 @@ using it keep that rate, the others go on, until every message is held by a full
 resource. Capacity nobody can use is passed on. A message in its latency holds no
 share. The blocked-link term above is not part of it (a fluid model has no packets).
 
-The trace here is Python and recomputes every rate at every event: the cost is about
-(events x resource uses), bounded by :data:`MAX_FLOW_WORK` before it starts.
+This module says which resources a message uses and how much, per byte
+(:class:`Usage`), and the max rule's pace in a network state (transfer times, mapping
+metrics); the event trace that runs phases on them is :mod:`parasol_core.simulate.flow`.
 """
 
 from __future__ import annotations
 
-import heapq
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from parasol_core.base.budget import check_deadline, current
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather
@@ -57,16 +55,6 @@ SHARING_HELP = {
     "maxmin": "max-min fair (progressive filling, SimGrid's flow model): unused "
     "capacity passes on to others",
 }
-# The Python trace's budget: events times resource uses (a use: one message on one link
-# direction or forwarder). About a minute of numpy work at the limit.
-MAX_FLOW_WORK = 200_000_000
-# Rates within this relative distance are one level of the progressive filling, and
-# predicted ends within it one event.
-RTOL = 1e-12
-
-
-class FlowLimitError(ValueError):
-    """A phase too big for the Python trace; the message names the limits."""
 
 
 @dataclass(frozen=True)
@@ -205,40 +193,6 @@ class Usage:
             out[full] = np.maximum.reduceat(w, self.start[:-1][full])
         return out
 
-    def maxmin(self, moving: np.ndarray, budget: list[int]) -> np.ndarray:
-        """Max-min fair rates (bytes per second) of the messages flagged in ``moving``;
-        inf for one that uses nothing with a cost."""
-        rate = np.zeros(self.n)
-        free = moving.copy()
-        entry_free = free[self.owner] & (self.weight > 0)
-        costly = np.bincount(self.owner[entry_free], minlength=self.n) > 0
-        rate[free & ~costly] = np.inf
-        free &= costly
-        used = np.zeros(self.nres)
-        while free.any():
-            on = free[self.owner]
-            budget[0] -= int(on.sum())
-            if budget[0] < 0:
-                raise FlowLimitError(
-                    "max-min sharing needed more progressive-filling steps than its "
-                    f"budget of {MAX_FLOW_WORK:,} resource uses allows; stopped"
-                )
-            demand = np.bincount(self.res[on], weights=self.weight[on], minlength=self.nres)
-            has = demand > 0
-            level = np.full(self.nres, np.inf)
-            level[has] = np.maximum(1.0 - used[has], 0.0) / demand[has]
-            lowest = float(level.min())
-            full = level <= lowest * (1 + RTOL)
-            hit = np.zeros(self.n, dtype=bool)
-            hit[self.owner[on & full[self.res]]] = True
-            hit &= free
-            rate[hit] = lowest
-            sel = hit[self.owner]
-            used += np.bincount(self.res[sel], weights=self.weight[sel] * lowest,
-                                minlength=self.nres)  # fmt: skip
-            free &= ~hit
-        return rate
-
 
 def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     """The resources the routes ``route_ids`` of a RouteTable use."""
@@ -266,161 +220,6 @@ def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,
     active = np.asarray([counts[int(i)] for i in ids], dtype=np.float64)
     per = usage.per_byte(usage.loads(active))
     return per[np.searchsorted(ids, np.asarray(route_ids, dtype=np.int64))]
-
-
-# --------------------------------------------------------------------------- the trace
-
-
-def flow_work(usage: Usage, m: int, sharing: str) -> int:
-    """The work the trace is estimated to take: events times resource uses."""
-    events = (3 if sharing == "maxmin" else 2) * m + 1
-    return events * max(int(usage.res.shape[0]), 1)
-
-
-def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
-    work = flow_work(usage, m, sharing)
-    if work > MAX_FLOW_WORK:
-        raise FlowLimitError(
-            f"{why} runs in the Python trace, which takes at most {MAX_FLOW_WORK:,} "
-            f"message-resource updates; this phase needs about {work:,} ({m:,} messages "
-            f"using {int(usage.res.shape[0]):,} link directions and forwarders). The C "
-            f"trace of 1994's model takes up to {current().describe_messages()}; use "
-            "fewer messages or the default sharing on a topology without annotations"
-        )
-    return work
-
-
-def run_flow(trace: Any, usage: Usage, sharing: str, work: int) -> None:
-    """The event trace with the extended resources: fills ``trace.t0``, ``trace.end``,
-    ``trace.alone``, ``trace.events`` and ``trace.native`` (link busy times and largest
-    loads) of a :class:`~parasol_core.simulate.phases._Trace` made for these messages."""
-    m = trace.m
-    nbytes = trace.messages.nbytes
-    latency = trace.latency
-    alone_c = usage.alone()
-    trace.alone = np.where(trace.u_hops > 0, latency + nbytes * alone_c, 0.0)
-    instant = (trace.u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
-    maxmin = sharing == "maxmin"
-    nlinks = trace.nlinks
-    budget = [work]
-
-    count = np.zeros(m)  # 1 while in flight
-    rem = nbytes.astype(np.float64).copy()  # bytes left
-    tx = np.full(m, np.inf)  # when its bytes start to move
-    c = np.zeros(m)  # seconds per byte (max) or bytes per second (maxmin)
-    pred = np.full(m, np.inf)
-    busy = np.zeros(nlinks + 1)
-    max_n = np.zeros(nlinks + 1, dtype=np.int64)
-    link_load = np.zeros(nlinks + 1, dtype=np.int64)
-    queue, qtimes = trace.queue.tolist(), trace.queue_times.tolist()
-    qpos, nq = 0, len(queue)
-    heap = trace.heap
-    after = trace.messages.after_ptr is not None
-    t = 0.0
-    events = 0
-
-    def release(done: list[int], at: float) -> None:
-        if not after:
-            return
-        ptr, deps = trace.dep_ptr, trace.dependents
-        for i in done:
-            for j in deps[ptr[i] : ptr[i + 1]].tolist():
-                trace.ready[j] = max(trace.ready[j], at)
-                trace.left[j] -= 1
-                if trace.left[j] == 0:
-                    heapq.heappush(heap, (float(trace.ready[j]), j))
-
-    while True:
-        t_start = qtimes[qpos] if qpos < nq else math.inf
-        if heap and heap[0][0] < t_start:
-            t_start = heap[0][0]
-        t_end = float(pred.min()) if m else math.inf
-        t_go = math.inf
-        if maxmin:
-            waiting = (count > 0) & (tx > t)
-            if waiting.any():
-                t_go = float(tx[waiting].min())
-        t_next = min(t_start, t_end, t_go)
-        if t_next == math.inf:
-            break
-        events += 1
-        if not events & 255:
-            check_deadline()  # an estimator request's time budget, if any
-        budget[0] -= int(usage.res.shape[0])
-        if budget[0] < 0:
-            raise FlowLimitError(f"the Python trace went past its budget of {MAX_FLOW_WORK:,} "
-                                 "message-resource updates; stopped")  # fmt: skip
-        # bytes moved since t
-        flying = count > 0
-        if flying.any():
-            go = np.maximum(tx, t)
-            span = np.where(flying, np.maximum(t_next - go, 0.0), 0.0)
-            started = t_next >= go
-            if maxmin:
-                moved = np.where(np.isinf(c), np.where(started, rem, 0.0), c * span)
-            else:
-                free = np.where(started, rem, 0.0)  # no cost: all at once
-                moved = np.where(c > 0, span / np.where(c > 0, c, 1.0), free)
-            rem = np.maximum(rem - np.where(flying, moved, 0.0), 0.0)
-        busy[link_load > 0] += t_next - t
-        t = t_next
-        changed = False
-        # ends
-        limit = t + RTOL * abs(t)
-        ending = np.flatnonzero(pred <= limit)
-        if ending.shape[0]:
-            trace.end[ending] = pred[ending]
-            count[ending] = 0
-            rem[ending] = 0.0
-            pred[ending] = np.inf
-            np.subtract.at(link_load, trace.u_flat[np.isin(trace.u_which, ending)], 1)
-            release(ending.tolist(), t)
-            changed = True
-        # starts (messages that take no time end at once, which may release others)
-        while True:
-            batch = []
-            while qpos < nq and qtimes[qpos] <= t:
-                batch.append(queue[qpos])
-                qpos += 1
-            while heap and heap[0][0] <= t:
-                batch.append(heapq.heappop(heap)[1])
-            if not batch:
-                break
-            b = np.asarray(batch, dtype=np.int64)
-            trace.t0[b] = t
-            now = b[instant[b]]
-            if now.shape[0]:
-                trace.end[now] = t
-                release(now.tolist(), t)
-            b = b[~instant[b]]
-            if b.shape[0]:
-                count[b] = 1
-                tx[b] = t + latency[b]
-                c[b] = np.nan
-                np.add.at(link_load, trace.u_flat[np.isin(trace.u_which, b)], 1)
-                changed = True
-        np.maximum(max_n, link_load, out=max_n)
-        if maxmin and (tx == t).any():
-            changed = True
-        if not changed:
-            continue
-        # rates
-        flying = count > 0
-        if maxmin:
-            moving = flying & (tx <= t)
-            rate = usage.maxmin(moving, budget)
-            c = np.where(flying, rate, 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                left = np.where(np.isinf(rate), 0.0, rem / np.where(rate > 0, rate, 1.0))
-            left = np.where((rate == 0) & (rem > 0), np.inf, left)
-            pred = np.where(moving, t + left, np.inf)
-            pred = np.where(moving & (rem <= 0), t, pred)
-        else:
-            per = usage.per_byte(usage.loads(count))
-            c = np.where(flying, per, 0.0)
-            pred = np.where(flying, np.maximum(tx, t) + rem * c, np.inf)
-    trace.events = events
-    trace.native = (busy, max_n)
 
 
 # --------------------------------------------------------------------------- one route

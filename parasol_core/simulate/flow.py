@@ -1,0 +1,242 @@
+"""The flow engine: the event trace of a phase over *resources* (link directions and
+forwarders, :mod:`parasol_core.topology.resources`) with a sharing rule (docs/topology.md,
+"Which model answers what").
+
+:func:`run_flow` is the trace in Python, written to be read: at every event it
+recomputes every rate from scratch. Its state is a :class:`FlowState`.
+
+The trace recomputes every rate at every event: the cost is about (events x resource
+uses), bounded by :data:`MAX_FLOW_WORK` before it starts.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from parasol_core.base.budget import check_deadline, current
+from parasol_core.simulate.trace import Phase, TraceResult
+from parasol_core.topology.resources import Usage
+
+# The Python trace's budget: events times resource uses (a use: one message on one link
+# direction or forwarder). About a minute of numpy work at the limit.
+MAX_FLOW_WORK = 200_000_000
+# Rates within this relative distance are one level of the progressive filling, and
+# predicted ends within it one event.
+RTOL = 1e-12
+
+
+class FlowLimitError(ValueError):
+    """A phase too big for the Python trace; the message names the limits."""
+
+
+def flow_work(usage: Usage, m: int, sharing: str) -> int:
+    """The work the trace is estimated to take: events times resource uses."""
+    events = (3 if sharing == "maxmin" else 2) * m + 1
+    return events * max(int(usage.res.shape[0]), 1)
+
+
+def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
+    work = flow_work(usage, m, sharing)
+    if work > MAX_FLOW_WORK:
+        raise FlowLimitError(
+            f"{why} runs in the Python trace, which takes at most {MAX_FLOW_WORK:,} "
+            f"message-resource updates; this phase needs about {work:,} ({m:,} messages "
+            f"using {int(usage.res.shape[0]):,} link directions and forwarders). The C "
+            f"trace of 1994's model takes up to {current().describe_messages()}; use "
+            "fewer messages or the default sharing on a topology without annotations"
+        )
+    return work
+
+
+def maxmin_rates(usage: Usage, moving: np.ndarray, budget: list[int]) -> np.ndarray:
+    """Max-min fair rates (bytes per second) of the messages flagged in ``moving``, by
+    progressive filling; inf for one that uses nothing with a cost."""
+    n, owner, res, weight, nres = usage.n, usage.owner, usage.res, usage.weight, usage.nres
+    rate = np.zeros(n)
+    free = moving.copy()
+    entry_free = free[owner] & (weight > 0)
+    costly = np.bincount(owner[entry_free], minlength=n) > 0
+    rate[free & ~costly] = np.inf
+    free &= costly
+    used = np.zeros(nres)
+    while free.any():
+        on = free[owner]
+        budget[0] -= int(on.sum())
+        if budget[0] < 0:
+            raise FlowLimitError(
+                "max-min sharing needed more progressive-filling steps than its "
+                f"budget of {MAX_FLOW_WORK:,} resource uses allows; stopped"
+            )
+        demand = np.bincount(res[on], weights=weight[on], minlength=nres)
+        has = demand > 0
+        level = np.full(nres, np.inf)
+        level[has] = np.maximum(1.0 - used[has], 0.0) / demand[has]
+        lowest = float(level.min())
+        full = level <= lowest * (1 + RTOL)
+        hit = np.zeros(n, dtype=bool)
+        hit[owner[on & full[res]]] = True
+        hit &= free
+        rate[hit] = lowest
+        sel = hit[owner]
+        used += np.bincount(res[sel], weights=weight[sel] * lowest, minlength=nres)
+        free &= ~hit
+    return rate
+
+
+@dataclass
+class FlowState:
+    """The state of :func:`run_flow` at time ``t``, per message: ``count`` 1 while it is
+    in flight, ``rem`` its bytes left, ``tx`` when its bytes start to move, ``c`` its
+    pace (seconds per byte under max, bytes per second under max-min), ``pred`` its
+    predicted end; per link slot: ``link_load`` (messages in flight on it), ``busy``
+    and ``max_n`` so far. ``ready``, ``left`` and ``heap``: the messages waiting for
+    others (when each may start, how many it still waits for, those released);
+    ``qpos``: the next of the phase's start queue."""
+
+    m: int
+    nlinks: int
+    nbytes: np.ndarray
+    ready: np.ndarray
+    left: np.ndarray | None
+    t: float = 0.0
+    events: int = 0
+    qpos: int = 0
+    heap: list[tuple[float, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        m, size = self.m, self.nlinks + 1
+        self.count = np.zeros(m)
+        self.rem = self.nbytes.astype(np.float64).copy()
+        self.tx = np.full(m, np.inf)
+        self.c = np.zeros(m)
+        self.pred = np.full(m, np.inf)
+        self.t0 = np.full(m, np.nan)
+        self.end = np.full(m, np.nan)
+        self.busy = np.zeros(size)
+        self.max_n = np.zeros(size, dtype=np.int64)
+        self.link_load = np.zeros(size, dtype=np.int64)
+
+
+def run_flow(phase: Phase, usage: Usage, sharing: str, work: int) -> TraceResult:
+    """The event trace with the extended resources and ``sharing``, in Python."""
+    m = phase.m
+    nbytes = phase.messages.nbytes
+    latency = phase.latency
+    alone_c = usage.alone()
+    alone = np.where(phase.u_hops > 0, latency + nbytes * alone_c, 0.0)
+    instant = (phase.u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
+    maxmin = sharing == "maxmin"
+    budget = [work]
+    s = FlowState(m, phase.nlinks, nbytes, phase.messages.start.copy(),
+                  None if phase.waits is None else phase.waits.copy())  # fmt: skip
+    queue, qtimes = phase.queue.tolist(), phase.queue_times.tolist()
+    nq = len(queue)
+    heap = s.heap
+    after = phase.waits is not None
+
+    def release(done: list[int], at: float) -> None:
+        if not after:
+            return
+        ptr, deps = phase.dep_ptr, phase.dependents
+        for i in done:
+            for j in deps[ptr[i] : ptr[i + 1]].tolist():
+                s.ready[j] = max(s.ready[j], at)
+                s.left[j] -= 1
+                if s.left[j] == 0:
+                    heapq.heappush(heap, (float(s.ready[j]), j))
+
+    while True:
+        t_start = qtimes[s.qpos] if s.qpos < nq else math.inf
+        if heap and heap[0][0] < t_start:
+            t_start = heap[0][0]
+        t_end = float(s.pred.min()) if m else math.inf
+        t_go = math.inf
+        if maxmin:
+            waiting = (s.count > 0) & (s.tx > s.t)
+            if waiting.any():
+                t_go = float(s.tx[waiting].min())
+        t_next = min(t_start, t_end, t_go)
+        if t_next == math.inf:
+            break
+        s.events += 1
+        if not s.events & 255:
+            check_deadline()  # an estimator request's time budget, if any
+        budget[0] -= int(usage.res.shape[0])
+        if budget[0] < 0:
+            raise FlowLimitError(f"the Python trace went past its budget of {MAX_FLOW_WORK:,} "
+                                 "message-resource updates; stopped")  # fmt: skip
+        # bytes moved since t
+        flying = s.count > 0
+        if flying.any():
+            go = np.maximum(s.tx, s.t)
+            span = np.where(flying, np.maximum(t_next - go, 0.0), 0.0)
+            started = t_next >= go
+            c = s.c
+            if maxmin:
+                moved = np.where(np.isinf(c), np.where(started, s.rem, 0.0), c * span)
+            else:
+                free = np.where(started, s.rem, 0.0)  # no cost: all at once
+                moved = np.where(c > 0, span / np.where(c > 0, c, 1.0), free)
+            s.rem = np.maximum(s.rem - np.where(flying, moved, 0.0), 0.0)
+        s.busy[s.link_load > 0] += t_next - s.t
+        s.t = t = t_next
+        changed = False
+        # ends
+        limit = t + RTOL * abs(t)
+        ending = np.flatnonzero(s.pred <= limit)
+        if ending.shape[0]:
+            s.end[ending] = s.pred[ending]
+            s.count[ending] = 0
+            s.rem[ending] = 0.0
+            s.pred[ending] = np.inf
+            np.subtract.at(s.link_load, phase.u_flat[np.isin(phase.u_which, ending)], 1)
+            release(ending.tolist(), t)
+            changed = True
+        # starts (messages that take no time end at once, which may release others)
+        while True:
+            batch = []
+            while s.qpos < nq and qtimes[s.qpos] <= t:
+                batch.append(queue[s.qpos])
+                s.qpos += 1
+            while heap and heap[0][0] <= t:
+                batch.append(heapq.heappop(heap)[1])
+            if not batch:
+                break
+            b = np.asarray(batch, dtype=np.int64)
+            s.t0[b] = t
+            now = b[instant[b]]
+            if now.shape[0]:
+                s.end[now] = t
+                release(now.tolist(), t)
+            b = b[~instant[b]]
+            if b.shape[0]:
+                s.count[b] = 1
+                s.tx[b] = t + latency[b]
+                s.c[b] = np.nan
+                np.add.at(s.link_load, phase.u_flat[np.isin(phase.u_which, b)], 1)
+                changed = True
+        np.maximum(s.max_n, s.link_load, out=s.max_n)
+        if maxmin and (s.tx == t).any():
+            changed = True
+        if not changed:
+            continue
+        # rates
+        flying = s.count > 0
+        if maxmin:
+            moving = flying & (s.tx <= t)
+            rate = maxmin_rates(usage, moving, budget)
+            s.c = np.where(flying, rate, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                left = np.where(np.isinf(rate), 0.0, s.rem / np.where(rate > 0, rate, 1.0))
+            left = np.where((rate == 0) & (s.rem > 0), np.inf, left)
+            pred = np.where(moving, t + left, np.inf)
+            s.pred = np.where(moving & (s.rem <= 0), t, pred)
+        else:
+            per = usage.per_byte(usage.loads(s.count))
+            s.c = np.where(flying, per, 0.0)
+            s.pred = np.where(flying, np.maximum(s.tx, t) + s.rem * s.c, np.inf)
+    return TraceResult(s.t0, s.end, alone, s.events, s.busy, s.max_n)
