@@ -11,13 +11,15 @@ uses), bounded by :data:`MAX_FLOW_WORK` before it starts.
 
 from __future__ import annotations
 
+import ctypes
 import heapq
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from parasol_core.base.budget import check_deadline, current
+from parasol_core import native
+from parasol_core.base.budget import TimeBudgetError, check_deadline, current
 from parasol_core.simulate.trace import Phase, TraceResult
 from parasol_core.topology.resources import Usage
 
@@ -35,7 +37,7 @@ class FlowLimitError(ValueError):
 
 def flow_work(usage: Usage, m: int, sharing: str) -> int:
     """The work the trace is estimated to take: events times resource uses."""
-    events = (3 if sharing == "maxmin" else 2) * m + 1
+    events = (3 if sharing != "max" else 2) * m + 1
     return events * max(int(usage.res.shape[0]), 1)
 
 
@@ -52,39 +54,61 @@ def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
     return work
 
 
-def maxmin_rates(usage: Usage, moving: np.ndarray, budget: list[int]) -> np.ndarray:
+def fair_rates(usage: Usage, moving: np.ndarray, penalty: np.ndarray, cap: np.ndarray,
+               budget: list[int]) -> np.ndarray:  # fmt: skip
     """Max-min fair rates (bytes per second) of the messages flagged in ``moving``, by
-    progressive filling; inf for one that uses nothing with a cost."""
+    progressive filling: every message not yet held moves at ``level / penalty``, the
+    level rising until a resource is full (its messages are held there) or a message
+    reaches its cap (``1 / cap`` bytes a second; ``cap`` 0: none). Resources give one
+    second of work a second. inf for a message with nothing that has a cost."""
     n, owner, res, weight, nres = usage.n, usage.owner, usage.res, usage.weight, usage.nres
     rate = np.zeros(n)
     free = moving.copy()
     entry_free = free[owner] & (weight > 0)
-    costly = np.bincount(owner[entry_free], minlength=n) > 0
+    costly = (np.bincount(owner[entry_free], minlength=n) > 0) | (cap > 0)
     rate[free & ~costly] = np.inf
     free &= costly
+    with np.errstate(divide="ignore"):
+        cap_level = np.where(cap > 0, penalty / np.where(cap > 0, cap, 1.0), np.inf)
+    share = weight / penalty[owner]  # an entry's work per unit of level
+    costs = weight > 0  # (an entry of no weight neither takes nor is held by its resource)
     used = np.zeros(nres)
     while free.any():
-        on = free[owner]
+        on = free[owner] & costs
         budget[0] -= int(on.sum())
         if budget[0] < 0:
             raise FlowLimitError(
                 "max-min sharing needed more progressive-filling steps than its "
                 f"budget of {MAX_FLOW_WORK:,} resource uses allows; stopped"
             )
-        demand = np.bincount(res[on], weights=weight[on], minlength=nres)
+        demand = np.bincount(res[on], weights=share[on], minlength=nres)
         has = demand > 0
         level = np.full(nres, np.inf)
         level[has] = np.maximum(1.0 - used[has], 0.0) / demand[has]
-        lowest = float(level.min())
+        lowest = min(float(level.min()), float(cap_level[free].min()))
         full = level <= lowest * (1 + RTOL)
         hit = np.zeros(n, dtype=bool)
         hit[owner[on & full[res]]] = True
+        capped = free & (cap_level <= lowest * (1 + RTOL))
+        hit |= capped
         hit &= free
-        rate[hit] = lowest
+        rate[hit] = lowest / penalty[hit]
+        rate[capped] = np.minimum(rate[capped], 1.0 / cap[capped])
         sel = hit[owner]
-        used += np.bincount(res[sel], weights=weight[sel] * lowest, minlength=nres)
+        used += np.bincount(res[sel], weights=weight[sel] * rate[owner[sel]], minlength=nres)
         free &= ~hit
     return rate
+
+
+def rule_arrays(phase: Phase, usage: Usage, sharing: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per message, its penalty and its cap (the least seconds a byte it may take, 0 for
+    none) under ``sharing``: CM02 weighs a message by its route's latency (1 when that
+    is 0, as SimGrid's CM02 does) and caps it at its route's slowest link; the others
+    weigh all alike, and only fatpipe links cap."""
+    if sharing == "cm02":
+        penalty = np.where(phase.latency > 0, phase.latency, 1.0)
+        return penalty, np.maximum(usage.floor, usage.slowest)
+    return np.ones(phase.m), usage.floor
 
 
 @dataclass
@@ -121,16 +145,35 @@ class FlowState:
         self.link_load = np.zeros(size, dtype=np.int64)
 
 
-def run_flow(phase: Phase, usage: Usage, sharing: str, work: int) -> TraceResult:
-    """The event trace with the extended resources and ``sharing``, in Python."""
-    m = phase.m
-    nbytes = phase.messages.nbytes
-    latency = phase.latency
+def alone_and_instant(phase: Phase, usage: Usage) -> tuple[np.ndarray, np.ndarray]:
+    """Per message, its time alone on the network, and whether it takes no time at all
+    (no link, or no latency and nothing that costs)."""
+    nbytes, latency = phase.messages.nbytes, phase.latency
     alone_c = usage.alone()
     alone = np.where(phase.u_hops > 0, latency + nbytes * alone_c, 0.0)
     instant = (phase.u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
-    maxmin = sharing == "maxmin"
-    budget = [work]
+    return alone, instant
+
+
+def run(phase: Phase, usage: Usage, sharing: str, work: int | None = None) -> TraceResult:
+    """The flow trace: in C (``native/flow.c``) when it was built and the phase's numbers
+    are finite, else :func:`run_flow` in Python."""
+    lib = _kernel()
+    if lib is not None and native_usable(phase, usage):
+        return run_native(lib, phase, usage, sharing)
+    return run_flow(phase, usage, sharing, work)
+
+
+def run_flow(phase: Phase, usage: Usage, sharing: str, work: int | None = None) -> TraceResult:
+    """The event trace with the extended resources and ``sharing``, in Python: the
+    executable specification of ``native/flow.c``."""
+    m = phase.m
+    nbytes = phase.messages.nbytes
+    latency = phase.latency
+    alone, instant = alone_and_instant(phase, usage)
+    maxmin = sharing != "max"
+    penalty, cap = rule_arrays(phase, usage, sharing)
+    budget = [work if work is not None else 2**62]
     s = FlowState(m, phase.nlinks, nbytes, phase.messages.start.copy(),
                   None if phase.waits is None else phase.waits.copy())  # fmt: skip
     queue, qtimes = phase.queue.tolist(), phase.queue_times.tolist()
@@ -177,7 +220,8 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int) -> TraceResult
             started = t_next >= go
             c = s.c
             if maxmin:
-                moved = np.where(np.isinf(c), np.where(started, s.rem, 0.0), c * span)
+                with np.errstate(invalid="ignore"):  # inf x 0: taken from the other branch
+                    moved = np.where(np.isinf(c), np.where(started, s.rem, 0.0), c * span)
             else:
                 free = np.where(started, s.rem, 0.0)  # no cost: all at once
                 moved = np.where(c > 0, span / np.where(c > 0, c, 1.0), free)
@@ -228,7 +272,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int) -> TraceResult
         flying = s.count > 0
         if maxmin:
             moving = flying & (s.tx <= t)
-            rate = maxmin_rates(usage, moving, budget)
+            rate = fair_rates(usage, moving, penalty, cap, budget)
             s.c = np.where(flying, rate, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 left = np.where(np.isinf(rate), 0.0, s.rem / np.where(rate > 0, rate, 1.0))
@@ -240,3 +284,93 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int) -> TraceResult
             s.c = np.where(flying, per, 0.0)
             s.pred = np.where(flying, np.maximum(s.tx, t) + s.rem * s.c, np.inf)
     return TraceResult(s.t0, s.end, alone, s.events, s.busy, s.max_n)
+
+
+# --------------------------------------------------------------------------- the kernel
+
+_CHECK = ctypes.CFUNCTYPE(ctypes.c_int)
+_P, _N, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
+_SIGNATURE = (_N, _N, _N, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P,
+              _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK)  # fmt: skip
+RULES = {"max": 0, "maxmin": 1, "cm02": 2}
+
+
+def _kernel() -> object | None:
+    """The C flow engine, its signature set; None when it was not built or
+    ``PARASOL_PURE_PYTHON=1``."""
+    return native.function("_flow", "parasol_flow_trace", _SIGNATURE)
+
+
+def native_usable(phase: Phase, usage: Usage) -> bool:
+    """Whether the C engine takes this phase: finite latencies and weights (an infinite
+    one is left to the Python trace, NaNs and all)."""
+    return bool(
+        np.isfinite(phase.latency).all()
+        and np.isfinite(usage.weight).all()
+        and np.isfinite(usage.floor).all()
+        and np.isfinite(usage.slowest).all()
+    )
+
+
+def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceResult:
+    """The whole trace in one call of ``parasol_core/native/flow.c``."""
+    m, size = phase.m, phase.nlinks + 1
+    i64, f64 = np.int64, np.float64
+
+    def arr(a: np.ndarray | None, dtype: type = i64) -> np.ndarray | None:
+        return None if a is None else np.ascontiguousarray(a, dtype=dtype)
+
+    alone, instant = alone_and_instant(phase, usage)
+    penalty, cap = rule_arrays(phase, usage, sharing)
+    if sharing != "max":
+        # a cap no larger than a weight the message puts on a resource never binds (that
+        # resource alone holds it there): the kernel is spared its events
+        heaviest = np.zeros(m)
+        full = np.diff(usage.start) > 0
+        if usage.weight.shape[0]:
+            heaviest[full] = np.maximum.reduceat(usage.weight, usage.start[:-1][full])
+        cap = np.where(cap > heaviest, cap, 0.0)
+    keep = [arr(usage.start), arr(usage.res), arr(usage.owner), arr(usage.weight, f64),
+            arr(phase.latency, f64), arr(phase.messages.nbytes, f64), arr(penalty, f64),
+            arr(cap, f64), arr(instant, np.uint8), arr(phase.u_start), arr(phase.u_hops),
+            arr(phase.u_flat)]  # fmt: skip
+    gaps: list[np.ndarray | None] = [None, None, None, None]
+    if sharing == "max" and usage.gap_res is not None:
+        g_start = np.searchsorted(usage.gap_owner, np.arange(m + 1))
+        gaps = [arr(g_start), arr(usage.gap_res), arr(usage.gap_ends, np.uint8),
+                arr(usage.gap_speed, f64)]  # fmt: skip
+    start = arr(phase.messages.start, f64)
+    queue = arr(phase.queue)
+    after = [arr(phase.waits), arr(phase.dep_ptr), arr(phase.dependents)]
+    t0, end = np.full(m, np.nan), np.full(m, np.nan)
+    busy, max_n = np.zeros(size), np.zeros(size, dtype=i64)
+    events = np.zeros(1, dtype=i64)
+
+    def ptr(a: np.ndarray | None) -> int | None:
+        return None if a is None else a.ctypes.data
+
+    stopped = []
+
+    def check() -> int:
+        try:
+            check_deadline()
+        except TimeBudgetError as e:
+            stopped.append(e)
+            return 1
+        return 0
+
+    callback = _CHECK(check)
+    rc = lib(  # type: ignore[operator]
+        RULES[sharing], m, usage.nres, phase.nlinks, *map(ptr, keep), *map(ptr, gaps),
+        usage.forward, ptr(start), queue.shape[0], ptr(queue), *map(ptr, after), ptr(t0),
+        ptr(end), ptr(busy), ptr(max_n), ptr(events), callback,
+    )  # fmt: skip
+    if rc == -4 and stopped:
+        raise stopped[0]
+    if rc == -2:
+        raise MemoryError("the flow engine's kernel could not allocate its state")
+    if rc == -5:
+        raise RuntimeError("the flow engine's kernel left a message without a rate")
+    if rc != 0:
+        raise RuntimeError(f"the flow engine's kernel failed ({rc})")
+    return TraceResult(t0, end, alone, int(events[0]), busy, max_n)

@@ -44,7 +44,7 @@ import numpy as np
 
 from parasol_core.base import budget
 from parasol_core.model import Machine, VirtualTopology
-from parasol_core.simulate.flow import FlowLimitError, check_flow_work, run_flow
+from parasol_core.simulate import flow
 from parasol_core.simulate.messages import (
     Message,
     MessageArrays,
@@ -292,9 +292,9 @@ def simulate_routes(
             "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
         )
         try:
-            work = check_flow_work(usage, m, sharing, why)
-            out = run_flow(phase, usage, sharing, work)
-        except FlowLimitError as e:
+            work = flow.check_flow_work(usage, m, sharing, why)
+            out = flow.run(phase, usage, sharing, work)
+        except flow.FlowLimitError as e:
             raise PhaseError(str(e)) from None
     else:
         trace = _Trace(phase)

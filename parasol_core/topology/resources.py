@@ -48,38 +48,62 @@ from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather
 
-SHARING = ("max", "maxmin")
+SHARING = ("max", "maxmin", "cm02")
 #: what each sharing model is, for help texts
 SHARING_HELP = {
     "max": "PARASOL's: a message moves at 1 / max(load x speed) over its route (default)",
     "maxmin": "max-min fair (progressive filling, SimGrid's flow model): unused "
     "capacity passes on to others",
+    "cm02": "SimGrid's CM02: max-min fair, each message weighted by 1 / its route's "
+    "latency and capped by its route's slowest link",
 }
 
 
 @dataclass(frozen=True)
 class NetOptions:
-    """The extensions a topology asks for (None: as in 1994)."""
+    """The extensions a topology asks for (None: as in 1994): a forwarding cost, duplex
+    links, and the per-link policies (``shared``, ``fatpipe``: link ids as the
+    annotation writes them, "3 5-9")."""
 
     forward: float | None = None
     duplex: float | None = None
+    shared: str | None = None
+    fatpipe: str | None = None
 
     @property
     def extended(self) -> bool:
-        return self.forward is not None or self.duplex is not None
+        """Whether the 1994 formula no longer holds (a shared-link list alone changes
+        nothing: without duplex every link is shared)."""
+        return self.forward is not None or self.duplex is not None or self.fatpipe is not None
+
+    def policy_masks(self, link_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per link slot (positions in ``link_ids``): listed as shared, listed as
+        fatpipe."""
+        from parasol_core.syntax.annotations import link_list_ids
+
+        out = []
+        for text in (self.shared, self.fatpipe):
+            mask = np.zeros(link_ids.shape[0], dtype=bool)
+            for lo, hi in link_list_ids(text):
+                mask |= (link_ids >= lo) & (link_ids <= hi)
+            out.append(mask)
+        return out[0], out[1]
 
 
 def options_of(topology: Topology) -> NetOptions:
-    """The topology's forwarding cost and duplex overhead; RoutingError on a value set
-    by a program that the file could not hold (negative, not a number)."""
-    from parasol_core.syntax.annotations import check_annotation
+    """The topology's forwarding cost, duplex overhead and link policies; RoutingError on
+    a value set by a program that the file could not hold (negative, not a number, not
+    link ids)."""
+    from parasol_core.syntax.annotations import check_annotation, check_link_list
 
-    values = {}
-    for key in ("forward", "duplex"):
-        try:
+    values: dict[str, Any] = {}
+    try:
+        for key in ("forward", "duplex"):
             values[key] = check_annotation(key, getattr(topology, key, None))
-        except ValueError as e:
-            raise RoutingError(f"topology {topology.id}: {e}") from None
+        for key in ("shared", "fatpipe"):
+            values[key] = check_link_list(key, getattr(topology, key, None))
+    except ValueError as e:
+        raise RoutingError(f"topology {topology.id}: {e}") from None
     return NetOptions(**values)
 
 
@@ -94,9 +118,18 @@ def check_sharing(sharing: str) -> str:
 
 class Usage:
     """What the messages on some routes use, flat: entry ``k`` says message
-    ``owner[k]`` puts ``weight[k]`` seconds a byte on resource ``res[k]``. ``gap_res`` /
-    ``gap_owner`` / ``gap_ends``: the link directions a message crosses into a processor,
-    and whether it ends there (else that processor forwards it)."""
+    ``owner[k]`` puts ``weight[k]`` seconds a byte on resource ``res[k]`` (entries by
+    message, ``start[i]:start[i + 1]`` message ``i``'s, each resource once). ``gap_res``
+    / ``gap_owner`` / ``gap_ends``: the link directions a message crosses into a
+    processor, and whether it ends there (else that processor forwards it).
+
+    Per message: ``floor``, the least seconds a byte its fatpipe links allow it (their
+    largest speed; 0 without one), which no other message changes; ``slowest``, the
+    largest speed of any link it crosses (CM02's cap on its rate is ``1 / slowest``).
+
+    Resources are numbered: ``2 * slot + d`` a link slot's direction ``d`` (0 the way from
+    the lower-numbered processor, and the only one of a shared link), ``2 * nslots + p``
+    processor ``p``'s forwarder."""
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
                  slots: np.ndarray, ends: np.ndarray, opts: NetOptions) -> None:  # fmt: skip
@@ -114,13 +147,16 @@ class Usage:
         a, b = procs[at], procs[at + 1]
         speed = index.speed[slots]
         last = k == hops[owner] - 1
-        two = (index.sizes == 2)[slots]  # two-processor links, by slot
+        listed_shared, listed_fat = opts.policy_masks(index.link_ids)
+        fat = listed_fat[slots]  # by crossing
+        two = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]  # split when duplex
         duplex = opts.duplex is not None
         direction = (duplex & two & (a > b)).astype(np.int64)
         link_res = 2 * slots + direction
-        res = [link_res]
-        weight = [speed]
-        who = [owner]
+        own = ~fat
+        res = [link_res[own]]
+        weight = [speed[own]]
+        who = [owner[own]]
         if duplex and opts.duplex:
             back = two
             res.append(2 * slots[back] + 1 - direction[back])
@@ -145,12 +181,19 @@ class Usage:
         self.res = key % self.nres
         self.weight = w_all
         self.start = np.searchsorted(self.owner, np.arange(n + 1))
+        self.floor = np.zeros(n)
+        if fat.any():
+            np.maximum.at(self.floor, owner[fat], speed[fat])
+        self.slowest = np.zeros(n)
+        if slots.shape[0]:
+            full = hops > 0
+            self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
         if self.forward > 0:
-            self.gap_res = link_res
-            self.gap_owner = owner
-            self.gap_ends = last
+            self.gap_res = link_res[own]
+            self.gap_owner = owner[own]
+            self.gap_ends = last[own]
             self.gap_speed = np.zeros(self.nres)
-            self.gap_speed[link_res] = speed
+            self.gap_speed[link_res[own]] = speed[own]
         else:
             self.gap_res = None
         self.link_slot = slots
@@ -160,7 +203,7 @@ class Usage:
         """Max sharing: the work per byte on every resource with ``active`` (a count per
         message) in flight, blocked-link time included."""
         load = np.bincount(self.res, weights=self.weight * active[self.owner],
-                           minlength=self.nres)  # fmt: skip
+                           minlength=self.nres).astype(np.float64, copy=False)  # fmt: skip
         if self.gap_res is not None:
             times = active[self.gap_owner]
             ending = np.bincount(self.gap_res, weights=times * self.gap_ends, minlength=self.nres)
@@ -172,12 +215,13 @@ class Usage:
         return load
 
     def per_byte(self, load: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
-        """Max sharing: each message's seconds per byte (the largest load it meets)."""
+        """Max sharing: each message's seconds per byte (the largest load it meets, or
+        its fatpipe links' floor where larger)."""
         seg = load[self.res]
-        out = np.zeros(self.n)
+        out = self.floor.copy()
         full = np.diff(self.start) > 0
         if seg.shape[0]:
-            out[full] = np.maximum.reduceat(seg, self.start[:-1][full])
+            out[full] = np.maximum(out[full], np.maximum.reduceat(seg, self.start[:-1][full]))
         return out if which is None else out[which]
 
     def alone(self) -> np.ndarray:
@@ -187,10 +231,10 @@ class Usage:
         # (alone, a forwarded message blocks its link speed + F a byte, which is what
         # it puts on its forwarder too: the largest weight already holds it)
         w = self.weight
-        out = np.zeros(self.n)
+        out = self.floor.copy()
         full = np.diff(self.start) > 0
         if w.shape[0]:
-            out[full] = np.maximum.reduceat(w, self.start[:-1][full])
+            out[full] = np.maximum(out[full], np.maximum.reduceat(w, self.start[:-1][full]))
         return out
 
 
