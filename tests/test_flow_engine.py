@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parasol_core import native
+from parasol_core.base import budget
 from parasol_core.cli import main
 from parasol_core.model import Machine, Processor, Timing
 from parasol_core.simulate import flow
@@ -383,6 +384,47 @@ def test_two_messages_sharing_no_link_are_never_refused(sharing):
         a, b = (set(table[table.add(int(s), int(d))].links) for s, d in zip(src, dst))
         if not a & b:
             assert result.end == pytest.approx(result.alone, rel=1e-12)
+
+
+def test_no_message_resource_budget_is_left(capsys):
+    """Issue 36: the only refusals are the memory estimate and the estimator's counts.
+    The Python trace alone (no kernel) once refused 5,000 random messages on a 16^3
+    torus ("needs about 899,294,949 updates"); now nothing counts them."""
+    assert not hasattr(flow, "MAX_FLOW_WORK") and not hasattr(flow, "FlowLimitError")
+    machine = load(SAMPLES / "grid4x4.machine")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(native.PURE_ENV, "1")
+        simulate(machine, pattern="alltoall", bytes=10, sharing="maxmin")
+    # the command line's refusal is the memory budget's, naming it
+    assert main(["simulate", str(SAMPLES / "parsytec-gcel.machine"), "--pattern", "alltoall",
+                 "--bytes", "10", "--sharing", "maxmin", "--max-memory", "10M"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "over the memory budget of 10.0 MiB (--max-memory)" in err
+    assert "updates" not in err
+
+
+def test_the_flow_engine_is_held_to_its_own_memory_figures():
+    """The memory budget charges a phase the flow engine runs 400 bytes a message and 200
+    a route step (budget.FLOW_BYTES_PER_*; the 1994 trace: 240 and 120)."""
+    machine = load(SAMPLES / "grid4x4.machine")
+    msgs = [{"src": 1, "dst": 16, "bytes": 10}] * 100  # 7 route steps each
+    between = 100 * 300 + 700 * 150
+    with budget.limits(memory=between):
+        simulate(machine, messages=msgs)  # 1994: 100 x 240 + 700 x 120 = 108,000
+        with pytest.raises(budget.MemoryBudgetError, match="100 messages, 700 route steps"):
+            simulate(machine, messages=msgs, sharing="maxmin")  # 40,000 + 140,000
+
+
+@needs_kernel
+def test_the_kernel_stops_at_an_estimator_deadline():
+    topology = torus([6, 6, 6], 1e-6, 1e-9)
+    topology.duplex = 0.0
+    rng = np.random.default_rng(0)
+    n = 6000
+    msgs = MessageArrays(rng.integers(1, 217, n), rng.integers(1, 217, n), 1e5,
+                         rng.uniform(0, 1e-3, n))  # fmt: skip
+    with budget.deadline(0.0), pytest.raises(budget.TimeBudgetError):
+        simulate_phase(machine_of(topology), msgs, sharing="maxmin")
 
 
 # --------------------------------------------------------------------------- front ends

@@ -236,11 +236,13 @@ typedef struct {
     uint8_t *st;
     double *tx, *rem, *anchor, *ready, *xold;
     int64_t *left, *neck;
-    /* per entry: where it is in its resource's list (-1: not there) */
-    int64_t *lpos;
+    /* per entry: where it is in its resource's list (-1: not there); 32 bits, as the
+     * list's entries and messages (the caller keeps both below 2^31) */
+    int32_t *lpos;
     /* per resource: its list, positions rfirst[r] .. + rcount[r] of rl_k (the entry),
      * rl_g (its message) and rl_w (its weight) */
-    int64_t *rfirst, *rcount, *rl_k, *rl_g;
+    int64_t *rfirst, *rcount;
+    int32_t *rl_k, *rl_g;
     double *rl_w;
     double *sumw; /* max: the weights of its list; max-min: their w / penalty */
     double *L;    /* max: its load per byte */
@@ -265,10 +267,10 @@ static inline int listed(const Flow *s, int64_t k) { return s->rule == RULE_MAX 
 static inline void list_add(Flow *s, int64_t k) {
     int64_t r = s->e_res[k];
     int64_t at = s->rfirst[r] + s->rcount[r]++;
-    s->rl_k[at] = k;
-    s->rl_g[at] = s->e_owner[k];
+    s->rl_k[at] = (int32_t)k;
+    s->rl_g[at] = (int32_t)s->e_owner[k];
     s->rl_w[at] = s->e_w[k];
-    s->lpos[k] = at;
+    s->lpos[k] = (int32_t)at;
 }
 
 static inline void list_remove(Flow *s, int64_t k) {
@@ -276,10 +278,10 @@ static inline void list_remove(Flow *s, int64_t k) {
     int64_t at = s->lpos[k];
     int64_t last = s->rfirst[r] + --s->rcount[r];
     int64_t moved = s->rl_k[last];
-    s->rl_k[at] = moved;
+    s->rl_k[at] = (int32_t)moved;
     s->rl_g[at] = s->rl_g[last];
     s->rl_w[at] = s->rl_w[last];
-    s->lpos[moved] = at;
+    s->lpos[moved] = (int32_t)at;
     s->lpos[k] = -1;
 }
 
@@ -769,11 +771,11 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.xold = malloc(M * sizeof(double));
     s.left = malloc(M * sizeof(int64_t));
     s.neck = malloc(M * sizeof(int64_t));
-    s.lpos = malloc(K * sizeof(int64_t));
+    s.lpos = malloc(K * sizeof(int32_t));
     s.rfirst = calloc(NR + 1, sizeof(int64_t));
     s.rcount = calloc(NR, sizeof(int64_t));
-    s.rl_k = malloc(K * sizeof(int64_t));
-    s.rl_g = malloc(K * sizeof(int64_t));
+    s.rl_k = malloc(K * sizeof(int32_t));
+    s.rl_g = malloc(K * sizeof(int32_t));
     s.rl_w = malloc(K * sizeof(double));
     s.sumw = calloc(NR, sizeof(double));
     s.L = calloc(NR, sizeof(double));

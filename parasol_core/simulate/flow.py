@@ -1,12 +1,15 @@
 """The flow engine: the event trace of a phase over *resources* (link directions and
-forwarders, :mod:`parasol_core.topology.resources`) with a sharing rule (docs/topology.md,
-"Which model answers what").
+forwarders, :mod:`parasol_core.topology.resources`), fatpipe links and a sharing rule
+(``max``, ``maxmin``, ``cm02``; docs/topology.md, "Which model answers what").
 
-:func:`run_flow` is the trace in Python, written to be read: at every event it
-recomputes every rate from scratch. Its state is a :class:`FlowState`.
-
-The trace recomputes every rate at every event: the cost is about (events x resource
-uses), bounded by :data:`MAX_FLOW_WORK` before it starts.
+:func:`run` runs it: in C (``parasol_core/native/flow.c``, :func:`run_native`), or, when
+that kernel was not built, ``PARASOL_PURE_PYTHON=1`` is set or a number is not finite,
+in Python (:func:`run_flow`). The Python trace is the kernel's executable specification,
+written to be read: at every event it recomputes every rate from scratch (its state is
+a :class:`FlowState`), so it costs about events x resource uses; the kernel solves
+max-min incrementally. Neither refuses work: a phase's size is held to the memory
+budget, or to the estimator's counts, before its routes are plotted
+(:mod:`parasol_core.base.budget`); an estimator request's deadline stops either.
 """
 
 from __future__ import annotations
@@ -19,43 +22,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parasol_core import native
-from parasol_core.base.budget import TimeBudgetError, check_deadline, current
+from parasol_core.base.budget import TimeBudgetError, check_deadline
 from parasol_core.simulate.trace import Phase, TraceResult
 from parasol_core.topology.resources import Usage
 
-# The Python trace's budget: events times resource uses (a use: one message on one link
-# direction or forwarder). About a minute of numpy work at the limit.
-MAX_FLOW_WORK = 200_000_000
 # Rates within this relative distance are one level of the progressive filling, and
 # predicted ends within it one event.
 RTOL = 1e-12
 
 
-class FlowLimitError(ValueError):
-    """A phase too big for the Python trace; the message names the limits."""
-
-
-def flow_work(usage: Usage, m: int, sharing: str) -> int:
-    """The work the trace is estimated to take: events times resource uses."""
-    events = (3 if sharing != "max" else 2) * m + 1
-    return events * max(int(usage.res.shape[0]), 1)
-
-
-def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
-    work = flow_work(usage, m, sharing)
-    if work > MAX_FLOW_WORK:
-        raise FlowLimitError(
-            f"{why} runs in the Python trace, which takes at most {MAX_FLOW_WORK:,} "
-            f"message-resource updates; this phase needs about {work:,} ({m:,} messages "
-            f"using {int(usage.res.shape[0]):,} link directions and forwarders). The C "
-            f"trace of 1994's model takes up to {current().describe_messages()}; use "
-            "fewer messages or the default sharing on a topology without annotations"
-        )
-    return work
-
-
-def fair_rates(usage: Usage, moving: np.ndarray, penalty: np.ndarray, cap: np.ndarray,
-               budget: list[int]) -> np.ndarray:  # fmt: skip
+def fair_rates(
+    usage: Usage, moving: np.ndarray, penalty: np.ndarray, cap: np.ndarray
+) -> np.ndarray:
     """Max-min fair rates (bytes per second) of the messages flagged in ``moving``, by
     progressive filling: every message not yet held moves at ``level / penalty``, the
     level rising until a resource is full (its messages are held there) or a message
@@ -75,12 +53,6 @@ def fair_rates(usage: Usage, moving: np.ndarray, penalty: np.ndarray, cap: np.nd
     used = np.zeros(nres)
     while free.any():
         on = free[owner] & costs
-        budget[0] -= int(on.sum())
-        if budget[0] < 0:
-            raise FlowLimitError(
-                "max-min sharing needed more progressive-filling steps than its "
-                f"budget of {MAX_FLOW_WORK:,} resource uses allows; stopped"
-            )
         demand = np.bincount(res[on], weights=share[on], minlength=nres)
         has = demand > 0
         level = np.full(nres, np.inf)
@@ -155,16 +127,16 @@ def alone_and_instant(phase: Phase, usage: Usage) -> tuple[np.ndarray, np.ndarra
     return alone, instant
 
 
-def run(phase: Phase, usage: Usage, sharing: str, work: int | None = None) -> TraceResult:
+def run(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
     """The flow trace: in C (``native/flow.c``) when it was built and the phase's numbers
     are finite, else :func:`run_flow` in Python."""
     lib = _kernel()
     if lib is not None and native_usable(phase, usage):
         return run_native(lib, phase, usage, sharing)
-    return run_flow(phase, usage, sharing, work)
+    return run_flow(phase, usage, sharing)
 
 
-def run_flow(phase: Phase, usage: Usage, sharing: str, work: int | None = None) -> TraceResult:
+def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
     """The event trace with the extended resources and ``sharing``, in Python: the
     executable specification of ``native/flow.c``."""
     m = phase.m
@@ -173,7 +145,6 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int | None = None) 
     alone, instant = alone_and_instant(phase, usage)
     maxmin = sharing != "max"
     penalty, cap = rule_arrays(phase, usage, sharing)
-    budget = [work if work is not None else 2**62]
     s = FlowState(m, phase.nlinks, nbytes, phase.messages.start.copy(),
                   None if phase.waits is None else phase.waits.copy())  # fmt: skip
     queue, qtimes = phase.queue.tolist(), phase.queue_times.tolist()
@@ -208,10 +179,6 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int | None = None) 
         s.events += 1
         if not s.events & 255:
             check_deadline()  # an estimator request's time budget, if any
-        budget[0] -= int(usage.res.shape[0])
-        if budget[0] < 0:
-            raise FlowLimitError(f"the Python trace went past its budget of {MAX_FLOW_WORK:,} "
-                                 "message-resource updates; stopped")  # fmt: skip
         # bytes moved since t
         flying = s.count > 0
         if flying.any():
@@ -272,7 +239,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str, work: int | None = None) 
         flying = s.count > 0
         if maxmin:
             moving = flying & (s.tx <= t)
-            rate = fair_rates(usage, moving, penalty, cap, budget)
+            rate = fair_rates(usage, moving, penalty, cap)
             s.c = np.where(flying, rate, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 left = np.where(np.isinf(rate), 0.0, s.rem / np.where(rate > 0, rate, 1.0))
@@ -303,9 +270,11 @@ def _kernel() -> object | None:
 
 def native_usable(phase: Phase, usage: Usage) -> bool:
     """Whether the C engine takes this phase: finite latencies and weights (an infinite
-    one is left to the Python trace, NaNs and all)."""
+    one is left to the Python trace, NaNs and all), and messages and resource uses that
+    32-bit indices can number."""
     return bool(
-        np.isfinite(phase.latency).all()
+        max(phase.m, usage.res.shape[0]) < 2**31 - 1
+        and np.isfinite(phase.latency).all()
         and np.isfinite(usage.weight).all()
         and np.isfinite(usage.floor).all()
         and np.isfinite(usage.slowest).all()

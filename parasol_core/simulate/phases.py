@@ -205,11 +205,20 @@ def simulate_phase(
     try:
         table = RouteTable.for_machine(machine, virtual)
         if budget.current().memory is not None and len(arrays):  # the exact route steps
-            budget.check_phase("the phase", len(arrays), table.steps(arrays.src, arrays.dst))
+            budget.check_phase("the phase", len(arrays), table.steps(arrays.src, arrays.dst),
+                               flow=_runs_flow(table, sharing))  # fmt: skip
         ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
     except RoutingError as e:
         raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None
     return simulate_routes(table, ids, arrays, sharing)
+
+
+def _runs_flow(table: RouteTable, sharing: str) -> bool:
+    """Whether the flow engine (not the 1994 trace) will run a phase on these routes."""
+    try:
+        return sharing != "max" or table.options.extended
+    except RoutingError:
+        return False  # reported when the trace asks for them
 
 
 def _sharing(sharing: str) -> None:
@@ -271,9 +280,11 @@ def simulate_routes(
     table: RouteTable, route_ids: Any, messages: MessageArrays, sharing: str = "max"
 ) -> PhaseResult:
     """The event trace on routes already plotted: message ``i`` takes route
-    ``route_ids[i]`` of ``table``. With max-min ``sharing``, or on a topology with a
-    forwarding cost or duplex links, the flow engine (:mod:`.flow`) runs, after its work
-    is estimated and refused past :data:`.flow.MAX_FLOW_WORK`."""
+    ``route_ids[i]`` of ``table``. With ``maxmin`` or ``cm02`` sharing, or on a topology
+    with a forwarding cost, duplex or fatpipe links, the flow engine (:mod:`.flow`) runs;
+    otherwise the 1994 trace (:mod:`.trace`). Nothing is refused here: the phase's size
+    was held to the limits in force (:mod:`parasol_core.base.budget`) before its routes
+    were plotted."""
     _sharing(sharing)
     _check(messages)
     ids = np.asarray(route_ids, dtype=np.int64)
@@ -287,15 +298,7 @@ def simulate_routes(
     except RoutingError as e:
         raise PhaseError(str(e)) from None
     if sharing != "max" or opts.extended:
-        usage = usage_of(table, ids, opts)
-        why = (
-            "max-min sharing" if sharing != "max" else "a topology with forwarding or duplex links"
-        )
-        try:
-            work = flow.check_flow_work(usage, m, sharing, why)
-            out = flow.run(phase, usage, sharing, work)
-        except flow.FlowLimitError as e:
-            raise PhaseError(str(e)) from None
+        out = flow.run(phase, usage_of(table, ids, opts), sharing)
     else:
         trace = _Trace(phase)
         lib = _kernel()

@@ -17,6 +17,7 @@ import ctypes
 import heapq
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -54,7 +55,6 @@ class Phase:
     speed: np.ndarray
     latency: np.ndarray
     u_flat: np.ndarray
-    u_which: np.ndarray
     u_start: np.ndarray
     u_hops: np.ndarray
     queue: np.ndarray
@@ -66,6 +66,12 @@ class Phase:
     @property
     def m(self) -> int:
         return int(self.route_ids.shape[0])
+
+    @cached_property
+    def u_which(self) -> np.ndarray:
+        """Each crossing's message (made when a Python trace asks: the kernels do
+        without)."""
+        return np.repeat(np.arange(self.m, dtype=np.int64), self.u_hops)
 
     @classmethod
     def of(cls, table: RouteTable, ids: np.ndarray, messages: MessageArrays) -> Phase:
@@ -91,7 +97,7 @@ class Phase:
         starts = np.zeros(m, dtype=np.int64)
         np.cumsum(hops[:-1], out=starts[1:])
         latency = segment_reduce(np.add, lat, starts, hops)
-        u_flat, u_which = gather(uslots, uends, pos)
+        u_flat, _ = gather(uslots, uends, pos)
         u_hops = uends[pos + 1] - uends[pos]
         u_start = np.zeros(m, dtype=np.int64)
         np.cumsum(u_hops[:-1], out=u_start[1:])
@@ -108,8 +114,8 @@ class Phase:
             dep_ptr = np.zeros(m + 1, dtype=np.int64)
             np.cumsum(np.bincount(messages.after_idx, minlength=m), out=dep_ptr[1:])
             extra = {"waits": waits, "dep_ptr": dep_ptr, "dependents": who[by]}
-        return cls(messages, ids, nlinks, np.append(index.speed, 0.0), latency, u_flat, u_which,
-                   u_start, u_hops, queue, messages.start[queue], **extra)  # fmt: skip
+        return cls(messages, ids, nlinks, np.append(index.speed, 0.0), latency, u_flat, u_start,
+                   u_hops, queue, messages.start[queue], **extra)  # fmt: skip
 
 
 @dataclass

@@ -132,7 +132,8 @@ class Usage:
     processor ``p``'s forwarder."""
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
-                 slots: np.ndarray, ends: np.ndarray, opts: NetOptions) -> None:  # fmt: skip
+                 slots: np.ndarray, ends: np.ndarray, opts: NetOptions,
+                 repeats: bool = True) -> None:  # fmt: skip
         n = ends.shape[0] - 1
         nslots = index.link_ids.shape[0]
         self.n = n
@@ -141,54 +142,70 @@ class Usage:
         self.forward = opts.forward or 0.0
         hops = np.diff(ends)
         owner = np.repeat(np.arange(n, dtype=np.int64), hops)
-        k = np.arange(slots.shape[0], dtype=np.int64) - ends[:-1][owner]  # hop number
-        # hop k of route i goes from procs[proc_ends[i] + k] to the next one
-        at = proc_ends[:-1][owner] + k
-        a, b = procs[at], procs[at + 1]
         speed = index.speed[slots]
-        last = k == hops[owner] - 1
         listed_shared, listed_fat = opts.policy_masks(index.link_ids)
-        fat = listed_fat[slots]  # by crossing
-        two = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]  # split when duplex
+        fat = listed_fat[slots] if listed_fat.any() else None  # by crossing
         duplex = opts.duplex is not None
-        direction = (duplex & two & (a > b)).astype(np.int64)
-        link_res = 2 * slots + direction
-        own = ~fat
-        res = [link_res[own]]
-        weight = [speed[own]]
-        who = [owner[own]]
+        a = b = last = None
+        if duplex or opts.forward is not None:
+            # hop k of route i goes from procs[proc_ends[i] + k] to the next one
+            at = np.arange(slots.shape[0], dtype=np.int64) - ends[:-1][owner]  # hop number
+            last = at == hops[owner] - 1
+            at += proc_ends[:-1][owner]
+            a, b = procs[at], procs[at + 1]
+            del at
+        link_res = 2 * slots
+        two = None
+        if duplex:  # split links: a direction each, 1 the way from the higher-numbered end
+            two = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]
+            direction = two & (a > b)
+            link_res += direction
+        res = [link_res if fat is None else link_res[~fat]]
+        weight = [speed if fat is None else speed[~fat]]
+        who = [owner if fat is None else owner[~fat]]
         if duplex and opts.duplex:
-            back = two
-            res.append(2 * slots[back] + 1 - direction[back])
-            weight.append(opts.duplex * speed[back])
-            who.append(owner[back])
+            res.append(2 * slots[two] + 1 - direction[two])
+            weight.append(opts.duplex * speed[two])
+            who.append(owner[two])
         if opts.forward is not None:
             through = ~last
             res.append(2 * nslots + b[through])
             weight.append(speed[through] + self.forward)
             who.append(owner[through])
-        res_all = np.concatenate(res)
-        w_all = np.concatenate(weight).astype(np.float64)
-        own_all = np.concatenate(who)
-        # a route uses a resource once (as it counts once per link in 1994's formula)
-        key = own_all * self.nres + res_all
-        order = np.lexsort((w_all, key))
-        key, w_all = key[order], w_all[order]
-        keep = np.ones(key.shape[0], dtype=bool)
-        keep[:-1] = key[1:] != key[:-1]  # the last of equal keys holds the largest weight
-        key, w_all = key[keep], w_all[keep]
-        self.owner = key // self.nres
-        self.res = key % self.nres
+        if len(res) == 1:  # the link entries alone: already in message order
+            res_all, w_all, own_all = res[0], weight[0], who[0]
+        else:
+            by_owner = np.argsort(np.concatenate(who), kind="stable")
+            res_all = np.concatenate(res)[by_owner]
+            w_all = np.concatenate(weight)[by_owner]
+            own_all = np.concatenate(who)[by_owner]
+            del by_owner
+        w_all = w_all.astype(np.float64, copy=False)
+        # a route uses a resource once (as it counts once per link in 1994's formula):
+        # only a route that crosses a link twice, or (with forwarders) visits a processor
+        # twice, can name one twice, so only then are the entries sorted to find them
+        if repeats or opts.forward is not None:
+            key = own_all * self.nres + res_all
+            order = np.lexsort((w_all, key))
+            key, w_all = key[order], w_all[order]
+            keep = np.ones(key.shape[0], dtype=bool)
+            keep[:-1] = key[1:] != key[:-1]  # the last of equal keys: the largest weight
+            key, w_all = key[keep], w_all[keep]
+            own_all, res_all = key // self.nres, key % self.nres
+            del key, order, keep
+        self.owner = own_all
+        self.res = res_all
         self.weight = w_all
         self.start = np.searchsorted(self.owner, np.arange(n + 1))
         self.floor = np.zeros(n)
-        if fat.any():
+        if fat is not None and fat.any():
             np.maximum.at(self.floor, owner[fat], speed[fat])
         self.slowest = np.zeros(n)
         if slots.shape[0]:
             full = hops > 0
             self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
         if self.forward > 0:
+            own = np.ones(slots.shape[0], dtype=bool) if fat is None else ~fat
             self.gap_res = link_res[own]
             self.gap_owner = owner[own]
             self.gap_ends = last[own]
@@ -196,8 +213,6 @@ class Usage:
             self.gap_speed[link_res[own]] = speed[own]
         else:
             self.gap_res = None
-        self.link_slot = slots
-        self.link_owner = owner
 
     def loads(self, active: np.ndarray) -> np.ndarray:
         """Max sharing: the work per byte on every resource with ``active`` (a count per
@@ -241,18 +256,21 @@ class Usage:
 def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     """The resources the routes ``route_ids`` of a RouteTable use."""
 
-    slots, ends, _, _ = table.arrays()
-    procs, proc_ends = table.processor_arrays()
+    slots, ends, _, uends = table.arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
-    flat, which = gather(slots, ends, pos)
-    pflat, _ = gather(procs, proc_ends, pos)
+    flat, _ = gather(slots, ends, pos)
     hops = ends[pos + 1] - ends[pos]
+    repeats = bool((uends[pos + 1] - uends[pos] != hops).any())  # a link crossed twice
     new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
     np.cumsum(hops, out=new_ends[1:])
-    plen = proc_ends[pos + 1] - proc_ends[pos]
-    new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
-    np.cumsum(plen, out=new_pends[1:])
-    return Usage(table.index, pflat, new_pends, flat, new_ends, opts)
+    pflat = new_pends = np.zeros(0, dtype=np.int64)
+    if opts.duplex is not None or opts.forward is not None:  # which way each hop goes
+        procs, proc_ends = table.processor_arrays()
+        pflat, _ = gather(procs, proc_ends, pos)
+        plen = proc_ends[pos + 1] - proc_ends[pos]
+        new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
+        np.cumsum(plen, out=new_pends[1:])
+    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats)
 
 
 def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,
