@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from estimator_support import estimator  # noqa: F401
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -442,6 +443,33 @@ def test_simulate_sharing_cm02_from_the_command_line(tmp_path, capsys):
     got = [m["end"] for m in json.loads(capsys.readouterr().out)["messages"]]
     expected = simulate(load(SAMPLES / "grid4x4.machine"), messages=msgs, sharing="cm02")
     assert got == expected.end.tolist()
+
+
+@pytest.mark.parametrize("sharing", RULES)
+def test_the_estimator_and_the_command_line_give_the_same_phase(
+    estimator,  # noqa: F811
+    tmp_path,
+    capsys,
+    sharing,
+):
+    """simulate, estimate.phase (and nothing else: no window plots a phase; PIUI's
+    estimate window asks transfer.time in a network state) call the same core function,
+    simulate(), so their answers are the same numbers, here on the T800 mesh with
+    forwarding and duplex links."""
+    t800 = SAMPLES / "pamela-t800.machine"
+    msgs = [{"src": 1, "dst": 3, "bytes": 1e6}, {"src": 1, "dst": 2, "bytes": 5e5},
+            {"src": 2, "dst": 1, "bytes": 1e6, "start": 0.1}]  # fmt: skip
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(msgs))
+    assert main(["simulate", str(t800), "--messages", str(path), "--json", "--sharing",
+                 sharing]) == 0  # fmt: skip
+    cli = json.loads(capsys.readouterr().out)
+    with estimator.client() as client:
+        mid = client.push(t800.read_text(), name="t800")["model"]
+        got = client.call("estimate.phase", model=mid, messages=msgs, sharing=sharing)
+    assert got == cli
+    assert [m["end"] for m in got["messages"]] == simulate(
+        load(t800), messages=msgs, sharing=sharing).end.tolist()  # fmt: skip
 
 
 def test_an_unknown_sharing_names_cm02_among_the_rules():
