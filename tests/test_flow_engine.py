@@ -405,10 +405,11 @@ def test_no_message_resource_budget_is_left(capsys):
 
 
 def test_the_flow_engine_is_held_to_its_own_memory_figures():
-    """The memory budget charges a phase the flow engine runs 400 bytes a message and 200
-    a route step (budget.FLOW_BYTES_PER_*; the 1994 trace: 240 and 120)."""
+    """The memory budget charges a phase the flow engine runs 400 bytes a message, 200 a
+    route step and 80 a link (budget.FLOW_BYTES_PER_*; the 1994 trace: 240 a message and
+    120 a step)."""
     machine = load(SAMPLES / "grid4x4.machine")
-    msgs = [{"src": 1, "dst": 16, "bytes": 10}] * 100  # 7 route steps each
+    msgs = [{"src": 1, "dst": 16, "bytes": 10}] * 100  # 7 route steps each; 24 links
     between = 100 * 300 + 700 * 150
     with budget.limits(memory=between):
         simulate(machine, messages=msgs)  # 1994: 100 x 240 + 700 x 120 = 108,000

@@ -83,6 +83,7 @@ from parasol_core.base.limits import MAX_PHASE_MESSAGES
 __all__ = [
     "BYTES_PER_MESSAGE",
     "BYTES_PER_STEP",
+    "FLOW_BYTES_PER_LINK",
     "FLOW_BYTES_PER_MESSAGE",
     "FLOW_BYTES_PER_STEP",
     "MAX_GENERATED",
@@ -180,6 +181,10 @@ resource uses and its kernel's state come on top (``benchmarks/bench_flow.py
 --memory``)."""
 FLOW_BYTES_PER_STEP = 200
 """The flow engine's figure per route step (see :data:`FLOW_BYTES_PER_MESSAGE`)."""
+FLOW_BYTES_PER_LINK = 80
+"""And per link of the topology (the two directions' state, each link's load, busy
+time and largest load): a few thousand messages on a 64^3 torus's 786,432 links take
+more for the links than for themselves."""
 
 
 @dataclass(frozen=True)
@@ -257,28 +262,31 @@ def fixed() -> Iterator[Limits]:
         _local.limits = before
 
 
-def phase_memory(messages: int, steps: int, flow: bool = False) -> int:
+def phase_memory(messages: int, steps: int, flow: bool = False, links: int = 0) -> int:
     """The memory a phase of ``messages`` messages visiting ``steps`` processors along
-    their routes is estimated to take, in bytes (``flow``: run by the flow engine)."""
+    their routes is estimated to take, in bytes (``flow``: run by the flow engine on a
+    topology of ``links`` links)."""
     if flow:
-        return messages * FLOW_BYTES_PER_MESSAGE + steps * FLOW_BYTES_PER_STEP
+        return (messages * FLOW_BYTES_PER_MESSAGE + steps * FLOW_BYTES_PER_STEP
+                + links * FLOW_BYTES_PER_LINK)  # fmt: skip
     return messages * BYTES_PER_MESSAGE + steps * BYTES_PER_STEP
 
 
 def check_phase(what: str, messages: int, steps: int | None = None, hint: str = "",
-                exact: bool = True, flow: bool = False) -> int:  # fmt: skip
+                exact: bool = True, flow: bool = False, links: int = 0) -> int:  # fmt: skip
     """A phase of ``messages`` messages (whose routes visit ``steps`` processors, when
     known) against the limits in force: its count limit (``steps`` is then left to the
     route batch's own check), or under a memory budget its memory estimate (``steps``
     unknown: 1 a message, the least a route visits; ``exact`` False: ``steps`` is a
-    lower bound; ``flow``: the flow engine's figures). Returns ``messages``; past the
+    lower bound; ``flow``: the flow engine's figures, on ``links`` links). Returns
+    ``messages``; past the
     limit :class:`BudgetError` (:class:`MemoryBudgetError`), before any work."""
     lim = current()
     if lim.memory is None:
         return check(what, messages, lim.phase_messages, "messages", hint)
     if steps is None:
         steps, exact = messages, False
-    need = phase_memory(messages, steps, flow)
+    need = phase_memory(messages, steps, flow, links)
     if need > lim.memory:
         told = f"{what} ({messages:,} messages, {'' if exact else 'at least '}{steps:,} route steps"
         told += f"; {hint})" if hint else ")"

@@ -562,7 +562,7 @@ static int freeze(Flow *s, int64_t g, double x, double lvl, int64_t neck) {
 
 #ifdef FLOW_STATS
 #include <stdio.h>
-static int64_t st_solves, st_pops, st_dirty, st_sat, st_old, st_cap, st_dup;
+static int64_t st_solves, st_pops, st_dirty, st_sat, st_old, st_cap, st_dup, st_A, st_changed;
 #define STAT(x) (x)
 #else
 #define STAT(x)
@@ -623,6 +623,8 @@ static int solve(Flow *s, double t) {
         if (state_of(s, g) != FROZEN)
             return -5; /* a bug: a message left unrated */
         double x = s->hot[g].rate;
+        STAT(st_A++);
+        STAT(st_changed += x != s->xold[g]);
         if (s->st[g] == STARTING) { /* it starts moving now */
             s->st[g] = ACTIVE;
             s->anchor[g] = t;
@@ -908,6 +910,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     }
     *events = nev;
 #ifdef FLOW_STATS
+    fprintf(stderr, "A %.1f changed %.1f ", (double)st_A / st_solves, (double)st_changed / st_solves);
     fprintf(stderr, "solves %ld pops %.1f dirty %.1f dup %.1f sat %.1f old %.1f cap %.1f\n",
             (long)st_solves, (double)st_pops / st_solves, (double)st_dirty / st_solves,
             (double)st_dup / st_solves, (double)st_sat / st_solves, (double)st_old / st_solves,

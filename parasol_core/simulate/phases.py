@@ -206,7 +206,8 @@ def simulate_phase(
         table = RouteTable.for_machine(machine, virtual)
         if budget.current().memory is not None and len(arrays):  # the exact route steps
             budget.check_phase("the phase", len(arrays), table.steps(arrays.src, arrays.dst),
-                               flow=_runs_flow(table, sharing))  # fmt: skip
+                               flow=_runs_flow(table, sharing),
+                               links=table.index.link_ids.shape[0])  # fmt: skip
         ids = table.add_many(arrays.src, arrays.dst) if len(arrays) else np.zeros(0, np.int64)
     except RoutingError as e:
         raise PhaseError(_which_message(str(e), arrays, table_or_none(machine, virtual))) from None
