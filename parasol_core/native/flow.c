@@ -236,6 +236,7 @@ typedef struct {
     uint8_t *st;
     double *tx, *rem, *anchor, *ready, *xold;
     int64_t *left, *neck;
+    int64_t *necked; /* per resource: how many moving messages it holds (their bottleneck) */
     /* per entry: where it is in its resource's list (-1: not there); 32 bits, as the
      * list's entries and messages (the caller keeps both below 2^31) */
     int32_t *lpos;
@@ -520,13 +521,25 @@ static double demand_of(const Flow *s, int64_t r) {
     return D;
 }
 
-/* g's resources not yet dirty become dirty from level lvl */
-static int spread(Flow *s, int64_t g, double lvl) {
+static inline void set_neck(Flow *s, int64_t g, int64_t neck) {
+    if (s->neck[g] >= 0)
+        s->necked[s->neck[g]]--;
+    if (neck >= 0)
+        s->necked[neck]++;
+    s->neck[g] = neck;
+}
+
+/* g's resources not yet dirty become dirty from level lvl: all of them when g takes
+ * more of them (up), else those some message is held by (the others have room to
+ * spare, which more room does not change) */
+static int spread(Flow *s, int64_t g, double lvl, int up) {
     for (int64_t k = s->e_start[g]; k < s->e_start[g + 1]; k++) {
         if (!(s->e_w[k] > 0))
             continue;
         int64_t r = s->e_res[k];
-        if (!is_dirty(s, r) && heap_push(&s->fill, lvl, DIRTY_ITEM(s, r)))
+        if (is_dirty(s, r) || (!up && s->necked[r] == 0))
+            continue;
+        if (heap_push(&s->fill, lvl, DIRTY_ITEM(s, r)))
             return -2;
     }
     return 0;
@@ -534,7 +547,7 @@ static int spread(Flow *s, int64_t g, double lvl) {
 
 static int freeze(Flow *s, int64_t g, double x, double lvl, int64_t neck) {
     Hot *h = &s->hot[g];
-    int changed = 1;
+    int changed = 1, up = s->neck[g] == NEW || x > s->xold[g];
     if (s->neck[g] != NEW && fabs(x - s->xold[g]) <= CHANGE_RTOL * s->xold[g]) {
         /* the same rate but for rounding: kept exactly, so that nothing it meets is
          * taken again for it */
@@ -545,7 +558,7 @@ static int freeze(Flow *s, int64_t g, double x, double lvl, int64_t neck) {
     set_state(s, g, FROZEN);
     h->rate = x;
     h->level = lvl;
-    s->neck[g] = neck;
+    set_neck(s, g, neck);
     for (int64_t k = s->e_start[g]; k < s->e_start[g + 1]; k++) {
         double w = s->e_w[k];
         if (!(w > 0))
@@ -557,7 +570,7 @@ static int freeze(Flow *s, int64_t g, double x, double lvl, int64_t neck) {
         s->rD[r] -= w * h->ip;
         s->rn[r]--;
     }
-    return changed ? spread(s, g, lvl) : 0;
+    return changed ? spread(s, g, lvl, up) : 0;
 }
 
 #ifdef FLOW_STATS
@@ -612,7 +625,7 @@ static int solve(Flow *s, double t) {
             if (b == BY_CAP || (b >= 0 && !is_dirty(s, b))) {
                 if (freeze(s, g, s->hot[g].rate, s->hot[g].level, b))
                     return -2;
-            } else if (spread(s, g, top.key)) {
+            } else if (spread(s, g, top.key, 1)) {
                 return -2;
             }
         }
@@ -659,13 +672,15 @@ static int update_maxmin(Flow *s, double t) {
         int64_t i = s->E[q];
         double ip = s->hot[i].ip;
         double from = s->hot[i].level * (1.0 - LEVEL_SLACK);
+        set_neck(s, i, BY_NOTHING);
         for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
             if (!(s->e_w[k] > 0))
                 continue;
             int64_t r = s->e_res[k];
             list_remove(s, k);
             s->sumw[r] = s->rcount[r] ? s->sumw[r] - s->e_w[k] * ip : 0.0;
-            if (heap_push(&s->fill, from, DIRTY_ITEM(s, r)))
+            /* the room it leaves matters only where someone is held */
+            if (s->necked[r] && heap_push(&s->fill, from, DIRTY_ITEM(s, r)))
                 return -2;
         }
     }
@@ -684,11 +699,11 @@ static int update_maxmin(Flow *s, double t) {
             s->st[i] = ACTIVE;
             s->hot[i].rate = INFINITY;
             s->hot[i].level = INFINITY;
-            s->neck[i] = BY_NOTHING;
+            set_neck(s, i, BY_NOTHING);
             ih_set(&s->ends, i, t);
             continue;
         }
-        s->neck[i] = NEW;
+        set_neck(s, i, NEW);
         s->hot[i].rate = 0.0;
         if (make_pending(s, i, 0))
             return -2;
@@ -712,7 +727,7 @@ static int update_maxmin(Flow *s, double t) {
 /* ------------------------------------------------------------------ the loop */
 
 static void free_all(Flow *s) {
-    void *p[] = {s->hot, s->st, s->tx, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck,
+    void *p[] = {s->hot, s->st, s->tx, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
                  s->lpos, s->rfirst, s->rcount, s->rl_k, s->rl_g, s->rl_w, s->sumw, s->L, s->gf,
                  s->gd, s->rmark, s->rrem, s->rD, s->rD0, s->rn, s->Lold, s->load, s->since,
                  s->E, s->S, s->A, s->R, s->ends.a, s->ends.pos, s->ends.key, s->go.a, s->rel.a,
@@ -773,6 +788,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.xold = malloc(M * sizeof(double));
     s.left = malloc(M * sizeof(int64_t));
     s.neck = malloc(M * sizeof(int64_t));
+    s.necked = calloc(NR, sizeof(int64_t));
     s.lpos = malloc(K * sizeof(int32_t));
     s.rfirst = calloc(NR + 1, sizeof(int64_t));
     s.rcount = calloc(NR, sizeof(int64_t));
@@ -801,7 +817,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         s.gd = calloc(NR, sizeof(int64_t));
     }
     if (!s.hot || !s.st || !s.tx || !s.rem || !s.anchor || !s.ready || !s.xold || !s.left ||
-        !s.neck || !s.lpos || !s.rfirst || !s.rcount || !s.rl_k || !s.rl_g || !s.rl_w ||
+        !s.neck || !s.necked || !s.lpos || !s.rfirst || !s.rcount || !s.rl_k || !s.rl_g || !s.rl_w ||
         !s.sumw || !s.L || !s.rmark || !s.rrem || !s.rD || !s.rD0 || !s.rn || !s.Lold ||
         !s.load || !s.since || !s.E || !s.S || !s.A || !s.R || !s.ends.a || !s.ends.pos ||
         !s.ends.key || (g_start && rule == RULE_MAX && (!s.gf || !s.gd))) {
@@ -817,6 +833,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     for (int64_t k = 0; k < nent; k++)
         s.lpos[k] = -1;
     for (int64_t i = 0; i < m; i++) {
+        s.neck[i] = BY_NOTHING;
         s.hot[i].ip = 1.0 / penalty[i];
         s.ready[i] = start[i];
         s.left[i] = wait_count ? wait_count[i] : 0;
