@@ -91,7 +91,8 @@ class FlowState:
     predicted end; per link slot: ``link_load`` (messages in flight on it), ``busy``
     and ``max_n`` so far. ``ready``, ``left`` and ``heap``: the messages waiting for
     others (when each may start, how many it still waits for, those released);
-    ``qpos``: the next of the phase's start queue."""
+    ``qpos``: the next of the phase's start queue; ``t0`` and ``end``: each message's
+    start and end once known."""
 
     m: int
     nlinks: int
@@ -102,6 +103,16 @@ class FlowState:
     events: int = 0
     qpos: int = 0
     heap: list[tuple[float, int]] = field(default_factory=list)
+    count: np.ndarray = field(init=False)
+    rem: np.ndarray = field(init=False)
+    tx: np.ndarray = field(init=False)
+    c: np.ndarray = field(init=False)
+    pred: np.ndarray = field(init=False)
+    t0: np.ndarray = field(init=False)
+    end: np.ndarray = field(init=False)
+    busy: np.ndarray = field(init=False)
+    max_n: np.ndarray = field(init=False)
+    link_load: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         m, size = self.m, self.nlinks + 1

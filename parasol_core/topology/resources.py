@@ -83,10 +83,12 @@ class NetOptions:
 
         out = []
         for text in (self.shared, self.fatpipe):
-            mask = np.zeros(link_ids.shape[0], dtype=bool)
-            for lo, hi in link_list_ids(text):
-                mask |= (link_ids >= lo) & (link_ids <= hi)
-            out.append(mask)
+            runs = np.asarray(link_list_ids(text), dtype=np.int64).reshape(-1, 2)
+            # (the written form's runs are ascending and apart: one binary search a link)
+            at = np.searchsorted(runs[:, 0], link_ids, side="right") - 1
+            inside = at >= 0
+            inside[inside] = link_ids[inside] <= runs[at[inside], 1]
+            out.append(inside)
         return out[0], out[1]
 
 
