@@ -51,6 +51,14 @@ NATIVE: list[Extension] = [
         optional=True,
         extra_compile_args=["-O2", "-ffp-contract=off"],
     ),
+    # the flow engine: a phase over link directions and forwarders under every sharing
+    # rule; no fused multiply-add either
+    Extension(
+        "parasol_core.native._flow",
+        ["parasol_core/native/flow.c"],
+        optional=True,
+        extra_compile_args=["-O2", "-ffp-contract=off"],
+    ),
 ]
 
 setup(ext_modules=NATIVE, cmdclass={"build_py": BuildWithGrammar})

@@ -92,6 +92,9 @@ from parasol_core.base.numeric import ValueRangeError, read_float, why_not_numbe
 __all__ = [
     "BYTES_PER_MESSAGE",
     "BYTES_PER_STEP",
+    "FLOW_BYTES_PER_LINK",
+    "FLOW_BYTES_PER_MESSAGE",
+    "FLOW_BYTES_PER_STEP",
     "MAX_GENERATED",
     "MAX_IMPORTED",
     "MAX_IMPORT_NAMES",
@@ -195,6 +198,17 @@ BYTES_PER_MESSAGE = 240
 BYTES_PER_STEP = 120
 """Memory a phase takes per route step (a processor a route visits; fitted 92 bytes,
 with headroom). Also what a route batch alone is charged per step."""
+FLOW_BYTES_PER_MESSAGE = 400
+"""The same for a phase the flow engine runs (``simulate/flow.py``: max-min or CM02
+sharing, or a topology with forwarding, duplex or fatpipe links), per message: its
+resource uses and its kernel's state come on top (``benchmarks/bench_flow.py
+--memory``)."""
+FLOW_BYTES_PER_STEP = 200
+"""The flow engine's figure per route step (see :data:`FLOW_BYTES_PER_MESSAGE`)."""
+FLOW_BYTES_PER_LINK = 80
+"""And per link of the topology (the two directions' state, each link's load, busy
+time and largest load): a few thousand messages on a 64^3 torus's 786,432 links take
+more for the links than for themselves."""
 
 
 @dataclass(frozen=True)
@@ -274,26 +288,31 @@ def fixed() -> Iterator[Limits]:
         _local.limits = before
 
 
-def phase_memory(messages: int, steps: int) -> int:
+def phase_memory(messages: int, steps: int, flow: bool = False, links: int = 0) -> int:
     """The memory a phase of ``messages`` messages visiting ``steps`` processors along
-    their routes is estimated to take, in bytes."""
+    their routes is estimated to take, in bytes (``flow``: run by the flow engine on a
+    topology of ``links`` links)."""
+    if flow:
+        return (messages * FLOW_BYTES_PER_MESSAGE + steps * FLOW_BYTES_PER_STEP
+                + links * FLOW_BYTES_PER_LINK)  # fmt: skip
     return messages * BYTES_PER_MESSAGE + steps * BYTES_PER_STEP
 
 
 def check_phase(what: str, messages: int, steps: int | None = None, hint: str = "",
-                exact: bool = True) -> int:  # fmt: skip
+                exact: bool = True, flow: bool = False, links: int = 0) -> int:  # fmt: skip
     """A phase of ``messages`` messages (whose routes visit ``steps`` processors, when
     known) against the limits in force: its count limit (``steps`` is then left to the
     route batch's own check), or under a memory budget its memory estimate (``steps``
     unknown: 1 a message, the least a route visits; ``exact`` False: ``steps`` is a
-    lower bound). Returns ``messages``; past the limit :class:`BudgetError`
-    (:class:`MemoryBudgetError`), before any work."""
+    lower bound; ``flow``: the flow engine's figures, on ``links`` links). Returns
+    ``messages``; past the
+    limit :class:`BudgetError` (:class:`MemoryBudgetError`), before any work."""
     lim = current()
     if lim.memory is None:
         return check(what, messages, lim.phase_messages, "messages", hint)
     if steps is None:
         steps, exact = messages, False
-    need = phase_memory(messages, steps)
+    need = phase_memory(messages, steps, flow, links)
     if need > lim.memory:
         told = f"{what} ({messages:,} messages, {'' if exact else 'at least '}{steps:,} route steps"
         told += f"; {hint})" if hint else ")"

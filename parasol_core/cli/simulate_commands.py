@@ -33,10 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run the event trace of a phase: every message takes its hardware "
         "route, spends the route's latency, then moves its bytes at 1 / max(speed x "
         "messages in flight) over its links, recomputed whenever a message starts or "
-        "ends (a topology's '# piui: forward' and '# piui: duplex' annotations add forwarders "
-        "and link directions; --sharing maxmin shares max-min fairly). Prints the makespan, the time with no contention (each message alone) "
-        "and the busiest links; --json prints every message's start and end and every "
-        "link's busy time and largest load.",
+        "ends (a topology's '# piui: forward', '# piui: duplex', '# piui: shared' and "
+        "'# piui: fatpipe' annotations add forwarders, link directions and per-link "
+        "policies; --sharing maxmin shares max-min fairly, --sharing cm02 as SimGrid's CM02 "
+        "model does). Prints the makespan, the time with no contention (each message "
+        "alone) and the busiest links; --json prints every message's start and end and "
+        "every link's busy time and largest load.",
     )
     p.add_argument("file", metavar="FILE")
     what = p.add_mutually_exclusive_group(required=True)

@@ -756,7 +756,8 @@ def estimate_phase(
 ) -> dict:
     """The event trace of a communication phase (docs/topology.md): ``messages`` as
     ``parasol-model simulate --messages`` reads them, or a ``pattern`` with ``bytes``;
-    ``sharing`` ``"max"`` (PARASOL's, the default) or ``"maxmin"`` (max-min fair)."""
+    ``sharing`` ``"max"`` (PARASOL's, the default), ``"maxmin"`` (max-min fair) or
+    ``"cm02"`` (SimGrid's CM02: max-min weighted by 1 / a route's latency)."""
     from parasol_core.simulate.phases import PhaseError, PhaseOverflowError, simulate
 
     loaded = svc.model(model)

@@ -209,6 +209,8 @@ class Topology(Block):
         Field("shape", "shape", SHAPE),
         Field("forward", "forward", NOTE),
         Field("duplex", "duplex", NOTE),
+        Field("shared", "shared", WORD),
+        Field("fatpipe", "fatpipe", WORD),
         Field("network", "network", WORD),
         Field("id", "id", INT),
         Field("name", "name", STR),
@@ -226,6 +228,13 @@ class Topology(Block):
     # of a direction's time per byte that traffic the other way adds (None: shared).
     forward: float | None = None
     duplex: float | None = None
+    # piui: per-link sharing policies (issue 36; docs/topology.md "Link policies"), each
+    # a list of link ids written as "3 5-9 12" (None: no link): `shared`, two-processor
+    # links that stay one resource both ways on a duplex topology (SimGrid's SHARED among
+    # SPLITDUPLEX links); `fatpipe`, links that bound each message separately, however
+    # many cross them (SimGrid's FATPIPE)
+    shared: str | None = None
+    fatpipe: str | None = None
     # Extension: what network this is ("dragonfly 9 4 2 2"; see NETWORK_KINDS), or None
     network: str | None = None
     id: int | None = None

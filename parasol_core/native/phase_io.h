@@ -1,6 +1,6 @@
 /* What both event traces of a communication phase take and give: parasol_phase_trace
  * (phases.c) and parasol_phase_trace_groups (phase_groups.c) have the same arguments,
- * set by parasol_core/simulate/phases.py through ctypes, and keep the same of them in
+ * set by parasol_core/simulate/trace.py through ctypes, and keep the same of them in
  * their state. Declared once here.
  *
  * m messages; nlinks link slots; message i crosses the slots

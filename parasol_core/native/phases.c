@@ -1,4 +1,4 @@
-/* The event trace of a communication phase (parasol_core/simulate/phases.py), in one
+/* The event trace of a communication phase (parasol_core/simulate/trace.py), in one
  * call: plain C, no Python.h, loaded with ctypes by parasol_core.native.
  *
  * It does what _Trace.run() does, step for step, so that both give the same numbers:

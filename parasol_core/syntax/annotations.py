@@ -45,14 +45,20 @@ KEYS = {
     "network": "what network the topology was generated as",
     "forward": "seconds per byte a processor spends forwarding a message that passes through it",
     "duplex": "the fraction by which traffic the other way slows a full-duplex link",
+    "shared": "two-processor links that stay one resource both ways on a duplex topology",
+    "fatpipe": "links that bound each message separately, however many cross them",
 }
+# The keys whose value is a list of link ids ("3 5-9 12"), and the most ids one holds.
+LINK_LISTS = ("shared", "fatpipe")
+MAX_LINK_ID = 2**62
 # The largest duplex overhead taken: acknowledgements cost at most as much as the data.
 MAX_DUPLEX = 1.0
 
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
 _NOTE = re.compile(
-    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M
+    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe)\b[ \t]*(=?)([^\n\r\x0b]*)",
+    re.M,
 )
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
 # any annotation line: its key (the shape comment's is read by the reader)
@@ -62,6 +68,8 @@ PLACES = {
     "forward": "directly in a hardware topology section",
     "duplex": "directly in a hardware topology section",
     "network": "directly in a hardware topology section",
+    "shared": "directly in a hardware topology section",
+    "fatpipe": "directly in a hardware topology section",
     "role": "directly in a processor section",
     "shape": "directly in a topology or virtual topology section",
 }
@@ -211,6 +219,8 @@ def _read(key: str, eq: str, rest: str) -> tuple[Any, str | None]:
     try:
         if key == "network":
             return _network(eq, rest)
+        if key in LINK_LISTS:
+            return _link_list(key, eq, rest)
         return _number(key, eq, rest)
     except (ValueError, ArithmeticError) as e:  # pragma: no cover - every case is worded
         return None, f"cannot be read ({e})"
@@ -353,6 +363,79 @@ def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
             f"{' '.join(names)}{bad}",
         )
     return " ".join([kind, *(str(int(n)) for n in numbers)]), None
+
+
+def _link_list(key: str, eq: str, rest: str) -> tuple[str | None, str | None]:
+    """The link ids of a policy annotation in their written form (ascending, each once,
+    runs of three or more as ``a-b``), or None and why not."""
+    words = _value_text(rest).replace(",", " ").split()
+    if not eq or not words:
+        return None, f"expected '# piui: {key} = ID ...' (link ids or ranges a-b: {KEYS[key]})"
+    runs: list[tuple[int, int]] = []
+    for word in words:
+        a, dash, b = word.partition("-")
+        if not (a.isdigit() and (not dash or b.isdigit())):
+            shown = word if len(word) <= 40 else word[:40] + "..."
+            return None, f"expected link ids or ranges a-b, found {shown!r}"
+        lo, hi = int(a), int(b) if dash else int(a)
+        if not 0 < lo <= hi <= MAX_LINK_ID:
+            return None, f"{word} is not a link id or an ascending range of them"
+        runs.append((lo, hi))
+    return _runs_text(runs), None
+
+
+def link_list_text(ids: Any) -> str:
+    """Link ids written as a policy annotation holds them: ascending, each once, runs of
+    three or more as ``a-b`` (``[1, 2, 3, 7]`` -> ``"1-3 7"``)."""
+    return _runs_text([(int(i), int(i)) for i in ids])
+
+
+def _runs_text(runs: list[tuple[int, int]]) -> str:
+    merged: list[list[int]] = []
+    for lo, hi in sorted(runs):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    out = []
+    for lo, hi in merged:
+        if hi - lo >= 2:
+            out.append(f"{lo}-{hi}")
+        else:
+            out.extend(str(i) for i in range(lo, hi + 1))
+    return " ".join(out)
+
+
+def link_list_ids(text: str | None) -> list[tuple[int, int]]:
+    """The ranges ``(first, last)`` of link ids in a policy annotation's text."""
+    if not text:
+        return []
+    out = []
+    for word in text.split():
+        a, _, b = word.partition("-")
+        out.append((int(a), int(b or a)))
+    return out
+
+
+def check_link_list(key: str, value: object) -> str | None:
+    """A value for ``topology.shared`` / ``topology.fatpipe`` as set by a program: None,
+    a text of link ids, or an iterable of them; its written form, or ValueError saying
+    why not."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text, why = _link_list(key, "=", value)
+    else:
+        try:
+            ids = [int(i) for i in value]  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            raise ValueError(f"{key} must be link ids, not {value!r}") from None
+        text, why = _link_list(key, "=", " ".join(str(i) for i in ids)) if ids else (None, None)
+        if not ids:
+            return None
+    if why is not None:
+        raise ValueError(f"{key}: {why}")
+    return text
 
 
 def _number(key: str, eq: str, rest: str) -> tuple[float | None, str | None]:

@@ -32,66 +32,81 @@ using it keep that rate, the others go on, until every message is held by a full
 resource. Capacity nobody can use is passed on. A message in its latency holds no
 share. The blocked-link term above is not part of it (a fluid model has no packets).
 
-The trace here is Python and recomputes every rate at every event: the cost is about
-(events x resource uses), bounded by :data:`MAX_FLOW_WORK` before it starts.
+This module says which resources a message uses and how much, per byte
+(:class:`Usage`), and the max rule's pace in a network state (transfer times, mapping
+metrics); the event trace that runs phases on them is :mod:`parasol_core.simulate.flow`.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from parasol_core.base.budget import check_deadline, current
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather
 
-SHARING = ("max", "maxmin")
+SHARING = ("max", "maxmin", "cm02")
 #: what each sharing model is, for help texts
 SHARING_HELP = {
     "max": "PARASOL's: a message moves at 1 / max(load x speed) over its route (default)",
     "maxmin": "max-min fair (progressive filling, SimGrid's flow model): unused "
     "capacity passes on to others",
+    "cm02": "SimGrid's CM02: max-min fair, each message weighted by 1 / its route's "
+    "latency and capped by its route's slowest link",
 }
-# The Python trace's budget: events times resource uses (a use: one message on one link
-# direction or forwarder). About a minute of numpy work at the limit.
-MAX_FLOW_WORK = 200_000_000
-# Rates within this relative distance are one level of the progressive filling, and
-# predicted ends within it one event.
-RTOL = 1e-12
-
-
-class FlowLimitError(ValueError):
-    """A phase too big for the Python trace; the message names the limits."""
 
 
 @dataclass(frozen=True)
 class NetOptions:
-    """The extensions a topology asks for (None: as in 1994)."""
+    """The extensions a topology asks for (None: as in 1994): a forwarding cost, duplex
+    links, and the per-link policies (``shared``, ``fatpipe``: link ids as the
+    annotation writes them, "3 5-9")."""
 
     forward: float | None = None
     duplex: float | None = None
+    shared: str | None = None
+    fatpipe: str | None = None
 
     @property
     def extended(self) -> bool:
-        return self.forward is not None or self.duplex is not None
+        """Whether the 1994 formula no longer holds (a shared-link list alone changes
+        nothing: without duplex every link is shared)."""
+        return self.forward is not None or self.duplex is not None or self.fatpipe is not None
+
+    def policy_masks(self, link_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per link slot (positions in ``link_ids``): listed as shared, listed as
+        fatpipe."""
+        from parasol_core.syntax.annotations import link_list_ids
+
+        out = []
+        for text in (self.shared, self.fatpipe):
+            runs = np.asarray(link_list_ids(text), dtype=np.int64).reshape(-1, 2)
+            # (the written form's runs are ascending and apart: one binary search a link)
+            at = np.searchsorted(runs[:, 0], link_ids, side="right") - 1
+            inside = at >= 0
+            inside[inside] = link_ids[inside] <= runs[at[inside], 1]
+            out.append(inside)
+        return out[0], out[1]
 
 
 def options_of(topology: Topology) -> NetOptions:
-    """The topology's forwarding cost and duplex overhead; RoutingError on a value set
-    by a program that the file could not hold (negative, not a number)."""
-    from parasol_core.syntax.annotations import check_annotation
+    """The topology's forwarding cost, duplex overhead and link policies; RoutingError on
+    a value set by a program that the file could not hold (negative, not a number, not
+    link ids)."""
+    from parasol_core.syntax.annotations import check_annotation, check_link_list
 
-    values = {}
-    for key in ("forward", "duplex"):
-        try:
+    values: dict[str, Any] = {}
+    try:
+        for key in ("forward", "duplex"):
             values[key] = check_annotation(key, getattr(topology, key, None))
-        except ValueError as e:
-            raise RoutingError(f"topology {topology.id}: {e}") from None
+        for key in ("shared", "fatpipe"):
+            values[key] = check_link_list(key, getattr(topology, key, None))
+    except ValueError as e:
+        raise RoutingError(f"topology {topology.id}: {e}") from None
     return NetOptions(**values)
 
 
@@ -106,12 +121,22 @@ def check_sharing(sharing: str) -> str:
 
 class Usage:
     """What the messages on some routes use, flat: entry ``k`` says message
-    ``owner[k]`` puts ``weight[k]`` seconds a byte on resource ``res[k]``. ``gap_res`` /
-    ``gap_owner`` / ``gap_ends``: the link directions a message crosses into a processor,
-    and whether it ends there (else that processor forwards it)."""
+    ``owner[k]`` puts ``weight[k]`` seconds a byte on resource ``res[k]`` (entries by
+    message, ``start[i]:start[i + 1]`` message ``i``'s, each resource once). ``gap_res``
+    / ``gap_owner`` / ``gap_ends``: the link directions a message crosses into a
+    processor, and whether it ends there (else that processor forwards it).
+
+    Per message: ``floor``, the least seconds a byte its fatpipe links allow it (their
+    largest speed; 0 without one), which no other message changes; ``slowest``, the
+    largest speed of any link it crosses (CM02's cap on its rate is ``1 / slowest``).
+
+    Resources are numbered: ``2 * slot + d`` a link slot's direction ``d`` (0 the way from
+    the lower-numbered processor, and the only one of a shared link), ``2 * nslots + p``
+    processor ``p``'s forwarder."""
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
-                 slots: np.ndarray, ends: np.ndarray, opts: NetOptions) -> None:  # fmt: skip
+                 slots: np.ndarray, ends: np.ndarray, opts: NetOptions,
+                 repeats: bool = True) -> None:  # fmt: skip
         n = ends.shape[0] - 1
         nslots = index.link_ids.shape[0]
         self.n = n
@@ -120,59 +145,83 @@ class Usage:
         self.forward = opts.forward or 0.0
         hops = np.diff(ends)
         owner = np.repeat(np.arange(n, dtype=np.int64), hops)
-        k = np.arange(slots.shape[0], dtype=np.int64) - ends[:-1][owner]  # hop number
-        # hop k of route i goes from procs[proc_ends[i] + k] to the next one
-        at = proc_ends[:-1][owner] + k
-        a, b = procs[at], procs[at + 1]
         speed = index.speed[slots]
-        last = k == hops[owner] - 1
-        two = (index.sizes == 2)[slots]  # two-processor links, by slot
+        listed_shared, listed_fat = opts.policy_masks(index.link_ids)
+        fat = listed_fat[slots] if listed_fat.any() else None  # by crossing
         duplex = opts.duplex is not None
-        direction = (duplex & two & (a > b)).astype(np.int64)
-        link_res = 2 * slots + direction
-        res = [link_res]
-        weight = [speed]
-        who = [owner]
+        a = b = last = None
+        if duplex or opts.forward is not None:
+            # hop k of route i goes from procs[proc_ends[i] + k] to the next one
+            at = np.arange(slots.shape[0], dtype=np.int64) - ends[:-1][owner]  # hop number
+            last = at == hops[owner] - 1
+            at += proc_ends[:-1][owner]
+            a, b = procs[at], procs[at + 1]
+            del at
+        link_res = 2 * slots
+        two = None
+        if duplex:  # split links: a direction each, 1 the way from the higher-numbered end
+            two = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]
+            direction = two & (a > b)
+            link_res += direction
+        res = [link_res if fat is None else link_res[~fat]]
+        weight = [speed if fat is None else speed[~fat]]
+        who = [owner if fat is None else owner[~fat]]
         if duplex and opts.duplex:
-            back = two
-            res.append(2 * slots[back] + 1 - direction[back])
-            weight.append(opts.duplex * speed[back])
-            who.append(owner[back])
+            res.append(2 * slots[two] + 1 - direction[two])
+            weight.append(opts.duplex * speed[two])
+            who.append(owner[two])
         if opts.forward is not None:
             through = ~last
             res.append(2 * nslots + b[through])
             weight.append(speed[through] + self.forward)
             who.append(owner[through])
-        res_all = np.concatenate(res)
-        w_all = np.concatenate(weight).astype(np.float64)
-        own_all = np.concatenate(who)
-        # a route uses a resource once (as it counts once per link in 1994's formula)
-        key = own_all * self.nres + res_all
-        order = np.lexsort((w_all, key))
-        key, w_all = key[order], w_all[order]
-        keep = np.ones(key.shape[0], dtype=bool)
-        keep[:-1] = key[1:] != key[:-1]  # the last of equal keys holds the largest weight
-        key, w_all = key[keep], w_all[keep]
-        self.owner = key // self.nres
-        self.res = key % self.nres
+        if len(res) == 1:  # the link entries alone: already in message order
+            res_all, w_all, own_all = res[0], weight[0], who[0]
+        else:
+            by_owner = np.argsort(np.concatenate(who), kind="stable")
+            res_all = np.concatenate(res)[by_owner]
+            w_all = np.concatenate(weight)[by_owner]
+            own_all = np.concatenate(who)[by_owner]
+            del by_owner
+        w_all = w_all.astype(np.float64, copy=False)
+        # a route uses a resource once (as it counts once per link in 1994's formula):
+        # only a route that crosses a link twice, or (with forwarders) visits a processor
+        # twice, can name one twice, so only then are the entries sorted to find them
+        if repeats or opts.forward is not None:
+            key = own_all * self.nres + res_all
+            order = np.lexsort((w_all, key))
+            key, w_all = key[order], w_all[order]
+            keep = np.ones(key.shape[0], dtype=bool)
+            keep[:-1] = key[1:] != key[:-1]  # the last of equal keys: the largest weight
+            key, w_all = key[keep], w_all[keep]
+            own_all, res_all = key // self.nres, key % self.nres
+            del key, order, keep
+        self.owner = own_all
+        self.res = res_all
         self.weight = w_all
         self.start = np.searchsorted(self.owner, np.arange(n + 1))
+        self.floor = np.zeros(n)
+        if fat is not None and fat.any():
+            np.maximum.at(self.floor, owner[fat], speed[fat])
+        self.slowest = np.zeros(n)
+        if slots.shape[0]:
+            full = hops > 0
+            self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
         if self.forward > 0:
-            self.gap_res = link_res
-            self.gap_owner = owner
-            self.gap_ends = last
+            own = np.ones(slots.shape[0], dtype=bool) if fat is None else ~fat
+            self.gap_res = link_res[own]
+            self.gap_owner = owner[own]
+            self.gap_ends = last[own]
             self.gap_speed = np.zeros(self.nres)
-            self.gap_speed[link_res] = speed
+            self.gap_speed[link_res[own]] = speed[own]
         else:
             self.gap_res = None
-        self.link_slot = slots
-        self.link_owner = owner
 
     def loads(self, active: np.ndarray) -> np.ndarray:
         """Max sharing: the work per byte on every resource with ``active`` (a count per
         message) in flight, blocked-link time included."""
         load = np.bincount(self.res, weights=self.weight * active[self.owner],
-                           minlength=self.nres)  # fmt: skip
+                           minlength=self.nres).astype(np.float64, copy=False)  # fmt: skip
         if self.gap_res is not None:
             times = active[self.gap_owner]
             ending = np.bincount(self.gap_res, weights=times * self.gap_ends, minlength=self.nres)
@@ -184,12 +233,13 @@ class Usage:
         return load
 
     def per_byte(self, load: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
-        """Max sharing: each message's seconds per byte (the largest load it meets)."""
+        """Max sharing: each message's seconds per byte (the largest load it meets, or
+        its fatpipe links' floor where larger)."""
         seg = load[self.res]
-        out = np.zeros(self.n)
+        out = self.floor.copy()
         full = np.diff(self.start) > 0
         if seg.shape[0]:
-            out[full] = np.maximum.reduceat(seg, self.start[:-1][full])
+            out[full] = np.maximum(out[full], np.maximum.reduceat(seg, self.start[:-1][full]))
         return out if which is None else out[which]
 
     def alone(self) -> np.ndarray:
@@ -199,62 +249,31 @@ class Usage:
         # (alone, a forwarded message blocks its link speed + F a byte, which is what
         # it puts on its forwarder too: the largest weight already holds it)
         w = self.weight
-        out = np.zeros(self.n)
+        out = self.floor.copy()
         full = np.diff(self.start) > 0
         if w.shape[0]:
-            out[full] = np.maximum.reduceat(w, self.start[:-1][full])
+            out[full] = np.maximum(out[full], np.maximum.reduceat(w, self.start[:-1][full]))
         return out
-
-    def maxmin(self, moving: np.ndarray, budget: list[int]) -> np.ndarray:
-        """Max-min fair rates (bytes per second) of the messages flagged in ``moving``;
-        inf for one that uses nothing with a cost."""
-        rate = np.zeros(self.n)
-        free = moving.copy()
-        entry_free = free[self.owner] & (self.weight > 0)
-        costly = np.bincount(self.owner[entry_free], minlength=self.n) > 0
-        rate[free & ~costly] = np.inf
-        free &= costly
-        used = np.zeros(self.nres)
-        while free.any():
-            on = free[self.owner]
-            budget[0] -= int(on.sum())
-            if budget[0] < 0:
-                raise FlowLimitError(
-                    "max-min sharing needed more progressive-filling steps than its "
-                    f"budget of {MAX_FLOW_WORK:,} resource uses allows; stopped"
-                )
-            demand = np.bincount(self.res[on], weights=self.weight[on], minlength=self.nres)
-            has = demand > 0
-            level = np.full(self.nres, np.inf)
-            level[has] = np.maximum(1.0 - used[has], 0.0) / demand[has]
-            lowest = float(level.min())
-            full = level <= lowest * (1 + RTOL)
-            hit = np.zeros(self.n, dtype=bool)
-            hit[self.owner[on & full[self.res]]] = True
-            hit &= free
-            rate[hit] = lowest
-            sel = hit[self.owner]
-            used += np.bincount(self.res[sel], weights=self.weight[sel] * lowest,
-                                minlength=self.nres)  # fmt: skip
-            free &= ~hit
-        return rate
 
 
 def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     """The resources the routes ``route_ids`` of a RouteTable use."""
 
-    slots, ends, _, _ = table.arrays()
-    procs, proc_ends = table.processor_arrays()
+    slots, ends, _, uends = table.arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
-    flat, which = gather(slots, ends, pos)
-    pflat, _ = gather(procs, proc_ends, pos)
+    flat, _ = gather(slots, ends, pos)
     hops = ends[pos + 1] - ends[pos]
+    repeats = bool((uends[pos + 1] - uends[pos] != hops).any())  # a link crossed twice
     new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
     np.cumsum(hops, out=new_ends[1:])
-    plen = proc_ends[pos + 1] - proc_ends[pos]
-    new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
-    np.cumsum(plen, out=new_pends[1:])
-    return Usage(table.index, pflat, new_pends, flat, new_ends, opts)
+    pflat = new_pends = np.zeros(0, dtype=np.int64)
+    if opts.duplex is not None or opts.forward is not None:  # which way each hop goes
+        procs, proc_ends = table.processor_arrays()
+        pflat, _ = gather(procs, proc_ends, pos)
+        plen = proc_ends[pos + 1] - proc_ends[pos]
+        new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
+        np.cumsum(plen, out=new_pends[1:])
+    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats)
 
 
 def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,
@@ -266,161 +285,6 @@ def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,
     active = np.asarray([counts[int(i)] for i in ids], dtype=np.float64)
     per = usage.per_byte(usage.loads(active))
     return per[np.searchsorted(ids, np.asarray(route_ids, dtype=np.int64))]
-
-
-# --------------------------------------------------------------------------- the trace
-
-
-def flow_work(usage: Usage, m: int, sharing: str) -> int:
-    """The work the trace is estimated to take: events times resource uses."""
-    events = (3 if sharing == "maxmin" else 2) * m + 1
-    return events * max(int(usage.res.shape[0]), 1)
-
-
-def check_flow_work(usage: Usage, m: int, sharing: str, why: str) -> int:
-    work = flow_work(usage, m, sharing)
-    if work > MAX_FLOW_WORK:
-        raise FlowLimitError(
-            f"{why} runs in the Python trace, which takes at most {MAX_FLOW_WORK:,} "
-            f"message-resource updates; this phase needs about {work:,} ({m:,} messages "
-            f"using {int(usage.res.shape[0]):,} link directions and forwarders). The C "
-            f"trace of 1994's model takes up to {current().describe_messages()}; use "
-            "fewer messages or the default sharing on a topology without annotations"
-        )
-    return work
-
-
-def run_flow(trace: Any, usage: Usage, sharing: str, work: int) -> None:
-    """The event trace with the extended resources: fills ``trace.t0``, ``trace.end``,
-    ``trace.alone``, ``trace.events`` and ``trace.native`` (link busy times and largest
-    loads) of a :class:`~parasol_core.simulate.phases._Trace` made for these messages."""
-    m = trace.m
-    nbytes = trace.messages.nbytes
-    latency = trace.latency
-    alone_c = usage.alone()
-    trace.alone = np.where(trace.u_hops > 0, latency + nbytes * alone_c, 0.0)
-    instant = (trace.u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
-    maxmin = sharing == "maxmin"
-    nlinks = trace.nlinks
-    budget = [work]
-
-    count = np.zeros(m)  # 1 while in flight
-    rem = nbytes.astype(np.float64).copy()  # bytes left
-    tx = np.full(m, np.inf)  # when its bytes start to move
-    c = np.zeros(m)  # seconds per byte (max) or bytes per second (maxmin)
-    pred = np.full(m, np.inf)
-    busy = np.zeros(nlinks + 1)
-    max_n = np.zeros(nlinks + 1, dtype=np.int64)
-    link_load = np.zeros(nlinks + 1, dtype=np.int64)
-    queue, qtimes = trace.queue.tolist(), trace.queue_times.tolist()
-    qpos, nq = 0, len(queue)
-    heap = trace.heap
-    after = trace.messages.after_ptr is not None
-    t = 0.0
-    events = 0
-
-    def release(done: list[int], at: float) -> None:
-        if not after:
-            return
-        ptr, deps = trace.dep_ptr, trace.dependents
-        for i in done:
-            for j in deps[ptr[i] : ptr[i + 1]].tolist():
-                trace.ready[j] = max(trace.ready[j], at)
-                trace.left[j] -= 1
-                if trace.left[j] == 0:
-                    heapq.heappush(heap, (float(trace.ready[j]), j))
-
-    while True:
-        t_start = qtimes[qpos] if qpos < nq else math.inf
-        if heap and heap[0][0] < t_start:
-            t_start = heap[0][0]
-        t_end = float(pred.min()) if m else math.inf
-        t_go = math.inf
-        if maxmin:
-            waiting = (count > 0) & (tx > t)
-            if waiting.any():
-                t_go = float(tx[waiting].min())
-        t_next = min(t_start, t_end, t_go)
-        if t_next == math.inf:
-            break
-        events += 1
-        if not events & 255:
-            check_deadline()  # an estimator request's time budget, if any
-        budget[0] -= int(usage.res.shape[0])
-        if budget[0] < 0:
-            raise FlowLimitError(f"the Python trace went past its budget of {MAX_FLOW_WORK:,} "
-                                 "message-resource updates; stopped")  # fmt: skip
-        # bytes moved since t
-        flying = count > 0
-        if flying.any():
-            go = np.maximum(tx, t)
-            span = np.where(flying, np.maximum(t_next - go, 0.0), 0.0)
-            started = t_next >= go
-            if maxmin:
-                moved = np.where(np.isinf(c), np.where(started, rem, 0.0), c * span)
-            else:
-                free = np.where(started, rem, 0.0)  # no cost: all at once
-                moved = np.where(c > 0, span / np.where(c > 0, c, 1.0), free)
-            rem = np.maximum(rem - np.where(flying, moved, 0.0), 0.0)
-        busy[link_load > 0] += t_next - t
-        t = t_next
-        changed = False
-        # ends
-        limit = t + RTOL * abs(t)
-        ending = np.flatnonzero(pred <= limit)
-        if ending.shape[0]:
-            trace.end[ending] = pred[ending]
-            count[ending] = 0
-            rem[ending] = 0.0
-            pred[ending] = np.inf
-            np.subtract.at(link_load, trace.u_flat[np.isin(trace.u_which, ending)], 1)
-            release(ending.tolist(), t)
-            changed = True
-        # starts (messages that take no time end at once, which may release others)
-        while True:
-            batch = []
-            while qpos < nq and qtimes[qpos] <= t:
-                batch.append(queue[qpos])
-                qpos += 1
-            while heap and heap[0][0] <= t:
-                batch.append(heapq.heappop(heap)[1])
-            if not batch:
-                break
-            b = np.asarray(batch, dtype=np.int64)
-            trace.t0[b] = t
-            now = b[instant[b]]
-            if now.shape[0]:
-                trace.end[now] = t
-                release(now.tolist(), t)
-            b = b[~instant[b]]
-            if b.shape[0]:
-                count[b] = 1
-                tx[b] = t + latency[b]
-                c[b] = np.nan
-                np.add.at(link_load, trace.u_flat[np.isin(trace.u_which, b)], 1)
-                changed = True
-        np.maximum(max_n, link_load, out=max_n)
-        if maxmin and (tx == t).any():
-            changed = True
-        if not changed:
-            continue
-        # rates
-        flying = count > 0
-        if maxmin:
-            moving = flying & (tx <= t)
-            rate = usage.maxmin(moving, budget)
-            c = np.where(flying, rate, 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                left = np.where(np.isinf(rate), 0.0, rem / np.where(rate > 0, rate, 1.0))
-            left = np.where((rate == 0) & (rem > 0), np.inf, left)
-            pred = np.where(moving, t + left, np.inf)
-            pred = np.where(moving & (rem <= 0), t, pred)
-        else:
-            per = usage.per_byte(usage.loads(count))
-            c = np.where(flying, per, 0.0)
-            pred = np.where(flying, np.maximum(tx, t) + rem * c, np.inf)
-    trace.events = events
-    trace.native = (busy, max_n)
 
 
 # --------------------------------------------------------------------------- one route

@@ -476,3 +476,24 @@ def test_a_fit_of_huge_times_is_finite():
     best = fit(read_csv("\n".join(rows) + "\n"))[0]
     assert all_finite([best.coefficients, best.errors, best.chi2])
     assert best.coefficients["c"] > 1e304
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_a_time_a_byte_that_overflows_under_load_is_refused_even_for_no_bytes(tmp_path, pure):
+    """0 bytes at a time a byte that the load makes infinite is NaN: the C kernel looped
+    on it for ever (found by the property test above); the trace it is given to is the
+    Python one, which names the link. In a process of its own: a loop in C cannot be
+    interrupted."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.machine"
+    path.write_text(_model(1.1423722788019087e308, 1.1423722788019087e308, None, 1))
+    env = {**os.environ, native.PURE_ENV: pure}
+    done = subprocess.run([sys.executable, "-c", "from parasol_core.cli import main; raise SystemExit(main())",
+                           "simulate", str(path),
+                           "--pattern", "alltoall", "--bytes", "0"], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "link 1 of topology 1 has speed 1.14237e+308" in done.stderr

@@ -15,11 +15,12 @@ import pytest
 from estimator_support import estimator  # noqa: F401
 
 from parasol_core.cli import main
-from parasol_core.simulate.phases import PhaseError, _as_arrays, _Trace, simulate
+from parasol_core.simulate.flow import run_flow
+from parasol_core.simulate.phases import PhaseError, _as_arrays, simulate
+from parasol_core.simulate.trace import Phase
 from parasol_core.syntax.loader import load, loads
 from parasol_core.syntax.writer import dumps
-from parasol_core.topology import resources
-from parasol_core.topology.resources import NetOptions, run_flow, usage_of
+from parasol_core.topology.resources import NetOptions, usage_of
 from parasol_core.topology.transfer import RouteTable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
@@ -260,8 +261,7 @@ def test_the_flow_trace_agrees_with_the_1994_trace_without_annotations():
     arrays = _as_arrays(msgs)
     table = RouteTable.for_machine(machine)
     ids = table.add_many(arrays.src, arrays.dst)
-    trace = _Trace(table, ids, arrays)
-    run_flow(trace, usage_of(table, ids, NetOptions()), "max", 10**9)
+    trace = run_flow(Phase.of(table, ids, arrays), usage_of(table, ids, NetOptions()), "max")
     assert trace.end == pytest.approx(expected.end, rel=1e-12, abs=1e-15)
     assert trace.alone == pytest.approx(expected.alone, rel=1e-12)
 
@@ -272,16 +272,6 @@ def test_maxmin_on_all_to_all_makespan_close_single_messages_faster():
     b = simulate(machine, pattern="alltoall", bytes=1e5, sharing="maxmin")
     assert b.makespan == pytest.approx(a.makespan, rel=0.01)
     assert (b.end <= a.end * (1 + 1e-9)).sum() > len(a.end) // 2
-
-
-def test_maxmin_refuses_a_phase_past_its_work_limit(monkeypatch):
-    monkeypatch.setattr(resources, "MAX_FLOW_WORK", 1000)
-    machine = load(GRID)
-    with pytest.raises(PhaseError) as e:
-        simulate(machine, pattern="alltoall", bytes=10, sharing="maxmin")
-    assert "1,000 message-resource updates" in str(e.value)
-    assert "1,000,000 messages" in str(e.value)  # and the C trace's message limit
-    simulate(machine, pattern="alltoall", bytes=10)  # the default: not this limit
 
 
 def test_an_unknown_sharing_is_a_phase_error():
