@@ -162,8 +162,11 @@ def export_platform(machine: Machine) -> Exported:
     for p in routers:
         lines.append(f'    <router id="p{p}"/>')
     split = topo.duplex is not None
+    ids = [link.id for link in topo.links if link.id is not None]
+    fatpipe, shared = (_ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared"))
     sd = False
     usable: dict[int, list[int]] = {}
+    directed: set[int] = set()  # the split-duplex links: a route names their direction
     for link in topo.links:
         if link.id is None or not link.connect:
             continue
@@ -173,7 +176,12 @@ def export_platform(machine: Machine) -> Exported:
                               "positive bandwidth (1 / speed)")  # fmt: skip
         lat = link.latency.mean if link.latency is not None else 0.0
         sd = sd or any(t is not None and t.sd for t in (link.latency, link.speed))
-        policy = ' sharing_policy="SPLITDUPLEX"' if split and len(link.connect) == 2 else ""
+        policy = ""
+        if link.id in fatpipe:
+            policy = ' sharing_policy="FATPIPE"'
+        elif split and len(link.connect) == 2 and link.id not in shared:
+            policy = ' sharing_policy="SPLITDUPLEX"'
+            directed.add(link.id)
         bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed {speed!r})")
         lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
                      f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
@@ -211,21 +219,39 @@ def export_platform(machine: Machine) -> Exported:
             same = back.links == tuple(reversed(r.links)) and back.processors == tuple(
                 reversed(r.processors)
             )
-            _route(lines, r, usable, split, symmetrical=same)
+            _route(lines, r, usable, directed, symmetrical=same)
             if not same:
-                _route(lines, back, usable, split, symmetrical=False)
+                _route(lines, back, usable, directed, symmetrical=False)
     lines += ["  </zone>", "</platform>", ""]
     return Exported("\n".join(lines), notes)
 
 
-def _route(lines: list[str], r, usable: dict[int, list[int]], split: bool,  # noqa: ANN001
+def _ids(text: str | None, ids: list[int]) -> set[int]:
+    """Those of ``ids`` a policy annotation lists (``# piui: fatpipe = 3 5-9``)."""
+    from bisect import bisect_right
+
+    from parasol_core.syntax.annotations import link_list_ids
+
+    runs = link_list_ids(text)
+    if not runs:
+        return set()
+    firsts = [lo for lo, _ in runs]  # ascending, disjoint, as the annotation is kept
+    out = set()
+    for i in ids:
+        at = bisect_right(firsts, i) - 1
+        if at >= 0 and i <= runs[at][1]:
+            out.add(i)
+    return out
+
+
+def _route(lines: list[str], r, usable: dict[int, list[int]], directed: set[int],  # noqa: ANN001
            symmetrical: bool) -> None:  # fmt: skip
     sym = "" if symmetrical else ' symmetrical="NO"'
     lines.append(f'    <route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>')
     for k, lid in enumerate(r.links):
         direction = ""
         ends = usable[lid]
-        if split and len(ends) == 2:  # UP is from the first processor listed to the second
+        if lid in directed:  # UP is from the first processor listed to the second
             direction = ' direction="UP"' if r.processors[k] == ends[0] else ' direction="DOWN"'
         lines.append(f'      <link_ctn id="l{lid}"{direction}/>')
     lines.append("    </route>")

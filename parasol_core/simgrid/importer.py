@@ -32,7 +32,7 @@ from parasol_core.base.numeric import (
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
-from parasol_core.syntax.annotations import check_network
+from parasol_core.syntax.annotations import check_network, link_list_text
 from parasol_core.topology import generators
 from parasol_core.topology.shape import declared_shape
 
@@ -51,6 +51,8 @@ class Imported:
 
     machine: Machine
     notes: list[str]
+    #: each processor's name in the platform (host, router or implicit switch), by number
+    names: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -509,10 +511,10 @@ def _cluster(p: _Platform, el: Element) -> None:
             for i, h, port in zip(radicals, hosts, ports):
                 new_link(f"{cid}_link_{i}", [h, port])
             bb_policy = el.get("bb_sharing_policy", "SHARED")
-            if bb_policy == "FATPIPE":
-                p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in "
-                            "PARASOL", f"{cid}_backbone")  # fmt: skip
-            new_link(f"{cid}_backbone", [*ports, router], bb_bw, bb_lat, "SHARED")
+            if bb_policy not in ("SHARED", "FATPIPE"):
+                raise p.error(f"cluster {cid!r}: bb_sharing_policy {bb_policy!r} is not "
+                              "SHARED or FATPIPE", el)  # fmt: skip
+            new_link(f"{cid}_backbone", [*ports, router], bb_bw, bb_lat, bb_policy)
             facts["backbone"] = True
         p.zone_of_router[router] = cid
     elif topology == "TORUS":
@@ -842,7 +844,9 @@ def build(p: _Platform, name: str) -> Imported:
         processors.append(Processor(id=t, name=f"type {t}"))
 
     links: list[Link] = []
-    split = shared = 0
+    split = 0
+    shared: list[int] = []
+    fatpipe: list[int] = []
     next_id = 1
     for link in p.links.values():
         if len(link.ends) < 2:
@@ -871,21 +875,22 @@ def build(p: _Platform, name: str) -> Imported:
         links.append(Link(id=lid, latency=lat, speed=Timing(speed),
                           connect=[number[e] for e in link.ends]))  # fmt: skip
         if link.policy == "FATPIPE":
-            p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in PARASOL",
-                        f"link {link.name}")  # fmt: skip
+            fatpipe.append(lid)  # each flow bounded alone: '# piui: fatpipe'
         elif link.policy == "WIFI":
             p.notes.add("Wifi links: read as shared links", f"link {link.name}")
         if len(link.ends) == 2:
             if link.policy == "SPLITDUPLEX":
                 split += 1
-            else:
-                shared += 1
+            elif link.policy != "FATPIPE":
+                shared.append(lid)
     duplex = None
-    if split and not shared:
-        duplex = 0.0  # every two-ended link full duplex, nothing added by the other way
-    elif split:
-        p.notes.add(f"split-duplex links among shared ones ({split} of {split + shared}): "
-                    "PARASOL's duplex is for a whole topology; read as shared")  # fmt: skip
+    if split:
+        duplex = 0.0  # split-duplex links full duplex, nothing added by the other way
+    # Each link keeps its policy (issue 36): among split-duplex links, a SHARED (or
+    # Wifi) two-ended link is one resource both ways, '# piui: shared'; a FATPIPE link
+    # bounds each flow alone, '# piui: fatpipe'.
+    shared_text = link_list_text(shared) if split and shared else None
+    fatpipe_text = link_list_text(fatpipe) if fatpipe else None
     if PREFIX + "duplex" in props:
         try:
             duplex = read_float(props[PREFIX + "duplex"]) if props[PREFIX + "duplex"] else None
@@ -926,6 +931,7 @@ def build(p: _Platform, name: str) -> Imported:
                  if props.get(PREFIX + "setup") else None)  # fmt: skip
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
+        shared=shared_text, fatpipe=fatpipe_text,
         id=_prop(p, props, "topology-id", props.get(PREFIX + "topology-id", "1"), _read_whole, "an id"),
         name=props.get(PREFIX + "topology-name", None if ours else name),
         setup=setup,
@@ -952,7 +958,7 @@ def build(p: _Platform, name: str) -> Imported:
             "costs; PARASOL routes the links by 'shortest' (fewest hops, its own tie-break)"
         )
     _compare_routes(p, topo, number)
-    return Imported(machine, p.notes.lines())
+    return Imported(machine, p.notes.lines(), {n: name for name, n in number.items()})
 
 
 def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> None:

@@ -31,7 +31,7 @@ def test_import_opens_the_platform_as_a_new_unsaved_model(main_window, tmp_path)
     assert box is not None and box.isVisible() and not box.isModal()
     assert "small.xml is open as a new model" in box.text()
     assert "multi-core hosts" in box.informativeText()
-    assert "FATPIPE" in box.informativeText()
+    assert "host properties" in box.informativeText()
     assert main_window.errors == []
 
 

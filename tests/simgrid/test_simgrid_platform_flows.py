@@ -1,0 +1,125 @@
+"""SimGrid platforms imported into PARASOL simulate as SimGrid simulates them (issue 36):
+SimGrid 3.32 runs the platform FILE itself (its own clusters, its own routing, its own
+link policies) through tests/simgrid_flow_probe.py, and PARASOL runs the model the import
+makes under ``sharing="cm02"``; every message ends within 1e-6 of SimGrid's. Skipped
+where python3-simgrid is absent (tests/simgrid/test_flow_simgrid.py says why the runs
+use SimGrid's Full update mode and a finer timing precision)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+from test_flow_simgrid import EXACT, MISSING, PROBE, SYSTEM_PYTHON
+
+from parasol_core.simgrid import import_text
+from parasol_core.simulate.messages import MessageArrays
+from parasol_core.simulate.phases import simulate_phase
+from parasol_core.topology.switches import compute_processors
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+HEAD = ('<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1">\n')  # fmt: skip
+
+
+def run_simgrid(path, names: dict[int, str], msgs: MessageArrays) -> np.ndarray:
+    """SimGrid's end of each message, run on the platform file itself."""
+    messages = path.parent / "messages.json"
+    rows = [[names[a], names[b], int(n), float(t)] for a, b, n, t in
+            zip(msgs.src.tolist(), msgs.dst.tolist(), msgs.nbytes.tolist(), msgs.start.tolist())]  # fmt: skip
+    messages.write_text(json.dumps(rows))
+    done = subprocess.run([SYSTEM_PYTHON, str(PROBE), str(path), str(messages), *EXACT],
+                          capture_output=True, text=True, timeout=1200)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return np.asarray(json.loads(done.stdout.strip().splitlines()[-1])["ends"])
+
+
+def agree(tmp_path, text: str, phase, sharing: str = "cm02"):
+    """Import ``text``, make the phase ``phase(hosts)`` over its compute processors, and
+    check PARASOL's ends against SimGrid's on the file; both returned."""
+    path = tmp_path / "platform.xml"
+    path.write_text(text)
+    imported = import_text(text)
+    machine = imported.machine
+    hosts = compute_processors(machine, machine.hardware())
+    msgs = phase(hosts)
+    ours = simulate_phase(machine, msgs, sharing=sharing).end
+    theirs = run_simgrid(path, imported.names, msgs)
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    return ours, theirs
+
+
+def random_phase(hosts: np.ndarray, n: int, seed: int, window: float = 0.0) -> MessageArrays:
+    rng = np.random.default_rng(seed)
+    c = hosts.shape[0]
+    a = rng.integers(0, c, n)
+    b = (a + rng.integers(1, c, n)) % c
+    start = rng.uniform(0, window, n) if window else None
+    return MessageArrays(hosts[a], hosts[b], rng.integers(1, 1 << 20, n).astype(float), start)
+
+
+def alltoall(hosts: np.ndarray, nbytes: float = 65536.0) -> MessageArrays:
+    a, b = np.meshgrid(hosts, hosts, indexing="ij")
+    keep = a != b
+    return MessageArrays(a[keep], b[keep], nbytes)
+
+
+def incast(hosts: np.ndarray, nbytes: float = 65536.0) -> MessageArrays:
+    return MessageArrays(hosts[1:], np.full(hosts.shape[0] - 1, hosts[0]), nbytes)
+
+
+# --------------------------------------------------------------------------- link policies
+
+TWO_CLUSTERS = (
+    HEAD
+    + """<zone id="world" routing="Full">
+  <cluster id="A" prefix="a" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"
+           router_id="ra"/>
+  <cluster id="B" prefix="b" suffix="" radical="0-3" speed="1Gf" bw="125MBps" lat="50us"
+           router_id="rb"/>
+  <link id="wan" bandwidth="{wan_bw}" latency="1ms" sharing_policy="{wan}"/>
+  <zoneRoute src="A" dst="B" gw_src="ra" gw_dst="rb"><link_ctn id="wan"{way}/></zoneRoute>
+</zone>
+</platform>
+"""
+)
+
+
+def test_split_duplex_clusters_joined_by_a_shared_wan_keep_both_policies(tmp_path):
+    """Issue 36: the clusters' links stay split duplex beside the shared WAN link, so
+    two opposite flows a0 -> b0 and b0 -> a0 share the WAN (each at half of it) and
+    nothing else: SimGrid's 13.4 ms, not the 26.9 ms of every link read as shared."""
+    text = TWO_CLUSTERS.format(wan="SHARED", wan_bw="10MBps", way="")
+    hw = import_text(text).machine.hardware()
+    assert hw.duplex == 0.0 and hw.shared is not None and hw.fatpipe is None
+    ours, _ = agree(tmp_path, text, lambda h: MessageArrays([h[0], h[4]], [h[4], h[0]], 65536.0))
+    # alone: 1.1 ms of latency and 6.55 ms on the WAN; together the WAN takes twice that
+    assert ours.tolist() == pytest.approx([1.1e-3 + 2 * 65536 / 1e7] * 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("wan", ["SHARED", "SPLITDUPLEX", "FATPIPE"])
+def test_every_wan_policy_shares_as_in_simgrid(tmp_path, wan):
+    text = way = ' direction="UP"' if wan == "SPLITDUPLEX" else ""
+    text = TWO_CLUSTERS.format(wan=wan, wan_bw="100MBps", way=way)
+    hw = import_text(text).machine.hardware()
+    assert (hw.fatpipe is not None) == (wan == "FATPIPE")
+    assert (hw.shared is not None) == (wan == "SHARED")
+    agree(tmp_path, text, lambda h: random_phase(h, 60, 11, 1e-3))
+
+
+@pytest.mark.parametrize("bb", ["SHARED", "FATPIPE"])
+def test_a_flat_cluster_backbone_keeps_its_policy(tmp_path, bb):
+    text = (
+        HEAD
+        + f"""<cluster id="c" prefix="h" suffix="" radical="0-7" speed="1Gf"
+      bw="1GBps" lat="1us" bb_bw="2GBps" bb_lat="10us" bb_sharing_policy="{bb}"/>
+</platform>
+"""
+    )
+    hw = import_text(text).machine.hardware()
+    assert (hw.fatpipe is not None) == (bb == "FATPIPE")
+    ours, _ = agree(tmp_path, text, alltoall)
+    agree(tmp_path, text, incast)
