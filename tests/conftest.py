@@ -135,6 +135,7 @@ SUBPROCESS_MODULES = {
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
+    "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator

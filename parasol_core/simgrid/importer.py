@@ -904,7 +904,7 @@ def build(p: _Platform, name: str) -> Imported:
         if topology == "TORUS":
             dims = facts["dims"]
             shape = tuple(dims)
-            routing = f"{len(dims)}Dtorus" if len(dims) <= 3 else "NDtorus"
+            routing = "simgrid-torus"  # SimGrid's tie-break (topology/techniques.py)
         elif topology == "FAT_TREE":
             network = facts.get("network")
             if network is None:

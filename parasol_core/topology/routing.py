@@ -48,6 +48,7 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "3Dtorus": _T + "TORUS_3D",
     "NDmesh": _T + "ND_MESH",
     "NDtorus": _T + "ND_TORUS",
+    "simgrid-torus": _T + "SIMGRID_TORUS",
     "broadcast": _T + "BROADCAST",
     "hypercube": _T + "HYPERCUBE",
     "shortest": "parasol_core.topology.shortest:SHORTEST",

@@ -1,0 +1,63 @@
+"""SimGrid clusters imported into PARASOL route as SimGrid routes them (issue 36): for
+every ordered pair of hosts, the processors PARASOL's route visits are the nodes
+SimGrid's route (``Host.route_to``, tests/simgrid/simgrid_probe.py) goes through, read
+from the names SimGrid gives its cluster links. Skipped where python3-simgrid is
+absent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from test_simgrid_run import MISSING, probe
+
+from parasol_core.simgrid import import_text
+from parasol_core.topology.index import index_of
+from parasol_core.topology.switches import compute_processors
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+HEAD = ('<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1">\n')  # fmt: skip
+
+
+def cluster(topology: str, params: str, hosts: int, policy: str = "SPLITDUPLEX") -> str:
+    return HEAD + (f'<cluster id="c" prefix="n" suffix="" radical="0-{hosts - 1}" speed="1Gf" '
+                   f'bw="1GBps" lat="1us" topology="{topology}" topo_parameters="{params}" '
+                   f'sharing_policy="{policy}"/>\n</platform>\n')  # fmt: skip
+
+
+def all_routes(tmp_path, text: str):  # noqa: ANN201
+    """The imported model, its names, and SimGrid's route (link names) of every pair."""
+    path = tmp_path / "cluster.xml"
+    path.write_text(text)
+    imported = import_text(text)
+    machine = imported.machine
+    hosts = compute_processors(machine, machine.hardware()).tolist()
+    pairs = [(a, b) for a in hosts for b in hosts if a != b]
+    names = imported.names
+    sim = probe(path, "routes", *(f"{names[a]}:{names[b]}" for a, b in pairs))
+    return imported, pairs, {(a, b): sim[f"{names[a]}:{names[b]}"]["links"] for a, b in pairs}
+
+
+TORUS_LINK = re.compile(r"c_link_from_(\d+)_to_(\d+)_(UP|DOWN)")
+
+
+@pytest.mark.parametrize("dims", ["4,4,4", "6,3,2", "8", "2,4"])
+def test_an_imported_torus_visits_simgrids_nodes(tmp_path, dims):
+    """Issue 36: 721 of the 4,032 pairs of a 4 x 4 x 4 torus took other nodes when the
+    import routed by ``3Dtorus`` (a tie going the positive way from coordinate 2 too)."""
+    size = 1
+    for d in dims.split(","):
+        size *= int(d)
+    imported, pairs, sim = all_routes(tmp_path, cluster("TORUS", dims, size))
+    hw = imported.machine.hardware()
+    assert hw.routing == "simgrid-torus"
+    index = index_of(hw)
+    batch = index.routes([a for a, _ in pairs], [b for _, b in pairs])
+    for (a, b), ours in zip(pairs, batch):
+        visit = [a]
+        for name in sim[(a, b)]:
+            x, y, way = TORUS_LINK.fullmatch(name).groups()
+            visit.append(int(y) + 1 if way == "UP" else int(x) + 1)  # host k is processor k+1
+        assert list(ours.processors) == visit, (a, b)
