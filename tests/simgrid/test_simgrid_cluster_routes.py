@@ -27,7 +27,7 @@ def cluster(topology: str, params: str, hosts: int, policy: str = "SPLITDUPLEX")
                    f'sharing_policy="{policy}"/>\n</platform>\n')  # fmt: skip
 
 
-def all_routes(tmp_path, text: str):  # noqa: ANN201
+def all_routes(tmp_path, text: str):
     """The imported model, its names, and SimGrid's route (link names) of every pair."""
     path = tmp_path / "cluster.xml"
     path.write_text(text)
