@@ -51,7 +51,14 @@ NETWORK_KINDS: dict[str, tuple[str, ...]] = {
     "fattree3": ("d1", "u1", "d2", "u2", "d3"),
     # groups, routers per group, terminals per router, global links per router
     "dragonfly": ("g", "a", "p", "h"),
+    # SimGrid's FAT_TREE (an extended generalized fat tree): H levels, then H children
+    # counts, H parent counts and H parallel-link counts (3H + 1 numbers)
+    "xgft": ("h", "m1..mH", "w1..wH", "p1..pH"),
 }
+#: network kinds whose count of numbers depends on the first one: kind -> (numbers
+#: besides the groups, numbers a group, the most groups); an ``xgft`` of H levels has
+#: 1 + 3H numbers, H from 1 to 8
+VARIABLE_NETWORKS: dict[str, tuple[int, int, int]] = {"xgft": (1, 3, 8)}
 
 
 @dataclass(frozen=True)

@@ -629,13 +629,12 @@ def _fat_tree(p, el, cid, hosts, tree, new_link, facts) -> None:  # noqa: ANN001
                 for _ in range(ports[level]):
                     new_link(f"{cid}_link_{k}", [lower[c], parent])
                     k += 1
-    if any(x > 1 for x in ports):
-        p.notes.add("parallel links in a fat tree: PARASOL routes over the lowest-numbered "
-                    "link between two processors, SimGrid spreads routes over them", cid)  # fmt: skip
     facts.update(levels=h, m=m, w=w, ports=ports)
     k0 = m[0]
     if all(x == k0 for x in m) and w == [1] + [k0] * (h - 1) and all(x == 1 for x in ports):
-        facts["network"] = f"fattree {k0} {h}"
+        facts["network"] = f"fattree {k0} {h}"  # d-mod-k updown is SimGrid's routing there
+    else:  # SimGrid's general fat tree: updown routes it as SimGrid does, parallel links too
+        facts["network"] = " ".join(map(str, ["xgft", h, *m, *w, *ports]))
 
 
 def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -> _Dragonfly:
@@ -906,10 +905,13 @@ def build(p: _Platform, name: str) -> Imported:
             shape = tuple(dims)
             routing = "simgrid-torus"  # SimGrid's tie-break (topology/techniques.py)
         elif topology == "FAT_TREE":
-            network = facts.get("network")
-            if network is None:
-                p.notes.add("a fat tree that is not a k-ary n-tree: no '# piui: network' line",
-                            cid)  # fmt: skip
+            network, routing = facts["network"], "updown"
+            try:  # numbers past what the annotation holds (a count over 10^6, 9 levels)
+                network = check_network(network)
+            except ValueError as e:
+                p.notes.add(f"a fat tree the '# piui: network' line cannot describe ({e}): "
+                            "routed by 'shortest'", cid)  # fmt: skip
+                network, routing = None, "shortest"
     if PREFIX + "routing" in props:
         routing = props[PREFIX + "routing"] or None
     if PREFIX + "shape" in props:

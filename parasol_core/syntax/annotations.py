@@ -38,7 +38,7 @@ from parasol_core.base.numeric import (
     why_not_number,
 )
 from parasol_core.base.source import BOM, LineIndex, ValueSource
-from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
+from parasol_core.model import NETWORK_KINDS, ROLES, VARIABLE_NETWORKS, Block, Machine
 
 #: the keys a topology section reads, and what each number means
 KEYS = {
@@ -351,6 +351,14 @@ def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
         shown = kind if len(kind) <= 40 else kind[:40] + "..."
         return None, f"unknown network {shown!r} (known: {forms}){why_not_number(kind)}"
     names = NETWORK_KINDS[kind]
+    if kind in VARIABLE_NETWORKS:  # xgft H m1..mH w1..wH p1..pH
+        fixed, per, most = VARIABLE_NETWORKS[kind]
+        first = numbers[0] if numbers else ""
+        groups = int(first) if len(first) <= 2 and is_whole(first) else 0
+        if not 1 <= groups <= most or len(numbers) != fixed + per * groups:
+            return None, (f"a {kind} takes H (1 to {most}) and then {per} lists of H whole "
+                          f"numbers: {kind} {' '.join(names)}")  # fmt: skip
+        names = tuple(f"n{i}" for i in range(len(numbers)))
     # ASCII digits only, and at most 7 of them (10**6): '²'.isdigit() is true, int('²')
     # fails, and int('٢') is 2
     if len(numbers) != len(names) or not all(

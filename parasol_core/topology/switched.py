@@ -81,7 +81,8 @@ from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout
 
-FAT_TREE_KINDS = ("fattree", "fattree2", "fattree3")
+FAT_TREE_KINDS = ("fattree", "fattree2", "fattree3", "xgft")
+XGFT_MAX_LEVELS = 8
 
 
 # --------------------------------------------------------------------------- fat trees
@@ -94,6 +95,12 @@ class FatTree:
 
     down: tuple[int, ...]
     up: tuple[int, ...]
+    #: an ``xgft`` (SimGrid's FAT_TREE): parents per compute processor, and the parallel
+    #: links between a node of each level and each of its parents (empty: all 1)
+    host_up: int = 1
+    ports: tuple[int, ...] = ()
+    #: routed as SimGrid 3.32 routes it (:meth:`simgrid_paths`), parallel links included
+    simgrid: bool = False
 
     @classmethod
     def of(cls, kind: str, values: tuple[int, ...] | list[int]) -> FatTree:
@@ -114,6 +121,15 @@ class FatTree:
             if any(x < 1 for x in v):
                 raise ValueError(f"the port counts of a {kind} must be positive, got {tuple(v)}")
             return cls(tuple(v[0::2]), tuple(v[1::2]))
+        if kind == "xgft":
+            if not v or not 1 <= v[0] <= XGFT_MAX_LEVELS or len(v) != 1 + 3 * v[0]:
+                raise ValueError("an xgft takes H (1 to 8 levels), then H children counts, H "
+                                 "parent counts and H parallel-link counts")  # fmt: skip
+            h = v[0]
+            down, up, ports = v[1 : 1 + h], v[1 + h : 1 + 2 * h], v[1 + 2 * h :]
+            if min(v) < 1:
+                raise ValueError(f"the counts of an xgft must be positive, got {tuple(v)}")
+            return cls(tuple(down), tuple(up[1:]), up[0], tuple(ports), simgrid=True)
         raise ValueError(f"not a fat tree: {kind!r}")
 
     @property
@@ -122,8 +138,14 @@ class FatTree:
 
     @cached_property
     def w(self) -> tuple[int, ...]:
-        """Parents per node, by level 1..h (w_1 = 1: a compute processor's one leaf)."""
-        return (1, *self.up)
+        """Parents per node, by level 1..h (w_1 = 1, a compute processor's one leaf,
+        but in an ``xgft``)."""
+        return (self.host_up, *self.up)
+
+    @cached_property
+    def p(self) -> tuple[int, ...]:
+        """Parallel links from a node of each level 0..h-1 to each of its parents."""
+        return self.ports or (1,) * self.levels
 
     @cached_property
     def level_sizes(self) -> tuple[int, ...]:
@@ -145,8 +167,10 @@ class FatTree:
 
     @property
     def links(self) -> int:
-        # a compute link each, then each node of levels 1..h-1 has w_(i+1) up links
-        return self.compute + sum(n * u for n, u in zip(self.level_sizes, self.up))
+        # a compute link each (w_1 p_1 in an xgft), then each node of levels 1..h-1 has
+        # w_(i+1) p_(i+1) up links
+        sizes = (self.compute, *self.level_sizes)
+        return sum(n * u * q for n, u, q in zip(sizes, self.w, self.p))
 
     @cached_property
     def bases(self) -> tuple[int, ...]:
@@ -175,8 +199,93 @@ class FatTree:
             wlow = wup
         return np.concatenate(parts)
 
+    def simgrid_paths(
+        self, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The routes SimGrid 3.32's ``FatTreeZone::get_local_route`` gives, batch form,
+        with the rank of the parallel link each hop crosses (0: the lowest id, as the
+        SimGrid import numbers them: port ``j`` of a pair is its ``j``-th link).
+
+        Labels as SimGrid's: a node of level ``L`` has ``h`` digits, digit ``j`` counting
+        to ``w[j]`` below ``L`` and to ``m[j]`` from ``L`` on, digit 0 the fastest (its
+        position in its level). Up from level ``L`` while the node's digits from ``L`` on
+        differ from the destination's: ``x = (d // prod(w[i], i < L)) mod (w[L] p[L])``
+        (3.32 divides by the parent counts alone, and takes the modulus over the
+        parallel links too), the parent whose digit ``L`` is ``x mod w[L]``, over its link ``x //
+        w[L]``. Down: to the child whose digit is the destination's, over the link the
+        scan of SimGrid's loop finds: it starts at ``(s mod p) m + digit`` (``s`` the
+        source's position), and after a step it goes on scanning the next node's
+        children from the index it stopped at, taking the next index of the right digit
+        if there is one below that node's ``m p`` (SimGrid's loop does not restart)."""
+        s = np.asarray(src, dtype=np.int64) - 1
+        d = np.asarray(dst, dtype=np.int64) - 1
+        h, m, w, p = self.levels, self.down, self.w, self.p
+        k = s.shape[0]
+        sd = np.empty((k, h), dtype=np.int64)
+        dd = np.empty((k, h), dtype=np.int64)
+        rest_s, rest_d = s.copy(), d.copy()
+        top = np.zeros(k, dtype=np.int64)  # R: the level of the first common ancestor
+        for j in range(h):
+            sd[:, j], rest_s = rest_s % m[j], rest_s // m[j]
+            dd[:, j], rest_d = rest_d % m[j], rest_d // m[j]
+        for r in range(h, 0, -1):  # the lowest R whose digits from R on agree
+            agree = (sd[:, r:] == dd[:, r:]).all(axis=1)
+            top = np.where(agree, r, top)
+        top[s == d] = 0
+        label = sd.copy()
+        cols = np.empty((k, 2 * h + 1), dtype=np.int64)
+        keep = np.zeros((k, 2 * h + 1), dtype=bool)
+        ranks = np.zeros((k, 2 * h), dtype=np.int64)
+        hop_keep = np.zeros((k, 2 * h), dtype=bool)
+        cols[:, 0] = s + 1
+        keep[:, 0] = True
+        bases = (0, *(b - self.compute for b in self.bases))  # level start, 0-based
+        divide = 1
+        for lvl in range(h):  # up from level lvl to lvl + 1
+            live = lvl < top
+            x = (d // divide) % (w[lvl] * p[lvl])
+            divide *= w[lvl]  # SimGrid 3.32 divides by the parents only
+            label[:, lvl] = np.where(live, x % w[lvl], label[:, lvl])
+            cols[:, lvl + 1] = self.compute + bases[lvl + 1] + self._position(label, lvl + 1) + 1
+            keep[:, lvl + 1] = live
+            ranks[:, lvl] = x // w[lvl]
+            hop_keep[:, lvl] = live
+        prev = np.zeros(k, dtype=np.int64)
+        going = np.zeros(k, dtype=bool)  # inside SimGrid's scan of children
+        for n, lvl in enumerate(range(h, 0, -1)):  # down from level lvl to lvl - 1
+            live = lvl <= top
+            mm, pp = m[lvl - 1], p[lvl - 1]
+            digit = dd[:, lvl - 1]
+            nxt = prev + 1 + (digit - prev - 1) % mm
+            at = np.where(going & (nxt < mm * pp), nxt, (s % pp) * mm + digit)
+            prev = np.where(live, at, prev)
+            going |= live
+            label[:, lvl - 1] = np.where(live, digit, label[:, lvl - 1])
+            if lvl > 1:
+                cols[:, h + 1 + n] = (self.compute + bases[lvl - 1]
+                                      + self._position(label, lvl - 1) + 1)  # fmt: skip
+            else:
+                cols[:, h + 1 + n] = d + 1
+            keep[:, h + 1 + n] = live
+            ranks[:, h + n] = at // mm
+            hop_keep[:, h + n] = live
+        offsets, procs = _flatten(cols, keep)
+        return offsets, procs, ranks[hop_keep]
+
+    def _position(self, label: np.ndarray, level: int) -> np.ndarray:
+        """Positions in their level of nodes of level ``level`` with digits ``label``."""
+        out = np.zeros(label.shape[0], dtype=np.int64)
+        stride = 1
+        for j in range(self.levels):
+            out += label[:, j] * stride
+            stride *= self.w[j] if j < level else self.down[j]
+        return out
+
     def paths(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Up/down routes between compute processors (1-based numbers), batch form."""
+        if self.simgrid:
+            offsets, procs, _ = self.simgrid_paths(src, dst)
+            return offsets, procs
         s = np.asarray(src, dtype=np.int64) - 1
         d = np.asarray(dst, dtype=np.int64) - 1
         h = self.levels
@@ -437,6 +546,19 @@ class UpDownRouting(_ArrayRouting):
         dst = np.asarray(dst, dtype=np.int64)
         _check_compute(src, dst, tree.compute, layout.label, "switch")
         return tree.paths(src, dst)
+
+    def ranked_paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`paths`, and on an ``xgft`` the parallel link each hop takes."""
+        tree = fat_tree_of(layout, self.name)
+        if not tree.simgrid:
+            offsets, procs = self.paths(layout, src, dst)
+            return offsets, procs, None
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        _check_compute(src, dst, tree.compute, layout.label, "switch")
+        return tree.simgrid_paths(src, dst)
 
     def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
         """At most the processors the routes visit: up to the top and down again."""

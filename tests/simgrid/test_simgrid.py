@@ -291,11 +291,14 @@ def test_simgrids_example_fat_tree_parameters():
                                    'speed="1Gf" bw="125MBps" lat="50us" topology="FAT_TREE" '
                                    'topo_parameters="2;4,4;1,2;1,2"'))  # fmt: skip
     hw = imported.machine.hardware()
-    assert hw.network is None  # not a k-ary n-tree
+    assert hw.network == "xgft 2 4 4 1 2 1 2"  # not a k-ary n-tree: SimGrid's own lists
+    assert (
+        hw.routing == "updown"
+    )  # as SimGrid routes it (tests/simgrid/test_simgrid_cluster_routes.py)
     assert hw.processor_count == 16 + 4 + 2
     assert len(hw.links) == 16 + 4 * 2 * 2  # host links, then 2 parallel to each top switch
     notes = "\n".join(imported.notes)
-    assert "parallel links" in notes and "not a k-ary n-tree" in notes
+    assert "fat tree" not in notes and errors(imported.machine) == []
 
 
 def test_a_dragonfly_cluster_follows_simgrids_construction():

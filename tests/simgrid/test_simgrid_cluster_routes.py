@@ -61,3 +61,30 @@ def test_an_imported_torus_visits_simgrids_nodes(tmp_path, dims):
             x, y, way = TORUS_LINK.fullmatch(name).groups()
             visit.append(int(y) + 1 if way == "UP" else int(x) + 1)  # host k is processor k+1
         assert list(ours.processors) == visit, (a, b)
+
+
+FAT_TREE_LINK = re.compile(r"link_from_(\d+)_(\d+)_(\d+)_(UP|DOWN)")
+
+
+@pytest.mark.parametrize(
+    ("params", "hosts"),
+    [("2;4,4;1,2;1,2", 16),  # issue 36's: two spines, two links from each leaf to each
+     ("2;4,4;1,4;1,1", 16),  # leaves with four up links: 4x SimGrid's time by 'shortest'
+     ("3;2,2,2;1,2,2;1,1,1", 8),  # the 2-ary 3-tree: 'fattree 2 3', d-mod-k
+     ("2;2,3;2,2;2,1", 6),  # hosts with two leaves, two links to each
+     ("3;2,2,3;1,2,1;1,2,3", 12)],  # parallel links at every level above the hosts
+)  # fmt: skip
+def test_an_imported_fat_tree_crosses_simgrids_links(tmp_path, params, hosts):
+    """Every pair's route crosses the links SimGrid's does, parallel links included.
+    SimGrid names a fat tree's links ``link_from_CHILD_PARENT_K`` with K counting the
+    links as it makes them, in the order the import makes them too (by level, lower
+    node, parent, then parallel link): link K is the model's link K + 1."""
+    imported, pairs, sim = all_routes(tmp_path, cluster("FAT_TREE", params, hosts))
+    hw = imported.machine.hardware()
+    assert hw.routing == "updown" and hw.network is not None
+    assert not [n for n in imported.notes if "fat tree" in n]
+    batch = index_of(hw).routes([a for a, _ in pairs], [b for _, b in pairs])
+    for (a, b), ours in zip(pairs, batch):
+        want = [int(FAT_TREE_LINK.fullmatch(name).group(3)) + 1 for name in sim[(a, b)]]
+        assert list(ours.links) == want, (a, b)
+        assert index_of(hw).route(a, b) == ours  # one route as in a batch

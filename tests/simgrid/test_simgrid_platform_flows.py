@@ -123,3 +123,45 @@ def test_a_flat_cluster_backbone_keeps_its_policy(tmp_path, bb):
     assert (hw.fatpipe is not None) == (bb == "FATPIPE")
     ours, _ = agree(tmp_path, text, alltoall)
     agree(tmp_path, text, incast)
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+def cluster(topology: str, params: str, hosts: int) -> str:
+    return HEAD + (f'<cluster id="c" prefix="n" suffix="" radical="0-{hosts - 1}" speed="1Gf" '
+                   f'bw="1GBps" lat="1us" topology="{topology}" topo_parameters="{params}"/>\n'
+                   "</platform>\n")  # fmt: skip
+
+
+def shift(hosts: np.ndarray, by: int, nbytes: float = 65536.0) -> MessageArrays:
+    return MessageArrays(hosts, np.roll(hosts, -by), nbytes)
+
+
+CLUSTER_CASES = {
+    "torus 4x4x4 random": (("TORUS", "4,4,4", 64), lambda h: random_phase(h, 300, 1, 2e-4)),
+    "torus 4x4x4 shift by half": (("TORUS", "4,4,4", 64), lambda h: shift(h, 2)),
+    "torus 6x4 alltoall": (("TORUS", "6,4", 24), alltoall),
+    "torus 4x4x4 incast": (("TORUS", "4,4,4", 64), incast),
+    # issue 36's: 'shortest' sent all inter-leaf traffic over spine 0's first link
+    "fat tree 2;4,4;1,2;1,2 shift between leaves": (
+        ("FAT_TREE", "2;4,4;1,2;1,2", 16), lambda h: shift(h, 4)),
+    "fat tree 2;4,4;1,2;1,2 alltoall": (("FAT_TREE", "2;4,4;1,2;1,2", 16), alltoall),
+    "fat tree 2;4,4;1,4;1,1 random": (
+        ("FAT_TREE", "2;4,4;1,4;1,1", 16), lambda h: random_phase(h, 200, 2, 1e-4)),
+    "fat tree 3;2,2,3;1,2,1;1,2,3 alltoall": (("FAT_TREE", "3;2,2,3;1,2,1;1,2,3", 12), alltoall),
+    "fat tree 2;2,3;2,2;2,1 incast": (("FAT_TREE", "2;2,3;2,2;2,1", 6), incast),
+    "fat tree 2-ary 3-tree random": (
+        ("FAT_TREE", "3;2,2,2;1,2,2;1,1,1", 8), lambda h: random_phase(h, 100, 3)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(CLUSTER_CASES))
+def test_an_imported_cluster_shares_as_simgrid_does(tmp_path, case):
+    shape, phase = CLUSTER_CASES[case]
+    text = cluster(*shape)
+    ours, _ = agree(tmp_path, text, phase)
+    machine = import_text(text).machine
+    msgs = phase(compute_processors(machine, machine.hardware()))
+    alone = simulate_phase(machine, msgs, sharing="cm02").alone
+    assert (ours - msgs.start > alone * 1.05).any()  # there was contention to share
