@@ -559,3 +559,26 @@ def test_a_mangled_export_is_read_or_refused_with_a_reason(data):
         import_text(text)
     except (PlatformError, BudgetError):
         pass
+
+
+def test_an_xgft_model_saves_loads_and_routes_the_same():
+    imported = import_text(cluster('id="b" prefix="n" suffix="" radical="0-15" speed="1Gf" '
+                                   'bw="125MBps" lat="50us" topology="FAT_TREE" '
+                                   'topo_parameters="2;4,4;1,2;1,2"'))  # fmt: skip
+    text = dumps(imported.machine)
+    assert "# piui: network = xgft 2 4 4 1 2 1 2" in text
+    again = loads(text)
+    assert errors(again) == []
+    hw, hw2 = imported.machine.hardware(), again.hardware()
+    assert hw2.network == hw.network and hw2.routing == "updown"
+    for a, b in [(1, 16), (16, 1), (3, 9), (5, 6)]:
+        assert route(hw2, a, b) == route(hw, a, b)
+
+
+@pytest.mark.parametrize("bad", ["xgft", "xgft 0", "xgft 2 4 4 1 2 1", "xgft 9" + " 1" * 27,
+                                 "xgft 1 4 1 0"])  # fmt: skip
+def test_a_bad_xgft_annotation_is_refused_saying_its_form(bad):
+    from parasol_core.syntax.annotations import check_network
+
+    with pytest.raises(ValueError, match="xgft"):
+        check_network(bad)
