@@ -363,15 +363,25 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
     if routing not in ROUTED_ZONES and routing != "None":
         raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
                       "DijkstraCache and clusters are)", el)  # fmt: skip
-    if routing in ("Floyd", "Dijkstra", "DijkstraCache"):
+    if routing in ("Floyd", "Dijkstra", "DijkstraCache") and not any(
+        c.tag == "prop" and c.get("id") == PREFIX + "layers" for c in el.children
+    ):
         p.floyd = True
     explicit = routing == "Full"
+    layered = False  # PIUI's zone of layers: its helper routers, link and routes skipped
     for child in el.children:
         tag = child.tag
+        if layered and (
+            tag == "route"
+            or (tag in ("router", "link") and (child.get("id") or "").startswith("parasol-"))
+        ):
+            continue  # fmt: skip
         if tag == "prop":
             key, value = _attr(p, child, "id"), child.get("value", "")
             if key.startswith(PREFIX) and top:
                 p.zone_props[key] = value
+                if key == PREFIX + "layers":
+                    layered = True
             else:
                 p.notes.add("zone properties (<prop>)", f"{zid}: {key}")
         elif tag == "host":
@@ -821,6 +831,12 @@ def build(p: _Platform, name: str) -> Imported:
         if m:
             role, _, tname = value.partition(":")
             kinds[int(m.group(1))] = (tname, role or None)
+    host_type = _whole(props.get(PREFIX + "host-type"))  # a cluster's, in a PIUI export
+    if host_type is not None:
+        compute_type = host_type
+    given_switch = _whole(props.get(PREFIX + "switch-type"))
+    if given_switch is not None:
+        switch_type = given_switch
     for host in p.hosts:
         given = p.host_props.get(host, {}).get(PREFIX + "type")
         given_type = _whole(given)
@@ -862,8 +878,8 @@ def build(p: _Platform, name: str) -> Imported:
                    "bandwidth, would be too large for a double")  # fmt: skip
             raise PlatformError(f"link {link.name!r}: a bandwidth of {link.bandwidth!r} Bps "
                                 f"is {why}", link.line, p.source)  # fmt: skip
-        given = link.props.get(PREFIX + "speed")
-        if given is not None:
+        given = link.props.get(PREFIX + "speed", props.get(PREFIX + "speed"))
+        if given is not None:  # its own, or the zone's for the links of a PIUI cluster
             try:
                 exact = read_float(given)
                 if exact > 0 and abs(1.0 / exact - link.bandwidth) <= 1e-12 * link.bandwidth:

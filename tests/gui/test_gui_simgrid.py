@@ -60,10 +60,10 @@ def test_export_writes_a_platform_that_imports_as_the_same_topology(main_window,
 def test_a_refused_export_shows_its_size_and_limit(main_window, tmp_path, monkeypatch):
     from parasol_core.simgrid import exporter
 
-    monkeypatch.setattr(exporter, "MAX_ROUTES", 1000)  # the GCel: 512 x 511 routes
+    monkeypatch.setattr(exporter, "MAX_ROUTES", 1000)  # the GCel's mesh: 24,576 routes
     target = tmp_path / "gcel.xml"
     main_window.ask_platform_path = lambda saving: str(target)
     assert not main_window.export_simgrid()
     assert not target.exists()
     title, text = main_window.errors[0]
-    assert "261,632 routes, over the limit of 1,000 routes" in text
+    assert "24,576 routes, over the limit of 1,000 routes" in text

@@ -88,3 +88,45 @@ def test_an_imported_fat_tree_crosses_simgrids_links(tmp_path, params, hosts):
         want = [int(FAT_TREE_LINK.fullmatch(name).group(3)) + 1 for name in sim[(a, b)]]
         assert list(ours.links) == want, (a, b)
         assert index_of(hw).route(a, b) == ours  # one route as in a batch
+
+
+@pytest.mark.parametrize("model", ["grid4x4", "pamela-t800", "torus 4 4 4",
+                                   "hypercube 3", "ring 6", "mesh 3 2 2"])  # fmt: skip
+def test_an_exported_zone_of_layers_routes_as_parasol_does(tmp_path, model):
+    """A dimension-order routing exported as a DijkstraCache zone of layers: SimGrid's
+    route of every pair crosses PARASOL's links in PARASOL's order, and a
+    'parasol-hop' link after each dimension."""
+    from pathlib import Path
+
+    from parasol_core import load
+    from parasol_core.model import Machine, Processor
+    from parasol_core.simgrid import export_platform
+    from parasol_core.topology.generators import generate
+
+    if " " in model:
+        kind, *dims = model.split()
+        kind = {"mesh": "grid"}.get(kind, kind)
+        machine = Machine(id=1, name="x", processor_count=1, topology_count=1,
+                          processors=[Processor(id=1, name="node")],
+                          topologies=[generate(kind, [int(x) for x in dims], 1e-6, 1e-9)])  # fmt: skip
+    else:
+        machine = load(Path(__file__).resolve().parents[2] / "sample_models" / f"{model}.machine")
+    hw = machine.hardware()
+    text = export_platform(machine).text
+    assert "DijkstraCache" in text
+    path = tmp_path / "layers.xml"
+    path.write_text(text)
+    hosts = compute_processors(machine, hw).tolist()
+    pairs = [(a, b) for a in hosts for b in hosts if a != b]
+    sim = probe(path, "routes", *(f"p{a}:p{b}" for a, b in pairs))
+    batch = index_of(hw).routes([a for a, _ in pairs], [b for _, b in pairs])
+    layers = text.count('<router id="parasol-via-') // len(hosts) + 1
+    split = hw.duplex is not None  # SimGrid names a way of a split-duplex link: l1_UP
+    for (a, b), ours in zip(pairs, batch):
+        got = sim[f"p{a}:p{b}"]["links"]
+        want = []
+        for k, lid in enumerate(ours.links):
+            up = ours.processors[k] == hw.link_by_id(lid).connect[0]
+            want.append(f"l{lid}" + (("_UP" if up else "_DOWN") if split else ""))
+        assert [n for n in got if not n.startswith("parasol-hop")] == want
+        assert len(got) - len(ours.links) == layers

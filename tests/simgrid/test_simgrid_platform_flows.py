@@ -165,3 +165,97 @@ def test_an_imported_cluster_shares_as_simgrid_does(tmp_path, case):
     msgs = phase(compute_processors(machine, machine.hardware()))
     alone = simulate_phase(machine, msgs, sharing="cm02").alone
     assert (ours - msgs.start > alone * 1.05).any()  # there was contention to share
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def exported(kind: str, dims, duplex=0.0):
+    """A generated model (switches of type 2), as the export writes it."""
+    from parasol_core.model import Machine, Processor
+    from parasol_core.simgrid import export_platform
+    from parasol_core.topology.generators import generate
+
+    topology = generate(kind, list(dims), 1e-6, 1e-9)
+    topology.duplex = duplex
+    procs = [Processor(id=1, name="node")]
+    if any(t == 2 for t in topology.types.values()):
+        procs.append(Processor(id=2, name="switch", role="switch"))
+    machine = Machine(id=1, name="x", processor_count=len(procs), topology_count=1,
+                      processors=procs, topologies=[topology])  # fmt: skip
+    return machine, export_platform(machine).text
+
+
+def agree_exported(tmp_path, machine, text: str, phase) -> np.ndarray:
+    path = tmp_path / "exported.xml"
+    path.write_text(text)
+    hosts = compute_processors(machine, machine.hardware())
+    msgs = phase(hosts)
+    ours = simulate_phase(machine, msgs, sharing="cm02")
+    theirs = run_simgrid(path, {int(p): f"p{p}" for p in hosts.tolist()}, msgs)
+    assert ours.end == pytest.approx(theirs, rel=1e-6)
+    assert (ours.end - ours.start > ours.alone * 1.05).any()  # they shared links
+    return ours.end
+
+
+EXPORT_CASES = {
+    # zones of layers: PARASOL's dimension-order routing, ties included
+    "3Dtorus 4x4x4 random": (("torus", (4, 4, 4)), "DijkstraCache",
+                             lambda h: random_phase(h, 300, 21, 2e-4)),
+    "3Dtorus 4x4x4 shift by half": (("torus", (4, 4, 4)), "DijkstraCache", lambda h: shift(h, 2)),
+    "XY mesh 6x4 alltoall": (("grid", (6, 4)), "DijkstraCache", alltoall),
+    "XYZ mesh 3x3x2 incast": (("grid", (3, 3, 2)), "DijkstraCache", incast),
+    "hypercube 4 random": (("hypercube", (4,)), "DijkstraCache",
+                           lambda h: random_phase(h, 150, 22)),
+    "ring 9 shared random": (("ring", (9,)), "<cluster", lambda h: random_phase(h, 60, 23)),
+    # clusters
+    "3Dtorus 3x3x3 random": (("torus", (3, 3, 3)), "<cluster", lambda h: random_phase(h, 200, 24)),
+    "fattree 4 2 random": (("fattree", (4, 2)), "<cluster", lambda h: random_phase(h, 200, 25)),
+    "fattree2 4 2 4 alltoall": (("fattree2", (4, 2, 4)), "<cluster", alltoall),
+    "fattree3 2 2 2 2 2 alltoall": (("fattree3", (2, 2, 2, 2, 2)), "<cluster", alltoall),
+    # explicit routes
+    "dragonfly 3 2 2 1 random": (("dragonfly", (3, 2, 2, 1)), 'routing="Full"',
+                                 lambda h: random_phase(h, 150, 26, 1e-4)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(EXPORT_CASES))
+def test_an_exported_model_shares_in_simgrid_as_in_parasol(tmp_path, case):
+    (kind, dims), form, phase = EXPORT_CASES[case]
+    machine, text = exported(kind, dims, duplex=None if "shared" in case else 0.0)
+    assert form in text
+    if form != 'routing="Full"':
+        assert "<route " not in text or form == "DijkstraCache"
+    agree_exported(tmp_path, machine, text, phase)
+
+
+def test_a_star_exports_as_a_flat_cluster_and_shares_as_in_simgrid(tmp_path):
+    from parasol_core.model import Machine, Processor
+    from parasol_core.simgrid import export_platform
+    from parasol_core.topology.generators import build
+
+    topology = build([(p, 9) for p in range(1, 9)], 9, 2e-6, 1e-9, routing="shortest")
+    topology.types[9] = 2
+    topology.duplex = 0.0
+    machine = Machine(id=1, name="star", processor_count=2, topology_count=1,
+                      processors=[Processor(id=1, name="node"),
+                                  Processor(id=2, name="switch", role="switch")],
+                      topologies=[topology])  # fmt: skip
+    text = export_platform(machine).text
+    assert 'router_id="p9"' in text
+    agree_exported(tmp_path, machine, text, incast)
+    agree_exported(tmp_path, machine, text, lambda h: random_phase(h, 80, 27, 1e-5))
+
+
+def test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol(tmp_path):
+    """The 16 x 32 mesh (XY) that exported 130 MB of explicit routes: a zone of two
+    layers of 9 MB, and SimGrid's answer PARASOL's."""
+    from pathlib import Path
+
+    from parasol_core import load
+    from parasol_core.simgrid import export_platform
+
+    machine = load(Path(__file__).resolve().parents[2] / "sample_models" / "parsytec-gcel.machine")
+    text = export_platform(machine).text
+    assert "DijkstraCache" in text and len(text) < 16 * 1024 * 1024
+    agree_exported(tmp_path, machine, text, lambda h: random_phase(h, 400, 28, 1e-3))
