@@ -19,6 +19,7 @@ the same model. The routes are counted before any is made: past :data:`MAX_ROUTE
 routes or :data:`MAX_ROUTE_LINKS` link references the export is refused, with a message
 naming both numbers.
 """
+
 from __future__ import annotations
 
 import math

@@ -179,9 +179,8 @@ def test_cm02_agrees_with_simgrid(tmp_path, case):
 
 
 def test_cm02_agrees_on_an_explicit_platform(tmp_path):
-    from tests.simulate.test_flow_engine import EXPLICIT
-
     from parasol_core.simgrid import import_text
+    from tests.simulate.test_flow_engine import EXPLICIT
 
     machine = import_text(EXPLICIT).machine
     msgs = random_phase(machine, 200, 7, 2e-5)
