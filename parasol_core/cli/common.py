@@ -32,6 +32,32 @@ SECONDS = OptionNumber(float, 0, 86400)  # a wait: up to a day
 BYTES = OptionNumber(float, 0)
 
 
+def PROCESSOR(text: str) -> int | str:
+    """A processor as a command takes it: a number (as AN_ID), or a name of the
+    topology's ``# piui: names`` line, resolved once the model is loaded
+    (:func:`processor_of`)."""
+    word = text.strip()
+    if word.isascii() and word.lstrip("+-").isdigit():
+        return AN_ID(word)
+    if not word:
+        raise argparse.ArgumentTypeError("expected a processor number or name, got ''")
+    return word
+
+
+def processor_of(machine: Machine, value: int | str | None, what: str) -> int | None:
+    """A PROCESSOR argument as the processor number it names in the machine's hardware
+    topology (a usage error naming ``what`` for a name it does not have)."""
+    if value is None or isinstance(value, int):
+        return value
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.names import processor_number
+
+    try:
+        return processor_number(machine.hardware(), value, what)
+    except RoutingError as e:
+        raise CommandError(f"error: {e}", EXIT_USAGE) from None
+
+
 class CommandError(Exception):
     """Ends a command with a message on stderr and an exit status."""
 

@@ -219,6 +219,7 @@ class Topology(Block):
         Field("shared", "shared", WORD),
         Field("fatpipe", "fatpipe", WORD),
         Field("network", "network", WORD),
+        Field("names", "names", WORD),
         Field("id", "id", INT),
         Field("name", "name", STR),
         Field("setup", "setup", TIMING),
@@ -244,6 +245,10 @@ class Topology(Block):
     fatpipe: str | None = None
     # Extension: what network this is ("dragonfly 9 4 2 2"; see NETWORK_KINDS), or None
     network: str | None = None
+    # piui: processors' names, "1=Tremblay 4=R" (a SimGrid platform's hosts and routers,
+    # issue 36; '%XX' escapes, syntax/annotations.py), or None: shown where a processor
+    # is, and taken where a processor number is (parasol_core/topology/names.py)
+    names: str | None = None
     id: int | None = None
     name: str | None = None
     setup: Timing | None = None

@@ -139,6 +139,8 @@ class _Writer:
             prop("shape", " ".join(map(str, topo.shape)))
         if topo.network is not None:
             prop("network", topo.network)
+        # hosts are pN (a cluster's switches its own): the names come back from here
+        prop("names", topo.names or "", what="the processors' names")
         if topo.forward is not None:
             prop("forward", _num(topo.forward))
             notes.append(f"the forwarding cost ({topo.forward:g} s a byte): SimGrid routers "

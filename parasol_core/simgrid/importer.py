@@ -32,7 +32,7 @@ from parasol_core.base.numeric import (
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
-from parasol_core.syntax.annotations import check_network, link_list_text
+from parasol_core.syntax.annotations import check_names, check_network, link_list_text
 from parasol_core.topology import generators
 from parasol_core.topology.shape import declared_shape
 
@@ -947,9 +947,10 @@ def build(p: _Platform, name: str) -> Imported:
     if ours:
         setup = (Timing(_prop(p, props, "setup", props[PREFIX + "setup"], read_float, ""))
                  if props.get(PREFIX + "setup") else None)  # fmt: skip
+    names = _names(p, number, props)
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
-        shared=shared_text, fatpipe=fatpipe_text,
+        shared=shared_text, fatpipe=fatpipe_text, names=names,
         id=_prop(p, props, "topology-id", props.get(PREFIX + "topology-id", "1"), _read_whole, "an id"),
         name=props.get(PREFIX + "topology-name", None if ours else name),
         setup=setup,
@@ -977,6 +978,25 @@ def build(p: _Platform, name: str) -> Imported:
         )
     _compare_routes(p, topo, number)
     return Imported(machine, p.notes.lines(), {n: name for name, n in number.items()})
+
+
+def _names(p: _Platform, number: dict[str, int], props: dict[str, str]) -> str | None:
+    """The ``# piui: names`` text: the platform's names of its hosts and routers (and
+    of the implicit switches), unless each is ``pN`` for its own number N (a file PIUI
+    wrote, whose own names come back from its ``parasol:names`` property)."""
+    if PREFIX + "names" in props:
+        try:
+            return check_names(props[PREFIX + "names"] or None)
+        except ValueError as e:
+            p.notes.add(f"the {PREFIX}names property, ignored: {shown(e, 200)}")
+            return None
+    if all(name == f"p{n}" for name, n in number.items()):
+        return None
+    try:
+        return check_names({n: name for name, n in number.items()})
+    except ValueError as e:
+        p.notes.add(f"the processors' names, not kept: {shown(e, 200)}")
+        return None
 
 
 def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> None:

@@ -47,6 +47,7 @@ KEYS = {
     "duplex": "the fraction by which traffic the other way slows a full-duplex link",
     "shared": "two-processor links that stay one resource both ways on a duplex topology",
     "fatpipe": "links that bound each message separately, however many cross them",
+    "names": "processors' names (a SimGrid platform's hosts and routers): N=NAME ...",
 }
 # The keys whose value is a list of link ids ("3 5-9 12"), and the most ids one holds.
 LINK_LISTS = ("shared", "fatpipe")
@@ -57,7 +58,8 @@ MAX_DUPLEX = 1.0
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
 _NOTE = re.compile(
-    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe)\b[ \t]*(=?)([^\n\r\x0b]*)",
+    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe|names)\b[ \t]*(=?)"
+    r"([^\n\r\x0b]*)",
     re.M,
 )
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
@@ -70,6 +72,7 @@ PLACES = {
     "network": "directly in a hardware topology section",
     "shared": "directly in a hardware topology section",
     "fatpipe": "directly in a hardware topology section",
+    "names": "directly in a hardware topology section",
     "role": "directly in a processor section",
     "shape": "directly in a topology or virtual topology section",
 }
@@ -221,6 +224,8 @@ def _read(key: str, eq: str, rest: str) -> tuple[Any, str | None]:
             return _network(eq, rest)
         if key in LINK_LISTS:
             return _link_list(key, eq, rest)
+        if key == "names":
+            return _names(eq, rest)
         return _number(key, eq, rest)
     except (ValueError, ArithmeticError) as e:  # pragma: no cover - every case is worded
         return None, f"cannot be read ({e})"
@@ -423,6 +428,105 @@ def link_list_ids(text: str | None) -> list[tuple[int, int]]:
         a, _, b = word.partition("-")
         out.append((int(a), int(b or a)))
     return out
+
+
+# --------------------------------------------------------------------------- names
+
+#: the most characters of one processor's name (a SimGrid id), before escaping
+MAX_NAME = 1000
+#: what a name holds escaped as %XX (its UTF-8 bytes): blanks, '%', '=', '#' (which
+#: would start a comment), '"', and control characters
+_ESCAPED = re.compile(r'[\x00-\x20\x7f-\x9f%=#"\u2028\u2029\ufeff]')
+
+
+def quote_name(name: str) -> str:
+    """A processor's name as the names annotation writes it."""
+    return _ESCAPED.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode("utf-8")), name)
+
+
+def unquote_name(text: str) -> str:
+    """:func:`quote_name` undone (ValueError on a % not followed by two hex digits or
+    bytes that are no UTF-8)."""
+    if "%" not in text:
+        return text
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "%":
+            pair = text[i + 1 : i + 3]
+            if len(pair) != 2 or not all(ch in "0123456789abcdefABCDEF" for ch in pair):
+                raise ValueError(f"'%' must be followed by two hex digits in {text[:40]!r}")
+            out.append(int(pair, 16))
+            i += 3
+        else:
+            out.extend(c.encode("utf-8"))
+            i += 1
+    return out.decode("utf-8")
+
+
+def names_text(names: dict[int, str]) -> str:
+    """The names annotation's value: ``N=NAME`` by processor number, ascending."""
+    return " ".join(f"{n}={quote_name(names[n])}" for n in sorted(names))
+
+
+def names_of_text(text: str | None) -> dict[int, str]:
+    """Processor number -> name, from a names annotation's text (checked)."""
+    if not text:
+        return {}
+    out: dict[int, str] = {}
+    for word in text.split():
+        number, _, name = word.partition("=")
+        out[int(number)] = unquote_name(name)
+    return out
+
+
+def _names(eq: str, rest: str) -> tuple[str | None, str | None]:
+    """The names annotation in its written form, or None and why not: ``N=NAME``
+    words, N a processor number (each once), NAME not empty, its blanks, '%', '=',
+    '#' and '"' written %XX, and no two processors of one name."""
+    words = _value_text(rest).split()
+    if not eq or not words:
+        return None, "expected '# piui: names = N=NAME ...' (processor number = its name)"
+    seen: dict[int, str] = {}
+    taken: dict[str, int] = {}
+    for word in words:
+        number, sep, name = word.partition("=")
+        shown = word if len(word) <= 40 else word[:40] + "..."
+        if not sep or not is_whole(number) or len(number) > 18 or not 0 < int(number):
+            return None, f"expected N=NAME with N a processor number, found {shown!r}"
+        try:
+            plain = unquote_name(name)
+        except (ValueError, UnicodeDecodeError) as e:
+            return None, f"{shown!r}: {e}"
+        if not plain or len(plain) > MAX_NAME or "=" in name:
+            return None, (f"{shown!r}: a name has 1 to {MAX_NAME:,} characters ('=' written "
+                          "%3D)")  # fmt: skip
+        n = int(number)
+        if n in seen:
+            return None, f"processor {n} is named twice"
+        if plain in taken:
+            return None, f"processors {taken[plain]} and {n} are both named {plain[:40]!r}"
+        seen[n] = plain
+        taken[plain] = n
+    return names_text(seen), None
+
+
+def check_names(value: object) -> str | None:
+    """A value for ``topology.names`` as set by a program: None, a text as the file
+    holds it, or a mapping number -> name; its written form, or ValueError."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        if not value:
+            return None
+        value = names_text({int(k): str(v) for k, v in value.items()})
+    if not isinstance(value, str):
+        raise ValueError(f"names must be a text 'N=NAME ...' or a mapping, not {value!r}")
+    text, why = _names("=", value)
+    if why is not None:
+        raise ValueError(f"names: {why}")
+    return text
 
 
 def check_link_list(key: str, value: object) -> str | None:

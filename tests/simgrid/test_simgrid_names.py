@@ -1,0 +1,108 @@
+"""Hosts keep their names (issue 36): the SimGrid import writes them in a
+``# piui: names`` line (a comment to the 1994 grammar), ``route`` and ``simulate
+--json`` show them, and the commands take a name wherever they take a processor
+number."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_simgrid import SMALL
+
+from parasol_core.cli import main
+from parasol_core.simgrid import export_platform, import_text
+from parasol_core.syntax.annotations import check_names, names_of_text, quote_name
+from parasol_core.syntax.loader import loads
+from parasol_core.syntax.writer import dumps
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.names import labelled, names_of, processor_number
+
+
+@pytest.fixture
+def small(tmp_path):
+    path = tmp_path / "small.machine"
+    path.write_text(dumps(import_text(SMALL, "small.xml").machine))
+    return path
+
+
+def test_the_import_keeps_the_platforms_names_as_an_annotation(small):
+    text = small.read_text()
+    assert "# piui: names = 1=Tremblay 2=Jupiter 3=Fafard 4=R" in text
+    machine = loads(text)
+    hw = machine.hardware()
+    assert names_of(hw) == {1: "Tremblay", 2: "Jupiter", 3: "Fafard", 4: "R"}
+    assert labelled(hw, (1, 4, 3)) == ["1 (Tremblay)", "4 (R)", "3 (Fafard)"]
+    # and back through an export: the hosts are p1.., their names a property
+    back = import_text(export_platform(machine).text).machine.hardware()
+    assert back.names == hw.names
+
+
+def test_a_1994_reader_sees_a_comment(small):
+    from parasol_core.analysis.validate import validate
+
+    stripped = "\n".join(ln for ln in small.read_text().splitlines() if "piui: names" not in ln)
+    plain = loads(stripped)
+    assert plain.hardware().names is None
+    assert [d for d in validate(plain) if d.is_error] == []
+
+
+@pytest.mark.parametrize("name", ["node 1", "a=b", "50%", "x#y", 'q"uote', "tab\there",
+                                  "ünïcode", "line\nbreak", "%41"])  # fmt: skip
+def test_any_name_round_trips_escaped(name):
+    text = check_names({1: name, 2: "other"})
+    assert "\n" not in text and "#" not in text
+    assert names_of_text(text) == {1: name, 2: "other"}
+    assert quote_name("plain.name-1") == "plain.name-1"
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("1=a 1=b", "named twice"), ("1=a 2=a", "both named"), ("x=a", "processor number"),
+    ("1=", "1 to 1,000"), ("1=%G1", "hex digits"), ("1=%FF", "utf-8"),
+])  # fmt: skip
+def test_a_bad_names_line_is_ignored_with_a_warning(bad, why):
+    with pytest.raises(ValueError, match=why):
+        check_names(bad)
+    text = dumps(import_text(SMALL, "small.xml").machine)
+    text = text.replace(
+        "# piui: names = 1=Tremblay 2=Jupiter 3=Fafard 4=R", f"# piui: names = {bad}"
+    )
+    machine = loads(text)
+    assert machine.hardware().names is None
+    assert any("'# piui: names' ignored" in d.message for d in machine.src.diagnostics)
+
+
+def test_a_name_stands_for_its_number():
+    hw = import_text(SMALL, "small.xml").machine.hardware()
+    assert processor_number(hw, "Jupiter") == 2 and processor_number(hw, "3") == 3
+    with pytest.raises(RoutingError, match="'Saturn' is no processor number and no name"):
+        processor_number(hw, "Saturn")
+
+
+def test_route_and_transfer_take_and_show_names(small, capsys):
+    assert main(["route", str(small), "Tremblay", "Fafard"]) == 0
+    out = capsys.readouterr().out
+    assert "processors: 1 4 3" in out
+    assert "names: 1 (Tremblay), 4 (R), 3 (Fafard)" in out
+    assert main(["route", str(small), "1", "3"]) == 0
+    assert capsys.readouterr().out == out  # numbers as before
+    assert main(["transfer", str(small), "Tremblay:Jupiter", "--bytes", "1000"]) == 0
+    by_name = capsys.readouterr().out
+    assert main(["transfer", str(small), "1:2", "--bytes", "1000"]) == 0
+    assert capsys.readouterr().out == by_name
+    assert main(["route", str(small), "Tremblay", "Saturn"]) == 2
+    assert "'Saturn' is no processor number" in capsys.readouterr().err
+
+
+def test_simulate_json_names_the_processors(small, tmp_path, capsys):
+    msgs = tmp_path / "m.json"
+    msgs.write_text(
+        json.dumps([{"src": 1, "dst": 3, "bytes": 1e5}, {"src": 2, "dst": 3, "bytes": 1e5}])
+    )
+    assert main(["simulate", str(small), "--messages", str(msgs), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["names"] == {"1": "Tremblay", "2": "Jupiter", "3": "Fafard"}
+    assert main(["simulate", str(small), "--pattern", "broadcast", "--bytes", "10",
+                 "--root", "Jupiter", "--json"]) == 0  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert {m["src"] for m in doc["messages"]} == {2} and doc["names"]["2"] == "Jupiter"
