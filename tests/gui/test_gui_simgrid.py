@@ -67,3 +67,25 @@ def test_a_refused_export_shows_its_size_and_limit(main_window, tmp_path, monkey
     assert not target.exists()
     title, text = main_window.errors[0]
     assert "24,576 routes, over the limit of 1,000 routes" in text
+
+
+def test_the_topology_window_names_an_imported_platforms_processors(qtbot, tmp_path):
+    """Issue 36: a SimGrid platform's host names, kept in '# piui: names', are shown
+    where the topology window names a processor or a link's processors."""
+    from test_gui_topology import shown
+
+    from parasol_core.simgrid import import_text
+    from parasol_core.syntax.writer import dumps
+    from piui.document import Document
+    from piui.windows.grid_view import GridViewWindow
+
+    doc = Document()
+    doc.new_from_text(dumps(import_text(SMALL, "small.xml").machine))
+    w = shown(qtbot, GridViewWindow(doc), (900, 700))
+    w._hovered("processor", 1)
+    assert w.info.text().startswith("Processor 1 (Tremblay) — ")
+    w._hovered("processor", 4)
+    assert w.info.text().startswith("Switch 4 (R) — ")
+    w._hovered("link", 3)
+    assert w.info.text().startswith("Link 3: connects 3 (Fafard), 4 (R)")
+    assert not w.grab().isNull()
