@@ -54,6 +54,9 @@ NETWORK_KINDS: dict[str, tuple[str, ...]] = {
     # SimGrid's FAT_TREE (an extended generalized fat tree): H levels, then H children
     # counts, H parent counts and H parallel-link counts (3H + 1 numbers)
     "xgft": ("h", "m1..mH", "w1..wH", "p1..pH"),
+    # SimGrid's DRAGONFLY: groups, chassis per group, routers (blades) per chassis,
+    # hosts per router (what the SimGrid import writes)
+    "simgrid-dragonfly": ("g", "c", "b", "n"),
 }
 #: network kinds whose count of numbers depends on the first one: kind -> (numbers
 #: besides the groups, numbers a group, the most groups); an ``xgft`` of H levels has

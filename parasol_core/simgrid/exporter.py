@@ -325,6 +325,12 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
         lists = [tree.down, tree.w, tree.p]
         kind = (f'topology="FAT_TREE" topo_parameters="{tree.levels};'
                 + ";".join(",".join(map(str, x)) for x in lists) + '"')  # fmt: skip
+    elif routing == "simgrid-dragonfly" and (said := network_of(topo)) is not None:
+        q = said[1]
+        if said[0] != "simgrid-dragonfly" or q["c"] != 1:
+            return None  # over several chassis SimGrid's route is not always a chain
+        kind = (f'topology="DRAGONFLY" topo_parameters="{q["g"]},1;1,1;{q["b"]},1;'
+                f'{q["n"]}"')  # fmt: skip
     elif count == c + 1 and all(lk.connect == [i, count] for i, lk in enumerate(links, 1)):
         if len(links) != c:
             return None

@@ -717,11 +717,17 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
                      bandwidth=wide["blue"])  # fmt: skip
             k += 1
     facts.update(groups=g, chassis=c, blades=b, nodes=nodes)
-    p.notes.add("SimGrid's dragonfly routing (to router n of the group for group n, then the "
-                "global link): the import routes by 'shortest', which can pick other routers "
-                "where paths tie; and SimGrid 3.32, within a group, from a router outside chassis "
-                "0, crosses a green link then routes on as if in chassis 0 (a black hop too "
-                "few or too many), which no chain of links does", cid)  # fmt: skip
+    if g <= b:  # SimGrid's routing goes to blade g of a chassis: it needs g blades
+        facts["network"] = f"simgrid-dragonfly {g} {c} {b} {nodes}"
+    else:
+        p.notes.add(f"a dragonfly of {g} groups and {b} blades a chassis: SimGrid's routing "
+                    "goes to blade G of a chassis, which there is not; routed by 'shortest'",
+                    cid)  # fmt: skip
+    if c > 1:
+        p.notes.add("SimGrid 3.32's dragonfly routing within a group, from a router outside "
+                    "chassis 0, crosses a green link then routes on as if in chassis 0 (a "
+                    "black hop too few or too many), which no chain of links does: PARASOL "
+                    "takes the chain there", cid)  # fmt: skip
 
 
 def _read_whole(text: str, what: str) -> int:
@@ -920,6 +926,8 @@ def build(p: _Platform, name: str) -> Imported:
             dims = facts["dims"]
             shape = tuple(dims)
             routing = "simgrid-torus"  # SimGrid's tie-break (topology/techniques.py)
+        elif topology == "DRAGONFLY" and "network" in facts:
+            network, routing = facts["network"], "simgrid-dragonfly"
         elif topology == "FAT_TREE":
             network, routing = facts["network"], "updown"
             try:  # numbers past what the annotation holds (a count over 10^6, 9 levels)

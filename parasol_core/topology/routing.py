@@ -55,6 +55,7 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "updown": "parasol_core.topology.switched:UPDOWN",
     "dragonfly-minimal": "parasol_core.topology.switched:DRAGONFLY_MINIMAL",
     "dragonfly-valiant": "parasol_core.topology.switched:DRAGONFLY_VALIANT",
+    "simgrid-dragonfly": "parasol_core.topology.switched:SIMGRID_DRAGONFLY",
 }
 
 

@@ -457,6 +457,79 @@ class Dragonfly:
         return _flatten(cols, keep)
 
 
+@dataclass(frozen=True)
+class SimGridDragonfly:
+    """SimGrid 3.32's DRAGONFLY cluster (``# piui: network = simgrid-dragonfly G C B N``,
+    what the SimGrid import writes): ``G`` groups of ``C`` chassis of ``B`` routers
+    (blades), ``N`` hosts on each router; hosts first (host ``t``, 0-based, on router
+    ``t // N``), then the routers, router ``r`` at position ``r mod (C B)`` of group
+    ``r // (C B)``, chassis ``position // B``, blade ``position mod B``. Links: green
+    between the routers of a chassis, black between the routers of one blade in the
+    chassis of a group, blue from position ``j`` of group ``i`` to position ``i`` of
+    group ``j``.
+
+    Routes as ``DragonflyZone::get_local_route``: to another group, a green hop to blade
+    ``g_dst`` of the chassis, a black hop to chassis 0, the blue link (landing at
+    position ``g_src`` of the destination group); then a green hop to the destination's
+    blade and a black hop to its chassis. One case is no chain of links in SimGrid:
+    within a group from a chassis other than 0, SimGrid crosses the green link of that
+    chassis and then goes on as if it were in chassis 0; PARASOL takes the chain (the
+    green link, then the black link of the destination's blade)."""
+
+    g: int
+    c: int
+    b: int
+    n: int
+
+    @classmethod
+    def of(cls, values: tuple[int, ...] | list[int]) -> SimGridDragonfly:
+        v = [int(x) for x in values]
+        if len(v) != 4 or min(v) < 1:
+            raise ValueError(f"a simgrid-dragonfly takes four positive numbers, G C B N; got {v}")
+        if v[0] > v[2]:
+            raise ValueError(f"SimGrid's dragonfly routing goes to blade G of a chassis: it "
+                             f"needs as many blades as groups, not {v[2]} for {v[0]}")  # fmt: skip
+        return cls(*v)
+
+    @property
+    def terminals(self) -> int:
+        return self.g * self.c * self.b * self.n
+
+    @property
+    def count(self) -> int:
+        return self.terminals + self.g * self.c * self.b
+
+    def paths(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = np.asarray(src, dtype=np.int64) - 1
+        d = np.asarray(dst, dtype=np.int64) - 1
+        cb, b = self.c * self.b, self.b
+        rs, rt = s // self.n, d // self.n
+        gs, gt = rs // cb, rt // cb
+        ct, bt = (rt % cb) // b, rt % b
+        k = s.shape[0]
+        cols = np.empty((k, 8), dtype=np.int64)
+        cur = rs.copy()
+        cols[:, 1] = cur
+        far = gs != gt
+        cur = np.where(far & (cur % b != gt), gs * cb + ((cur % cb) // b) * b + gt, cur)  # green
+        cols[:, 2] = cur
+        cur = np.where(far & ((cur % cb) // b != 0), gs * cb + gt, cur)  # black to chassis 0
+        cols[:, 3] = cur
+        cur = np.where(far, gt * cb + gs, cur)  # blue
+        cols[:, 4] = cur
+        cur = np.where(cur % b != bt, (cur // cb) * cb + ((cur % cb) // b) * b + bt, cur)  # green
+        cols[:, 5] = cur
+        cur = np.where((cur % cb) // b != ct, (cur // cb) * cb + ct * b + bt, cur)  # black
+        cols[:, 6] = cur
+        cols[:, 1:7] += self.terminals + 1
+        cols[:, 0] = s + 1
+        cols[:, 7] = d + 1
+        keep = np.ones((k, 8), dtype=bool)
+        keep[:, 2:7] = cols[:, 2:7] != cols[:, 1:6]
+        keep[s == d, 1:] = False
+        return _flatten(cols, keep)
+
+
 def _splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64's output function (Steele, Lea and Flood 2014), element-wise, wrapping."""
     z = np.asarray(x, dtype=np.int64).astype(np.uint64)
@@ -593,7 +666,44 @@ class DragonflyRouting(_ArrayRouting):
         return int(np.asarray(src).shape[0]) * (8 if self.valiant else 6)
 
 
+class SimGridDragonflyRouting(_ArrayRouting):
+    """SimGrid 3.32's dragonfly routing on its DRAGONFLY cluster (:class:`SimGridDragonfly`)."""
+
+    name = "simgrid-dragonfly"
+    description = ("SimGrid's DRAGONFLY cluster: green to the blade of the destination's "
+                   "group, black to chassis 0, blue, then green and black")  # fmt: skip
+
+    def _fly(self, layout: Layout) -> SimGridDragonfly:
+        net = layout.network
+        if net is None or net[0] != "simgrid-dragonfly":
+            raise RoutingError(f"{self.name} routing needs a '# piui: network = "
+                               f"simgrid-dragonfly G C B N' line, which {layout.label} has not")  # fmt: skip
+        try:
+            fly = SimGridDragonfly.of(net[1])
+        except ValueError as e:
+            raise RoutingError(f"{layout.label}: {e}") from None
+        if fly.count != layout.count:
+            raise RoutingError(f"{layout.label} says it is a simgrid-dragonfly of {fly.count} "
+                               f"processors, but has {layout.count}")  # fmt: skip
+        return fly
+
+    def paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        fly = self._fly(layout)
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        _check_compute(src, dst, fly.terminals, layout.label, "router")
+        return fly.paths(src, dst)
+
+    def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
+        """At most the processors the routes visit: 8 a route."""
+        self._fly(layout)
+        return int(np.asarray(src).shape[0]) * 8
+
+
 UPDOWN = UpDownRouting()
+SIMGRID_DRAGONFLY = SimGridDragonflyRouting()
 DRAGONFLY_MINIMAL = DragonflyRouting(valiant=False)
 DRAGONFLY_VALIANT = DragonflyRouting(valiant=True)
 
@@ -604,4 +714,6 @@ def network_structure(kind: str, values: tuple[int, ...] | list[int]) -> FatTree
         return FatTree.of(kind, values)
     if kind == "dragonfly":
         return Dragonfly.of(values)
+    if kind == "simgrid-dragonfly":
+        return SimGridDragonfly.of(values)
     raise ValueError(f"unknown network {kind!r}")

@@ -151,6 +151,10 @@ CLUSTER_CASES = {
         ("FAT_TREE", "2;4,4;1,4;1,1", 16), lambda h: random_phase(h, 200, 2, 1e-4)),
     "fat tree 3;2,2,3;1,2,1;1,2,3 alltoall": (("FAT_TREE", "3;2,2,3;1,2,1;1,2,3", 12), alltoall),
     "fat tree 2;2,3;2,2;2,1 incast": (("FAT_TREE", "2;2,3;2,2;2,1", 6), incast),
+    "dragonfly 3,1;1,1;4,1;2 random": (
+        ("DRAGONFLY", "3,1;1,1;4,1;2", 24), lambda h: random_phase(h, 200, 4, 1e-4)),
+    "dragonfly 4,1;1,1;4,1;1 alltoall": (("DRAGONFLY", "4,1;1,1;4,1;1", 16), alltoall),
+    "dragonfly 3,2;1,1;3,2;2 incast": (("DRAGONFLY", "3,2;1,1;3,2;2", 18), incast),
     "fat tree 2-ary 3-tree random": (
         ("FAT_TREE", "3;2,2,2;1,2,2;1,1,1", 8), lambda h: random_phase(h, 100, 3)),
 }  # fmt: skip
@@ -227,6 +231,16 @@ def test_an_exported_model_shares_in_simgrid_as_in_parasol(tmp_path, case):
     if form != 'routing="Full"':
         assert "<route " not in text or form == "DijkstraCache"
     agree_exported(tmp_path, machine, text, phase)
+
+
+def test_an_imported_dragonfly_exports_as_a_dragonfly_cluster(tmp_path):
+    from parasol_core.simgrid import export_platform
+
+    machine = import_text(cluster("DRAGONFLY", "3,1;1,1;4,1;2", 24)).machine
+    text = export_platform(machine).text
+    assert 'topology="DRAGONFLY" topo_parameters="3,1;1,1;4,1;2"' in text
+    assert import_text(text).machine.hardware() == machine.hardware()
+    agree_exported(tmp_path, machine, text, lambda h: random_phase(h, 150, 29, 1e-4))
 
 
 def test_a_star_exports_as_a_flat_cluster_and_shares_as_in_simgrid(tmp_path):
