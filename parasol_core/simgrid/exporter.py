@@ -294,13 +294,16 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
     links = [lk for lk in topo.links if lk.connect]
     if not links or len(links) != len(topo.links) or not compute:
         return None
+    backbone = _backbone(topo, links, count, len(compute))
+    if backbone is not None:
+        links = links[:-1]  # the backbone has a latency and a bandwidth of its own
     lat = {lk.latency.mean if lk.latency is not None else 0.0 for lk in links}
     speed = {lk.speed.mean if lk.speed is not None else None for lk in links}
     if len(lat) != 1 or len(speed) != 1 or None in speed or not next(iter(speed)) > 0:
         return None  # a cluster's links all have one latency and one bandwidth
     if any(t is not None and t.sd for lk in links for t in (lk.latency, lk.speed)):
         return None
-    if topo.shared or topo.fatpipe:
+    if topo.shared or (topo.fatpipe and (backbone is None or topo.fatpipe != str(backbone.id))):
         return None
     routing = topo.routing or ""
     c = len(compute)
@@ -331,6 +334,14 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
             return None  # over several chassis SimGrid's route is not always a chain
         kind = (f'topology="DRAGONFLY" topo_parameters="{q["g"]},1;1,1;{q["b"]},1;'
                 f'{q["n"]}"')  # fmt: skip
+    elif backbone is not None:  # FLAT with a backbone: host i - port i, ports - router
+        bb = backbone.speed.mean if backbone.speed is not None else 0.0
+        if backbone.speed is None or backbone.speed.sd or not bb > 0:
+            return None
+        bb_lat = backbone.latency.mean if backbone.latency is not None else 0.0
+        bb_policy = "FATPIPE" if topo.fatpipe else "SHARED"
+        kind = (f'router_id="p{count}" bb_bw="{_num(1.0 / bb)}Bps" bb_lat="{_num(bb_lat)}s" '
+                f'bb_sharing_policy="{bb_policy}"')  # fmt: skip
     elif count == c + 1 and all(lk.connect == [i, count] for i, lk in enumerate(links, 1)):
         if len(links) != c:
             return None
@@ -340,7 +351,10 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
     sp = next(iter(speed))
     policy = "SPLITDUPLEX" if topo.duplex is not None else "SHARED"
     out = _Writer(machine, topo, count, mask, compute, "Full")
-    out.prop("speed", _num(sp))  # the exact time per byte of every cluster link
+    speeds = [_num(sp)]  # the exact time per byte of every cluster link (and backbone)
+    if backbone is not None:
+        speeds.append(_num(backbone.speed.mean))
+    out.prop("speed", " ".join(speeds))
     types = {topo.types.get(p, 0) for p in compute}
     switch_types = {topo.types.get(p, 0) for p in out.routers}
     if len(types) != 1 or len(switch_types) > 1:
@@ -360,6 +374,19 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
     if back.machine.hardware() != topo:
         return None
     return made
+
+
+def _backbone(topo, links: list, count: int, c: int):  # noqa: ANN001, ANN202
+    """The backbone link of a FLAT cluster with one, as the import builds it: compute
+    ``i`` linked to switch ``c + i`` (its port), then one link over the ports and the
+    router ``2c + 1``, last; or None."""
+    if count != 2 * c + 1 or len(links) != c + 1 or c < 1:
+        return None
+    if any(lk.connect != [i, c + i] for i, lk in enumerate(links[:c], 1)):
+        return None
+    if links[c].connect != list(range(c + 1, 2 * c + 2)):
+        return None
+    return links[c]
 
 
 # --------------------------------------------------------------------------- layers

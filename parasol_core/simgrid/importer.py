@@ -885,11 +885,14 @@ def build(p: _Platform, name: str) -> Imported:
             raise PlatformError(f"link {link.name!r}: a bandwidth of {link.bandwidth!r} Bps "
                                 f"is {why}", link.line, p.source)  # fmt: skip
         given = link.props.get(PREFIX + "speed", props.get(PREFIX + "speed"))
-        if given is not None:  # its own, or the zone's for the links of a PIUI cluster
+        # its own, or the zone's for the links of a PIUI cluster (a backbone's too: the
+        # one of the values whose reciprocal is the link's bandwidth)
+        for text in (given or "").split()[:2]:
             try:
-                exact = read_float(given)
+                exact = read_float(text)
                 if exact > 0 and abs(1.0 / exact - link.bandwidth) <= 1e-12 * link.bandwidth:
                     speed = exact  # the value PIUI wrote, not its reciprocal's reciprocal
+                    break
             except ValueRangeError:
                 pass
         lat = Timing(link.latency)

@@ -243,6 +243,19 @@ def test_an_imported_dragonfly_exports_as_a_dragonfly_cluster(tmp_path):
     agree_exported(tmp_path, machine, text, lambda h: random_phase(h, 150, 29, 1e-4))
 
 
+@pytest.mark.parametrize("bb", ["SHARED", "FATPIPE"])
+def test_a_cluster_with_a_backbone_exports_as_one(tmp_path, bb):
+    from test_flow_simgrid import flat_cluster
+
+    from parasol_core.simgrid import export_platform
+
+    machine = flat_cluster(backbone=bb)  # host i - port i, one backbone over the ports
+    text = export_platform(machine).text
+    assert f'bb_sharing_policy="{bb}"' in text and "<route" not in text
+    agree_exported(tmp_path, machine, text, alltoall)
+    agree_exported(tmp_path, machine, text, lambda h: random_phase(h, 100, 30, 1e-5))
+
+
 def test_a_star_exports_as_a_flat_cluster_and_shares_as_in_simgrid(tmp_path):
     from parasol_core.model import Machine, Processor
     from parasol_core.simgrid import export_platform
