@@ -17,7 +17,7 @@ from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.jsonout import NonFiniteError
 from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
-from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.numeric import OptionNumber, is_whole
 from parasol_core.model import Machine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import decode, loads
@@ -37,7 +37,7 @@ def PROCESSOR(text: str) -> int | str:
     topology's ``# piui: names`` line, resolved once the model is loaded
     (:func:`processor_of`)."""
     word = text.strip()
-    if word.isascii() and word.lstrip("+-").isdigit():
+    if is_whole(word.lstrip("+-")):
         return AN_ID(word)
     if not word:
         raise argparse.ArgumentTypeError("expected a processor number or name, got ''")

@@ -8,6 +8,7 @@ command given ``Tremblay`` routes from processor 1.
 
 from __future__ import annotations
 
+from parasol_core.base.numeric import is_whole
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 
@@ -37,7 +38,7 @@ def processor_number(topology: Topology | None, text: str | int, what: str = "pr
     if isinstance(text, int):
         return text
     word = str(text).strip()
-    if word.isascii() and word.isdigit():
+    if is_whole(word):
         return int(word)
     names = names_of(topology)
     for number, name in names.items():
