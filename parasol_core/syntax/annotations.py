@@ -387,7 +387,7 @@ def _link_list(key: str, eq: str, rest: str) -> tuple[str | None, str | None]:
     runs: list[tuple[int, int]] = []
     for word in words:
         a, dash, b = word.partition("-")
-        if not (a.isdigit() and (not dash or b.isdigit())):
+        if not (is_whole(a) and (not dash or is_whole(b))):
             shown = word if len(word) <= 40 else word[:40] + "..."
             return None, f"expected link ids or ranges a-b, found {shown!r}"
         lo, hi = int(a), int(b) if dash else int(a)

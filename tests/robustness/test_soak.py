@@ -230,12 +230,18 @@ def test_the_estimator_does_not_grow_with_the_requests_it_serves(tmp_path) -> No
 
             for i in range(150):
                 one_round(i)
-            before = _rss_kb(est.proc.pid)
-            n = 500
-            for i in range(n):
-                one_round(i)
-            growth = (_rss_kb(est.proc.pid) - before) / n
+            # two windows: a leak grows the server in both; the allocator's steps (a new
+            # arena, a heap trimmed late) come now and then, and on a busy machine one
+            # window can catch a step of a few hundred KB
+            growths = []
+            n = 250
+            for _ in range(2):
+                before = _rss_kb(est.proc.pid)
+                for i in range(n):
+                    one_round(i)
+                growths.append((_rss_kb(est.proc.pid) - before) / n)
         assert est.alive()
     finally:
         est.kill()
-    assert growth < MARGIN_KB_PER_OP, f"the server grew {growth:.1f} KB a round"
+    growth = min(growths)
+    assert growth < MARGIN_KB_PER_OP, f"the server grew {growths} KB a round in two windows"

@@ -504,6 +504,8 @@ def test_link_policies_read_and_write_losslessly():
 
 @pytest.mark.parametrize("line, why", [("# piui: fatpipe = 3 x", "expected link ids"),
                                        ("# piui: fatpipe = 5-2", "not a link id or an ascending"),
+                                       ("# piui: fatpipe = \u0663", "expected link ids"),
+                                       ("# piui: shared = 2-\u00b2", "expected link ids"),
                                        ("# piui: shared", "expected '# piui: shared = ID")])  # fmt: skip
 def test_bad_link_policies_warn_and_are_ignored(line, why):
     text = LINE.replace("# piui: shape = 4 4", f"# piui: shape = 4 4\n        {line}", 1)
