@@ -94,8 +94,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         with memory_budget(args):
             messages = None
             if args.messages is not None:
-                try:
-                    messages = load_messages(args.messages)
+                from parasol_core.topology.names import names_of
+
+                named = {name: n for n, name in names_of(machine.hardware()).items()}
+                try:  # a message's ends: numbers, or the topology's processors' names
+                    messages = load_messages(args.messages, named if args.virtual is None else None)
                 except OSError as e:
                     raise CommandError(
                         f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE

@@ -102,6 +102,15 @@ def test_simulate_json_names_the_processors(small, tmp_path, capsys):
     assert main(["simulate", str(small), "--messages", str(msgs), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["names"] == {"1": "Tremblay", "2": "Jupiter", "3": "Fafard"}
+    # a messages file may name the processors too
+    named = tmp_path / "named.json"
+    named.write_text(json.dumps([{"src": "Tremblay", "dst": "Fafard", "bytes": 1e5},
+                                 {"src": "Jupiter", "dst": 3, "bytes": 1e5}]))  # fmt: skip
+    assert main(["simulate", str(small), "--messages", str(named), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == doc
+    named.write_text(json.dumps([{"src": "Saturn", "dst": 3, "bytes": 1}]))
+    assert main(["simulate", str(small), "--messages", str(named)]) != 0
+    assert "'Saturn' is no processor's name" in capsys.readouterr().err
     assert main(["simulate", str(small), "--pattern", "broadcast", "--bytes", "10",
                  "--root", "Jupiter", "--json"]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
