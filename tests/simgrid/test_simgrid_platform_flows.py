@@ -125,13 +125,34 @@ def test_a_flat_cluster_backbone_keeps_its_policy(tmp_path, bb):
     agree(tmp_path, text, incast)
 
 
+def test_an_imported_full_zone_shares_as_simgrid_does(tmp_path):
+    """Explicit routes (a star around r1, each route two links, every link of its own
+    bandwidth and latency): the routes PARASOL finds are the file's, and the phases end
+    as SimGrid ends them on the file."""
+    from tests.simulate.test_flow_engine import EXPLICIT
+
+    notes = "\n".join(import_text(EXPLICIT).notes)
+    assert "differ" not in notes  # every explicit route is PARASOL's
+    agree(tmp_path, EXPLICIT, lambda h: random_phase(h, 120, 12, 2e-5))
+    agree(tmp_path, EXPLICIT, alltoall)
+    agree(tmp_path, EXPLICIT, incast)
+
+
 # --------------------------------------------------------------------------- clusters
 
 
-def cluster(topology: str, params: str, hosts: int) -> str:
+def cluster(topology: str, params: str, hosts: int, policy: str = "SPLITDUPLEX") -> str:
     return HEAD + (f'<cluster id="c" prefix="n" suffix="" radical="0-{hosts - 1}" speed="1Gf" '
-                   f'bw="1GBps" lat="1us" topology="{topology}" topo_parameters="{params}"/>\n'
-                   "</platform>\n")  # fmt: skip
+                   f'bw="1GBps" lat="1us" topology="{topology}" topo_parameters="{params}" '
+                   f'sharing_policy="{policy}"/>\n</platform>\n')  # fmt: skip
+
+
+def halo(machine, nbytes: float = 65536.0) -> MessageArrays:
+    from parasol_core.simulate.patterns import make_pattern_arrays
+
+    msgs = make_pattern_arrays(machine, "halo", nbytes)
+    keep = msgs.src != msgs.dst
+    return MessageArrays(msgs.src[keep], msgs.dst[keep], msgs.nbytes[keep])
 
 
 def shift(hosts: np.ndarray, by: int, nbytes: float = 65536.0) -> MessageArrays:
@@ -143,6 +164,11 @@ CLUSTER_CASES = {
     "torus 4x4x4 shift by half": (("TORUS", "4,4,4", 64), lambda h: shift(h, 2)),
     "torus 6x4 alltoall": (("TORUS", "6,4", 24), alltoall),
     "torus 4x4x4 incast": (("TORUS", "4,4,4", 64), incast),
+    # a halo on split-duplex links shares none: on shared ones each link carries two
+    "shared torus 4x4x4 halo": (("TORUS", "4,4,4", 64, "SHARED"), "halo"),
+    "shared torus 8x4 halo": (("TORUS", "8,4", 32, "SHARED"), "halo"),
+    "shared fat tree 2;4,4;1,2;1,2 random": (
+        ("FAT_TREE", "2;4,4;1,2;1,2", 16, "SHARED"), lambda h: random_phase(h, 100, 5)),
     # issue 36's: 'shortest' sent all inter-leaf traffic over spine 0's first link
     "fat tree 2;4,4;1,2;1,2 shift between leaves": (
         ("FAT_TREE", "2;4,4;1,2;1,2", 16), lambda h: shift(h, 4)),
@@ -164,6 +190,8 @@ CLUSTER_CASES = {
 def test_an_imported_cluster_shares_as_simgrid_does(tmp_path, case):
     shape, phase = CLUSTER_CASES[case]
     text = cluster(*shape)
+    if phase == "halo":  # the pattern on the imported torus: its neighbours by its routing
+        phase = lambda h: halo(import_text(text).machine)  # noqa: E731
     ours, _ = agree(tmp_path, text, phase)
     machine = import_text(text).machine
     msgs = phase(compute_processors(machine, machine.hardware()))
