@@ -94,9 +94,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         with memory_budget(args):
             messages = None
             if args.messages is not None:
-                from parasol_core.topology.names import names_of
+                from parasol_core.topology.names import ByName
 
-                named = {name: n for n, name in names_of(machine.hardware()).items()}
+                named = ByName(machine.hardware())
                 try:  # a message's ends: numbers, or the topology's processors' names
                     messages = load_messages(args.messages, named if args.virtual is None else None)
                 except OSError as e:
@@ -126,11 +126,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         doc = result.to_json()
         hw = machine.hardware()
         if hw is not None and hw.names and args.virtual is None:  # the platform's names
-            from parasol_core.topology.names import names_of
+            from parasol_core.topology.names import table_of
 
-            names = names_of(hw)
-            used = set(result.src.tolist()) | set(result.dst.tolist())
-            doc["names"] = {str(p): names[p] for p in sorted(used) if p in names}
+            table = table_of(hw)
+            used = sorted(set(result.src.tolist()) | set(result.dst.tolist()))
+            doc["names"] = {str(p): table.name(p) for p in used if table.name(p) is not None}
         print(jsonout.dumps(doc, indent=2))
         return EXIT_OK
     print(f"messages: {len(result.src)}")

@@ -115,3 +115,35 @@ def test_simulate_json_names_the_processors(small, tmp_path, capsys):
                  "--root", "Jupiter", "--json"]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
     assert {m["src"] for m in doc["messages"]} == {2} and doc["names"]["2"] == "Jupiter"
+
+
+def test_a_clusters_names_are_one_run_however_many_hosts():
+    """A cluster's hosts, prefix + N + suffix, are one word A-B:S=PRE*SUF (a model
+    file's line holds 1,000,000 characters: 64k names one by one would not fit)."""
+    text = ('<?xml version="1.0"?>\n<platform version="4.1">\n<cluster id="c" '
+            'prefix="node-" suffix=".simgrid.org" radical="0-4095" speed="1Gf" bw="1GBps" '
+            'lat="1us" topology="FAT_TREE" topo_parameters="3;16,16,16;1,16,16;1,1,1"/>\n'
+            "</platform>\n")  # fmt: skip
+    hw = import_text(text).machine.hardware()
+    assert hw.names.startswith("1-4096:0=node-*.simgrid.org ")
+    assert len(hw.names) < 40_000  # and the 768 switches' names, also runs by level
+    assert processor_number(hw, "node-4095.simgrid.org") == 4096
+    assert labelled(hw, (1, 4097)) == ["1 (node-0.simgrid.org)", "4097 (c_switch_1_0)"]
+    assert loads(dumps(import_text(text).machine)).hardware().names == hw.names
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("1-3:0=n* 4=n1", "both named"), ("1-3:0=n* 5-7:2=n*", "share names"),
+    ("1-3:0=n* 3=x", "named twice"), ("1-3:0=n", "one '\\*'"), ("2=a*b", "one '\\*'"),
+    ("3-1:0=n*", "upwards"),
+])  # fmt: skip
+def test_runs_are_checked_as_single_names(text, why):
+    with pytest.raises(ValueError, match=why):
+        check_names(text)
+
+
+def test_names_that_count_up_are_written_as_runs_and_read_back():
+    names = {1: "a", 2: "h7", 3: "h8", 4: "h9", 5: "x*y", 7: "h10", 8: "r01", 9: "r02", 10: "r03"}
+    text = check_names(names)
+    assert text == "1=a 2-4:7=h* 5=x%2Ay 7=h10 8-10:1=r0*"  # r01..r03: r0 and 1..3
+    assert names_of_text(text) == names
