@@ -1,8 +1,9 @@
 """SimGrid platforms (issue 21): export and import, against writing and reading the same
 model as a PARASOL file in the same run.
 
-* ``export``: ``export_platform`` of a torus model (its explicit routes grow with the
-  square of the processors), against ``dumps`` of the model (baseline);
+* ``export``: ``export_platform`` of a torus model (a zone of layers since issue 36: its
+  routes grow as processors x (W + H); explicit routes grew with the square of the
+  processors), against ``dumps`` of the model (baseline);
 * ``import (export)``: ``import_text`` of that platform (routes compared with PARASOL's
   included), against ``xml.etree.ElementTree.fromstring`` of the same XML (parsing
   alone, no guards) and ``loads`` of the model's own text;

@@ -156,6 +156,8 @@ SUBPROCESS_MODULES = {
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
+    "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
+    "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
@@ -262,6 +264,9 @@ SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals",
 SLOW_TESTS: dict[str, set[str]] = {
     "test_ascii_numbers": {
         "test_any_annotation_text_loads_with_at_worst_a_warning",
+    },
+    "test_simgrid_platform_flows": {
+        "test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol",  # 512 hosts in SimGrid
     },
     "test_bad_input": {
         "test_a_50_mb_line_is_rejected_fast",

@@ -17,7 +17,7 @@ from parasol_core.base.budget import BudgetError
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.jsonout import NonFiniteError
 from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
-from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.numeric import OptionNumber, is_whole
 from parasol_core.model import Machine
 from parasol_core.session import Session
 from parasol_core.syntax.loader import decode, loads
@@ -30,6 +30,32 @@ AN_ID = OptionNumber(int, 0, MAX_ID)
 PROCESSES = OptionNumber(int, 1, MAX_ID)
 SECONDS = OptionNumber(float, 0, 86400)  # a wait: up to a day
 BYTES = OptionNumber(float, 0)
+
+
+def PROCESSOR(text: str) -> int | str:
+    """A processor as a command takes it: a number (as AN_ID), or a name of the
+    topology's ``# piui: names`` line, resolved once the model is loaded
+    (:func:`processor_of`)."""
+    word = text.strip()
+    if is_whole(word.lstrip("+-")):
+        return AN_ID(word)
+    if not word:
+        raise argparse.ArgumentTypeError("expected a processor number or name, got ''")
+    return word
+
+
+def processor_of(machine: Machine, value: int | str | None, what: str) -> int | None:
+    """A PROCESSOR argument as the processor number it names in the machine's hardware
+    topology (a usage error naming ``what`` for a name it does not have)."""
+    if value is None or isinstance(value, int):
+        return value
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.names import processor_number
+
+    try:
+        return processor_number(machine.hardware(), value, what)
+    except RoutingError as e:
+        raise CommandError(f"error: {e}", EXIT_USAGE) from None
 
 
 class CommandError(Exception):

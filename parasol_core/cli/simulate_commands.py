@@ -13,10 +13,12 @@ from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
+    PROCESSOR,
     CommandError,
     load_or_fail,
     memory_budget,
     memory_option,
+    processor_of,
     run,
 )
 
@@ -50,7 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--bytes", type=BYTES, metavar="B", help="message size (with --pattern)")
     p.add_argument("--dim", metavar="D", help="dimension for shift: 0, 1, 2 or x, y, z")
-    p.add_argument("--root", type=AN_ID, metavar="R", help="root of the broadcasts (default 1)")
+    p.add_argument(
+        "--root",
+        type=PROCESSOR,
+        metavar="R",
+        help="root of the broadcasts (default 1): a number, or a processor's name",
+    )
     p.add_argument("--virtual", type=AN_ID, metavar="ID", help="a virtual topology's id")
     p.add_argument(
         "--sharing",
@@ -87,28 +94,44 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         with memory_budget(args):
             messages = None
             if args.messages is not None:
-                try:
-                    messages = load_messages(args.messages)
+                from parasol_core.topology.names import ByName
+
+                named = ByName(machine.hardware())
+                try:  # a message's ends: numbers, or the topology's processors' names
+                    messages = load_messages(args.messages, named if args.virtual is None else None)
                 except OSError as e:
                     raise CommandError(
                         f"{args.messages}: cannot read: {e.strerror or e}", EXIT_USAGE
                     ) from None
                 except ValueRangeError as e:
                     raise CommandError(str(e), EXIT_USAGE) from None
+            root = args.root
+            if isinstance(root, str) and args.virtual is not None:
+                raise CommandError(f"error: with --virtual, --root is a virtual processor "
+                                   f"number, not a name ({root!r})", EXIT_USAGE)  # fmt: skip
+            root = processor_of(machine, root, "--root")
             result = simulate(
                 machine,
                 messages=messages,
                 pattern=args.pattern,
                 bytes=args.bytes,
                 dim=args.dim,
-                root=args.root,
+                root=root,
                 virtual=args.virtual,
                 sharing=args.sharing,
             )
     except PhaseError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.json:
-        print(jsonout.dumps(result.to_json(), indent=2))
+        doc = result.to_json()
+        hw = machine.hardware()
+        if hw is not None and hw.names and args.virtual is None:  # the platform's names
+            from parasol_core.topology.names import table_of
+
+            table = table_of(hw)
+            used = sorted(set(result.src.tolist()) | set(result.dst.tolist()))
+            doc["names"] = {str(p): table.name(p) for p in used if table.name(p) is not None}
+        print(jsonout.dumps(doc, indent=2))
         return EXIT_OK
     print(f"messages: {len(result.src)}")
     print(f"makespan: {result.makespan:.6g} s")

@@ -14,10 +14,12 @@ from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
     EXIT_USAGE,
+    PROCESSOR,
     CommandError,
     load_or_fail,
     memory_budget,
     memory_option,
+    processor_of,
     run,
 )
 from parasol_core.model import Machine
@@ -36,8 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "they are mapped to.",
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("src", metavar="SRC", type=AN_ID)
-    p.add_argument("dst", metavar="DST", type=AN_ID)
+    p.add_argument(
+        "src",
+        metavar="SRC",
+        type=PROCESSOR,
+        help="a processor number, or a name of the topology's '# piui: names'",
+    )
+    p.add_argument("dst", metavar="DST", type=PROCESSOR)
     p.add_argument("--virtual", type=AN_ID, metavar="ID", help="a virtual topology's id")
     p.set_defaults(func=cmd_route)
 
@@ -112,16 +119,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_mapping)
 
 
-def _pair(text: str) -> tuple[int, int]:
-    src, sep, dst = text.partition(":")
+def _pair(text: str) -> tuple[int | str, int | str]:
+    src, sep, dst = text.rpartition(":")
     try:
         if not sep:
             raise ValueError
-        return AN_ID(src), AN_ID(dst)
+        return PROCESSOR(src), PROCESSOR(dst)
     except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(
-            f"expected SRC:DST (two processor numbers), got {text!r}"
+            f"expected SRC:DST (two processor numbers or names), got {text!r}"
         ) from None
+
+
+def _processors(machine: Machine, virt, *values: int | str) -> list[int]:  # noqa: ANN001
+    """Processor arguments as numbers: names are the hardware topology's, so a virtual
+    processor is given by its number."""
+    if virt is not None:
+        for v in values:
+            if isinstance(v, str):
+                raise CommandError(f"error: with --virtual, processors are virtual processor "
+                                   f"numbers, not names ({v!r})", EXIT_USAGE)  # fmt: skip
+    return [processor_of(machine, v, "processor") for v in values]
 
 
 def _numbers(values: tuple[int, ...]) -> str:
@@ -150,17 +168,16 @@ def _hardware(machine: Machine):  # noqa: ANN202
 def cmd_route(args: argparse.Namespace) -> int:
     from parasol_core.topology.errors import RoutingError
     from parasol_core.topology.index import index_of, route
+    from parasol_core.topology.names import labelled
     from parasol_core.topology.resources import forwarders, options_of, route_per_byte
     from parasol_core.topology.virtual import virtual_route
 
     machine = load_or_fail(args.file)
     virt = _virtual(machine, args.virtual)
     hw = _hardware(machine)
+    src, dst = _processors(machine, virt, args.src, args.dst)
     try:
-        if virt is None:
-            r = route(hw, args.src, args.dst)
-        else:
-            r = virtual_route(machine, virt, args.src, args.dst)
+        r = route(hw, src, dst) if virt is None else virtual_route(machine, virt, src, dst)
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     opts = options_of(hw)
@@ -171,6 +188,8 @@ def cmd_route(args: argparse.Namespace) -> int:
         except RoutingError as e:  # a speed and the forwarding cost past a double
             raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     print(f"processors: {_numbers(r.processors)}")
+    if hw.names:  # the platform's names, where the topology keeps them
+        print(f"names: {', '.join(labelled(hw, r.processors))}")
     print(f"links: {_numbers(r.links)}")
     if pace is not None:
         print(f"forwarded by: {_numbers(forwarders(r)) or '-'}")
@@ -191,8 +210,8 @@ def cmd_transfer(args: argparse.Namespace) -> int:
     _hardware(machine)
     try:
         table = RouteTable.for_machine(machine, virt)
-        first = table.add(*args.message)
-        others = [table.add(src, dst) for src, dst in args.active]
+        first = table.add(*_processors(machine, virt, *args.message))
+        others = [table.add(*_processors(machine, virt, src, dst)) for src, dst in args.active]
         seconds = table.transfer_time(first, others, args.bytes)
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None

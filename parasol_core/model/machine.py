@@ -51,7 +51,17 @@ NETWORK_KINDS: dict[str, tuple[str, ...]] = {
     "fattree3": ("d1", "u1", "d2", "u2", "d3"),
     # groups, routers per group, terminals per router, global links per router
     "dragonfly": ("g", "a", "p", "h"),
+    # SimGrid's FAT_TREE (an extended generalized fat tree): H levels, then H children
+    # counts, H parent counts and H parallel-link counts (3H + 1 numbers)
+    "xgft": ("h", "m1..mH", "w1..wH", "p1..pH"),
+    # SimGrid's DRAGONFLY: groups, chassis per group, routers (blades) per chassis,
+    # hosts per router (what the SimGrid import writes)
+    "simgrid-dragonfly": ("g", "c", "b", "n"),
 }
+#: network kinds whose count of numbers depends on the first one: kind -> (numbers
+#: besides the groups, numbers a group, the most groups); an ``xgft`` of H levels has
+#: 1 + 3H numbers, H from 1 to 8
+VARIABLE_NETWORKS: dict[str, tuple[int, int, int]] = {"xgft": (1, 3, 8)}
 
 
 @dataclass(frozen=True)
@@ -212,6 +222,7 @@ class Topology(Block):
         Field("shared", "shared", WORD),
         Field("fatpipe", "fatpipe", WORD),
         Field("network", "network", WORD),
+        Field("names", "names", WORD),
         Field("id", "id", INT),
         Field("name", "name", STR),
         Field("setup", "setup", TIMING),
@@ -237,6 +248,10 @@ class Topology(Block):
     fatpipe: str | None = None
     # Extension: what network this is ("dragonfly 9 4 2 2"; see NETWORK_KINDS), or None
     network: str | None = None
+    # piui: processors' names, "1=Tremblay 4=R" (a SimGrid platform's hosts and routers,
+    # issue 36; '%XX' escapes, syntax/annotations.py), or None: shown where a processor
+    # is, and taken where a processor number is (parasol_core/topology/names.py)
+    names: str | None = None
     id: int | None = None
     name: str | None = None
     setup: Timing | None = None

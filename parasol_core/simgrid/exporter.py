@@ -1,18 +1,23 @@
-"""A PARASOL model's hardware topology as a SimGrid platform file (version 4.1).
+"""A PARASOL model's hardware topology as a SimGrid platform file (version 4.1), in the
+smallest of three forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Export"):
 
-One ``Full`` zone: a ``<host>`` per compute processor and a ``<router>`` per switch,
-named ``p1``, ``p2``, ... by processor number; a ``<link>`` per PARASOL link with
-``bandwidth = 1 / speed`` (bytes per second) and its latency; and an explicit
-``<route>`` for every ordered pair of compute processors, listing the links PARASOL's
-routing technique gives (one symmetrical route where the way back is the same links
-reversed, two one-way routes otherwise). So SimGrid moves a message over exactly the
-links PARASOL would.
+* a ``<cluster>`` (TORUS, FAT_TREE, or FLAT: a star around one switch) where the
+  topology is exactly what SimGrid builds from one and routes as PARASOL does (a torus
+  routed ``simgrid-torus``, or with no tie; a fat tree routed ``updown``); the candidate
+  is read back by the import and kept only if that gives the same topology;
+* a ``DijkstraCache`` zone of layers for a dimension-order routing (meshes, tori,
+  hypercubes: :func:`_as_layers`), whose one shortest route is PARASOL's;
+* one ``Full`` zone: an explicit ``<route>`` for every ordered pair of compute
+  processors, listing the links PARASOL's routing technique gives (one symmetrical
+  route where the way back is the same links reversed, two one-way routes otherwise).
 
+Hosts are named ``p1``, ``p2``, ... by processor number; a ``<link>`` per PARASOL link
+has ``bandwidth = 1 / speed`` (bytes per second), its latency and its sharing policy.
 ``parasol:`` properties keep what SimGrid has no place for (each link's processors and
 exact speed, the routing name, shape, processor types), so that the import gives back
-the same model. The explicit routes grow with the square of the compute processors:
-past :data:`MAX_ROUTES` routes or :data:`MAX_ROUTE_LINKS` link references the export is
-refused before any routing, with a message naming both numbers.
+the same model. The routes are counted before any is made: past :data:`MAX_ROUTES`
+routes or :data:`MAX_ROUTE_LINKS` link references the export is refused, with a message
+naming both numbers.
 """
 
 from __future__ import annotations
@@ -84,9 +89,10 @@ def _num(value: float, what: str = "a value") -> str:
 
 
 def export_platform(machine: Machine) -> Exported:
-    """The platform text of the machine's hardware topology, and what did not carry over."""
-    from parasol_core.topology.errors import RoutingError
-    from parasol_core.topology.index import index_of
+    """The platform text of the machine's hardware topology, and what did not carry over:
+    a SimGrid cluster where the topology is one (a torus, a fat tree, a star) and SimGrid
+    routes it as PARASOL does, else a zone of layers for a dimension-order routing, else
+    one Full zone of explicit routes (module docstring)."""
     from parasol_core.topology.shape import processor_count
     from parasol_core.topology.switches import switch_mask
 
@@ -96,95 +102,146 @@ def export_platform(machine: Machine) -> Exported:
     count = processor_count(topo)
     mask = switch_mask(machine, topo, count)
     compute = [p for p in range(1, count + 1) if not mask[p]]
+    made = _as_cluster(machine, topo, count, mask, compute)
+    if made is None:
+        made = _as_layers(machine, topo, count, mask, compute)
+    if made is None:
+        made = _as_full(machine, topo, count, mask, compute)
+    return made
+
+
+class _Writer:
+    """The lines of a platform file: the head, the zone and its ``parasol:`` properties
+    (what SimGrid has no place for, read back by the import), and the notes."""
+
+    def __init__(self, machine: Machine, topo, count: int, mask, compute: list[int],  # noqa: ANN001
+                 routing: str) -> None:  # fmt: skip
+        self.notes: list[str] = []
+        self.lines = [
+            "<?xml version='1.0'?>",
+            '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+            "<!-- Written by PIUI from a PARASOL model (docs/simgrid.md). -->",
+            '<platform version="4.1">',
+            f"  <zone id={attribute(topo.name or 'parasol', 'the topology name')} "
+            f'routing="{routing}">',
+        ]
+        prop, notes = self.prop, self.notes
+        prop("machine-id", machine.id if machine.id is not None else 1)
+        if machine.name is not None:
+            prop("machine-name", machine.name)
+        prop("topology-id", topo.id if topo.id is not None else 1)
+        if topo.name is not None:
+            prop("topology-name", topo.name)
+        prop("routing", topo.routing or "")
+        if topo.setup is not None:
+            prop("setup", _num(topo.setup.mean))
+        if topo.shape is not None:
+            prop("shape", " ".join(map(str, topo.shape)))
+        if topo.network is not None:
+            prop("network", topo.network)
+        # hosts are pN (a cluster's switches its own): the names come back from here
+        prop("names", topo.names or "", what="the processors' names")
+        if topo.forward is not None:
+            prop("forward", _num(topo.forward))
+            notes.append(f"the forwarding cost ({topo.forward:g} s a byte): SimGrid routers "
+                         "forward for free (kept as a property for the import)")  # fmt: skip
+        if topo.duplex is not None:
+            prop("duplex", _num(topo.duplex))
+            if topo.duplex != 0:
+                notes.append(f"duplex acknowledgement traffic ({topo.duplex:g}): SimGrid's "
+                             "split-duplex links carry none")  # fmt: skip
+        for proc in machine.processors:
+            if proc.id is not None:
+                prop(f"type:{proc.id}", f"{proc.role or ''}:{proc.name or ''}",
+                     what=f"the name of processor type {proc.id}")  # fmt: skip
+        self.routers = [p for p in range(1, count + 1) if mask[p]]
+        if self.routers:
+            prop("routers", " ".join(f"p{p}={topo.types.get(p, 0)}" for p in self.routers))
+        if any(p.timings for p in machine.processors):
+            notes.append("processor timings (SimGrid hosts have a speed in flops, written as "
+                         f"{HOST_SPEED})")  # fmt: skip
+        if machine.virtuals:
+            notes.append(f"virtual topologies and their mappings ({len(machine.virtuals)})")
+        if machine.runtime_sections():
+            notes.append("run-time system costs (PVM, Express, MPI)")
+        if len(machine.topologies) > 1:
+            notes.append("hardware topologies other than the one with the lowest id")
+
+    def prop(self, key: str, value: object, indent: str = "    ", what: str | None = None) -> None:
+        what = what or NAMED.get(key, f"the value of {key}")
+        self.lines.append(f"{indent}<prop id={attribute(PREFIX + key, 'a property name')} "
+                          f"value={attribute(value, what)}/>")  # fmt: skip
+
+    def hosts(self, topo, compute: list[int]) -> None:  # noqa: ANN001
+        for p in compute:
+            self.lines.append(f'    <host id="p{p}" speed="{HOST_SPEED}">')
+            self.prop("type", topo.types.get(p, 0), "      ")
+            self.lines.append("    </host>")
+        for p in self.routers:
+            self.lines.append(f'    <router id="p{p}"/>')
+
+    def links(self, topo) -> tuple[dict[int, list[int]], set[int]]:  # noqa: ANN001
+        """A ``<link>`` per PARASOL link; the links' processors, and the split-duplex
+        ones (a route names their direction)."""
+        split = topo.duplex is not None
+        ids = [link.id for link in topo.links if link.id is not None]
+        fatpipe, shared = (_ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared"))
+        sd = False
+        usable: dict[int, list[int]] = {}
+        directed: set[int] = set()
+        for link in topo.links:
+            if link.id is None or not link.connect:
+                continue
+            speed = _speed_of(link)
+            lat = link.latency.mean if link.latency is not None else 0.0
+            sd = sd or any(t is not None and t.sd for t in (link.latency, link.speed))
+            policy = ""
+            if link.id in fatpipe:
+                policy = ' sharing_policy="FATPIPE"'
+            elif split and len(link.connect) == 2 and link.id not in shared:
+                policy = ' sharing_policy="SPLITDUPLEX"'
+                directed.add(link.id)
+            bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed "
+                             f"{speed!r})")  # fmt: skip
+            self.lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
+                              f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
+            self.prop("id", link.id, "      ")
+            self.prop("connect", " ".join(map(str, link.connect)), "      ")
+            self.prop("speed", _num(speed), "      ")
+            self.lines.append("    </link>")
+            usable[link.id] = link.connect
+        if sd:
+            self.notes.append("standard deviations of link latencies and speeds")
+        return usable, directed
+
+    def done(self) -> Exported:
+        self.lines += ["  </zone>", "</platform>", ""]
+        return Exported("\n".join(self.lines), self.notes)
+
+
+def _speed_of(link) -> float:  # noqa: ANN001
+    speed = link.speed.mean if link.speed is not None else None
+    if speed is None or not speed > 0:
+        raise ExportError(f"link {link.id} has speed {speed!r}: SimGrid needs a finite, "
+                          "positive bandwidth (1 / speed)")  # fmt: skip
+    return speed
+
+
+# --------------------------------------------------------------------------- the Full zone
+
+
+def _as_full(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported:  # noqa: ANN001
+    """One Full zone: an explicit route for every ordered pair of compute processors."""
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+
     c = len(compute)
     budget.check(f"explicit routes between {c:,} compute processors", c * (c - 1), MAX_ROUTES,
                  "routes", "a SimGrid Full zone lists every ordered pair")  # fmt: skip
-    notes: list[str] = []
-    lines = [
-        "<?xml version='1.0'?>",
-        '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
-        "<!-- Written by PIUI from a PARASOL model (docs/simgrid.md). -->",
-        '<platform version="4.1">',
-        f'  <zone id={attribute(topo.name or "parasol", "the topology name")} routing="Full">',
-    ]
-
-    def prop(key: str, value: object, indent: str = "    ", what: str | None = None) -> None:
-        what = what or NAMED.get(key, f"the value of {key}")
-        lines.append(f"{indent}<prop id={attribute(PREFIX + key, 'a property name')} "
-                     f"value={attribute(value, what)}/>")  # fmt: skip
-
-    prop("machine-id", machine.id if machine.id is not None else 1)
-    if machine.name is not None:
-        prop("machine-name", machine.name)
-    prop("topology-id", topo.id if topo.id is not None else 1)
-    if topo.name is not None:
-        prop("topology-name", topo.name)
-    prop("routing", topo.routing or "")
-    if topo.setup is not None:
-        prop("setup", _num(topo.setup.mean))
-    if topo.shape is not None:
-        prop("shape", " ".join(map(str, topo.shape)))
-    if topo.network is not None:
-        prop("network", topo.network)
-    if topo.forward is not None:
-        prop("forward", _num(topo.forward))
-        notes.append(f"the forwarding cost ({topo.forward:g} s a byte): SimGrid routers "
-                     "forward for free (kept as a property for the import)")  # fmt: skip
-    if topo.duplex is not None:
-        prop("duplex", _num(topo.duplex))
-        if topo.duplex != 0:
-            notes.append(f"duplex acknowledgement traffic ({topo.duplex:g}): SimGrid's "
-                         "split-duplex links carry none")  # fmt: skip
-    for proc in machine.processors:
-        if proc.id is not None:
-            prop(
-                f"type:{proc.id}",
-                f"{proc.role or ''}:{proc.name or ''}",
-                what=f"the name of processor type {proc.id}",
-            )
-    routers = [p for p in range(1, count + 1) if mask[p]]
-    if routers:
-        prop("routers", " ".join(f"p{p}={topo.types.get(p, 0)}" for p in routers))
-    if any(p.timings for p in machine.processors):
-        notes.append("processor timings (SimGrid hosts have a speed in flops, written as "
-                     f"{HOST_SPEED})")  # fmt: skip
-    if machine.virtuals:
-        notes.append(f"virtual topologies and their mappings ({len(machine.virtuals)})")
-    if machine.runtime_sections():
-        notes.append("run-time system costs (PVM, Express, MPI)")
-    if len(machine.topologies) > 1:
-        notes.append("hardware topologies other than the one with the lowest id")
-
-    for p in compute:
-        lines.append(f'    <host id="p{p}" speed="{HOST_SPEED}">')
-        prop("type", topo.types.get(p, 0), "      ")
-        lines.append("    </host>")
-    for p in routers:
-        lines.append(f'    <router id="p{p}"/>')
-    split = topo.duplex is not None
-    sd = False
-    usable: dict[int, list[int]] = {}
-    for link in topo.links:
-        if link.id is None or not link.connect:
-            continue
-        speed = link.speed.mean if link.speed is not None else None
-        if speed is None or not speed > 0:
-            raise ExportError(f"link {link.id} has speed {speed!r}: SimGrid needs a finite, "
-                              "positive bandwidth (1 / speed)")  # fmt: skip
-        lat = link.latency.mean if link.latency is not None else 0.0
-        sd = sd or any(t is not None and t.sd for t in (link.latency, link.speed))
-        policy = ' sharing_policy="SPLITDUPLEX"' if split and len(link.connect) == 2 else ""
-        bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed {speed!r})")
-        lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
-                     f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
-        prop("id", link.id, "      ")
-        prop("connect", " ".join(map(str, link.connect)), "      ")
-        prop("speed", _num(speed), "      ")
-        lines.append("    </link>")
-        usable[link.id] = link.connect
-    if sd:
-        notes.append("standard deviations of link latencies and speeds")
-
+    out = _Writer(machine, topo, count, mask, compute, "Full")
+    out.hosts(topo, compute)
+    usable, directed = out.links(topo)
+    lines = out.lines
     if c > 1:
         src = np.repeat(np.asarray(compute, dtype=np.int64), c)
         dst = np.tile(np.asarray(compute, dtype=np.int64), c)
@@ -211,21 +268,273 @@ def export_platform(machine: Machine) -> Exported:
             same = back.links == tuple(reversed(r.links)) and back.processors == tuple(
                 reversed(r.processors)
             )
-            _route(lines, r, usable, split, symmetrical=same)
+            _route(lines, r, usable, directed, symmetrical=same)
             if not same:
-                _route(lines, back, usable, split, symmetrical=False)
-    lines += ["  </zone>", "</platform>", ""]
-    return Exported("\n".join(lines), notes)
+                _route(lines, back, usable, directed, symmetrical=False)
+    return out.done()
 
 
-def _route(lines: list[str], r, usable: dict[int, list[int]], split: bool,  # noqa: ANN001
+# --------------------------------------------------------------------------- clusters
+
+#: the routings a TORUS cluster is routed by in SimGrid: its own tie-break always, and
+#: PARASOL's (ties the positive way) where no dimension has a tie (no even size over 2)
+_TORI = ("1Dtorus", "2Dtorus", "3Dtorus", "NDtorus")
+
+
+def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported | None:  # noqa: ANN001
+    """The topology as one SimGrid ``<cluster>`` (TORUS, FAT_TREE, or FLAT: a star), or
+    None where it is not one that SimGrid routes as PARASOL does. The candidate is read
+    back by the import and kept only if that gives the same topology (links, ids, ends,
+    timings, routing, annotations): nothing is promised that is not checked."""
+    from parasol_core.simgrid.importer import import_text
+    from parasol_core.topology.shape import declared_shape
+    from parasol_core.topology.switched import FAT_TREE_KINDS, FatTree
+    from parasol_core.topology.switches import network_of
+
+    links = [lk for lk in topo.links if lk.connect]
+    if not links or len(links) != len(topo.links) or not compute:
+        return None
+    backbone = _backbone(topo, links, count, len(compute))
+    if backbone is not None:
+        links = links[:-1]  # the backbone has a latency and a bandwidth of its own
+    lat = {lk.latency.mean if lk.latency is not None else 0.0 for lk in links}
+    speed = {lk.speed.mean if lk.speed is not None else None for lk in links}
+    if len(lat) != 1 or len(speed) != 1 or None in speed or not next(iter(speed)) > 0:
+        return None  # a cluster's links all have one latency and one bandwidth
+    if any(t is not None and t.sd for lk in links for t in (lk.latency, lk.speed)):
+        return None
+    if topo.shared or (topo.fatpipe and (backbone is None or topo.fatpipe != str(backbone.id))):
+        return None
+    routing = topo.routing or ""
+    c = len(compute)
+    if compute != list(range(1, c + 1)):
+        return None
+    kind = None
+    if not topo.network and routing in (*_TORI, "simgrid-torus") and c == count:
+        shape = declared_shape(topo)
+        dims = shape.dims if shape is not None else (count,)
+        if routing == "1Dtorus":
+            dims = (count,)
+        if routing != "simgrid-torus" and any(n % 2 == 0 and n > 2 for n in dims):
+            return None  # a tie SimGrid takes the other way from n/2
+        kind = f'topology="TORUS" topo_parameters="{",".join(map(str, dims))}"'
+    elif routing == "updown" and (said := network_of(topo)) is not None:
+        if said[0] not in FAT_TREE_KINDS:
+            return None
+        try:
+            tree = FatTree.of(said[0], tuple(said[1].values()))
+        except ValueError:
+            return None
+        lists = [tree.down, tree.w, tree.p]
+        kind = (f'topology="FAT_TREE" topo_parameters="{tree.levels};'
+                + ";".join(",".join(map(str, x)) for x in lists) + '"')  # fmt: skip
+    elif routing == "simgrid-dragonfly" and (said := network_of(topo)) is not None:
+        q = said[1]
+        if said[0] != "simgrid-dragonfly" or q["c"] != 1:
+            return None  # over several chassis SimGrid's route is not always a chain
+        kind = (f'topology="DRAGONFLY" topo_parameters="{q["g"]},1;1,1;{q["b"]},1;'
+                f'{q["n"]}"')  # fmt: skip
+    elif backbone is not None:  # FLAT with a backbone: host i - port i, ports - router
+        bb = backbone.speed.mean if backbone.speed is not None else 0.0
+        if backbone.speed is None or backbone.speed.sd or not bb > 0:
+            return None
+        bb_lat = backbone.latency.mean if backbone.latency is not None else 0.0
+        bb_policy = "FATPIPE" if topo.fatpipe else "SHARED"
+        kind = (f'router_id="p{count}" bb_bw="{_num(1.0 / bb)}Bps" bb_lat="{_num(bb_lat)}s" '
+                f'bb_sharing_policy="{bb_policy}"')  # fmt: skip
+    elif count == c + 1 and all(lk.connect == [i, count] for i, lk in enumerate(links, 1)):
+        if len(links) != c:
+            return None
+        kind = f'router_id="p{count}"'  # FLAT: each host's link to the one router
+    if kind is None:
+        return None
+    sp = next(iter(speed))
+    policy = "SPLITDUPLEX" if topo.duplex is not None else "SHARED"
+    out = _Writer(machine, topo, count, mask, compute, "Full")
+    speeds = [_num(sp)]  # the exact time per byte of every cluster link (and backbone)
+    if backbone is not None:
+        speeds.append(_num(backbone.speed.mean))
+    out.prop("speed", " ".join(speeds))
+    types = {topo.types.get(p, 0) for p in compute}
+    switch_types = {topo.types.get(p, 0) for p in out.routers}
+    if len(types) != 1 or len(switch_types) > 1:
+        return None
+    out.prop("host-type", types.pop())
+    if switch_types:
+        out.prop("switch-type", switch_types.pop())
+    bandwidth = _num(1.0 / sp, f"the links' bandwidth (1 / their speed {sp!r})")
+    out.lines.append(f'    <cluster id="cluster" prefix="p" suffix="" radical="1-{c}" '
+                     f'speed="{HOST_SPEED}" bw="{bandwidth}Bps" lat="{_num(next(iter(lat)))}s" '
+                     f'sharing_policy="{policy}" {kind}/>')  # fmt: skip
+    made = out.done()
+    try:
+        back = import_text(made.text, "the export")
+    except (ValueError, budget.BudgetError):
+        return None
+    if back.machine.hardware() != topo:
+        return None
+    return made
+
+
+def _backbone(topo, links: list, count: int, c: int):  # noqa: ANN001, ANN202
+    """The backbone link of a FLAT cluster with one, as the import builds it: compute
+    ``i`` linked to switch ``c + i`` (its port), then one link over the ports and the
+    router ``2c + 1``, last; or None."""
+    if count != 2 * c + 1 or len(links) != c + 1 or c < 1:
+        return None
+    if any(lk.connect != [i, c + i] for i, lk in enumerate(links[:c], 1)):
+        return None
+    if links[c].connect != list(range(c + 1, 2 * c + 2)):
+        return None
+    return links[c]
+
+
+# --------------------------------------------------------------------------- layers
+
+
+def _as_layers(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported | None:  # noqa: ANN001
+    """A dimension-order routing (a mesh, a torus, a hypercube) as a ``DijkstraCache``
+    zone of layers whose one shortest route is PARASOL's, or None for another routing.
+
+    With D the dimensions a route corrects (in its order ``a_1 .. a_D``), every processor
+    ``p`` has a helper router in each layer 1..D-1, and there are routes from ``p`` in
+    layer k - 1 (layer 0: the host) to each ``q`` in layer k (layer D: the host) that
+    differs from ``p`` only along ``a_k``, crossing PARASOL's links from ``p`` to ``q``
+    and one more link, ``parasol-hop-k-q`` (a FATPIPE link a thousand times wider than
+    the widest link, of no latency: it bounds no flow and adds no time; one a layer's
+    processor, not one for all: a link every flow crosses makes SimGrid's default lazy
+    update miss rates, tests/simgrid/test_flow_simgrid.py). A route from host to host
+    through the layers corrects each dimension once, in order: PARASOL's route, with D
+    more links. Any other way through the layers goes round them
+    again and crosses at least D more links, so SimGrid's shortest route (fewest links)
+    is that one, whatever its tie-break."""
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.routing import get_routing
+    from parasol_core.topology.steps import grid_of
+    from parasol_core.topology.techniques import (
+        HypercubeRouting,
+        MeshRouting,
+        NDRouting,
+        TorusRouting,
+    )
+
+    if len(compute) != count or count < 2:
+        return None
+    try:
+        index = index_of(topo)
+        technique = get_routing(topo.routing or "")
+        if not isinstance(technique, (MeshRouting, TorusRouting, NDRouting, HypercubeRouting)):
+            return None
+        shape, _ = grid_of(index.layout, technique)
+    except RoutingError:
+        return None
+    if shape.size != count:
+        return None
+    axes = getattr(technique, "axes", tuple(range(shape.ndim)))
+    axes = tuple(a for a in axes if a < shape.ndim and shape.dims[a] > 1)
+    if isinstance(technique, HypercubeRouting):
+        axes = tuple(range(shape.ndim))
+    if not axes:
+        return None
+    d = len(axes)
+    segments = sum(count * shape.dims[a] for a in axes)
+    budget.check(f"the routes of {d} layers over {count:,} processors", segments, MAX_ROUTES,
+                 "routes", "a layer has a route from each processor to each along its "
+                 "dimension")  # fmt: skip
+    procs = np.arange(1, count + 1, dtype=np.int64)
+    coords = shape.coordinates_array(procs)
+    strides = np.asarray(shape.strides, dtype=np.int64)
+    parts_src, parts_dst, parts_layer = [], [], []
+    for k, a in enumerate(axes):
+        n = shape.dims[a]
+        src = np.repeat(procs, n)
+        target = np.tile(np.arange(n, dtype=np.int64), count)
+        dst = src + (target - np.repeat(coords[:, a], n)) * strides[a]
+        parts_src.append(src)
+        parts_dst.append(dst)
+        parts_layer.append(np.full(src.shape[0], k, dtype=np.int64))
+    src, dst = np.concatenate(parts_src), np.concatenate(parts_dst)
+    layer = np.concatenate(parts_layer)
+    moving = src != dst
+    try:
+        batch = index.routes(src[moving], dst[moving])
+    except RoutingError as e:
+        raise ExportError(
+            f"PARASOL cannot route the model ({e}); SimGrid needs every route"
+        ) from None
+    budget.check(f"the routes of {d} layers over {count:,} processors",
+                 int(batch.link_offsets[-1]) + segments, MAX_ROUTE_LINKS, "link references")  # fmt: skip
+    out = _Writer(machine, topo, count, mask, compute, "DijkstraCache")
+    out.prop("layers", " ".join(map(str, axes)))
+    out.hosts(topo, compute)
+    for k in range(1, d):
+        out.lines.extend(f'    <router id="parasol-via-{k}-{p}"/>' for p in range(1, count + 1))
+    usable, directed = out.links(topo)
+    widest = max(1.0 / _speed_of(lk) for lk in topo.links if lk.connect) if usable else 1.0
+    for k in range(1, d + 1):  # one into each processor of each layer
+        out.lines.extend(f'    <link id="parasol-hop-{k}-{p}" bandwidth="{_num(widest * 1000)}Bps" '
+                         'latency="0s" sharing_policy="FATPIPE"/>' for p in range(1, count + 1))  # fmt: skip
+
+    def node(p: int, k: int) -> str:
+        return f"p{p}" if k in (0, d) else f"parasol-via-{k}-{p}"
+
+    lines = out.lines
+    routed = iter(batch)
+    for a, b, k, moves in zip(src.tolist(), dst.tolist(), layer.tolist(), moving.tolist()):
+        if d == 1 and not moves:
+            continue  # from a host to itself
+        lines.append(f'    <route src="{node(a, k)}" dst="{node(b, k + 1)}" symmetrical="NO">')
+        # SimGrid's Dijkstra zone gives each route's links in the reverse of the file's
+        # order: written last link first (the hop before them), so that SimGrid's route
+        # is PARASOL's, with a hop after each dimension
+        lines.append(f'      <link_ctn id="parasol-hop-{k + 1}-{b}"/>')
+        if moves:
+            r = next(routed)
+            for j in range(len(r.links) - 1, -1, -1):
+                lid = r.links[j]
+                way = ""
+                if lid in directed:  # UP from the first processor of connect to the second
+                    way = (
+                        ' direction="UP"'
+                        if r.processors[j] == usable[lid][0]
+                        else ' direction="DOWN"'
+                    )
+                lines.append(f'      <link_ctn id="l{lid}"{way}/>')
+        lines.append("    </route>")
+    out.notes.append(f"PARASOL's {topo.routing} routing as a DijkstraCache zone of {d} "
+                     f"layers ({d - 1} helper router{'s' if d != 2 else ''} a processor, and "
+                     "'parasol-hop' links that bound no flow): SimGrid's shortest route "
+                     "through them is PARASOL's")  # fmt: skip
+    return out.done()
+
+
+def _ids(text: str | None, ids: list[int]) -> set[int]:
+    """Those of ``ids`` a policy annotation lists (``# piui: fatpipe = 3 5-9``)."""
+    from bisect import bisect_right
+
+    from parasol_core.syntax.annotations import link_list_ids
+
+    runs = link_list_ids(text)
+    if not runs:
+        return set()
+    firsts = [lo for lo, _ in runs]  # ascending, disjoint, as the annotation is kept
+    out = set()
+    for i in ids:
+        at = bisect_right(firsts, i) - 1
+        if at >= 0 and i <= runs[at][1]:
+            out.add(i)
+    return out
+
+
+def _route(lines: list[str], r, usable: dict[int, list[int]], directed: set[int],  # noqa: ANN001
            symmetrical: bool) -> None:  # fmt: skip
     sym = "" if symmetrical else ' symmetrical="NO"'
     lines.append(f'    <route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>')
     for k, lid in enumerate(r.links):
         direction = ""
         ends = usable[lid]
-        if split and len(ends) == 2:  # UP is from the first processor listed to the second
+        if lid in directed:  # UP is from the first processor listed to the second
             direction = ' direction="UP"' if r.processors[k] == ends[0] else ' direction="DOWN"'
         lines.append(f'      <link_ctn id="l{lid}"{direction}/>')
     lines.append("    </route>")

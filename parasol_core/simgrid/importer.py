@@ -32,7 +32,7 @@ from parasol_core.base.numeric import (
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
-from parasol_core.syntax.annotations import check_network
+from parasol_core.syntax.annotations import check_names, check_network, link_list_text
 from parasol_core.topology import generators
 from parasol_core.topology.shape import declared_shape
 
@@ -51,6 +51,8 @@ class Imported:
 
     machine: Machine
     notes: list[str]
+    #: each processor's name in the platform (host, router or implicit switch), by number
+    names: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -361,15 +363,25 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
     if routing not in ROUTED_ZONES and routing != "None":
         raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
                       "DijkstraCache and clusters are)", el)  # fmt: skip
-    if routing in ("Floyd", "Dijkstra", "DijkstraCache"):
+    if routing in ("Floyd", "Dijkstra", "DijkstraCache") and not any(
+        c.tag == "prop" and c.get("id") == PREFIX + "layers" for c in el.children
+    ):
         p.floyd = True
     explicit = routing == "Full"
+    layered = False  # PIUI's zone of layers: its helper routers, link and routes skipped
     for child in el.children:
         tag = child.tag
+        if layered and (
+            tag == "route"
+            or (tag in ("router", "link") and (child.get("id") or "").startswith("parasol-"))
+        ):
+            continue  # fmt: skip
         if tag == "prop":
             key, value = _attr(p, child, "id"), child.get("value", "")
             if key.startswith(PREFIX) and top:
                 p.zone_props[key] = value
+                if key == PREFIX + "layers":
+                    layered = True
             else:
                 p.notes.add("zone properties (<prop>)", f"{zid}: {key}")
         elif tag == "host":
@@ -509,10 +521,10 @@ def _cluster(p: _Platform, el: Element) -> None:
             for i, h, port in zip(radicals, hosts, ports):
                 new_link(f"{cid}_link_{i}", [h, port])
             bb_policy = el.get("bb_sharing_policy", "SHARED")
-            if bb_policy == "FATPIPE":
-                p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in "
-                            "PARASOL", f"{cid}_backbone")  # fmt: skip
-            new_link(f"{cid}_backbone", [*ports, router], bb_bw, bb_lat, "SHARED")
+            if bb_policy not in ("SHARED", "FATPIPE"):
+                raise p.error(f"cluster {cid!r}: bb_sharing_policy {bb_policy!r} is not "
+                              "SHARED or FATPIPE", el)  # fmt: skip
+            new_link(f"{cid}_backbone", [*ports, router], bb_bw, bb_lat, bb_policy)
             facts["backbone"] = True
         p.zone_of_router[router] = cid
     elif topology == "TORUS":
@@ -627,13 +639,12 @@ def _fat_tree(p, el, cid, hosts, tree, new_link, facts) -> None:  # noqa: ANN001
                 for _ in range(ports[level]):
                     new_link(f"{cid}_link_{k}", [lower[c], parent])
                     k += 1
-    if any(x > 1 for x in ports):
-        p.notes.add("parallel links in a fat tree: PARASOL routes over the lowest-numbered "
-                    "link between two processors, SimGrid spreads routes over them", cid)  # fmt: skip
     facts.update(levels=h, m=m, w=w, ports=ports)
     k0 = m[0]
     if all(x == k0 for x in m) and w == [1] + [k0] * (h - 1) and all(x == 1 for x in ports):
-        facts["network"] = f"fattree {k0} {h}"
+        facts["network"] = f"fattree {k0} {h}"  # d-mod-k updown is SimGrid's routing there
+    else:  # SimGrid's general fat tree: updown routes it as SimGrid does, parallel links too
+        facts["network"] = " ".join(map(str, ["xgft", h, *m, *w, *ports]))
 
 
 def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -> _Dragonfly:
@@ -706,11 +717,17 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
                      bandwidth=wide["blue"])  # fmt: skip
             k += 1
     facts.update(groups=g, chassis=c, blades=b, nodes=nodes)
-    p.notes.add("SimGrid's dragonfly routing (to router n of the group for group n, then the "
-                "global link): the import routes by 'shortest', which can pick other routers "
-                "where paths tie; and SimGrid 3.32, within a group, from a router outside chassis "
-                "0, crosses a green link then routes on as if in chassis 0 (a black hop too "
-                "few or too many), which no chain of links does", cid)  # fmt: skip
+    if g <= b:  # SimGrid's routing goes to blade g of a chassis: it needs g blades
+        facts["network"] = f"simgrid-dragonfly {g} {c} {b} {nodes}"
+    else:
+        p.notes.add(f"a dragonfly of {g} groups and {b} blades a chassis: SimGrid's routing "
+                    "goes to blade G of a chassis, which there is not; routed by 'shortest'",
+                    cid)  # fmt: skip
+    if c > 1:
+        p.notes.add("SimGrid 3.32's dragonfly routing within a group, from a router outside "
+                    "chassis 0, crosses a green link then routes on as if in chassis 0 (a "
+                    "black hop too few or too many), which no chain of links does: PARASOL "
+                    "takes the chain there", cid)  # fmt: skip
 
 
 def _read_whole(text: str, what: str) -> int:
@@ -820,6 +837,12 @@ def build(p: _Platform, name: str) -> Imported:
         if m:
             role, _, tname = value.partition(":")
             kinds[int(m.group(1))] = (tname, role or None)
+    host_type = _whole(props.get(PREFIX + "host-type"))  # a cluster's, in a PIUI export
+    if host_type is not None:
+        compute_type = host_type
+    given_switch = _whole(props.get(PREFIX + "switch-type"))
+    if given_switch is not None:
+        switch_type = given_switch
     for host in p.hosts:
         given = p.host_props.get(host, {}).get(PREFIX + "type")
         given_type = _whole(given)
@@ -842,7 +865,9 @@ def build(p: _Platform, name: str) -> Imported:
         processors.append(Processor(id=t, name=f"type {t}"))
 
     links: list[Link] = []
-    split = shared = 0
+    split = 0
+    shared: list[int] = []
+    fatpipe: list[int] = []
     next_id = 1
     for link in p.links.values():
         if len(link.ends) < 2:
@@ -859,33 +884,37 @@ def build(p: _Platform, name: str) -> Imported:
                    "bandwidth, would be too large for a double")  # fmt: skip
             raise PlatformError(f"link {link.name!r}: a bandwidth of {link.bandwidth!r} Bps "
                                 f"is {why}", link.line, p.source)  # fmt: skip
-        given = link.props.get(PREFIX + "speed")
-        if given is not None:
+        given = link.props.get(PREFIX + "speed", props.get(PREFIX + "speed"))
+        # its own, or the zone's for the links of a PIUI cluster (a backbone's too: the
+        # one of the values whose reciprocal is the link's bandwidth)
+        for text in (given or "").split()[:2]:
             try:
-                exact = read_float(given)
+                exact = read_float(text)
                 if exact > 0 and abs(1.0 / exact - link.bandwidth) <= 1e-12 * link.bandwidth:
                     speed = exact  # the value PIUI wrote, not its reciprocal's reciprocal
+                    break
             except ValueRangeError:
                 pass
         lat = Timing(link.latency)
         links.append(Link(id=lid, latency=lat, speed=Timing(speed),
                           connect=[number[e] for e in link.ends]))  # fmt: skip
         if link.policy == "FATPIPE":
-            p.notes.add("FATPIPE links (each flow gets the whole bandwidth): shared in PARASOL",
-                        f"link {link.name}")  # fmt: skip
+            fatpipe.append(lid)  # each flow bounded alone: '# piui: fatpipe'
         elif link.policy == "WIFI":
             p.notes.add("Wifi links: read as shared links", f"link {link.name}")
         if len(link.ends) == 2:
             if link.policy == "SPLITDUPLEX":
                 split += 1
-            else:
-                shared += 1
+            elif link.policy != "FATPIPE":
+                shared.append(lid)
     duplex = None
-    if split and not shared:
-        duplex = 0.0  # every two-ended link full duplex, nothing added by the other way
-    elif split:
-        p.notes.add(f"split-duplex links among shared ones ({split} of {split + shared}): "
-                    "PARASOL's duplex is for a whole topology; read as shared")  # fmt: skip
+    if split:
+        duplex = 0.0  # split-duplex links full duplex, nothing added by the other way
+    # Each link keeps its policy (issue 36): among split-duplex links, a SHARED (or
+    # Wifi) two-ended link is one resource both ways, '# piui: shared'; a FATPIPE link
+    # bounds each flow alone, '# piui: fatpipe'.
+    shared_text = link_list_text(shared) if split and shared else None
+    fatpipe_text = link_list_text(fatpipe) if fatpipe else None
     if PREFIX + "duplex" in props:
         try:
             duplex = read_float(props[PREFIX + "duplex"]) if props[PREFIX + "duplex"] else None
@@ -899,12 +928,17 @@ def build(p: _Platform, name: str) -> Imported:
         if topology == "TORUS":
             dims = facts["dims"]
             shape = tuple(dims)
-            routing = f"{len(dims)}Dtorus" if len(dims) <= 3 else "NDtorus"
+            routing = "simgrid-torus"  # SimGrid's tie-break (topology/techniques.py)
+        elif topology == "DRAGONFLY" and "network" in facts:
+            network, routing = facts["network"], "simgrid-dragonfly"
         elif topology == "FAT_TREE":
-            network = facts.get("network")
-            if network is None:
-                p.notes.add("a fat tree that is not a k-ary n-tree: no '# piui: network' line",
-                            cid)  # fmt: skip
+            network, routing = facts["network"], "updown"
+            try:  # numbers past what the annotation holds (a count over 10^6, 9 levels)
+                network = check_network(network)
+            except ValueError as e:
+                p.notes.add(f"a fat tree the '# piui: network' line cannot describe ({e}): "
+                            "routed by 'shortest'", cid)  # fmt: skip
+                network, routing = None, "shortest"
     if PREFIX + "routing" in props:
         routing = props[PREFIX + "routing"] or None
     if PREFIX + "shape" in props:
@@ -924,8 +958,10 @@ def build(p: _Platform, name: str) -> Imported:
     if ours:
         setup = (Timing(_prop(p, props, "setup", props[PREFIX + "setup"], read_float, ""))
                  if props.get(PREFIX + "setup") else None)  # fmt: skip
+    names = _names(p, number, props)
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
+        shared=shared_text, fatpipe=fatpipe_text, names=names,
         id=_prop(p, props, "topology-id", props.get(PREFIX + "topology-id", "1"), _read_whole, "an id"),
         name=props.get(PREFIX + "topology-name", None if ours else name),
         setup=setup,
@@ -952,7 +988,26 @@ def build(p: _Platform, name: str) -> Imported:
             "costs; PARASOL routes the links by 'shortest' (fewest hops, its own tie-break)"
         )
     _compare_routes(p, topo, number)
-    return Imported(machine, p.notes.lines())
+    return Imported(machine, p.notes.lines(), {n: name for name, n in number.items()})
+
+
+def _names(p: _Platform, number: dict[str, int], props: dict[str, str]) -> str | None:
+    """The ``# piui: names`` text: the platform's names of its hosts and routers (and
+    of the implicit switches), unless each is ``pN`` for its own number N (a file PIUI
+    wrote, whose own names come back from its ``parasol:names`` property)."""
+    if PREFIX + "names" in props:
+        try:
+            return check_names(props[PREFIX + "names"] or None)
+        except ValueError as e:
+            p.notes.add(f"the {PREFIX}names property, ignored: {shown(e, 200)}")
+            return None
+    if all(name == f"p{n}" for name, n in number.items()):
+        return None
+    try:
+        return check_names({n: name for name, n in number.items()})
+    except ValueError as e:
+        p.notes.add(f"the processors' names, not kept: {shown(e, 200)}")
+        return None
 
 
 def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> None:

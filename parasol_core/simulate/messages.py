@@ -151,9 +151,20 @@ def _number(value: Any, what: str) -> float:
     return x
 
 
-def parse_messages(data: Any) -> list[Message]:
+def _processor(value: Any, what: str, names: Mapping[str, int] | None) -> int:
+    """A message's end: an integer, or (given ``names``, a topology's
+    ``# piui: names`` by name) a processor's name."""
+    if isinstance(value, str) and names is not None:
+        if value in names:
+            return names[value]
+        raise PhaseError(f"{what} {value[:80]!r} is no processor's name in the topology")
+    return _int(value, what)
+
+
+def parse_messages(data: Any, names: Mapping[str, int] | None = None) -> list[Message]:
     """Messages from decoded JSON: a list of ``{"src", "dst", "bytes", "start"?,
-    "after"?}`` objects (``Message`` objects pass through)."""
+    "after"?}`` objects (``Message`` objects pass through); with ``names`` (name ->
+    processor number), ``src`` and ``dst`` may be processors' names."""
     if not isinstance(data, list):
         raise PhaseError(f"a message list must be a JSON list, got {type(data).__name__}")
     out = []
@@ -177,8 +188,8 @@ def parse_messages(data: Any) -> list[Message]:
             raise PhaseError(f"message {i}: 'after' must be a list of message indices")
         out.append(
             Message(
-                _int(item["src"], f"message {i}: src"),
-                _int(item["dst"], f"message {i}: dst"),
+                _processor(item["src"], f"message {i}: src", names),
+                _processor(item["dst"], f"message {i}: dst", names),
                 _number(item["bytes"], f"message {i}: bytes"),
                 _number(item.get("start", 0.0), f"message {i}: start"),
                 tuple(_int(a, f"message {i}: after") for a in after),
@@ -187,7 +198,7 @@ def parse_messages(data: Any) -> list[Message]:
     return out
 
 
-def load_messages(path: str | Path) -> list[Message]:
+def load_messages(path: str | Path, names: Mapping[str, int] | None = None) -> list[Message]:
     """Messages from a JSON file (see :func:`parse_messages`), a regular file of at most
     :data:`~parasol_core.base.limits.MAX_DATA_FILE_BYTES` (a larger one raises ValueRangeError);
     OSError if unreadable."""
@@ -214,7 +225,7 @@ def load_messages(path: str | Path) -> list[Message]:
         from parasol_core.base import budget
 
         budget.check_phase(str(path), len(data))
-    return parse_messages(data)
+    return parse_messages(data, names)
 
 
 def _as_arrays(messages: Any) -> MessageArrays:

@@ -38,7 +38,7 @@ from parasol_core.base.numeric import (
     why_not_number,
 )
 from parasol_core.base.source import BOM, LineIndex, ValueSource
-from parasol_core.model import NETWORK_KINDS, ROLES, Block, Machine
+from parasol_core.model import NETWORK_KINDS, ROLES, VARIABLE_NETWORKS, Block, Machine
 
 #: the keys a topology section reads, and what each number means
 KEYS = {
@@ -47,6 +47,7 @@ KEYS = {
     "duplex": "the fraction by which traffic the other way slows a full-duplex link",
     "shared": "two-processor links that stay one resource both ways on a duplex topology",
     "fatpipe": "links that bound each message separately, however many cross them",
+    "names": "processors' names (a SimGrid platform's hosts and routers): N=NAME ...",
 }
 # The keys whose value is a list of link ids ("3 5-9 12"), and the most ids one holds.
 LINK_LISTS = ("shared", "fatpipe")
@@ -57,7 +58,8 @@ MAX_DUPLEX = 1.0
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
 _NOTE = re.compile(
-    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe)\b[ \t]*(=?)([^\n\r\x0b]*)",
+    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe|names)\b[ \t]*(=?)"
+    r"([^\n\r\x0b]*)",
     re.M,
 )
 _ROLE = re.compile(r"^[ \t]*#[ \t]*piui:[ \t]*(role)\b[ \t]*(=?)([^\n\r\x0b]*)", re.M)
@@ -70,6 +72,7 @@ PLACES = {
     "network": "directly in a hardware topology section",
     "shared": "directly in a hardware topology section",
     "fatpipe": "directly in a hardware topology section",
+    "names": "directly in a hardware topology section",
     "role": "directly in a processor section",
     "shape": "directly in a topology or virtual topology section",
 }
@@ -221,6 +224,8 @@ def _read(key: str, eq: str, rest: str) -> tuple[Any, str | None]:
             return _network(eq, rest)
         if key in LINK_LISTS:
             return _link_list(key, eq, rest)
+        if key == "names":
+            return _names(eq, rest)
         return _number(key, eq, rest)
     except (ValueError, ArithmeticError) as e:  # pragma: no cover - every case is worded
         return None, f"cannot be read ({e})"
@@ -351,6 +356,14 @@ def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
         shown = kind if len(kind) <= 40 else kind[:40] + "..."
         return None, f"unknown network {shown!r} (known: {forms}){why_not_number(kind)}"
     names = NETWORK_KINDS[kind]
+    if kind in VARIABLE_NETWORKS:  # xgft H m1..mH w1..wH p1..pH
+        fixed, per, most = VARIABLE_NETWORKS[kind]
+        first = numbers[0] if numbers else ""
+        groups = int(first) if len(first) <= 2 and is_whole(first) else 0
+        if not 1 <= groups <= most or len(numbers) != fixed + per * groups:
+            return None, (f"a {kind} takes H (1 to {most}) and then {per} lists of H whole "
+                          f"numbers: {kind} {' '.join(names)}")  # fmt: skip
+        names = tuple(f"n{i}" for i in range(len(numbers)))
     # ASCII digits only, and at most 7 of them (10**6): '²'.isdigit() is true, int('²')
     # fails, and int('٢') is 2
     if len(numbers) != len(names) or not all(
@@ -415,6 +428,242 @@ def link_list_ids(text: str | None) -> list[tuple[int, int]]:
         a, _, b = word.partition("-")
         out.append((int(a), int(b or a)))
     return out
+
+
+# --------------------------------------------------------------------------- names
+
+#: the most characters of one processor's name (a SimGrid id), before escaping
+MAX_NAME = 1000
+#: the most characters of a names line (a model file's lines hold 1,000,000)
+MAX_NAMES_TEXT = 900_000
+#: what a name holds escaped as %XX (its UTF-8 bytes): blanks, '%', '=', '#' (which
+#: would start a comment), '"', '*' (which stands for a run's number), and control
+#: characters
+_ESCAPED = re.compile(r'[\x00-\x20\x7f-\x9f%=#"*\u2028\u2029\ufeff]')
+# a name's last whole number (no leading zero) and what surrounds it: runs of them
+_NUMBERED = re.compile(r"(.*?)(0|[1-9][0-9]{0,17})([^0-9]*)", re.S)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def quote_name(name: str) -> str:
+    """A processor's name as the names annotation writes it."""
+    return _ESCAPED.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode("utf-8")), name)
+
+
+def unquote_name(text: str) -> str:
+    """:func:`quote_name` undone (ValueError on a % not followed by two hex digits or
+    bytes that are no UTF-8)."""
+    if "%" not in text:
+        return text
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "%":
+            pair = text[i + 1 : i + 3]
+            if len(pair) != 2 or not all(ch in _HEX for ch in pair):
+                raise ValueError(f"'%' must be followed by two hex digits in {text[:40]!r}")
+            out.append(int(pair, 16))
+            i += 3
+        else:
+            out.extend(c.encode("utf-8"))
+            i += 1
+    return out.decode("utf-8")
+
+
+class NameTable:
+    """Processors' names, as a names line holds them: single names (``N=NAME``) and
+    runs (``A-B:S=PRE*SUF``: processor ``A + i`` is named ``PRE`` + ``S + i`` +
+    ``SUF``, a SimGrid cluster's hosts in one word). Looked up both ways without
+    spelling out every name of a run."""
+
+    def __init__(self, singles: dict[int, str], runs: list[tuple[int, int, int, str, str]]) -> None:
+        self.singles = singles
+        self.runs = sorted(runs)
+        self._firsts = [r[0] for r in self.runs]
+        self._by_name = {name: n for n, name in singles.items()}
+
+    def __len__(self) -> int:
+        return len(self.singles) + sum(b - a + 1 for a, b, *_ in self.runs)
+
+    def name(self, p: int) -> str | None:
+        if p in self.singles:
+            return self.singles[p]
+        at = bisect.bisect_right(self._firsts, p) - 1
+        if at >= 0:
+            a, b, start, pre, suf = self.runs[at]
+            if p <= b:
+                return f"{pre}{start + p - a}{suf}"
+        return None
+
+    def number(self, name: str) -> int | None:
+        if name in self._by_name:
+            return self._by_name[name]
+        m = _NUMBERED.fullmatch(name)
+        if m is None:
+            return None
+        pre, digits, suf = m.groups()
+        k = int(digits)
+        for a, b, start, rpre, rsuf in self.runs:
+            if rpre == pre and rsuf == suf and start <= k <= start + b - a:
+                return a + k - start
+        return None
+
+    def items(self) -> list[tuple[int, str]]:
+        """Every (number, name), by number (spelt out: for a small table or a test)."""
+        out = list(self.singles.items())
+        for a, b, start, pre, suf in self.runs:
+            out.extend((a + i, f"{pre}{start + i}{suf}") for i in range(b - a + 1))
+        return sorted(out)
+
+    def text(self) -> str:
+        words = [(n, f"{n}={quote_name(name)}") for n, name in self.singles.items()]
+        words += [(a, f"{a}-{b}:{start}={quote_name(pre)}*{quote_name(suf)}")
+                  for a, b, start, pre, suf in self.runs]  # fmt: skip
+        return " ".join(w for _, w in sorted(words))
+
+    @classmethod
+    def of(cls, names: dict[int, str]) -> NameTable:
+        """The table of ``names``, runs of three or more consecutive processors whose
+        names count up by one in their last number made runs."""
+        singles: dict[int, str] = {}
+        runs: list[tuple[int, int, int, str, str]] = []
+        order = sorted(names)
+        i = 0
+        while i < len(order):
+            n = order[i]
+            m = _NUMBERED.fullmatch(names[n])
+            j = i + 1
+            if m is not None:
+                pre, digits, suf = m.groups()
+                k = int(digits)
+                while (j < len(order) and order[j] == n + (j - i)
+                       and names[order[j]] == f"{pre}{k + (j - i)}{suf}"):  # fmt: skip
+                    j += 1
+            if j - i >= 3:
+                runs.append((n, order[j - 1], int(m.group(2)), m.group(1), m.group(3)))
+            else:
+                j = i + 1
+                singles[n] = names[n]
+            i = j
+        return cls(singles, runs)
+
+
+def names_text(names: dict[int, str]) -> str:
+    """The names annotation's value for ``names`` (number -> name)."""
+    return NameTable.of(names).text()
+
+
+def names_of_text(text: str | None) -> dict[int, str]:
+    """Processor number -> name, every one, from a names annotation's text (checked)."""
+    return dict(name_table(text).items()) if text else {}
+
+
+def name_table(text: str | None) -> NameTable:
+    """The table of a names annotation's text (checked: ValueError saying why not)."""
+    if not text:
+        return NameTable({}, [])
+    table, why = _name_table(text)
+    if why is not None:
+        raise ValueError(why)
+    return table
+
+
+def _name_table(text: str) -> tuple[NameTable, str | None]:
+    singles: dict[int, str] = {}
+    runs: list[tuple[int, int, int, str, str]] = []
+    empty = NameTable({}, [])
+    for word in text.split():
+        left, sep, name = word.partition("=")
+        shown = word if len(word) <= 40 else word[:40] + "..."
+        span, colon, first = left.partition(":")
+        a_text, dash, b_text = span.partition("-")
+        wholes = [a_text] + ([b_text] if dash else []) + ([first] if colon else [])
+        if (
+            not sep
+            or bool(dash) != bool(colon)
+            or not all(is_whole(x) and len(x) <= 18 for x in wholes)
+        ):
+            return empty, f"expected N=NAME or A-B:S=PRE*SUF (processor numbers), found {shown!r}"
+        a = int(a_text)
+        b = int(b_text) if dash else a
+        if not 0 < a <= b:
+            return empty, f"{shown!r}: processor numbers count from 1, upwards"
+        parts = name.split("*")
+        if len(parts) != (2 if dash else 1):
+            return empty, (f"{shown!r}: a run's name has one '*' (its number), a single "
+                           "name none ('*' written %2A)")  # fmt: skip
+        try:
+            plain = [unquote_name(x) for x in parts]
+        except (ValueError, UnicodeDecodeError) as e:
+            return empty, f"{shown!r}: {e}"
+        size = sum(map(len, plain)) + (len(str(int(first) + b - a)) if dash else 0)
+        if size < 1 or size > MAX_NAME:
+            return empty, f"{shown!r}: a name has 1 to {MAX_NAME:,} characters"
+        if dash:
+            runs.append((a, b, int(first), plain[0], plain[1]))
+        else:
+            if a in singles:
+                return empty, f"processor {a} is named twice"
+            singles[a] = plain[0]
+    table = NameTable(singles, runs)
+    spans = sorted([(a, b) for a, b, *_ in runs] + [(n, n) for n in singles])
+    for (_, b0), (a1, _) in zip(spans, spans[1:]):
+        if a1 <= b0:
+            return empty, f"processor {a1} is named twice"
+    if len(table._by_name) != len(singles):
+        dup = next(n for n in singles if table._by_name[singles[n]] != n)
+        return (
+            empty,
+            f"processors {table._by_name[singles[dup]]} and {dup} are both named {singles[dup][:40]!r}",
+        )
+    for n, name in singles.items():  # a single name that a run gives too
+        m = _NUMBERED.fullmatch(name)
+        if m is not None and runs:
+            other = NameTable({}, runs).number(name)
+            if other is not None:
+                return empty, f"processors {other} and {n} are both named {name[:40]!r}"
+    for i, (a, b, s0, pre, suf) in enumerate(table.runs):  # two runs of one pattern
+        for a2, b2, s2, pre2, suf2 in table.runs[i + 1 :]:
+            if pre == pre2 and suf == suf2 and s2 <= s0 + b - a and s0 <= s2 + b2 - a2:
+                return empty, f"processors {a} to {b} and {a2} to {b2} share names"
+    return table, None
+
+
+def _names(eq: str, rest: str) -> tuple[str | None, str | None]:
+    """The names annotation in its written form, or None and why not: ``N=NAME`` and
+    ``A-B:S=PRE*SUF`` words, each processor named once, each name 1 to
+    :data:`MAX_NAME` characters with its blanks, '%', '=', '#', '"' and '*' written
+    %XX, and no two processors of one name."""
+    text = _value_text(rest)
+    if not eq or not text:
+        return None, ("expected '# piui: names = N=NAME ...' (processor number = its name; "
+                      "A-B:S=PRE*SUF for a run)")  # fmt: skip
+    table, why = _name_table(text)
+    if why is not None:
+        return None, why
+    return table.text(), None
+
+
+def check_names(value: object) -> str | None:
+    """A value for ``topology.names`` as set by a program: None, a text as the file
+    holds it, or a mapping number -> name; its written form, or ValueError (one of more
+    than :data:`MAX_NAMES_TEXT` characters too: a model file's line could not hold it)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        if not value:
+            return None
+        value = names_text({int(k): str(v) for k, v in value.items()})
+    if not isinstance(value, str):
+        raise ValueError(f"names must be a text 'N=NAME ...' or a mapping, not {value!r}")
+    text, why = _names("=", value)
+    if why is not None:
+        raise ValueError(f"names: {why}")
+    if text is not None and len(text) > MAX_NAMES_TEXT:
+        raise ValueError(f"names: {len(text):,} characters, more than a names line holds "
+                         f"({MAX_NAMES_TEXT:,})")  # fmt: skip
+    return text
 
 
 def check_link_list(key: str, value: object) -> str | None:

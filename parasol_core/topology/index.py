@@ -388,7 +388,13 @@ class TopologyIndex:
         self.check()
         self.check_processor(src)
         self.check_processor(dst)
-        path = self.technique.path(self.layout, src, dst)
+        technique = self.technique
+        ranked = getattr(type(technique), "ranked_paths", None)
+        if ranked is not None and ranked is not RoutingTechnique.ranked_paths:
+            # it may pick among parallel links: the batch of one says which
+            batch = self.routes([src], [dst])
+            return batch[0]
+        path = technique.path(self.layout, src, dst)
         if not path or path[0] != src or path[-1] != dst:
             raise RoutingError(
                 f"the {self.routing} routing technique gave a path from {path[:1]} to "
@@ -432,18 +438,58 @@ class TopologyIndex:
         steps = route_steps(self.layout, self.technique, src, dst)
         budget.check_route_steps(f"{n:,} route{'' if n == 1 else 's'}", steps,
                                  "processors visited, both ends included")  # fmt: skip
-        offsets, procs = self.technique.paths(self.layout, src, dst)
+        technique = self.technique
+        ranks = None
+        if getattr(technique, "ranked_paths", None) is not None:
+            offsets, procs, ranks = technique.ranked_paths(self.layout, src, dst)
+        else:  # a plug-in that is no RoutingTechnique
+            offsets, procs = technique.paths(self.layout, src, dst)
         offsets = np.asarray(offsets, dtype=np.int64)
         procs = np.asarray(procs, dtype=np.int64)
         steps = np.ones(max(procs.shape[0] - 1, 0), dtype=bool)
         steps[offsets[1:-1] - 1] = False  # the last processor of one route -> the next's first
         a, b = procs[:-1][steps], procs[1:][steps]
         slots = self.slots_between(a, b)
+        if ranks is not None:
+            slots = self._ranked_slots(a, b, slots, np.asarray(ranks, dtype=np.int64))
         missing = slots < 0
         if missing.any():
             i = int(np.argmax(missing))
             raise self.missing_link(int(a[i]), int(b[i]))
         return RouteBatch(offsets, procs, self.link_ids[slots])
+
+    @cached_property
+    def _parallel(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every two-processor link's pair key (``a * stride + b``, a < b) and id, by key
+        and then id: the links joining one pair, lowest id first."""
+        two = np.flatnonzero(self.sizes == 2)
+        a = self.member_procs[self.member_offsets[two]]
+        b = self.member_procs[self.member_offsets[two] + 1]
+        keys = np.minimum(a, b) * self._stride + np.maximum(a, b)
+        ids = self.link_ids[two]
+        order = np.lexsort((ids, keys))
+        return keys[order], ids[order]
+
+    def _ranked_slots(self, a: np.ndarray, b: np.ndarray, slots: np.ndarray,
+                      ranks: np.ndarray) -> np.ndarray:  # fmt: skip
+        """``slots`` with each hop whose rank is r > 0 on the (r+1)-th lowest-id of the
+        two-processor links joining its processors (-1 where there are not so many)."""
+        if ranks.shape != slots.shape:
+            raise RoutingError(f"the {self.routing} routing technique gave {ranks.shape[0]:,} "
+                               f"link choices for {slots.shape[0]:,} hops")  # fmt: skip
+        pick = np.flatnonzero(ranks > 0)
+        if not pick.shape[0]:
+            return slots
+        keys, ids = self._parallel
+        lo, hi = np.minimum(a[pick], b[pick]), np.maximum(a[pick], b[pick])
+        want = lo * self._stride + hi
+        at = np.searchsorted(keys, want) + ranks[pick]
+        ok = at < keys.shape[0]
+        ok[ok] = keys[at[ok]] == want[ok]
+        out = slots.copy()
+        out[pick[~ok]] = -1
+        out[pick[ok]] = self.slots(ids[at[ok]])
+        return out
 
 
 class Members(Mapping):

@@ -393,7 +393,7 @@ def network_placement(topology: Topology, count: int,
     _, a, b, others = link_pairs(topology)
     ok = (a >= 1) & (a <= count) & (b >= 1) & (b <= count)
     a, b = a[ok] - 1, b[ok] - 1
-    if said is not None and said[0].startswith("fattree"):
+    if said is not None and (said[0].startswith("fattree") or said[0] == "xgft"):
         level = fattree_levels(count, said[0], said[1])
         if level is not None:
             return _placed(draw(count, a, b, levels=level, ordered=True), "fattree")

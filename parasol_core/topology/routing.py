@@ -48,12 +48,14 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "3Dtorus": _T + "TORUS_3D",
     "NDmesh": _T + "ND_MESH",
     "NDtorus": _T + "ND_TORUS",
+    "simgrid-torus": _T + "SIMGRID_TORUS",
     "broadcast": _T + "BROADCAST",
     "hypercube": _T + "HYPERCUBE",
     "shortest": "parasol_core.topology.shortest:SHORTEST",
     "updown": "parasol_core.topology.switched:UPDOWN",
     "dragonfly-minimal": "parasol_core.topology.switched:DRAGONFLY_MINIMAL",
     "dragonfly-valiant": "parasol_core.topology.switched:DRAGONFLY_VALIANT",
+    "simgrid-dragonfly": "parasol_core.topology.switched:SIMGRID_DRAGONFLY",
 }
 
 
@@ -93,6 +95,16 @@ class RoutingTechnique:
             flat.extend(self.path(layout, s, d))
             offsets.append(len(flat))
         return np.asarray(offsets, dtype=np.int64), np.asarray(flat, dtype=np.int64)
+
+    def ranked_paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`paths`, and which of the links joining each hop's two processors the
+        route crosses, per hop in route order: 0 the lowest-id one, 1 the next, ...
+        (parallel links, as a SimGrid fat tree has); None: always the lowest-id one.
+        Override it where a route picks among parallel links."""
+        offsets, procs = self.paths(layout, src, dst)
+        return offsets, procs, None
 
     def neighbours(self, layout: Layout, p: int) -> list[int]:
         """The processors ``p`` has a virtual link to, ascending."""

@@ -14,7 +14,11 @@ from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout, Shape
 from parasol_core.topology.shortest import ShortestRouting
-from parasol_core.topology.switched import DragonflyRouting, UpDownRouting
+from parasol_core.topology.switched import (
+    DragonflyRouting,
+    SimGridDragonflyRouting,
+    UpDownRouting,
+)
 from parasol_core.topology.techniques import (
     BroadcastRouting,
     HypercubeRouting,
@@ -60,7 +64,7 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     if isinstance(technique, ShortestRouting):  # its searches, within their own budget
         inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
         return technique.steps(layout, src[inside], dst[inside])
-    if isinstance(technique, (UpDownRouting, DragonflyRouting)):
+    if isinstance(technique, (UpDownRouting, DragonflyRouting, SimGridDragonflyRouting)):
         return technique.steps(layout, src, dst)  # at most: up and down, or 6 / 8 a route
     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):
         return 2 * pairs

@@ -81,7 +81,8 @@ from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout
 
-FAT_TREE_KINDS = ("fattree", "fattree2", "fattree3")
+FAT_TREE_KINDS = ("fattree", "fattree2", "fattree3", "xgft")
+XGFT_MAX_LEVELS = 8
 
 
 # --------------------------------------------------------------------------- fat trees
@@ -94,6 +95,12 @@ class FatTree:
 
     down: tuple[int, ...]
     up: tuple[int, ...]
+    #: an ``xgft`` (SimGrid's FAT_TREE): parents per compute processor, and the parallel
+    #: links between a node of each level and each of its parents (empty: all 1)
+    host_up: int = 1
+    ports: tuple[int, ...] = ()
+    #: routed as SimGrid 3.32 routes it (:meth:`simgrid_paths`), parallel links included
+    simgrid: bool = False
 
     @classmethod
     def of(cls, kind: str, values: tuple[int, ...] | list[int]) -> FatTree:
@@ -114,6 +121,15 @@ class FatTree:
             if any(x < 1 for x in v):
                 raise ValueError(f"the port counts of a {kind} must be positive, got {tuple(v)}")
             return cls(tuple(v[0::2]), tuple(v[1::2]))
+        if kind == "xgft":
+            if not v or not 1 <= v[0] <= XGFT_MAX_LEVELS or len(v) != 1 + 3 * v[0]:
+                raise ValueError("an xgft takes H (1 to 8 levels), then H children counts, H "
+                                 "parent counts and H parallel-link counts")  # fmt: skip
+            h = v[0]
+            down, up, ports = v[1 : 1 + h], v[1 + h : 1 + 2 * h], v[1 + 2 * h :]
+            if min(v) < 1:
+                raise ValueError(f"the counts of an xgft must be positive, got {tuple(v)}")
+            return cls(tuple(down), tuple(up[1:]), up[0], tuple(ports), simgrid=True)
         raise ValueError(f"not a fat tree: {kind!r}")
 
     @property
@@ -122,8 +138,14 @@ class FatTree:
 
     @cached_property
     def w(self) -> tuple[int, ...]:
-        """Parents per node, by level 1..h (w_1 = 1: a compute processor's one leaf)."""
-        return (1, *self.up)
+        """Parents per node, by level 1..h (w_1 = 1, a compute processor's one leaf,
+        but in an ``xgft``)."""
+        return (self.host_up, *self.up)
+
+    @cached_property
+    def p(self) -> tuple[int, ...]:
+        """Parallel links from a node of each level 0..h-1 to each of its parents."""
+        return self.ports or (1,) * self.levels
 
     @cached_property
     def level_sizes(self) -> tuple[int, ...]:
@@ -145,8 +167,10 @@ class FatTree:
 
     @property
     def links(self) -> int:
-        # a compute link each, then each node of levels 1..h-1 has w_(i+1) up links
-        return self.compute + sum(n * u for n, u in zip(self.level_sizes, self.up))
+        # a compute link each (w_1 p_1 in an xgft), then each node of levels 1..h-1 has
+        # w_(i+1) p_(i+1) up links
+        sizes = (self.compute, *self.level_sizes)
+        return sum(n * u * q for n, u, q in zip(sizes, self.w, self.p))
 
     @cached_property
     def bases(self) -> tuple[int, ...]:
@@ -175,8 +199,93 @@ class FatTree:
             wlow = wup
         return np.concatenate(parts)
 
+    def simgrid_paths(
+        self, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The routes SimGrid 3.32's ``FatTreeZone::get_local_route`` gives, batch form,
+        with the rank of the parallel link each hop crosses (0: the lowest id, as the
+        SimGrid import numbers them: port ``j`` of a pair is its ``j``-th link).
+
+        Labels as SimGrid's: a node of level ``L`` has ``h`` digits, digit ``j`` counting
+        to ``w[j]`` below ``L`` and to ``m[j]`` from ``L`` on, digit 0 the fastest (its
+        position in its level). Up from level ``L`` while the node's digits from ``L`` on
+        differ from the destination's: ``x = (d // prod(w[i], i < L)) mod (w[L] p[L])``
+        (3.32 divides by the parent counts alone, and takes the modulus over the
+        parallel links too), the parent whose digit ``L`` is ``x mod w[L]``, over its link ``x //
+        w[L]``. Down: to the child whose digit is the destination's, over the link the
+        scan of SimGrid's loop finds: it starts at ``(s mod p) m + digit`` (``s`` the
+        source's position), and after a step it goes on scanning the next node's
+        children from the index it stopped at, taking the next index of the right digit
+        if there is one below that node's ``m p`` (SimGrid's loop does not restart)."""
+        s = np.asarray(src, dtype=np.int64) - 1
+        d = np.asarray(dst, dtype=np.int64) - 1
+        h, m, w, p = self.levels, self.down, self.w, self.p
+        k = s.shape[0]
+        sd = np.empty((k, h), dtype=np.int64)
+        dd = np.empty((k, h), dtype=np.int64)
+        rest_s, rest_d = s.copy(), d.copy()
+        top = np.zeros(k, dtype=np.int64)  # R: the level of the first common ancestor
+        for j in range(h):
+            sd[:, j], rest_s = rest_s % m[j], rest_s // m[j]
+            dd[:, j], rest_d = rest_d % m[j], rest_d // m[j]
+        for r in range(h, 0, -1):  # the lowest R whose digits from R on agree
+            agree = (sd[:, r:] == dd[:, r:]).all(axis=1)
+            top = np.where(agree, r, top)
+        top[s == d] = 0
+        label = sd.copy()
+        cols = np.empty((k, 2 * h + 1), dtype=np.int64)
+        keep = np.zeros((k, 2 * h + 1), dtype=bool)
+        ranks = np.zeros((k, 2 * h), dtype=np.int64)
+        hop_keep = np.zeros((k, 2 * h), dtype=bool)
+        cols[:, 0] = s + 1
+        keep[:, 0] = True
+        bases = (0, *(b - self.compute for b in self.bases))  # level start, 0-based
+        divide = 1
+        for lvl in range(h):  # up from level lvl to lvl + 1
+            live = lvl < top
+            x = (d // divide) % (w[lvl] * p[lvl])
+            divide *= w[lvl]  # SimGrid 3.32 divides by the parents only
+            label[:, lvl] = np.where(live, x % w[lvl], label[:, lvl])
+            cols[:, lvl + 1] = self.compute + bases[lvl + 1] + self._position(label, lvl + 1) + 1
+            keep[:, lvl + 1] = live
+            ranks[:, lvl] = x // w[lvl]
+            hop_keep[:, lvl] = live
+        prev = np.zeros(k, dtype=np.int64)
+        going = np.zeros(k, dtype=bool)  # inside SimGrid's scan of children
+        for n, lvl in enumerate(range(h, 0, -1)):  # down from level lvl to lvl - 1
+            live = lvl <= top
+            mm, pp = m[lvl - 1], p[lvl - 1]
+            digit = dd[:, lvl - 1]
+            nxt = prev + 1 + (digit - prev - 1) % mm
+            at = np.where(going & (nxt < mm * pp), nxt, (s % pp) * mm + digit)
+            prev = np.where(live, at, prev)
+            going |= live
+            label[:, lvl - 1] = np.where(live, digit, label[:, lvl - 1])
+            if lvl > 1:
+                cols[:, h + 1 + n] = (self.compute + bases[lvl - 1]
+                                      + self._position(label, lvl - 1) + 1)  # fmt: skip
+            else:
+                cols[:, h + 1 + n] = d + 1
+            keep[:, h + 1 + n] = live
+            ranks[:, h + n] = at // mm
+            hop_keep[:, h + n] = live
+        offsets, procs = _flatten(cols, keep)
+        return offsets, procs, ranks[hop_keep]
+
+    def _position(self, label: np.ndarray, level: int) -> np.ndarray:
+        """Positions in their level of nodes of level ``level`` with digits ``label``."""
+        out = np.zeros(label.shape[0], dtype=np.int64)
+        stride = 1
+        for j in range(self.levels):
+            out += label[:, j] * stride
+            stride *= self.w[j] if j < level else self.down[j]
+        return out
+
     def paths(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Up/down routes between compute processors (1-based numbers), batch form."""
+        if self.simgrid:
+            offsets, procs, _ = self.simgrid_paths(src, dst)
+            return offsets, procs
         s = np.asarray(src, dtype=np.int64) - 1
         d = np.asarray(dst, dtype=np.int64) - 1
         h = self.levels
@@ -348,6 +457,79 @@ class Dragonfly:
         return _flatten(cols, keep)
 
 
+@dataclass(frozen=True)
+class SimGridDragonfly:
+    """SimGrid 3.32's DRAGONFLY cluster (``# piui: network = simgrid-dragonfly G C B N``,
+    what the SimGrid import writes): ``G`` groups of ``C`` chassis of ``B`` routers
+    (blades), ``N`` hosts on each router; hosts first (host ``t``, 0-based, on router
+    ``t // N``), then the routers, router ``r`` at position ``r mod (C B)`` of group
+    ``r // (C B)``, chassis ``position // B``, blade ``position mod B``. Links: green
+    between the routers of a chassis, black between the routers of one blade in the
+    chassis of a group, blue from position ``j`` of group ``i`` to position ``i`` of
+    group ``j``.
+
+    Routes as ``DragonflyZone::get_local_route``: to another group, a green hop to blade
+    ``g_dst`` of the chassis, a black hop to chassis 0, the blue link (landing at
+    position ``g_src`` of the destination group); then a green hop to the destination's
+    blade and a black hop to its chassis. One case is no chain of links in SimGrid:
+    within a group from a chassis other than 0, SimGrid crosses the green link of that
+    chassis and then goes on as if it were in chassis 0; PARASOL takes the chain (the
+    green link, then the black link of the destination's blade)."""
+
+    g: int
+    c: int
+    b: int
+    n: int
+
+    @classmethod
+    def of(cls, values: tuple[int, ...] | list[int]) -> SimGridDragonfly:
+        v = [int(x) for x in values]
+        if len(v) != 4 or min(v) < 1:
+            raise ValueError(f"a simgrid-dragonfly takes four positive numbers, G C B N; got {v}")
+        if v[0] > v[2]:
+            raise ValueError(f"SimGrid's dragonfly routing goes to blade G of a chassis: it "
+                             f"needs as many blades as groups, not {v[2]} for {v[0]}")  # fmt: skip
+        return cls(*v)
+
+    @property
+    def terminals(self) -> int:
+        return self.g * self.c * self.b * self.n
+
+    @property
+    def count(self) -> int:
+        return self.terminals + self.g * self.c * self.b
+
+    def paths(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = np.asarray(src, dtype=np.int64) - 1
+        d = np.asarray(dst, dtype=np.int64) - 1
+        cb, b = self.c * self.b, self.b
+        rs, rt = s // self.n, d // self.n
+        gs, gt = rs // cb, rt // cb
+        ct, bt = (rt % cb) // b, rt % b
+        k = s.shape[0]
+        cols = np.empty((k, 8), dtype=np.int64)
+        cur = rs.copy()
+        cols[:, 1] = cur
+        far = gs != gt
+        cur = np.where(far & (cur % b != gt), gs * cb + ((cur % cb) // b) * b + gt, cur)  # green
+        cols[:, 2] = cur
+        cur = np.where(far & ((cur % cb) // b != 0), gs * cb + gt, cur)  # black to chassis 0
+        cols[:, 3] = cur
+        cur = np.where(far, gt * cb + gs, cur)  # blue
+        cols[:, 4] = cur
+        cur = np.where(cur % b != bt, (cur // cb) * cb + ((cur % cb) // b) * b + bt, cur)  # green
+        cols[:, 5] = cur
+        cur = np.where((cur % cb) // b != ct, (cur // cb) * cb + ct * b + bt, cur)  # black
+        cols[:, 6] = cur
+        cols[:, 1:7] += self.terminals + 1
+        cols[:, 0] = s + 1
+        cols[:, 7] = d + 1
+        keep = np.ones((k, 8), dtype=bool)
+        keep[:, 2:7] = cols[:, 2:7] != cols[:, 1:6]
+        keep[s == d, 1:] = False
+        return _flatten(cols, keep)
+
+
 def _splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64's output function (Steele, Lea and Flood 2014), element-wise, wrapping."""
     z = np.asarray(x, dtype=np.int64).astype(np.uint64)
@@ -438,6 +620,19 @@ class UpDownRouting(_ArrayRouting):
         _check_compute(src, dst, tree.compute, layout.label, "switch")
         return tree.paths(src, dst)
 
+    def ranked_paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`paths`, and on an ``xgft`` the parallel link each hop takes."""
+        tree = fat_tree_of(layout, self.name)
+        if not tree.simgrid:
+            offsets, procs = self.paths(layout, src, dst)
+            return offsets, procs, None
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        _check_compute(src, dst, tree.compute, layout.label, "switch")
+        return tree.simgrid_paths(src, dst)
+
     def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
         """At most the processors the routes visit: up to the top and down again."""
         tree = fat_tree_of(layout, self.name)
@@ -471,7 +666,44 @@ class DragonflyRouting(_ArrayRouting):
         return int(np.asarray(src).shape[0]) * (8 if self.valiant else 6)
 
 
+class SimGridDragonflyRouting(_ArrayRouting):
+    """SimGrid 3.32's dragonfly routing on its DRAGONFLY cluster (:class:`SimGridDragonfly`)."""
+
+    name = "simgrid-dragonfly"
+    description = ("SimGrid's DRAGONFLY cluster: green to the blade of the destination's "
+                   "group, black to chassis 0, blue, then green and black")  # fmt: skip
+
+    def _fly(self, layout: Layout) -> SimGridDragonfly:
+        net = layout.network
+        if net is None or net[0] != "simgrid-dragonfly":
+            raise RoutingError(f"{self.name} routing needs a '# piui: network = "
+                               f"simgrid-dragonfly G C B N' line, which {layout.label} has not")  # fmt: skip
+        try:
+            fly = SimGridDragonfly.of(net[1])
+        except ValueError as e:
+            raise RoutingError(f"{layout.label}: {e}") from None
+        if fly.count != layout.count:
+            raise RoutingError(f"{layout.label} says it is a simgrid-dragonfly of {fly.count} "
+                               f"processors, but has {layout.count}")  # fmt: skip
+        return fly
+
+    def paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        fly = self._fly(layout)
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        _check_compute(src, dst, fly.terminals, layout.label, "router")
+        return fly.paths(src, dst)
+
+    def steps(self, layout: Layout, src: np.ndarray, dst: np.ndarray) -> int:
+        """At most the processors the routes visit: 8 a route."""
+        self._fly(layout)
+        return int(np.asarray(src).shape[0]) * 8
+
+
 UPDOWN = UpDownRouting()
+SIMGRID_DRAGONFLY = SimGridDragonflyRouting()
 DRAGONFLY_MINIMAL = DragonflyRouting(valiant=False)
 DRAGONFLY_VALIANT = DragonflyRouting(valiant=True)
 
@@ -482,4 +714,6 @@ def network_structure(kind: str, values: tuple[int, ...] | list[int]) -> FatTree
         return FatTree.of(kind, values)
     if kind == "dragonfly":
         return Dragonfly.of(values)
+    if kind == "simgrid-dragonfly":
+        return SimGridDragonfly.of(values)
     raise ValueError(f"unknown network {kind!r}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parasol_core.model import NETWORK_KINDS, Machine, Topology
+from parasol_core.model import NETWORK_KINDS, VARIABLE_NETWORKS, Machine, Topology
 from parasol_core.model.inttable import int_columns
 
 
@@ -87,6 +87,10 @@ def network_of(topology: Topology) -> tuple[str, dict[str, int]] | None:
     if text is None:
         return None
     kind, *numbers = text.split()
+    if kind in VARIABLE_NETWORKS:  # xgft H m1..mH w1..wH p1..pH: numbered names
+        h = int(numbers[0])
+        names = ["h", *(f"{x}{i}" for x in "mwp" for i in range(1, h + 1))]
+        return kind, dict(zip(names, map(int, numbers), strict=True))
     return kind, dict(zip(NETWORK_KINDS[kind], map(int, numbers), strict=True))
 
 

@@ -7,6 +7,10 @@
   processor numbers (folded over the processor count), whatever the shape.
 * ``NDmesh``, ``NDtorus`` (extensions): the same on grids of up to 6 dimensions,
   dimension 0 first (the 6-D torus of Fugaku's Tofu network).
+* ``simgrid-torus`` (an extension): ``NDtorus`` with SimGrid's tie-break (its
+  ``TorusZone``): a step of half an even ring goes the positive way, except from
+  coordinate ``n / 2``, which goes the negative way (to 0 over the wrap-around link on
+  the other side). The SimGrid import routes its TORUS clusters so.
 * ``broadcast``: one hop from sender to receiver (the link is the lowest-id one that
   connects both).
 * ``hypercube`` (an extension): e-cube routing on ``2**d`` processors, correcting the
@@ -34,10 +38,11 @@ AXES = {"X": 0, "Y": 1, "Z": 2}
 
 
 def dimension_order_path(
-    shape: Shape, axes: tuple[int, ...], src: int, dst: int, wrap: bool
+    shape: Shape, axes: tuple[int, ...], src: int, dst: int, wrap: bool, simgrid: bool = False
 ) -> list[int]:
     """Processors visited moving along ``axes`` in turn until each coordinate matches;
-    with ``wrap``, each axis the shorter way round (a tie goes the positive way)."""
+    with ``wrap``, each axis the shorter way round (a tie goes the positive way; with
+    ``simgrid``, the negative way from coordinate ``n / 2``, as SimGrid's torus does)."""
     strides, dims = shape.strides, shape.dims
     for p in (src, dst):
         if not 1 <= p <= shape.size:
@@ -57,7 +62,10 @@ def dimension_order_path(
             forward = delta % n
             if forward == 0:
                 continue
-            step, count = (1, forward) if forward <= n - forward else (-1, n - forward)
+            ahead = forward < n - forward or (
+                forward == n - forward and not (simgrid and c == n // 2)
+            )
+            step, count = (1, forward) if ahead else (-1, n - forward)
             for _ in range(count):
                 nxt = (c + step) % n
                 p += (nxt - c) * stride
@@ -72,7 +80,12 @@ def dimension_order_path(
 
 
 def dimension_order_paths(
-    shape: Shape, axes: tuple[int, ...], src: np.ndarray, dst: np.ndarray, wrap: bool
+    shape: Shape,
+    axes: tuple[int, ...],
+    src: np.ndarray,
+    dst: np.ndarray,
+    wrap: bool,
+    simgrid: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`dimension_order_path` for many pairs at once, as ``(offsets, processors)``.
 
@@ -92,7 +105,10 @@ def dimension_order_paths(
             n = shape.dims[axis]
             forward = delta % n
             backward = (n - forward) % n
-            steps[:, j] = np.where(forward <= backward, forward, -backward)
+            ahead = forward <= backward
+            if simgrid:  # a tie from coordinate n / 2 goes the negative way
+                ahead &= (forward < backward) | (cs[:, axis] != n // 2)
+            steps[:, j] = np.where(ahead, forward, -backward)
         else:
             steps[:, j] = delta
     # Segments per route: its first processor, then one run of steps per axis.
@@ -229,6 +245,28 @@ class NDRouting(RoutingTechnique):
         return grid_neighbours(self._shape(layout), p, self.axes, self.wrap)
 
 
+class SimGridTorusRouting(NDRouting):
+    """``NDtorus`` with SimGrid's tie-break: a step of half an even ring from coordinate
+    ``n / 2`` goes the negative way (SimGrid 3.32's ``TorusZone::get_local_route``)."""
+
+    def __init__(self) -> None:
+        super().__init__(wrap=True)
+        self.name = "simgrid-torus"
+        self.description = (
+            "N-D torus (up to 6 dimensions) as SimGrid routes it: dimension order 0, 1, "
+            "2, ..., each the shorter way round; a tie goes the positive way, except from "
+            "coordinate n/2, which goes the negative way"
+        )
+
+    def path(self, layout: Layout, src: int, dst: int) -> list[int]:
+        return dimension_order_path(self._shape(layout), self.axes, src, dst, True, True)
+
+    def paths(
+        self, layout: Layout, src: np.ndarray, dst: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return dimension_order_paths(self._shape(layout), self.axes, src, dst, True, True)
+
+
 class BroadcastRouting(RoutingTechnique):
     """One hop over a link that holds both ends (a bus, an Ethernet, a clique)."""
 
@@ -295,5 +333,6 @@ TORUS_2D = TorusRouting(2)
 TORUS_3D = TorusRouting(3)
 ND_MESH = NDRouting(wrap=False)
 ND_TORUS = NDRouting(wrap=True)
+SIMGRID_TORUS = SimGridTorusRouting()
 BROADCAST = BroadcastRouting()
 HYPERCUBE = HypercubeRouting()

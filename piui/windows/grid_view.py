@@ -28,6 +28,7 @@ from parasol_core.session import Change
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import index_of
 from parasol_core.topology.mapping import link_load
+from parasol_core.topology.names import labelled
 from parasol_core.topology.switches import switch_mask, switch_types
 from parasol_core.topology.virtual import virtual_links, virtual_route
 from piui.document import Document
@@ -273,7 +274,8 @@ class GridViewWindow(QWidget):
             links = index_of(hw).links_of(p)
             switches = self.canvas.switches
             what = "Switch" if 1 <= p <= switches.shape[0] and switches[p - 1] else "Processor"
-            self.info.setText(f"{what} {p} — {tname if t is not None else 'no type'} — "
+            shown = labelled(hw, (p,))[0]  # with its name, where the topology keeps one
+            self.info.setText(f"{what} {shown} — {tname if t is not None else 'no type'} — "
                               f"links {', '.join(map(str, links)) or 'none'} — "
                               f"virtual processors: {'; '.join(virt) or 'none'}")  # fmt: skip
             self.hover_route = None
@@ -285,7 +287,7 @@ class GridViewWindow(QWidget):
             if link is not None:
                 lat = link.latency.mean if link.latency else None
                 spd = link.speed.mean if link.speed else None
-                self.info.setText(f"Link {link.id}: connects {' '.join(map(str, link.connect or []))}"
+                self.info.setText(f"Link {link.id}: connects {', '.join(labelled(hw, link.connect or []))}"
                                   f" — latency {lat:g} s, {spd:g} s per byte"
                                   if lat is not None and spd is not None else
                                   f"Link {link.id}")  # fmt: skip

@@ -98,12 +98,18 @@ def test_transfer_between_virtual_processors(capsys):
     assert float(out) == pytest.approx(3 * LAT + 10 * 2 * SPD, rel=1e-12)
 
 
-@pytest.mark.parametrize("bad", ["1-4", "1:x", "1"])
+@pytest.mark.parametrize("bad", ["1-4", "1", "1:"])
 def test_transfer_usage_errors(capsys, bad):
     with pytest.raises(SystemExit) as e:
         main(["transfer", GRID, "--bytes", "10", bad])
     assert e.value.code == 2
     assert "SRC:DST" in capsys.readouterr().err
+
+
+def test_a_processor_name_the_topology_does_not_have_is_a_usage_error(capsys):
+    # a word stands for a processor's name (# piui: names, issue 36); the grid has none
+    assert main(["transfer", GRID, "--bytes", "10", "1:x"]) == 2
+    assert "processor 'x' is not a processor number" in capsys.readouterr().err
 
 
 def test_generate_prints_a_topology_section(capsys):

@@ -31,7 +31,7 @@ def test_import_opens_the_platform_as_a_new_unsaved_model(main_window, tmp_path)
     assert box is not None and box.isVisible() and not box.isModal()
     assert "small.xml is open as a new model" in box.text()
     assert "multi-core hosts" in box.informativeText()
-    assert "FATPIPE" in box.informativeText()
+    assert "host properties" in box.informativeText()
     assert main_window.errors == []
 
 
@@ -60,10 +60,32 @@ def test_export_writes_a_platform_that_imports_as_the_same_topology(main_window,
 def test_a_refused_export_shows_its_size_and_limit(main_window, tmp_path, monkeypatch):
     from parasol_core.simgrid import exporter
 
-    monkeypatch.setattr(exporter, "MAX_ROUTES", 1000)  # the GCel: 512 x 511 routes
+    monkeypatch.setattr(exporter, "MAX_ROUTES", 1000)  # the GCel's mesh: 24,576 routes
     target = tmp_path / "gcel.xml"
     main_window.ask_platform_path = lambda saving: str(target)
     assert not main_window.export_simgrid()
     assert not target.exists()
     title, text = main_window.errors[0]
-    assert "261,632 routes, over the limit of 1,000 routes" in text
+    assert "24,576 routes, over the limit of 1,000 routes" in text
+
+
+def test_the_topology_window_names_an_imported_platforms_processors(qtbot, tmp_path):
+    """Issue 36: a SimGrid platform's host names, kept in '# piui: names', are shown
+    where the topology window names a processor or a link's processors."""
+    from test_gui_topology import shown
+
+    from parasol_core.simgrid import import_text
+    from parasol_core.syntax.writer import dumps
+    from piui.document import Document
+    from piui.windows.grid_view import GridViewWindow
+
+    doc = Document()
+    doc.new_from_text(dumps(import_text(SMALL, "small.xml").machine))
+    w = shown(qtbot, GridViewWindow(doc), (900, 700))
+    w._hovered("processor", 1)
+    assert w.info.text().startswith("Processor 1 (Tremblay) — ")
+    w._hovered("processor", 4)
+    assert w.info.text().startswith("Switch 4 (R) — ")
+    w._hovered("link", 3)
+    assert w.info.text().startswith("Link 3: connects 3 (Fafard), 4 (R)")
+    assert not w.grab().isNull()

@@ -179,9 +179,8 @@ def test_cm02_agrees_with_simgrid(tmp_path, case):
 
 
 def test_cm02_agrees_on_an_explicit_platform(tmp_path):
-    from test_flow_engine import EXPLICIT
-
     from parasol_core.simgrid import import_text
+    from tests.simulate.test_flow_engine import EXPLICIT
 
     machine = import_text(EXPLICIT).machine
     msgs = random_phase(machine, 200, 7, 2e-5)
@@ -191,7 +190,7 @@ def test_cm02_agrees_on_an_explicit_platform(tmp_path):
 
 
 def test_a_zero_latency_route_weighs_one_second_as_in_simgrid(tmp_path):
-    from test_flow_engine import zero_latency_pair
+    from tests.simulate.test_flow_engine import zero_latency_pair
 
     machine = zero_latency_pair()
     msgs = MessageArrays([1, 3], [2, 2], 1e6)

@@ -15,7 +15,7 @@ from parasol_core import load
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.budget import BudgetError
-from parasol_core.model import Machine, Processor
+from parasol_core.model import Machine, Processor, Timing
 from parasol_core.simgrid import (
     PlatformError,
     UnitError,
@@ -120,9 +120,8 @@ def test_switches_export_as_routers_and_come_back_as_switches():
     topo = generators.build([(1, 5), (2, 5), (3, 5), (4, 5)], 5, 1e-6, 1e-9, routing="shortest")
     topo.types[5] = 2
     machine = machine_of(topo, switch_types=(2,))
-    text = export_platform(machine).text
-    assert '<router id="p5"/>' in text and '<host id="p5"' not in text
-    assert text.count("<route ") == 6  # 4 x 3 ordered pairs, each symmetrical
+    text = export_platform(machine).text  # a FLAT cluster, its router the switch
+    assert 'radical="1-4"' in text and 'router_id="p5"' in text and "<route " not in text
     back = round_trip(machine)
     same_model(machine, back)
     assert switch_mask(back, back.hardware()).tolist() == [False] * 5 + [True]
@@ -198,8 +197,9 @@ def test_a_full_zone_reads_with_link_ends_from_its_routes():
     assert hw.routing == "shortest"
     assert route(hw, 1, 2).links == (1, 2)  # SimGrid's explicit route, found again
     notes = "\n".join(imported.notes)
-    for said in ("host speeds in flops", "multi-core", "host properties", "FATPIPE"):
+    for said in ("host speeds in flops", "multi-core", "host properties"):
         assert said in notes
+    assert hw.fatpipe == "3" and "FATPIPE" not in notes  # kept as the link's policy
     assert "differ" not in notes  # every explicit route is PARASOL's too
 
 
@@ -264,7 +264,7 @@ def test_a_torus_cluster_is_parasols_torus(dims):
                             )).machine  # fmt: skip
     hw = m.hardware()
     made = generators.torus(dims, 1e-6, 1e-9)
-    assert hw.shape == made.shape and hw.routing == made.routing
+    assert hw.shape == made.shape and hw.routing == "simgrid-torus"  # SimGrid's tie-break
     assert [lk.connect for lk in hw.links] == [lk.connect for lk in made.links]
     assert errors(m) == []
 
@@ -290,11 +290,14 @@ def test_simgrids_example_fat_tree_parameters():
                                    'speed="1Gf" bw="125MBps" lat="50us" topology="FAT_TREE" '
                                    'topo_parameters="2;4,4;1,2;1,2"'))  # fmt: skip
     hw = imported.machine.hardware()
-    assert hw.network is None  # not a k-ary n-tree
+    assert hw.network == "xgft 2 4 4 1 2 1 2"  # not a k-ary n-tree: SimGrid's own lists
+    assert (
+        hw.routing == "updown"
+    )  # as SimGrid routes it (tests/simgrid/test_simgrid_cluster_routes.py)
     assert hw.processor_count == 16 + 4 + 2
     assert len(hw.links) == 16 + 4 * 2 * 2  # host links, then 2 parallel to each top switch
     notes = "\n".join(imported.notes)
-    assert "parallel links" in notes and "not a k-ary n-tree" in notes
+    assert "fat tree" not in notes and errors(imported.machine) == []
 
 
 def test_a_dragonfly_cluster_follows_simgrids_construction():
@@ -435,18 +438,45 @@ def test_element_and_expansion_budgets():
         import_text(torus)
 
 
-def test_a_large_export_is_refused_with_its_size_and_limit():
-    machine = load(SAMPLES / "parsytec-gcel.machine")  # 512 compute processors
+def test_a_large_export_is_refused_with_its_size_and_limit(monkeypatch):
     from parasol_core.simgrid import exporter
 
-    old = exporter.MAX_ROUTES
-    exporter.MAX_ROUTES = 100_000
-    try:
-        with pytest.raises(BudgetError, match=r"explicit routes between 512 compute processors "
-                           r"would need 261,632 routes, over the limit of 100,000 routes"):  # fmt: skip
-            export_platform(machine)
-    finally:
-        exporter.MAX_ROUTES = old
+    # a star of 512 compute processors and 3 switches routed by shortest path: a Full zone
+    pairs = [(p, 513 + p % 3) for p in range(1, 513)] + [(513, 514), (514, 515)]
+    topo = generators.build(pairs, 515, 1e-6, 1e-9, routing="shortest", compute=512)
+    machine = machine_of(topo, switch_types=(2,))
+    monkeypatch.setattr(exporter, "MAX_ROUTES", 100_000)
+    with pytest.raises(BudgetError, match=r"explicit routes between 512 compute processors "
+                       r"would need 261,632 routes, over the limit of 100,000 routes"):  # fmt: skip
+        export_platform(machine)
+    # the GCel's 16 x 32 mesh is 24,576 routes of two layers (512 x 16 + 512 x 32)
+    gcel = load(SAMPLES / "parsytec-gcel.machine")
+    monkeypatch.setattr(exporter, "MAX_ROUTES", 20_000)
+    with pytest.raises(BudgetError, match=r"the routes of 2 layers over 512 processors would "
+                       r"need 24,576 routes, over the limit of 20,000"):  # fmt: skip
+        export_platform(gcel)
+
+
+def test_every_sample_exports_and_imports_as_the_same_model():
+    """Issue 36: the GCel's 16 x 32 mesh exported 130 MB of explicit routes, which the
+    import refused; tori, meshes and hypercubes are now zones of layers, fat trees and
+    stars clusters: every sample round-trips (standard deviations aside: SimGrid has
+    none)."""
+    sizes = {}
+    for path in sorted(SAMPLES.glob("*.machine")):
+        machine = load(path)
+        exported = export_platform(machine)
+        sizes[path.stem] = len(exported.text)
+        back = import_text(exported.text, path.name).machine
+        for link in machine.hardware().links:
+            if link.latency is not None:
+                link.latency = Timing(link.latency.mean)
+            if link.speed is not None:
+                link.speed = Timing(link.speed.mean)
+        same_model(machine, back)
+        assert errors(back) == []
+    assert sizes["parsytec-gcel"] < 16 * 1024 * 1024
+    assert '<cluster id="cluster"' in export_platform(load(SAMPLES / "hdr-fat-tree.machine")).text
 
 
 # --------------------------------------------------------------------------- the command
@@ -555,3 +585,26 @@ def test_a_mangled_export_is_read_or_refused_with_a_reason(data):
         import_text(text)
     except (PlatformError, BudgetError):
         pass
+
+
+def test_an_xgft_model_saves_loads_and_routes_the_same():
+    imported = import_text(cluster('id="b" prefix="n" suffix="" radical="0-15" speed="1Gf" '
+                                   'bw="125MBps" lat="50us" topology="FAT_TREE" '
+                                   'topo_parameters="2;4,4;1,2;1,2"'))  # fmt: skip
+    text = dumps(imported.machine)
+    assert "# piui: network = xgft 2 4 4 1 2 1 2" in text
+    again = loads(text)
+    assert errors(again) == []
+    hw, hw2 = imported.machine.hardware(), again.hardware()
+    assert hw2.network == hw.network and hw2.routing == "updown"
+    for a, b in [(1, 16), (16, 1), (3, 9), (5, 6)]:
+        assert route(hw2, a, b) == route(hw, a, b)
+
+
+@pytest.mark.parametrize("bad", ["xgft", "xgft 0", "xgft 2 4 4 1 2 1", "xgft 9" + " 1" * 27,
+                                 "xgft 1 4 1 0"])  # fmt: skip
+def test_a_bad_xgft_annotation_is_refused_saying_its_form(bad):
+    from parasol_core.syntax.annotations import check_network
+
+    with pytest.raises(ValueError, match="xgft"):
+        check_network(bad)

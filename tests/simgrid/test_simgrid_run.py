@@ -64,7 +64,9 @@ def test_a_message_takes_the_same_time_in_simgrid(tmp_path, sample, pairs):
             sim = probe(platform, "time", f"p{src}", f"p{dst}", str(size))
             parasol = table.transfer_time(table.add(src, dst), [], size)
             assert sim["time"] == pytest.approx(parasol, rel=1e-9)
-            assert sim["links"] == [f"l{i}" for i in route(machine.hardware(), src, dst).links]
+            ours = [f"l{i}" for i in route(machine.hardware(), src, dst).links]
+            # a zone of layers crosses a 'parasol-hop' link after each dimension
+            assert [n for n in sim["links"] if not n.startswith("parasol-hop")] == ours
 
 
 def test_switches_run_as_routers(tmp_path):
