@@ -131,6 +131,7 @@ SUBPROCESS_MODULES = {
     "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
     "test_measure_network",  # mpiexec
     "test_measure",  # the C compiler: the check of CC, the benchmarks
+    "test_measure_suite",  # the C compiler: the program suite, counted and timed
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases

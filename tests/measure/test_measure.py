@@ -313,7 +313,9 @@ def test_instrumented_counts_match_the_programs(tmp_path):
 def test_validate_host_predicts_each_size_from_the_model():
     text = (Path(__file__).resolve().parents[2] / "sample_models" /
             "vax-11-785.machine").read_text()  # fmt: skip
-    rows = validation.validate_host(text, MeasureOptions(quick=True), sizes=(2000, 4000))
+    rows = validation.validate_host(
+        text, MeasureOptions(quick=True), sizes=(2000, 4000), programs=()
+    )
     assert [(r.experiment, r.size) for r in rows] == [
         ("GEB", 2000), ("GEB", 4000), ("primes", 2000), ("primes", 4000)]  # fmt: skip
     for r in rows:
