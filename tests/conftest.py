@@ -132,6 +132,7 @@ SUBPROCESS_MODULES = {
     "test_measure_network",  # mpiexec
     "test_measure",  # the C compiler: the check of CC, the benchmarks
     "test_measure_suite",  # the C compiler: the program suite, counted and timed
+    "test_measure_memory",  # the C compiler: the growing-array curve; block's command line
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases

@@ -34,7 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "instruction cache curve and a pipe between two processes, and writes a model "
         "with one processor type named after the CPU. Parameters that cannot be "
         "measured honestly are left out and named with the reason. --validate then runs "
-        "the report's GEB and prime experiments (4.5) and prints table 4.2. Ctrl-C, "
+        "the report's GEB and prime experiments (4.5, table 4.2) and the suite's programs "
+        "the measurement never saw, prints their ratios predicted / measured, and records "
+        "their range in the model (block's interval reads it). Ctrl-C, "
         "SIGTERM or SIGHUP cancels: the compilers and benchmarks are stopped, the build "
         "directory removed, nothing is written, and the exit status is 128 + the signal.",
     )
@@ -44,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true",
                    help="fewer and shorter runs (under a minute; wider deviations)")  # fmt: skip
     p.add_argument("--validate", action="store_true",
-                   help="also run the report's validation experiments and print table 4.2")  # fmt: skip
+                   help="also run the report's validation experiments (table 4.2) and the "
+                   "held-out programs, and print the ratios")  # fmt: skip
     p.add_argument("--network", action="store_true",
                    help="measure the network between hosts instead (MPI)")  # fmt: skip
     p.add_argument("--runs", type=OptionNumber(int, 2, 10000), metavar="N",
@@ -106,7 +109,7 @@ def run_measure(args: argparse.Namespace) -> int:
         measure_host,
     )
     from parasol_core.measure.toolchain import check_compiler, find_compiler
-    from parasol_core.measure.validation import format_validation_table, validate_host
+    from parasol_core.measure.validation import annotate, format_validation_table, validate_host
 
     options = _options(args)
     if args.output and args.output != "-":
@@ -127,6 +130,7 @@ def run_measure(args: argparse.Namespace) -> int:
             if args.validate:
                 rows = validate_host(model.text, options, progress=bar, cancel=cancel)
                 bar.close()
+                model.text = annotate(model.text, rows)  # block's interval reads it
         except (KeyboardInterrupt, signals.Interrupted, MeasureCancelled) as e:
             bar.close()
             signum = getattr(e, "signum", 0) or signals.received() or signal.SIGINT

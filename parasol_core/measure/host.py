@@ -35,6 +35,7 @@ from parasol_core.base.limits import outside_text
 from parasol_core.measure import cache as cache_mod
 from parasol_core.measure import calibrate as calibrate_mod
 from parasol_core.measure import generator, kernels, link, stats, suite, toolchain
+from parasol_core.measure import memory as memory_mod
 from parasol_core.measure.toolchain import MeasureCancelled
 from parasol_core.model import (
     Cache,
@@ -105,6 +106,8 @@ class MeasureOptions:
     jobs: int = 2  # parallel compiles (the runs themselves are one at a time)
     throughput: bool = True  # also measure each data operation's reciprocal throughput
     calibrate: bool = True  # fit the written values on the suite's calibration programs
+    memory: bool = True  # the growing-array curve and the memory levels
+    memory_sizes: Sequence[int] | None = None  # bytes; default memory.FULL/QUICK_SIZES
     fake_tick_ns: int | None = None  # tests: a coarse timer, read in whole ticks
     keep_build: Path | None = None  # copy the build directory here (debugging)
 
@@ -120,6 +123,11 @@ class MeasureOptions:
         if self.cache_sizes is not None:
             return tuple(self.cache_sizes)
         return QUICK_CACHE_SIZES if self.quick else FULL_CACHE_SIZES
+
+    def resolved_memory_sizes(self) -> tuple[int, ...]:
+        if self.memory_sizes is not None:
+            return tuple(self.memory_sizes)
+        return memory_mod.QUICK_SIZES if self.quick else memory_mod.FULL_SIZES
 
     def selected(self) -> list[kernels.Kernel]:
         if self.parameters is None:
@@ -140,6 +148,7 @@ class Progress:
     parameter: str  # what is being measured ("compiling", "dln", "cache x=500", ...)
     seconds_left: float | None
     cache_point: tuple[int, float] | None = None  # (x, seconds per operation) just measured
+    memory_point: tuple[int, float] | None = None  # (bytes, seconds per reference) just measured
 
 
 @dataclass
@@ -157,6 +166,8 @@ class HostModel:
     throughput: dict[str, stats.Estimate] = field(default_factory=dict)  # independent
     calibration: calibrate_mod.Calibration | None = None
     suite_runs: list = field(default_factory=list)  # the calibration programs' runs
+    memory_curve: list[tuple[int, float]] = field(default_factory=list)  # bytes, s/ref
+    memory_levels: list = field(default_factory=list)  # memory.Level, by level
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the model atomically (a temporary file renamed over ``path``)."""
@@ -194,6 +205,13 @@ def _suite_seconds(options: MeasureOptions, names: Sequence[str]) -> float:
     return 1.5 + len(names) * per
 
 
+def _memory_seconds(options: MeasureOptions) -> float:
+    sizes = options.resolved_memory_sizes()
+    run_s = options.resolved_run_seconds()
+    # each size: calibrating (about two run lengths), the runs, and building its cycle
+    return sum((3 + max(3, options.resolved_runs() // 3)) * run_s + b * 1.5e-8 for b in sizes)
+
+
 def estimate_seconds(options: MeasureOptions) -> float:
     """What the measurement is expected to take on this machine, in seconds."""
     ks = options.selected()
@@ -206,6 +224,8 @@ def estimate_seconds(options: MeasureOptions) -> float:
                  for k in ks) * _kernel_seconds(options) + 0.05 * len(groups)  # fmt: skip
     if options.calibrate:
         total += _suite_seconds(options, suite.CALIBRATION)
+    if options.memory:
+        total += 0.3 + _memory_seconds(options)
     if options.cache:
         sizes = options.resolved_cache_sizes()
         total += sum(_cache_compile_seconds(x) for x in sizes) / jobs
@@ -271,11 +291,12 @@ class _Tracker:
         self.parameter = parameter
         self.report()
 
-    def report(self, cache_point: tuple[int, float] | None = None) -> None:
+    def report(self, cache_point: tuple[int, float] | None = None,
+               memory_point: tuple[int, float] | None = None) -> None:  # fmt: skip
         if self.progress is None:
             return
         fraction, left = self.estimate()
-        self.progress(Progress(fraction, self.parameter, left, cache_point))
+        self.progress(Progress(fraction, self.parameter, left, cache_point, memory_point))
 
     def finish(self) -> None:
         self.done = self.total
@@ -443,6 +464,26 @@ def measure_host(
                         tracker.report(cache_point=point)
             cache_result = cache_mod.analyse(curve)
 
+        memory_curve: list[tuple[int, float]] = []
+        if options.memory:
+            _check_cancel(cancel)
+            src = build / "memory.c"
+            src.write_text(memory_mod.program())
+            tracker.stage("compiling the memory curve", 0.3)
+            toolchain.compile_c(cc, src, build / "memory", [*flags], cancel)
+            mem_runs = max(3, runs // 3)  # the minimum of a few runs: a size's figure
+            for size in options.resolved_memory_sizes():
+                _check_cancel(cancel)
+                tracker.stage(f"memory curve, {size} bytes",
+                              (3 + mem_runs) * run_s + size * 1.5e-8)  # fmt: skip
+                argv = [str(build / "memory"), repr(max(run_s, 1e-4)), str(mem_runs), str(size)]
+                with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
+                    for line in lines:
+                        data = json.loads(line)
+                        point = (int(data["bytes"]), min(data["per_ref"]))
+                        memory_curve.append(point)
+                        tracker.report(memory_point=point)
+
         link_result = None
         if options.link and (os.cpu_count() or 1) >= 2:
             _check_cancel(cancel)
@@ -484,24 +525,22 @@ def measure_host(
         wanted = {params.resolve_name(n)[0] for n in options.parameters}
         left_out = [(n, r) for n, r in left_out if n in wanted]
     written = written_timings(results, through, calibration)
+    levels, level_source = [], ""
+    if memory_curve:
+        levels, level_source = memory_mod.levels_from_curve(memory_curve,
+                                                            memory_mod.cache_levels())  # fmt: skip
     text = model_text(
-        written,
-        refused,
-        info,
-        cache_result,
-        curve,
-        link_result,
-        {n for n, _ in left_out},
-        latency=results,
-        throughput=through,
-        calibration=calibration,
-        throughput_refused=through_refused,
-    )
+        written, refused, info, cache_result, curve, link_result, {n for n, _ in left_out},
+        latency=results, throughput=through, calibration=calibration,
+        throughput_refused=through_refused, memory_curve=memory_curve,
+        memory_levels=levels, memory_source=level_source,
+    )  # fmt: skip
     tracker.finish()
     info["seconds"] = time.monotonic() - started
     return HostModel(text, cpu, left_out, curve, written, info["seconds"], info,
                      latency=results, throughput=through, calibration=calibration,
-                     suite_runs=suite_runs)  # fmt: skip
+                     suite_runs=suite_runs, memory_curve=memory_curve,
+                     memory_levels=levels)  # fmt: skip
 
 
 def written_timings(
@@ -547,6 +586,9 @@ def model_text(
     throughput: dict[str, stats.Estimate] | None = None,
     calibration: calibrate_mod.Calibration | None = None,
     throughput_refused: dict[str, str] | None = None,
+    memory_curve: Sequence[tuple[int, float]] = (),
+    memory_levels: Sequence[memory_mod.Level] = (),
+    memory_source: str = "",
 ) -> str:
     """The model file of a measurement: the model built as objects and written by the
     canonical writer, each value with a comment saying how it was measured. The texts of
@@ -587,6 +629,15 @@ def model_text(
         notes.above("Each written timing is the latency (no calibration run).")
     if info["quick"]:
         notes.above("Quick measurement: fewer and shorter runs, wider standard deviations.")
+    if memory_levels:
+        notes.above(
+            "Memory levels (`parasol-model block --working-set BYTES` charges each array "
+            "reference the extra time of its level over the first; docs/measure.md):",
+            *(memory_mod.annotation(lv, memory_source) for lv in memory_levels),
+            "memory curve (bytes: s per array reference, a pointer chased through a random "
+            "cycle, minimum of the runs): "
+            + ", ".join(f"{b}: {format_number(_num(t))}" for b, t in memory_curve),
+        )  # fmt: skip
 
     proc = Processor(id=1, name=cpu)
     if speedup != 1.0:
@@ -619,15 +670,23 @@ def model_text(
         elif p.name in kernels.LEFT_OUT and p.name in never:
             waiting.append(f"{p.name} left out: {kernels.LEFT_OUT[p.name]}")
     notes.bottom(proc, *waiting, table="timings")
+    first = next((lv for lv in memory_levels if lv.seconds is not None), None)
     if cache_result is not None:
         proc.cache = Cache(size=cache_result.size,
                            smallloopspeedup=Timing(_num(cache_result.speedup)))  # fmt: skip
+        if first is not None:
+            proc.cache.speed = Timing(_num(first.seconds))
         pts = ", ".join(f"{x}: {format_number(_num(t))}" for x, t in curve)
         notes.before(proc.cache, "size",
                      f"curve (loop body size: s per double multiplication): {pts}")  # fmt: skip
         notes.after(proc.cache, "size", f"{cache_result.note}; {how}")
-        notes.before(proc.cache, "smallloopspeedup", "speed left out: the model's cache "
-                     "speed has no benchmark in the report and none here")  # fmt: skip
+        if first is not None:
+            notes.after(proc.cache, "speed", f"seconds per array reference with the data in "
+                        f"the first-level data cache ({first.name}, the memory curve at "
+                        f"{first.curve_bytes} bytes); the other levels are in the header")  # fmt: skip
+        else:
+            notes.before(proc.cache, "smallloopspeedup", "speed left out: no memory curve "
+                         "was measured")  # fmt: skip
         notes.after(proc.cache, "smallloopspeedup",
                     ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
                      else "no knee: written as 1.0 (report 4.2.1)")

@@ -35,6 +35,7 @@ __all__ = [
     "OPS",
     "SOURCE",
     "ValidationRow",
+    "annotate",
     "format_validation_table",
     "program_summary",
     "validate_host",
@@ -273,6 +274,28 @@ def _suite_rows(machine: Machine, proc, cached: bool, cc: list[str],  # noqa: AN
         out.append(ValidationRow(r.program, r.size, est.mean, r.seconds,
                                  est.mean / r.seconds, r.counts, missing))  # fmt: skip
     return out
+
+
+def annotate(text: str, rows: Sequence[ValidationRow], date: str | None = None) -> str:
+    """The model ``text`` with a comment line saying how its predictions compared on the
+    suite's held-out programs among ``rows``, in the form
+    :func:`parasol_core.analysis.block_time.read_validation_ratios` reads (``block``
+    widens its interval by it); ``text`` unchanged when the rows hold no such program.
+    The line goes above ``begin machine``, after any earlier one."""
+    import datetime
+
+    means, mean, spread = program_summary(rows)
+    every = [r.ratio for r in rows if r.experiment in means]
+    if not every or min(every) <= 0:
+        return text
+    when = date or datetime.date.today().isoformat()
+    line = (f"# validation: predicted / measured on {len(means)} programs the measurement "
+            f"never saw: every ratio {min(every):.3g} .. {max(every):.3g}, mean {mean:.3g}, "
+            f"spread of the programs' means {spread:.3g}x (`parasol-model measure "
+            f"--validate`, {when}; docs/measure.md)\n")  # fmt: skip
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("begin machine")), 0)
+    return "".join(lines[:at] + [line] + lines[at:])
 
 
 def program_summary(rows: Sequence[ValidationRow]) -> tuple[dict[str, float], float, float]:
