@@ -95,8 +95,14 @@ def test_level_for_picks_the_first_level_the_working_set_fits():
 
 def _model_with_levels(validated: bool = False) -> str:
     text = (ROOT / "sample_models" / "amd-epyc-host.machine").read_text()
-    text = "\n".join(ln for ln in text.splitlines()  # its own annotations, if any, go
-                     if not ln.startswith(("# memory level", "# validation:"))) + "\n"
+    text = (
+        "\n".join(
+            ln
+            for ln in text.splitlines()  # its own annotations, if any, go
+            if not ln.startswith(("# memory level", "# validation:"))
+        )
+        + "\n"
+    )
     levels = [MemoryLevel("L1", 1000, 1e-9), MemoryLevel("L2", 10000, 4e-9),
               MemoryLevel("memory", None, 9e-8)]  # fmt: skip
     head = "".join(
