@@ -190,6 +190,12 @@ def _kernel_seconds(options: MeasureOptions) -> float:
     return (3 + 2 * options.resolved_runs()) * options.resolved_run_seconds() * 1.1
 
 
+def throughput_runs(runs: int) -> int:
+    """Runs per throughput kernel: two thirds of the latency kernels' (at least 3); the
+    second measurement of each operation keeps the full run under 5 minutes."""
+    return max(3, (2 * runs) // 3)
+
+
 def suite_runs_of(options: MeasureOptions) -> int:
     """Timed runs per program size of the suite (the minimum is kept)."""
     return 3 if options.quick else 5
@@ -220,7 +226,8 @@ def estimate_seconds(options: MeasureOptions) -> float:
     twice = options.throughput
     total = sum(_COMPILE_SECONDS[g] * (2 if twice and g in THROUGHPUT_GROUPS else 1)
                 for g in groups) / jobs  # fmt: skip
-    total += sum(2 if twice and k.group in THROUGHPUT_GROUPS else 1
+    share = (3 + 2 * throughput_runs(options.resolved_runs())) / (3 + 2 * options.resolved_runs())
+    total += sum(1 + share if twice and k.group in THROUGHPUT_GROUPS else 1
                  for k in ks) * _kernel_seconds(options) + 0.05 * len(groups)  # fmt: skip
     if options.calibrate:
         total += _suite_seconds(options, suite.CALIBRATION)
@@ -393,13 +400,14 @@ def measure_host(
             ks = by_group.get(group)
             if not ks:
                 continue
-            binaries = [(group, results, refused, "")]
+            binaries: list[tuple[str, dict, dict, str]] = [(group, results, refused, "")]
             if options.throughput and group in THROUGHPUT_GROUPS:
                 binaries.append((f"{group}{THROUGHPUT_SUFFIX}", through, through_refused,
                                  " (independent chains)"))  # fmt: skip
             for binary, into, refusals, how_run in binaries:
                 _check_cancel(cancel)
-                argv = [str(build / binary), repr(run_s), str(runs),
+                n_runs = runs if into is results else throughput_runs(runs)
+                argv = [str(build / binary), repr(run_s), str(n_runs),
                         repr(float(options.min_ticks)), *(k.name for k in ks)]  # fmt: skip
                 with closing(toolchain.run_lines(argv, cancel, tracker.report,
                                                  cwd=build)) as lines:  # fmt: skip
