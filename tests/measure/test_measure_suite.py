@@ -154,7 +154,8 @@ def test_calibration_recovers_the_weights_that_made_the_times():
     cal = calibrate.calibrate(runs, lat, thr)
     assert cal.weights[("flow", "latency")] == pytest.approx(0.5)
     assert cal.weights[("arith", "throughput")] == pytest.approx(0.8)
-    assert cal.weights[("arith", "latency")] == pytest.approx(0, abs=1e-9)
+    assert set(cal.weights) == set(calibrate.TERMS)
+    assert cal.weights[("array", "throughput")] == pytest.approx(0, abs=1e-9)  # no arr1 run
     assert cal.rms_relative == pytest.approx(0, abs=1e-9)
     assert cal.value("dln", lat["dln"], thr["dln"]) == pytest.approx(0.4e-9)
     assert cal.value("loopoh1", lat["loopoh1"], None) == pytest.approx(0.5e-9)
@@ -204,3 +205,34 @@ def test_validate_host_times_the_held_out_programs_and_predicts_them():
         assert r.measured > 0 and r.ratio == pytest.approx(r.predicted / r.measured)
         assert r.counts == suite.PROGRAMS["branchy"].counts(r.size)
     assert not math.isnan(validation.program_summary(rows)[2])
+
+
+# --- the measurement, end to end -------------------------------------------------------
+
+
+@needs_cc
+def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels():
+    """The operations of the pointer chase measured (so it can calibrate), a tiny
+    memory curve: the header gives the mix and the memory levels, each value's comment
+    its latency and throughput, and each written value is its class's mix of the two."""
+    from parasol_core.analysis.block_time import read_memory_levels
+    from parasol_core.measure import measure_host
+    from parasol_core.syntax.loader import loads
+
+    options = MeasureOptions(runs=3, run_seconds=0.0005, cache=False, link=False,
+                             parameters=["loopi1", "loopoh1", "arr1", "ils"],
+                             memory_sizes=(4096, 1 << 16, 1 << 20))  # fmt: skip
+    host = measure_host(options)
+    assert [r.program for r in host.suite_runs] == ["chase"] * 3  # the one it can run
+    cal = host.calibration
+    assert cal is not None and cal.programs == ("chase",)
+    assert "Each written timing is " in host.text and "non-negative least squares" in host.text
+    timings = loads(host.text).processors[0].timings
+    for name in set(timings) & {"arr1", "ils"}:
+        lat, thr = host.latency[name], host.throughput.get(name)
+        assert timings[name].mean == pytest.approx(
+            cal.value(name, lat.mean, thr.mean if thr else None), rel=1e-3)  # fmt: skip
+        line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
+        assert "# latency " in line and ("reciprocal throughput" in line or thr is None)
+    assert [lv.name for lv in read_memory_levels(host.text)][-1] == "memory"
+    assert [b for b, _ in host.memory_curve] == [4096, 1 << 16, 1 << 20]
