@@ -238,6 +238,9 @@ SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals",
 # Over about 2 s here (a parametrized test: all its cases together), and the few over
 # 1 s that kept `make test-fast` past a minute on two busy cores.
 SLOW_TESTS: dict[str, set[str]] = {
+    "test_measure_suite": {
+        "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",
+    },
     "test_bad_input": {
         "test_a_50_mb_line_is_rejected_fast",
         "test_every_line_of_a_sample_duplicated_or_deleted",
