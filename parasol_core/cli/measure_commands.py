@@ -23,6 +23,7 @@ from parasol_core.cli.progress import ProgressBar
 
 EXIT_CANCELLED = 130
 MAX_CACHE_SIZE = 10000  # statements in the cache curve's loop (compile time grows fast)
+MAX_MEMORY_SIZE = 1 << 30  # bytes of the memory curve's largest array (it is allocated)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-sizes", metavar="SIZES",
                    help="loop body sizes of the cache curve (comma-separated; default "
                    "10,50,100,500,1000,2000,5000, --quick up to 2000)")  # fmt: skip
+    p.add_argument("--memory-sizes", metavar="BYTES",
+                   help="array sizes of the memory curve (comma-separated bytes, 64 to "
+                   f"{MAX_MEMORY_SIZE}; default 4 KiB to 64 MiB, --quick to 16 MiB)")  # fmt: skip
     p.set_defaults(func=run_measure)
 
 
@@ -88,6 +92,15 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
             raise CommandError("parasol-model measure: --cache-sizes takes whole numbers from "
                                f"1 to {MAX_CACHE_SIZE}", EXIT_USAGE)  # fmt: skip
         options.cache_sizes = sizes
+    if args.memory_sizes:
+        try:
+            sizes = [read_int(x) for x in args.memory_sizes.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 64 or max(sizes) > MAX_MEMORY_SIZE:
+            raise CommandError("parasol-model measure: --memory-sizes takes whole numbers of "
+                               f"bytes from 64 to {MAX_MEMORY_SIZE}", EXIT_USAGE)  # fmt: skip
+        options.memory_sizes = sorted(set(sizes))
     return options
 
 

@@ -691,7 +691,8 @@ def model_text(
         if first is not None:
             notes.after(proc.cache, "speed", f"seconds per array reference with the data in "
                         f"the first-level data cache ({first.name}, the memory curve at "
-                        f"{first.curve_bytes} bytes); the other levels are in the header")  # fmt: skip
+                        f"{first.curve_bytes} bytes); the other levels are in the header; "
+                        f"{how}")  # fmt: skip
         else:
             notes.before(proc.cache, "smallloopspeedup", "speed left out: no memory curve "
                          "was measured")  # fmt: skip
