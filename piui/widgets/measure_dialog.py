@@ -98,8 +98,8 @@ class MeasureDialog(QDialog):
             "compiled with the C compiler at hand: about 130 instruction timings, each with "
             "its deviation, the instruction cache and the memory levels. Each operation is "
             "timed in a dependent chain (latency) and in independent ones (throughput); the "
-            "value written is the mix that predicts a suite of small programs "
-            "(docs/measure.md). The result opens as a new model."
+            "value written is the throughput scaled, per class of operation, to predict a "
+            "suite of small programs (docs/measure.md). The result opens as a new model."
         )
         intro.setWordWrap(True)
         self.quick = QCheckBox("Quick: fewer and shorter runs, wider deviations")
@@ -148,8 +148,10 @@ class MeasureDialog(QDialog):
         self.valid_plot.setLogMode(x=True, y=True)
         self.valid_plot.setLabel("bottom", "measured (s)")
         self.valid_plot.setLabel("left", "predicted (s)")
-        self.valid_plot.setTitle("validation: predicted against measured (report table 4.2)")
-        self.valid_plot.addLegend(offset=(-10, -30))  # bottom right, below the points
+        self.valid_plot.setTitle("validation: predicted against measured (tables 4.2, 4.3 and "
+                                 "the programs the measurement never saw)")  # fmt: skip
+        # top left: the points run from bottom left to top right
+        self.valid_plot.addLegend(offset=(10, 10))
         self.plots = QTabWidget()
         self.plots.addTab(self.cache_plot, "Instruction cache")
         self.plots.addTab(self.memory_plot, "Memory levels")
