@@ -153,6 +153,8 @@ SUBPROCESS_MODULES = {
     "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
     "test_measure_network",  # mpiexec
     "test_measure",  # the C compiler: the check of CC, the benchmarks
+    "test_measure_suite",  # the C compiler: the program suite, counted and timed
+    "test_measure_memory",  # the C compiler: the growing-array curve; block's command line
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
@@ -267,6 +269,9 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_simgrid_platform_flows": {
         "test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol",  # 512 hosts in SimGrid
+    },
+    "test_measure_suite": {
+        "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",
     },
     "test_bad_input": {
         "test_a_50_mb_line_is_rejected_fast",

@@ -12,13 +12,22 @@ speedup divides the standard deviation as it divides the mean.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from parasol_core.base import params
 from parasol_core.model import Machine
 
-__all__ = ["BlockEstimate", "estimate_block"]
+__all__ = [
+    "BlockEstimate",
+    "MemoryLevel",
+    "estimate_block",
+    "level_for",
+    "interval",
+    "read_memory_levels",
+    "read_validation_ratios",
+]
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,94 @@ class BlockEstimate:
 
     mean: float
     sd: float
+    level: str | None = None  # the memory level charged for array references
+    array_extra: float = 0.0  # seconds added per array reference at that level
+
+
+@dataclass(frozen=True)
+class MemoryLevel:
+    """A cache level or memory as a measured model's annotation gives it: its size in
+    bytes (None: memory, beyond the caches) and seconds per array reference with the
+    working set in it (None: not measured)."""
+
+    name: str
+    size: int | None
+    seconds: float | None
+
+
+_LEVEL = re.compile(
+    r"^#\s*memory level (?P<name>\S+): (?:(?P<size>\d+) bytes|beyond the caches), "
+    r"(?P<t>[0-9][0-9.eE+-]*|not measured)(?: s)? per array reference",
+    re.M,
+)
+ARRAY_OPS = tuple(f"arr{k}" for k in range(1, 8))
+_VALIDATION = re.compile(
+    r"^#\s*validation: predicted / measured on (?P<n>\d+) programs? the measurement never "
+    r"saw: every ratio (?P<lo>[0-9][0-9.eE+-]*) \.\. (?P<hi>[0-9][0-9.eE+-]*)",
+    re.M,
+)
+
+
+def read_validation_ratios(text: str) -> tuple[float, float] | None:
+    """The least and greatest ratio predicted / measured that ``measure --validate``
+    found on programs the measurement never saw, as a measured model's comment gives
+    them (``# validation: predicted / measured on 5 programs the measurement never saw:
+    every ratio 0.652 .. 1.74, ...``); None where the file has no such line."""
+    found = list(_VALIDATION.finditer(text))
+    if not found:
+        return None
+    m = found[-1]  # the last one: a model validated again says so below the first
+    try:
+        lo, hi = float(m["lo"]), float(m["hi"])
+    except ValueError:
+        return None
+    return (lo, hi) if 0 < lo <= hi and math.isfinite(hi) else None
+
+
+def interval(estimate: BlockEstimate, ratios: tuple[float, float] | None,
+             sds: float = 2.0) -> tuple[float, float]:  # fmt: skip
+    """Where the block's time lies: the estimate +- ``sds`` standard deviations of the
+    measured timings, divided by the greatest and the least ratio predicted / measured
+    of the validation (a prediction that was up to ``hi`` times the measured time means
+    the time may be the prediction / ``hi``)."""
+    lo = max(estimate.mean - sds * estimate.sd, 0.0)
+    hi = estimate.mean + sds * estimate.sd
+    if ratios is not None:
+        lo, hi = lo / ratios[1], hi / ratios[0]
+    return lo, hi
+
+
+def read_memory_levels(text: str) -> list[MemoryLevel]:
+    """The memory levels a measured model's file names in its comments (lines
+    ``# memory level L2: 2097152 bytes, 6.3e-09 s per array reference ...`` and
+    ``# memory level memory: beyond the caches, not measured per array reference``, written by
+    ``parasol-model measure``; docs/measure.md), in file order; [] for none."""
+    out = []
+    for m in _LEVEL.finditer(text):
+        size = None if m["size"] is None else int(m["size"])
+        try:
+            t = None if m["t"] == "not measured" else float(m["t"])
+        except ValueError:
+            t = None
+        out.append(MemoryLevel(m["name"], size, t))
+    return out
+
+
+def level_for(levels: Sequence[MemoryLevel], working_set: float) -> MemoryLevel:
+    """The first measured level a working set of ``working_set`` bytes fits in; past
+    the caches, memory if measured, else the last measured level. ValueError without a
+    measured level or for a negative size."""
+    if not (working_set >= 0 and math.isfinite(working_set)):
+        raise ValueError(f"the working set must be a finite number of bytes >= 0, "
+                         f"not {_shown(working_set)}")  # fmt: skip
+    measured = [lv for lv in levels if lv.seconds is not None]
+    if not measured:
+        raise ValueError("the model names no measured memory level (a model written by "
+                         "`parasol-model measure` does)")  # fmt: skip
+    for lv in measured:
+        if lv.size is not None and working_set <= lv.size:
+            return lv
+    return measured[-1]
 
 
 def _shown(value: object) -> str:
@@ -39,10 +136,18 @@ def estimate_block(
     processor_id: int,
     counts: Mapping[str, float],
     cached: bool = False,
+    levels: Sequence[MemoryLevel] = (),
+    working_set: float | None = None,
 ) -> BlockEstimate:
     """Estimate a block on processor type ``processor_id`` (its ``id``, as references
     use) from ``counts``: timing mnemonic (aliases such as ``sqrti`` accepted) -> how
     many times it executes. ``cached`` divides by the small loop speedup.
+
+    With ``working_set`` (bytes) and the model's memory ``levels``
+    (:func:`read_memory_levels`), each array reference (``arr1``..``arr7``) is charged
+    the extra time of the level the working set fits in over the first level
+    (:func:`level_for`): the model's array timings are measured with their data in the
+    first-level cache.
 
     Raises ValueError for an unknown processor or mnemonic, a count that is not a
     finite non-negative number, a timing the processor does not define (for a non-zero
@@ -85,6 +190,15 @@ def estimate_block(
         terms.append(count * timing.mean)
         if timing.sd:
             spreads.append(count * timing.sd)
+    level = None
+    extra = 0.0
+    if working_set is not None:
+        level = level_for(levels, working_set)
+        first = next(lv for lv in levels if lv.seconds is not None)
+        extra = max(0.0, level.seconds - first.seconds)
+        refs = sum(merged.get(n, 0.0) for n in ARRAY_OPS)
+        if refs and extra:
+            terms.append(refs * extra)
     try:
         mean = math.fsum(terms)
     except OverflowError:  # fsum raises where a plain sum would give inf
@@ -102,4 +216,4 @@ def estimate_block(
     if not (math.isfinite(mean) and math.isfinite(sd)):
         raise ValueError(f"the estimate for {label} is too large for a floating-point "
                          "number (the counts or timings overflow)")  # fmt: skip
-    return BlockEstimate(mean, sd)
+    return BlockEstimate(mean, sd, level.name if level is not None else None, extra)

@@ -7,7 +7,12 @@ import json
 import sys
 from collections.abc import Sequence
 
-from parasol_core.analysis.block_time import estimate_block
+from parasol_core.analysis.block_time import (
+    estimate_block,
+    interval,
+    read_memory_levels,
+    read_validation_ratios,
+)
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
@@ -16,7 +21,7 @@ from parasol_core.base.limits import (
     open_input,
     too_large,
 )
-from parasol_core.base.numeric import read_float, read_int
+from parasol_core.base.numeric import OptionNumber, read_float, read_int
 from parasol_core.cli.common import (
     AN_ID,
     EXIT_ERRORS,
@@ -105,7 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="COUNTS is a JSON object mapping timing mnemonics to how often each "
         "executes, given as the JSON text itself (an argument starting with '{', e.g. "
         """'{"ila": 4, "ils": 2, "goto": 1}'), as the path of a file holding it, or as "-" """
-        "to read it from stdin. Prints the mean and the standard deviation in seconds.",
+        "to read it from stdin. Prints the mean and the standard deviation in seconds, "
+        "and the interval the time lies in: 2 standard deviations of the measured timings, "
+        "widened by the ratios predicted / measured that `measure --validate` found on "
+        "programs the measurement never saw (where the model file records them).",
     )
     p.add_argument("file", metavar="FILE")
     p.add_argument("--processor", type=AN_ID, required=True, metavar="ID",
@@ -115,6 +123,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cached", action="store_true",
                    help="the block fits in the instruction cache: divide by the small "
                         "loop speedup")  # fmt: skip
+    p.add_argument("--working-set", type=OptionNumber(int, 0, 2**62), metavar="BYTES",
+                   help="bytes of data the block touches: each array reference is charged "
+                        "the extra time of the memory level that holds them (a measured "
+                        "model's memory levels, docs/measure.md)")  # fmt: skip
     p.set_defaults(func=cmd_block)
 
 
@@ -271,9 +283,28 @@ def _counts_json(data: bytes, path: str) -> dict:
 def cmd_block(args: argparse.Namespace) -> int:
     machine = load_or_fail(args.file)
     counts = _read_counts(args.counts)
+    text = machine.src.text if machine.src is not None else ""
+    levels = read_memory_levels(text) if args.working_set is not None else []
     try:
-        estimate = estimate_block(machine, args.processor, counts, args.cached)
+        estimate = estimate_block(machine, args.processor, counts, args.cached,
+                                  levels=levels, working_set=args.working_set)  # fmt: skip
     except ValueError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    sys.stdout.write(f"mean: {format_number(estimate.mean)}\nsd: {format_number(estimate.sd)}\n")
+    ratios = read_validation_ratios(text)
+    lo, hi = interval(estimate, ratios)
+    out = f"mean: {format_number(estimate.mean)}\nsd: {format_number(estimate.sd)}\n"
+    if estimate.level is not None:
+        level = next(lv for lv in levels if lv.name == estimate.level)
+        fits = (f"fits {level.size} bytes" if level.size is not None and args.working_set
+                <= level.size else "is past the measured caches")  # fmt: skip
+        out += (f"memory level: {estimate.level} (the working set of {args.working_set} bytes "
+                f"{fits}; +{estimate.array_extra:.4g} s per array reference)\n")  # fmt: skip
+    why = "2 sd of the measured timings"
+    if ratios is not None:
+        why += (f", and the validation's ratios predicted / measured {ratios[0]:.3g} .. "
+                f"{ratios[1]:.3g} on programs the measurement never saw")  # fmt: skip
+    else:
+        why += "; the model records no validation, so how far the sum is from real code is unknown"
+    out += f"interval: {lo:.4g} .. {hi:.4g} ({why})\n"
+    sys.stdout.write(out)
     return EXIT_OK

@@ -23,6 +23,7 @@ from parasol_core.cli.progress import ProgressBar
 
 EXIT_CANCELLED = 130
 MAX_CACHE_SIZE = 10000  # statements in the cache curve's loop (compile time grows fast)
+MAX_MEMORY_SIZE = 1 << 30  # bytes of the memory curve's largest array (it is allocated)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "instruction cache curve and a pipe between two processes, and writes a model "
         "with one processor type named after the CPU. Parameters that cannot be "
         "measured honestly are left out and named with the reason. --validate then runs "
-        "the report's GEB and prime experiments (4.5) and prints table 4.2. Ctrl-C, "
+        "the report's GEB and prime experiments (4.5, table 4.2) and the suite's programs "
+        "the measurement never saw, prints their ratios predicted / measured, and records "
+        "their range in the model (block's interval reads it). Ctrl-C, "
         "SIGTERM or SIGHUP cancels: the compilers and benchmarks are stopped, the build "
         "directory removed, nothing is written, and the exit status is 128 + the signal.",
     )
@@ -44,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true",
                    help="fewer and shorter runs (under a minute; wider deviations)")  # fmt: skip
     p.add_argument("--validate", action="store_true",
-                   help="also run the report's validation experiments and print table 4.2")  # fmt: skip
+                   help="also run the report's validation experiments (table 4.2) and the "
+                   "held-out programs, and print the ratios")  # fmt: skip
     p.add_argument("--network", action="store_true",
                    help="measure the network between hosts instead (MPI)")  # fmt: skip
     p.add_argument("--runs", type=OptionNumber(int, 2, 10000), metavar="N",
@@ -56,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-sizes", metavar="SIZES",
                    help="loop body sizes of the cache curve (comma-separated; default "
                    "10,50,100,500,1000,2000,5000, --quick up to 2000)")  # fmt: skip
+    p.add_argument("--memory-sizes", metavar="BYTES",
+                   help="array sizes of the memory curve (comma-separated bytes, 64 to "
+                   f"{MAX_MEMORY_SIZE}; default 4 KiB to 64 MiB, --quick to 16 MiB)")  # fmt: skip
     p.set_defaults(func=run_measure)
 
 
@@ -85,6 +92,15 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
             raise CommandError("parasol-model measure: --cache-sizes takes whole numbers from "
                                f"1 to {MAX_CACHE_SIZE}", EXIT_USAGE)  # fmt: skip
         options.cache_sizes = sizes
+    if args.memory_sizes:
+        try:
+            sizes = [read_int(x) for x in args.memory_sizes.split(",") if x.strip()]
+        except ValueError:
+            sizes = []
+        if not sizes or min(sizes) < 64 or max(sizes) > MAX_MEMORY_SIZE:
+            raise CommandError("parasol-model measure: --memory-sizes takes whole numbers of "
+                               f"bytes from 64 to {MAX_MEMORY_SIZE}", EXIT_USAGE)  # fmt: skip
+        options.memory_sizes = sorted(set(sizes))
     return options
 
 
@@ -106,7 +122,7 @@ def run_measure(args: argparse.Namespace) -> int:
         measure_host,
     )
     from parasol_core.measure.toolchain import check_compiler, find_compiler
-    from parasol_core.measure.validation import format_validation_table, validate_host
+    from parasol_core.measure.validation import annotate, format_validation_table, validate_host
 
     options = _options(args)
     if args.output and args.output != "-":
@@ -127,6 +143,7 @@ def run_measure(args: argparse.Namespace) -> int:
             if args.validate:
                 rows = validate_host(model.text, options, progress=bar, cancel=cancel)
                 bar.close()
+                model.text = annotate(model.text, rows)  # block's interval reads it
         except (KeyboardInterrupt, signals.Interrupted, MeasureCancelled) as e:
             bar.close()
             signum = getattr(e, "signum", 0) or signals.received() or signal.SIGINT

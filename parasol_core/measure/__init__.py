@@ -2,7 +2,8 @@
 
 Qt-free. :func:`measure_host` runs the generated C benchmarks and returns a
 :class:`HostModel`; :func:`validate_host` runs the report's two validation programs
-(4.5) and compares their times with the model's block estimates. docs/measure.md says
+(4.5) and the held-out programs of the suite (:mod:`parasol_core.measure.suite`) and
+compares their times with the model's block estimates. docs/measure.md says
 what a measured timing means and how it is measured.
 """
 

@@ -257,13 +257,35 @@ def _fills(kernel: Kernel) -> str:
     return "\n".join(lines)
 
 
-def _function(kernel: Kernel, which: str, steps: Sequence[str]) -> str:
+_CHAIN_VAR = re.compile(r"(?<![A-Za-z0-9_$])([xv])(?![A-Za-z0-9_])")
+
+
+def _on_chain(step: str, c: int) -> str:
+    """``step`` with its chain variables ``x`` and ``v`` renamed to chain ``c``'s."""
+    return _CHAIN_VAR.sub(lambda m: f"{m.group(1)}{c}", step)
+
+
+def chains_of(kernel: Kernel, chains: int) -> int:
+    """How many independent chains ``kernel`` runs with when ``chains`` are asked for:
+    1 for a kernel without a chain (flow control), else ``chains`` (at most its unroll)."""
+    return 1 if not kernel.ctype else max(1, min(chains, kernel.unroll))
+
+
+def _function(kernel: Kernel, which: str, steps: Sequence[str], chains: int = 1) -> str:
     kid = _ident(kernel.name)
     variants = steps
+    n = chains_of(kernel, chains)
     body = "\n".join(
-        "        " + expand(variants[j % len(variants)], kernel, j) for j in range(kernel.unroll)
-    )
-    if kernel.ctype:
+        "        " + (_on_chain(expand(variants[j % len(variants)], kernel, j), j % n) if n > 1
+                      else expand(variants[j % len(variants)], kernel, j))
+        for j in range(kernel.unroll)
+    )  # fmt: skip
+    if kernel.ctype and n > 1:
+        xs = ", ".join(f"x{c} = 0, v{c} = 0" for c in range(n))
+        voids = " ".join(f"(void)v{c};" for c in range(n))
+        chain = f"    {kernel.ctype} {xs};\n    {voids}\n"
+        sink = "\n".join(f"    sink_{kernel.ctype}(x{c});" for c in range(n))
+    elif kernel.ctype:
         chain = f"    {kernel.ctype} x = 0, v = 0;\n    (void)v;\n"
         sink = f"    sink_{kernel.ctype}(x);"
     else:
@@ -280,14 +302,19 @@ def _function(kernel: Kernel, which: str, steps: Sequence[str]) -> str:
     }
 
 
-def program(kernels: Sequence[Kernel]) -> str:
-    """The C source of one benchmark program measuring ``kernels`` in turn."""
+def program(kernels: Sequence[Kernel], chains: int = 1) -> str:
+    """The C source of one benchmark program measuring ``kernels`` in turn.
+
+    ``chains`` 1: every step needs the previous step's result (one dependent chain: the
+    operation's *latency*). ``chains`` > 1: the unrolled steps take turns over that many
+    independent chains (step j on chain j mod chains), so the core can overlap them
+    and the difference per operation is its *reciprocal throughput*."""
     parts = [_HEADER % {"NA": NA}]
     for k in kernels:
         parts.append(_declarations(k))
     for k in kernels:
-        parts.append(_function(k, "ctl", k.ctl.split("\n")))
-        parts.append(_function(k, "test", k.test.split("\n")))
+        parts.append(_function(k, "ctl", k.ctl.split("\n"), chains))
+        parts.append(_function(k, "test", k.test.split("\n"), chains))
     table = ",\n".join(
         f'    {{"{k.name}", k_{_ident(k.name)}_ctl, k_{_ident(k.name)}_test, {k.ops * k.unroll}L}}'
         for k in kernels

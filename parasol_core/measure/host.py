@@ -33,7 +33,9 @@ from pathlib import Path
 from parasol_core.base import filelock, params, signals
 from parasol_core.base.limits import outside_text
 from parasol_core.measure import cache as cache_mod
-from parasol_core.measure import generator, kernels, link, stats, toolchain
+from parasol_core.measure import calibrate as calibrate_mod
+from parasol_core.measure import generator, kernels, link, stats, suite, toolchain
+from parasol_core.measure import memory as memory_mod
 from parasol_core.measure.toolchain import MeasureCancelled
 from parasol_core.model import (
     Cache,
@@ -63,6 +65,11 @@ DEFAULT_CFLAGS: tuple[str, ...] = ("-O2",)
 # otherwise lay the blocks out in order and drop every jump (docs/measure.md).
 FLOW_CFLAGS: tuple[str, ...] = ("-fno-reorder-blocks",)
 GROUPS = ("arith", "logic", "flow", "array", "intrinsic")
+# Groups measured a second time with independent chains (reciprocal throughput); flow
+# control has one cost per execution.
+THROUGHPUT_GROUPS = ("arith", "logic", "array", "intrinsic")
+THROUGHPUT_SUFFIX = "_tp"
+THROUGHPUT_CHAINS = 8
 
 # Past 5000 statements gcc's compile time grows faster than the body (10000: ~15 s,
 # 20000: minutes); 5000 dependent multiplications (~60 KB of code) already overflow a
@@ -97,6 +104,10 @@ class MeasureOptions:
     cache: bool = True
     link: bool = True
     jobs: int = 2  # parallel compiles (the runs themselves are one at a time)
+    throughput: bool = True  # also measure each data operation's reciprocal throughput
+    calibrate: bool = True  # fit the written values on the suite's calibration programs
+    memory: bool = True  # the growing-array curve and the memory levels
+    memory_sizes: Sequence[int] | None = None  # bytes; default memory.FULL/QUICK_SIZES
     fake_tick_ns: int | None = None  # tests: a coarse timer, read in whole ticks
     keep_build: Path | None = None  # copy the build directory here (debugging)
 
@@ -112,6 +123,11 @@ class MeasureOptions:
         if self.cache_sizes is not None:
             return tuple(self.cache_sizes)
         return QUICK_CACHE_SIZES if self.quick else FULL_CACHE_SIZES
+
+    def resolved_memory_sizes(self) -> tuple[int, ...]:
+        if self.memory_sizes is not None:
+            return tuple(self.memory_sizes)
+        return memory_mod.QUICK_SIZES if self.quick else memory_mod.FULL_SIZES
 
     def selected(self) -> list[kernels.Kernel]:
         if self.parameters is None:
@@ -132,6 +148,7 @@ class Progress:
     parameter: str  # what is being measured ("compiling", "dln", "cache x=500", ...)
     seconds_left: float | None
     cache_point: tuple[int, float] | None = None  # (x, seconds per operation) just measured
+    memory_point: tuple[int, float] | None = None  # (bytes, seconds per reference) just measured
 
 
 @dataclass
@@ -142,9 +159,15 @@ class HostModel:
     cpu: str
     left_out: list[tuple[str, str]]
     cache_curve: list[tuple[int, float]]
-    timings: dict[str, stats.Estimate] = field(default_factory=dict)
+    timings: dict[str, stats.Estimate] = field(default_factory=dict)  # as written
     seconds: float = 0.0  # how long the measurement took
     info: dict = field(default_factory=dict)  # compiler, flags, date, timer, runs
+    latency: dict[str, stats.Estimate] = field(default_factory=dict)  # dependent chain
+    throughput: dict[str, stats.Estimate] = field(default_factory=dict)  # independent
+    calibration: calibrate_mod.Calibration | None = None
+    suite_runs: list = field(default_factory=list)  # the calibration programs' runs
+    memory_curve: list[tuple[int, float]] = field(default_factory=list)  # bytes, s/ref
+    memory_levels: list = field(default_factory=list)  # memory.Level, by level
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the model atomically (a temporary file renamed over ``path``)."""
@@ -167,13 +190,49 @@ def _kernel_seconds(options: MeasureOptions) -> float:
     return (3 + 2 * options.resolved_runs()) * options.resolved_run_seconds() * 1.1
 
 
+def throughput_runs(runs: int) -> int:
+    """Runs per throughput kernel: two thirds of the latency kernels' (at least 3); the
+    second measurement of each operation keeps the full run under 5 minutes."""
+    return max(3, (2 * runs) // 3)
+
+
+def suite_runs_of(options: MeasureOptions) -> int:
+    """Timed runs per program size of the suite (the minimum is kept)."""
+    return 3 if options.quick else 5
+
+
+def suite_need_of(options: MeasureOptions) -> float:
+    """Seconds one timed run of a suite program lasts at least."""
+    return 0.005 if options.quick else 0.02
+
+
+def _suite_seconds(options: MeasureOptions, names: Sequence[str]) -> float:
+    per = 3 * (suite_runs_of(options) + 2) * suite_need_of(options) * 1.2
+    return 1.5 + len(names) * per
+
+
+def _memory_seconds(options: MeasureOptions) -> float:
+    sizes = options.resolved_memory_sizes()
+    run_s = options.resolved_run_seconds()
+    # each size: calibrating (about two run lengths), the runs, and building its cycle
+    return sum((3 + max(3, options.resolved_runs() // 3)) * run_s + b * 1.5e-8 for b in sizes)
+
+
 def estimate_seconds(options: MeasureOptions) -> float:
     """What the measurement is expected to take on this machine, in seconds."""
     ks = options.selected()
     jobs = max(1, options.jobs)
     groups = {k.group for k in ks}
-    total = sum(_COMPILE_SECONDS[g] for g in groups) / jobs
-    total += len(ks) * _kernel_seconds(options) + 0.05 * len(groups)
+    twice = options.throughput
+    total = sum(_COMPILE_SECONDS[g] * (2 if twice and g in THROUGHPUT_GROUPS else 1)
+                for g in groups) / jobs  # fmt: skip
+    share = (3 + 2 * throughput_runs(options.resolved_runs())) / (3 + 2 * options.resolved_runs())
+    total += sum(1 + share if twice and k.group in THROUGHPUT_GROUPS else 1
+                 for k in ks) * _kernel_seconds(options) + 0.05 * len(groups)  # fmt: skip
+    if options.calibrate:
+        total += _suite_seconds(options, suite.CALIBRATION)
+    if options.memory:
+        total += 0.3 + _memory_seconds(options)
     if options.cache:
         sizes = options.resolved_cache_sizes()
         total += sum(_cache_compile_seconds(x) for x in sizes) / jobs
@@ -234,11 +293,17 @@ class _Tracker:
         rest = max(self.total - self.done - self.stage_weight, 0.0)
         return done / self.total, max(expected - into, 0.0) + rest * pace
 
-    def report(self, cache_point: tuple[int, float] | None = None) -> None:
+    def relabel(self, parameter: str) -> None:
+        """Say what the stage under way does now (no new weight)."""
+        self.parameter = parameter
+        self.report()
+
+    def report(self, cache_point: tuple[int, float] | None = None,
+               memory_point: tuple[int, float] | None = None) -> None:  # fmt: skip
         if self.progress is None:
             return
         fraction, left = self.estimate()
-        self.progress(Progress(fraction, self.parameter, left, cache_point))
+        self.progress(Progress(fraction, self.parameter, left, cache_point, memory_point))
 
     def finish(self) -> None:
         self.done = self.total
@@ -310,15 +375,24 @@ def measure_host(
             by_group.setdefault(k.group, []).append(k)
         compile_jobs = []
         for group, ks in by_group.items():
-            src = build / f"{group}.c"
-            src.write_text(generator.program(ks))
             extra = FLOW_CFLAGS if group == "flow" else ()
-            compile_jobs.append((src, build / group, [*flags, *extra, *defines]))
-        weight = sum(_COMPILE_SECONDS[g] for g in by_group) / max(1, options.jobs)
+            variants = [(group, 1)]
+            if options.throughput and group in THROUGHPUT_GROUPS:
+                variants.append((f"{group}{THROUGHPUT_SUFFIX}", THROUGHPUT_CHAINS))
+            for binary, chains in variants:
+                src = build / f"{binary}.c"
+                src.write_text(generator.program(ks, chains=chains))
+                compile_jobs.append((src, build / binary, [*flags, *extra, *defines]))
+        weight = sum(
+            _COMPILE_SECONDS[g] * (2 if options.throughput and g in THROUGHPUT_GROUPS else 1)
+            for g in by_group
+        ) / max(1, options.jobs)
         tracker.stage("compiling the benchmarks", weight)
         _compile_all(cc, compile_jobs, options.jobs, cancel, tracker.report)
 
-        results: dict[str, stats.Estimate] = {}
+        results: dict[str, stats.Estimate] = {}  # latency (flow: cost per execution)
+        through: dict[str, stats.Estimate] = {}  # reciprocal throughput
+        through_refused: dict[str, str] = {}
         refused: dict[str, str] = {}
         timer: dict = {}
         per_kernel = _kernel_seconds(options)
@@ -326,25 +400,51 @@ def measure_host(
             ks = by_group.get(group)
             if not ks:
                 continue
+            binaries: list[tuple[str, dict, dict, str]] = [(group, results, refused, "")]
+            if options.throughput and group in THROUGHPUT_GROUPS:
+                binaries.append((f"{group}{THROUGHPUT_SUFFIX}", through, through_refused,
+                                 " (independent chains)"))  # fmt: skip
+            for binary, into, refusals, how_run in binaries:
+                _check_cancel(cancel)
+                n_runs = runs if into is results else throughput_runs(runs)
+                argv = [str(build / binary), repr(run_s), str(n_runs),
+                        repr(float(options.min_ticks)), *(k.name for k in ks)]  # fmt: skip
+                with closing(toolchain.run_lines(argv, cancel, tracker.report,
+                                                 cwd=build)) as lines:  # fmt: skip
+                    for line in lines:
+                        data = json.loads(line)
+                        if "timer" in data:
+                            timer = data["timer"]
+                        elif "start" in data:
+                            tracker.stage(data["start"] + how_run, per_kernel)
+                        elif "name" in data:
+                            k = kernels.by_name(data["name"])
+                            ops = data["iterations"] * data["per_iter"]
+                            got = stats.summarise(data["ctl"], data["test"], ops,
+                                                  timer["tick"], k.divide)  # fmt: skip
+                            if isinstance(got, stats.Refusal):
+                                refusals[k.name] = got.reason
+                            else:
+                                into[k.name] = got
+
+        calibration = None
+        suite_runs: list = []
+        if options.calibrate and results:
             _check_cancel(cancel)
-            argv = [str(build / group), repr(run_s), str(runs), repr(float(options.min_ticks))]
-            argv += [k.name for k in ks]
-            with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
-                for line in lines:
-                    data = json.loads(line)
-                    if "timer" in data:
-                        timer = data["timer"]
-                    elif "start" in data:
-                        tracker.stage(data["start"], per_kernel)
-                    elif "name" in data:
-                        k = kernels.by_name(data["name"])
-                        ops = data["iterations"] * data["per_iter"]
-                        got = stats.summarise(data["ctl"], data["test"], ops, timer["tick"],
-                                              k.divide)  # fmt: skip
-                        if isinstance(got, stats.Refusal):
-                            refused[k.name] = got.reason
-                        else:
-                            results[k.name] = got
+            names = [p for p in suite.CALIBRATION
+                     if all(op in results for op in suite.OPS_OF[p])]  # fmt: skip
+            if names:
+                tracker.stage("program suite (calibration)", _suite_seconds(options, names))
+                suite_runs = suite.run_suite(
+                    cc, flags, names, runs=suite_runs_of(options),
+                    need=suite_need_of(options), cancel=cancel,
+                    on_step=tracker.relabel, on_idle=tracker.report,
+                )  # fmt: skip
+                calibration = calibrate_mod.calibrate(
+                    [(r.program, r.counts, r.seconds) for r in suite_runs],
+                    {n: e.mean for n, e in results.items()},
+                    {n: e.mean for n, e in through.items()},
+                )  # fmt: skip
 
         curve: list[tuple[int, float]] = []
         cache_result = None
@@ -371,6 +471,26 @@ def measure_host(
                         curve.append(point)
                         tracker.report(cache_point=point)
             cache_result = cache_mod.analyse(curve)
+
+        memory_curve: list[tuple[int, float]] = []
+        if options.memory:
+            _check_cancel(cancel)
+            src = build / "memory.c"
+            src.write_text(memory_mod.program())
+            tracker.stage("compiling the memory curve", 0.3)
+            toolchain.compile_c(cc, src, build / "memory", [*flags], cancel)
+            mem_runs = max(3, runs // 3)  # the minimum of a few runs: a size's figure
+            for size in options.resolved_memory_sizes():
+                _check_cancel(cancel)
+                tracker.stage(f"memory curve, {size} bytes",
+                              (3 + mem_runs) * run_s + size * 1.5e-8)  # fmt: skip
+                argv = [str(build / "memory"), repr(max(run_s, 1e-4)), str(mem_runs), str(size)]
+                with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
+                    for line in lines:
+                        data = json.loads(line)
+                        point = (int(data["bytes"]), min(data["per_ref"]))
+                        memory_curve.append(point)
+                        tracker.report(memory_point=point)
 
         link_result = None
         if options.link and (os.cpu_count() or 1) >= 2:
@@ -412,12 +532,46 @@ def measure_host(
     if options.parameters is not None:
         wanted = {params.resolve_name(n)[0] for n in options.parameters}
         left_out = [(n, r) for n, r in left_out if n in wanted]
+    written = written_timings(results, through, calibration)
+    levels, level_source = [], ""
+    if memory_curve:
+        levels, level_source = memory_mod.levels_from_curve(memory_curve,
+                                                            memory_mod.cache_levels())  # fmt: skip
     text = model_text(
-        results, refused, info, cache_result, curve, link_result, {n for n, _ in left_out}
-    )
+        written, refused, info, cache_result, curve, link_result, {n for n, _ in left_out},
+        latency=results, throughput=through, calibration=calibration,
+        throughput_refused=through_refused, memory_curve=memory_curve,
+        memory_levels=levels, memory_source=level_source,
+    )  # fmt: skip
     tracker.finish()
     info["seconds"] = time.monotonic() - started
-    return HostModel(text, cpu, left_out, curve, results, info["seconds"], info)
+    return HostModel(text, cpu, left_out, curve, written, info["seconds"], info,
+                     latency=results, throughput=through, calibration=calibration,
+                     suite_runs=suite_runs, memory_curve=memory_curve,
+                     memory_levels=levels)  # fmt: skip
+
+
+def written_timings(
+    latency: dict[str, stats.Estimate],
+    throughput: dict[str, stats.Estimate],
+    calibration: calibrate_mod.Calibration | None,
+) -> dict[str, stats.Estimate]:
+    """The model's value of each measured operation: without a calibration its latency
+    (cost per execution), with one ``a * throughput + b * latency``, the weights of its
+    class (mean, deviation and median alike; an operation without a throughput stands
+    for both)."""
+    if calibration is None:
+        return dict(latency)
+    out = {}
+    for name, lat in latency.items():
+        thr = throughput.get(name, lat)
+        a, b = calibration.weight(name, "throughput"), calibration.weight(name, "latency")
+        out[name] = stats.Estimate(
+            a * thr.mean + b * lat.mean, a * thr.sd + b * lat.sd,
+            a * thr.median + b * lat.median, lat.runs, lat.run_seconds,
+            lat.per_op_resolution,
+        )  # fmt: skip
+    return out
 
 
 # --- the model file --------------------------------------------------------------------
@@ -436,6 +590,13 @@ def model_text(
     curve: list[tuple[int, float]],
     link_result: dict | None,
     never: set[str],
+    latency: dict[str, stats.Estimate] | None = None,
+    throughput: dict[str, stats.Estimate] | None = None,
+    calibration: calibrate_mod.Calibration | None = None,
+    throughput_refused: dict[str, str] | None = None,
+    memory_curve: Sequence[tuple[int, float]] = (),
+    memory_levels: Sequence[memory_mod.Level] = (),
+    memory_source: str = "",
 ) -> str:
     """The model file of a measurement: the model built as objects and written by the
     canonical writer, each value with a comment saying how it was measured. The texts of
@@ -459,14 +620,32 @@ def model_text(
         f"  timer {timer.get('clock', 'CLOCK_THREAD_CPUTIME_ID')}, resolution "
         f"{timer.get('resolution', float('nan')):.3g} s, tick as read "
         f"{timer.get('tick', float('nan')):.3g} s.",
-        "A timing is mean and standard deviation over the runs of (test loop - control "
-        "loop) / operations:",
+        "A measurement is mean and standard deviation over the runs of (test loop - "
+        "control loop) / operations:",
         "  for operations on data, the latency of a dependent operation (the next one "
-        "needs its result);",
+        "needs its result)",
+        "  and the reciprocal throughput of independent ones (8 chains the core overlaps);",
         "  for flow control, the cost of one execution. See docs/measure.md.",
     )  # fmt: skip
+    if calibration is not None:
+        notes.above(
+            "Each written timing is " + calibration.describe() + ":",
+            "  the value whose sum over operation counts predicts compiled loops; the "
+            "comment after it gives both measurements.",
+        )  # fmt: skip
+    else:
+        notes.above("Each written timing is the latency (no calibration run).")
     if info["quick"]:
         notes.above("Quick measurement: fewer and shorter runs, wider standard deviations.")
+    if memory_levels:
+        notes.above(
+            "Memory levels (`parasol-model block --working-set BYTES` charges each array "
+            "reference the extra time of its level over the first; docs/measure.md):",
+            *(memory_mod.annotation(lv, memory_source) for lv in memory_levels),
+            "memory curve (bytes: s per array reference, a pointer chased through a random "
+            "cycle, minimum of the runs): "
+            + ", ".join(f"{b}: {format_number(_num(t))}" for b, t in memory_curve),
+        )  # fmt: skip
 
     proc = Processor(id=1, name=cpu)
     if speedup != 1.0:
@@ -479,8 +658,19 @@ def model_text(
             proc.timings[p.name] = Timing(_num(e.mean * speedup), _num(e.sd * speedup))
             notes.before(proc, f"timings.{p.name}", *waiting)
             waiting = []
+            both = ""
+            if latency and p.name in latency:
+                lat = latency[p.name]
+                thr = (throughput or {}).get(p.name)
+                both = f"latency {format_number(_num(lat.mean * speedup))}"
+                if thr is not None:
+                    both += (f", reciprocal throughput {format_number(_num(thr.mean * speedup))}"
+                             f" +- {format_number(_num(thr.sd * speedup))}")  # fmt: skip
+                elif throughput_refused and p.name in throughput_refused:
+                    both += ", no throughput (" + throughput_refused[p.name][:60] + "...)"
+                both += "; "
             notes.after(proc, f"timings.{p.name}",
-                        f"{kernels.by_name(p.name).meaning}; {e.runs} runs x "
+                        f"{both}{kernels.by_name(p.name).meaning}; {e.runs} runs x "
                         f"{e.run_seconds * 1e3:.3g} ms, median "
                         f"{format_number(_num(e.median * speedup))}; {how}")  # fmt: skip
         elif p.name in refused:
@@ -488,15 +678,24 @@ def model_text(
         elif p.name in kernels.LEFT_OUT and p.name in never:
             waiting.append(f"{p.name} left out: {kernels.LEFT_OUT[p.name]}")
     notes.bottom(proc, *waiting, table="timings")
+    first = next((lv for lv in memory_levels if lv.seconds is not None), None)
     if cache_result is not None:
         proc.cache = Cache(size=cache_result.size,
                            smallloopspeedup=Timing(_num(cache_result.speedup)))  # fmt: skip
+        if first is not None:
+            proc.cache.speed = Timing(_num(first.seconds))
         pts = ", ".join(f"{x}: {format_number(_num(t))}" for x, t in curve)
         notes.before(proc.cache, "size",
                      f"curve (loop body size: s per double multiplication): {pts}")  # fmt: skip
         notes.after(proc.cache, "size", f"{cache_result.note}; {how}")
-        notes.before(proc.cache, "smallloopspeedup", "speed left out: the model's cache "
-                     "speed has no benchmark in the report and none here")  # fmt: skip
+        if first is not None:
+            notes.after(proc.cache, "speed", f"seconds per array reference with the data in "
+                        f"the first-level data cache ({first.name}, the memory curve at "
+                        f"{first.curve_bytes} bytes); the other levels are in the header; "
+                        f"{how}")  # fmt: skip
+        else:
+            notes.before(proc.cache, "smallloopspeedup", "speed left out: no memory curve "
+                         "was measured")  # fmt: skip
         notes.after(proc.cache, "smallloopspeedup",
                     ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
                      else "no knee: written as 1.0 (report 4.2.1)")

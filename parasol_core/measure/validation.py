@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from parasol_core.analysis.block_time import estimate_block
 from parasol_core.base import filelock, signals
-from parasol_core.measure import toolchain
+from parasol_core.measure import suite, toolchain
 from parasol_core.measure.host import MeasureOptions, Progress
 from parasol_core.measure.toolchain import MeasureCancelled
 from parasol_core.model import Machine
@@ -35,7 +35,9 @@ __all__ = [
     "OPS",
     "SOURCE",
     "ValidationRow",
+    "annotate",
     "format_validation_table",
+    "program_summary",
     "validate_host",
 ]
 
@@ -180,9 +182,12 @@ def validate_host(
     cancel: threading.Event | None = None,
     sizes: Sequence[int] | None = None,
     experiments: Sequence[str] = EXPERIMENTS,
+    programs: Sequence[str] | None = None,
 ) -> list[ValidationRow]:
-    """Run the GEB and prime experiments here and predict them from ``model`` (its
-    processor type 1). One row per experiment and problem size."""
+    """Run the GEB and prime experiments and the suite's held-out programs
+    (``programs``, default :data:`~parasol_core.measure.suite.VALIDATION`, each at its
+    three sizes) here and predict them from ``model`` (its processor type 1). One row per
+    experiment or program and problem size."""
     options = options or MeasureOptions()
     machine = _machine(model)
     proc = machine.processors[0] if machine.processors else None
@@ -240,7 +245,71 @@ def validate_host(
             os.close(held)
     if cancel is not None and cancel.is_set():
         raise MeasureCancelled()
+    rows += _suite_rows(machine, proc, cached, cc, options, progress, cancel,
+                        suite.VALIDATION if programs is None else programs)  # fmt: skip
     return rows
+
+
+def _suite_rows(machine: Machine, proc, cached: bool, cc: list[str],  # noqa: ANN001
+                options: MeasureOptions, progress: Callable[[Progress], None] | None,
+                cancel: threading.Event | None, programs: Sequence[str]) -> list[ValidationRow]:  # fmt: skip
+    """The held-out programs of the suite, predicted from the model and timed here."""
+    if not programs:
+        return []
+    from parasol_core.measure.host import suite_need_of, suite_runs_of
+
+    done = [0]
+
+    def step(what: str) -> None:
+        _report(progress, done[0] / max(1, len(programs)), what, None)
+        done[0] += 1 if what.startswith("program suite:") else 0
+
+    runs = suite.run_suite(cc, list(options.cflags), programs, runs=suite_runs_of(options),
+                           need=suite_need_of(options), cancel=cancel, on_step=step)  # fmt: skip
+    out = []
+    for r in runs:
+        have = {k: v for k, v in r.counts.items() if v and k in proc.timings}
+        missing = tuple(k for k, v in r.counts.items() if v and k not in proc.timings)
+        est = estimate_block(machine, proc.id, have, cached=cached)
+        out.append(ValidationRow(r.program, r.size, est.mean, r.seconds,
+                                 est.mean / r.seconds, r.counts, missing))  # fmt: skip
+    return out
+
+
+def annotate(text: str, rows: Sequence[ValidationRow], date: str | None = None) -> str:
+    """The model ``text`` with a comment line saying how its predictions compared on the
+    suite's held-out programs among ``rows``, in the form
+    :func:`parasol_core.analysis.block_time.read_validation_ratios` reads (``block``
+    widens its interval by it); ``text`` unchanged when the rows hold no such program.
+    The line goes above ``begin machine``, after any earlier one."""
+    import datetime
+
+    means, mean, spread = program_summary(rows)
+    every = [r.ratio for r in rows if r.experiment in means]
+    if not every or min(every) <= 0:
+        return text
+    when = date or datetime.date.today().isoformat()
+    line = (f"# validation: predicted / measured on {len(means)} programs the measurement "
+            f"never saw: every ratio {min(every):.3g} .. {max(every):.3g}, mean {mean:.3g}, "
+            f"spread of the programs' means {spread:.3g}x (`parasol-model measure "
+            f"--validate`, {when}; docs/measure.md)\n")  # fmt: skip
+    lines = text.splitlines(keepends=True)
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("begin machine")), 0)
+    return "".join(lines[:at] + [line] + lines[at:])
+
+
+def program_summary(rows: Sequence[ValidationRow]) -> tuple[dict[str, float], float, float]:
+    """Over the suite's programs among ``rows``: each program's mean ratio
+    (predicted / measured over its sizes), their mean, and the spread (the largest mean
+    ratio over the smallest; inf when one is not positive)."""
+    means: dict[str, float] = {}
+    for name in dict.fromkeys(r.experiment for r in rows):
+        if name in suite.PROGRAMS:
+            means[name] = statistics.fmean(r.ratio for r in rows if r.experiment == name)
+    if not means:
+        return {}, math.nan, math.nan
+    lo, hi = min(means.values()), max(means.values())
+    return means, statistics.fmean(means.values()), (hi / lo if lo > 0 else math.inf)
 
 
 def _report(
@@ -258,7 +327,7 @@ def format_validation_table(
     prediction (share of the predicted time at the largest size)."""
     machine = _machine(model) if model is not None else None
     out: list[str] = []
-    for exp in dict.fromkeys(r.experiment for r in rows):
+    for exp in dict.fromkeys(r.experiment for r in rows if r.experiment not in suite.PROGRAMS):
         mine = [r for r in rows if r.experiment == exp]
         out.append(f"{exp}")
         out.append(f"{'problem size':>12}  {'predicted (s)':>13}  {'measured (s)':>12}  ratio")
@@ -296,4 +365,33 @@ def format_validation_table(
                      for s, op, n in shares[:5]]  # fmt: skip
             out.append("far from 1; the prediction is carried by: " + ", ".join(parts))
         out.append("")
+    out += _program_table(rows)
     return "\n".join(out).rstrip() + "\n"
+
+
+RATIO_RANGE = (0.67, 1.5)
+"""Issue 34's target for every held-out program at every size."""
+SPREAD_TARGET = 1.6
+"""Issue 34's target for the spread of the held-out programs' mean ratios."""
+
+
+def _program_table(rows: Sequence[ValidationRow]) -> list[str]:
+    means, mean, spread = program_summary(rows)
+    if not means:
+        return []
+    out = ["Programs the measurement never saw (predicted / measured at three sizes)",
+           f"{'program':<12} {'character':<34} {'ratio at each size':<26} mean"]  # fmt: skip
+    for name, m in means.items():
+        mine = [r for r in rows if r.experiment == name]
+        ratios = "  ".join(f"{r.ratio:6.3f}" for r in mine)
+        out.append(f"{name:<12} {suite.PROGRAMS[name].character[:34]:<34} {ratios:<26} {m:.3f}")
+    every = [r.ratio for r in rows if r.experiment in means]
+    lo, hi = RATIO_RANGE
+    inside = all(lo <= x <= hi for x in every)
+    out.append(f"across {len(means)} programs: mean ratio {mean:.3f}, spread {spread:.2f}x "
+               f"(largest mean / smallest; target at most {SPREAD_TARGET}x: "
+               f"{'met' if spread <= SPREAD_TARGET else 'NOT met'}); every ratio "
+               f"{min(every):.3f} .. {max(every):.3f} "
+               f"({'within' if inside else 'NOT within'} {lo} .. {hi})")  # fmt: skip
+    out.append("")
+    return out

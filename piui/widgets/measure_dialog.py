@@ -2,14 +2,17 @@
 generated C benchmarks of :mod:`parasol_core.measure` (docs/measure.md).
 
 The measurement runs on a worker thread; the dialog shows what is being measured, the
-time left and the instruction-cache curve as it grows, and Cancel (or closing the
-dialog) stops it at once with nothing written. The result opens as a new, unsaved
-model. **Validate** then runs the report's two experiments (4.5) and plots each
-problem size's predicted time against the measured one, as table 4.2 prints them.
+time left, the instruction-cache curve and the memory curve (the time of an array
+reference against the bytes touched, with the cache levels marked) as they grow, and
+Cancel (or closing the dialog) stops it at once with nothing written. The result opens
+as a new, unsaved model. **Validate** then runs the report's two experiments (4.5) and
+the suite's programs the measurement never saw, and plots each problem size's predicted
+time against the measured one, as table 4.2 prints them.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -59,6 +62,13 @@ def _duration(seconds: float | None) -> str:
     return f"about {seconds // 60} min {seconds % 60:02d} s left"
 
 
+def _bytes(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} B"
+
+
 class MeasureDialog(QDialog):
     """``opened(text)`` asks the main window to open a measured model.
 
@@ -81,12 +91,15 @@ class MeasureDialog(QDialog):
         self._runner.ended.connect(self._ended)
         self._then: Callable[[Any, BaseException | None], None] | None = None
         self.validation_sizes: tuple[int, ...] | None = None  # None: the options' own
+        self.validation_programs: tuple[str, ...] | None = None  # None: the held-out ones
 
         intro = QLabel(
             "Measures this computer's processor with benchmark programs generated in C and "
             "compiled with the C compiler at hand: about 130 instruction timings, each with "
-            "its deviation, and the instruction cache. A timing is the time of one operation "
-            "in a chain of dependent ones (docs/measure.md). The result opens as a new model."
+            "its deviation, the instruction cache and the memory levels. Each operation is "
+            "timed in a dependent chain (latency) and in independent ones (throughput); the "
+            "value written is the throughput scaled, per class of operation, to predict a "
+            "suite of small programs (docs/measure.md). The result opens as a new model."
         )
         intro.setWordWrap(True)
         self.quick = QCheckBox("Quick: fewer and shorter runs, wider deviations")
@@ -123,14 +136,25 @@ class MeasureDialog(QDialog):
         self.cache_plot.setTitle("instruction cache: the growing unrolled loop (report 4.1)")
         self.cache_curve = self.cache_plot.plot([], [], pen=pg.mkPen("#1f77b4", width=2),
                                                 symbol="o", symbolSize=5)  # fmt: skip
+        self.memory_plot = pg.PlotWidget(background="w", axisItems=readable_axes())
+        self.memory_plot.setLogMode(x=True, y=True)
+        self.memory_plot.setLabel("bottom", "bytes touched (working set)")
+        self.memory_plot.setLabel("left", "ns per array reference")
+        self.memory_plot.setTitle("memory levels: a pointer chased through a growing array")
+        self.memory_curve = self.memory_plot.plot([], [], pen=pg.mkPen("#2ca02c", width=2),
+                                                  symbol="o", symbolSize=5)  # fmt: skip
+        self.level_lines: list = []  # one dashed line per cache level's size
         self.valid_plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         self.valid_plot.setLogMode(x=True, y=True)
         self.valid_plot.setLabel("bottom", "measured (s)")
         self.valid_plot.setLabel("left", "predicted (s)")
-        self.valid_plot.setTitle("validation: predicted against measured (report table 4.2)")
-        self.valid_plot.addLegend(offset=(-10, -30))  # bottom right, below the points
+        self.valid_plot.setTitle("validation: predicted against measured (tables 4.2, 4.3 and "
+                                 "the programs the measurement never saw)")  # fmt: skip
+        # top left: the points run from bottom left to top right
+        self.valid_plot.addLegend(offset=(10, 10))
         self.plots = QTabWidget()
         self.plots.addTab(self.cache_plot, "Instruction cache")
+        self.plots.addTab(self.memory_plot, "Memory levels")
         self.plots.addTab(self.valid_plot, "Validation")
 
         buttons = QHBoxLayout()
@@ -258,8 +282,11 @@ class MeasureDialog(QDialog):
             return
         options = self.options()
         self.cache_curve.setData([], [])
+        self.memory_curve.setData([], [])
+        self._show_levels([])
         self.plots.setCurrentWidget(self.cache_plot)
         self._points: list[tuple[int, float]] = []
+        self._memory_points: list[tuple[int, float]] = []
         self.report.clear()
         self._run(lambda progress, cancel: measure_host(options, progress, cancel), self._measured)
 
@@ -273,6 +300,12 @@ class MeasureDialog(QDialog):
             size, seconds = p.cache_point
             self._points.append((size, seconds * 1e9))
             self._show_cache_curve()
+        point = getattr(p, "memory_point", None)
+        if point is not None:
+            if not self._memory_points:
+                self.plots.setCurrentWidget(self.memory_plot)
+            self._memory_points.append((point[0], point[1] * 1e9))
+            self._show_memory_curve()
 
     def _show_cache_curve(self) -> None:
         """The curve from zero up: a flat curve (no knee) must look flat."""
@@ -281,6 +314,30 @@ class MeasureDialog(QDialog):
         self.cache_curve.setData([x for x, _ in self._points], ys)
         if ys:
             self.cache_plot.setYRange(0, max(ys) * 1.15, padding=0)
+
+    def _show_memory_curve(self) -> None:
+        self._memory_points.sort()
+        self.memory_curve.setData([b for b, _ in self._memory_points],
+                                  [t for _, t in self._memory_points])  # fmt: skip
+
+    def _show_levels(self, levels: list) -> None:
+        """A dashed vertical line at each cache level's size, named, with its time."""
+        import pyqtgraph as pg
+
+        for item in self.level_lines:
+            self.memory_plot.removeItem(item)
+        self.level_lines = []
+        for lv in levels:
+            if lv.size is None:
+                continue
+            t = f"{lv.seconds * 1e9:.3g} ns" if lv.seconds is not None else "not measured"
+            line = pg.InfiniteLine(pos=math.log10(lv.size), angle=90,
+                                   pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
+                                   label=f"{lv.name} {_bytes(lv.size)}: {t}",
+                                   labelOpts={"position": 0.92 - 0.12 * (len(self.level_lines) % 2),
+                                              "color": "#444"})  # fmt: skip
+            self.memory_plot.addItem(line)
+            self.level_lines.append(line)
 
     def _ended(self, result: Any, error: BaseException | None) -> None:
         self._cancel = None
@@ -321,6 +378,10 @@ class MeasureDialog(QDialog):
         if not self._points and result.cache_curve:
             self._points = [(x, s * 1e9) for x, s in result.cache_curve]
             self._show_cache_curve()
+        if not self._memory_points and result.memory_curve:
+            self._memory_points = [(b, s * 1e9) for b, s in result.memory_curve]
+            self._show_memory_curve()
+        self._show_levels(list(result.memory_levels))
         self.opened.emit(result.text)
 
     def _remember_pace(self, result: Any) -> None:
@@ -346,7 +407,9 @@ class MeasureDialog(QDialog):
             return
         self.validated_model, self.validated_text = model
         text, options, sizes = model[1], self.options(), self.validation_sizes
-        self._run(lambda progress, cancel: validate_host(text, options, progress, cancel, sizes),
+        more = {} if self.validation_programs is None else {"programs": self.validation_programs}
+        self._run(lambda progress, cancel: validate_host(text, options, progress, cancel, sizes,
+                                                         **more),
                   self._validated)  # fmt: skip
 
     def _validated(self, rows: Any, error: BaseException | None) -> None:
@@ -361,7 +424,8 @@ class MeasureDialog(QDialog):
         self.bar.setValue(1000)
         self.valid_plot.clear()
         self.plots.setCurrentWidget(self.valid_plot)
-        colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+        colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                   "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]  # fmt: skip
         for i, name in enumerate(dict.fromkeys(r.experiment for r in self.rows)):
             # a log plot: a size predicted at 0 (no counted operation timed) is left out
             mine = [r for r in self.rows if r.experiment == name and r.measured > 0
@@ -374,8 +438,13 @@ class MeasureDialog(QDialog):
             lo, hi = min(everything), max(everything)
             self.valid_plot.plot([lo, hi], [lo, hi], pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
                                  name="predicted = measured")  # fmt: skip
+        from parasol_core.measure.validation import program_summary
+
         ratios = [r.ratio for r in self.rows] or [float("nan")]
+        means, mean, spread = program_summary(self.rows)
+        held_out = (f" On {len(means)} programs the measurement never saw: mean ratio "
+                    f"{mean:.3g}, spread {spread:.3g}x." if means else "")  # fmt: skip
         self.status.setText(f"Validated {self.validated_model}: predicted / measured from "
                             f"{min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} "
-                            "problem sizes.")  # fmt: skip
+                            "problem sizes." + held_out)  # fmt: skip
         self.report.setPlainText(format_validation_table(self.rows, self.validated_text))

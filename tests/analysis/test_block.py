@@ -146,7 +146,8 @@ def test_cli_block_prints_mean_and_sd(capsys, model_file, tmp_path):
     status, out, err = run(capsys, "block", model_file, "--processor", "3", counts)
     assert status == 0 and err == ""
     est = estimate_block(loads(MODEL), 3, {"ila": 4, "ils": 2, "goto": 1})
-    assert out == f"mean: {est.mean!r}\nsd: {est.sd!r}\n"
+    assert out.startswith(f"mean: {est.mean!r}\nsd: {est.sd!r}\ninterval: ")  # issue 34
+    assert "records no validation" in out.splitlines()[2]
     assert float(out.split()[1]) == est.mean  # shortest form that reads back the same
 
 

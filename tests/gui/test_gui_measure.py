@@ -18,7 +18,8 @@ from parasol_core.measure import MeasureOptions
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                                 reason="measuring needs a C compiler")  # fmt: skip
 
-FEW = dict(quick=True, parameters=["iga", "dgm", "modi", "ild"], cache_sizes=(10, 100, 400))
+FEW = dict(quick=True, parameters=["iga", "dgm", "modi", "ild"], cache_sizes=(10, 100, 400),
+           memory_sizes=(4096, 65536, 1 << 22))  # fmt: skip
 
 
 def _dialog(main_window):
@@ -51,13 +52,21 @@ def test_measure_opens_the_result_as_a_new_model_and_validate_plots_it(main_wind
     assert doc.machine.processors[0].name == dialog.result.cpu
     assert progress and any(p.cache_point for p in progress)
     assert len(dialog.cache_curve.getData()[0]) == 3  # the curve drawn as it grew
+    assert any(p.memory_point for p in progress)  # and the memory curve (issue 34)
+    assert len(dialog.memory_curve.getData()[0]) == 3
+    sized = [lv for lv in dialog.result.memory_levels if lv.size is not None]
+    assert len(dialog.level_lines) == len(sized)  # a dashed line per cache level, named
+    assert all(line.label.format.startswith(lv.name + " ")
+               for line, lv in zip(dialog.level_lines, sized))  # fmt: skip
     assert "Measured" in dialog.status.text() and dialog.validate_button.isEnabled()
     dialog.validation_sizes = (2000, 4000)
+    dialog.validation_programs = ("branchy",)  # one held-out program of the suite
     qtbot.mouseClick(dialog.validate_button,
                      Qt.MouseButton.LeftButton)  # fmt: skip
     qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
     assert dialog.plots.currentWidget() is dialog.valid_plot
-    assert {r.experiment for r in dialog.rows} == {"GEB", "primes"}
+    assert {r.experiment for r in dialog.rows} == {"GEB", "primes", "branchy"}
+    assert "never saw" in dialog.report.toPlainText()
     assert "problem size" in dialog.report.toPlainText()
     assert f"Validated {doc.title()}" in dialog.status.text()
 

@@ -33,7 +33,8 @@ HAVE_CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler")
 X86 = platform.machine() in ("x86_64", "AMD64")
 
-TINY = dict(runs=3, run_seconds=0.0005, min_ticks=100, cache=False, link=False)
+TINY = dict(runs=3, run_seconds=0.0005, min_ticks=100, cache=False, link=False,
+            memory_sizes=(4096, 65536))  # fmt: skip
 
 
 # --- kernels and generator -------------------------------------------------------------
@@ -313,7 +314,9 @@ def test_instrumented_counts_match_the_programs(tmp_path):
 def test_validate_host_predicts_each_size_from_the_model():
     text = (Path(__file__).resolve().parents[2] / "sample_models" /
             "vax-11-785.machine").read_text()  # fmt: skip
-    rows = validation.validate_host(text, MeasureOptions(quick=True), sizes=(2000, 4000))
+    rows = validation.validate_host(
+        text, MeasureOptions(quick=True), sizes=(2000, 4000), programs=()
+    )
     assert [(r.experiment, r.size) for r in rows] == [
         ("GEB", 2000), ("GEB", 4000), ("primes", 2000), ("primes", 4000)]  # fmt: skip
     for r in rows:
@@ -371,7 +374,7 @@ def test_cli_ctrl_c_exits_130_and_writes_nothing(monkeypatch, tmp_path, capsys):
 def test_cli_writes_a_model_with_periodic_progress(tmp_path, capsys):
     out = tmp_path / "m.machine"
     rc = main(["measure", "--params", "dla,ilm", "--runs", "3", "--run-ms", "0.5",
-               "--cache-sizes", "10,50",
+               "--cache-sizes", "10,50", "--memory-sizes", "4096,65536",
                "-o", str(out)])  # fmt: skip
     err = capsys.readouterr().err
     assert rc == 0, err
@@ -395,7 +398,7 @@ def test_cli_progress_off_a_terminal_is_plain_lines_that_name_the_steps(
                         functools.partial(progress.ProgressBar, every=0))  # fmt: skip
     out = tmp_path / "m.machine"
     rc = main(["measure", "--params", "dla,ilm", "--runs", "3", "--run-ms", "0.5",
-               "--cache-sizes", "10,50", "-o", str(out)])  # fmt: skip
+               "--cache-sizes", "10,50", "--memory-sizes", "4096", "-o", str(out)])  # fmt: skip
     err = capsys.readouterr().err
     assert rc == 0, err
     assert not re.search(r"[\r\x1b\x08]", err), repr(err)
@@ -411,6 +414,8 @@ def test_cli_progress_off_a_terminal_is_plain_lines_that_name_the_steps(
 def test_cli_rejects_unknown_parameters(capsys):
     assert main(["measure", "--params", "nosuch"]) == 2
     assert "unknown timing parameter" in capsys.readouterr().err
+    assert main(["measure", "--memory-sizes", "32"]) == 2  # below one 64-byte line
+    assert "--memory-sizes takes whole numbers" in capsys.readouterr().err
 
 
 def test_the_validation_table_of_a_model_that_times_none_of_the_counted_operations():

@@ -1,0 +1,163 @@
+"""From two timings per operation to the one a sum over operation counts needs.
+
+Each data operation is measured twice (:mod:`parasol_core.measure.generator`): as the
+*latency* of a dependent chain (the next operation needs its result) and as the
+*reciprocal throughput* of independent chains (the core overlaps them). A compiled
+loop lies between the two: its critical path runs at latency, the rest in its shadow.
+The model has one value per operation, and a block's estimate is the sum of count x
+value (:func:`parasol_core.analysis.block_time.estimate_block`). The value written is
+
+    value(op) = w_c * throughput(op)     (c: the class of op; flow control: w * its cost)
+
+with the weights ``>= 0`` fitted by non-negative least squares of the predicted time against
+the measured time of the calibration programs of :mod:`parasol_core.measure.suite`, in
+relative terms (each program and size one equation divided by its measured time, so a
+long program does not outweigh a short one). The classes (:data:`CLASSES`: flow
+control, array references, stores, arithmetic and the rest) have weights of their own
+(:data:`TERMS`).
+
+:func:`nnls` is a small exact solver (every subset of the columns, the best feasible
+unconstrained fit): the problems here have two or three unknowns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CLASSES", "TERMS", "Calibration", "calibrate", "class_of", "nnls", "predict"]
+
+
+def nnls(a: Sequence[Sequence[float]], y: Sequence[float]) -> tuple[list[float], float]:
+    """``x >= 0`` minimising ``|A x - y|``, and that residual norm. Exact for the few
+    columns used here (every subset of columns; the optimum's support is one of them).
+    ValueError for an empty or mismatched system or more than 12 columns."""
+    A = np.asarray(a, dtype=float)
+    b = np.asarray(y, dtype=float)
+    if A.ndim != 2 or A.shape[0] == 0 or A.shape[0] != b.shape[0]:
+        raise ValueError("nnls needs a non-empty matrix with one row per value")
+    k = A.shape[1]
+    if not 1 <= k <= 12:
+        raise ValueError(f"nnls here solves 1 to 12 unknowns, not {k}")
+    best = (np.zeros(k), float(np.linalg.norm(b)))
+    for size in range(1, k + 1):
+        for cols in itertools.combinations(range(k), size):
+            sub = A[:, cols]
+            sol, *_ = np.linalg.lstsq(sub, b, rcond=None)
+            if np.any(sol < 0):
+                continue
+            x = np.zeros(k)
+            x[list(cols)] = sol
+            r = float(np.linalg.norm(A @ x - b))
+            if r < best[1] - 1e-15 * max(1.0, best[1]):
+                best = (x, r)
+    return [float(v) for v in best[0]], best[1]
+
+
+CLASSES: dict[str, str] = {
+    "loopi1": "flow", "loopin": "flow", "loopoh1": "flow", "loopohn": "flow",
+    "goto": "flow", "gcom": "flow", "pcall": "flow", "argld": "flow",
+    **{f"arr{k}": "array" for k in range(1, 8)},
+    **{f"{t}{w}s": "store" for t in "irdcl" for w in "lg"},
+    **{f"{t}{w}t": "store" for t in "irdcl" for w in "lg"},
+}  # fmt: skip
+"""The class of an operation (every other one is ``arith``): each class has its own
+weights, because a compiled loop overlaps them differently (a store to a scalar is a
+register move, a loop's own increment and branch run beside its body)."""
+
+TERMS: tuple[tuple[str, str], ...] = (
+    ("flow", "latency"),
+    ("array", "throughput"),
+    ("store", "throughput"),
+    ("arith", "throughput"),
+)
+"""The fitted weights: (class, measurement). Flow control has one measurement (its
+cost per execution). Latency terms for the other classes were tried (docs/measure.md):
+they fitted the calibration programs no better, and the split between an arithmetic
+operation's latency and its throughput, which the programs hardly tell apart, moved
+from one run to the next (0.115 / 0.136 in one, 0.365 / 0.053 in another), and every
+written value with it; without them the weights repeat within a few per cent."""
+
+
+def class_of(op: str) -> str:
+    return CLASSES.get(op, "arith")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """``value(op) = sum over its class's terms of weight x measurement``."""
+
+    weights: dict[tuple[str, str], float]
+    programs: tuple[str, ...]  # the programs fitted
+    equations: int  # programs x sizes
+    rms_relative: float  # root mean square of (predicted - measured) / measured
+
+    def value(self, op: str, latency: float, throughput: float | None) -> float:
+        c = class_of(op)
+        t = latency if throughput is None else throughput
+        return (self.weights.get((c, "throughput"), 0.0) * t
+                + self.weights.get((c, "latency"), 0.0) * latency)  # fmt: skip
+
+    def weight(self, op: str, kind: str) -> float:
+        return self.weights.get((class_of(op), kind), 0.0)
+
+    def describe(self) -> str:
+        terms = [f"{w:.3g} x {kind} ({c})" for (c, kind), w in self.weights.items() if w]
+        return (" + ".join(terms) or "0") + (
+            f", fitted by non-negative least squares on {', '.join(self.programs)} "
+            f"({self.equations} program sizes, rms error {self.rms_relative * 100:.0f} %)"
+        )
+
+
+def _terms(counts: Mapping[str, float], latency: Mapping[str, float],
+           throughput: Mapping[str, float]) -> list[float]:  # fmt: skip
+    """Sum of count x measurement per term of :data:`TERMS`; KeyError naming an
+    operation without a latency."""
+    out = dict.fromkeys(TERMS, 0.0)
+    for op, n in counts.items():
+        if not n:
+            continue
+        if op not in latency:
+            raise KeyError(op)
+        c = class_of(op)
+        for kind in ("throughput", "latency"):
+            if (c, kind) in out:
+                v = throughput.get(op, latency[op]) if kind == "throughput" else latency[op]
+                out[(c, kind)] += n * v
+    return [out[t] for t in TERMS]
+
+
+def calibrate(
+    runs: Sequence[tuple[str, Mapping[str, float], float]],
+    latency: Mapping[str, float],
+    throughput: Mapping[str, float],
+) -> Calibration:
+    """Fit the weights to ``runs``: (program, counts, measured seconds) each. ValueError
+    when a run counts an operation that has no latency (it could not be predicted) or
+    none has a positive time."""
+    rows, rhs, names = [], [], []
+    for program, counts, seconds in runs:
+        if not seconds > 0:
+            continue
+        try:
+            terms = _terms(counts, latency, throughput)
+        except KeyError as e:
+            raise ValueError(f"calibration program {program} counts {e.args[0]}, which was "
+                             "not measured") from None  # fmt: skip
+        rows.append([t / seconds for t in terms])
+        rhs.append(1.0)
+        names.append(program)
+    if not rows:
+        raise ValueError("no calibration program has a measured time")
+    x, resid = nnls(rows, rhs)
+    return Calibration(dict(zip(TERMS, x)), tuple(dict.fromkeys(names)), len(rows),
+                       resid / math.sqrt(len(rows)))  # fmt: skip
+
+
+def predict(counts: Mapping[str, float], values: Mapping[str, float]) -> float:
+    """Sum of count x value: the block estimate without its deviation."""
+    return math.fsum(n * values[op] for op, n in counts.items() if n)

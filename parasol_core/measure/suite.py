@@ -1,0 +1,514 @@
+"""A suite of small C programs of different character, for calibrating and validating a
+measured model on code it did not measure (issue 34; docs/measure.md, "The program
+suite").
+
+Each program is one C function of a problem size ``n`` whose statements charge the
+PARASOL operations they perform through ``C(op)`` (``CN(op, k)``: k of them), as the
+report's validation programs do (:mod:`parasol_core.measure.validation`): built with
+``-DCOUNT`` the program prints its counts (the instrumented build), built without it
+the macro is empty and the program is timed. :data:`PROGRAMS` gives, for each, its
+three problem sizes, the bytes of data it touches at a size (its working set) and its
+counts as a closed formula, which ``tests/measure/test_suite.py`` checks against the
+instrumented build.
+
+How statements are charged (the convention of validation.py, report 3.1.9): an
+assignment to a scalar is a store (``ils``, ``dls``); each array element referenced
+(read or written) is an array index (``arr1``, ``arr2``) and an element written is a
+store as well; each arithmetic operator its operation (integer ``^``, ``>>``, ``&``,
+which Fortran 77 has not, as integer additions, the operation of the same unit and
+cost); an ``if`` its compare; a loop ``loopi1`` on entry and ``loopoh1`` per iteration;
+a call of ``sqrt``/``exp`` its intrinsic.
+
+Timing: each size is repeated until one timed run lasts the run length, and the figure
+is the minimum over the runs (the least disturbed run: on a shared machine another
+process only ever adds time; the thread's CPU clock leaves most of it out already).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import closing
+from dataclasses import dataclass, field
+
+from parasol_core.base import filelock, signals
+from parasol_core.measure import toolchain
+
+__all__ = [
+    "CALIBRATION",
+    "OPS_OF",
+    "PROGRAMS",
+    "VALIDATION",
+    "Program",
+    "SuiteRun",
+    "run_suite",
+    "source",
+]
+
+
+def _hash(i: int) -> int:
+    """The data of the branchy program: a multiplicative hash of the index, 0..1023 (as
+    the C ``H(i)``)."""
+    return ((i * 2654435761) & 0xFFFFFFFF) >> 16 & 1023
+
+
+def _count(**kw: float) -> dict[str, int]:
+    return {k: int(v) for k, v in kw.items() if v}
+
+
+def _triad(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, arr1=3 * n, dln=n, dla=n, dls=n)
+
+
+def _matmul(n: int) -> dict[str, int]:
+    return _count(loopi1=1 + n + n * n, loopoh1=n + n * n + n**3, dls=n * n + n**3 + n * n,
+                  arr2=2 * n**3 + n * n, dln=n**3, dla=n**3)  # fmt: skip
+
+
+_SWEEPS = 4  # the stencil's sweeps (two there-and-back pairs)
+
+
+def _stencil(n: int) -> dict[str, int]:
+    it = _SWEEPS * (n - 2)
+    return _count(loopi1=1 + _SWEEPS, loopoh1=_SWEEPS // 2 + it, arr1=4 * it, dla=2 * it,
+                  dln=it, dls=it)  # fmt: skip
+
+
+def _reduction(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, arr1=2 * n, dln=n, dla=n, dls=n + 1)
+
+
+def _intbits(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, arr1=3 * n, ila=3 * n, ilm=n, ils=3 * n)
+
+
+def _divide(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, arr1=5 * n, dld=n, dls=n, modi=n, ila=n,
+                  ils=2 * n + 1)  # fmt: skip
+
+
+_THRESHOLD = 512  # branchy: half the data is above it
+
+
+def _branchy(n: int) -> dict[str, int]:
+    taken = sum(1 for i in range(n) if _hash(i) > _THRESHOLD)
+    return _count(loopi1=1, loopoh1=n, arr1=n + taken, llic=n, ila=n, ils=n + 1)
+
+
+_CHASE_STEPS = 8  # steps of the pointer chase per element
+
+
+def _chase(n: int) -> dict[str, int]:
+    s = _CHASE_STEPS * n
+    return _count(loopi1=1, loopoh1=s, arr1=s, ils=s + 1)
+
+
+def _intrinsics(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, arr1=2 * n, sqrtd=n, expd=n, dln=n, dla=n, dls=n + 1)
+
+
+def _recurrence(n: int) -> dict[str, int]:
+    return _count(loopi1=1, loopoh1=n, dln=n, dla=n, dls=n + 2, ilm=n, ila=n, ils=n + 1)
+
+
+_DEGREE = 8  # the polynomial's degree
+
+
+def _poly(n: int) -> dict[str, int]:
+    inner = _DEGREE * n
+    return _count(loopi1=1 + n, loopoh1=n + inner, arr1=3 * n + inner, dls=3 * n + inner,
+                  dln=inner, dla=inner)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Program:
+    """One program of the suite."""
+
+    name: str
+    character: str  # what kind of code it stands for
+    sizes: tuple[int, int, int]
+    counts: Callable[[int], dict[str, int]]  # size -> operation -> executions
+    working_set: Callable[[int], int]  # size -> bytes of data it touches
+    statement: str  # its loop, as a reader would summarise it
+
+
+PROGRAMS: dict[str, Program] = {p.name: p for p in (
+    Program("triad", "streaming", (2000, 8000, 32000), _triad, lambda n: 24 * n,
+            "a[i] = b[i] + s * c[i]"),
+    Program("matmul", "dense linear algebra", (16, 32, 64), _matmul, lambda n: 24 * n * n,
+            "C = A B, n x n doubles, inner product loop"),
+    Program("stencil", "stencil", (1000, 4000, 16000), _stencil, lambda n: 16 * n,
+            "b[i] = (a[i-1] + a[i] + a[i+1]) * c, four sweeps"),
+    Program("reduction", "reduction", (2000, 8000, 32000), _reduction, lambda n: 16 * n,
+            "s = s + x[i] * y[i]"),
+    Program("intbits", "integer and bit work", (2000, 8000, 32000), _intbits,
+            lambda n: 8 * n, "x = a[i] ^ (a[i] >> 5); x = x * 2654435761; c[i] = x >> 16"),
+    Program("divide", "division-heavy", (2000, 8000, 32000), _divide, lambda n: 32 * n,
+            "c[i] = a[i] / b[i]; k = p[i] % q[i]; s = s + k"),
+    Program("branchy", "branchy (data-dependent branch)", (2000, 8000, 32000), _branchy,
+            lambda n: 4 * n, "if (a[i] > t) s = s + a[i]; else s = s - 1"),
+    Program("chase", "pointer chasing", (512, 2048, 8192), _chase, lambda n: 4 * n,
+            "p = next[p], a random cycle"),
+    Program("intrinsics", "intrinsics", (1000, 4000, 16000), _intrinsics, lambda n: 16 * n,
+            "s = s + sqrt(a[i]) * exp(b[i])"),
+    Program("recurrence", "dependent recurrences", (2000, 8000, 32000), _recurrence,
+            lambda n: 0, "x = x * c + d; k = k * 1103515245 + 12345"),
+    Program("poly", "polynomial evaluation (Horner)", (1000, 4000, 16000), _poly,
+            lambda n: 16 * n + 8 * (_DEGREE + 1), "p = p * x[i] + c[k], degree 8, each x[i]"),
+)}  # fmt: skip
+"""The suite, by name."""
+
+OPS_OF: dict[str, frozenset[str]] = {
+    n: frozenset(p.counts(p.sizes[0])) for n, p in PROGRAMS.items()
+}
+"""The operations each program counts (a program is run only when all are measured)."""
+
+CALIBRATION: tuple[str, ...] = ("triad", "reduction", "recurrence", "intrinsics", "chase",
+                                 "intbits")  # fmt: skip
+"""The programs `measure` calibrates on (docs/measure.md says why these)."""
+VALIDATION: tuple[str, ...] = tuple(n for n in PROGRAMS if n not in CALIBRATION)
+"""The programs `measure --validate` predicts: none was used to calibrate."""
+
+OPS = ("loopi1", "loopoh1", "arr1", "arr2", "dla", "dln", "dld", "dls", "ila", "ilm",
+       "ils", "modi", "llic", "sqrtd", "expd")  # fmt: skip
+
+_MAXN = 64  # matmul's largest n
+_MAX = 32000  # the longest array
+
+_SOURCE = r"""
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { %(enum)s, NOPS };
+static const char *names[NOPS] = { %(names)s };
+#ifdef COUNT
+static long long cnt[NOPS];
+#define C(op) (cnt[op]++)
+#define CN(op, k) (cnt[op] += (k))
+#else
+#define C(op) ((void)0)
+#define CN(op, k) ((void)0)
+#endif
+#define NOINLINE __attribute__((noinline))
+#define MAXN %(maxn)d
+#define MAX %(max)d
+#define H(i) ((((uint32_t)(i) * 2654435761u) >> 16) & 1023u)
+
+static double A[MAX], B[MAX], Cc[MAX];
+static int IA[MAX], IB[MAX], IC[MAX];
+static unsigned UA[MAX], UC[MAX];
+static double M1[MAXN][MAXN], M2[MAXN][MAXN], M3[MAXN][MAXN];
+static double POLY[%(degree)d + 1];
+static volatile double vs = 0.5, vd = 0.25, vthird = 1.0 / 3.0;
+static volatile double sink_d;
+static volatile long sink_l;
+static volatile int vsize;
+
+static double now_s(void) {
+    struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return (double)(rs >> 11) / 9007199254740992.0; }
+
+/* streaming */
+NOINLINE static double triad(int n) {
+    double s = vs;
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        A[i] = B[i] + s * Cc[i]; CN(ARR1, 3); C(DLN); C(DLA); C(DLS);
+    }
+    return A[n / 2];
+}
+
+/* dense */
+NOINLINE static double matmul(int n) {
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1); C(LOOPI1);
+        for (int j = 0; j < n; j++) {
+            C(LOOPOH1);
+            double s = 0; C(DLS);
+            C(LOOPI1);
+            for (int k = 0; k < n; k++) {
+                C(LOOPOH1);
+                s = s + M1[i][k] * M2[k][j]; CN(ARR2, 2); C(DLN); C(DLA); C(DLS);
+            }
+            M3[i][j] = s; C(ARR2); C(DLS);
+        }
+    }
+    return M3[n / 2][n / 3];
+}
+
+/* stencil: there and back, SWEEPS / 2 times */
+NOINLINE static double stencil(int n) {
+    const double c = vthird; /* an average: the values stay where they are (no denormals) */
+    C(LOOPI1);
+    for (int t = 0; t < %(sweeps)d / 2; t++) {
+        C(LOOPOH1); C(LOOPI1);
+        for (int i = 1; i < n - 1; i++) {
+            C(LOOPOH1);
+            B[i] = (A[i - 1] + A[i] + A[i + 1]) * c; CN(ARR1, 4); CN(DLA, 2); C(DLN); C(DLS);
+        }
+        C(LOOPI1);
+        for (int i = 1; i < n - 1; i++) {
+            C(LOOPOH1);
+            A[i] = (B[i - 1] + B[i] + B[i + 1]) * c; CN(ARR1, 4); CN(DLA, 2); C(DLN); C(DLS);
+        }
+    }
+    return A[n / 2];
+}
+
+/* reduction */
+NOINLINE static double reduction(int n) {
+    double s = 0; C(DLS);
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        s = s + A[i] * B[i]; CN(ARR1, 2); C(DLN); C(DLA); C(DLS);
+    }
+    return s;
+}
+
+/* integer and bit work */
+NOINLINE static double intbits(int n) {
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        unsigned x = UA[i] ^ (UA[i] >> 5); CN(ARR1, 2); CN(ILA, 2); C(ILS);
+        x = x * 2654435761u; C(ILM); C(ILS);
+        UC[i] = x >> 16; C(ARR1); C(ILA); C(ILS);
+    }
+    return (double)UC[n / 2];
+}
+
+/* division-heavy */
+NOINLINE static double divide(int n) {
+    int s = 0; C(ILS);
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        Cc[i] = A[i] / B[i]; CN(ARR1, 3); C(DLD); C(DLS);
+        int k = IA[i] %% IB[i]; CN(ARR1, 2); C(MODI); C(ILS);
+        s = s + k; C(ILA); C(ILS);
+    }
+    return Cc[n / 2] + s;
+}
+
+/* branchy: IC[i] = H(i), half above the threshold in no pattern a predictor learns */
+NOINLINE static double branchy(int n) {
+    int s = 0; C(ILS);
+    const int t = %(threshold)d;
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        C(ARR1); C(LLIC);
+        if (IC[i] > t) { s = s + IC[i]; C(ARR1); C(ILA); C(ILS); }
+        else { s = s - 1; C(ILA); C(ILS); }
+    }
+    return s;
+}
+
+/* pointer chasing: IB holds one random cycle through 0..n-1 */
+NOINLINE static double chase(int n) {
+    int p = 0; C(ILS);
+    long steps = (long)%(chase)d * n;
+    C(LOOPI1);
+    for (long i = 0; i < steps; i++) {
+        C(LOOPOH1);
+        p = IB[p]; C(ARR1); C(ILS);
+    }
+    return p;
+}
+
+/* intrinsics */
+NOINLINE static double intrinsics(int n) {
+    double s = 0; C(DLS);
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        s = s + sqrt(A[i]) * exp(B[i]); CN(ARR1, 2); C(SQRTD); C(EXPD); C(DLN); C(DLA); C(DLS);
+    }
+    return s;
+}
+
+/* dependent recurrences */
+NOINLINE static double recurrence(int n) {
+    double x = vs, c = vd; CN(DLS, 2);
+    unsigned k = (unsigned)n; C(ILS);
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        x = x * c + 0.5; C(DLN); C(DLA); C(DLS);
+        k = k * 1103515245u + 12345u; C(ILM); C(ILA); C(ILS);
+    }
+    return x + k;
+}
+
+/* polynomial evaluation */
+NOINLINE static double poly(int n) {
+    C(LOOPI1);
+    for (int i = 0; i < n; i++) {
+        C(LOOPOH1);
+        double x = A[i]; C(ARR1); C(DLS);
+        double p = POLY[%(degree)d]; C(ARR1); C(DLS);
+        C(LOOPI1);
+        for (int k = %(degree)d - 1; k >= 0; k--) {
+            C(LOOPOH1);
+            p = p * x + POLY[k]; C(ARR1); C(DLN); C(DLA); C(DLS);
+        }
+        B[i] = p; C(ARR1); C(DLS);
+    }
+    return B[n / 2];
+}
+
+typedef double (*prog_fn)(int);
+static const struct { const char *name; prog_fn f; } progs[] = {
+%(table)s
+};
+
+static void fill(void) {
+    for (int i = 0; i < MAX; i++) {
+        A[i] = 0.5 + rnd(); B[i] = 0.5 + rnd(); Cc[i] = rnd();
+        IA[i] = (int)(rnd() * 2e9 - 1e9); IB[i] = 1 + (int)(rnd() * 40000);
+        IC[i] = (int)H(i); UA[i] = (unsigned)(rnd() * 4294967295.0);
+    }
+    for (int i = 0; i < MAXN; i++)
+        for (int j = 0; j < MAXN; j++) { M1[i][j] = rnd(); M2[i][j] = rnd(); }
+    for (int k = 0; k <= %(degree)d; k++) POLY[k] = rnd() - 0.5;
+}
+
+/* IB as one random cycle of length n (Sattolo), for the chase; IB is refilled for
+   divide afterwards (1..40000) */
+static void cycle(int n) {
+    for (int i = 0; i < n; i++) IB[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(rnd() * i); int t = IB[i]; IB[i] = IB[j]; IB[j] = t;
+    }
+}
+
+int main(int argc, char **argv) {
+    /* argv: PROGRAM RUNS NEED_SECONDS SIZE... */
+    if (argc < 5) { fprintf(stderr, "usage: %%s PROGRAM RUNS SECONDS SIZE...\n", argv[0]); return 2; }
+    prog_fn f = 0;
+    for (size_t p = 0; p < sizeof progs / sizeof progs[0]; p++)
+        if (strcmp(progs[p].name, argv[1]) == 0) f = progs[p].f;
+    if (!f) { fprintf(stderr, "no program %%s\n", argv[1]); return 2; }
+    int runs = atoi(argv[2]);
+    double need = atof(argv[3]);
+    fill();
+    for (int a = 4; a < argc; a++) {
+        int size = atoi(argv[a]);
+        if (size < 3 || size > (f == matmul ? MAXN : MAX)) { fprintf(stderr, "size %%d out of range\n", size); return 2; }
+        if (f == chase) cycle(size);
+#ifdef COUNT
+        memset(cnt, 0, sizeof cnt);
+        sink_d = f(size);
+        printf("{\"size\": %%d, \"counts\": {", size);
+        for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], cnt[i]);
+        printf("}}\n");
+#else
+        long reps = 1;
+        for (;;) {
+            double t0 = now_s();
+            for (long k = 0; k < reps; k++) { vsize = size; sink_d = f(vsize); }
+            if (now_s() - t0 >= need || reps > (1L << 30)) break;
+            reps *= 2;
+        }
+        printf("{\"size\": %%d, \"repeats\": %%ld, \"seconds\": [", size, reps);
+        for (int r = 0; r < runs; r++) {
+            double t0 = now_s();
+            for (long k = 0; k < reps; k++) { vsize = size; sink_d = f(vsize); }
+            printf("%%s%%.9g", r ? ", " : "", (now_s() - t0) / reps);
+        }
+        printf("]}\n");
+#endif
+        fflush(stdout);
+    }
+    return 0;
+}
+"""
+
+
+def source() -> str:
+    """The suite's C source (one program; the first argument names the kernel)."""
+    return _SOURCE % {
+        "enum": ", ".join(op.upper() for op in OPS),
+        "names": ", ".join(f'"{op}"' for op in OPS),
+        "maxn": _MAXN,
+        "max": _MAX,
+        "degree": _DEGREE,
+        "sweeps": _SWEEPS,
+        "threshold": _THRESHOLD,
+        "chase": _CHASE_STEPS,
+        "table": ",\n".join(f'    {{"{n}", {n}}}' for n in PROGRAMS),
+    }
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One program at one size: its counts and its measured time (seconds per run of
+    the program, the minimum over the runs, and every run)."""
+
+    program: str
+    size: int
+    counts: dict[str, int]
+    seconds: float
+    runs: tuple[float, ...] = field(default=(), compare=False)
+
+
+def run_suite(
+    cc: Sequence[str],
+    flags: Sequence[str],
+    programs: Sequence[str] = tuple(PROGRAMS),
+    runs: int = 5,
+    need: float = 0.02,
+    cancel: threading.Event | None = None,
+    on_step: Callable[[str], None] | None = None,
+    sizes: Mapping[str, Sequence[int]] | None = None,
+    on_idle: Callable[[], None] | None = None,
+) -> list[SuiteRun]:
+    """Build the suite twice (counted and timed) with ``flags`` and run ``programs`` at
+    their three sizes (or ``sizes[name]``): one :class:`SuiteRun` per program and size."""
+    out: list[SuiteRun] = []
+    held = build = None
+    try:
+        with signals.deferred():  # made and known as one step: a signal never leaks it
+            held, build = filelock.temporary_directory("parasol-suite-")
+        src = build / "suite.c"
+        src.write_text(source())
+        if on_step is not None:
+            on_step("compiling the program suite")
+        toolchain.compile_c(cc, src, build / "timed", list(flags), cancel)
+        toolchain.compile_c(cc, src, build / "counted", [*flags, "-DCOUNT"], cancel)
+        for name in programs:
+            prog = PROGRAMS[name]
+            these = [str(s) for s in (sizes or {}).get(name, prog.sizes)]
+            counts: dict[int, dict[str, int]] = {}
+            argv = [str(build / "counted"), name, "1", "0", *these]
+            with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
+                for line in lines:
+                    d = json.loads(line)
+                    counts[d["size"]] = {k: v for k, v in d["counts"].items() if v}
+            if on_step is not None:
+                on_step(f"program suite: {name} ({prog.character})")
+            argv = [str(build / "timed"), name, str(runs), repr(need), *these]
+            with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
+                for line in lines:
+                    d = json.loads(line)
+                    secs = tuple(float(s) for s in d["seconds"])
+                    out.append(SuiteRun(name, d["size"], counts[d["size"]], min(secs), secs))
+    finally:
+        if build is not None:
+            shutil.rmtree(build, ignore_errors=True)
+        if held is not None:
+            os.close(held)
+    return out

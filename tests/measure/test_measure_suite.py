@@ -1,0 +1,238 @@
+"""The program suite (counts verified by instrumented builds), latency against
+throughput kernels, the calibration's least squares on data whose answer is known, and
+the validation report on held-out programs (issue 34)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from parasol_core.measure import (
+    MeasureOptions,
+    calibrate,
+    generator,
+    kernels,
+    suite,
+    toolchain,
+    validation,
+)
+from parasol_core.measure.validation import ValidationRow
+
+HAVE_CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+needs_cc = pytest.mark.skipif(not HAVE_CC, reason="no C compiler")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- the suite -------------------------------------------------------------------------
+
+
+def test_the_suite_has_ten_programs_of_different_character_split_in_two():
+    assert len(suite.PROGRAMS) >= 10
+    characters = {p.character for p in suite.PROGRAMS.values()}
+    for word in ("streaming", "dense", "stencil", "reduction", "integer", "division",
+                 "branchy", "pointer", "intrinsics", "recurrence"):  # fmt: skip
+        assert any(word in c for c in characters), word
+    assert set(suite.CALIBRATION) | set(suite.VALIDATION) == set(suite.PROGRAMS)
+    assert not set(suite.CALIBRATION) & set(suite.VALIDATION)
+    assert len(suite.VALIDATION) >= 4
+    for p in suite.PROGRAMS.values():
+        assert len(p.sizes) == 3 and p.sizes == tuple(sorted(set(p.sizes)))
+
+
+@needs_cc
+def test_every_programs_counts_match_its_instrumented_build(tmp_path):
+    """Built with -DCOUNT, each program at each of its sizes counts exactly the
+    operations its closed formula says (the formula is what a reader checks against
+    the C statements)."""
+    src = tmp_path / "suite.c"
+    src.write_text(suite.source())
+    cc = toolchain.find_compiler()
+    toolchain.compile_c(cc, src, tmp_path / "counted", ["-O2", "-DCOUNT"])
+    for name, prog in suite.PROGRAMS.items():
+        argv = [str(tmp_path / "counted"), name, "1", "0", *map(str, prog.sizes)]
+        lines = list(toolchain.run_lines(argv))
+        assert len(lines) == 3, name
+        for size, line in zip(prog.sizes, lines):
+            got = {k: v for k, v in json.loads(line)["counts"].items() if v}
+            assert got == prog.counts(size), (name, size)
+
+
+@needs_cc
+def test_a_timed_suite_run_takes_longer_at_a_larger_size():
+    cc = toolchain.find_compiler()
+    runs = suite.run_suite(cc, ["-O2"], ["triad"], runs=3, need=0.002,
+                           sizes={"triad": (1000, 16000)})  # fmt: skip
+    assert [(r.program, r.size) for r in runs] == [("triad", 1000), ("triad", 16000)]
+    assert runs[0].counts == suite.PROGRAMS["triad"].counts(1000)
+    assert all(r.seconds == min(r.runs) and len(r.runs) == 3 for r in runs)
+    assert runs[1].seconds > 4 * runs[0].seconds  # 16x the work
+
+
+# --- latency and throughput kernels ----------------------------------------------------
+
+
+def test_the_throughput_program_spreads_the_steps_over_independent_chains():
+    k = kernels.by_name("dln")
+    lat, thr = generator.program([k]), generator.program([k], chains=8)
+    body = thr[thr.index("k_dln_test") :]
+    body = body[: body.index("return")]
+    for c in range(8):  # step c multiplies chain c's value and feeds chain c only
+        assert f"v{c} = kA_dln[b + {c}] + x{c} * zd; x{c} = v{c} * kB_dln[b + {c}];" in body
+    assert "x = v * kB_dln" in lat and "x0" not in lat
+    flow = kernels.by_name("loopoh1")  # no chain: the same program either way
+    assert generator.program([flow], chains=8) == generator.program([flow])
+
+
+def _function_body(asm: str, name: str) -> list[str]:
+    m = re.search(rf"^{name}:\n(.*?)(?:\.cfi_endproc|^\s*\.size)", asm, re.S | re.M)
+    assert m, f"{name} not in the assembly"
+    return [ln.strip() for ln in m.group(1).splitlines()
+            if ln.startswith("\t") and not ln.strip().startswith(".")]  # fmt: skip
+
+
+@needs_cc
+def test_the_throughput_kernels_keep_the_operation(tmp_path):
+    ks = [kernels.by_name(n) for n in ("dln", "ild", "sqrtd", "arr2")]
+    src = tmp_path / "k.c"
+    src.write_text(generator.program(ks, chains=8))
+    toolchain.compile_c(toolchain.find_compiler(), src, tmp_path / "k.s", ["-O2"],
+                        assembly=True)  # fmt: skip
+    asm = (tmp_path / "k.s").read_text()
+    for k in ks:
+        ctl = _function_body(asm, f"k_{k.name}_ctl")
+        test = _function_body(asm, f"k_{k.name}_test")
+        assert len(test) >= len(ctl) + k.unroll, k.name
+
+
+# --- the calibration -------------------------------------------------------------------
+
+
+def test_nnls_finds_a_known_non_negative_solution():
+    a = [[1, 2], [3, 1], [2, 2], [0, 1]]
+    x_true = [0.5, 2.0]
+    y = [sum(r * x for r, x in zip(row, x_true)) for row in a]
+    x, resid = calibrate.nnls(a, y)
+    assert x == pytest.approx(x_true) and resid == pytest.approx(0, abs=1e-9)
+
+
+def test_nnls_clamps_at_zero_where_least_squares_goes_negative():
+    # unconstrained: y = 2 * col0 - 1 * col1 exactly; the best x >= 0 drops col1
+    a = [[1, 1], [2, 1], [3, 1], [4, 1]]
+    y = [1, 3, 5, 7]
+    x, _ = calibrate.nnls(a, y)
+    assert x[1] == 0 and x[0] > 0
+    # and it is the best one-column fit: y ~ c * col0
+    c = sum(p * q for p, q in zip([1, 2, 3, 4], y)) / 30
+    assert x[0] == pytest.approx(c)
+    with pytest.raises(ValueError):
+        calibrate.nnls([], [])
+
+
+def test_calibration_recovers_the_weights_that_made_the_times():
+    """Synthetic programs timed as flow at latency x 0.5 + arithmetic at throughput x
+    0.8: the fit gives those weights back, and the written value of each operation is
+    its class's weights times its measurements."""
+    lat = {"loopoh1": 1e-9, "dla": 4e-9, "dln": 4e-9, "ila": 1e-9, "arr1": 5e-9}
+    thr = {"dla": 1e-9, "dln": 0.5e-9, "ila": 0.25e-9, "arr1": 0.5e-9}
+    programs = {
+        "p1": {"loopoh1": 100, "dla": 300},
+        "p2": {"loopoh1": 100, "dln": 50, "ila": 400},
+        "p3": {"loopoh1": 10, "dla": 10, "dln": 500},
+        "p4": {"loopoh1": 1000, "ila": 10},
+    }
+
+    def true_time(counts):
+        return sum(n * (0.5 * lat[op] if op == "loopoh1" else 0.8 * thr[op])
+                   for op, n in counts.items())  # fmt: skip
+
+    runs = [(name, c, true_time(c)) for name, c in programs.items()]
+    cal = calibrate.calibrate(runs, lat, thr)
+    assert cal.weights[("flow", "latency")] == pytest.approx(0.5)
+    assert cal.weights[("arith", "throughput")] == pytest.approx(0.8)
+    assert set(cal.weights) == set(calibrate.TERMS)
+    assert cal.weights[("array", "throughput")] == pytest.approx(0, abs=1e-9)  # no arr1 run
+    assert cal.rms_relative == pytest.approx(0, abs=1e-9)
+    assert cal.value("dln", lat["dln"], thr["dln"]) == pytest.approx(0.4e-9)
+    assert cal.value("loopoh1", lat["loopoh1"], None) == pytest.approx(0.5e-9)
+    assert "non-negative least squares on p1, p2, p3, p4" in cal.describe()
+    with pytest.raises(ValueError, match="counts sqrtd"):
+        calibrate.calibrate([("p", {"sqrtd": 1}, 1.0)], lat, thr)
+
+
+# --- the validation report -------------------------------------------------------------
+
+
+def _rows(ratios: dict[str, list[float]]) -> list[ValidationRow]:
+    out = []
+    for name, rs in ratios.items():
+        for size, r in zip(suite.PROGRAMS[name].sizes, rs):
+            out.append(ValidationRow(name, size, r * 1e-3, 1e-3, r))
+    return out
+
+
+def test_the_report_gives_each_programs_ratios_their_mean_and_the_spread():
+    rows = [ValidationRow("GEB", 10000, 2e-3, 1e-3, 2.0)]
+    rows += _rows({"matmul": [1.0, 1.1, 1.2], "divide": [0.8, 0.8, 0.8], "poly": [1.6, 1.5, 1.4]})
+    means, mean, spread = validation.program_summary(rows)
+    assert means == pytest.approx({"matmul": 1.1, "divide": 0.8, "poly": 1.5})
+    assert mean == pytest.approx((1.1 + 0.8 + 1.5) / 3)
+    assert spread == pytest.approx(1.5 / 0.8)
+    table = validation.format_validation_table(rows)
+    assert table.index("GEB") < table.index("never saw")  # table 4.2 stays, first
+    line = next(ln for ln in table.splitlines() if ln.startswith("matmul"))
+    assert "dense" in line and "1.000" in line and "1.200" in line and line.endswith("1.100")
+    assert f"spread {spread:.2f}x" in table and "NOT met" in table
+    assert "0.800 .. 1.600" in table and "NOT within 0.67 .. 1.5" in table
+    good = validation.format_validation_table(_rows({"matmul": [1.0, 1.1, 1.2],
+                                                     "divide": [0.9, 0.9, 0.9]}))  # fmt: skip
+    assert "target at most 1.6x: met" in good and "(within 0.67 .. 1.5)" in good
+    assert validation.program_summary(rows[:1])[0] == {}
+
+
+@needs_cc
+def test_validate_host_times_the_held_out_programs_and_predicts_them():
+    text = (ROOT / "sample_models" / "vax-11-785.machine").read_text()
+    rows = validation.validate_host(text, MeasureOptions(quick=True), experiments=(),
+                                    programs=("branchy",))  # fmt: skip
+    assert [(r.experiment, r.size) for r in rows] == [
+        ("branchy", s) for s in suite.PROGRAMS["branchy"].sizes]  # fmt: skip
+    for r in rows:
+        assert r.measured > 0 and r.ratio == pytest.approx(r.predicted / r.measured)
+        assert r.counts == suite.PROGRAMS["branchy"].counts(r.size)
+    assert not math.isnan(validation.program_summary(rows)[2])
+
+
+# --- the measurement, end to end -------------------------------------------------------
+
+
+@needs_cc
+def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels():
+    """The operations of the pointer chase measured (so it can calibrate), a tiny
+    memory curve: the header gives the mix and the memory levels, each value's comment
+    its latency and throughput, and each written value is its class's mix of the two."""
+    from parasol_core.analysis.block_time import read_memory_levels
+    from parasol_core.measure import measure_host
+    from parasol_core.syntax.loader import loads
+
+    options = MeasureOptions(runs=3, run_seconds=0.0005, cache=False, link=False,
+                             parameters=["loopi1", "loopoh1", "arr1", "ils"],
+                             memory_sizes=(4096, 1 << 16, 1 << 20))  # fmt: skip
+    host = measure_host(options)
+    assert [r.program for r in host.suite_runs] == ["chase"] * 3  # the one it can run
+    cal = host.calibration
+    assert cal is not None and cal.programs == ("chase",)
+    assert "Each written timing is " in host.text and "non-negative least squares" in host.text
+    timings = loads(host.text).processors[0].timings
+    for name in set(timings) & {"arr1", "ils"}:
+        lat, thr = host.latency[name], host.throughput.get(name)
+        assert timings[name].mean == pytest.approx(
+            cal.value(name, lat.mean, thr.mean if thr else None), rel=1e-3)  # fmt: skip
+        line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
+        assert "# latency " in line and ("reciprocal throughput" in line or thr is None)
+    assert [lv.name for lv in read_memory_levels(host.text)][-1] == "memory"
+    assert [b for b, _ in host.memory_curve] == [4096, 1 << 16, 1 << 20]
