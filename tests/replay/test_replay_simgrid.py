@@ -1,10 +1,12 @@
 """Replay against SimGrid 3.32 itself (issue 31, "Agreement"): four MPI programs of our
-own (tests/replay/programs: a stencil, a reduction loop, all-to-all, a pipeline),
+own (tests/replay/programs: a stencil, a reduction loop, all-to-all, a pipeline, the
+other collectives),
 compiled with smpicc and traced with ``smpirun -trace-ti`` on 16 ranks, replayed by
 ``smpirun -replay`` under the issue's settings (tests/replay/smpi_replay.py) and by
 ``parasol_core.replay`` with CM02 sharing, on a flat cluster with a backbone, a 4 x 4
-torus and a fat tree: the makespan and every rank's finish within 5 % (measured: 0.1 %
-at most, SimGrid's log printing its times to the microsecond), and the what-if ratios
+torus and a fat tree: the makespan and every rank's finish within 5 % (measured: 0.26 %
+at most, 0.09 % but for the other collectives; SimGrid's log prints its times to the
+microsecond), and the what-if ratios
 (hosts twice as fast, links twice as fast) within 5 %. Skipped, with the reason, where
 SimGrid's SMPI is not installed (``make simgrid``)."""
 
@@ -23,7 +25,7 @@ from parasol_core.replay import ReplayOptions, load_trace, replay
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY)
 
 PROGRAMS = Path(__file__).parent / "programs"
-NAMES = ("stencil", "reduction", "alltoall", "pipeline")
+NAMES = ("stencil", "reduction", "alltoall", "pipeline", "collectives")
 RANKS = 16
 TOLERANCE = 0.05
 
