@@ -233,7 +233,13 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 }
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
-SLOW_MODULES = {"test_replay_simgrid", "test_estimator_budgets", "test_estimator_load", "test_signals", "test_soak"}
+SLOW_MODULES = {
+    "test_replay_simgrid",
+    "test_estimator_budgets",
+    "test_estimator_load",
+    "test_signals",
+    "test_soak",
+}
 # Over about 2 s here (a parametrized test: all its cases together), and the few over
 # 1 s that kept `make test-fast` past a minute on two busy cores.
 SLOW_TESTS: dict[str, set[str]] = {
