@@ -271,6 +271,8 @@ class _Builder:
         root = int(tr.peer[i])
         lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
         counts = tr.counts[lo:hi]
+        if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
+            counts = np.full(2 * p if kind == "alltoallv" else p, size)
         algo = self.algo[kind]
         ops = _Ops(self, rank, tag, cur, i)
         if kind == "bcast":
