@@ -28,6 +28,7 @@ leaves a collective at the last rank's arrival plus the model's ``mpi`` cost.
 
 from __future__ import annotations
 
+import gc
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -172,6 +173,13 @@ class _Builder:
         return len(self.src) - 1
 
     def join(self, rank: int, deps: list[int]) -> int:
+        if len(deps) == 2:  # the usual case: a point and one more
+            a, b = deps
+            if a < 0 or a == b:
+                return b
+            if b < 0:
+                return a
+            return self.node(rank, rank, 0.0, [a, b])
         deps = list(dict.fromkeys(d for d in deps if d >= 0))
         if not deps:
             return -1
@@ -203,19 +211,22 @@ class _Builder:
             self.first_msg = msg
         return msg, eager
 
-    def recv(self, rank: int, src: int, tag: Any, cur: int, action: int) -> tuple[int, int]:
-        """Post a receive; its completion node and its transfer node."""
+    def recv(self, rank: int, src: int, tag: Any, cur: int, action: int, blocking: bool = True
+             ) -> tuple[int, int]:  # fmt: skip
+        """Post a receive; its completion node and its transfer node. A nonblocking one's
+        completion is its transfer's end: whatever waits for it waits for the rank's
+        point too, which is past the post."""
         if src == ANY_SOURCE[0] or tag == ANY_TAG:
             msg = self.node(-1, rank, 0.0, [], transfer=True)
             self.wild.append((rank, (src, tag), msg, cur, action))
-            done = self.join(rank, [msg, cur])
+            done = self.join(rank, [msg, cur]) if blocking else msg
         else:
             key = (src, rank, tag)
             q = self.chan.get(key)
             if q and q[0][0] == "s":
                 _, msg, eager, _ = q.popleft()
                 if eager:
-                    done = self.join(rank, [msg, cur])
+                    done = self.join(rank, [msg, cur]) if blocking else msg
                 else:
                     if cur >= 0:
                         self.after[msg].append(cur)
@@ -223,7 +234,7 @@ class _Builder:
             else:
                 msg = self.node(src, rank, 0.0, [], transfer=True)
                 self.chan.setdefault(key, deque()).append(("r", msg, cur, action))
-                done = self.join(rank, [msg, cur])
+                done = self.join(rank, [msg, cur]) if blocking else msg
         if self.first_msg < 0:
             self.first_msg = msg
         return done, msg
@@ -400,7 +411,7 @@ class _Builder:
                         cur = msg
                         self.op_msg[i] = msg
                 elif k in (_RECV, _IRECV):
-                    done, msg = self.recv(rank, peers[i], tags[i], cur, i)
+                    done, msg = self.recv(rank, peers[i], tags[i], cur, i, k == _RECV)
                     if k == _RECV:
                         cur = done
                         self.op_msg[i] = msg
@@ -516,7 +527,7 @@ class _Ops:
         return -1 if eager else msg
 
     def irecv(self, src: int) -> int:
-        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action)
+        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action, False)
         self._seen(msg)
         return done
 
@@ -609,7 +620,13 @@ def compile_program(trace: Trace, sem: Semantics) -> Program:
     """The trace's program under ``sem``, compiled once and kept on the trace."""
     found = trace.compiled.get(sem)
     if found is None:
-        b = _Builder(trace, sem)
-        b.build()
-        found = trace.compiled[sem] = b.program()
+        collecting = gc.isenabled()
+        gc.disable()  # millions of small lists, none of them cyclic: no collector passes
+        try:
+            b = _Builder(trace, sem)
+            b.build()
+            found = trace.compiled[sem] = b.program()
+        finally:
+            if collecting:
+                gc.enable()
     return found
