@@ -141,17 +141,12 @@ class Trace:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
+def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     """Read a SimGrid time-independent trace: an index file naming one action file per
-    rank, or one file holding every rank's actions (or an OTF2 archive: its ``.otf2``
-    anchor file or its folder, :mod:`.otf2file`). ``ranks``: how many the program had
+    rank, or one file holding every rank's actions. ``ranks``: how many the program had
     (default: as many as the index names, or the highest rank seen plus one). Held to
     the memory budget in force (:mod:`parasol_core.base.budget`, ``--max-memory``),
     estimated from the files' sizes before they are read. TraceError on bad input."""
-    from parasol_core.replay.otf2file import is_otf2, load_otf2
-
-    if is_otf2(path):
-        return load_otf2(path, ranks)
     index = Path(path)
     try:
         head = index.read_bytes()[:4096]
