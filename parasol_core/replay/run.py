@@ -244,8 +244,9 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
         per_flop = flop_times(machine, engine, hosts, options.flop)
     hw = hardware_of(machine)
     table = RouteTable(hw)
-    budget.check_phase("replaying the trace", len(trace) * 3, hint="about 3 nodes an action",
-                       exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    if budget.current().memory is not None:  # before compiling: about 2 nodes an action
+        budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
+                           exact=False, flow=True, links=len(hw.links))  # fmt: skip
     prog = compile_program(trace, sem)
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
@@ -260,7 +261,8 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
                           f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
     ids = _routes(table, src, dst, machine)
-    budget.check_phase("replaying the trace", n, flow=True, links=len(hw.links))
+    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {len(trace):,} actions",
+                       flow=True, links=len(hw.links))  # fmt: skip
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
     with np.errstate(all="ignore"):
         phase = Phase.of(table, ids, msgs)
