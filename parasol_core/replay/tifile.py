@@ -372,6 +372,11 @@ def check_ranks(trace: Trace) -> None:
         what = "root" if int(trace.kind[i]) in COLLECTIVES else "peer"
         raise TraceError(f"{trace.where(i)}: {what} {int(peer[i])} is out of range: the "
                          f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+    sr = (trace.kind == KIND["sendRecv"]) & (trace.tag >= p)  # its source, in the tag column
+    if sr.any():
+        i = int(np.argmax(sr))
+        raise TraceError(f"{trace.where(i)}: source {int(trace.tag[i])} is out of range: the "
+                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
     lo, hi = trace.counts_ptr
     n = hi - lo
     v = n > 0

@@ -213,6 +213,7 @@ def test_the_timeline_is_chrome_trace_json(tmp_path):
         ("0 recv 1 3 10\n1 compute 1\n", ":1:", "matched by no send"),
         ("0 bcast 1 0\n1 compute 1\n", ":1:", "do not call the same collectives"),
         ("0 wait\n", ":1:", "no request left"),
+        ("0 sendRecv 1 1 1 5\n1 sendRecv 1 0 1 0\n", ":1:", "source 5 is out of range"),
         ("0 send 1 3\n", ":1:", "takes 3 to 4 arguments"),
     ],
 )
