@@ -276,83 +276,8 @@ class _Builder:
     # ---------------------------------------------------------------- collectives
 
     def coll(self, rank: int, cur: int, kind: str, i: int, number: int) -> int:
-        tr = self.trace
-        p = tr.ranks
-        tag = ("c", number)
-        size, size2 = float(tr.size[i]), float(tr.size2[i])
-        root = int(tr.peer[i])
-        lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
-        counts = tr.counts[lo:hi]
-        if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
-            counts = np.full(2 * p if kind == "alltoallv" else p, size)
-        algo = self.algo[kind]
-        ops = _Ops(self, rank, tag, cur, i)
-        if kind == "bcast":
-            _bcast(ops, rank, p, root, size, algo)
-        elif kind == "reduce":
-            _reduce(ops, rank, p, root, size, algo)
-        elif kind == "allreduce":
-            if algo == "rdb":
-                _allreduce_rdb(ops, rank, p, size)
-            else:
-                _reduce(ops, rank, p, 0, size, "binomial")
-                ops.tag = ("c2", number)
-                _bcast(ops, rank, p, 0, size, "binomial_tree")
-        elif kind == "alltoall":
-            if algo == "pair" and p & (p - 1) == 0:
-                for k in range(p):
-                    peer = rank ^ k
-                    ops.sendrecv(peer, size, peer, size2)
-            else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
-                for k in range(p):
-                    ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
-        elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
-            send, recv = counts[:p], counts[p:]
-            for k in range(p):
-                dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
-                                                                          (rank - k) % p)  # fmt: skip
-                ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
-        elif kind == "allgather":
-            for k in range(1, p):
-                ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
-        elif kind == "allgatherv":
-            for k in range(1, p):
-                src = (rank - k) % p
-                ops.sendrecv((rank + k) % p, size, src, float(counts[src]))
-        elif kind == "barrier":
-            if rank > 0:
-                ops.send(0, 0.0)
-                ops.recv(0)
-            else:
-                ops.waitall([ops.irecv(k) for k in range(1, p)])
-                ops.waitall([ops.isend(k, 0.0) for k in range(1, p)])
-        elif kind in ("gather", "gatherv"):
-            if rank == root:
-                for k in range(p):
-                    if k != rank:
-                        ops.recv(k)
-            else:
-                ops.send(root, size)
-        elif kind == "scatter":
-            if rank == root:
-                for k in range(p):
-                    if k != rank:
-                        ops.send(k, size)
-            else:
-                ops.recv(root)
-        elif kind == "reducescatter" and algo == "mpich_pair":
-            for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
-                dst, src = (rank + k) % p, (rank - k) % p
-                ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
-        elif kind == "reducescatter":
-            total = float(counts.sum())
-            _reduce(ops, rank, p, 0, total, "binomial")
-            ops.tag = ("c2", number)
-            if rank == 0:
-                for k in range(1, p):
-                    ops.send(k, float(counts[k]))
-            else:
-                ops.recv(0)
+        ops = _Ops(self, rank, ("c", number), cur, i)
+        _collective(ops, self.trace, self.algo, rank, kind, i, number)
         self.op_msg[i] = ops.first
         return ops.cur
 
@@ -492,6 +417,87 @@ class _Builder:
             op_flops=np.asarray(self.op_flops, dtype=np.float64),
             transfer=np.asarray(self.is_transfer, dtype=bool),
         )
+
+
+def _collective(ops: Any, tr: Trace, algos: dict[str, str], rank: int, kind: str, i: int,
+                number: int) -> None:  # fmt: skip
+    """Rank ``rank``'s part of collective action ``i`` (its ``number``-th), as SMPI's
+    algorithms write it, on ``ops`` (:class:`_Ops` builds it, :class:`_Recorder` records
+    it for the C kernel)."""
+    p = tr.ranks
+    size, size2 = float(tr.size[i]), float(tr.size2[i])
+    root = int(tr.peer[i])
+    lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
+    counts = tr.counts[lo:hi]
+    if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
+        counts = np.full(2 * p if kind == "alltoallv" else p, size)
+    algo = algos[kind]
+    if kind == "bcast":
+        _bcast(ops, rank, p, root, size, algo)
+    elif kind == "reduce":
+        _reduce(ops, rank, p, root, size, algo)
+    elif kind == "allreduce":
+        if algo == "rdb":
+            _allreduce_rdb(ops, rank, p, size)
+        else:
+            _reduce(ops, rank, p, 0, size, "binomial")
+            ops.tag = ("c2", number)
+            _bcast(ops, rank, p, 0, size, "binomial_tree")
+    elif kind == "alltoall":
+        if algo == "pair" and p & (p - 1) == 0:
+            for k in range(p):
+                peer = rank ^ k
+                ops.sendrecv(peer, size, peer, size2)
+        else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
+            for k in range(p):
+                ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+    elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
+        send, recv = counts[:p], counts[p:]
+        for k in range(p):
+            dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
+                                                                      (rank - k) % p)  # fmt: skip
+            ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
+    elif kind == "allgather":
+        for k in range(1, p):
+            ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+    elif kind == "allgatherv":
+        for k in range(1, p):
+            src = (rank - k) % p
+            ops.sendrecv((rank + k) % p, size, src, float(counts[src]))
+    elif kind == "barrier":
+        if rank > 0:
+            ops.send(0, 0.0)
+            ops.recv(0)
+        else:
+            ops.waitall([ops.irecv(k) for k in range(1, p)])
+            ops.waitall([ops.isend(k, 0.0) for k in range(1, p)])
+    elif kind in ("gather", "gatherv"):
+        if rank == root:
+            for k in range(p):
+                if k != rank:
+                    ops.recv(k)
+        else:
+            ops.send(root, size)
+    elif kind == "scatter":
+        if rank == root:
+            for k in range(p):
+                if k != rank:
+                    ops.send(k, size)
+        else:
+            ops.recv(root)
+    elif kind == "reducescatter" and algo == "mpich_pair":
+        for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
+            dst, src = (rank + k) % p, (rank - k) % p
+            ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
+    elif kind == "reducescatter":
+        total = float(counts.sum())
+        _reduce(ops, rank, p, 0, total, "binomial")
+        ops.tag = ("c2", number)
+        if rank == 0:
+            for k in range(1, p):
+                ops.send(k, float(counts[k]))
+        else:
+            ops.recv(0)
 
 
 def _find(requests: list, src: int, dst: int, tag: int) -> int | None:
