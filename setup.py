@@ -56,7 +56,7 @@ NATIVE: list[Extension] = [
     # a replayed trace compiled into a program of messages (parasol_core/replay)
     Extension(
         "parasol_core.native._replay",
-        ["parasol_core/native/replay.c"],
+        ["parasol_core/native/replay.c", "parasol_core/native/tiscan.c"],
         optional=True,
         extra_compile_args=["-O2"],
     ),

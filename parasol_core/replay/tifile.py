@@ -31,6 +31,7 @@ Bad input raises :class:`TraceError` naming the file and line.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import math
 import os
@@ -40,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import native
 from parasol_core.base import budget
 from parasol_core.base.numeric import read_float, read_int
 
@@ -230,50 +232,100 @@ class _Columns:
         self.vraw: list[tuple[int, str, list[str], str]] = []
 
 
-def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
+_FIELDS = ("rank", "kind", "peer", "tag", "size", "size2", "flops", "line")
+_TYPES = (np.int64, np.int8, np.int64, np.int64, np.float64, np.float64, np.float64, np.int64)
+# the actions native/tiscan.c reads, in its order
+_SCANNED = np.asarray([KIND[k] for k in ("init", "finalize", "compute", "send", "isend", "recv",
+                                         "irecv", "wait", "waitall", "bcast", "reduce",
+                                         "allreduce", "alltoall", "allgather", "gather",
+                                         "scatter", "barrier", "sendRecv")], dtype=np.int64)  # fmt: skip
+_P, _N = ctypes.c_void_p, ctypes.c_int64
+_SCAN_SIGNATURE = (_P, _N, _N, _P, _N, *[_P] * 8)
+
+
+def _scanner() -> Any:
+    """The C reader of common lines (``native/tiscan.c``), None when not built or
+    ``PARASOL_PURE_PYTHON=1``."""
+    return native.function("_replay", "parasol_ti_scan", _SCAN_SIGNATURE)
+
+
+def scan_native(lib: Any, data: bytes, expect: int | None) -> dict[str, np.ndarray] | None:
+    """A file's actions read by the C reader, or None where it leaves the file to
+    Python (a line it does not read; see native/tiscan.c)."""
+    cap = data.count(b"\n") + 1
+    out = {f: np.zeros(cap, dtype=np.int64 if t is np.int8 else t) for f, t in zip(_FIELDS, _TYPES)}
+    got = lib(data, len(data), -1 if expect is None else expect, _SCANNED.ctypes.data, cap,
+              *(out[f].ctypes.data for f in _FIELDS))  # fmt: skip
+    if got < 0:
+        return None
+    return {f: out[f][:got].astype(t) for f, t in zip(_FIELDS, _TYPES)}
+
+
+def _python_file(text: str, name: str, fi: int, expect: int | None
+                 ) -> tuple[dict[str, np.ndarray], list]:  # fmt: skip
     cols = _Columns()
-    names = [str(f) for f in files]
-    per_file = len(files) > 1 or files[0] != index
-    for fi, f in enumerate(files):
-        expect = fi if per_file else None
-        try:
-            text = f.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
-        if text.isascii() and "_" not in text:
-            _fast(cols, text, names[fi], fi, expect)
-            continue
+    if text.isascii() and "_" not in text:
+        _fast(cols, text, name, fi, expect)
+    else:
         for n, raw in enumerate(text.splitlines(), 1):
             words = raw.split()
             if not words or words[0].startswith("#"):
                 continue
-            _action(cols, words, names[fi], fi, n, expect)
-    seen = (max(cols.rank) + 1) if cols.rank else 0
+            _action(cols, words, name, fi, n, expect)
+    arrays = {f: np.asarray(getattr(cols, f), dtype=t) for f, t in zip(_FIELDS, _TYPES)}
+    return arrays, cols.vraw
+
+
+def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
+    names = [str(f) for f in files]
+    per_file = len(files) > 1 or files[0] != index
+    lib = _scanner()
+    chunks: list[dict[str, np.ndarray]] = []
+    vraw: list = []
+    done = 0
+    for fi, f in enumerate(files):
+        expect = fi if per_file else None
+        try:
+            data = f.read_bytes()
+        except OSError as e:
+            raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
+        chunk = None
+        if lib is not None and data.isascii() and b"_" not in data:
+            chunk = scan_native(lib, data, expect)
+        if chunk is None:
+            text = data.decode("utf-8", errors="replace")
+            chunk, raw = _python_file(text, names[fi], fi, expect)
+            vraw += [(done + at, *rest) for at, *rest in raw]
+        chunk["file"] = np.full(chunk["rank"].shape[0], fi, dtype=np.int32)
+        chunks.append(chunk)
+        done += chunk["rank"].shape[0]
+    col = {f: np.concatenate([c[f] for c in chunks]) if chunks else np.zeros(0, dtype=t)
+           for f, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
+    seen = int(col["rank"].max()) + 1 if done else 0
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
-    size, size2, flops = cols.size, cols.size2, cols.flops
-    lo = np.zeros(len(cols.kind), dtype=np.int64)
-    hi = np.zeros(len(cols.kind), dtype=np.int64)
+    size, size2, flops, peer = col["size"], col["size2"], col["flops"], col["peer"]
+    lo = np.zeros(done, dtype=np.int64)
+    hi = np.zeros(done, dtype=np.int64)
     counts: list[float] = []
-    for at, name, args, where in cols.vraw:  # the v-collectives, now that P is known
-        peer, size[at], size2[at], flops[at], mine = _vector(name, args, where, count)
-        cols.peer[at] = peer
+    for at, name, args, where in vraw:  # the v-collectives, now that P is known
+        peer[at], size[at], size2[at], flops[at], mine = _vector(name, args, where, count)
         lo[at] = len(counts)
         counts.extend(mine)
         hi[at] = len(counts)
-    rank = np.asarray(cols.rank, dtype=np.int64)
+    rank = col["rank"]
     order = np.argsort(rank, kind="stable")  # one file: its ranks' lines interleave
     trace = Trace(
         ranks=count,
         files=names,
         rank=rank[order],
-        kind=np.asarray(cols.kind, dtype=np.int8)[order],
-        peer=np.asarray(cols.peer, dtype=np.int64)[order],
-        tag=np.asarray(cols.tag, dtype=np.int64)[order],
-        size=np.asarray(size, dtype=np.float64)[order],
-        size2=np.asarray(size2, dtype=np.float64)[order],
-        flops=np.asarray(flops, dtype=np.float64)[order],
-        file=np.asarray(cols.file, dtype=np.int32)[order],
-        line=np.asarray(cols.line, dtype=np.int64)[order],
+        kind=col["kind"][order],
+        peer=peer[order],
+        tag=col["tag"][order],
+        size=size[order],
+        size2=size2[order],
+        flops=flops[order],
+        file=col["file"][order],
+        line=col["line"][order],
         counts_ptr=np.stack([lo[order], hi[order]]),
         counts=np.asarray(counts, dtype=np.float64),
         first=np.searchsorted(rank[order], np.arange(count + 1)).astype(np.int64),

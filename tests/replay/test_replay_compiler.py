@@ -16,9 +16,9 @@ from parasol_core.replay import program as prog
 
 needs_kernel = pytest.mark.skipif(prog._kernel() is None,
                                   reason="the replay's C compiler was not built")  # fmt: skip
-COLLECTIVES = ["bcast 100 {root} 0", "reduce 9000 5 {root} 0", "allreduce 10000 7 0",
-               "allreduce 3 0 0", "alltoall 5000 5000 0 0", "allgather 20 20 0 0", "barrier",
-               "gather 9000 9000 {root} 0 0", "scatter 10 10 {root} 0 0"]  # fmt: skip
+COLLECTIVES = ["bcast 100 {root} 1", "reduce 9000 5 {root} 5", "allreduce 10000 7 4",
+               "allreduce 3 0", "alltoall 5000 5000 0 6", "allgather 20 20 1 0", "barrier",
+               "gather 9000 9000 {root} 5 2", "scatter 10 10 {root} 2 5", "bcast 7 {root}"]  # fmt: skip
 
 
 @st.composite
@@ -61,7 +61,7 @@ def trace_text(draw):
                 lines[b].append(f"{b} recv {a} {k} {size} 6")
             elif how == 3:
                 lines[a].append(f"{a} sendRecv {size} {b} {size} {b} 6 6")
-                lines[b].append(f"{b} sendRecv {size} {a} {size} {a} 6 6")
+                lines[b].append(f"{b} sendRecv {size} {a} {size // 4} {a} 6 1")
             else:
                 lines[a].append(f"{a} isend {b} {k} {size} 6")
                 lines[b].append(f"{b} irecv {a} {k} {size} 6")
@@ -108,3 +108,85 @@ def test_bad_traces_and_wildcards_are_left_to_the_python_builder(tmp_path):
     wild.write_text("0 recv -555 0 8\n1 send 0 0 8\n")
     assert not prog.native_usable(load_trace(wild), Semantics())
     assert not prog.native_usable(load_trace(wild), ReplayOptions(collectives="model").semantics())
+
+
+# --------------------------------------------------------------------------- the C reader
+
+MUTATIONS = ["1e400", "inf", "nan", "0x10", "-5", "+3", "007", "1.5", "-0", "9007199254740993",
+             "", "x", "2\t3", "-333", "-555", "99"]  # fmt: skip
+
+
+@st.composite
+def mutated_text(draw):
+    """A random trace, with some words replaced by odd numbers or words, lines doubled,
+    comments, blank lines, tabs, other line ends, actions in capitals."""
+    text = draw(trace_text())
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    lines = text.splitlines()
+    for _ in range(draw(st.integers(0, 3))):
+        k = int(rng.integers(0, len(lines)))
+        words = lines[k].split()
+        how = int(rng.integers(0, 6))
+        if how == 0 and len(words) > 2:
+            words[int(rng.integers(2, len(words)))] = str(rng.choice(MUTATIONS))
+        elif how == 1:
+            words.append("7")
+        elif how == 2:
+            words[1] = words[1].upper()
+        elif how == 3:
+            lines.insert(k, "# a comment")
+        elif how == 4:
+            lines.insert(k, "   \t ")
+        lines[k] = "\t".join(words) if how == 5 else " ".join(words) if words else ""
+    ending = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    return ending.join(lines) + ending
+
+
+def read_both(path, monkeypatch):
+    from parasol_core.replay import tifile
+
+    outcomes = []
+    for scanner in (tifile._scanner, lambda: None):
+        with monkeypatch.context() as m:
+            m.setattr(tifile, "_scanner", scanner)
+            try:
+                outcomes.append(load_trace(path))
+            except TraceError as e:
+                outcomes.append(str(e))
+    return outcomes
+
+
+@pytest.mark.skipif(prog._kernel() is None, reason="the replay's C kernels were not built")
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=mutated_text())
+def test_the_c_reader_reads_what_python_reads(tmp_path, monkeypatch, text):
+    path = tmp_path / "t.txt"
+    path.write_text(text, newline="")
+    fast, spec = read_both(path, monkeypatch)
+    if isinstance(spec, str):
+        assert fast == spec  # the same error, worded by Python
+        return
+    for name in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "file", "line",
+                 "counts_ptr", "counts", "first"):  # fmt: skip
+        a, b = getattr(fast, name), getattr(spec, name)
+        assert a.dtype == b.dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=name)
+
+
+@pytest.mark.skipif(prog._kernel() is None, reason="the replay's C kernels were not built")
+def test_the_c_reader_reads_the_sample_traces_whole(monkeypatch):
+    from pathlib import Path
+
+    from parasol_core.replay import tifile
+
+    traces = Path(__file__).resolve().parents[2] / "sample_models" / "traces"
+    for index in (traces / "stencil.txt", traces / "pipeline.txt"):
+        for r, name in enumerate(index.read_text().split()):
+            assert (
+                tifile.scan_native(tifile._scanner(), (traces / name).read_bytes(), r) is not None
+            )
+        fast, spec = read_both(index, monkeypatch)
+        for field in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "line"):
+            np.testing.assert_array_equal(getattr(fast, field), getattr(spec, field))
