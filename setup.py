@@ -51,6 +51,13 @@ NATIVE: list[Extension] = [
         optional=True,
         extra_compile_args=["-O2", "-ffp-contract=off"],
     ),
+    # a replayed trace read and compiled into a program of messages (parasol_core/replay)
+    Extension(
+        "parasol_core.native._replay",
+        ["parasol_core/native/replay.c", "parasol_core/native/tiscan.c"],
+        optional=True,
+        extra_compile_args=["-O2"],
+    ),
     # the flow engine: a phase over link directions and forwarders under every sharing
     # rule; no fused multiply-add either
     Extension(

@@ -160,6 +160,7 @@ SUBPROCESS_MODULES = {
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
     "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
+    "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
@@ -258,7 +259,13 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 }
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
-SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals", "test_soak"}
+SLOW_MODULES = {
+    "test_replay_simgrid",
+    "test_estimator_budgets",
+    "test_estimator_load",
+    "test_signals",
+    "test_soak",
+}
 # Over about 0.8 s in a serial run on a lightly loaded machine (a parametrized test: all
 # its cases together), so that `make test-fast` (what is left, on two workers) stays
 # under a minute on two quiet cores: measured from `pytest --durations=0`, see
