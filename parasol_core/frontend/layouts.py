@@ -32,7 +32,7 @@ from dataclasses import dataclass
 WINDOWS = (
     "processors", "groups", "instructions", "cache", "combinations", "runtime",
     "grid-view", "link-groups", "topology-editor", "mapping-editor", "machine-combination",
-    "diagnostics", "terminal", "estimate", "history",
+    "diagnostics", "terminal", "estimate", "history", "program",
 )  # fmt: skip
 
 
@@ -130,7 +130,7 @@ WHAT_IF = Layout(
         Column((Stack(("groups", "instructions", "cache")),), 0.33, least=420),
         Column((Stack(("combinations", "runtime")), Stack((), _TOPOLOGY, 0.0)), 0.38),
     ),
-    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history")),),
+    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history", "program")),),
 )
 
 TOPOLOGY = Layout(
@@ -151,7 +151,7 @@ TOPOLOGY = Layout(
         ),
         Column((Stack((), ("groups", "instructions", "cache", "combinations", "runtime")),), 0.3),
     ),  # fmt: skip
-    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history")),),
+    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history", "program")),),
 )
 
 ESTIMATING = Layout(
@@ -184,7 +184,7 @@ ESTIMATING = Layout(
     ),  # fmt: skip
     # the estimator's three questions side by side need the window's width; what an
     # export said is behind them (a failed one brings the diagnostics to the front)
-    bottom=(Stack(("estimate", "terminal", "diagnostics"), ("history",)),),
+    bottom=(Stack(("estimate", "terminal", "diagnostics"), ("history", "program")),),
     bottom_height=0.24,
     bottom_across=True,
 )
