@@ -815,8 +815,3 @@ def server_info(svc: Service) -> dict:
 def server_ping(svc: Service) -> bool:
     """Does nothing: the cost of a request itself (the benchmarks' baseline)."""
     return True
-
-
-# the program methods (a traced program pushed once, predicted on any model) register
-# themselves as these do
-from parasol_core.estimator import program_methods  # noqa: E402, F401
