@@ -135,6 +135,7 @@ SUBPROCESS_MODULES = {
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
+    "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
@@ -233,7 +234,13 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 }
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
-SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals", "test_soak"}
+SLOW_MODULES = {
+    "test_replay_simgrid",
+    "test_estimator_budgets",
+    "test_estimator_load",
+    "test_signals",
+    "test_soak",
+}
 # Over about 2 s here (a parametrized test: all its cases together), and the few over
 # 1 s that kept `make test-fast` past a minute on two busy cores.
 SLOW_TESTS: dict[str, set[str]] = {

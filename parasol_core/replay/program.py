@@ -51,7 +51,7 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
     "alltoallv": ("ring",),
     "gatherv": ("ompi_basic_linear",),
     "allgatherv": ("ring",),
-    "reducescatter": ("reduce_scatterv",),
+    "reducescatter": ("mpich_pair", "reduce_scatterv"),
 }
 DEFAULT_ALGORITHMS = {name: algos[0] for name, algos in ALGORITHMS.items()}
 EAGER_BYTES = 65536.0
@@ -292,10 +292,11 @@ class _Builder:
             else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
                 for k in range(p):
                     ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
-        elif kind == "alltoallv":
+        elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
             send, recv = counts[:p], counts[p:]
             for k in range(p):
-                dst, src = (rank + k) % p, (rank - k) % p
+                dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
+                                                                          (rank - k) % p)  # fmt: skip
                 ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
         elif kind == "allgather":
             for k in range(1, p):
@@ -325,6 +326,10 @@ class _Builder:
                         ops.send(k, size)
             else:
                 ops.recv(root)
+        elif kind == "reducescatter" and algo == "mpich_pair":
+            for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
+                dst, src = (rank + k) % p, (rank - k) % p
+                ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
         elif kind == "reducescatter":
             total = float(counts.sum())
             _reduce(ops, rank, p, 0, total, "binomial")

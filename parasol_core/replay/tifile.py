@@ -215,8 +215,7 @@ class _Columns:
         self.flops: list[float] = []
         self.file: list[int] = []
         self.line: list[int] = []
-        self.counts_ptr: list[int] = [0]
-        self.counts: list[float] = []
+        self.vraw: list[tuple[int, str, list[str], str]] = []
 
 
 def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
@@ -236,6 +235,16 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
             raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
     seen = (max(cols.rank) + 1) if cols.rank else 0
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
+    size, size2, flops = cols.size, cols.size2, cols.flops
+    lo = np.zeros(len(cols.kind), dtype=np.int64)
+    hi = np.zeros(len(cols.kind), dtype=np.int64)
+    counts: list[float] = []
+    for at, name, args, where in cols.vraw:  # the v-collectives, now that P is known
+        peer, size[at], size2[at], flops[at], mine = _vector(name, args, where, count)
+        cols.peer[at] = peer
+        lo[at] = len(counts)
+        counts.extend(mine)
+        hi[at] = len(counts)
     rank = np.asarray(cols.rank, dtype=np.int64)
     order = np.argsort(rank, kind="stable")  # one file: its ranks' lines interleave
     trace = Trace(
@@ -245,17 +254,15 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         kind=np.asarray(cols.kind, dtype=np.int8)[order],
         peer=np.asarray(cols.peer, dtype=np.int64)[order],
         tag=np.asarray(cols.tag, dtype=np.int64)[order],
-        size=np.asarray(cols.size, dtype=np.float64)[order],
-        size2=np.asarray(cols.size2, dtype=np.float64)[order],
-        flops=np.asarray(cols.flops, dtype=np.float64)[order],
+        size=np.asarray(size, dtype=np.float64)[order],
+        size2=np.asarray(size2, dtype=np.float64)[order],
+        flops=np.asarray(flops, dtype=np.float64)[order],
         file=np.asarray(cols.file, dtype=np.int32)[order],
         line=np.asarray(cols.line, dtype=np.int64)[order],
-        counts_ptr=np.zeros(0, dtype=np.int64),
-        counts=np.asarray(cols.counts, dtype=np.float64),
+        counts_ptr=np.stack([lo[order], hi[order]]),
+        counts=np.asarray(counts, dtype=np.float64),
         first=np.searchsorted(rank[order], np.arange(count + 1)).astype(np.int64),
     )
-    ptr = np.asarray(cols.counts_ptr, dtype=np.int64)
-    trace.counts_ptr = np.concatenate([ptr[:-1][order], ptr[1:][order]]).reshape(2, -1)
     check_ranks(trace)
     return trace
 
@@ -361,7 +368,6 @@ def _action(cols: _Columns, words: list[str], fname: str, fi: int, n: int,
             want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"{lo} or more")
             raise TraceError(f"{where}: {name} takes {want} arguments, got {len(args)}")
     peer, tag, size, size2, flops = -1, 0, 0.0, 0.0, 0.0
-    counts: list[float] = []
     if name == "compute":
         flops = _count(args[0], "the flops", where)
     elif name in ("send", "isend", "recv", "irecv"):
@@ -401,7 +407,7 @@ def _action(cols: _Columns, words: list[str], fname: str, fi: int, n: int,
         if rooted:
             peer = _int(args[2], "the root", where)
     elif name in ("alltoallv", "gatherv", "allgatherv", "reducescatter"):
-        peer, size, size2, flops, counts = _vector(name, args, where)
+        cols.vraw.append((len(cols.kind), name, args, where))  # decoded when P is known
     elif name == "comm_size":
         _int(args[0], "the size", where)
     for value, what in ((peer, "peer"),):
@@ -418,50 +424,39 @@ def _action(cols: _Columns, words: list[str], fname: str, fi: int, n: int,
     cols.flops.append(flops)
     cols.file.append(fi)
     cols.line.append(n)
-    cols.counts.extend(counts)
-    cols.counts_ptr.append(len(cols.counts))
 
 
-def _vector(name: str, args: list[str], where: str) -> tuple[int, float, float, float, list[float]]:
-    """The v-collectives: their ragged counts (the rank count is known when all is read;
-    checked then). Returns peer, size, size2, flops and the counts in bytes."""
-    numbers = [a for a in args]
-    peer, size, size2, flops = -1, 0.0, 0.0, 0.0
+def _vector(name: str, args: list[str], where: str, p: int
+            ) -> tuple[int, float, float, float, list[float]]:  # fmt: skip
+    """A v-collective's arguments, for a program of ``p`` ranks (SMPI 3.32 writes a
+    datatype for each buffer; without them the counts are elements of MPI_DOUBLE):
+    its peer (root), sizes, flops and counts in bytes."""
+    n = len(args)
+    shapes = {"alltoallv": (2 * p + 2, 2), "gatherv": (p + 2, 2), "allgatherv": (p + 1, 2),
+              "reducescatter": (p + 1, 1)}  # fmt: skip
+    need, dts = shapes[name]
+    if n not in (need, need + dts):
+        forms = {"alltoallv": "N C1..CP M D1..DP [DT DT]", "gatherv": "N D1..DP ROOT [DT DT]",
+                 "allgatherv": "N D1..DP [DT DT]", "reducescatter": "D1..DP F [DT]"}  # fmt: skip
+        raise TraceError(f"{where}: {name} takes {forms[name]}: {need} or {need + dts} "
+                         f"arguments for {p} ranks, got {n}")  # fmt: skip
+    typed = n == need + dts
+    sdt = _dt(args, need, where) if typed else DATATYPES[DEFAULT_DATATYPE][1]
+    rdt = _dt(args, need + 1, where) if typed and dts == 2 else sdt
+
+    def sizes(words: list[str], dt: int, what: str) -> list[float]:
+        return [_bytes(_count(w, what, where), dt, where) for w in words]
+
     if name == "alltoallv":
-        # N C1..CP M D1..DP [DT DT]: P = (len - 2 [- 2]) / 2
-        total = len(numbers)
-        p2 = total - 2
-        if p2 % 2:
-            p2 -= 2
-        p = p2 // 2
-        if p < 1:
-            raise TraceError(f"{where}: alltoallv takes N C1..CP M D1..DP [DT DT]")
-        sdt = _dt(numbers, 2 * p + 2, where)
-        rdt = _dt(numbers, 2 * p + 3, where)
-        size = _bytes(_count(numbers[0], "the send size", where), sdt, where)
-        send = [_bytes(_count(w, "a send count", where), sdt, where) for w in numbers[1 : p + 1]]
-        size2 = _bytes(_count(numbers[p + 1], "the receive size", where), rdt, where)
-        recv = [_bytes(_count(w, "a receive count", where), rdt, where)
-                for w in numbers[p + 2 : 2 * p + 2]]  # fmt: skip
-        return peer, size, size2, flops, send + recv
+        size = _bytes(_count(args[0], "the send size", where), sdt, where)
+        send = sizes(args[1 : p + 1], sdt, "a send count")
+        size2 = _bytes(_count(args[p + 1], "the receive size", where), rdt, where)
+        recv = sizes(args[p + 2 : 2 * p + 2], rdt, "a receive count")
+        return -1, size, size2, 0.0, send + recv
     if name == "reducescatter":
-        # D1..DP F [DT]: the datatype, if any, is told apart by the rank count later;
-        # SMPI 3.32 writes both, so the last two are F and DT
-        if len(numbers) < 3:
-            raise TraceError(f"{where}: reducescatter takes D1..DP F DT")
-        dt = _dt(numbers, len(numbers) - 1, where)
-        flops = _count(numbers[-2], "the flops", where)
-        counts = [_bytes(_count(w, "a count", where), dt, where) for w in numbers[:-2]]
-        return peer, sum(counts), 0.0, flops, counts
-    # gatherv N D1..DP ROOT DT DT ; allgatherv N D1..DP DT DT (SMPI 3.32 writes both types)
-    rooted = name == "gatherv"
-    tail = 3 if rooted else 2
-    if len(numbers) < 2 + tail:
-        raise TraceError(f"{where}: {name} takes N D1..DP{' ROOT' if rooted else ''} DT DT")
-    sdt, rdt = _dt(numbers, len(numbers) - 2, where), _dt(numbers, len(numbers) - 1, where)
-    size = _bytes(_count(numbers[0], "the send count", where), sdt, where)
-    counts = [_bytes(_count(w, "a receive count", where), rdt, where)
-              for w in numbers[1 : len(numbers) - tail]]  # fmt: skip
-    if rooted:
-        peer = _int(numbers[len(numbers) - 3], "the root", where)
-    return peer, size, sum(counts), flops, counts
+        counts = sizes(args[:p], sdt, "a count")
+        return -1, sum(counts), 0.0, _count(args[p], "the flops", where), counts
+    size = _bytes(_count(args[0], "the send count", where), sdt, where)
+    counts = sizes(args[1 : p + 1], rdt, "a receive count")
+    peer = _int(args[p + 1], "the root", where) if name == "gatherv" else -1
+    return peer, size, sum(counts), 0.0, counts
