@@ -88,7 +88,11 @@ class Timeline:
     # in PYRAMID_CELLS cells at most (fewer with many ranks, PYRAMID_CELLS in all over
     # the kinds and ranks). A view whose pixels are wider than a cell is drawn from it,
     # in time that grows with the pixels, not with the operations.
-    PYRAMID_CELLS = 4_000_000
+    PYRAMID_CELLS = 2_000_000
+    # Views of ranks of at most DIRECT operations are drawn from the operations
+    # themselves (a few milliseconds); past it, zoomed out, from the whole run's cells,
+    # made when first needed (a large trace's first picture then costs their making)
+    DIRECT = 200_000
 
     def _pyramid(self) -> tuple[np.ndarray, float]:
         if self._cells is None:
@@ -114,15 +118,15 @@ class Timeline:
         lanes = r1 - r0
         per_row = -(-lanes // height)  # ceil
         rows = -(-lanes // per_row)
-        cumulative, cell = self._pyramid()
-        if (t1 - t0) / width >= cell:
-            cover = _from_cells(cumulative[:, r0:r1], cell, t0, t1, width)
+        lo, hi = self.offsets[r0], self.offsets[r1]
+        if hi - lo > self.DIRECT and (t1 - t0) / width >= self._pyramid()[1]:
+            cumulative = self._pyramid()[0]
+            cover = _from_cells(cumulative[:, r0:r1], self._pyramid()[1], t0, t1, width)
             if per_row > 1:
                 padded = np.zeros((len(KINDS), rows * per_row, width), cover.dtype)
                 padded[:, :lanes] = cover
                 cover = padded.reshape(len(KINDS), rows, per_row, width).sum(axis=2)
         else:
-            lo, hi = self.offsets[r0], self.offsets[r1]
             start, end = self.start[lo:hi], self.end[lo:hi]
             keep = np.flatnonzero((end >= t0) & (start <= t1))
             cover = _cover(start[keep], end[keep], (self.rank[lo:hi][keep] - r0) // per_row,

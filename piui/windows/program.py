@@ -124,7 +124,9 @@ class ProgramWindow(QWidget):
                                               "Communication (s)", "Waiting (s)"])  # fmt: skip
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # sized to the contents once a trace, not at every cell set (a drag's every
+        # answer re-sized the columns: 160 ms for 64 ranks)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.setSortingEnabled(False)
         self.timeline = TimelinePlot()
         self.dominates = _DominatesView()
@@ -268,6 +270,7 @@ class ProgramWindow(QWidget):
 
     def _fill_table(self, prediction: core.Prediction) -> None:
         ranks = min(len(prediction.finish), MAX_TABLE_RANKS)
+        first = self.table.rowCount() != ranks
         self.table.setUpdatesEnabled(False)
         self.table.setRowCount(ranks)
         columns = (prediction.finish, prediction.computation, prediction.communication,
@@ -283,6 +286,8 @@ class ProgramWindow(QWidget):
                     )
                     self.table.setItem(r, c, item)
                 item.setText(text)
+        if first:
+            self.table.resizeColumnsToContents()
         self.table.setUpdatesEnabled(True)
 
     # ---- what dominates

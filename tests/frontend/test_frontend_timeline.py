@@ -66,6 +66,7 @@ def test_zoomed_out_from_the_cells_agrees_with_the_operations():
     code = rng.integers(1, 5, ranks * per)
     line = Timeline(rank, code, start, end, ranks)
     line.PYRAMID_CELLS = 4 * ranks * 2048  # cells of ~2 s: a pixel of ~8 s is drawn from them
+    line.DIRECT = 0  # as if the operations were too many to draw one by one
     t1 = line.t_end
     raster = line.raster(0.0, t1, 500, 0, ranks, 100)
     exact = _cover(line.start, line.end, line.rank, line.code - 1, 0.0, t1, 500, ranks)
