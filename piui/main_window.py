@@ -72,8 +72,9 @@ SHORTCUTS = [
     ("Ctrl+1 … Ctrl+9", "Show a dock, in View-menu order (processor master, instruction "
      "groups, individual instructions, cache, combinations, run-time systems, …), and put "
      "the keyboard in it, a floating one raised; again, with the keyboard in it, hide it"),
-    ("Ctrl+Alt+1 … Ctrl+Alt+3", "View > Layout: processors what-if (scalers and "
-     "combinations side by side), topology and mapping, estimating"),
+    ("Ctrl+Alt+1 … Ctrl+Alt+4", "View > Layout: processors what-if (scalers and "
+     "combinations side by side), topology and mapping, estimating, a program's "
+     "what-if (the Program window below the scalers)"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
@@ -648,6 +649,10 @@ class MainWindow(QMainWindow):
     def open_program_trace(self, path: str | None = None) -> bool:
         """File > Open program trace…: the Program window, on show, reading a trace (the
         window asks which, unless ``path`` says)."""
+        # the timeline needs room: a Program window squeezed in a corner gets its layout
+        dock = self.docks["program"]
+        if not dock.isFloating() and (dock.isHidden() or dock.height() < 320):
+            self.apply_layout(layouts.PROGRAM.key)
         self.show_panel("program")
         program = self.panels["program"]
         opened = program.open_trace(path) if path else program.open_dialog()

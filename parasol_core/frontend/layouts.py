@@ -9,6 +9,8 @@ the window each gets.
   it, one above the other.
 * **Estimating**: the estimator's questions across the bottom of the window, the grid
   view that draws a route and the run-time systems' costs above them.
+* **Program: what-if**: the Program window (a traced program's predicted time and
+  timeline) large below the overview, the scalers beside it to drag.
 
 A layout is columns of windows on the left and the right of the main window's centre
 (the machine overview) and a row below it; a column is stacks one above the other; a
@@ -189,7 +191,35 @@ ESTIMATING = Layout(
     bottom_across=True,
 )
 
-LAYOUTS = (WHAT_IF, TOPOLOGY, ESTIMATING)
+PROGRAM = Layout(
+    key="program",
+    title="P&rogram: what-if",
+    shortcut="Ctrl+Alt+4",
+    purpose="Predict a traced program and watch its time move as you drag: the Program "
+    "window large below, the scalers beside it",
+    left=(Column((Stack((), ("processors",)),), 0.16),),
+    right=(
+        Column(
+            (
+                Stack(
+                    ("groups", "instructions", "cache", "link-groups"), ("combinations", "runtime")
+                ),
+                Stack(
+                    (),
+                    ("grid-view", "topology-editor", "mapping-editor", "machine-combination"),
+                    0.0,
+                ),
+            ),
+            0.34,
+            least=420,
+        ),
+    ),  # fmt: skip
+    # the timeline needs width and height: the bottom row, half the window's height
+    bottom=(Stack(("program", "diagnostics", "terminal"), ("estimate", "history")),),
+    bottom_height=0.55,
+)
+
+LAYOUTS = (WHAT_IF, TOPOLOGY, ESTIMATING, PROGRAM)
 DEFAULT = WHAT_IF
 
 

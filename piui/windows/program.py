@@ -60,6 +60,10 @@ def seconds_text(x: float) -> str:
 class ProgramWindow(QWidget):
     """See the module docstring."""
 
+    # a view that zooms: its dock shrinks it rather than scroll it (the timeline below
+    # the fold was out of reach in a low dock)
+    ZOOMS = True
+
     # a prediction shown: (before seconds or None, after seconds)
     predictionShown = Signal(object, float)
     dominanceShown = Signal()
@@ -135,7 +139,10 @@ class ProgramWindow(QWidget):
         split.addWidget(self.table)
         split.addWidget(self.timeline)
         split.setStretchFactor(1, 3)
-        split.setSizes([440, 900])
+        split.setCollapsible(0, False)
+        split.setCollapsible(1, False)
+        self.table.setMinimumWidth(160)
+        split.setSizes([420, 900])
         self.tabs = QTabWidget()
         self.tabs.addTab(split, "Timeline")
         self.tabs.addTab(self.dominates, "What dominates")
