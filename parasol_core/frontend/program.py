@@ -44,7 +44,10 @@ __all__ = [
     "seconds_text",
 ]
 
-TRACE_FILTER = "SimGrid time-independent traces (*.txt *.trace *.ti *);;All files (*)"
+TRACE_FILTER = (
+    "Program traces (*.txt *.trace *.ti *.otf2);;SimGrid time-independent traces "
+    "(*.txt *.trace *.ti);;OTF2 archives (*.otf2);;All files (*)"
+)
 
 Cancelled = _dominates.Cancelled
 

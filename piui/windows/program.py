@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,8 +32,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -123,15 +122,15 @@ class ProgramWindow(QWidget):
         self.flop_row.setLayout(flop_row)
         flop_row.setContentsMargins(0, 0, 0, 0)
 
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Rank", "Finish (s)", "Computation (s)",
-                                              "Communication (s)", "Waiting (s)"])  # fmt: skip
+        self.breakdown = _Breakdown()
+        self.table = QTableView()
+        self.table.setModel(self.breakdown)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        # sized to the contents once a trace, not at every cell set (a drag's every
-        # answer re-sized the columns: 160 ms for 64 ranks)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
+        # sized to the contents once a trace, not at every answer (a drag's every answer
+        # re-sized the columns: 160 ms for 64 ranks)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.setSortingEnabled(False)
         self.timeline = TimelinePlot()
         self.dominates = _DominatesView()
 
@@ -187,7 +186,7 @@ class ProgramWindow(QWidget):
         self.before = self.after = None
         self.title.setText(f"Program: {program.title}")
         self.message.clear()
-        self.table.setRowCount(0)
+        self.breakdown.show(None)
         self.timeline.set_timeline(None)
         self.dominates.clear()
         self._show_flop()
@@ -197,6 +196,8 @@ class ProgramWindow(QWidget):
     def _show_flop(self) -> None:
         if self.program is not None:
             self.flop.setText(self.program.options_for(self.document.machine).flop)
+            # an OTF2 trace's computations are measured seconds, not flops
+            self.flop_row.setVisible(not getattr(self.program.trace, "timed", False))
 
     def _flop_edited(self) -> None:
         if self.program is None:
@@ -276,26 +277,8 @@ class ProgramWindow(QWidget):
         self.predictionShown.emit(None if before is None else before.makespan, after.makespan)
 
     def _fill_table(self, prediction: core.Prediction) -> None:
-        ranks = min(len(prediction.finish), MAX_TABLE_RANKS)
-        first = self.table.rowCount() != ranks
-        self.table.setUpdatesEnabled(False)
-        self.table.setRowCount(ranks)
-        columns = (prediction.finish, prediction.computation, prediction.communication,
-                   prediction.waiting)  # fmt: skip
-        for r in range(ranks):
-            cells = [str(r), *(f"{float(c[r]):.6g}" for c in columns)]
-            for c, text in enumerate(cells):
-                item = self.table.item(r, c)
-                if item is None:
-                    item = QTableWidgetItem()
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                    self.table.setItem(r, c, item)
-                item.setText(text)
-        if first:
+        if self.breakdown.show(prediction):
             self.table.resizeColumnsToContents()
-        self.table.setUpdatesEnabled(True)
 
     # ---- what dominates
 
@@ -326,6 +309,54 @@ class ProgramWindow(QWidget):
         self.live.shutdown()
         self.dominance_job.shutdown()
         super().closeEvent(event)
+
+
+class _Breakdown(QAbstractTableModel):
+    """Each rank's finish and its seconds in computation, communication and waiting
+    (the first :data:`MAX_TABLE_RANKS` ranks), read from the prediction on screen."""
+
+    HEADERS = ("Rank", "Finish (s)", "Computation (s)", "Communication (s)", "Waiting (s)")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.columns: tuple[np.ndarray, ...] = ()
+        self.ranks = 0
+
+    def show(self, prediction: core.Prediction | None) -> bool:
+        """Show ``prediction`` (None: nothing); True when the ranks are others."""
+        ranks = 0 if prediction is None else min(len(prediction.finish), MAX_TABLE_RANKS)
+        columns = () if prediction is None else (
+            prediction.finish, prediction.computation, prediction.communication,
+            prediction.waiting)  # fmt: skip
+        if ranks != self.ranks:
+            self.beginResetModel()
+            self.ranks, self.columns = ranks, columns
+            self.endResetModel()
+            return True
+        self.columns = columns
+        if ranks:
+            self.dataChanged.emit(self.index(0, 1), self.index(ranks - 1, 4))
+        return False
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self.ranks
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:  # fmt: skip
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        return str(r) if c == 0 else f"{float(self.columns[c - 1][r]):.6g}"
 
 
 class _DominatesView(QWidget):

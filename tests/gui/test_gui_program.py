@@ -44,8 +44,9 @@ def test_open_program_trace_predicts_it_on_the_model_on_screen(main_window, prog
     seconds = _replayed(main_window, program.trace_path)
     assert program.after.makespan == seconds
     assert program.prediction.text() == f"Predicted time: {core.seconds_text(seconds)}"
-    assert program.table.rowCount() == 16
-    assert program.table.item(3, 1).text() == f"{program.after.finish[3]:.6g}"
+    table = program.table.model()
+    assert table.rowCount() == 16
+    assert table.index(3, 1).data() == f"{program.after.finish[3]:.6g}"
     assert program.timeline.rasters >= 1 and len(program.timeline.timeline) > 16 * 10
 
 
@@ -124,3 +125,34 @@ def test_a_bad_trace_is_said_with_its_line_and_the_open_one_stays(program, tmp_p
     assert not program.open_trace(bad)
     assert "bad.txt:3" in program.message.text()
     assert program.after is shown and program.program.path == program.trace_path
+
+
+def test_the_prediction_follows_a_link_speed_dragged(main_window, program, qtbot):
+    before = program.after.makespan
+    links = main_window.panels["link-groups"]
+    assert len(links.group_ids()) == len(main_window.document.machine.hardware().links)
+    mantissa = links.speed.mantissa  # GCel's links: 9.1e-07 s a byte
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        mantissa.setValue(mantissa.value() // 2)  # twice as fast
+    after = _replayed(main_window, program.trace_path)
+    assert program.after.makespan == after < before
+    assert program.prediction.text() == core.before_after_text(before, after)
+    table = program.table.model()
+    assert table.index(0, 1).data() == f"{program.after.finish[0]:.6g}"
+
+
+def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, program, qtbot):
+    view = program.dominates
+    with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
+        program.tabs.setCurrentWidget(view)
+    machine = copy.deepcopy(main_window.document.machine)
+    expected = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
+    assert view.rows == expected
+    labels = [label for label, _ in view.rows]
+    assert labels[0] == "All timings" and "Link speed" in labels and "Link latency" in labels
+    # an edit while it is on show: worked out again, on the model as it is now
+    with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
+        main_window.document.session.scale_group("all", 4.0)
+    machine = copy.deepcopy(main_window.document.machine)
+    again = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
+    assert view.rows == again != expected
