@@ -176,9 +176,19 @@ class ProgramWindow(QWidget):
     def open_trace(self, path: str | Path) -> bool:
         """Read a trace and predict it on the model on screen; a trace that cannot be
         read is said so, and the one open stays."""
+        from PySide6.QtWidgets import QMainWindow
+
+        from parasol_core.base.budget import BudgetError
+        from piui.widgets.busy import busy
+
+        top = self.window()
         try:
-            program = core.read_program(path)
-        except (core.TraceError, OSError) as e:
+            if isinstance(top, QMainWindow):
+                with busy(top, f"Reading {Path(path).name}…"):
+                    program = core.read_program(path)
+            else:
+                program = core.read_program(path)
+        except (core.TraceError, BudgetError, OSError) as e:
             show_refusal(self.message, f"Cannot open the trace: {e}")
             log.error("cannot open the trace %s: %s", path, e)
             return False

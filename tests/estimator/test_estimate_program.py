@@ -6,6 +6,7 @@ the batch budget refused naming both."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from estimator_support import SAMPLES, Estimator, estimator, post_raw  # noqa: F401
@@ -97,3 +98,26 @@ def test_a_batch_of_replays_past_the_batch_budget_is_refused(tmp_path):
     for a in answers:  # naming the work and the budget
         assert f"{2 * lines:,}" in a["error"]["message"]
         assert f"{lines + lines // 2:,}" in a["error"]["message"]
+
+
+def test_an_otf2_archive_is_pushed_as_its_files_and_predicted(
+    estimator,
+    tmp_path,  # noqa: F811
+    monkeypatch,
+):
+    pytest.importorskip("otf2", reason="the otf2 package is not installed (pip install otf2)")
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "replay"))
+    from test_replay_otf2 import PROGRAM, write_archive  # the replay tests' archive writer
+
+    anchor = write_archive(tmp_path / "run", PROGRAM)
+    text = (SAMPLES / "parsytec-gcel.machine").read_text()
+    with estimator.client() as c:
+        model = c.push(text)["model"]
+        pushed = c.push_trace(anchor)
+        assert pushed["ranks"] == 2
+        assert c.push_trace(anchor)["trace"] == pushed["trace"]
+        answer = c.program(model, pushed["trace"], flop=core.GLOBAL_FLOP)
+    program = core.read_program(anchor)
+    machine = loads(text)
+    here = replay(machine, program.trace, program.options_for(machine))
+    assert answer["makespan"] == pytest.approx(here.makespan, rel=1e-12)
