@@ -100,11 +100,7 @@ def test_a_batch_of_replays_past_the_batch_budget_is_refused(tmp_path):
         assert f"{lines + lines // 2:,}" in a["error"]["message"]
 
 
-def test_an_otf2_archive_is_pushed_as_its_files_and_predicted(
-    estimator,
-    tmp_path,  # noqa: F811
-    monkeypatch,
-):
+def test_an_otf2_archive_is_pushed_as_its_files_and_predicted(estimator, tmp_path, monkeypatch):  # noqa: F811
     pytest.importorskip("otf2", reason="the otf2 package is not installed (pip install otf2)")
     monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "replay"))
     from test_replay_otf2 import PROGRAM, write_archive  # the replay tests' archive writer
