@@ -461,7 +461,8 @@ class MainWindow(QMainWindow):
         self.import_simgrid_action = self._action("&Import SimGrid platform…",
                                                   self.import_simgrid)  # fmt: skip
         file.addAction(self.import_simgrid_action)
-        self.open_trace_action = self._action("Open program &trace…", self.open_program_trace,
+        self.open_trace_action = self._action("Open program &trace…",
+                                              lambda _checked=False: self.open_program_trace(),
                                               "Ctrl+Shift+O")  # fmt: skip
         self.open_trace_action.setToolTip("Predict a traced MPI program on this model")
         file.addAction(self.open_trace_action)

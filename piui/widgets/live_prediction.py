@@ -64,10 +64,13 @@ class LivePrediction(QObject):
 
     def cancel(self) -> None:
         """Drop what waits and stop what runs (another trace, another model)."""
+        was_busy = self.busy
         self.serial += 1
         self._waiting = None
         if self._running is not None:
             self._running[1].set()
+        elif was_busy:
+            self.busyChanged.emit(False)
 
     def _start(self) -> None:
         serial, job = self._waiting

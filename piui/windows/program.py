@@ -246,8 +246,9 @@ class ProgramWindow(QWidget):
             return generation, core.predict(machine, program, cancel)
 
         self.live.request(job)
-        if self.tabs.currentWidget() is self.dominates:
-            self._dominance()
+        # what dominates waits for the prediction (it is 21 replays: the prediction the
+        # user is dragging comes first); one under way is about a model gone
+        self.dominance_job.cancel()
 
     def keep_as_before(self) -> None:
         if self.after is not None:
@@ -265,6 +266,8 @@ class ProgramWindow(QWidget):
         self.shown_generation = generation
         self.message.clear()
         self._show(keep_view=not first)
+        if not self.live.busy:
+            self._dominance_if_shown()  # the prediction is in: what dominates, if on show
 
     def _failed(self, error: BaseException, _serial: int) -> None:
         show_refusal(self.message, f"No prediction: {error}")

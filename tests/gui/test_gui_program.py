@@ -150,9 +150,14 @@ def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, pr
     assert view.rows == expected
     labels = [label for label, _ in view.rows]
     assert labels[0] == "All timings" and "Link speed" in labels and "Link latency" in labels
-    # an edit while it is on show: worked out again, on the model as it is now
+    # an edit while it is on show: worked out again, on the model as it is now, once
+    # the prediction the user is watching is in
+    order: list[str] = []
+    program.predictionShown.connect(lambda *_: order.append("prediction"))
+    program.dominanceShown.connect(lambda: order.append("what dominates"))
     with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
         main_window.document.session.scale_group("all", 4.0)
+    assert order == ["prediction", "what dominates"]
     machine = copy.deepcopy(main_window.document.machine)
     again = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
     assert view.rows == again != expected
