@@ -83,9 +83,12 @@ COLLECTIVES = frozenset(
 )
 _LOWER = {name.lower(): name for name in KINDS}
 
-# memory a parsed action takes (its columns), for the budget, and the shortest line
-BYTES_PER_ACTION = 64
-SHORTEST_LINE = 8
+# memory an action takes while it is read and compiled, for the budget (a Jacobi trace
+# of 207,360 actions, 21 bytes a line: 235 bytes an action at the peak of reading, 272
+# more at the peak of compiling), and the length of line the estimate assumes (shorter
+# than most: "0 waitall 8", "0 compute 200000")
+BYTES_PER_ACTION = 512
+SHORTEST_LINE = 12
 
 
 class TraceError(ValueError):
@@ -207,7 +210,8 @@ def _check_size(files: list[Path]) -> None:
     estimate = total // SHORTEST_LINE * BYTES_PER_ACTION
     if estimate > limit:
         raise budget.MemoryBudgetError(
-            f"reading the trace ({total:,} bytes in {len(files)} files)", estimate, limit,
+            f"reading and compiling the trace ({total:,} bytes in {len(files)} files, up to "
+            f"{total // SHORTEST_LINE:,} actions)", estimate, limit,
             budget.current().source,
         )  # fmt: skip
 
@@ -367,6 +371,11 @@ def check_ranks(trace: Trace) -> None:
         i = int(np.argmax(bad))
         what = "root" if int(trace.kind[i]) in COLLECTIVES else "peer"
         raise TraceError(f"{trace.where(i)}: {what} {int(peer[i])} is out of range: the "
+                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+    sr = (trace.kind == KIND["sendRecv"]) & (trace.tag >= p)  # its source, in the tag column
+    if sr.any():
+        i = int(np.argmax(sr))
+        raise TraceError(f"{trace.where(i)}: source {int(trace.tag[i])} is out of range: the "
                          f"program has {p} ranks (0..{p - 1})")  # fmt: skip
     lo, hi = trace.counts_ptr
     n = hi - lo

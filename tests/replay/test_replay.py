@@ -213,6 +213,7 @@ def test_the_timeline_is_chrome_trace_json(tmp_path):
         ("0 recv 1 3 10\n1 compute 1\n", ":1:", "matched by no send"),
         ("0 bcast 1 0\n1 compute 1\n", ":1:", "do not call the same collectives"),
         ("0 wait\n", ":1:", "no request left"),
+        ("0 sendRecv 1 1 1 5\n1 sendRecv 1 0 1 0\n", ":1:", "source 5 is out of range"),
         ("0 send 1 3\n", ":1:", "takes 3 to 4 arguments"),
     ],
 )
@@ -252,3 +253,26 @@ def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
         replay(machine, trace, ReplayOptions(hostfile=[1, 9]))
     with pytest.raises(ReplayError, match="3 ranks and .* 2 compute processors"):
         replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
+
+
+def test_receives_from_any_source_take_the_lowest_unmatched_sender(tmp_path):
+    # rank 0 receives twice from any source (-555, and -333 as SMPI's tracing writes
+    # it), then from rank 2 by name; ranks 1, 2 and 3 each send once (rank 3 late)
+    text = """\
+0 recv -555 0 1000 6
+0 recv -333 0 1000 6
+0 recv 3 0 1000 6
+1 send 0 0 1000 6
+2 send 0 0 1000 6
+3 compute 50000
+3 send 0 0 1000 6
+"""
+    result = replay(ring_machine(), load_trace(write(tmp_path, text)))
+    recv = result.end[result.rank == 0]
+    # 1 -> 0 and 3 -> 0 are one hop (2 us), 2 -> 0 two hops (3 us: 2 latencies); the
+    # wildcards take ranks 1 and 2, the named receive rank 3's message at 50 + 2 us
+    assert recv == pytest.approx([2 * US, 3 * US, 52 * US], rel=1e-9)
+    with pytest.raises(TraceError, match="receive from any source is matched by no send"):
+        replay(
+            ring_machine(), load_trace(write(tmp_path, "0 recv -555 0 8 6\n1 compute 1\n", "w.txt"))
+        )

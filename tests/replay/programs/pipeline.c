@@ -1,7 +1,6 @@
 /* A pipeline: items flow from rank 0 to the last rank; each stage receives an item
  * (blocking), computes and sends it on (large items rendezvous, small ones eager);
- * the last stage answers rank 0 with a Sendrecv at the end, and rank 0 collects a
- * count from any source. */
+ * the last stage and rank 0 exchange a value with a Sendrecv at the end. */
 #include <mpi.h>
 #include <smpi/smpi.h>
 static double item[12000];
