@@ -161,3 +161,17 @@ def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, pr
     machine = copy.deepcopy(main_window.document.machine)
     again = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
     assert view.rows == again != expected
+
+
+def test_a_program_that_deadlocks_is_said_with_the_stuck_ranks(program, qtbot, tmp_path):
+    stuck = tmp_path / "stuck.txt"
+    # both send 1.6 MB first (rendezvous: a send waits for its receive), then receive
+    stuck.write_text("0 init\n1 init\n0 send 1 0 200000\n1 send 0 0 200000\n"
+                     "0 recv 1 0 200000\n1 recv 0 0 200000\n0 finalize\n1 finalize\n")  # fmt: skip
+    with qtbot.waitSignal(program.live.failed, timeout=30_000):
+        assert program.open_trace(stuck)
+    text = program.message.text()
+    assert "deadlocks" in text
+    assert "rank 0 in send" in text and "stuck.txt:3" in text
+    assert "rank 1 in send" in text and "stuck.txt:4" in text
+    assert program.state.text() == ""  # nothing left running
