@@ -10,7 +10,9 @@ or runs out and its answer is dropped) and waits to run next, in the place of an
 request that waited before it: a slider dragged across a hundred positions runs the
 first position and the last, not a hundred. ``answered(answer, serial)`` brings the
 answer of the latest request only; ``failed(error, serial)`` its exception; ``busy``
-says whether a request is under way or waiting (the window shows "predicting…").
+says whether a request is under way or waiting (the window shows "predicting…"). Each
+job runs on a daemon thread of its own, one at a time, so that one under way never
+holds up PIUI's exit.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -38,7 +39,8 @@ class LivePrediction(QObject):
 
     def __init__(self, parent: QObject | None = None, name: str = "piui-prediction") -> None:
         super().__init__(parent)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._name = name
+        self._closed = False
         self.serial = 0  # requests made
         self.started = 0  # jobs started (a request replaced while waiting never starts)
         self._running: tuple[int, threading.Event] | None = None
@@ -84,12 +86,17 @@ class LivePrediction(QObject):
                 answer, error = job(cancel), None
             except BaseException as e:  # delivered to the GUI thread, never lost
                 answer, error = None, e
-            self._done.emit(answer, error, serial)
+            if not self._closed:
+                try:
+                    self._done.emit(answer, error, serial)
+                except RuntimeError:  # the window went meanwhile: nobody to tell
+                    pass
 
-        try:
-            self._pool.submit(run)
-        except RuntimeError:  # shut down: the window is going
+        if self._closed:
             self._running = None
+            return
+        # a daemon thread a job: a replay under way never holds up PIUI's exit
+        threading.Thread(target=run, name=self._name, daemon=True).start()
 
     def _finished(self, answer: object, error: BaseException | None, serial: int) -> None:
         self._running = None
@@ -104,5 +111,6 @@ class LivePrediction(QObject):
             self.busyChanged.emit(False)
 
     def shutdown(self) -> None:
+        """No more jobs; the one under way is told to stop and its answer dropped."""
         self.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._closed = True
