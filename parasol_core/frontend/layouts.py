@@ -216,7 +216,7 @@ PROGRAM = Layout(
     ),  # fmt: skip
     # the timeline needs width and height: the bottom row, half the window's height
     bottom=(Stack(("program", "diagnostics", "terminal"), ("estimate", "history")),),
-    bottom_height=0.55,
+    bottom_height=0.62,
 )
 
 LAYOUTS = (WHAT_IF, TOPOLOGY, ESTIMATING, PROGRAM)

@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from parasol_core.frontend.timeline import KINDS, Timeline
 from piui.widgets.plot_axes import readable_axes
@@ -54,6 +54,7 @@ class TimelinePlot(QWidget):
         self.timeline: Timeline | None = None
         self.describe: Callable[[int], str] = str
         self.rasters = 0  # pictures made (tests count them)
+        self.moved = False  # the user zoomed or panned since the view was fitted
         self.plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "time (s)")
@@ -72,13 +73,14 @@ class TimelinePlot(QWidget):
         self.hover_label = QLabel(" ")
         self.hover_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover_label.setStyleSheet("color: #333;")
+        # a long file name never widens the window (it is cut; the tooltip has it all)
+        self.hover_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         legend = QHBoxLayout()
         legend.setContentsMargins(0, 0, 0, 0)
         for kind in KINDS:
             swatch = QLabel(f"<span style='color:{COLOURS[kind]}'>■</span> {kind}")
             legend.addWidget(swatch)
-        legend.addStretch(1)
-        legend.addWidget(self.hover_label)
+        legend.addWidget(self.hover_label, 1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
@@ -89,6 +91,7 @@ class TimelinePlot(QWidget):
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self.redraw)
         self.view.sigRangeChanged.connect(lambda *_: self._settle.start())
+        self.view.sigRangeChangedManually.connect(lambda *_: setattr(self, "moved", True))
         self.view.sigResized.connect(lambda *_: self._settle.start())
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
@@ -109,8 +112,11 @@ class TimelinePlot(QWidget):
         self.view.setLimits(xMin=-0.02 * t_end, xMax=1.1 * t_end, yMin=-0.5,
                             yMax=timeline.ranks + 0.5, minXRange=t_end * 1e-9,
                             minYRange=min(1.0, timeline.ranks))  # fmt: skip
-        if not keep_view:
+        # the same program again: the view stays where the user put it; one they have
+        # not moved follows the run's new length
+        if not keep_view or not self.moved:
             self.view.setRange(xRange=(0, t_end), yRange=(0, timeline.ranks), padding=0.02)
+            self.moved = False
         self.redraw()
 
     def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:

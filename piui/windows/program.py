@@ -134,14 +134,17 @@ class ProgramWindow(QWidget):
         self.timeline = TimelinePlot()
         self.dominates = _DominatesView()
 
-        split = QSplitter(Qt.Orientation.Horizontal)
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.table)
         split.addWidget(self.timeline)
+        split.setStretchFactor(0, 2)  # the breakdown's five columns, the timeline the rest
         split.setStretchFactor(1, 3)
         split.setCollapsible(0, False)
         split.setCollapsible(1, False)
         self.table.setMinimumWidth(160)
         split.setSizes([420, 900])
+        self._split_moved = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_split_moved", True))
         self.tabs = QTabWidget()
         self.tabs.addTab(split, "Timeline")
         self.tabs.addTab(self.dominates, "What dominates")
@@ -286,8 +289,25 @@ class ProgramWindow(QWidget):
         self.prediction.setText(core.before_after_text(
             None if before is None else before.makespan, after.makespan))  # fmt: skip
         self._fill_table(after)
+        self._fit_split()
         self.timeline.set_timeline(after.timeline, after.describe, keep_view=keep_view)
         self.predictionShown.emit(None if before is None else before.makespan, after.makespan)
+
+    def _fit_split(self) -> None:
+        """The breakdown as wide as its columns (at most 40 % of the window), the
+        timeline the rest; until the user moves the splitter."""
+        total = sum(self.split.sizes())
+        if self._split_moved or total <= 0 or not self.breakdown.ranks:
+            return
+        wanted = (self.table.horizontalHeader().length() + 2 * self.table.frameWidth()
+                  + self.table.verticalScrollBar().sizeHint().width())  # fmt: skip
+        table = min(wanted, int(total * 0.4))
+        if abs(self.split.sizes()[0] - table) > 2:
+            self.split.setSizes([table, total - table])
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001
+        super().resizeEvent(event)
+        self._fit_split()
 
     def _fill_table(self, prediction: core.Prediction) -> None:
         if self.breakdown.show(prediction):

@@ -55,3 +55,32 @@ def test_a_zoom_is_drawn_again_at_its_range_once_it_settles(qtbot):
     }
     shown = {tuple(px[:3]) for px in image.reshape(-1, 4) if px[3]}
     assert shown and shown <= colours
+
+
+def test_a_new_answer_refits_the_view_unless_the_user_moved_it(qtbot):
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    plot = TimelinePlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    line = _timeline(400)
+    plot.set_timeline(line)
+    shorter = Timeline(line.rank, line.code, line.start / 2, line.end / 2, line.ranks)
+    plot.set_timeline(shorter, keep_view=True)  # the same program, predicted faster
+    (x0, x1), _ = plot.view_range()
+    assert x1 < line.t_end * 0.6  # fitted to the new run
+    # the user turns the wheel over the timeline: their view stays through the next answer
+    viewport = plot.plot.viewport()
+    centre = QPointF(viewport.width() / 2, viewport.height() / 2)
+    wheel = QWheelEvent(centre, QPointF(viewport.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)  # fmt: skip
+    QApplication.sendEvent(viewport, wheel)
+    assert plot.moved
+    zoomed = plot.view_range()
+    plot.set_timeline(line, keep_view=True)
+    assert plot.view_range() == zoomed
