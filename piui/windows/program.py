@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 from parasol_core.frontend import program as core
 from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
 from piui.document import Document
+from piui.widgets.deferred import on_screen
 from piui.widgets.live_prediction import LivePrediction
 from piui.widgets.status_messages import heading_label, message_label, show_refusal
 from piui.widgets.timeline_plot import TimelinePlot
@@ -74,6 +75,7 @@ class ProgramWindow(QWidget):
         self.before: core.Prediction | None = None
         self.after: core.Prediction | None = None
         self.shown_generation = -1  # the model the answers on screen are about
+        self._pending = False  # a prediction waits for the window to be on screen
         self.live = LivePrediction(self, "piui-program")
         self.live.answered.connect(self._answered)
         self.live.failed.connect(self._failed)
@@ -238,9 +240,17 @@ class ProgramWindow(QWidget):
             self.predict()
 
     def predict(self) -> None:
-        """Predict the trace on the model as it is now, off the GUI thread."""
+        """Predict the trace on the model as it is now, off the GUI thread; while the
+        window is out of sight (closed, behind another dock's tab) the prediction waits
+        until it is shown again: a drag elsewhere costs no replays nobody sees."""
         if self.program is None:
             return
+        if not on_screen(self):
+            self._pending = True
+            self.live.cancel()
+            self.dominance_job.cancel()
+            return
+        self._pending = False
         machine = copy.deepcopy(self.document.machine)  # the GUI thread's model, copied
         program = self.program
         generation = self.document.generation
@@ -252,6 +262,16 @@ class ProgramWindow(QWidget):
         # what dominates waits for the prediction (it is 21 replays: the prediction the
         # user is dragging comes first); one under way is about a model gone
         self.dominance_job.cancel()
+
+    def showEvent(self, event) -> None:  # noqa: ANN001
+        super().showEvent(event)
+        if self._pending:
+            QTimer.singleShot(0, self.dock_shown)
+
+    def dock_shown(self) -> None:
+        """Its dock brought forward (the main window calls it): what waited is done."""
+        if self._pending and on_screen(self):
+            self.predict()
 
     def keep_as_before(self) -> None:
         if self.after is not None:

@@ -175,3 +175,16 @@ def test_a_program_that_deadlocks_is_said_with_the_stuck_ranks(program, qtbot, t
     assert "rank 0 in send" in text and "stuck.txt:3" in text
     assert "rank 1 in send" in text and "stuck.txt:4" in text
     assert program.state.text() == ""  # nothing left running
+
+
+def test_out_of_sight_it_predicts_when_shown_again(main_window, program, qtbot):
+    before = program.after.makespan
+    started = program.live.started
+    main_window.docks["program"].hide()
+    main_window.document.session.scale_group("all", 2.0)
+    main_window.document.session.scale_group("all", 1.5)
+    assert program.live.started == started  # no replay nobody sees
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.show_panel("program")
+    assert program.live.started == started + 1
+    assert program.after.makespan == _replayed(main_window, program.trace_path) > before
