@@ -53,6 +53,13 @@ NATIVE: list[Extension] = [
     ),
     # the flow engine: a phase over link directions and forwarders under every sharing
     # rule; no fused multiply-add either
+    # a replayed trace compiled into a program of messages (parasol_core/replay)
+    Extension(
+        "parasol_core.native._replay",
+        ["parasol_core/native/replay.c"],
+        optional=True,
+        extra_compile_args=["-O2"],
+    ),
     Extension(
         "parasol_core.native._flow",
         ["parasol_core/native/flow.c"],

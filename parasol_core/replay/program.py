@@ -28,6 +28,7 @@ leaves a collective at the last rank's arrival plus the model's ``mpi`` cost.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 from collections import deque
 from collections.abc import Mapping
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core import native
 from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, KINDS, Trace, TraceError
 
 # per collective, its algorithms (the first is the default: the ones the agreement
@@ -276,83 +278,8 @@ class _Builder:
     # ---------------------------------------------------------------- collectives
 
     def coll(self, rank: int, cur: int, kind: str, i: int, number: int) -> int:
-        tr = self.trace
-        p = tr.ranks
-        tag = ("c", number)
-        size, size2 = float(tr.size[i]), float(tr.size2[i])
-        root = int(tr.peer[i])
-        lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
-        counts = tr.counts[lo:hi]
-        if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
-            counts = np.full(2 * p if kind == "alltoallv" else p, size)
-        algo = self.algo[kind]
-        ops = _Ops(self, rank, tag, cur, i)
-        if kind == "bcast":
-            _bcast(ops, rank, p, root, size, algo)
-        elif kind == "reduce":
-            _reduce(ops, rank, p, root, size, algo)
-        elif kind == "allreduce":
-            if algo == "rdb":
-                _allreduce_rdb(ops, rank, p, size)
-            else:
-                _reduce(ops, rank, p, 0, size, "binomial")
-                ops.tag = ("c2", number)
-                _bcast(ops, rank, p, 0, size, "binomial_tree")
-        elif kind == "alltoall":
-            if algo == "pair" and p & (p - 1) == 0:
-                for k in range(p):
-                    peer = rank ^ k
-                    ops.sendrecv(peer, size, peer, size2)
-            else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
-                for k in range(p):
-                    ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
-        elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
-            send, recv = counts[:p], counts[p:]
-            for k in range(p):
-                dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
-                                                                          (rank - k) % p)  # fmt: skip
-                ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
-        elif kind == "allgather":
-            for k in range(1, p):
-                ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
-        elif kind == "allgatherv":
-            for k in range(1, p):
-                src = (rank - k) % p
-                ops.sendrecv((rank + k) % p, size, src, float(counts[src]))
-        elif kind == "barrier":
-            if rank > 0:
-                ops.send(0, 0.0)
-                ops.recv(0)
-            else:
-                ops.waitall([ops.irecv(k) for k in range(1, p)])
-                ops.waitall([ops.isend(k, 0.0) for k in range(1, p)])
-        elif kind in ("gather", "gatherv"):
-            if rank == root:
-                for k in range(p):
-                    if k != rank:
-                        ops.recv(k)
-            else:
-                ops.send(root, size)
-        elif kind == "scatter":
-            if rank == root:
-                for k in range(p):
-                    if k != rank:
-                        ops.send(k, size)
-            else:
-                ops.recv(root)
-        elif kind == "reducescatter" and algo == "mpich_pair":
-            for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
-                dst, src = (rank + k) % p, (rank - k) % p
-                ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
-        elif kind == "reducescatter":
-            total = float(counts.sum())
-            _reduce(ops, rank, p, 0, total, "binomial")
-            ops.tag = ("c2", number)
-            if rank == 0:
-                for k in range(1, p):
-                    ops.send(k, float(counts[k]))
-            else:
-                ops.recv(0)
+        ops = _Ops(self, rank, ("c", number), cur, i)
+        _collective(ops, self.trace, self.algo, rank, kind, i, number)
         self.op_msg[i] = ops.first
         return ops.cur
 
@@ -494,6 +421,87 @@ class _Builder:
         )
 
 
+def _collective(ops: Any, tr: Trace, algos: dict[str, str], rank: int, kind: str, i: int,
+                number: int) -> None:  # fmt: skip
+    """Rank ``rank``'s part of collective action ``i`` (its ``number``-th), as SMPI's
+    algorithms write it, on ``ops`` (:class:`_Ops` builds it, :class:`_Recorder` records
+    it for the C kernel)."""
+    p = tr.ranks
+    size, size2 = float(tr.size[i]), float(tr.size2[i])
+    root = int(tr.peer[i])
+    lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
+    counts = tr.counts[lo:hi]
+    if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
+        counts = np.full(2 * p if kind == "alltoallv" else p, size)
+    algo = algos[kind]
+    if kind == "bcast":
+        _bcast(ops, rank, p, root, size, algo)
+    elif kind == "reduce":
+        _reduce(ops, rank, p, root, size, algo)
+    elif kind == "allreduce":
+        if algo == "rdb":
+            _allreduce_rdb(ops, rank, p, size)
+        else:
+            _reduce(ops, rank, p, 0, size, "binomial")
+            ops.tag = ("c2", number)
+            _bcast(ops, rank, p, 0, size, "binomial_tree")
+    elif kind == "alltoall":
+        if algo == "pair" and p & (p - 1) == 0:
+            for k in range(p):
+                peer = rank ^ k
+                ops.sendrecv(peer, size, peer, size2)
+        else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
+            for k in range(p):
+                ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+    elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
+        send, recv = counts[:p], counts[p:]
+        for k in range(p):
+            dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
+                                                                      (rank - k) % p)  # fmt: skip
+            ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
+    elif kind == "allgather":
+        for k in range(1, p):
+            ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+    elif kind == "allgatherv":
+        for k in range(1, p):
+            src = (rank - k) % p
+            ops.sendrecv((rank + k) % p, size, src, float(counts[src]))
+    elif kind == "barrier":
+        if rank > 0:
+            ops.send(0, 0.0)
+            ops.recv(0)
+        else:
+            ops.waitall([ops.irecv(k) for k in range(1, p)])
+            ops.waitall([ops.isend(k, 0.0) for k in range(1, p)])
+    elif kind in ("gather", "gatherv"):
+        if rank == root:
+            for k in range(p):
+                if k != rank:
+                    ops.recv(k)
+        else:
+            ops.send(root, size)
+    elif kind == "scatter":
+        if rank == root:
+            for k in range(p):
+                if k != rank:
+                    ops.send(k, size)
+        else:
+            ops.recv(root)
+    elif kind == "reducescatter" and algo == "mpich_pair":
+        for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
+            dst, src = (rank + k) % p, (rank - k) % p
+            ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
+    elif kind == "reducescatter":
+        total = float(counts.sum())
+        _reduce(ops, rank, p, 0, total, "binomial")
+        ops.tag = ("c2", number)
+        if rank == 0:
+            for k in range(1, p):
+                ops.send(k, float(counts[k]))
+        else:
+            ops.recv(0)
+
+
 def _find(requests: list, src: int, dst: int, tag: int) -> int | None:
     for at, (s, d, t, _, _) in enumerate(requests):
         if d == dst and t == tag and (s == src or s == ANY_SOURCE[0] or src == ANY_SOURCE[0]):
@@ -619,17 +627,171 @@ def _allreduce_rdb(ops: _Ops, rank: int, p: int, size: float) -> None:
             ops.recv(rank + 1)
 
 
+class _Recorder:
+    """A rank's steps of a collective or a sendRecv, recorded for the C kernel in the
+    order :class:`_Ops` would take them: op (P_*), peer, bytes, phase; a waitall waits
+    for the requests from ``peer`` on (they are always the last ones posted)."""
+
+    def __init__(self, out: list, rank: int) -> None:
+        self.out, self.rank = out, rank
+        self.phase = 0
+        self.posted = 0  # requests posted and not yet waited for
+
+    @property
+    def tag(self) -> Any:
+        return self.phase
+
+    @tag.setter
+    def tag(self, value: Any) -> None:  # ("c2", number): the second phase
+        self.phase = 1 if value[0] == "c2" else 0
+
+    def send(self, dst: int, nbytes: float) -> None:
+        self.out.append((_P_SEND, dst, nbytes, self.phase))
+
+    def recv(self, src: int) -> None:
+        self.out.append((_P_RECV, src, 0.0, self.phase))
+
+    def isend(self, dst: int, nbytes: float) -> int:
+        self.out.append((_P_ISEND, dst, nbytes, self.phase))
+        self.posted += 1
+        return self.posted - 1
+
+    def irecv(self, src: int) -> int:
+        self.out.append((_P_IRECV, src, 0.0, self.phase))
+        self.posted += 1
+        return self.posted - 1
+
+    def waitall(self, handles: list[int]) -> None:
+        first = min(handles) if handles else self.posted
+        assert list(handles) == list(range(first, self.posted)), "not the last requests"
+        self.out.append((_P_WAITALL, first, 0.0, self.phase))
+        self.posted = first
+
+    sendrecv = _Ops.sendrecv
+
+
+_P_SEND, _P_RECV, _P_ISEND, _P_IRECV, _P_WAITALL = range(5)
+_KINDS_C = np.asarray([KIND[k] for k in ("compute", "send", "isend", "recv", "irecv", "wait",
+                                         "waitall", "sendRecv", "bcast", "barrier")],
+                      dtype=np.int64)  # fmt: skip
+_COLLECTIVE_KINDS = np.arange(KIND["bcast"], KIND["barrier"] + 1)
+_P, _N = ctypes.c_void_p, ctypes.c_int64
+_SIGNATURE = (_N, _P, _N, *[_P] * 12, ctypes.c_double, _N, _N, *[_P] * 17)
+
+
+def _kernel() -> Any:
+    """The C compiler of programs (``native/replay.c``), None when not built or
+    ``PARASOL_PURE_PYTHON=1``."""
+    return native.function("_replay", "parasol_replay_compile", _SIGNATURE)
+
+
+def native_usable(trace: Trace, sem: Semantics) -> bool:
+    """Whether the C kernel compiles this trace: collectives on the network, and no
+    receive from any source or of any tag (left to the Python builder)."""
+    if sem.collectives != "network":
+        return False
+    recv = (trace.kind == KIND["recv"]) | (trace.kind == KIND["irecv"])
+    return not bool((recv & ((trace.peer == ANY_SOURCE[0]) | (trace.tag == ANY_TAG))).any())
+
+
+def _steps(trace: Trace, sem: Semantics) -> tuple[np.ndarray, ...]:
+    """Every collective's and sendRecv's steps, recorded (:class:`_Recorder`)."""
+    algos = dict(sem.algorithms)
+    n = len(trace)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    out: list = []
+    kind = trace.kind
+    special = np.flatnonzero(np.isin(kind, _COLLECTIVE_KINDS) | (kind == KIND["sendRecv"]))
+    counted = np.zeros(n, dtype=np.int64)
+    numbers = np.zeros(trace.ranks, dtype=np.int64)
+    for i in special.tolist():
+        r = int(trace.rank[i])
+        before = len(out)
+        rec = _Recorder(out, r)
+        if kind[i] == KIND["sendRecv"]:
+            rec.sendrecv(int(trace.peer[i]), float(trace.size[i]), int(trace.tag[i]),
+                         float(trace.size2[i]))  # fmt: skip
+        else:
+            _collective(rec, trace, algos, r, KINDS[int(kind[i])], i, int(numbers[r]))
+            numbers[r] += 1
+        counted[i] = len(out) - before
+    np.cumsum(counted, out=ptr[1:])
+    if out:
+        op, peer, nbytes, phase = (np.asarray(c) for c in zip(*out))
+    else:
+        op = peer = phase = np.zeros(0, dtype=np.int64)
+        nbytes = np.zeros(0)
+    return (ptr, op.astype(np.int64), peer.astype(np.int64), nbytes.astype(np.float64),
+            phase.astype(np.int64))  # fmt: skip
+
+
+def compile_native(lib: Any, trace: Trace, sem: Semantics) -> Program | None:
+    """The program from the C kernel (``native/replay.c``); None when the trace is bad
+    (the Python builder then says why)."""
+    i64, f64 = np.int64, np.float64
+    n = len(trace)
+    ptr, op, peer, nbytes, phase = _steps(trace, sem)
+    steps = int(op.shape[0])
+    max_nodes = 2 * n + 2 * steps + 16
+    max_edges = 2 * max_nodes + n + 2 * steps + 16
+    src, dst = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
+    nb, fl = np.zeros(max_nodes), np.zeros(max_nodes)
+    transfer = np.zeros(max_nodes, np.uint8)
+    dep0, dep1 = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
+    xstart, xcount, xdeps = (
+        np.zeros(max_nodes, i64),
+        np.zeros(max_nodes, i64),
+        np.zeros(max_edges, i64),
+    )
+    after_ptr, after_idx = np.zeros(max_nodes + 1, i64), np.zeros(max_edges, i64)
+    op_start, op_end, op_msg = np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64)
+    op_flops = np.zeros(n)
+    where = np.zeros(1, i64)
+    cols = [np.ascontiguousarray(a, dtype=t) for a, t in (
+        (trace.first, i64), (trace.kind, i64), (trace.peer, i64), (trace.tag, i64),
+        (trace.size, f64), (trace.size2, f64), (trace.flops, f64), (ptr, i64), (op, i64),
+        (peer, i64), (nbytes, f64), (phase, i64), (_KINDS_C, i64))]  # fmt: skip
+
+    def p(a: np.ndarray) -> int:
+        return a.ctypes.data
+
+    got = lib(trace.ranks, p(cols[0]), n, *map(p, cols[1:]), sem.eager, max_nodes, max_edges,
+              *map(p, (src, dst, nb, fl, transfer, dep0, dep1, xstart, xcount, xdeps,
+                       after_ptr, after_idx, op_start, op_end, op_msg, op_flops, where)))  # fmt: skip
+    if got == -2:
+        raise MemoryError("the replay's compiler could not allocate its state")
+    if got < 0:
+        return None
+    m = int(got)
+    return Program(src=src[:m].copy(), dst=dst[:m].copy(), nbytes=nb[:m].copy(),
+                   flops=fl[:m].copy(), cost=np.full(m, -1, dtype=i64),
+                   after_ptr=after_ptr[: m + 1].copy(),
+                   after_idx=after_idx[: int(after_ptr[m])].copy(), cost_keys=[],
+                   op_start=op_start, op_end=op_end, op_msg=op_msg, op_flops=op_flops,
+                   transfer=transfer[:m].astype(bool))  # fmt: skip
+
+
+def compile_python(trace: Trace, sem: Semantics) -> Program:
+    """The program from the Python builder (the kernel's specification)."""
+    collecting = gc.isenabled()
+    gc.disable()  # millions of small lists, none of them cyclic: no collector passes
+    try:
+        b = _Builder(trace, sem)
+        b.build()
+        return b.program()
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def compile_program(trace: Trace, sem: Semantics) -> Program:
     """The trace's program under ``sem``, compiled once and kept on the trace."""
     found = trace.compiled.get(sem)
     if found is None:
-        collecting = gc.isenabled()
-        gc.disable()  # millions of small lists, none of them cyclic: no collector passes
-        try:
-            b = _Builder(trace, sem)
-            b.build()
-            found = trace.compiled[sem] = b.program()
-        finally:
-            if collecting:
-                gc.enable()
+        lib = _kernel()
+        if lib is not None and native_usable(trace, sem):
+            found = compile_native(lib, trace, sem)
+        if found is None:  # no kernel, a case it leaves, or bad input (words the error)
+            found = compile_python(trace, sem)
+        trace.compiled[sem] = found
     return found

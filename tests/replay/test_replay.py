@@ -276,3 +276,26 @@ def test_receives_from_any_source_take_the_lowest_unmatched_sender(tmp_path):
         replay(
             ring_machine(), load_trace(write(tmp_path, "0 recv -555 0 8 6\n1 compute 1\n", "w.txt"))
         )
+
+
+def test_a_session_edit_moves_the_prediction_without_recompiling(tmp_path):
+    # the Program window's case: the trace read once, the model edited in a session (a
+    # scaler drag, a link's speed), each edit replayed with the session's engine
+    from parasol_core.session import Session
+    from parasol_core.syntax.writer import dumps
+
+    session = Session.from_text(dumps(ring_machine()))
+    trace = load_trace(write(tmp_path, PING_PONG))
+    before = replay(session.machine, trace, engine=session.engine)
+    session.move_scaler(1, "local", 2.0, merge="drag")  # dla and dln twice as slow
+    slower = replay(session.machine, trace, engine=session.engine)
+    assert slower.computation == pytest.approx(2 * before.computation, rel=1e-12)
+    assert len(trace.compiled) == 1
+    link = session.machine.hardware().links[0]  # processors 1 - 2: the ping-pong's link
+    session.set(f"tl({session.machine.hardware().id})({link.id}).speed", "0.5e-9")
+    faster = replay(session.machine, trace, engine=session.engine)
+    # the rendezvous' 80,000 B at 0.5 ns instead of 1 ns: 40 us less
+    assert slower.makespan - faster.makespan == pytest.approx(40 * US, rel=1e-9)
+    session.undo()
+    assert replay(session.machine, trace, engine=session.engine).makespan == pytest.approx(
+        slower.makespan, rel=1e-12)  # fmt: skip

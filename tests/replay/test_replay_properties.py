@@ -40,8 +40,9 @@ def program(draw):
                 lines[a].append(f"{a} waitall 1" if how == 1 else f"{a} wait {a} {b} {k}")
                 lines[b].append(f"{b} waitall 1" if how == 1 else f"{b} wait {a} {b} {k}")
         if rng.random() < 0.3:
+            count = int(rng.choice([1, 10000]))  # every rank the same
             for r in range(ranks):
-                lines[r].append(f"{r} allreduce {int(rng.choice([1, 10000]))} 0 0")
+                lines[r].append(f"{r} allreduce {count} 0 0")
     text = "".join(line + "\n" for r in range(ranks) for line in lines[r] + [f"{r} finalize"])
     return ranks, text, draw(st.sampled_from(["max", "maxmin", "cm02"]))
 
@@ -63,7 +64,9 @@ def test_a_rank_s_time_adds_up_and_its_operations_follow_each_other(tmp_path, ca
     result = replay(machine(), load_trace(path), ReplayOptions(sharing=sharing))
     parts = result.computation + result.communication + result.waiting
     np.testing.assert_allclose(parts, result.finish, rtol=1e-9, atol=1e-15)
-    assert (result.end >= result.start).all()
+    # (a join ends with the last message it waits for: to rounding, as the engine takes
+    # ends within 1e-12 of each other as one event)
+    assert (result.end >= result.start * (1 - 1e-12)).all()
     blocking = ~np.isin(result.kind, [KINDS.index("isend"), KINDS.index("irecv")])
     for r in range(ranks):
         mine = np.flatnonzero((result.rank == r) & blocking)
