@@ -63,6 +63,7 @@ SHORTCUTS = [
     ("Ctrl+N", "New model from the Parsytec GCel sample"),
     ("Ctrl+Alt+N", "New blank model (one processor type, one processor)"),
     ("Ctrl+O", "Open a model"),
+    ("Ctrl+Shift+O", "Open a program trace: predict its run on the model (Program window)"),
     ("Ctrl+S", "Save"),
     ("Ctrl+Shift+S", "Save as"),
     ("Ctrl+Z", "Undo (a whole slider drag is one step)"),
@@ -71,8 +72,9 @@ SHORTCUTS = [
     ("Ctrl+1 … Ctrl+9", "Show a dock, in View-menu order (processor master, instruction "
      "groups, individual instructions, cache, combinations, run-time systems, …), and put "
      "the keyboard in it, a floating one raised; again, with the keyboard in it, hide it"),
-    ("Ctrl+Alt+1 … Ctrl+Alt+3", "View > Layout: processors what-if (scalers and "
-     "combinations side by side), topology and mapping, estimating"),
+    ("Ctrl+Alt+1 … Ctrl+Alt+4", "View > Layout: processors what-if (scalers and "
+     "combinations side by side), topology and mapping, estimating, a program's "
+     "what-if (the Program window below the scalers)"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
@@ -459,6 +461,11 @@ class MainWindow(QMainWindow):
         self.import_simgrid_action = self._action("&Import SimGrid platform…",
                                                   self.import_simgrid)  # fmt: skip
         file.addAction(self.import_simgrid_action)
+        self.open_trace_action = self._action("Open program &trace…",
+                                              lambda _checked=False: self.open_program_trace(),
+                                              "Ctrl+Shift+O")  # fmt: skip
+        self.open_trace_action.setToolTip("Predict a traced MPI program on this model")
+        file.addAction(self.open_trace_action)
         file.addSeparator()
         file.addAction(self._action("&Save", self.save, QKeySequence.StandardKey.Save))
         file.addAction(self._action("Save &as…", self.save_as, QKeySequence.StandardKey.SaveAs))
@@ -639,6 +646,21 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"A measured model of this machine "
                                      f"({self.document.machine.name}): Save as to keep it.")  # fmt: skip
         return True
+
+    def open_program_trace(self, path: str | None = None) -> bool:
+        """File > Open program trace…: the Program window, on show, reading a trace (the
+        window asks which, unless ``path`` says)."""
+        # the timeline needs room: a Program window squeezed in a corner gets its layout
+        dock = self.docks["program"]
+        if not dock.isFloating() and (dock.isHidden() or dock.height() < 320):
+            self.apply_layout(layouts.PROGRAM.key)
+        self.show_panel("program")
+        program = self.panels["program"]
+        opened = program.open_trace(path) if path else program.open_dialog()
+        if opened:
+            self.statusBar().showMessage(f"Predicting {program.program.title} on this model.",
+                                         8000)  # fmt: skip
+        return opened
 
     # ---- SimGrid platforms (the conversion is parasol_core.simgrid)
 

@@ -149,6 +149,7 @@ SUBPROCESS_FIXTURES = {"estimator", "server"}
 # not watch (the measure dialog's compiler, PIUI's own estimator).
 SUBPROCESS_MODULES = {
     "test_estimator_service",  # a server per test
+    "test_estimate_program",  # a server for the module, one with a small batch budget
     "test_gui_disk_watch",  # another writer: `parasol-model set -i`
     "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
     "test_measure_network",  # mpiexec

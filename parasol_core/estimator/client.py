@@ -340,6 +340,41 @@ class Client:
             model=model, messages=None if messages is None else list(messages),
             pattern=pattern, bytes=nbytes, dim=dim, root=root, virtual=virtual))  # fmt: skip
 
+    def push_trace(self, path: str | os.PathLike[str], name: str | None = None) -> dict:
+        """Push a trace: a SimGrid time-independent trace's ``path`` (an index file
+        naming one action file per rank, or one file of every rank's actions) and the
+        files its lines name, relative to its folder; or an OTF2 archive's anchor
+        (``.otf2``) and every file in its folder. ``{"trace": ID, "ranks", "actions",
+        ...}``."""
+        import base64
+        from pathlib import Path
+
+        index = Path(path)
+        head = index.read_bytes()
+        files = {index.name: head}
+        if index.suffix == ".otf2":  # an OTF2 archive: its anchor and what lies beside it
+            for part in sorted(index.parent.rglob("*")):
+                if part.is_file():
+                    files[part.relative_to(index.parent).as_posix()] = part.read_bytes()
+        elif len(head.split(b"\n", 1)[0].split()) == 1:  # an index file: a path a line
+            for line in head.decode("utf-8", errors="replace").splitlines():
+                part = line.strip()
+                if part and part not in files:
+                    files[part] = (index.parent / part).read_bytes()
+        payload: dict[str, Any] = {}
+        for key, data in files.items():
+            try:
+                payload[key] = data.decode("utf-8")
+            except UnicodeDecodeError:  # binary (OTF2's): as base64
+                payload[key] = {"base64": base64.b64encode(data).decode("ascii")}
+        return self.call("trace.push", files=payload, index=index.name, name=name)
+
+    def program(self, model: str, trace: str, **options: Any) -> dict:
+        """The replay of a pushed trace on a pushed model (docs/estimator.md,
+        ``estimate.program``): ``flop``, ``collectives``, ``eager``, ``sharing``,
+        ``virtual``, ``hosts``, ``algorithms``, ``operations``."""
+        return self.call("estimate.program", model=model, trace=trace, **options)
+
     def block(self, model: str, processor: int, counts: Mapping[str, float],
               cached: bool = False) -> dict:  # fmt: skip
         return self.call("estimate.block", model=model, processor=processor,

@@ -45,6 +45,7 @@ from parasol_core.base.numeric import (
     read_int,
 )
 from parasol_core.base.signals import SIGNALS
+from parasol_core.estimator import program_methods  # noqa: F401 (registers its methods)
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
     COLUMN_KEYS,

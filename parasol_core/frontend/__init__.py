@@ -7,6 +7,7 @@ Nothing else in the core imports these; they hold no rule another package needs.
 * :mod:`.runtime`: the run-time systems (PVM, Express, MPI) as a window plots them;
 * :mod:`.folders`: the folder a file dialog opens in;
 * :mod:`.layouts`: the main window's named layouts, one for each job people do;
+* :mod:`.timeline`: a replayed program's operations as the pixels of a timeline;
 """
 
 FLOOR = 6

@@ -9,6 +9,8 @@ the window each gets.
   it, one above the other.
 * **Estimating**: the estimator's questions across the bottom of the window, the grid
   view that draws a route and the run-time systems' costs above them.
+* **Program: what-if**: the Program window (a traced program's predicted time and
+  timeline) large below the overview, the scalers beside it to drag.
 
 A layout is columns of windows on the left and the right of the main window's centre
 (the machine overview) and a row below it; a column is stacks one above the other; a
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 WINDOWS = (
     "processors", "groups", "instructions", "cache", "combinations", "runtime",
     "grid-view", "link-groups", "topology-editor", "mapping-editor", "machine-combination",
-    "diagnostics", "terminal", "estimate", "history",
+    "diagnostics", "terminal", "estimate", "history", "program",
 )  # fmt: skip
 
 
@@ -130,7 +132,7 @@ WHAT_IF = Layout(
         Column((Stack(("groups", "instructions", "cache")),), 0.33, least=420),
         Column((Stack(("combinations", "runtime")), Stack((), _TOPOLOGY, 0.0)), 0.38),
     ),
-    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history")),),
+    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history", "program")),),
 )
 
 TOPOLOGY = Layout(
@@ -151,7 +153,7 @@ TOPOLOGY = Layout(
         ),
         Column((Stack((), ("groups", "instructions", "cache", "combinations", "runtime")),), 0.3),
     ),  # fmt: skip
-    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history")),),
+    bottom=(Stack(("diagnostics", "terminal"), ("estimate", "history", "program")),),
 )
 
 ESTIMATING = Layout(
@@ -184,12 +186,40 @@ ESTIMATING = Layout(
     ),  # fmt: skip
     # the estimator's three questions side by side need the window's width; what an
     # export said is behind them (a failed one brings the diagnostics to the front)
-    bottom=(Stack(("estimate", "terminal", "diagnostics"), ("history",)),),
+    bottom=(Stack(("estimate", "terminal", "diagnostics"), ("history", "program")),),
     bottom_height=0.24,
     bottom_across=True,
 )
 
-LAYOUTS = (WHAT_IF, TOPOLOGY, ESTIMATING)
+PROGRAM = Layout(
+    key="program",
+    title="P&rogram: what-if",
+    shortcut="Ctrl+Alt+4",
+    purpose="Predict a traced program and watch its time move as you drag: the Program "
+    "window large below, the scalers beside it",
+    left=(Column((Stack((), ("processors",)),), 0.16),),
+    right=(
+        Column(
+            (
+                Stack(
+                    ("groups", "instructions", "cache", "link-groups"), ("combinations", "runtime")
+                ),
+                Stack(
+                    (),
+                    ("grid-view", "topology-editor", "mapping-editor", "machine-combination"),
+                    0.0,
+                ),
+            ),
+            0.34,
+            least=420,
+        ),
+    ),  # fmt: skip
+    # the timeline needs width and height: the bottom row, half the window's height
+    bottom=(Stack(("program", "diagnostics", "terminal"), ("estimate", "history")),),
+    bottom_height=0.62,
+)
+
+LAYOUTS = (WHAT_IF, TOPOLOGY, ESTIMATING, PROGRAM)
 DEFAULT = WHAT_IF
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 
 RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
+BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
 # The topology windows' place: the right area too, in a tab group of their own that the
 # main window splits off beside the processor windows' (eleven tabs in one group would
 # leave no room for their names).
@@ -48,4 +49,7 @@ def panels() -> list[tuple[str, str, Callable, Qt.DockWidgetArea]]:
          TOPOLOGY),
         ("machine-combination", "Machine combination",
          _lazy("machine_combination", "MachineCombinationWindow"), TOPOLOGY),
+        # a traced program predicted on the model (File > Open program trace…): below,
+        # where the timeline gets the window's width
+        ("program", "Program", _lazy("program", "ProgramWindow"), BOTTOM),
     ]  # fmt: skip

@@ -1,0 +1,229 @@
+"""A traced program as PIUI's Program window shows it: the trace read once, its replay on
+a model (``parasol_core.replay``) turned into what the window draws — the predicted
+time before and after an edit in words, each rank's breakdown, the timeline's kinds and
+the hover's words for an operation, the "what dominates" bars.
+
+Qt-free, so that what the window says is tested without a window.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from parasol_core.frontend.timeline import COMPUTATION, RECEIVING, SENDING, WAITING, Timeline
+from parasol_core.model import Machine
+from parasol_core.replay import (
+    DEFAULT_FLOP,
+    KINDS,
+    ReplayOptions,
+    ReplayResult,
+    Trace,
+    TraceError,
+    load_trace,
+    replay,
+)
+from parasol_core.replay import dominates as _dominates
+
+__all__ = [
+    "TRACE_FILTER",
+    "Cancelled",
+    "Prediction",
+    "Program",
+    "TraceError",
+    "before_after_text",
+    "dominance",
+    "dominance_rows",
+    "dominance_summary",
+    "predict",
+    "read_program",
+    "seconds_text",
+]
+
+TRACE_FILTER = (
+    "Program traces (*.txt *.trace *.ti *.otf2);;SimGrid time-independent traces "
+    "(*.txt *.trace *.ti);;OTF2 archives (*.otf2);;All files (*)"
+)
+
+Cancelled = _dominates.Cancelled
+
+
+@dataclass
+class Program:
+    """A trace read from a file, with the options it is replayed under; ``flop`` None:
+    a flop's time is the model's (:func:`flop_for`)."""
+
+    path: Path
+    trace: Trace
+    options: ReplayOptions
+    flop: str | None = None
+
+    def options_for(self, machine: Machine) -> ReplayOptions:
+        flop = flop_for(machine) if self.flop is None else self.flop
+        return replace(self.options, flop=flop)
+
+    @property
+    def title(self) -> str:
+        return f"{self.path.name} ({self.trace.ranks} ranks, {len(self.trace):,} actions)"
+
+
+def read_program(path: str | Path, options: ReplayOptions | None = None) -> Program:
+    """Read a trace (TraceError, OSError on bad input, naming where)."""
+    return Program(Path(path), load_trace(path), options or ReplayOptions())
+
+
+@dataclass
+class Prediction:
+    """A replay's answer as the window shows it."""
+
+    makespan: float
+    finish: np.ndarray
+    computation: np.ndarray
+    communication: np.ndarray
+    waiting: np.ndarray
+    timeline: Timeline
+    describe: Callable[[int], str]
+
+
+def predict(machine: Machine, program: Program,
+            cancel: threading.Event | None = None) -> Prediction:  # fmt: skip
+    """Replay ``program`` on ``machine`` (a copy the caller does not change meanwhile)."""
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("cancelled")
+    result = replay(machine, program.trace, program.options_for(machine))
+    return prediction_of(result, program)
+
+
+# A flop's time when the model does not say (docs/replay.md): the mean of a double
+# addition and multiplication on local variables (the replay's default), or on global
+# ones when the model has no local timings (the 1994 samples time only global variables)
+GLOBAL_FLOP = "(pt(T).dga + pt(T).dgm) / 2"
+
+
+def flop_for(machine: Machine) -> str:
+    """The flop expression a model can evaluate: the replay's default when every
+    processor type defines its two timings, else :data:`GLOBAL_FLOP` when every one
+    defines those, else the default (whose error then names what is missing)."""
+    timings = [p.timings for p in machine.processors if p.role != "switch"]
+    for expression, names in ((DEFAULT_FLOP, ("dla", "dln")), (GLOBAL_FLOP, ("dga", "dgm"))):
+        if timings and all(all(n in t for n in names) for t in timings):
+            return expression
+    return DEFAULT_FLOP
+
+
+def prediction_of(result: ReplayResult, program: Program) -> Prediction:
+    """The window's view of a replay: the breakdown as it is, and the timeline's spans
+    (:func:`spans`) with the hover's words."""
+    rank, code, start, end, op = spans(result)
+
+    def describe(i: int) -> str:
+        return operation_text(result, int(op[i]), int(code[i]))
+
+    return Prediction(result.makespan, result.finish, result.computation,
+                      result.communication, result.waiting,
+                      Timeline(rank, code, start, end, result.ranks), describe)  # fmt: skip
+
+
+# The actions whose communication the timeline calls receiving (a wait completes a
+# receive or a send; both are drawn as receiving: the rank is taking a message in or
+# waiting for its own to leave); every other action that communicates (sends and the
+# collectives, which send and receive) is drawn as sending.
+_RECEIVES = frozenset(KINDS.index(k) for k in ("recv", "irecv", "wait", "waitall"))
+_COMPUTE = KINDS.index("compute")
+
+
+def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
+    """The timeline's spans of a replay: each operation's waiting first (from its start,
+    until the first message it waits for starts), its computation last (a ``compute``
+    is all computation; a reduction computes after its messages), and between them its
+    communication, receiving or sending by its kind. Spans of no length are left out.
+    Returns the columns ``rank, code, start, end, operation``."""
+    start, end = result.start, result.end
+    wait = result.waiting_op
+    comp = np.where(result.kind == _COMPUTE, end - start, result.computation_op)
+    comm_code = np.where(np.isin(result.kind, list(_RECEIVES)), RECEIVING, SENDING)
+    parts = (
+        (start, start + wait, np.full(len(start), WAITING)),
+        (start + wait, end - comp, comm_code),
+        (end - comp, end, np.full(len(start), COMPUTATION)),
+    )
+    ops = np.arange(len(start))
+    cols: list[list[np.ndarray]] = [[], [], [], [], []]
+    for a, b, code in parts:
+        keep = b > a
+        for col, values in zip(cols, (result.rank[keep], code[keep], a[keep], b[keep],
+                                      ops[keep])):  # fmt: skip
+            col.append(values)
+    return tuple(np.concatenate(c) for c in cols)
+
+
+def operation_text(result: ReplayResult, i: int, code: int | None = None) -> str:
+    """The hover's words for operation ``i``: its rank, action, peer and bytes, its
+    times, and where the trace says it."""
+    kind = KINDS[int(result.kind[i])]
+    words = [f"rank {int(result.rank[i])}: {kind}"]
+    peer = int(result.peer[i])
+    if peer in (-555, -333):
+        words.append("from any source")
+    elif peer >= 0:
+        words.append(("to " if kind in ("send", "isend") else "from " if kind in (
+            "recv", "irecv") else "peer ") + str(peer))  # fmt: skip
+    nbytes = float(result.nbytes[i])
+    if nbytes > 0:
+        words.append(f"{nbytes:,.0f} B")
+    part = f" ({KIND_WORDS[code]})" if code is not None and kind != "compute" else ""
+    start, end = float(result.start[i]), float(result.end[i])
+    return (f"{' '.join(words)}{part}, {seconds_text(start)} – {seconds_text(end)} "
+            f"({seconds_text(end - start)}), {result.where(i)}")  # fmt: skip
+
+
+KIND_WORDS = {COMPUTATION: "computing", SENDING: "sending", RECEIVING: "receiving",
+              WAITING: "waiting"}  # fmt: skip
+
+
+def seconds_text(x: float) -> str:
+    """A time as a reader takes it in: 3 significant figures, in s, ms, µs or ns."""
+    if not np.isfinite(x):
+        return str(x)
+    a = abs(x)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if a >= scale or unit == "ns":
+            return f"{x / scale:.4g} {unit}"
+    return f"{x:g} s"
+
+
+def before_after_text(before: float | None, after: float) -> str:
+    """``Predicted time: 1.23 s → 1.10 s (−10.6 %)``; one time when nothing changed."""
+    if before is None or before == after:
+        return f"Predicted time: {seconds_text(after)}"
+    change = (after - before) / before * 100 if before else float("inf")
+    sign = "+" if change > 0 else "−"
+    return (f"Predicted time: {seconds_text(before)} → {seconds_text(after)} "
+            f"({sign}{abs(change):.3g} %)")  # fmt: skip
+
+
+def dominance(machine: Machine, program: Program,
+              cancel: threading.Event | None = None) -> _dominates.Dominance:  # fmt: skip
+    options = program.options_for(machine)
+    return _dominates.dominance(
+        machine, lambda m: replay(m, program.trace, options).makespan, cancel
+    )
+
+
+def dominance_rows(found: _dominates.Dominance) -> list[tuple[str, float]]:
+    """(label, % of the time saved) of every knob that changes something, largest first."""
+    return [(e.label, 100.0 * (e.saved(found.before) or 0.0)) for e in found.ranked()]
+
+
+def dominance_summary(found: _dominates.Dominance) -> str:
+    ranked = found.ranked()
+    if not ranked:
+        return "Nothing to make faster: the model defines no timings or links the program uses."
+    top = ranked[0]
+    saved = 100.0 * (top.saved(found.before) or 0.0)
+    return (f"Predicted time {seconds_text(found.before)}; {top.label} 10 % faster saves the "
+            f"most: {saved:.3g} %.")  # fmt: skip

@@ -1,0 +1,475 @@
+"""Program: how long a traced MPI program takes on the model on screen (issue 31, SAD
+level 3). Open a trace (File > Open program trace…); the window shows the predicted
+time, each rank's finish and its time in computation, communication and waiting, and a
+timeline of the ranks. The prediction follows every edit of the model — a scaler, a
+timing, a link speed dragged — off the GUI thread, the last answer kept on screen until
+the next is ready, and reads *before → after*: the prediction of the model as it was
+when the trace was opened (or when *Keep as before* was pressed) and as it is now. The
+*What dominates* tab says how much the predicted time changes when each instruction
+group, the link speed and the latency are made 10 % faster.
+
+The replay is the core's (``parasol_core.replay``): this window copies the model on the
+GUI thread, hands the copy and the trace to the worker, and draws what comes back. It
+keeps the trace it was given and the answers about the model on screen; another model
+opened is predicted afresh.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parasol_core.frontend import program as core
+from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
+from piui.document import Document
+from piui.widgets.deferred import on_screen
+from piui.widgets.live_prediction import LivePrediction
+from piui.widgets.status_messages import heading_label, message_label, show_refusal
+from piui.widgets.timeline_plot import TimelinePlot
+
+log = logging.getLogger("piui")
+
+# Ranks listed in the breakdown table at most (the table is for reading; the timeline
+# shows them all)
+MAX_TABLE_RANKS = 4096
+
+
+def seconds_text(x: float) -> str:
+    return core.seconds_text(x)
+
+
+class ProgramWindow(QWidget):
+    """See the module docstring."""
+
+    # a view that zooms: its dock shrinks it rather than scroll it (the timeline below
+    # the fold was out of reach in a low dock)
+    ZOOMS = True
+
+    # a prediction shown: (before seconds or None, after seconds)
+    predictionShown = Signal(object, float)
+    dominanceShown = Signal()
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.program: core.Program | None = None  # the trace opened, read
+        self.before: core.Prediction | None = None
+        self.after: core.Prediction | None = None
+        self.shown_generation = -1  # the model the answers on screen are about
+        self._pending = False  # a prediction waits for the window to be on screen
+        self.live = LivePrediction(self, "piui-program")
+        self.live.answered.connect(self._answered)
+        self.live.failed.connect(self._failed)
+        self.live.busyChanged.connect(self._busy)
+        self.dominance_job = LivePrediction(self, "piui-dominates")
+        self.dominance_job.answered.connect(self._dominance_answered)
+        self.dominance_job.failed.connect(self._failed)
+        # asked from outside (the main window's File menu); tests answer it
+        self.ask_trace_path = self._ask_trace_path
+
+        self.title = heading_label()
+        self.title.setText("No program trace open")
+        self.open_button = QPushButton("Open trace…")
+        self.open_button.setToolTip("A SimGrid time-independent trace (its index file, or "
+                                    "one rank's action file) or an OTF2 archive")  # fmt: skip
+        self.keep_button = QPushButton("Keep as before")
+        self.keep_button.setToolTip("Make the prediction on screen the one later edits are "
+                                    "compared with")  # fmt: skip
+        self.keep_button.setEnabled(False)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.keep_button)
+        top.addWidget(self.open_button)
+
+        self.prediction = QLabel("Open a trace (File > Open program trace…) to predict "
+                                 "its run on this model.")  # fmt: skip
+        big = QFont(self.prediction.font())
+        big.setPointSizeF(big.pointSizeF() * 1.4)
+        self.prediction.setFont(big)
+        self.prediction.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.state = QLabel()
+        self.state.setStyleSheet("color: palette(dark);")
+        self.message = message_label()
+        self.flop = QLineEdit()
+        self.flop.setToolTip("The seconds of one floating-point operation of a trace's "
+                             "compute, an expression of the model in which T is the "
+                             "rank's processor type; empty: the model's own (a double "
+                             "addition and multiplication)")  # fmt: skip
+        self.flop.setPlaceholderText("the model's")
+        self.flop.editingFinished.connect(self._flop_edited)
+        flop_row = QHBoxLayout()
+        flop_row.addWidget(QLabel("A flop takes"))
+        flop_row.addWidget(self.flop, 1)
+        flop_row.addWidget(QLabel("seconds"))
+        self.flop_row = QWidget()
+        self.flop_row.setLayout(flop_row)
+        flop_row.setContentsMargins(0, 0, 0, 0)
+
+        self.breakdown = _Breakdown()
+        self.table = QTableView()
+        self.table.setModel(self.breakdown)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
+        # sized to the contents once a trace, not at every answer (a drag's every answer
+        # re-sized the columns: 160 ms for 64 ranks)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.timeline = TimelinePlot()
+        self.dominates = _DominatesView()
+
+        self.split = split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.timeline)
+        split.setStretchFactor(0, 2)  # the breakdown's five columns, the timeline the rest
+        split.setStretchFactor(1, 3)
+        split.setCollapsible(0, False)
+        split.setCollapsible(1, False)
+        self.table.setMinimumWidth(160)
+        split.setSizes([420, 900])
+        self._split_moved = False
+        split.splitterMoved.connect(lambda *_: setattr(self, "_split_moved", True))
+        self.tabs = QTabWidget()
+        self.tabs.addTab(split, "Timeline")
+        self.tabs.addTab(self.dominates, "What dominates")
+        self.tabs.currentChanged.connect(lambda _i: self._dominance_if_shown())
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(6, 4, 6, 4)
+        column.setSpacing(3)
+        column.addLayout(top)
+        column.addWidget(self.prediction)
+        column.addWidget(self.state)
+        column.addWidget(self.flop_row)
+        column.addWidget(self.message)
+        column.addWidget(self.tabs, 1)
+
+        self.open_button.clicked.connect(lambda: self.open_dialog())
+        self.keep_button.clicked.connect(self.keep_as_before)
+        document.changed.connect(self._model_changed)
+
+    # ---- the trace
+
+    def _ask_trace_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder
+
+        return ask_path(self, "Open program trace", str(start_folder(self.document)), False,
+                        core.TRACE_FILTER)  # fmt: skip
+
+    def open_dialog(self) -> bool:
+        path = self.ask_trace_path()
+        return bool(path) and self.open_trace(path)
+
+    def open_trace(self, path: str | Path) -> bool:
+        """Read a trace and predict it on the model on screen; a trace that cannot be
+        read is said so, and the one open stays."""
+        from PySide6.QtWidgets import QMainWindow
+
+        from parasol_core.base.budget import BudgetError
+        from piui.widgets.busy import busy
+
+        top = self.window()
+        try:
+            if isinstance(top, QMainWindow):
+                with busy(top, f"Reading {Path(path).name}…"):
+                    program = core.read_program(path)
+            else:
+                program = core.read_program(path)
+        except (core.TraceError, BudgetError, OSError) as e:
+            show_refusal(self.message, f"Cannot open the trace: {e}")
+            log.error("cannot open the trace %s: %s", path, e)
+            return False
+        self.program = program
+        self.before = self.after = None
+        self.title.setText(f"Program: {program.title}")
+        self.message.clear()
+        self.breakdown.show(None)
+        self.timeline.set_timeline(None)
+        self.dominates.clear()
+        self._show_flop()
+        self.predict()
+        return True
+
+    def _show_flop(self) -> None:
+        if self.program is not None:
+            self.flop.setText(self.program.options_for(self.document.machine).flop)
+            # an OTF2 trace's computations are measured seconds, not flops
+            self.flop_row.setVisible(not getattr(self.program.trace, "timed", False))
+
+    def _flop_edited(self) -> None:
+        if self.program is None:
+            return
+        text = self.flop.text().strip()
+        chosen = None if not text or text == core.flop_for(self.document.machine) else text
+        if chosen != self.program.flop:
+            self.program.flop = chosen
+            self.before = None  # another question: its own before
+            self.dominates.stale()
+            self.predict()
+
+    # ---- predicting
+
+    def _model_changed(self, change: Change) -> None:
+        if self.program is None:
+            return
+        if change.reason == OPEN:
+            self.before = self.after = None  # another model: predicted afresh
+            self.dominates.clear()
+            self._show_flop()
+            self.predict()
+        elif change.reason in (EDIT, UNDO, REDO) and (change.fields or change.structure):
+            self.dominates.stale()
+            self.predict()
+
+    def predict(self) -> None:
+        """Predict the trace on the model as it is now, off the GUI thread; while the
+        window is out of sight (closed, behind another dock's tab) the prediction waits
+        until it is shown again: a drag elsewhere costs no replays nobody sees."""
+        if self.program is None:
+            return
+        if not on_screen(self):
+            self._pending = True
+            self.live.cancel()
+            self.dominance_job.cancel()
+            return
+        self._pending = False
+        machine = copy.deepcopy(self.document.machine)  # the GUI thread's model, copied
+        program = self.program
+        generation = self.document.generation
+
+        def job(cancel: threading.Event) -> tuple[int, core.Prediction]:
+            return generation, core.predict(machine, program, cancel)
+
+        self.live.request(job)
+        # what dominates waits for the prediction (it is 21 replays: the prediction the
+        # user is dragging comes first); one under way is about a model gone
+        self.dominance_job.cancel()
+
+    def showEvent(self, event) -> None:  # noqa: ANN001
+        super().showEvent(event)
+        if self._pending:
+            QTimer.singleShot(0, self.dock_shown)
+
+    def dock_shown(self) -> None:
+        """Its dock brought forward (the main window calls it): what waited is done."""
+        if self._pending and on_screen(self):
+            self.predict()
+
+    def keep_as_before(self) -> None:
+        if self.after is not None:
+            self.before = self.after
+            self._show()
+
+    def _answered(self, answer: tuple[int, core.Prediction], _serial: int) -> None:
+        generation, prediction = answer
+        if generation != self.document.generation:
+            return  # about a model no longer open (another is being predicted)
+        first = self.after is None or self.shown_generation != generation
+        self.after = prediction
+        if self.before is None:
+            self.before = prediction
+        self.shown_generation = generation
+        self.message.clear()
+        self._show(keep_view=not first)
+        if not self.live.busy:
+            self._dominance_if_shown()  # the prediction is in: what dominates, if on show
+
+    def _failed(self, error: BaseException, _serial: int) -> None:
+        show_refusal(self.message, f"No prediction: {error}")
+        log.error("program prediction: %s", error)
+
+    def _busy(self, busy: bool) -> None:
+        self.state.setText("predicting…" if busy else "")
+
+    # ---- showing
+
+    def _show(self, keep_view: bool = True) -> None:
+        after, before = self.after, self.before
+        if after is None:
+            return
+        self.keep_button.setEnabled(True)
+        self.prediction.setText(core.before_after_text(
+            None if before is None else before.makespan, after.makespan))  # fmt: skip
+        self._fill_table(after)
+        self._fit_split()
+        self.timeline.set_timeline(after.timeline, after.describe, keep_view=keep_view)
+        self.predictionShown.emit(None if before is None else before.makespan, after.makespan)
+
+    def _fit_split(self) -> None:
+        """The breakdown as wide as its columns (at most 40 % of the window), the
+        timeline the rest; until the user moves the splitter."""
+        total = sum(self.split.sizes())
+        if self._split_moved or total <= 0 or not self.breakdown.ranks:
+            return
+        wanted = (self.table.horizontalHeader().length() + 2 * self.table.frameWidth()
+                  + self.table.verticalScrollBar().sizeHint().width())  # fmt: skip
+        table = min(wanted, int(total * 0.4))
+        if abs(self.split.sizes()[0] - table) > 2:
+            self.split.setSizes([table, total - table])
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001
+        super().resizeEvent(event)
+        self._fit_split()
+
+    def _fill_table(self, prediction: core.Prediction) -> None:
+        if self.breakdown.show(prediction):
+            self.table.resizeColumnsToContents()
+
+    # ---- what dominates
+
+    def _dominance_if_shown(self) -> None:
+        if self.tabs.currentWidget() is self.dominates and self.dominates.is_stale():
+            self._dominance()
+
+    def _dominance(self) -> None:
+        if self.program is None:
+            return
+        machine = copy.deepcopy(self.document.machine)
+        program = self.program
+        generation = self.document.generation
+        self.dominates.working()
+
+        def job(cancel: threading.Event) -> tuple[int, object]:
+            return generation, core.dominance(machine, program, cancel)
+
+        self.dominance_job.request(job)
+
+    def _dominance_answered(self, answer: tuple[int, object], _serial: int) -> None:
+        generation, found = answer
+        if generation == self.document.generation:
+            self.dominates.show_dominance(found)
+            self.dominanceShown.emit()
+
+    def closeEvent(self, event) -> None:  # noqa: ANN001
+        self.live.shutdown()
+        self.dominance_job.shutdown()
+        super().closeEvent(event)
+
+
+class _Breakdown(QAbstractTableModel):
+    """Each rank's finish and its seconds in computation, communication and waiting
+    (the first :data:`MAX_TABLE_RANKS` ranks), read from the prediction on screen."""
+
+    HEADERS = ("Rank", "Finish (s)", "Computation (s)", "Communication (s)", "Waiting (s)")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.columns: tuple[np.ndarray, ...] = ()
+        self.ranks = 0
+
+    def show(self, prediction: core.Prediction | None) -> bool:
+        """Show ``prediction`` (None: nothing); True when the ranks are others."""
+        ranks = 0 if prediction is None else min(len(prediction.finish), MAX_TABLE_RANKS)
+        columns = () if prediction is None else (
+            prediction.finish, prediction.computation, prediction.communication,
+            prediction.waiting)  # fmt: skip
+        if ranks != self.ranks:
+            self.beginResetModel()
+            self.ranks, self.columns = ranks, columns
+            self.endResetModel()
+            return True
+        self.columns = columns
+        if ranks:
+            self.dataChanged.emit(self.index(0, 1), self.index(ranks - 1, 4))
+        return False
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self.ranks
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> object:  # fmt: skip
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        return str(r) if c == 0 else f"{float(self.columns[c - 1][r]):.6g}"
+
+
+class _DominatesView(QWidget):
+    """A bar a knob: how much shorter the predicted run gets when it is made 10 % faster."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.note = QLabel("Made 10 % faster, one at a time: each instruction group, the "
+                           "links' speed, their latency.")  # fmt: skip
+        self.note.setWordWrap(True)
+        self.state = QLabel()
+        self.state.setStyleSheet("color: palette(dark);")
+        self._stale = True
+        self.rows: list[tuple[str, float]] = []
+        import pyqtgraph as pg
+
+        from piui.widgets.plot_axes import readable_axes
+
+        self.plot = pg.PlotWidget(background="w", axisItems=readable_axes())
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "predicted time saved (%)")
+        item.hideButtons()
+        item.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.7, brush="#4e79a7")
+        item.addItem(self.bars)
+        self.view = item.getViewBox()
+        self.view.invertY(True)
+        column = QVBoxLayout(self)
+        column.addWidget(self.note)
+        column.addWidget(self.state)
+        column.addWidget(self.plot, 1)
+
+    def is_stale(self) -> bool:
+        return self._stale
+
+    def clear(self) -> None:
+        self._stale = True
+        self.rows = []
+        self.bars.setOpts(x0=[], y=[], width=[])
+        self.state.setText("")
+
+    def stale(self) -> None:
+        self._stale = True
+        if self.rows:
+            self.state.setText("the model changed: working out again…")
+
+    def working(self) -> None:
+        self.state.setText("working out…")
+
+    def show_dominance(self, found: object) -> None:
+        self._stale = False
+        rows = core.dominance_rows(found)
+        self.rows = rows
+        saved = np.array([percent for _name, percent in rows], float)
+        self.bars.setOpts(x0=np.zeros(len(rows)), y=np.arange(len(rows)), width=saved,
+                          height=0.7)  # fmt: skip
+        axis = self.plot.getPlotItem().getAxis("left")
+        axis.setTicks([[(i, name) for i, (name, _p) in enumerate(rows)]])
+        if len(rows):
+            self.view.setRange(xRange=(min(0.0, saved.min()), max(saved.max(), 1e-9)),
+                               yRange=(-0.5, len(rows) - 0.5), padding=0.05)  # fmt: skip
+        self.state.setText(core.dominance_summary(found))

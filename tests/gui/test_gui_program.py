@@ -1,0 +1,190 @@
+"""The Program window as a user meets it: File > Open program trace… predicts the
+trace on the model on screen; the prediction follows a scaler dragged (off the GUI
+thread, the last answer on screen until the next, before -> after), undo, another
+model; the timeline names what is under the mouse; a bad trace is said, with its line,
+and loses nothing."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from program_traces import write_stencil
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from parasol_core.frontend import program as core
+from parasol_core.replay import replay
+
+
+def _replayed(window, path) -> float:
+    """The makespan of the trace on the model on screen, replayed here, directly."""
+    program = core.read_program(path)
+    machine = copy.deepcopy(window.document.machine)
+    return replay(machine, program.trace, program.options_for(machine)).makespan
+
+
+@pytest.fixture
+def program(main_window, qtbot, tmp_path):
+    """The main window with the Program window open on a 16-rank stencil trace, its
+    first prediction shown."""
+    path = write_stencil(tmp_path, ranks=16, iterations=10)
+    main_window.panels["program"].ask_trace_path = lambda: str(path)
+    window = main_window.panels["program"]
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        main_window.open_trace_action.trigger()
+    window.trace_path = path
+    return window
+
+
+def test_open_program_trace_predicts_it_on_the_model_on_screen(main_window, program):
+    assert main_window.docks["program"].isVisible()
+    assert "Program" in [a.text() for a in main_window.view_menu.actions()]
+    seconds = _replayed(main_window, program.trace_path)
+    assert program.after.makespan == seconds
+    assert program.prediction.text() == f"Predicted time: {core.seconds_text(seconds)}"
+    table = program.table.model()
+    assert table.rowCount() == 16
+    assert table.index(3, 1).data() == f"{program.after.finish[3]:.6g}"
+    assert program.timeline.rasters >= 1 and len(program.timeline.timeline) > 16 * 10
+
+
+def test_the_prediction_follows_a_scaler_dragged(main_window, program, qtbot):
+    before = program.after.makespan
+    slider = main_window.panels["groups"].rows["double"].slider
+    shown: list[tuple[float | None, float]] = []
+    program.predictionShown.connect(lambda b, a: shown.append((b, a)))
+    started = program.live.started
+    # a drag: three positions, made faster than any answer can come back (the GUI
+    # thread is not given back between them)
+    for factor in (0.8, 0.6, 0.5):
+        slider.slider.setValue(slider.slider.value() - 1)  # moves a little each time
+        slider.setValue(factor)
+        slider.slider.setValue(slider.slider.value() + 1)
+    assert program.state.text() == "predicting…"
+    # the last answer stays on screen until the next is ready
+    assert program.prediction.text() == f"Predicted time: {core.seconds_text(before)}"
+    with qtbot.waitSignal(program.live.busyChanged, timeout=30_000,
+                          check_params_cb=lambda busy: not busy):  # fmt: skip
+        pass
+    # the first move's job ran, the ones between were replaced by the last: two jobs
+    assert program.live.started - started == 2
+    after = _replayed(main_window, program.trace_path)
+    assert after < before  # double precision made faster: the stencil computes in it
+    assert shown == [(before, after)]  # only the answer about the model as it is now
+    assert program.prediction.text() == core.before_after_text(before, after)
+    assert "→" in program.prediction.text()
+    # undo: the prediction comes back to where it was
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.undo_action.trigger()
+    assert program.after.makespan == before
+    assert program.prediction.text() == f"Predicted time: {core.seconds_text(before)}"
+
+
+def test_keep_as_before_and_another_model(main_window, program, qtbot, sample_copy):
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.document.session.scale_group("all", 2.0)
+    slower = program.after.makespan
+    program.keep_button.click()
+    assert program.prediction.text() == f"Predicted time: {core.seconds_text(slower)}"
+    # another model opened: predicted afresh, compared with nothing from the last one
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.open_file(sample_copy("grid4x4.machine"))
+    assert program.before is program.after
+    assert program.after.makespan == _replayed(main_window, program.trace_path)
+
+
+def test_the_timeline_names_the_operation_under_the_mouse(program, qtbot):
+    plot = program.timeline
+    path = program.trace_path
+    line = path.read_text().splitlines().index("5 compute 2000000") + 1
+    heard: list[str] = []
+    plot.hovered.connect(heard.append)
+    # the mouse over the middle of rank 5's first computation
+    timeline = program.after.timeline
+    first = list(timeline.order).index(timeline.at(1e-9, 5))
+    t = (timeline.start[first] + timeline.end[first]) / 2
+    scene = plot.view.mapViewToScene(QPointF(t, 5.5))
+    where = plot.plot.mapFromScene(scene)
+    viewport = plot.plot.viewport()
+    move = QMouseEvent(QEvent.Type.MouseMove, QPointF(where), QPointF(viewport.mapToGlobal(where)),
+                       Qt.MouseButton.NoButton, Qt.MouseButton.NoButton,
+                       Qt.KeyboardModifier.NoModifier)  # fmt: skip
+    QApplication.sendEvent(viewport, move)
+    qtbot.waitUntil(lambda: bool(heard))
+    assert heard[-1].startswith("rank 5: compute")
+    assert heard[-1].endswith(f"{path}:{line}")
+    assert plot.hover_label.text() == heard[-1]
+
+
+def test_a_bad_trace_is_said_with_its_line_and_the_open_one_stays(program, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 init\n0 compute 10\n0 frobnicate 3\n")
+    shown = program.after
+    assert not program.open_trace(bad)
+    assert "bad.txt:3" in program.message.text()
+    assert program.after is shown and program.program.path == program.trace_path
+
+
+def test_the_prediction_follows_a_link_speed_dragged(main_window, program, qtbot):
+    before = program.after.makespan
+    links = main_window.panels["link-groups"]
+    assert len(links.group_ids()) == len(main_window.document.machine.hardware().links)
+    mantissa = links.speed.mantissa  # GCel's links: 9.1e-07 s a byte
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        mantissa.setValue(mantissa.value() // 2)  # twice as fast
+    after = _replayed(main_window, program.trace_path)
+    assert program.after.makespan == after < before
+    assert program.prediction.text() == core.before_after_text(before, after)
+    table = program.table.model()
+    assert table.index(0, 1).data() == f"{program.after.finish[0]:.6g}"
+
+
+def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, program, qtbot):
+    view = program.dominates
+    with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
+        program.tabs.setCurrentWidget(view)
+    machine = copy.deepcopy(main_window.document.machine)
+    expected = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
+    assert view.rows == expected
+    labels = [label for label, _ in view.rows]
+    assert labels[0] == "All timings" and "Link speed" in labels and "Link latency" in labels
+    # an edit while it is on show: worked out again, on the model as it is now, once
+    # the prediction the user is watching is in
+    order: list[str] = []
+    program.predictionShown.connect(lambda *_: order.append("prediction"))
+    program.dominanceShown.connect(lambda: order.append("what dominates"))
+    with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
+        main_window.document.session.scale_group("all", 4.0)
+    assert order == ["prediction", "what dominates"]
+    machine = copy.deepcopy(main_window.document.machine)
+    again = core.dominance_rows(core.dominance(machine, core.read_program(program.trace_path)))
+    assert view.rows == again != expected
+
+
+def test_a_program_that_deadlocks_is_said_with_the_stuck_ranks(program, qtbot, tmp_path):
+    stuck = tmp_path / "stuck.txt"
+    # both send 1.6 MB first (rendezvous: a send waits for its receive), then receive
+    stuck.write_text("0 init\n1 init\n0 send 1 0 200000\n1 send 0 0 200000\n"
+                     "0 recv 1 0 200000\n1 recv 0 0 200000\n0 finalize\n1 finalize\n")  # fmt: skip
+    with qtbot.waitSignal(program.live.failed, timeout=30_000):
+        assert program.open_trace(stuck)
+    text = program.message.text()
+    assert "deadlocks" in text
+    assert "rank 0 in send" in text and "stuck.txt:3" in text
+    assert "rank 1 in send" in text and "stuck.txt:4" in text
+    assert program.state.text() == ""  # nothing left running
+
+
+def test_out_of_sight_it_predicts_when_shown_again(main_window, program, qtbot):
+    before = program.after.makespan
+    started = program.live.started
+    main_window.docks["program"].hide()
+    main_window.document.session.scale_group("all", 2.0)
+    main_window.document.session.scale_group("all", 1.5)
+    assert program.live.started == started  # no replay nobody sees
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.show_panel("program")
+    assert program.live.started == started + 1
+    assert program.after.makespan == _replayed(main_window, program.trace_path) > before
