@@ -145,6 +145,7 @@ SUBPROCESS_MODULES = {
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
+    "test_sweep_core": {"test_a_process_pool_makes_the_same_rows"},  # a process pool
     "test_budgets": {
         "test_generate_past_the_budget_is_refused_at_once",
         "test_simulate_pattern_past_the_limit_is_refused_at_once",

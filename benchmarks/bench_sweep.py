@@ -1,0 +1,104 @@
+"""What a sweep's variant costs, against one ``eval`` on a loaded model.
+
+The sweep: 1,000 variants of the Parsytec GCel sample (10 values of ``pt(1).iga`` x 10
+of every link's speed x 10 of the ``arithmetic`` scaler), each answered by an ``eval``
+of the eight combination ratios (``po(1).ia_spd`` ... ``po(1).dp_spd``,
+``mc.maxtotalspd``). The baseline, in the same run: one ``eval`` of the same eight on
+the loaded model (an engine made on it, then the eight evaluated: what
+``parasol-model eval`` does after loading). Printed:
+
+* a variant in this process (``serial``), in seconds and as a ratio to the baseline
+  (target: at most 2x);
+* the whole sweep on a process pool of ``--workers`` processes (default 2, this
+  machine's cores), start-up of the pool included, as seconds and as a ratio to 1,000
+  baselines (target: under 5 s on two cores).
+
+    .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+from parasol_core.expr.engine import Engine
+from parasol_core.sweep import loads_spec, run_sweep
+from parasol_core.syntax.loader import load
+
+ROOT = Path(__file__).resolve().parent.parent
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+RATIOS = [f"po(1).{n}" for n in ("ia_spd", "im_spd", "da_spd", "dm_spd", "dd_spd", "ds_spd",
+                                  "dp_spd")] + ["mc.maxtotalspd"]  # fmt: skip
+
+
+def sweep_text(per_axis: int) -> str:
+    return f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "pt(1).iga"
+log = [1e-7, 1e-5, {per_axis}]
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [1e-7, 1e-5, {per_axis}]
+
+[[axis]]
+scale = "arithmetic"
+log = [0.25, 4, {per_axis}]
+
+[[answer]]
+eval = {RATIOS!r}
+""".replace("'", '"')
+
+
+def baseline(repeat: int) -> float:
+    """Seconds of one eval of the eight ratios on the loaded model (best of ``repeat``
+    runs of 200)."""
+    machine = load(str(GCEL))
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(200):
+            engine = Engine(machine)
+            for text in RATIOS:
+                engine.evaluate_text(text, runtime=True)
+        best = min(best, (time.perf_counter() - start) / 200)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variants", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+    per_axis = round(a.variants ** (1 / 3))
+    spec = loads_spec(sweep_text(per_axis))
+    n = spec.size
+    one = baseline(a.repeat)
+    serial = pooled = math.inf
+    for _ in range(a.repeat):
+        rows: list = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="serial")
+        serial = min(serial, time.perf_counter() - start)
+        assert len(rows) == n and not any(r.error for r in rows)
+        rows = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="local", workers=a.workers)
+        pooled = min(pooled, time.perf_counter() - start)
+        assert len(rows) == n
+    print(f"GCel, {n:,} variants x eval of the 8 combination ratios (best of {a.repeat})")
+    print(f"  baseline: one eval on the loaded model   {one * 1e3:8.3f} ms")
+    print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
+          f"{serial / n / one:5.2f}x the baseline (target <= 2x)")  # fmt: skip
+    print(f"  the sweep, {a.workers} worker processes        {pooled:8.3f} s   "
+          f"{pooled / (n * one):5.2f}x {n:,} baselines; {pooled / n / one:5.2f}x a baseline "
+          "a variant (target: under 5 s)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
