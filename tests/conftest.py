@@ -142,6 +142,7 @@ SUBPROCESS_MODULES = {
     "test_numeric_options",  # the command line's options
     "test_finite_answers",  # simulate and the estimator on overflowing models
     "test_outside_text",  # measure with odd compilers and CPU names
+    "test_sweep_cli",  # sweeps on process pools, killed, under mpiexec
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
@@ -233,7 +234,13 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 }
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
-SLOW_MODULES = {"test_estimator_budgets", "test_estimator_load", "test_signals", "test_soak"}
+SLOW_MODULES = {
+    "test_sweep_cli",
+    "test_estimator_budgets",
+    "test_estimator_load",
+    "test_signals",
+    "test_soak",
+}
 # Over about 2 s here (a parametrized test: all its cases together), and the few over
 # 1 s that kept `make test-fast` past a minute on two busy cores.
 SLOW_TESTS: dict[str, set[str]] = {

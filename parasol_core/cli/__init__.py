@@ -25,6 +25,7 @@ from parasol_core.cli import (
     push_commands,
     simgrid_commands,
     simulate_commands,
+    sweep_commands,
     topology_commands,
 )
 
@@ -38,6 +39,7 @@ COMMAND_MODULES = [
     push_commands,
     measure_commands,
     simgrid_commands,
+    sweep_commands,
 ]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 
@@ -38,7 +39,20 @@ def _start(spec: SweepSpec) -> None:
     # Ctrl-C reaches the whole process group: the calling process stops the pool (the
     # batches under way finish, what they made is written); a worker does not die of it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _orphan_watch(os.getppid())
     _worker = Worker(spec)
+
+
+def _orphan_watch(parent: int) -> None:
+    """End this worker when the process that started it is gone (killed with SIGKILL,
+    it could not stop its pool): a pool's worker must not outlive its sweep."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sweep-orphan-watch", daemon=True).start()
 
 
 def _run_batch(batch: list[Variant]) -> list[Row]:
