@@ -143,6 +143,7 @@ SUBPROCESS_MODULES = {
     "test_finite_answers",  # simulate and the estimator on overflowing models
     "test_outside_text",  # measure with odd compilers and CPU names
     "test_sweep_cli",  # sweeps on process pools, killed, under mpiexec
+    "test_sweep_estimator",  # a real estimator
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {

@@ -131,7 +131,10 @@ class Worker:
         with contextlib.ExitStack() as stack:
             if spec.memory is not None:
                 stack.enter_context(budget.limits(memory=spec.memory, source="[budget] memory"))
-            stack.enter_context(budget.deadline(spec.seconds))
+            seconds, outer = spec.seconds, budget.remaining()
+            if seconds is not None:  # an outer deadline (the estimator's request) first
+                stack.enter_context(budget.deadline(seconds if outer is None
+                                                    else min(seconds, outer)))  # fmt: skip
             edited = False
             try:
                 if spec.axes:
