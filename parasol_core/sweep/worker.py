@@ -161,6 +161,21 @@ class Worker:
         return Row(variant.index, values, tuple(answers), time.perf_counter() - start,
                    "; ".join(errors))  # fmt: skip
 
+    def variant_text(self, variant: Variant) -> str:
+        """The model text of ``variant`` (the base model's text where it is not edited,
+        as a save writes it), the base model left as it was. SweepError-free: an edit
+        that fails raises it (EditError, SessionError, ValueError)."""
+        s = self.session
+        with s.group("variant"):
+            for i in self._order:
+                axis = self.spec.axes[i]
+                self._apply(axis, axis.values[variant.positions[i]])
+        try:
+            return s.text()
+        finally:
+            if s.can_undo and s.history.undo_label == "variant":
+                s.undo()
+
     def run_many(self, batch: list[Variant]) -> list[Row]:
         return [self.run(v) for v in batch]
 

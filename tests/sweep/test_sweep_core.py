@@ -247,3 +247,41 @@ def test_a_process_pool_makes_the_same_rows():
     run_sweep(spec, pooled.append, executor="local", workers=2)
     key = lambda r: (r.index, r.values, r.answers, r.error)  # noqa: E731
     assert sorted(map(key, pooled)) == sorted(map(key, serial))
+
+
+def test_what_dominates_and_the_table_of_two_axes():
+    from parasol_core.sweep.analysis import effects, table
+
+    spec = spec_of(GRID)
+    rows = []
+    run_sweep(spec, rows.append, executor="serial")
+    # ia_spd = scaled iga / speed: the link speed (100x) dominates iga (2x) and the
+    # scaler (3x); mc.maxtotalspd reads only the links
+    order = [name for name, _ in effects(spec, rows, 0)]
+    assert order == ["tl(1)(*).speed", "scale arithmetic", "pt(1).iga"]
+    last = dict(effects(spec, rows, 7))
+    assert last["pt(1).iga"] == 0 and last["scale arithmetic"] == 0
+    assert last["tl(1)(*).speed"] > 0
+    grid = table(spec, rows, 0, 0, 1)  # ia_spd over iga (x) and speed (y)
+    assert grid.shape == (3, 2)
+    assert grid[0, 1] == pytest.approx(2 * grid[0, 0])  # twice the iga, twice the ratio
+    assert grid[0, 0] == pytest.approx(100 * grid[2, 0])  # 100x the time a byte
+
+
+def test_a_variant_opens_as_model_text_and_a_sweep_is_written_back():
+    from parasol_core.sweep.analysis import sweep_text
+    from parasol_core.syntax.loader import loads
+
+    spec = spec_of(GRID)
+    worker = Worker(spec)
+    before = worker.session.text()
+    v = variants(spec)[17]
+    machine = loads(worker.variant_text(v))
+    assert machine.processor(1).timings["iga"].mean == pytest.approx(1.4e-6 * 1.5)
+    assert worker.session.text() == before
+    text = sweep_text([{"set": "pt(1).iga", "values": [7e-7, 1.4e-6]},
+                       {"set": "tl(1)(*).speed", "log": [1e-7, 1e-5, 3]},
+                       {"scale": "arithmetic", "range": [0.5, 1.5, 0.5]}],
+                      [{"eval": RATIOS}], model=str(GCEL))  # fmt: skip
+    again = loads_spec(text)
+    assert again.axes == spec.axes and again.columns() == spec.columns()
