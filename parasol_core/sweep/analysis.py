@@ -102,3 +102,92 @@ def sweep_text(axes: Sequence[Mapping[str, Any]], answers: Sequence[Mapping[str,
             lines.extend(f"{k} = {_toml(v)}" for k, v in t.items())
             lines.append("")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- a form's axes
+
+
+def axis_from_form(change: str, values: str) -> dict[str, Any]:
+    """An axis table from the two texts a form holds: what changes (``pt(1).iga``,
+    ``tl(1)(*).speed``, ``scale arithmetic``, ``scale arithmetic pr(2)``, ``topology 1``)
+    and its values (``7e-7, 1.4e-6``; ``log 1e-7 1e-5 5``; ``linear 0 1 11``;
+    ``range 1 10 1``; a generated topology's separated by ``;``: ``torus 4 4 4; grid 8 8``).
+    ValueError saying what is wrong; the sweep's reader checks the rest."""
+    from parasol_core.base.numeric import ValueRangeError, read_float
+
+    words = change.split()
+    if not words:
+        raise ValueError("say what changes: a reference, scale GROUP or topology ID")
+    if words[0] == "scale":
+        if len(words) not in (2, 3):
+            raise ValueError(f"{change!r}: scale GROUP, or scale GROUP pr(N)")
+        table: dict[str, Any] = {"scale": words[1]}
+        if len(words) == 3:
+            inner = words[2].removeprefix("pr(").removesuffix(")")
+            if not inner.isdigit():
+                raise ValueError(f"{change!r}: the processor as pr(N)")
+            table["processor"] = int(inner)
+    elif words[0] == "topology":
+        if len(words) != 2 or not words[1].isdigit():
+            raise ValueError(f"{change!r}: topology ID")
+        table = {"generate": int(words[1])}
+        items = [v.strip() for v in values.split(";") if v.strip()]
+        if not items:
+            raise ValueError("give the generated topologies, separated by ';'")
+        table["values"] = items
+        return table
+    else:
+        table = {"set": change.strip()}
+
+    def number(text: str) -> int | float:
+        try:
+            return int(text) if text.lstrip("-").isdigit() else read_float(text)
+        except ValueRangeError as e:
+            raise ValueError(f"{text!r}: {e}") from None
+
+    spec = values.replace(",", " ").split()
+    if spec and spec[0] in ("log", "linear", "range"):
+        if len(spec) != 4:
+            raise ValueError(f"{spec[0]} START STOP {'STEP' if spec[0] == 'range' else 'COUNT'}")
+        table[spec[0]] = [number(x) for x in spec[1:]]
+        return table
+    items = [v.strip() for v in values.split(",") if v.strip()]
+    if not items:
+        raise ValueError("give the values: a list, or log/linear/range START STOP N")
+    out: list[Any] = []
+    for item in items:
+        try:
+            out.append(number(item))
+        except ValueError:
+            out.append(item)  # text as the file format reads the value
+    table["values"] = out
+    return table
+
+
+def suggestions(machine: Any) -> list[tuple[str, str]]:
+    """What a sweep of ``machine`` can change, as (change, a first guess at its values)
+    for a form's menu: the scaler groups, every link's speed and latency and each
+    generated topology, the timings of each processor type, the run-time systems'
+    entries."""
+    from parasol_core.base import params
+
+    out: list[tuple[str, str]] = []
+    for topo in machine.topologies:
+        if len(topo.links):
+            first = topo.links[0]
+            for attr in ("speed", "latency"):
+                t = getattr(first, attr)
+                if t is not None and t.mean > 0:
+                    out.append((f"tl({topo.id})(*).{attr}",
+                                f"log {t.mean / 4:.4g} {t.mean * 4:.4g} 5"))  # fmt: skip
+        out.append((f"topology {topo.id}", "torus 4 4 4; torus 8 8 8; torus 16 16 16"))
+    for group in params.GROUPS:
+        out.append((f"scale {group}", "log 0.25 4 5"))
+    for proc in machine.processors:
+        for name, t in proc.timings.items():
+            if t.mean > 0:
+                out.append((f"pt({proc.id}).{name}", f"log {t.mean / 4:.4g} {t.mean * 4:.4g} 5"))
+    for section in machine.runtime_sections():
+        for name, expr in section.entries.items():
+            out.append((f"{section.PREFIX}.{name}", expr.text))
+    return out
