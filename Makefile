@@ -63,16 +63,18 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info parasol_core/native/*.so
 
 # SimGrid for tests/simgrid/test_simgrid_run.py: Debian's python3-simgrid for the system python3,
-# installed where apt-get is there and we are root (or sudo asks no password); never
-# fatal: without it those tests skip and say why.
+# and libsimgrid-dev (smpicc, smpirun and its replay program) for tests/replay/
+# test_replay_simgrid.py; installed where apt-get is there and we are root (or sudo asks
+# no password); never fatal: without them those tests skip and say why.
+SIMGRID_PACKAGES = python3-simgrid libsimgrid-dev
 simgrid:
-	@if /usr/bin/python3 -c 'import simgrid' >/dev/null 2>&1; then :; \
+	@if /usr/bin/python3 -c 'import simgrid' >/dev/null 2>&1 && command -v smpirun >/dev/null 2>&1; then :; \
 	elif ! command -v apt-get >/dev/null 2>&1; then \
-	  echo "note: no apt-get: python3-simgrid not installed, the SimGrid tests will skip"; \
+	  echo "note: no apt-get: $(SIMGRID_PACKAGES) not installed, the SimGrid tests will skip"; \
 	elif [ "$$(id -u)" = 0 ]; then \
-	  apt-get install -y -q python3-simgrid >/dev/null 2>&1 || \
-	  echo "note: apt-get could not install python3-simgrid; the SimGrid tests will skip"; \
+	  apt-get install -y -q $(SIMGRID_PACKAGES) >/dev/null 2>&1 || \
+	  echo "note: apt-get could not install $(SIMGRID_PACKAGES); the SimGrid tests will skip"; \
 	elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then \
-	  sudo -n apt-get install -y -q python3-simgrid >/dev/null 2>&1 || \
-	  echo "note: apt-get could not install python3-simgrid; the SimGrid tests will skip"; \
-	else echo "note: not root: python3-simgrid not installed, the SimGrid tests will skip"; fi
+	  sudo -n apt-get install -y -q $(SIMGRID_PACKAGES) >/dev/null 2>&1 || \
+	  echo "note: apt-get could not install $(SIMGRID_PACKAGES); the SimGrid tests will skip"; \
+	else echo "note: not root: $(SIMGRID_PACKAGES) not installed, the SimGrid tests will skip"; fi

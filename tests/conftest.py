@@ -134,6 +134,7 @@ SUBPROCESS_MODULES = {
     "test_packaging",  # pip wheel
     "test_simgrid_run",  # SimGrid's python3
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
+    "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
@@ -236,7 +237,9 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
 SLOW_MODULES = {
+    "test_replay_simgrid",
     "test_sweep_cli",
+    "test_gui_sweep",
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",

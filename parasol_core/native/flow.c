@@ -13,6 +13,10 @@
  * busy times and largest loads). Under max with a forwarding cost, its gap entries
  * g_res[q], g_last[q] (q in g_start[i] .. g_start[i+1]) are the link directions it
  * crosses into a processor and whether it ends there (the blocked-link term).
+ * start[i] is when a message that waits for nobody starts; one that waits starts at the
+ * later of start[i] and the last end it waits for plus delay[i] (delay NULL: 0; the
+ * caller passes start[i] with delay[i] already added, so the later of the two is
+ * start + delay or end + delay).
  *
  * Rules (docs/topology.md, "Which model answers what"):
  *
@@ -229,6 +233,7 @@ typedef struct {
     const double *g_speed;
     double forward;
     const int64_t *dep_ptr, *dependents;
+    const double *delay; /* per message, or NULL: seconds after the last it waits for */
     double *t0, *end, *busy;
     int64_t *max_n;
     /* per message */
@@ -291,8 +296,9 @@ static void release(Flow *s, int64_t i, double at, int *err) {
         return;
     for (int64_t q = s->dep_ptr[i]; q < s->dep_ptr[i + 1]; q++) {
         int64_t j = s->dependents[q];
-        if (at > s->ready[j])
-            s->ready[j] = at;
+        double a = s->delay ? at + s->delay[j] : at;
+        if (a > s->ready[j])
+            s->ready[j] = a;
         if (--s->left[j] == 0 && heap_push(&s->rel, s->ready[j], j))
             *err = -2;
     }
@@ -746,7 +752,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
                            int64_t nqueue, const int64_t *queue, const int64_t *wait_count,
                            const int64_t *dep_ptr, const int64_t *dependents, double *t0,
                            double *end, double *busy, int64_t *max_n, int64_t *events,
-                           flow_check_fn check) {
+                           const double *delay, flow_check_fn check) {
     Flow s;
     memset(&s, 0, sizeof s);
     s.rule = (int)rule;
@@ -772,6 +778,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.forward = forward;
     s.dep_ptr = wait_count ? dep_ptr : NULL;
     s.dependents = dependents;
+    s.delay = delay;
     s.t0 = t0;
     s.end = end;
     s.busy = busy;

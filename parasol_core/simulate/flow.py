@@ -156,7 +156,9 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
     alone, instant = alone_and_instant(phase, usage)
     maxmin = sharing != "max"
     penalty, cap = rule_arrays(phase, usage, sharing)
-    s = FlowState(m, phase.nlinks, nbytes, phase.messages.start.copy(),
+    delay = phase.delay
+    first = phase.messages.start if delay is None else phase.messages.start + delay
+    s = FlowState(m, phase.nlinks, nbytes, first.copy(),
                   None if phase.waits is None else phase.waits.copy())  # fmt: skip
     queue, qtimes = phase.queue.tolist(), phase.queue_times.tolist()
     nq = len(queue)
@@ -169,7 +171,8 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
         ptr, deps = phase.dep_ptr, phase.dependents
         for i in done:
             for j in deps[ptr[i] : ptr[i + 1]].tolist():
-                s.ready[j] = max(s.ready[j], at)
+                # ready: the later of its start and this end, plus its delay
+                s.ready[j] = max(s.ready[j], at if delay is None else at + delay[j])
                 s.left[j] -= 1
                 if s.left[j] == 0:
                     heapq.heappush(heap, (float(s.ready[j]), j))
@@ -269,7 +272,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
 _CHECK = ctypes.CFUNCTYPE(ctypes.c_int)
 _P, _N, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
 _SIGNATURE = (_N, _N, _N, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P,
-              _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK)  # fmt: skip
+              _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK)  # fmt: skip
 RULES = {"max": 0, "maxmin": 1, "cm02": 2}
 
 
@@ -285,6 +288,7 @@ def native_usable(phase: Phase, usage: Usage) -> bool:
     32-bit indices can number."""
     return bool(
         max(phase.m, usage.res.shape[0]) < 2**31 - 1
+        and (phase.delay is None or np.isfinite(phase.delay).all())
         and np.isfinite(phase.latency).all()
         and np.isfinite(usage.weight).all()
         and np.isfinite(usage.floor).all()
@@ -329,7 +333,8 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceRe
         gaps = [arr(g_start), arr(number[usage.gap_res]), arr(usage.gap_ends, np.uint8),
                 arr(usage.gap_speed[used], f64)]  # fmt: skip
     del used, number
-    start = arr(phase.messages.start, f64)
+    delay = None if phase.delay is None else arr(phase.delay, f64)
+    start = arr(phase.messages.start if delay is None else phase.messages.start + delay, f64)
     queue = arr(phase.queue)
     after = [arr(phase.waits), arr(phase.dep_ptr), arr(phase.dependents)]
     t0, end = np.full(m, np.nan), np.full(m, np.nan)
@@ -353,7 +358,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceRe
     rc = lib(  # type: ignore[operator]
         RULES[sharing], m, nres, phase.nlinks, *map(ptr, keep), *map(ptr, gaps),
         usage.forward, ptr(start), queue.shape[0], ptr(queue), *map(ptr, after), ptr(t0),
-        ptr(end), ptr(busy), ptr(max_n), ptr(events), callback,
+        ptr(end), ptr(busy), ptr(max_n), ptr(events), ptr(delay), callback,
     )  # fmt: skip
     if rc == -4 and stopped:
         raise stopped[0]

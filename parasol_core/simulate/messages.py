@@ -51,7 +51,10 @@ class Message:
 class MessageArrays:
     """Many messages as numpy arrays (what the pattern generators build and the trace
     runs on). ``after``: message ``i`` waits for ``after_idx[after_ptr[i]:after_ptr[i+1]]``;
-    both None when no message waits for another."""
+    both None when no message waits for another. ``delay`` (seconds, None for none):
+    message ``i`` starts ``delay[i]`` after it could otherwise start, the later of its
+    ``start`` and the end of the last message it waits for (what a replayed program
+    computes between two of its messages, :mod:`parasol_core.replay`)."""
 
     def __init__(
         self,
@@ -61,6 +64,7 @@ class MessageArrays:
         start: Any = None,
         after_ptr: np.ndarray | None = None,
         after_idx: np.ndarray | None = None,
+        delay: Any = None,
     ) -> None:
         self.src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         self.dst = np.atleast_1d(np.asarray(dst, dtype=np.int64))
@@ -73,6 +77,11 @@ class MessageArrays:
         )
         self.after_ptr = after_ptr
         self.after_idx = after_idx
+        self.delay = (
+            None
+            if delay is None
+            else np.broadcast_to(np.asarray(delay, dtype=np.float64), (n,)).copy()
+        )
         if self.dst.shape != (n,):
             raise PhaseError("src and dst must have the same length")
         if (after_ptr is None) != (after_idx is None):
@@ -239,7 +248,10 @@ def _as_arrays(messages: Any) -> MessageArrays:
 
 def _check(arrays: MessageArrays) -> None:
     n = len(arrays)
-    for name, values in (("bytes", arrays.nbytes), ("start", arrays.start)):
+    checked = [("bytes", arrays.nbytes), ("start", arrays.start)]
+    if arrays.delay is not None:
+        checked.append(("delay", arrays.delay))
+    for name, values in checked:
         bad = ~np.isfinite(values) | (values < 0)
         if bad.any():
             i = int(np.argmax(bad))

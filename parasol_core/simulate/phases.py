@@ -311,7 +311,8 @@ def simulate_routes(
     except RoutingError as e:
         raise PhaseError(str(e)) from None
     with np.errstate(all="ignore"):
-        usage = usage_of(table, ids, opts) if sharing != "max" or opts.extended else None
+        flows = sharing != "max" or opts.extended or messages.delay is not None
+        usage = usage_of(table, ids, opts) if flows else None
     guard = _Guard(phase, table, ids, opts, usage)
     guard.check_alone()  # each message alone: refused where it is set up, named
     try:
@@ -426,6 +427,8 @@ class _Guard:
         with np.errstate(all="ignore"):
             rate = self.per_byte * most
             each = trace.latency + msgs.nbytes * rate
+            if msgs.delay is not None:
+                each = each + msgs.delay
             spans = each.sum() if msgs.after_ptr is not None else each.max()
             bound = float(msgs.start.max()) + float(spans)
         return not (math.isfinite(bound) and np.isfinite(rate).all())
@@ -511,16 +514,18 @@ def _uncontended_ends(
     messages: MessageArrays, alone: np.ndarray, order: np.ndarray | None
 ) -> np.ndarray:
     """Every message's end if each took its time alone (starts and ``after`` kept)."""
+    delay = messages.delay
     if order is None:
-        return messages.start + alone
+        return messages.start + alone + (0.0 if delay is None else delay)
     end = np.zeros(len(messages))
     ptr, idx = messages.after_ptr.tolist(), messages.after_idx.tolist()
     start, took = messages.start.tolist(), alone.tolist()
+    wait = [0.0] * len(messages) if delay is None else delay.tolist()
     out = end.tolist()
     for i in order.tolist():
         t = start[i]
         for j in idx[ptr[i] : ptr[i + 1]]:
             if out[j] > t:
                 t = out[j]
-        out[i] = t + took[i]
+        out[i] = t + wait[i] + took[i]
     return np.asarray(out)

@@ -47,7 +47,9 @@ class Phase:
     The messages that wait for nobody start in the order of ``queue`` (by start time,
     ``queue_times``); when some wait, message ``i`` waits for ``waits[i]`` others and
     releases ``dependents[dep_ptr[i]:dep_ptr[i + 1]]`` when it ends (all three None when
-    nobody waits)."""
+    nobody waits). ``delay`` (None: none) is the messages' ``delay``: ``queue_times``
+    include it; a released message starts ``delay`` after the last it waited for ends
+    (the flow engine only: :mod:`.phases` sends every phase with a delay there)."""
 
     messages: MessageArrays
     route_ids: np.ndarray
@@ -62,6 +64,7 @@ class Phase:
     waits: np.ndarray | None = None
     dep_ptr: np.ndarray | None = None
     dependents: np.ndarray | None = None
+    delay: np.ndarray | None = None
 
     @property
     def m(self) -> int:
@@ -106,16 +109,17 @@ class Phase:
         after = messages.after_ptr is not None
         waits = np.diff(messages.after_ptr) if after else np.zeros(m, np.int64)
         free = np.flatnonzero(waits == 0)
-        queue = free[np.argsort(messages.start[free], kind="stable")]
-        extra: dict[str, Any] = {}
+        first = messages.start if messages.delay is None else messages.start + messages.delay
+        queue = free[np.argsort(first[free], kind="stable")]
+        extra: dict[str, Any] = {"delay": messages.delay}
         if after:
             who = np.repeat(np.arange(m), waits)
             by = np.argsort(messages.after_idx, kind="stable")
             dep_ptr = np.zeros(m + 1, dtype=np.int64)
             np.cumsum(np.bincount(messages.after_idx, minlength=m), out=dep_ptr[1:])
-            extra = {"waits": waits, "dep_ptr": dep_ptr, "dependents": who[by]}
+            extra.update(waits=waits, dep_ptr=dep_ptr, dependents=who[by])
         return cls(messages, ids, nlinks, np.append(index.speed, 0.0), latency, u_flat, u_start,
-                   u_hops, queue, messages.start[queue], **extra)  # fmt: skip
+                   u_hops, queue, first[queue], **extra)  # fmt: skip
 
 
 @dataclass

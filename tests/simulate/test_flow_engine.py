@@ -98,7 +98,7 @@ def _topology(kind: str, a: int, b: int):
 def flow_phase(draw):
     """A topology with random link times and policies, and a random phase on its compute
     processors: sizes (zero included), starts with ties, ``after`` dependencies,
-    messages to self."""
+    delays, messages to self."""
     kind = draw(st.sampled_from(KINDS))
     a, b = draw(st.integers(1, 5)), draw(st.integers(2, 5))
     topology, switches = _topology(kind, a, b)
@@ -146,7 +146,10 @@ def flow_phase(draw):
         after_ptr = np.zeros(count + 1, dtype=np.int64)
         np.cumsum([len(w) for w in waits], out=after_ptr[1:])
         after_idx = np.asarray([j for w in waits for j in w], dtype=np.int64)
-    return machine, MessageArrays(src, dst, nbytes, start, after_ptr, after_idx)
+    delay = None
+    if draw(st.booleans()):  # what a replayed program computes between its messages
+        delay = np.where(rng.random(count) < 0.5, rng.uniform(0, 2e-5, count), 0.0)
+    return machine, MessageArrays(src, dst, nbytes, start, after_ptr, after_idx, delay)
 
 
 def _computes(topology) -> int:
@@ -519,3 +522,23 @@ def test_a_bad_link_policy_set_by_a_program_is_a_routing_error():
         options_of(topology)
     topology.fatpipe = [3, 1, 2]
     assert options_of(topology).fatpipe == "1-3"
+
+
+@pytest.mark.parametrize("sharing", RULES)
+def test_a_delay_starts_a_message_that_long_after_the_last_it_waits_for(sharing):
+    # a 4-ring of 1 us, 1 ns a byte links: message 1 waits for message 0 and then 5 us,
+    # message 2 waits for nobody and starts 3 us after its start; message 3 (to itself,
+    # no time) waits for 1 and 2 and 7 us more; message 4 waits for 3 and takes 1000 B
+    machine = machine_of(ring(4, 1e-6, 1e-9))
+    msgs = MessageArrays([1, 2, 3, 1, 1], [2, 3, 4, 1, 2], [1000, 1000, 0, 0, 1000],
+                         [0, 0, 1e-6, 0, 0], np.array([0, 0, 1, 1, 3, 4]),
+                         np.array([0, 1, 2, 3]), [0, 5e-6, 3e-6, 7e-6, 0])  # fmt: skip
+    result = simulate_phase(machine, msgs, sharing=sharing)
+    alone = 2e-6  # 1 us + 1000 x 1 ns
+    ends = [alone, alone + 5e-6 + alone, 4e-6 + 1e-6, 0, 0]  # message 2: 0 bytes
+    ends[3] = max(ends[1], ends[2]) + 7e-6
+    ends[4] = ends[3] + alone
+    np.testing.assert_allclose(result.end, ends, rtol=1e-12)
+    np.testing.assert_allclose(result.start[1:], [alone + 5e-6, 4e-6, ends[3], ends[3]], rtol=1e-12)
+    np.testing.assert_allclose(result.makespan, ends[4], rtol=1e-12)
+    assert result.uncontended == pytest.approx(result.makespan)

@@ -1,0 +1,75 @@
+"""Predicting a whole MPI program: a traced run replayed on a machine model (issue 31;
+docs/replay.md).
+
+The public API::
+
+    from parasol_core.replay import load_trace, replay, ReplayOptions
+
+    trace = load_trace("run.txt")                    # read once (an index file, or one file)
+    result = replay(machine, trace, ReplayOptions(sharing="cm02"))
+    result.makespan, result.finish                   # seconds; per rank
+    result.computation, result.communication, result.waiting   # per rank, seconds
+    result.start, result.end, result.rank, result.kind, result.peer, result.nbytes,
+    result.file, result.line                         # per operation (numpy columns)
+    result.to_json(), result.chrome_trace()          # JSON; Chrome trace-event timeline
+
+* :func:`load_trace` (:mod:`.tifile`) reads a SimGrid time-independent trace
+  (``smpirun -trace-ti``) into a :class:`Trace` of numpy columns; bad input raises
+  :class:`TraceError` naming the file and line.
+* :func:`replay` (:mod:`.run`) compiles the trace into a program of messages with
+  ``after`` dependencies and delays (:mod:`.program`: MPI's matching, eager and
+  rendezvous sends, collectives by SMPI's algorithms or the model's ``mpi`` costs) and
+  runs it through the flow engine (:mod:`parasol_core.simulate.flow`) under any
+  sharing rule. The compiled program is kept on the trace (one per
+  :class:`Semantics`), so replaying the same trace after a timing changed costs the
+  network trace only: parse once, replay many. :class:`ReplayOptions` says where the
+  ranks run (``virtual``, ``hostfile``), what a flop costs (``flop``, an expression of
+  the processor's timings), ``collectives`` (``network`` or ``model``), ``eager``,
+  ``algorithms`` and ``sharing``.
+* A program that cannot finish raises :class:`DeadlockError` naming each stuck rank
+  and the operation it waits in; one the model cannot run, :class:`ReplayError`.
+
+It stands on the flow engine (``simulate``), routing (``topology``) and the expression
+engine (``expr``); ``parasol-model replay`` (``cli``) and PIUI's Program window use it.
+"""
+
+FLOOR = 6
+
+from parasol_core.replay.program import (  # noqa: E402
+    ALGORITHMS,
+    DEFAULT_ALGORITHMS,
+    EAGER_BYTES,
+    DeadlockError,
+    Program,
+    Semantics,
+    compile_program,
+)
+from parasol_core.replay.result import ReplayResult  # noqa: E402
+from parasol_core.replay.run import (  # noqa: E402
+    DEFAULT_FLOP,
+    ReplayError,
+    ReplayOptions,
+    hosts_of,
+    replay,
+)
+from parasol_core.replay.tifile import KINDS, Trace, TraceError, load_trace  # noqa: E402
+
+__all__ = [
+    "ALGORITHMS",
+    "DEFAULT_ALGORITHMS",
+    "DEFAULT_FLOP",
+    "EAGER_BYTES",
+    "KINDS",
+    "DeadlockError",
+    "Program",
+    "ReplayError",
+    "ReplayOptions",
+    "ReplayResult",
+    "Semantics",
+    "Trace",
+    "TraceError",
+    "compile_program",
+    "hosts_of",
+    "load_trace",
+    "replay",
+]

@@ -1,0 +1,613 @@
+"""A trace compiled into a program of messages for the flow engine (docs/replay.md,
+"Semantics"): what each MPI call waits for, as ``after`` dependencies and delays.
+
+Every action of a rank is a step of its *point*, the node whose end is the rank's
+clock (-1: time 0). Nodes are messages of the flow engine
+(:class:`~parasol_core.simulate.messages.MessageArrays`):
+
+* a *transfer* from one rank's processor to another's, with its bytes;
+* a *join*, from a rank's processor to itself with no bytes (it takes no time): it ends
+  when the last of the nodes it waits for ends, plus its delay: a ``compute``'s flops
+  times the rank's time a flop, or a collective's cost under ``collectives="model"``.
+
+Point to point, as SMPI 3.32 does it with its overheads at 0 (``smpi/os``, ``or``,
+``ois``): a send of fewer than ``eager`` bytes (SMPI's ``smpi/async-small-thresh`` and
+``send-is-detached-thresh``, 65,536 by default) starts moving when it is posted and
+the sender goes on at once (eager); a larger one starts when both its send and its
+receive are posted and a blocking send returns when it has arrived (rendezvous). A
+receive returns at the later of its post and its message's arrival. Messages match by
+source, destination and tag in the order they were posted; a receive from any source
+(``-555``, ``-333``) takes, after every rank's other receives are matched, the first
+unmatched send to its rank (lowest rank first, then trace order): a static choice,
+not the one a run would make by arrival times.
+
+Collectives are decomposed into sends and receives by SMPI's algorithms
+(:data:`ALGORITHMS`) under ``collectives="network"``; under ``"model"`` every rank
+leaves a collective at the last rank's arrival plus the model's ``mpi`` cost.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, KINDS, Trace, TraceError
+
+# per collective, its algorithms (the first is the default: the ones the agreement
+# tests set in SMPI), by SMPI's names
+ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "bcast": ("binomial_tree", "flat_tree"),
+    "reduce": ("binomial", "flat_tree"),
+    "allreduce": ("rdb", "redbcast"),
+    "alltoall": ("pair", "ring"),
+    "allgather": ("ring",),
+    "barrier": ("ompi_basic_linear",),
+    "gather": ("ompi_basic_linear",),
+    "scatter": ("ompi_basic_linear",),
+    "alltoallv": ("ring",),
+    "gatherv": ("ompi_basic_linear",),
+    "allgatherv": ("ring",),
+    "reducescatter": ("mpich_pair", "reduce_scatterv"),
+}
+DEFAULT_ALGORITHMS = {name: algos[0] for name, algos in ALGORITHMS.items()}
+EAGER_BYTES = 65536.0
+"""SMPI's default ``smpi/async-small-thresh`` and ``send-is-detached-thresh``: a send of
+fewer bytes is eager."""
+
+# the model's mpi entries a collective costs under collectives="model"
+MODEL_COSTS: dict[str, tuple[str, ...]] = {
+    "bcast": ("bcast",), "reduce": ("reduce",), "allreduce": ("allreduce",),
+    "alltoall": ("alltoall",), "alltoallv": ("alltoall",), "gather": ("gather",),
+    "gatherv": ("gather",), "allgather": ("allgather",), "allgatherv": ("allgather",),
+    "scatter": ("scatter",), "reducescatter": ("reduce", "scatter"), "barrier": ("barrier",),
+}  # fmt: skip
+
+_COMPUTE, _SEND, _ISEND, _RECV, _IRECV = (KIND[k] for k in ("compute", "send", "isend", "recv",
+                                                            "irecv"))  # fmt: skip
+_WAIT, _WAITALL, _SENDRECV = KIND["wait"], KIND["waitall"], KIND["sendRecv"]
+
+
+class DeadlockError(ValueError):
+    """A program that cannot finish under the semantics chosen: the message names every
+    stuck rank and the operation each waits in (``stuck``: rank -> action index)."""
+
+    def __init__(self, message: str, stuck: dict[int, int]) -> None:
+        super().__init__(message)
+        self.stuck = stuck
+
+
+@dataclass(frozen=True)
+class Semantics:
+    """What decides the program's shape (not its timings): the eager threshold in
+    bytes, each collective's algorithm, and ``collectives`` (``network``/``model``)."""
+
+    eager: float = EAGER_BYTES
+    algorithms: tuple[tuple[str, str], ...] = tuple(sorted(DEFAULT_ALGORITHMS.items()))
+    collectives: str = "network"
+
+    @classmethod
+    def make(cls, eager: float = EAGER_BYTES, algorithms: Mapping[str, str] | None = None,
+             collectives: str = "network") -> Semantics:  # fmt: skip
+        if collectives not in ("network", "model"):
+            raise ValueError(f"collectives must be 'network' or 'model', got {collectives!r}")
+        if not eager >= 0:
+            raise ValueError(f"the eager threshold must be zero or more bytes, got {eager!r}")
+        chosen = dict(DEFAULT_ALGORITHMS)
+        for name, algo in (algorithms or {}).items():
+            if name not in ALGORITHMS:
+                raise ValueError(f"no collective '{name}' (collectives: {', '.join(ALGORITHMS)})")
+            if algo not in ALGORITHMS[name]:
+                raise ValueError(f"{name} has no algorithm '{algo}' (its algorithms: "
+                                 f"{', '.join(ALGORITHMS[name])})")  # fmt: skip
+            chosen[name] = algo
+        return cls(float(eager), tuple(sorted(chosen.items())), collectives)
+
+
+@dataclass
+class Program:
+    """Nodes (``src``/``dst`` ranks, ``nbytes``, ``flops`` of delay at the source rank's
+    time a flop, ``cost``: an index of ``cost_keys`` (name, bytes, procs) or -1, and
+    ``after_ptr``/``after_idx``) and, per action of the trace, ``op_start``/``op_end``
+    (the nodes whose ends are its start and end; -1: time 0), ``op_msg`` (the first
+    transfer it waits for, -1: none) and ``op_flops`` (flops of its own delay)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
+    flops: np.ndarray
+    cost: np.ndarray
+    after_ptr: np.ndarray
+    after_idx: np.ndarray
+    cost_keys: list[tuple[str, float, int]]
+    op_start: np.ndarray
+    op_end: np.ndarray
+    op_msg: np.ndarray
+    op_flops: np.ndarray
+    transfer: np.ndarray  # per node: a transfer between ranks (not a join)
+
+    @property
+    def nodes(self) -> int:
+        return int(self.src.shape[0])
+
+
+class _Builder:
+    def __init__(self, trace: Trace, sem: Semantics) -> None:
+        self.trace, self.sem = trace, sem
+        self.algo = dict(sem.algorithms)
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.nbytes: list[float] = []
+        self.flops: list[float] = []
+        self.cost: list[int] = []
+        self.after: list[list[int]] = []
+        self.is_transfer: list[bool] = []
+        self.chan: dict[tuple[int, int, Any], deque] = {}
+        self.wild: list[tuple[int, Any, int, int, int]] = []  # rank, tag, msg, post, action
+        self.cost_keys: list[tuple[str, float, int]] = []
+        self.cost_index: dict[tuple[str, float, int], int] = {}
+        self.model_nodes: dict[int, tuple[int, int]] = {}  # number -> its joins (model)
+        self.model_seen: dict[int, tuple[int, int]] = {}  # number -> kind, first action
+        n = len(trace)
+        self.op_start = np.full(n, -1, dtype=np.int64)
+        self.op_end = np.full(n, -1, dtype=np.int64)
+        self.op_msg = np.full(n, -1, dtype=np.int64)
+        self.op_flops = np.zeros(n)
+        self.first_msg = -1
+
+    # ---------------------------------------------------------------- nodes
+
+    def node(self, a: int, b: int, nbytes: float, after: list[int], flops: float = 0.0,
+             cost: int = -1, transfer: bool = False) -> int:  # fmt: skip
+        self.src.append(a)
+        self.dst.append(b)
+        self.nbytes.append(nbytes)
+        self.flops.append(flops)
+        self.cost.append(cost)
+        self.after.append(after)
+        self.is_transfer.append(transfer)
+        return len(self.src) - 1
+
+    def join(self, rank: int, deps: list[int]) -> int:
+        deps = list(dict.fromkeys(d for d in deps if d >= 0))
+        if not deps:
+            return -1
+        if len(deps) == 1:
+            return deps[0]
+        return self.node(rank, rank, 0.0, deps)
+
+    def compute(self, rank: int, cur: int, flops: float) -> int:
+        if flops <= 0:
+            return cur
+        return self.node(rank, rank, 0.0, [cur] if cur >= 0 else [], flops=flops)
+
+    # ---------------------------------------------------------------- point to point
+
+    def send(self, rank: int, dst: int, tag: Any, nbytes: float, cur: int, action: int
+             ) -> tuple[int, bool]:  # fmt: skip
+        """Post a send; its transfer node and whether it is eager."""
+        eager = nbytes < self.sem.eager
+        key = (rank, dst, tag)
+        q = self.chan.get(key)
+        if q and q[0][0] == "r":
+            _, msg, post, _ = q.popleft()
+            self.src[msg], self.dst[msg], self.nbytes[msg] = rank, dst, nbytes
+            self.after[msg] = [d for d in ((cur,) if eager else (cur, post)) if d >= 0]
+        else:
+            msg = self.node(rank, dst, nbytes, [cur] if cur >= 0 else [], transfer=True)
+            self.chan.setdefault(key, deque()).append(("s", msg, eager, action))
+        if self.first_msg < 0:
+            self.first_msg = msg
+        return msg, eager
+
+    def recv(self, rank: int, src: int, tag: Any, cur: int, action: int) -> tuple[int, int]:
+        """Post a receive; its completion node and its transfer node."""
+        if src == ANY_SOURCE[0] or tag == ANY_TAG:
+            msg = self.node(-1, rank, 0.0, [], transfer=True)
+            self.wild.append((rank, (src, tag), msg, cur, action))
+            done = self.join(rank, [msg, cur])
+        else:
+            key = (src, rank, tag)
+            q = self.chan.get(key)
+            if q and q[0][0] == "s":
+                _, msg, eager, _ = q.popleft()
+                if eager:
+                    done = self.join(rank, [msg, cur])
+                else:
+                    if cur >= 0:
+                        self.after[msg].append(cur)
+                    done = msg
+            else:
+                msg = self.node(src, rank, 0.0, [], transfer=True)
+                self.chan.setdefault(key, deque()).append(("r", msg, cur, action))
+                done = self.join(rank, [msg, cur])
+        if self.first_msg < 0:
+            self.first_msg = msg
+        return done, msg
+
+    def match_wildcards(self) -> None:
+        """Receives from any source (or of any tag) take the first unmatched send to
+        their rank with a fitting source and tag, lowest rank first."""
+        if not self.wild:
+            return
+        pending: dict[int, list[tuple[int, int, Any, deque]]] = {}
+        for key, q in self.chan.items():
+            if q and q[0][0] == "s" and not isinstance(key[2], tuple):
+                pending.setdefault(key[1], []).append((key[0], q[0][1], key[2], q))
+        for rank, (src, tag), msg, post, action in self.wild:
+            found = None
+            for entry in sorted(pending.get(rank, []), key=lambda e: (e[0], e[1])):
+                s, _, t, q = entry
+                if q and q[0][0] == "s" and src in (ANY_SOURCE[0], s) and tag in (ANY_TAG, t):
+                    found = q
+                    break
+            if found is None:
+                raise TraceError(f"{self.trace.where(action)}: rank {rank}'s receive from any "
+                                 "source is matched by no send")  # fmt: skip
+            _, smsg, eager, _ = found.popleft()
+            # the wildcard's node becomes the send's transfer: the send's node is left
+            # a join of the sender's post (it takes no time), so both ends stay as built
+            self.src[msg], self.dst[msg] = self.src[smsg], rank
+            self.nbytes[msg] = self.nbytes[smsg]
+            sender_post = self.after[smsg]
+            self.after[msg] = list(sender_post) if eager else list(sender_post) + (
+                [post] if post >= 0 else [])  # fmt: skip
+            self.is_transfer[smsg] = False
+            self.dst[smsg] = self.src[smsg]  # a node to itself: no time
+            self.nbytes[smsg] = 0.0
+            if not eager:
+                self.after[smsg] = [msg]  # a blocking send returns when it has arrived
+
+    # ---------------------------------------------------------------- collectives
+
+    def coll(self, rank: int, cur: int, kind: str, i: int, number: int) -> int:
+        tr = self.trace
+        p = tr.ranks
+        tag = ("c", number)
+        size, size2 = float(tr.size[i]), float(tr.size2[i])
+        root = int(tr.peer[i])
+        lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
+        counts = tr.counts[lo:hi]
+        algo = self.algo[kind]
+        ops = _Ops(self, rank, tag, cur, i)
+        if kind == "bcast":
+            _bcast(ops, rank, p, root, size, algo)
+        elif kind == "reduce":
+            _reduce(ops, rank, p, root, size, algo)
+        elif kind == "allreduce":
+            if algo == "rdb":
+                _allreduce_rdb(ops, rank, p, size)
+            else:
+                _reduce(ops, rank, p, 0, size, "binomial")
+                ops.tag = ("c2", number)
+                _bcast(ops, rank, p, 0, size, "binomial_tree")
+        elif kind == "alltoall":
+            if algo == "pair" and p & (p - 1) == 0:
+                for k in range(p):
+                    peer = rank ^ k
+                    ops.sendrecv(peer, size, peer, size2)
+            else:  # ring (SMPI's pair refuses a rank count that is no power of 2)
+                for k in range(p):
+                    ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+        elif kind == "alltoallv":  # SMPI's alltoallv-ring.cpp: exclusive or on 2^k ranks
+            send, recv = counts[:p], counts[p:]
+            for k in range(p):
+                dst, src = (rank ^ k, rank ^ k) if p & (p - 1) == 0 else ((rank + k) % p,
+                                                                          (rank - k) % p)  # fmt: skip
+                ops.sendrecv(dst, float(send[dst]), src, float(recv[src]))
+        elif kind == "allgather":
+            for k in range(1, p):
+                ops.sendrecv((rank + k) % p, size, (rank - k) % p, size2)
+        elif kind == "allgatherv":
+            for k in range(1, p):
+                src = (rank - k) % p
+                ops.sendrecv((rank + k) % p, size, src, float(counts[src]))
+        elif kind == "barrier":
+            if rank > 0:
+                ops.send(0, 0.0)
+                ops.recv(0)
+            else:
+                ops.waitall([ops.irecv(k) for k in range(1, p)])
+                ops.waitall([ops.isend(k, 0.0) for k in range(1, p)])
+        elif kind in ("gather", "gatherv"):
+            if rank == root:
+                for k in range(p):
+                    if k != rank:
+                        ops.recv(k)
+            else:
+                ops.send(root, size)
+        elif kind == "scatter":
+            if rank == root:
+                for k in range(p):
+                    if k != rank:
+                        ops.send(k, size)
+            else:
+                ops.recv(root)
+        elif kind == "reducescatter" and algo == "mpich_pair":
+            for k in range(1, p):  # SMPI's reduce_scatter-mpich.cpp, pairwise
+                dst, src = (rank + k) % p, (rank - k) % p
+                ops.sendrecv(dst, float(counts[dst]), src, float(counts[rank]))
+        elif kind == "reducescatter":
+            total = float(counts.sum())
+            _reduce(ops, rank, p, 0, total, "binomial")
+            ops.tag = ("c2", number)
+            if rank == 0:
+                for k in range(1, p):
+                    ops.send(k, float(counts[k]))
+            else:
+                ops.recv(0)
+        self.op_msg[i] = ops.first
+        return ops.cur
+
+    def model_coll(self, rank: int, cur: int, kind: str, i: int, number: int) -> int:
+        """Every rank leaves at the last one's arrival plus the model's cost."""
+        tr = self.trace
+        if number not in self.model_nodes:
+            size = float(tr.size[i])  # ar.bytes: what each rank sends (reducescatter: all)
+            costs = []
+            for name in MODEL_COSTS[kind]:
+                key = (name, size, tr.ranks)
+                if key not in self.cost_index:
+                    self.cost_index[key] = len(self.cost_keys)
+                    self.cost_keys.append(key)
+                costs.append(self.cost_index[key])
+            # several costs (reducescatter): a chain of joins after the first
+            head = tail = self.node(rank, rank, 0.0, [], cost=costs[0])
+            for c in costs[1:]:
+                tail = self.node(rank, rank, 0.0, [tail], cost=c)
+            self.model_nodes[number] = (head, tail)
+            self.model_seen[number] = (int(tr.kind[i]), i)
+        else:
+            kind0, first = self.model_seen[number]
+            if kind0 != int(tr.kind[i]):
+                raise TraceError(f"{tr.where(i)}: rank {rank} calls {kind} as its collective "
+                                 f"number {number + 1}, where {tr.where(first)} calls "
+                                 f"{KINDS[kind0]}")  # fmt: skip
+        head, tail = self.model_nodes[number]
+        if cur >= 0:
+            self.after[head].append(cur)
+        return tail
+
+    # ---------------------------------------------------------------- the ranks
+
+    def build(self) -> None:
+        tr = self.trace
+        kinds = tr.kind.tolist()
+        peers, tags, sizes = tr.peer.tolist(), tr.tag.tolist(), tr.size.tolist()
+        flops = tr.flops.tolist()
+        first = tr.first.tolist()
+        model = self.sem.collectives == "model"
+        for rank in range(tr.ranks):
+            cur = -1
+            requests: list[tuple[int, int, Any, int, int]] = []  # src, dst, tag, done, msg
+            number = 0
+            for i in range(first[rank], first[rank + 1]):
+                k = kinds[i]
+                self.op_start[i] = cur
+                if k == _COMPUTE:
+                    cur = self.compute(rank, cur, flops[i])
+                    self.op_flops[i] = flops[i]
+                elif k in (_SEND, _ISEND):
+                    msg, eager = self.send(rank, peers[i], tags[i], sizes[i], cur, i)
+                    if k == _ISEND:  # an eager one is done when posted (SMPI: detached)
+                        requests.append((rank, peers[i], tags[i], -1 if eager else msg, msg))
+                    elif not eager:
+                        cur = msg
+                        self.op_msg[i] = msg
+                elif k in (_RECV, _IRECV):
+                    done, msg = self.recv(rank, peers[i], tags[i], cur, i)
+                    if k == _RECV:
+                        cur = done
+                        self.op_msg[i] = msg
+                    else:
+                        requests.append((peers[i], rank, tags[i], done, msg))
+                elif k == _WAIT:
+                    if not requests:
+                        raise TraceError(f"{tr.where(i)}: rank {rank} waits, and has no "
+                                         "request left to wait for")  # fmt: skip
+                    at = _find(requests, peers[i], int(tr.size2[i]), tags[i])
+                    _, _, _, done, msg = requests.pop(0 if at is None else at)
+                    cur = self.join(rank, [cur, done])
+                    if done >= 0:
+                        self.op_msg[i] = msg
+                elif k == _WAITALL:
+                    waited = [r for r in requests if r[3] >= 0]
+                    if waited:
+                        cur = self.join(rank, [cur] + [r[3] for r in waited])
+                        self.op_msg[i] = waited[0][4]
+                    requests.clear()
+                elif k == _SENDRECV:
+                    ops = _Ops(self, rank, 0, cur, i)
+                    ops.sendrecv(peers[i], sizes[i], tags[i], float(tr.size2[i]))
+                    cur = ops.cur
+                    self.op_msg[i] = ops.first
+                elif KINDS[k] in ALGORITHMS:
+                    name = KINDS[k]
+                    if model:
+                        cur = self.model_coll(rank, cur, name, i, number)
+                    else:
+                        cur = self.coll(rank, cur, name, i, number)
+                    number += 1
+                    if flops[i] > 0:  # the reductions' own computation
+                        cur = self.compute(rank, cur, flops[i])
+                        self.op_flops[i] = flops[i]
+                self.op_end[i] = cur
+        self.match_wildcards()
+        self._unmatched()
+
+    def _unmatched(self) -> None:
+        tr = self.trace
+        for (src, dst, tag), q in self.chan.items():
+            if not q:
+                continue
+            side, _, _, action = q[0]
+            if isinstance(tag, tuple):
+                raise TraceError(f"{tr.where(action)}: rank {tr.rank[action]}'s {tr.text(action)} "
+                                 f"finds no partner: the ranks do not call the same "
+                                 f"collectives in the same order (rank {src if side == 'r' else dst} "
+                                 "does not take part)")  # fmt: skip
+            if side == "s":
+                raise TraceError(f"{tr.where(action)}: rank {src}'s send to {dst} (tag {tag}) "
+                                 f"is matched by no receive ({len(q)} such sends unmatched)")  # fmt: skip
+            raise TraceError(f"{tr.where(action)}: rank {dst}'s receive from {src} (tag {tag}) "
+                             f"is matched by no send ({len(q)} such receives unmatched)")  # fmt: skip
+
+    def program(self) -> Program:
+        n = len(self.src)
+        lengths = np.fromiter((len(a) for a in self.after), dtype=np.int64, count=n)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        idx = np.fromiter((d for a in self.after for d in a), dtype=np.int64, count=int(ptr[-1]))
+        return Program(
+            src=np.asarray(self.src, dtype=np.int64),
+            dst=np.asarray(self.dst, dtype=np.int64),
+            nbytes=np.asarray(self.nbytes, dtype=np.float64),
+            flops=np.asarray(self.flops, dtype=np.float64),
+            cost=np.asarray(self.cost, dtype=np.int64),
+            after_ptr=ptr,
+            after_idx=idx,
+            cost_keys=self.cost_keys,
+            op_start=self.op_start,
+            op_end=self.op_end,
+            op_msg=self.op_msg,
+            op_flops=self.op_flops,
+            transfer=np.asarray(self.is_transfer, dtype=bool),
+        )
+
+
+def _find(requests: list, src: int, dst: int, tag: int) -> int | None:
+    for at, (s, d, t, _, _) in enumerate(requests):
+        if d == dst and t == tag and (s == src or s == ANY_SOURCE[0] or src == ANY_SOURCE[0]):
+            return at
+    return None
+
+
+class _Ops:
+    """One rank's part of a collective, as SMPI's algorithms write it (blocking sends and
+    receives, sendrecv as isend + irecv + waitall, a sendrecv with itself a copy)."""
+
+    def __init__(self, b: _Builder, rank: int, tag: Any, cur: int, action: int) -> None:
+        self.b, self.rank, self.tag, self.cur, self.action = b, rank, tag, cur, action
+        self.first = -1
+
+    def _seen(self, msg: int) -> None:
+        if self.first < 0:
+            self.first = msg
+
+    def send(self, dst: int, nbytes: float) -> None:
+        msg, eager = self.b.send(self.rank, dst, self.tag, nbytes, self.cur, self.action)
+        self._seen(msg)
+        if not eager:
+            self.cur = msg
+
+    def recv(self, src: int) -> None:
+        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action)
+        self._seen(msg)
+        self.cur = done
+
+    def isend(self, dst: int, nbytes: float) -> int:
+        msg, eager = self.b.send(self.rank, dst, self.tag, nbytes, self.cur, self.action)
+        self._seen(msg)
+        return -1 if eager else msg
+
+    def irecv(self, src: int) -> int:
+        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action)
+        self._seen(msg)
+        return done
+
+    def waitall(self, done: list[int]) -> None:
+        self.cur = self.b.join(self.rank, [self.cur, *done])
+
+    def sendrecv(self, dst: int, nbytes: float, src: int, _rbytes: float) -> None:
+        if dst == self.rank and src == self.rank:
+            return  # SMPI copies locally
+        a = self.isend(dst, nbytes)
+        b = self.irecv(src)
+        self.waitall([a, b])
+
+
+def _bcast(ops: _Ops, rank: int, p: int, root: int, size: float, algo: str) -> None:
+    rel = (rank - root) % p
+    if algo == "flat_tree":
+        if rank == root:
+            for k in range(p):
+                if k != root:
+                    ops.send(k, size)
+        else:
+            ops.recv(root)
+        return
+    mask = 1
+    while mask < p:  # SMPI's bcast-binomial-tree.cpp
+        if rel & mask:
+            ops.recv((rank - mask) % p)
+            break
+        mask <<= 1
+    mask >>= 1
+    while mask > 0:
+        if rel + mask < p:
+            ops.send((rank + mask) % p, size)
+        mask >>= 1
+
+
+def _reduce(ops: _Ops, rank: int, p: int, root: int, size: float, algo: str) -> None:
+    if algo == "flat_tree":
+        if rank == root:
+            for k in range(p):
+                if k != root:
+                    ops.recv(k)
+        else:
+            ops.send(root, size)
+        return
+    rel = (rank - root) % p  # SMPI's reduce-binomial.cpp, commutative (MPI_OP_NULL)
+    mask = 1
+    while mask < p:
+        if mask & rel == 0:
+            source = rel | mask
+            if source < p:
+                ops.recv((source + root) % p)
+        else:
+            ops.send(((rel & ~mask) + root) % p, size)
+            break
+        mask <<= 1
+
+
+def _allreduce_rdb(ops: _Ops, rank: int, p: int, size: float) -> None:
+    pof2 = 1  # SMPI's allreduce-rdb.cpp
+    while pof2 <= p:
+        pof2 <<= 1
+    pof2 >>= 1
+    rem = p - pof2
+    if rank < 2 * rem:
+        if rank % 2 == 0:
+            ops.send(rank + 1, size)
+            newrank = -1
+        else:
+            ops.recv(rank - 1)
+            newrank = rank // 2
+    else:
+        newrank = rank - rem
+    if newrank != -1:
+        mask = 1
+        while mask < pof2:
+            newdst = newrank ^ mask
+            dst = newdst * 2 + 1 if newdst < rem else newdst + rem
+            ops.sendrecv(dst, size, dst, size)
+            mask <<= 1
+    if rank < 2 * rem:
+        if rank % 2:
+            ops.send(rank - 1, size)
+        else:
+            ops.recv(rank + 1)
+
+
+def compile_program(trace: Trace, sem: Semantics) -> Program:
+    """The trace's program under ``sem``, compiled once and kept on the trace."""
+    found = trace.compiled.get(sem)
+    if found is None:
+        b = _Builder(trace, sem)
+        b.build()
+        found = trace.compiled[sem] = b.program()
+    return found

@@ -1,0 +1,184 @@
+"""What a replay predicts: the makespan, per rank its finish and its seconds in
+computation, communication and waiting, and per operation (an action of the trace)
+its start and end, as numpy columns; as JSON and as a Chrome trace-event timeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from parasol_core.replay.program import Program
+from parasol_core.replay.tifile import KINDS, Trace
+
+# what an operation's time is called in the breakdown and the timeline
+CATEGORIES = ("computation", "communication", "waiting")
+# the actions whose size column is bytes (a wait's holds nothing of the kind)
+_SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compute", "wait",
+                                                        "waitall", "comm_size", "comm_split",
+                                                        "comm_dup")]  # fmt: skip
+
+
+@dataclass
+class ReplayResult:
+    """Per operation (the trace's actions, rank by rank): ``rank``, ``kind`` (an index
+    of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; -555: any source),
+    ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
+    ``end`` and of that time ``computation`` and ``waiting`` (for the first message it
+    waits for to start; the rest is communication), ``file`` (an index of ``files``)
+    and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
+    ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
+    transfers the network carried; ``events``: the flow engine's."""
+
+    makespan: float
+    files: list[str]
+    rank: np.ndarray
+    kind: np.ndarray
+    peer: np.ndarray
+    nbytes: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    computation_op: np.ndarray
+    waiting_op: np.ndarray
+    file: np.ndarray
+    line: np.ndarray
+    host: np.ndarray
+    finish: np.ndarray
+    computation: np.ndarray
+    communication: np.ndarray
+    waiting: np.ndarray
+    messages: int
+    events: int
+
+    @classmethod
+    def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
+           delay: np.ndarray, events: int) -> ReplayResult:  # fmt: skip
+        p = trace.ranks
+
+        def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
+            return np.where(nodes >= 0, times[np.maximum(nodes, 0)], 0.0) if times.size else \
+                np.zeros(nodes.shape[0])  # fmt: skip
+
+        start, stop = at(prog.op_start, end), at(prog.op_end, end)
+        dur = np.maximum(stop - start, 0.0)
+        comp = np.where(prog.op_flops > 0, at(prog.op_end, delay), 0.0)
+        comp = np.minimum(comp, dur)
+        rest = dur - comp
+        msg_start = at(prog.op_msg, t0)
+        wait = np.where(prog.op_msg >= 0, np.clip(msg_start - start, 0.0, rest), 0.0)
+        rank = trace.rank
+        finish = np.zeros(p)
+        has = np.diff(trace.first) > 0
+        finish[has] = stop[trace.first[1:][has] - 1]
+        computation = np.bincount(rank, weights=comp, minlength=p)
+        waiting = np.bincount(rank, weights=wait, minlength=p)
+        communication = np.maximum(finish - computation - waiting, 0.0)
+        nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
+        return cls(
+            makespan=float(finish.max(initial=0.0)),
+            files=list(trace.files),
+            rank=rank,
+            kind=trace.kind,
+            peer=trace.peer,
+            nbytes=nbytes,
+            start=start,
+            end=stop,
+            computation_op=comp,
+            waiting_op=wait,
+            file=trace.file,
+            line=trace.line,
+            host=hosts,
+            finish=finish,
+            computation=computation,
+            communication=communication,
+            waiting=waiting,
+            messages=int(prog.transfer.sum()),
+            events=events,
+        )
+
+    @property
+    def ranks(self) -> int:
+        return int(self.finish.shape[0])
+
+    def where(self, i: int) -> str:
+        """``FILE:LINE`` of operation ``i``."""
+        return f"{self.files[int(self.file[i])]}:{int(self.line[i])}"
+
+    def breakdown(self) -> dict[str, float]:
+        """Seconds in computation, communication and waiting, summed over the ranks."""
+        return {"computation": float(self.computation.sum()),
+                "communication": float(self.communication.sum()),
+                "waiting": float(self.waiting.sum())}  # fmt: skip
+
+    def to_json(self, operations: bool = True) -> dict[str, Any]:
+        """``{"makespan", "ranks": [{"rank", "processor", "finish", "computation",
+        "communication", "waiting"}...], "messages", "operations": [{"rank", "action",
+        "peer", "bytes", "start", "end", "computation", "waiting", "file", "line"}...]}``
+        (``peer`` null for none, -555 for any source)."""
+        ranks = [
+            {"rank": r, "processor": h, "finish": f, "computation": c, "communication": m,
+             "waiting": w}
+            for r, (h, f, c, m, w) in enumerate(zip(
+                self.host.tolist(), self.finish.tolist(), self.computation.tolist(),
+                self.communication.tolist(), self.waiting.tolist()))
+        ]  # fmt: skip
+        out: dict[str, Any] = {"makespan": self.makespan, "ranks": ranks,
+                               "messages": self.messages}  # fmt: skip
+        if operations:
+            out["operations"] = [
+                {"rank": r, "action": KINDS[k], "peer": None if p == -1 else p, "bytes": b,
+                 "start": s, "end": e, "computation": c, "waiting": w, "file": self.files[f],
+                 "line": n}
+                for r, k, p, b, s, e, c, w, f, n in zip(
+                    self.rank.tolist(), self.kind.tolist(), self.peer.tolist(),
+                    self.nbytes.tolist(), self.start.tolist(), self.end.tolist(),
+                    self.computation_op.tolist(), self.waiting_op.tolist(),
+                    self.file.tolist(), self.line.tolist())
+            ]  # fmt: skip
+        return out
+
+    def chrome_trace(self) -> dict[str, Any]:
+        """The timeline in Chrome's trace-event format (``chrome://tracing``, Perfetto,
+        speedscope open it): a thread per rank, a complete event ("X", microseconds)
+        for each part of an operation that took time, its category ``computation``,
+        ``communication`` or ``waiting``, its arguments the peer, the bytes and the
+        trace line."""
+        events: list[dict[str, Any]] = [
+            {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "replay"}}
+        ]
+        for r in range(self.ranks):
+            events.append({"name": "thread_name", "ph": "M", "pid": 0, "tid": r,
+                           "args": {"name": f"rank {r} (processor {int(self.host[r])})"}})  # fmt: skip
+        dur = self.end - self.start
+        busy = np.flatnonzero(dur > 0)
+        rank, kind, peer = self.rank.tolist(), self.kind.tolist(), self.peer.tolist()
+        start, comp, wait = (
+            self.start.tolist(),
+            self.computation_op.tolist(),
+            self.waiting_op.tolist(),
+        )
+        d, nbytes, file, line = (
+            dur.tolist(),
+            self.nbytes.tolist(),
+            self.file.tolist(),
+            self.line.tolist(),
+        )
+        for i in busy.tolist():
+            args: dict[str, Any] = {"trace": f"{self.files[file[i]]}:{line[i]}"}
+            if peer[i] != -1:
+                args["peer"] = peer[i]
+            if nbytes[i]:
+                args["bytes"] = nbytes[i]
+            t = start[i]
+            comm = d[i] - comp[i] - wait[i]
+            name = KINDS[kind[i]]
+            for cat, span in (("waiting", wait[i]), ("communication", comm),
+                              ("computation", comp[i])):  # fmt: skip
+                if span > 0:
+                    events.append({"name": name, "cat": cat, "ph": "X", "pid": 0,
+                                   "tid": rank[i], "ts": t * 1e6, "dur": span * 1e6,
+                                   "args": args})  # fmt: skip
+                    t += span
+        return {"traceEvents": events, "displayTimeUnit": "ns",
+                "otherData": {"makespan_s": self.makespan}}  # fmt: skip

@@ -1,0 +1,287 @@
+"""Replaying a compiled trace on a model: where the ranks run, what a flop and a
+collective cost, the flow engine's run, and the result (docs/replay.md)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasol_core.base import budget
+from parasol_core.base.numeric import read_int
+from parasol_core.expr.engine import Engine
+from parasol_core.expr.evaluate import EvalError
+from parasol_core.model import Machine
+from parasol_core.replay.program import (
+    EAGER_BYTES,
+    DeadlockError,
+    Program,
+    Semantics,
+    compile_program,
+)
+from parasol_core.replay.result import ReplayResult
+from parasol_core.replay.tifile import KINDS, Trace, TraceError
+from parasol_core.simulate import flow
+from parasol_core.simulate.messages import MessageArrays
+from parasol_core.simulate.trace import Phase
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.resources import check_sharing, usage_of
+from parasol_core.topology.switches import compute_processors
+from parasol_core.topology.transfer import RouteTable
+from parasol_core.topology.virtual import find_virtual, hardware_of
+
+DEFAULT_FLOP = "(pt(T).dla + pt(T).dln) / 2"
+"""A flop's seconds: the mean of a double local addition and multiplication of the
+rank's processor type (``T`` stands for its id)."""
+
+
+class ReplayError(ValueError):
+    """A replay that cannot run on this model: a rank with no processor, a flop time or
+    a collective cost the model cannot give, a route that cannot be plotted."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How a trace is replayed.
+
+    ``virtual``: rank r runs on virtual processor r + 1 of this virtual topology (its
+    mapping decides the hardware processor); ``hostfile``: a file of processor numbers
+    (``5`` or ``p5``, ``p5:4`` for 4 ranks; used again from its top if the ranks
+    outnumber its lines, as smpirun does), or the numbers as a list; neither: rank r on
+    the r-th compute processor. ``flop``: the seconds of a flop, an expression in which
+    ``T`` is the rank's processor type (:data:`DEFAULT_FLOP`). ``collectives``:
+    ``network`` (SMPI's algorithms on the network, ``algorithms`` per collective) or
+    ``model`` (the model's ``mpi`` section). ``eager``: bytes below which a send is
+    eager. ``sharing``: the flow engine's rule (``max``, ``maxmin``, ``cm02``)."""
+
+    virtual: int | None = None
+    hostfile: str | Path | Sequence[int] | None = None
+    flop: str = DEFAULT_FLOP
+    collectives: str = "network"
+    eager: float = EAGER_BYTES
+    algorithms: Mapping[str, str] = field(default_factory=dict)
+    sharing: str = "max"
+    traced_on: Machine | None = None
+
+    def semantics(self) -> Semantics:
+        try:
+            return Semantics.make(self.eager, self.algorithms, self.collectives)
+        except ValueError as e:
+            raise ReplayError(str(e)) from None
+
+
+# --------------------------------------------------------------------------- where ranks run
+
+
+def hosts_of(machine: Machine, options: ReplayOptions, ranks: int) -> np.ndarray:
+    """Each rank's hardware processor number."""
+    try:
+        hw = hardware_of(machine)
+    except RoutingError as e:
+        raise ReplayError(str(e)) from None
+    if options.virtual is not None and options.hostfile is not None:
+        raise ReplayError("give a virtual topology or a hostfile, not both")
+    if options.virtual is not None:
+        try:
+            virt = find_virtual(machine, options.virtual)
+        except RoutingError as e:
+            raise ReplayError(str(e)) from None
+        out = np.zeros(ranks, dtype=np.int64)
+        for r in range(ranks):
+            h = virt.mapping.get(r + 1)
+            if h is None:
+                raise ReplayError(f"rank {r} runs on virtual processor {r + 1} of virtual "
+                                  f"topology {virt.id}, which maps no processor there "
+                                  f"({len(virt.mapping)} mapped)")  # fmt: skip
+            out[r] = h
+        return out
+    if options.hostfile is not None:
+        hosts = _hostfile(options.hostfile)
+        if not hosts:
+            raise ReplayError(f"the hostfile {options.hostfile} names no processor")
+        out = np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
+        count = hw.processor_count or 0
+        bad = (out < 1) | (out > count)
+        if bad.any():
+            r = int(np.argmax(bad))
+            raise ReplayError(f"rank {r}: the hostfile names processor {int(out[r])}, and "
+                              f"{_label(hw)} has processors 1..{count}")  # fmt: skip
+        return out
+    computes = compute_processors(machine, hw)
+    if computes.shape[0] < ranks:
+        raise ReplayError(f"the trace has {ranks} ranks and {_label(hw)} {computes.shape[0]} "
+                          "compute processors (give a hostfile to put several ranks on "
+                          "one)")  # fmt: skip
+    return computes[:ranks].astype(np.int64)
+
+
+def _label(hw: Any) -> str:
+    return f"hardware topology {hw.id}" if hw.id is not None else "the hardware topology"
+
+
+def _hostfile(source: str | Path | Sequence[int]) -> list[int]:
+    if not isinstance(source, (str, Path)):
+        return [int(h) for h in source]
+    try:
+        text = Path(source).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ReplayError(f"{source}: cannot read: {e.strerror or e}") from None
+    hosts: list[int] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        word = raw.split("#")[0].strip()
+        if not word:
+            continue
+        name, _, times = word.partition(":")
+        name = name[1:] if name[:1] in ("p", "P") else name
+        try:
+            p = read_int(name, "a processor number")
+            k = read_int(times, "a rank count") if times else 1
+        except ValueError as e:
+            raise ReplayError(f"{source}:{n}: {e} (a line is N, pN or pN:RANKS)") from None
+        hosts.extend([p] * k)
+    return hosts
+
+
+# --------------------------------------------------------------------------- timings
+
+
+def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -> np.ndarray:
+    """Each rank's seconds a flop, the expression ``flop`` of its processor's type."""
+    hw = hardware_of(machine)
+    types = hw.types
+    out = np.zeros(hosts.shape[0])
+    cache: dict[int, float] = {}
+    for r, h in enumerate(hosts.tolist()):
+        t = types.get(h)
+        if t is None:
+            raise ReplayError(f"rank {r} runs on processor {h}, which has no processor type")
+        if t not in cache:
+            text = flop.replace("(T)", f"({t})")
+            value = engine.evaluate_text(text)
+            if isinstance(value, EvalError) or not isinstance(value, (int, float)):
+                raise ReplayError(f"a flop's time on processor type {t}, '{text}': {value} "
+                                  "(give another expression: --flop)")  # fmt: skip
+            if not (math.isfinite(value) and value >= 0):
+                raise ReplayError(f"a flop's time on processor type {t}, '{text}', is "
+                                  f"{value!r}: it must be zero or more seconds")  # fmt: skip
+            cache[t] = float(value)
+        out[r] = cache[t]
+    return out
+
+
+def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, int]]) -> np.ndarray:
+    """The model's ``mpi`` cost of each (name, bytes, procs)."""
+    out = np.zeros(len(keys))
+    if keys and (machine.mpi is None or not machine.mpi.entries):
+        raise ReplayError("--collectives model needs the model's mpi section, and it has none")
+    for i, (name, nbytes, procs) in enumerate(keys):
+        if name not in machine.mpi.entries:
+            have = ", ".join(machine.mpi.entries) or "none"
+            raise ReplayError(f"--collectives model: the model's mpi section gives no "
+                              f"'{name}' (it gives: {have})")  # fmt: skip
+        value = engine.evaluate_text(f"mp.{name}", runtime=True,
+                                     args={"bytes": nbytes, "procs": procs})  # fmt: skip
+        if isinstance(value, EvalError) or not isinstance(value, (int, float)):
+            raise ReplayError(f"mp.{name} with ar.bytes = {nbytes:g}, ar.procs = {procs}: {value}")
+        if not (math.isfinite(value) and value >= 0):
+            raise ReplayError(f"mp.{name} with ar.bytes = {nbytes:g}, ar.procs = {procs} is "
+                              f"{value!r}: a cost must be zero or more seconds")  # fmt: skip
+        out[i] = value
+    return out
+
+
+# --------------------------------------------------------------------------- the replay
+
+
+def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
+           engine: Engine | None = None) -> ReplayResult:  # fmt: skip
+    """Predict the traced program's run on ``machine`` (see the package's docstring).
+    The trace's program is compiled once per semantics and kept on ``trace``; ``engine``
+    (the session's, if there is one) evaluates the flop time and the collectives'
+    costs. Raises TraceError (bad trace), ReplayError (the model cannot run it),
+    DeadlockError, BudgetError (past the limits in force)."""
+    options = options or ReplayOptions()
+    try:
+        check_sharing(options.sharing)
+    except ValueError as e:
+        raise ReplayError(str(e)) from None
+    sem = options.semantics()
+    hosts = hosts_of(machine, options, trace.ranks)
+    engine = engine if engine is not None else Engine(machine)
+    per_flop = flop_times(machine, engine, hosts, options.flop)
+    hw = hardware_of(machine)
+    table = RouteTable(hw)
+    budget.check_phase("replaying the trace", len(trace) * 3, hint="about 3 nodes an action",
+                       exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    prog = compile_program(trace, sem)
+    costs = model_costs(machine, engine, prog.cost_keys)
+    n = prog.nodes
+    src, dst = hosts[prog.src], hosts[prog.dst]
+    with np.errstate(all="ignore"):
+        delay = prog.flops * per_flop[prog.src]
+        if prog.cost_keys:
+            has = prog.cost >= 0
+            delay[has] += costs[prog.cost[has]]
+    if not np.isfinite(delay).all():
+        i = int(np.argmax(~np.isfinite(delay)))
+        raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
+                          f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
+    ids = _routes(table, src, dst, machine)
+    budget.check_phase("replaying the trace", n, flow=True, links=len(hw.links))
+    msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
+    with np.errstate(all="ignore"):
+        phase = Phase.of(table, ids, msgs)
+        usage = usage_of(table, ids, table.options)
+        out = flow.run(phase, usage, options.sharing)
+    end = out.end
+    if np.isnan(end).any():
+        raise _deadlock(trace, prog, end)
+    if not np.isfinite(end).all():
+        raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
+                          "processor timing is too slow for this trace")  # fmt: skip
+    return ReplayResult.of(trace, prog, hosts, out.t0, end, delay, int(out.events))
+
+
+def _routes(table: RouteTable, src: np.ndarray, dst: np.ndarray, machine: Machine) -> np.ndarray:
+    """Route ids, one route plotted per distinct pair of processors."""
+    base = int(max(src.max(initial=0), dst.max(initial=0))) + 1
+    key = src * base + dst
+    pairs, inverse = np.unique(key, return_inverse=True)
+    try:
+        ids = table.add_many(pairs // base, pairs % base)
+    except RoutingError as e:
+        raise ReplayError(f"a route of the replay: {e}") from None
+    return ids[inverse]
+
+
+def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
+    """The ranks that never finish and the operation each is stuck in."""
+    stuck: dict[int, int] = {}
+    lines = []
+    for r in range(trace.ranks):
+        for i in range(int(trace.first[r]), int(trace.first[r + 1])):
+            e = int(prog.op_end[i])
+            if e >= 0 and math.isnan(end[e]):
+                stuck[r] = i
+                msg = int(prog.op_msg[i])
+                what = KINDS[int(trace.kind[i])]
+                peer = int(trace.peer[i])
+                on = ""
+                if msg >= 0 and math.isnan(end[msg]):
+                    a, b = int(prog.src[msg]), int(prog.dst[msg])
+                    other = b if a == r else a
+                    on = f", waiting for rank {other}"
+                elif peer >= 0:
+                    on = f", waiting for rank {peer}"
+                lines.append(f"rank {r} in {what} at {trace.where(i)}{on}")
+                break
+    head = f"the program deadlocks: {len(stuck)} of {trace.ranks} ranks never finish"
+    return DeadlockError(head + ": " + "; ".join(lines[:20]) + (
+        f"; and {len(lines) - 20} more" if len(lines) > 20 else ""), stuck)  # fmt: skip
+
+
+__all__ = ["DEFAULT_FLOP", "ReplayError", "ReplayOptions", "TraceError", "replay"]

@@ -1,0 +1,462 @@
+"""SimGrid time-independent traces (``smpirun -trace-ti``, SimGrid 3.32), read into a
+:class:`Trace`: every action of every rank as numpy columns, read once and replayed
+as often as wanted (docs/replay.md, "Formats").
+
+An index file names one action file per rank, one path a line (relative to the index
+file's folder, else to the working folder), rank 0 first; or the file itself holds the
+actions of every rank, each line starting with its rank. An action line is
+``RANK ACTION ARGS...``; the actions and their arguments (``DT``: a datatype's number,
+optional, :data:`DATATYPES`; counts are elements of it):
+
+=================  ==========================================================
+``init``           (anything after it is ignored)
+``finalize``
+``compute F``      F floating-point operations
+``send D TAG N [DT]``, ``isend D TAG N [DT]``
+``recv S TAG N [DT]``, ``irecv S TAG N [DT]``  (S ``-555`` or ``-333``: any source)
+``wait [S D TAG]``  the request of that source, destination and tag, else the oldest
+``waitall [K]``    every request not waited for
+``sendRecv N D M S [DT DT]``
+``bcast N ROOT [DT]``, ``reduce N F ROOT [DT]``, ``allreduce N F [DT]``
+``alltoall N M [DT DT]``, ``allgather N M [DT DT]``, ``gather N M ROOT [DT DT]``,
+``scatter N M ROOT [DT DT]``
+``alltoallv N C1..CP M D1..DP [DT DT]``, ``gatherv N D1..DP ROOT [DT DT]``,
+``allgatherv N D1..DP [DT DT]``, ``reducescatter D1..DP F [DT]``
+``barrier``
+``comm_size P``, ``comm_split``, ``comm_dup``  (accepted, nothing happens)
+=================  ==========================================================
+
+Bad input raises :class:`TraceError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from parasol_core.base import budget
+from parasol_core.base.numeric import read_float, read_int
+
+# SMPI 3.32's datatype numbers (smpi_datatype.cpp, CREATE_MPI_DATATYPE) and their sizes
+DATATYPES: dict[int, tuple[str, int]] = {
+    0: ("MPI_DOUBLE", 8),
+    1: ("MPI_INT", 4),
+    2: ("MPI_CHAR", 1),
+    3: ("MPI_SHORT", 2),
+    4: ("MPI_LONG", 8),
+    5: ("MPI_FLOAT", 4),
+    6: ("MPI_BYTE", 1),
+}
+DEFAULT_DATATYPE = 0  # SMPI's replay: MPI_DOUBLE when a line names none
+ANY_SOURCE = (-555, -333)
+ANY_TAG = -444
+MAX_COUNT = 2**53  # elements or flops past which a count is not a whole double
+
+# action kinds (the ``kind`` column); their names as the trace spells them
+KINDS = ("init", "finalize", "compute", "send", "isend", "recv", "irecv", "wait", "waitall",
+         "sendRecv", "bcast", "reduce", "allreduce", "alltoall", "alltoallv", "gather",
+         "gatherv", "allgather", "allgatherv", "scatter", "reducescatter", "barrier",
+         "comm_size", "comm_split", "comm_dup")  # fmt: skip
+KIND = {name: i for i, name in enumerate(KINDS)}
+COLLECTIVES = frozenset(
+    KIND[k]
+    for k in (
+        "bcast",
+        "reduce",
+        "allreduce",
+        "alltoall",
+        "alltoallv",
+        "gather",
+        "gatherv",
+        "allgather",
+        "allgatherv",
+        "scatter",
+        "reducescatter",
+        "barrier",
+    )  # fmt: skip
+)
+_LOWER = {name.lower(): name for name in KINDS}
+
+# memory a parsed action takes (its columns), for the budget, and the shortest line
+BYTES_PER_ACTION = 64
+SHORTEST_LINE = 8
+
+
+class TraceError(ValueError):
+    """A trace that cannot be replayed; the message names the file and line."""
+
+
+@dataclass
+class Trace:
+    """A parsed trace: per action (rank by rank, in trace order) its ``rank``, ``kind``
+    (an index of :data:`KINDS`), ``peer`` (destination, source or root; -1 for none,
+    :data:`ANY_SOURCE` kept as -555), ``tag``, ``size`` and ``size2`` (bytes: a send's,
+    a receive's; a collective's send and receive part), ``flops`` (``compute`` and the
+    reductions' F), and where it came from: ``file`` (an index of ``files``) and
+    ``line`` (1-based). The v-collectives keep their per-rank counts (bytes) in
+    ``counts[counts_ptr[0, i]:counts_ptr[1, i]]`` (alltoallv: the send counts, then the
+    receive counts). ``first[r]:first[r + 1]`` are rank r's actions.
+
+    Replaying compiles the trace into a program of messages once per set of semantic
+    options and keeps it here (:attr:`compiled`), so a replay after a timing changed
+    costs the network trace only."""
+
+    ranks: int
+    files: list[str]
+    rank: np.ndarray
+    kind: np.ndarray
+    peer: np.ndarray
+    tag: np.ndarray
+    size: np.ndarray
+    size2: np.ndarray
+    flops: np.ndarray
+    file: np.ndarray
+    line: np.ndarray
+    counts_ptr: np.ndarray
+    counts: np.ndarray
+    first: np.ndarray
+    compiled: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return int(self.kind.shape[0])
+
+    def where(self, i: int) -> str:
+        """``FILE:LINE`` of action ``i``."""
+        return f"{self.files[int(self.file[i])]}:{int(self.line[i])}"
+
+    def text(self, i: int) -> str:
+        """Action ``i`` in words (its kind and peer), for messages."""
+        kind = KINDS[int(self.kind[i])]
+        peer = int(self.peer[i])
+        return f"{kind} {peer}" if peer >= 0 and kind not in ("compute",) else kind
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def load_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
+    """Read a SimGrid time-independent trace: an index file naming one action file per
+    rank, or one file holding every rank's actions. ``ranks``: how many the program had
+    (default: as many as the index names, or the highest rank seen plus one). Held to
+    the memory budget in force (:mod:`parasol_core.base.budget`, ``--max-memory``),
+    estimated from the files' sizes before they are read. TraceError on bad input."""
+    index = Path(path)
+    try:
+        head = index.read_bytes()[:4096]
+    except OSError as e:
+        raise TraceError(f"{index}: cannot read: {e.strerror or e}") from None
+    first = _first_line(head)
+    files = [index] if first is not None and _is_action(first) else _index_files(index)
+    _check_size(files)
+    return _read(files, ranks, index)
+
+
+def _first_line(head: bytes) -> str | None:
+    for raw in head.splitlines():
+        line = raw.decode("utf-8", "replace").strip()
+        if line and not line.startswith("#"):
+            return line
+    return None
+
+
+def _is_action(line: str) -> bool:
+    words = line.split()
+    return len(words) >= 2 and words[0].lstrip("-").isdigit() and words[1].lower() in _LOWER
+
+
+def _index_files(index: Path) -> list[Path]:
+    try:
+        text = index.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise TraceError(f"{index}: cannot read: {e.strerror or e}") from None
+    files = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        name = raw.strip()
+        if not name or name.startswith("#"):
+            continue
+        p = Path(name)
+        if not p.is_absolute():
+            near = index.parent / p
+            p = near if near.exists() or not p.exists() else p
+        if not p.is_file():
+            raise TraceError(f"{index}:{n}: the action file '{name}' does not exist")
+        files.append(p)
+    if not files:
+        raise TraceError(f"{index}: names no action file (an index lists one per rank)")
+    return files
+
+
+def _check_size(files: list[Path]) -> None:
+    total = sum(f.stat().st_size for f in files)
+    limit = budget.current().memory
+    if limit is None:
+        return
+    estimate = total // SHORTEST_LINE * BYTES_PER_ACTION
+    if estimate > limit:
+        raise budget.MemoryBudgetError(
+            f"reading the trace ({total:,} bytes in {len(files)} files)", estimate, limit,
+            budget.current().source,
+        )  # fmt: skip
+
+
+class _Columns:
+    def __init__(self) -> None:
+        self.rank: list[int] = []
+        self.kind: list[int] = []
+        self.peer: list[int] = []
+        self.tag: list[int] = []
+        self.size: list[float] = []
+        self.size2: list[float] = []
+        self.flops: list[float] = []
+        self.file: list[int] = []
+        self.line: list[int] = []
+        self.vraw: list[tuple[int, str, list[str], str]] = []
+
+
+def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
+    cols = _Columns()
+    names = [str(f) for f in files]
+    per_file = len(files) > 1 or files[0] != index
+    for fi, f in enumerate(files):
+        expect = fi if per_file else None
+        try:
+            with open(f, encoding="utf-8", errors="replace") as stream:
+                for n, raw in enumerate(stream, 1):
+                    words = raw.split()
+                    if not words or words[0].startswith("#"):
+                        continue
+                    _action(cols, words, names[fi], fi, n, expect)
+        except OSError as e:
+            raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
+    seen = (max(cols.rank) + 1) if cols.rank else 0
+    count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
+    size, size2, flops = cols.size, cols.size2, cols.flops
+    lo = np.zeros(len(cols.kind), dtype=np.int64)
+    hi = np.zeros(len(cols.kind), dtype=np.int64)
+    counts: list[float] = []
+    for at, name, args, where in cols.vraw:  # the v-collectives, now that P is known
+        peer, size[at], size2[at], flops[at], mine = _vector(name, args, where, count)
+        cols.peer[at] = peer
+        lo[at] = len(counts)
+        counts.extend(mine)
+        hi[at] = len(counts)
+    rank = np.asarray(cols.rank, dtype=np.int64)
+    order = np.argsort(rank, kind="stable")  # one file: its ranks' lines interleave
+    trace = Trace(
+        ranks=count,
+        files=names,
+        rank=rank[order],
+        kind=np.asarray(cols.kind, dtype=np.int8)[order],
+        peer=np.asarray(cols.peer, dtype=np.int64)[order],
+        tag=np.asarray(cols.tag, dtype=np.int64)[order],
+        size=np.asarray(size, dtype=np.float64)[order],
+        size2=np.asarray(size2, dtype=np.float64)[order],
+        flops=np.asarray(flops, dtype=np.float64)[order],
+        file=np.asarray(cols.file, dtype=np.int32)[order],
+        line=np.asarray(cols.line, dtype=np.int64)[order],
+        counts_ptr=np.stack([lo[order], hi[order]]),
+        counts=np.asarray(counts, dtype=np.float64),
+        first=np.searchsorted(rank[order], np.arange(count + 1)).astype(np.int64),
+    )
+    check_ranks(trace)
+    return trace
+
+
+def check_ranks(trace: Trace) -> None:
+    """Every rank and peer within the program's ranks, the v-counts one per rank."""
+    p = trace.ranks
+    bad = trace.rank >= p
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise TraceError(f"{trace.where(i)}: rank {int(trace.rank[i])} is out of range: the "
+                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+    peer = trace.peer
+    wild = (peer == ANY_SOURCE[0]) | (peer == ANY_SOURCE[1])
+    bad = ((peer < -1) & ~wild) | (peer >= p)
+    if bad.any():
+        i = int(np.argmax(bad))
+        what = "root" if int(trace.kind[i]) in COLLECTIVES else "peer"
+        raise TraceError(f"{trace.where(i)}: {what} {int(peer[i])} is out of range: the "
+                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+    lo, hi = trace.counts_ptr
+    n = hi - lo
+    v = n > 0
+    if v.any():
+        kind = trace.kind
+        want = np.where(kind == KIND["alltoallv"], 2 * p, p)
+        bad = v & (n != want)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise TraceError(f"{trace.where(i)}: {KINDS[int(kind[i])]} gives {int(n[i])} "
+                             f"counts; the program has {p} ranks")  # fmt: skip
+
+
+def _int(word: str, what: str, where: str) -> int:
+    try:
+        value = read_int(word, what, sign=True)
+    except ValueError as e:
+        raise TraceError(f"{where}: {e}") from None
+    if abs(value) > MAX_COUNT:
+        raise TraceError(f"{where}: {what} {word} overflows (more than 2^53)")
+    return value
+
+
+def _count(word: str, what: str, where: str) -> float:
+    try:
+        value = read_float(word, f" ({what})")
+    except ValueError as e:
+        raise TraceError(f"{where}: {e}") from None
+    if not math.isfinite(value) or value < 0 or value > MAX_COUNT:
+        why = "is negative" if value < 0 else "overflows (past 2^53)"
+        raise TraceError(f"{where}: {what} {word} {why}")
+    return value
+
+
+def _dt(words: list[str], at: int, where: str) -> int:
+    if len(words) <= at:
+        return DATATYPES[DEFAULT_DATATYPE][1]
+    number = _int(words[at], "a datatype", where)
+    if number not in DATATYPES:
+        known = ", ".join(f"{k} ({v[0]})" for k, v in DATATYPES.items())
+        raise TraceError(f"{where}: unknown datatype {number} (known: {known})")
+    return DATATYPES[number][1]
+
+
+def _bytes(count: float, size: int, where: str) -> float:
+    value = count * size
+    if value > MAX_COUNT:
+        raise TraceError(f"{where}: {count:.17g} elements of {size} bytes overflow (past 2^53 "
+                         "bytes)")  # fmt: skip
+    return value
+
+
+# arguments each action needs (at least, at most; None: any number)
+_ARITY = {"init": (0, None), "finalize": (0, 0), "compute": (1, 1), "send": (3, 4),
+          "isend": (3, 4), "recv": (3, 4), "irecv": (3, 4), "wait": (0, 3), "waitall": (0, 1),
+          "sendRecv": (4, 6), "bcast": (2, 3), "reduce": (3, 4), "allreduce": (2, 3),
+          "alltoall": (2, 4), "gather": (3, 5), "allgather": (2, 4), "scatter": (3, 5),
+          "barrier": (0, 0), "comm_size": (1, 1), "comm_split": (0, None),
+          "comm_dup": (0, None)}  # fmt: skip
+
+
+def _action(cols: _Columns, words: list[str], fname: str, fi: int, n: int,
+            expect: int | None) -> None:  # fmt: skip
+    where = f"{fname}:{n}"
+    if len(words) < 2:
+        raise TraceError(
+            f"{where}: an action line is 'RANK ACTION ARGS...', got '{' '.join(words)}'"
+        )
+    rank = _int(words[0], "the rank", where)
+    if rank < 0:
+        raise TraceError(f"{where}: rank {rank} is out of range (ranks count from 0)")
+    if expect is not None and rank != expect:
+        raise TraceError(f"{where}: a line of rank {rank} in the file of rank {expect} (the "
+                         f"index's line {expect + 1})")  # fmt: skip
+    name = _LOWER.get(words[1].lower()) if words[1] in KIND or words[1].lower() in _LOWER else None
+    if name is None:
+        raise TraceError(f"{where}: unknown action '{words[1]}' (known: {', '.join(KINDS)})")
+    args = words[2:]
+    arity = _ARITY.get(name)
+    if arity is not None:
+        lo, hi = arity
+        if len(args) < lo or (hi is not None and len(args) > hi):
+            want = f"{lo}" if lo == hi else (f"{lo} to {hi}" if hi is not None else f"{lo} or more")
+            raise TraceError(f"{where}: {name} takes {want} arguments, got {len(args)}")
+    peer, tag, size, size2, flops = -1, 0, 0.0, 0.0, 0.0
+    if name == "compute":
+        flops = _count(args[0], "the flops", where)
+    elif name in ("send", "isend", "recv", "irecv"):
+        peer = _int(args[0], "the destination" if "send" in name else "the source", where)
+        tag = _int(args[1], "the tag", where)
+        size = _bytes(_count(args[2], "the count", where), _dt(args, 3, where), where)
+    elif name == "wait":
+        if len(args) == 3:
+            peer = _int(args[0], "the source", where)
+            tag = _int(args[2], "the tag", where)
+            size2 = float(_int(args[1], "the destination", where))
+        elif args:
+            raise TraceError(f"{where}: wait takes no arguments or SRC DST TAG, got {len(args)}")
+    elif name == "sendRecv":
+        sdt, rdt = _dt(args, 4, where), _dt(args, 5, where)
+        size = _bytes(_count(args[0], "the send count", where), sdt, where)
+        peer = _int(args[1], "the destination", where)
+        size2 = _bytes(_count(args[2], "the receive count", where), rdt, where)
+        tag = _int(args[3], "the source", where)  # the source, kept in the tag column
+        if tag < 0 or peer < 0:
+            raise TraceError(f"{where}: sendRecv's destination and source are ranks")
+    elif name == "bcast":
+        size = _bytes(_count(args[0], "the count", where), _dt(args, 2, where), where)
+        peer = _int(args[1], "the root", where)
+    elif name == "reduce":
+        size = _bytes(_count(args[0], "the count", where), _dt(args, 3, where), where)
+        flops = _count(args[1], "the flops", where)
+        peer = _int(args[2], "the root", where)
+    elif name == "allreduce":
+        size = _bytes(_count(args[0], "the count", where), _dt(args, 2, where), where)
+        flops = _count(args[1], "the flops", where)
+    elif name in ("alltoall", "allgather", "gather", "scatter"):
+        rooted = name in ("gather", "scatter")
+        sdt, rdt = _dt(args, 3 if rooted else 2, where), _dt(args, 4 if rooted else 3, where)
+        size = _bytes(_count(args[0], "the send count", where), sdt, where)
+        size2 = _bytes(_count(args[1], "the receive count", where), rdt, where)
+        if rooted:
+            peer = _int(args[2], "the root", where)
+    elif name in ("alltoallv", "gatherv", "allgatherv", "reducescatter"):
+        cols.vraw.append((len(cols.kind), name, args, where))  # decoded when P is known
+    elif name == "comm_size":
+        _int(args[0], "the size", where)
+    for value, what in ((peer, "peer"),):
+        if value < -1 and value not in ANY_SOURCE:
+            raise TraceError(f"{where}: {what} {value} is out of range (ranks count from 0)")
+    if peer in ANY_SOURCE and name not in ("recv", "irecv", "wait"):
+        raise TraceError(f"{where}: {name} cannot take any source ({peer})")
+    cols.rank.append(rank)
+    cols.kind.append(KIND[name])
+    cols.peer.append(ANY_SOURCE[0] if peer in ANY_SOURCE else peer)
+    cols.tag.append(tag)
+    cols.size.append(size)
+    cols.size2.append(size2)
+    cols.flops.append(flops)
+    cols.file.append(fi)
+    cols.line.append(n)
+
+
+def _vector(name: str, args: list[str], where: str, p: int
+            ) -> tuple[int, float, float, float, list[float]]:  # fmt: skip
+    """A v-collective's arguments, for a program of ``p`` ranks (SMPI 3.32 writes a
+    datatype for each buffer; without them the counts are elements of MPI_DOUBLE):
+    its peer (root), sizes, flops and counts in bytes."""
+    n = len(args)
+    shapes = {"alltoallv": (2 * p + 2, 2), "gatherv": (p + 2, 2), "allgatherv": (p + 1, 2),
+              "reducescatter": (p + 1, 1)}  # fmt: skip
+    need, dts = shapes[name]
+    if n not in (need, need + dts):
+        forms = {"alltoallv": "N C1..CP M D1..DP [DT DT]", "gatherv": "N D1..DP ROOT [DT DT]",
+                 "allgatherv": "N D1..DP [DT DT]", "reducescatter": "D1..DP F [DT]"}  # fmt: skip
+        raise TraceError(f"{where}: {name} takes {forms[name]}: {need} or {need + dts} "
+                         f"arguments for {p} ranks, got {n}")  # fmt: skip
+    typed = n == need + dts
+    sdt = _dt(args, need, where) if typed else DATATYPES[DEFAULT_DATATYPE][1]
+    rdt = _dt(args, need + 1, where) if typed and dts == 2 else sdt
+
+    def sizes(words: list[str], dt: int, what: str) -> list[float]:
+        return [_bytes(_count(w, what, where), dt, where) for w in words]
+
+    if name == "alltoallv":
+        size = _bytes(_count(args[0], "the send size", where), sdt, where)
+        send = sizes(args[1 : p + 1], sdt, "a send count")
+        size2 = _bytes(_count(args[p + 1], "the receive size", where), rdt, where)
+        recv = sizes(args[p + 2 : 2 * p + 2], rdt, "a receive count")
+        return -1, size, size2, 0.0, send + recv
+    if name == "reducescatter":
+        counts = sizes(args[:p], sdt, "a count")
+        return -1, sum(counts), 0.0, _count(args[p], "the flops", where), counts
+    size = _bytes(_count(args[0], "the send count", where), sdt, where)
+    counts = sizes(args[1 : p + 1], rdt, "a receive count")
+    peer = _int(args[p + 1], "the root", where) if name == "gatherv" else -1
+    return peer, size, sum(counts), 0.0, counts

@@ -1,0 +1,254 @@
+"""Replaying MPI traces (issue 31): a SimGrid time-independent trace in, times out.
+
+Hand-computed cases on a ring of 1 us, 1 ns a byte links with a 1 ns flop: eager and
+rendezvous sends, waits, computation, the breakdown of each rank's time; one parse
+replayed many times; the Chrome timeline; errors with their file and line; deadlocks
+naming the stuck ranks."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from replay_platforms import machine_of
+
+from parasol_core.model import Timing
+from parasol_core.replay import (
+    KINDS,
+    DeadlockError,
+    ReplayError,
+    ReplayOptions,
+    TraceError,
+    load_trace,
+    replay,
+)
+from parasol_core.topology.generators import ring
+
+US = 1e-6
+
+
+def ring_machine(n: int = 4):
+    topology = ring(n, 1e-6, 1e-9)
+    topology.duplex = 0.0  # each way its own: the hand computations need no sharing
+    return machine_of(topology)
+
+
+def write(tmp_path, text: str, name: str = "trace.txt"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+PING_PONG = """\
+0 init
+1 init
+0 compute 1000
+0 send 1 5 100 2
+1 recv 0 5 100 2
+1 compute 2000
+1 send 0 7 10000 0
+0 compute 5000
+0 recv 1 7 10000 0
+1 finalize
+0 finalize
+"""
+
+
+def test_eager_and_rendezvous_sends_by_hand(tmp_path):
+    # rank 0 computes 1 us, sends 100 B eagerly (it goes on at once; the message
+    # arrives at 1 + 1 + 0.1 us), computes 5 us and receives 80,000 B that rank 1 has
+    # been trying to send since 4.1 us: a rendezvous, which starts when the receive is
+    # posted at 6 us and takes 1 + 80 us
+    trace = load_trace(write(tmp_path, PING_PONG))
+    result = replay(ring_machine(), trace)
+    assert result.finish == pytest.approx([87 * US, 87 * US], rel=1e-12)
+    assert result.makespan == pytest.approx(87 * US, rel=1e-12)
+    assert result.computation == pytest.approx([6 * US, 2 * US], rel=1e-12)
+    # rank 1 waits 1 us for the eager message to leave and 1.9 us for rank 0's receive
+    assert result.waiting == pytest.approx([0, 2.9 * US], rel=1e-9, abs=1e-18)
+    assert result.communication == pytest.approx([81 * US, 82.1 * US], rel=1e-9)
+    total = result.computation + result.communication + result.waiting
+    np.testing.assert_allclose(total, result.finish, rtol=1e-12)
+    ops = {(int(r), KINDS[k], int(n)): (s, e) for r, k, n, s, e in zip(
+        result.rank, result.kind, result.line, result.start, result.end)}  # fmt: skip
+    assert ops[(0, "send", 4)] == pytest.approx((1 * US, 1 * US))  # eager: returns at once
+    assert ops[(1, "recv", 5)] == pytest.approx((0, 2.1 * US))
+    assert ops[(1, "send", 7)] == pytest.approx((4.1 * US, 87 * US))
+    assert ops[(0, "recv", 9)] == pytest.approx((6 * US, 87 * US))
+
+
+def test_the_eager_threshold_decides_when_a_send_returns(tmp_path):
+    # with every send eager, rank 1's 80,000 B leave at 4.1 us: it finishes then, and
+    # rank 0's receive at 6 us finds the message arrived at 4.1 + 81 us
+    trace = load_trace(write(tmp_path, PING_PONG))
+    result = replay(ring_machine(), trace, ReplayOptions(eager=1e9))
+    assert result.finish == pytest.approx([85.1 * US, 4.1 * US], rel=1e-12)
+
+
+def test_nonblocking_requests_are_waited_for(tmp_path):
+    # rank 0 posts a large isend at 0, computes 10 us and waits: the transfer started
+    # when rank 1 posted its irecv at 3 us and ends at 3 + 1 + 100 us
+    text = """\
+0 isend 1 1 100000 6
+0 compute 10000
+0 wait 0 1 1
+1 compute 3000
+1 irecv 0 1 100000 6
+1 isend 0 2 10 6
+1 recv 0 3 10 6
+0 irecv 1 2 10 6
+0 send 1 3 10 6
+0 waitall 1
+1 waitall 2
+"""
+    result = replay(ring_machine(), load_trace(write(tmp_path, text)))
+    end = 104 * US
+    ops = {(int(r), int(n)): (s, e) for r, n, s, e in zip(result.rank, result.line,
+                                                          result.start, result.end)}  # fmt: skip
+    assert ops[(0, 3)] == pytest.approx((10 * US, end))  # the wait
+    # rank 1's small isend left at 3 us and arrives at 4.01 us; rank 0 receives after
+    # its wait; its small send leaves at 104 us and arrives at 105.01 us
+    assert ops[(0, 10)] == pytest.approx((end, end))
+    assert result.finish[1] == pytest.approx(end + 1.01 * US, rel=1e-12)
+    assert result.finish[0] == pytest.approx(end, rel=1e-12)
+
+
+def test_parse_once_replay_many_after_a_timing_changes(tmp_path):
+    machine = ring_machine()
+    trace = load_trace(write(tmp_path, PING_PONG))
+    first = replay(machine, trace)
+    assert len(trace.compiled) == 1
+    program = next(iter(trace.compiled.values()))
+    machine.processors[0].timings["dla"] = Timing(3e-9)  # a flop: (3 + 1) / 2 ns
+    second = replay(machine, trace)
+    assert next(iter(trace.compiled.values())) is program  # not compiled again
+    # rank 0 computes 6,000 flops before the rendezvous, each 1 ns slower
+    assert second.makespan - first.makespan == pytest.approx(6 * US, rel=1e-9)
+    third = replay(machine, trace, ReplayOptions(flop="pt(T).dln"))
+    assert third.makespan == pytest.approx(first.makespan, rel=1e-12)
+
+
+def test_an_index_file_names_one_action_file_per_rank(tmp_path):
+    ranks = {0: [], 1: []}
+    for line in PING_PONG.splitlines():
+        ranks[int(line.split()[0])].append(line)
+    (tmp_path / "run_files").mkdir()
+    for r, lines in ranks.items():
+        write(tmp_path / "run_files", "\n".join(lines) + "\n", f"rank-{r}.txt")
+    index = write(tmp_path, "run_files/rank-0.txt\nrun_files/rank-1.txt\n", "run.txt")
+    trace = load_trace(index)
+    assert trace.ranks == 2
+    result = replay(ring_machine(), trace)
+    assert result.makespan == pytest.approx(87 * US, rel=1e-12)
+    assert result.where(int(np.flatnonzero(result.rank == 1)[2])).endswith("rank-1.txt:3")
+
+
+def test_collectives_on_a_ring_end_together_after_a_barrier(tmp_path):
+    lines = []
+    for r in range(4):
+        lines += [f"{r} compute {1000 * (r + 1)}", f"{r} allreduce 10 0 0", f"{r} bcast 100 2 0",
+                  f"{r} reduce 8 500 1 0", f"{r} alltoall 4 4 0 0", f"{r} allgather 4 4 0 0",
+                  f"{r} barrier", f"{r} compute 100"]  # fmt: skip
+    result = replay(ring_machine(), load_trace(write(tmp_path, "\n".join(lines) + "\n")))
+    barrier = result.end[result.kind == KINDS.index("barrier")]
+    # rank 0 releases the others after the last arrives: they leave 1 us (one hop) or
+    # 2 us (two) after it, rank 0 itself when its last send leaves (eager)
+    assert barrier.max() - barrier.min() == pytest.approx(2 * US, rel=1e-9)
+    np.testing.assert_allclose(result.finish - barrier, 100e-9, rtol=1e-9)
+    assert result.messages > 4 * 4
+
+
+def test_model_collectives_cost_what_the_mpi_section_says(tmp_path):
+    from parasol_core.model import Mpi
+    from parasol_core.syntax.expression import parse_expression
+
+    machine = ring_machine()
+    machine.mpi = Mpi(entries={"allreduce": parse_expression("1e-5 + ar.bytes * 1e-9 * ar.procs")})
+    text = "".join(f"{r} compute {1000 * (r + 1)}\n{r} allreduce 125 0 0\n" for r in range(4))
+    result = replay(machine, load_trace(write(tmp_path, text)),
+                    ReplayOptions(collectives="model"))  # fmt: skip
+    # every rank leaves at the last arrival (4 us) plus 10 us + 1000 B x 1 ns x 4
+    np.testing.assert_allclose(result.finish, 4 * US + 14 * US, rtol=1e-12)
+    with pytest.raises(ReplayError, match="no 'bcast'"):
+        replay(machine, load_trace(write(tmp_path, "0 bcast 1 0\n", "b.txt")),
+               ReplayOptions(collectives="model"))  # fmt: skip
+
+
+def test_the_timeline_is_chrome_trace_json(tmp_path):
+    result = replay(ring_machine(), load_trace(write(tmp_path, PING_PONG)))
+    timeline = json.loads(json.dumps(result.chrome_trace()))
+    spans = [e for e in timeline["traceEvents"] if e["ph"] == "X"]
+    names = {(e["tid"], e["name"], e["cat"]) for e in spans}
+    assert (1, "send", "waiting") in names and (1, "send", "communication") in names
+    assert (0, "compute", "computation") in names
+    for r in (0, 1):
+        mine = sorted((e for e in spans if e["tid"] == r), key=lambda e: e["ts"])
+        assert sum(e["dur"] for e in mine) == pytest.approx(result.finish[r] * 1e6, rel=1e-9)
+        assert all(a["ts"] + a["dur"] <= b["ts"] + 1e-6 for a, b in zip(mine, mine[1:]))
+    assert all(e["args"]["trace"].startswith(str(tmp_path)) for e in spans)
+    data = result.to_json()
+    assert data["makespan"] == result.makespan
+    send = data["operations"][2]  # rank 0's third action (operations go rank by rank)
+    assert send == {**send, "rank": 0, "action": "send", "peer": 1, "bytes": 100.0, "line": 4}
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "why"),
+    [
+        ("0 init\n0 jump 3\n", ":2:", "unknown action 'jump'"),
+        (
+            "0 init\n0 send 7 0 10\n1 recv 0 0 10\n",
+            ":2:",
+            "destination 7 is out of range|peer 7 is out of range",
+        ),
+        ("0 send 1 0 1e300\n1 recv 0 0 1e300\n", ":1:", "overflows"),
+        ("0 send 1 0 -4\n", ":1:", "is negative"),
+        ("0 send 1 0 10 99\n", ":1:", "unknown datatype 99"),
+        ("0 send 1 0 ten\n", ":1:", "is not a number"),
+        ("0 compute 5\n0 send 1 3 10\n1 recv 0 4 10\n", ":2:", "matched by no receive"),
+        ("0 recv 1 3 10\n1 compute 1\n", ":1:", "matched by no send"),
+        ("0 bcast 1 0\n1 compute 1\n", ":1:", "do not call the same collectives"),
+        ("0 wait\n", ":1:", "no request left"),
+        ("0 send 1 3\n", ":1:", "takes 3 to 4 arguments"),
+    ],
+)
+def test_bad_traces_are_refused_with_their_line(tmp_path, text, where, why):
+    path = write(tmp_path, text)
+    with pytest.raises(TraceError, match=why) as info:
+        replay(ring_machine(), load_trace(path))
+    assert f"{path}{where}" in str(info.value)
+
+
+def test_a_deadlock_names_every_stuck_rank_and_what_it_waits_in(tmp_path):
+    # both ranks send 1 MB first: rendezvous sends that wait for receives never posted
+    text = (
+        "0 send 1 0 1000000 6\n0 recv 1 0 1000000 6\n1 send 0 0 1000000 6\n1 recv 0 0 1000000 6\n"
+    )
+    path = write(tmp_path, text)
+    with pytest.raises(DeadlockError) as info:
+        replay(ring_machine(), load_trace(path))
+    message = str(info.value)
+    assert "2 of 2 ranks never finish" in message
+    assert f"rank 0 in send at {path}:1, waiting for rank 1" in message
+    assert f"rank 1 in send at {path}:3, waiting for rank 0" in message
+    assert info.value.stuck == {0: 0, 1: 2}
+    # eager, the same program runs
+    assert replay(ring_machine(), load_trace(path), ReplayOptions(eager=2e6)).makespan > 0
+
+
+def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
+    trace = load_trace(write(tmp_path, "0 send 1 0 1000 6\n1 recv 0 0 1000 6\n"))
+    machine = ring_machine(6)
+    near = replay(machine, trace).makespan  # processors 1 and 2: one hop
+    hosts = write(tmp_path, "p1\n4\n", "hosts")
+    far = replay(machine, trace, ReplayOptions(hostfile=hosts))  # 1 -> 4: three hops
+    assert far.makespan - near == pytest.approx(2 * US, rel=1e-9)
+    assert far.host.tolist() == [1, 4]
+    with pytest.raises(ReplayError, match="processor 9"):
+        replay(machine, trace, ReplayOptions(hostfile=[1, 9]))
+    with pytest.raises(ReplayError, match="3 ranks and .* 2 compute processors"):
+        replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
