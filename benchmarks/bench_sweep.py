@@ -13,7 +13,14 @@ the loaded model (an engine made on it, then the eight evaluated: what
   machine's cores), start-up of the pool included, as seconds and as a ratio to 1,000
   baselines (target: under 5 s on two cores).
 
+Then a sweep answered by a program replay: ``--replay`` variants (default 200) of the
+GCel's link speed and flop time, each replaying the stencil sample trace
+(``sample_models/traces/stencil.txt``, 16 ranks, 1,232 actions). Baseline: one replay
+of the trace, read and compiled, on the loaded model. Printed: the sweep on the pool, as
+a ratio to (variants x the baseline) / workers (target: within 1.2x).
+
     .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
+                                               [--replay 200]
 """
 
 from __future__ import annotations
@@ -69,11 +76,63 @@ def baseline(repeat: int) -> float:
     return best
 
 
+STENCIL = ROOT / "sample_models" / "traces" / "stencil.txt"
+
+
+def replay_case(count: int, workers: int, repeat: int) -> None:
+    from parasol_core.replay import ReplayOptions, load_trace, replay
+
+    per_axis = max(1, round(count**0.5))
+    spec = loads_spec(f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [9.1e-8, 9.1e-6, {per_axis}]
+
+[[axis]]
+set = "pt(1).dga"
+log = [6e-7, 4.8e-6, {per_axis}]
+
+[[answer]]
+replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+""")
+    machine, trace = load(str(GCEL)), load_trace(STENCIL)
+    options = ReplayOptions(flop="pt(T).dga")
+    replay(machine, trace, options)  # the program compiled, as a worker's is after one
+    one = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(10):
+            replay(machine, trace, options)
+        one = min(one, (time.perf_counter() - start) / 10)
+    n = spec.size
+    pooled = serial = math.inf
+    for _ in range(repeat):
+        rows: list = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="serial")
+        serial = min(serial, time.perf_counter() - start)
+        rows = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="local", workers=workers)
+        pooled = min(pooled, time.perf_counter() - start)
+        assert len(rows) == n and not any(r.error for r in rows), rows[0]
+    ideal = n * one / workers
+    print(f"GCel, {n:,} variants x a replay of the stencil trace (best of {repeat})")
+    print(f"  baseline: one replay, trace compiled, on the loaded model {one * 1e3:8.3f} ms")
+    print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
+          f"{serial / n / one:5.2f}x the baseline")  # fmt: skip
+    print(f"  the sweep, {workers} worker processes        {pooled:8.3f} s   "
+          f"{pooled / ideal:5.2f}x (variants x baseline) / workers (target <= 1.2x)")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--replay", type=int, default=200, help="replay variants (0: none)")
     a = ap.parse_args()
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
@@ -98,6 +157,8 @@ def main() -> None:
     print(f"  the sweep, {a.workers} worker processes        {pooled:8.3f} s   "
           f"{pooled / (n * one):5.2f}x {n:,} baselines; {pooled / n / one:5.2f}x a baseline "
           "a variant (target: under 5 s)")  # fmt: skip
+    if a.replay:
+        replay_case(a.replay, a.workers, a.repeat)
 
 
 if __name__ == "__main__":

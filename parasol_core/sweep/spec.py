@@ -41,8 +41,10 @@ MAX_AXIS_VALUES = 100_000
 MAX_VARIANTS = 1_000_000
 """The most variants one sweep runs (rows of its output); a larger grid is sampled."""
 METHODS = ("grid", "random", "latin")
-KINDS = ("eval", "block", "simulate")
+KINDS = ("eval", "block", "simulate", "replay")
 """What an answer computes."""
+REPLAY_OPTIONS = {"trace", "virtual", "hostfile", "flop", "collectives", "eager", "algorithms",
+                  "sharing"}  # fmt: skip
 GENERATOR_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)((?:\s+[0-9]+)+)\s*")
 LINKS_RE = re.compile(r"\s*tl\(\s*([0-9]+)\s*\)\(\s*\*\s*\)\.(latency|speed)\s*")
 
@@ -442,4 +444,22 @@ class _Reader:
                 name = f"simulate {t.get('name') or 'messages'}"
             else:
                 name = f"simulate {opts['pattern']}"
+        else:
+            self.keys(opts, f"{where}: replay", REPLAY_OPTIONS)
+            if not isinstance(opts.get("trace"), str):
+                raise self.fail(where, 'replay: trace = "FILE" (a SimGrid time-independent '
+                                "trace, or its index file)")  # fmt: skip
+            path = self.path(opts["trace"], where)
+            if not path.is_file():
+                raise self.fail(where, f"replay: trace {opts['trace']!r}: no such file")
+            opts["trace"] = str(path.resolve())
+            hostfile = opts.get("hostfile")
+            if isinstance(hostfile, str):
+                opts["hostfile"] = str(self.path(hostfile, where).resolve())
+            elif hostfile is not None and not (
+                isinstance(hostfile, list) and all(isinstance(h, int) for h in hostfile)):  # fmt: skip
+                raise self.fail(where, "replay: hostfile is a file or a list of processor numbers")
+            if not isinstance(opts.get("algorithms", {}), dict):
+                raise self.fail(where, 'replay: algorithms = {collective = "algorithm", ...}')
+            name = f"replay {Path(opts['trace']).name}"
         return [Answer(t.get("name", name), kind, opts)]

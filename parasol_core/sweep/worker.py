@@ -71,6 +71,15 @@ class Worker:
             from parasol_core.simulate.messages import MessageArrays, parse_messages
 
             return MessageArrays.from_messages(parse_messages(answer.options["messages"]))
+        if answer.kind == "replay":  # parsed once a worker; its program compiled once
+            from parasol_core.replay import ReplayOptions, TraceError, load_trace
+
+            o = answer.options
+            options = ReplayOptions(**{k: o[k] for k in o if k != "trace"})
+            try:
+                return load_trace(o["trace"]), options
+            except (TraceError, OSError, ValueError) as e:  # each row says it
+                return e, options
         return None
 
     def _answer(self, answer: Answer, prepared: Any) -> float | int:
@@ -95,6 +104,13 @@ class Worker:
             if prepared is not None:
                 kwargs["messages"] = prepared
             return simulate(machine, **kwargs).makespan
+        if answer.kind == "replay":
+            from parasol_core.replay import replay
+
+            trace, options = prepared
+            if isinstance(trace, BaseException):
+                raise trace
+            return replay(machine, trace, options, engine=self.session.engine).makespan
         raise ValueError(f"no answer of kind {answer.kind!r}")
 
     # ------------------------------------------------------------------ axes
