@@ -808,6 +808,9 @@ def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel]
         spec = loads_spec(sweep, model_text=loaded.stored.text, files=False, source="sweep")
     except SweepError as e:
         raise ParamError(str(e)) from None
+    if spec.memory is not None:  # the server's fixed counts hold, whatever a client asks
+        raise ParamError("sweep: [budget] memory is the command line's: the estimator holds "
+                         "every variant to its own limits (docs/estimator.md, Budgets)")  # fmt: skip
     return spec, loaded
 
 

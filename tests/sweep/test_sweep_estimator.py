@@ -64,4 +64,10 @@ def test_a_sweep_past_its_budget_or_naming_a_file_is_refused(estimator):  # noqa
             raise AssertionError("refused")
         except RemoteError as e:
             assert e.code == INVALID_PARAMS and "names a file" in e.message
+        # a client cannot lift the server's limits with a memory budget of its own
+        try:
+            c.sweep(model, SWEEP + '\n[budget]\nmemory = "1T"\n')
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS and "[budget] memory" in e.message
         assert c.evaluate(model, "po(1).ia_spd") > 0  # the stored model unchanged
