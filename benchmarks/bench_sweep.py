@@ -19,8 +19,12 @@ GCel's link speed and flop time, each replaying the stencil sample trace
 of the trace, read and compiled, on the loaded model. Printed: the sweep on the pool, as
 a ratio to (variants x the baseline) / workers (target: within 1.2x).
 
+With ``--mpi N``: the replay sweep by the command, ``parasol-model sweep`` on the local
+pool and under ``mpiexec -n N python -m mpi4py.futures`` (N - 1 worker ranks), start-up
+included, as a ratio of the two; the rows compared apart from the seconds.
+
     .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
-                                               [--replay 200]
+                                               [--replay 200] [--mpi 4]
 """
 
 from __future__ import annotations
@@ -127,12 +131,66 @@ replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
           f"{pooled / ideal:5.2f}x (variants x baseline) / workers (target <= 1.2x)")  # fmt: skip
 
 
+def mpi_case(count: int, workers: int, ranks: int) -> None:
+    import csv
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    per_axis = max(1, round(count**0.5))
+    python = Path(sys.executable)
+    mpiexec = python.parent / "mpiexec"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        sweep = Path(tmp) / "s.toml"
+        sweep.write_text(f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [9.1e-8, 9.1e-6, {per_axis}]
+
+[[axis]]
+set = "pt(1).dga"
+log = [6e-7, 4.8e-6, {per_axis}]
+
+[[answer]]
+replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+""")
+        runs = {
+            "local": [str(python), "-m", "parasol_core.cli", "sweep", str(sweep), "-o",
+                      f"{tmp}/local.csv", "--workers", str(workers)],
+            "mpi": [str(mpiexec), "-n", str(ranks), str(python), "-m", "mpi4py.futures",
+                    "-m", "parasol_core.cli", "sweep", str(sweep), "-o", f"{tmp}/mpi.csv"],
+        }  # fmt: skip
+        took = {}
+        for name, command in runs.items():
+            start = time.perf_counter()
+            subprocess.run(command, env=env, check=True, capture_output=True)
+            took[name] = time.perf_counter() - start
+
+        def rows(name: str) -> list:
+            with open(f"{tmp}/{name}.csv", newline="") as f:
+                return sorted((r[:-2] + r[-1:] for r in list(csv.reader(f))[1:]),
+                              key=lambda r: int(r[0]))  # fmt: skip
+
+        same = rows("local") == rows("mpi")
+    n = per_axis * per_axis
+    print(f"GCel, {n:,} replay variants by the command (start-up included)")
+    print(f"  local pool of {workers}                      {took['local']:8.3f} s")
+    print(f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
+          f"{took['mpi'] / took['local']:5.2f}x local (target <= 1.3x); rows "
+          f"{'the same' if same else 'DIFFERENT'} apart from the seconds")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variants", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--replay", type=int, default=200, help="replay variants (0: none)")
+    ap.add_argument("--mpi", type=int, default=0, metavar="N", help="also under mpiexec -n N")
     a = ap.parse_args()
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
@@ -159,6 +217,8 @@ def main() -> None:
           "a variant (target: under 5 s)")  # fmt: skip
     if a.replay:
         replay_case(a.replay, a.workers, a.repeat)
+    if a.mpi:
+        mpi_case(a.replay or 200, a.workers, a.mpi)
 
 
 if __name__ == "__main__":
