@@ -4,7 +4,7 @@ run in the background, its results drawn as they come.
 The axes are rows of a table (what changes, written as ``parasol-model set`` writes it,
 and its values); **Add axis** offers what the model can change. The answers are the
 expressions to evaluate (the model's combination ratios to start with) and, if chosen,
-a communication phase. **Run** reads the sweep as the command line reads a sweep file
+a communication phase and a program's trace to replay. **Run** reads the sweep as the command line reads a sweep file
 (the open model's text is its base: the sweep is of the model as it is now) and runs
 its variants on a worker thread (:func:`parasol_core.sweep.run_sweep`); rows come back
 to the GUI thread as they finish and the plots are redrawn a few times a second.
@@ -124,6 +124,12 @@ class SweepDialog(QDialog):
         self.pattern = QComboBox()
         self.pattern.addItems(PATTERNS)
         self.pattern_bytes = QSpinBox(minimum=0, maximum=1 << 30, value=4096)
+        self.trace = QLineEdit()
+        self.trace.setPlaceholderText("a SimGrid time-independent trace (its index file)")
+        self.trace_button = QPushButton("Choose…")
+        self.trace_button.clicked.connect(self._choose_trace)
+        self.flop = QLineEdit()
+        self.flop.setPlaceholderText("seconds a flop (default: the replay's)")
         self.method = QComboBox()
         self.method.addItems(["grid", "random", "latin"])
         self.count = QSpinBox(minimum=1, maximum=1_000_000, value=100)
@@ -150,6 +156,12 @@ class SweepDialog(QDialog):
         form = QFormLayout()
         form.addRow("Answers (eval)", self.expressions)
         form.addRow("Phase (simulate)", phase)
+        program = QHBoxLayout()
+        program.addWidget(self.trace, 3)
+        program.addWidget(self.trace_button)
+        program.addWidget(QLabel("flop"))
+        program.addWidget(self.flop, 2)
+        form.addRow("Program (replay)", program)
         form.addRow("Sample", sample)
 
         self.run_button = QPushButton("Run")
@@ -287,6 +299,14 @@ class SweepDialog(QDialog):
                 menu = groups[title] = self.add_menu.addMenu(title)
             menu.addAction(change, lambda c=change, v=values: self.add_axis(c, v))
 
+    def _choose_trace(self) -> None:
+        from piui.widgets.file_dialogs import ask_path
+
+        path = ask_path(self, "A program's trace to replay", self.trace.text() or "", False,
+                        "Traces (*.txt *.trace);;All files (*)")  # fmt: skip
+        if path:
+            self.trace.setText(path)
+
     def sweep_text(self) -> str:
         """The sweep the form says, as a sweep file (ValueError saying what is wrong)."""
         axes = []
@@ -304,6 +324,11 @@ class SweepDialog(QDialog):
         if self.pattern.currentText() != "none":
             answers.append({"simulate": {"pattern": self.pattern.currentText(),
                                          "bytes": self.pattern_bytes.value()}})  # fmt: skip
+        if self.trace.text().strip():
+            program = {"trace": self.trace.text().strip()}
+            if self.flop.text().strip():
+                program["flop"] = self.flop.text().strip()
+            answers.append({"replay": program})
         sample = None
         if self.method.currentText() != "grid":
             sample = {"method": self.method.currentText(), "count": self.count.value(),
@@ -321,8 +346,9 @@ class SweepDialog(QDialog):
             return
         self.document.commit_pending()
         try:
+            here = self.document.path.parent if self.document.path is not None else None
             spec = loads_spec(self.sweep_text(), model_text=self.document.session.text(),
-                              files=False, source="the sweep")  # fmt: skip
+                              base=here, source="the sweep")  # fmt: skip
         except (ValueError, SweepError) as e:
             self.message.setText(str(e))
             return

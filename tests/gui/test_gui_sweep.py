@@ -110,3 +110,25 @@ def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
     assert not dialog.running
     assert "axis 2: 'pt(9).iga': there is no processor with id 9" in dialog.message.text()
     assert isinstance(dialog.rows[0], Row)  # the last results stay
+
+
+def test_a_programs_replay_is_an_answer(main_window, qtbot):
+    from pathlib import Path
+
+    from parasol_core.sweep import loads_spec, run_sweep
+
+    trace = Path(__file__).resolve().parents[2] / "sample_models" / "traces" / "stencil.txt"
+    dialog = _dialog(main_window)
+    dialog.add_axis("tl(1)(*).speed", "9.1e-8, 9.1e-7, 9.1e-6")
+    dialog.expressions.setText("")
+    dialog.trace.setText(str(trace))
+    dialog.flop.setText("pt(T).dga")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert [a.name for a in dialog.spec.answers] == ["replay stencil.txt"]
+    core = []
+    run_sweep(loads_spec(dialog.sweep_text(), model_text=main_window.document.session.text()),
+              core.append, executor="serial")  # fmt: skip
+    assert sorted(r.answers for r in dialog.rows) == sorted(r.answers for r in core)
+    xs, ys = dialog.line.getData()
+    assert len(xs) == 3 and ys[0] < ys[1] < ys[2]  # slower links, a longer program
