@@ -235,6 +235,7 @@ class MainWindow(QMainWindow):
         self.local_estimator: LocalEstimator | None = None
         self.measure_dialog: QWidget | None = None  # File > Measure this machine…
         self.sweep_dialog: QWidget | None = None  # File > Sweep…
+        self.document.sweepRequested.connect(self.sweep_axis)  # a window's "Sweep …"
         self.carry_notes: QMessageBox | None = None  # what a SimGrid import/export left out
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
@@ -644,6 +645,11 @@ class MainWindow(QMainWindow):
         self.sweep_dialog.show()
         self.sweep_dialog.raise_()
         self.sweep_dialog.activateWindow()
+
+    def sweep_axis(self, change: str) -> None:
+        """A window's context menu asked to sweep ``change``: File > Sweep… with it as an axis."""
+        self.show_sweep()
+        self.sweep_dialog.add_suggested(change)
 
     def open_variant(self, text: str, said: str) -> bool:
         """A sweep's variant, opened as a new unsaved model (after asking to save changes)."""

@@ -280,6 +280,13 @@ class SweepDialog(QDialog):
         self.axes.setItem(row, 0, QTableWidgetItem(change))
         self.axes.setItem(row, 1, QTableWidgetItem(values))
 
+    def add_suggested(self, change: str) -> None:
+        """An axis for ``change`` with the values the model suggests for it (a window's
+        "Sweep …" menu)."""
+        found = dict(analysis.suggestions(self.document.machine)) if self.document else {}
+        values = found.get(change) or found.get(change.split(" pr(")[0], "")  # one type's
+        self.add_axis(change, values)
+
     def _remove_axis(self) -> None:
         row = self.axes.currentRow()
         if row >= 0:

@@ -132,3 +132,40 @@ def test_a_programs_replay_is_an_answer(main_window, qtbot):
     assert sorted(r.answers for r in dialog.rows) == sorted(r.answers for r in core)
     xs, ys = dialog.line.getData()
     assert len(xs) == 3 and ys[0] < ys[1] < ys[2]  # slower links, a longer program
+
+
+def test_a_timings_context_menu_adds_it_as_an_axis(main_window, qtbot):
+    from parasol_core.frontend.categories import CATEGORIES
+    from piui.windows.instructions import CategoryWindow
+
+    category = next(c for c in CATEGORIES if any("iga" in names for _, names in c.sections))
+    window = CategoryWindow(main_window.document, category)
+    qtbot.addWidget(window)
+    window.show()
+    menu = window.sweep_menu("iga")
+    assert [a.text() for a in menu.actions()] == ["Sweep pt(1).iga…"]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.axes.item(0, 0).text() == "pt(1).iga"
+    assert dialog.axes.item(0, 1).text() == "log 1.842e-07 2.948e-06 5"  # a quarter to 4x
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) == 5 and not any(r.error for r in dialog.rows)
+
+
+def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):
+    from piui.windows.groups import InstructionGroupsWindow
+
+    window = InstructionGroupsWindow(main_window.document)
+    qtbot.addWidget(window)
+    menu = window.sweep_menu("arithmetic")
+    assert [a.text() for a in menu.actions()] == ["Sweep scale arithmetic pr(1)…"]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog.axes.item(0, 0).text() == "scale arithmetic pr(1)"
+    assert dialog.axes.item(0, 1).text() == "log 0.25 4 5"
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    ratios = [r.answers[0] for r in sorted(dialog.rows, key=lambda r: r.index)]
+    assert ratios[-1] == pytest.approx(16 * ratios[0])  # ia_spd scales with iga
