@@ -56,6 +56,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from parasol_core.sweep.spec import SweepError, load_spec
     from parasol_core.sweep.variants import variants
 
+    if args.output == "-":
+        raise CommandError("error: -o -: the rows go to a file (a sweep resumes from it)",
+                           EXIT_USAGE)  # fmt: skip
     try:
         spec = load_spec(args.file)
     except SweepError as e:

@@ -105,6 +105,9 @@ def test_a_sweep_file_in_a_row_per_variant_out(sweep_file, tmp_path, capsys):
     assert float(first[6]) > 0 and first[-1] == ""
     err = capsys.readouterr().err
     assert "30 rows written; 30 variants" in err
+    # the rows go to a file, which a resume reads back
+    assert main(["sweep", str(sweep_file), "-o", "-"]) == 2
+    assert "-o -: the rows go to a file" in capsys.readouterr().err
     # an output that holds rows is neither overwritten nor appended to unasked
     assert main(["sweep", str(sweep_file), "-o", str(out)]) == 2
     assert "--resume to go on" in capsys.readouterr().err
