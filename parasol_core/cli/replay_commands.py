@@ -31,7 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "replay",
         help="predict a traced MPI program's run on the model",
         description="Replay a SimGrid time-independent trace (smpirun -trace-ti: an index "
-        "file naming one action file per rank, or one file of every rank's actions) on "
+        "file naming one action file per rank, or one file of every rank's actions) or an "
+        "OTF2 archive (its .otf2 file or folder; Score-P's) on "
         "the model: each rank's computations take their flops times a flop's time, its "
         "messages move through the flow engine over the hardware topology with MPI's "
         "semantics (eager below --eager bytes, rendezvous above; matching by source, tag "
@@ -54,6 +55,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--flop", metavar="EXPR", default=DEFAULT_FLOP,
                    help=f"a flop's seconds, T standing for the rank's processor type "
                    f"(default: {DEFAULT_FLOP})")  # fmt: skip
+    p.add_argument("--traced-on", metavar="MODEL",
+                   help="an OTF2 trace's computation was measured on the machine of this "
+                   "model (parasol-model measure's of the traced host): its durations are "
+                   "scaled by the flop time here over the flop time there (default: as "
+                   "measured)")  # fmt: skip
     p.add_argument("--collectives", choices=("network", "model"), default="network",
                    help="network: SMPI's algorithms on the topology (default); model: the "
                    "model's mpi section, of ar.bytes and ar.procs")  # fmt: skip
@@ -101,7 +107,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     )
 
     machine = load_or_fail(args.file)
+    traced = load_or_fail(args.traced_on) if args.traced_on else None
     options = ReplayOptions(virtual=args.virtual, hostfile=args.hostfile, flop=args.flop,
+                            traced_on=traced,
                             collectives=args.collectives, eager=args.eager,
                             algorithms=_algorithms(args.algorithm), sharing=args.sharing)  # fmt: skip
     try:

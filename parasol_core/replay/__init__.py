@@ -13,9 +13,10 @@ The public API::
     result.file, result.line                         # per operation (numpy columns)
     result.to_json(), result.chrome_trace()          # JSON; Chrome trace-event timeline
 
-* :func:`load_trace` (:mod:`.tifile`) reads a SimGrid time-independent trace
-  (``smpirun -trace-ti``) into a :class:`Trace` of numpy columns; bad input raises
-  :class:`TraceError` naming the file and line.
+* :func:`load_trace` (:mod:`.reading`) reads a SimGrid time-independent trace
+  (``smpirun -trace-ti``, :mod:`.tifile`) or an OTF2 archive (:mod:`.otf2file`) into
+  a :class:`Trace` of numpy columns; bad input raises :class:`TraceError` naming the
+  file and line.
 * :func:`replay` (:mod:`.run`) compiles the trace into a program of messages with
   ``after`` dependencies and delays (:mod:`.program`: MPI's matching, eager and
   rendezvous sends, collectives by SMPI's algorithms or the model's ``mpi`` costs) and
@@ -44,6 +45,7 @@ from parasol_core.replay.program import (  # noqa: E402
     Semantics,
     compile_program,
 )
+from parasol_core.replay.reading import load_trace  # noqa: E402
 from parasol_core.replay.result import ReplayResult  # noqa: E402
 from parasol_core.replay.run import (  # noqa: E402
     DEFAULT_FLOP,
@@ -52,7 +54,7 @@ from parasol_core.replay.run import (  # noqa: E402
     hosts_of,
     replay,
 )
-from parasol_core.replay.tifile import KINDS, Trace, TraceError, load_trace  # noqa: E402
+from parasol_core.replay.tifile import KINDS, Trace, TraceError  # noqa: E402
 
 __all__ = [
     "ALGORITHMS",

@@ -28,6 +28,7 @@ leaves a collective at the last rank's arrival plus the model's ``mpi`` cost.
 
 from __future__ import annotations
 
+import gc
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -152,10 +153,11 @@ class _Builder:
         self.model_nodes: dict[int, tuple[int, int]] = {}  # number -> its joins (model)
         self.model_seen: dict[int, tuple[int, int]] = {}  # number -> kind, first action
         n = len(trace)
-        self.op_start = np.full(n, -1, dtype=np.int64)
-        self.op_end = np.full(n, -1, dtype=np.int64)
-        self.op_msg = np.full(n, -1, dtype=np.int64)
-        self.op_flops = np.zeros(n)
+        # per action, as lists while building (a numpy element write costs more)
+        self.op_start = [-1] * n
+        self.op_end = [-1] * n
+        self.op_msg = [-1] * n
+        self.op_flops = [0.0] * n
         self.first_msg = -1
 
     # ---------------------------------------------------------------- nodes
@@ -172,6 +174,13 @@ class _Builder:
         return len(self.src) - 1
 
     def join(self, rank: int, deps: list[int]) -> int:
+        if len(deps) == 2:  # the usual case: a point and one more
+            a, b = deps
+            if a < 0 or a == b:
+                return b
+            if b < 0:
+                return a
+            return self.node(rank, rank, 0.0, [a, b])
         deps = list(dict.fromkeys(d for d in deps if d >= 0))
         if not deps:
             return -1
@@ -203,19 +212,22 @@ class _Builder:
             self.first_msg = msg
         return msg, eager
 
-    def recv(self, rank: int, src: int, tag: Any, cur: int, action: int) -> tuple[int, int]:
-        """Post a receive; its completion node and its transfer node."""
+    def recv(self, rank: int, src: int, tag: Any, cur: int, action: int, blocking: bool = True
+             ) -> tuple[int, int]:  # fmt: skip
+        """Post a receive; its completion node and its transfer node. A nonblocking one's
+        completion is its transfer's end: whatever waits for it waits for the rank's
+        point too, which is past the post."""
         if src == ANY_SOURCE[0] or tag == ANY_TAG:
             msg = self.node(-1, rank, 0.0, [], transfer=True)
             self.wild.append((rank, (src, tag), msg, cur, action))
-            done = self.join(rank, [msg, cur])
+            done = self.join(rank, [msg, cur]) if blocking else msg
         else:
             key = (src, rank, tag)
             q = self.chan.get(key)
             if q and q[0][0] == "s":
                 _, msg, eager, _ = q.popleft()
                 if eager:
-                    done = self.join(rank, [msg, cur])
+                    done = self.join(rank, [msg, cur]) if blocking else msg
                 else:
                     if cur >= 0:
                         self.after[msg].append(cur)
@@ -223,7 +235,7 @@ class _Builder:
             else:
                 msg = self.node(src, rank, 0.0, [], transfer=True)
                 self.chan.setdefault(key, deque()).append(("r", msg, cur, action))
-                done = self.join(rank, [msg, cur])
+                done = self.join(rank, [msg, cur]) if blocking else msg
         if self.first_msg < 0:
             self.first_msg = msg
         return done, msg
@@ -271,6 +283,8 @@ class _Builder:
         root = int(tr.peer[i])
         lo, hi = tr.counts_ptr[0, i], tr.counts_ptr[1, i]
         counts = tr.counts[lo:hi]
+        if not counts.shape[0]:  # no per-rank counts (OTF2): each the same
+            counts = np.full(2 * p if kind == "alltoallv" else p, size)
         algo = self.algo[kind]
         ops = _Ops(self, rank, tag, cur, i)
         if kind == "bcast":
@@ -380,28 +394,30 @@ class _Builder:
         flops = tr.flops.tolist()
         first = tr.first.tolist()
         model = self.sem.collectives == "model"
+        op_start, op_end, op_msg, op_flops = self.op_start, self.op_end, self.op_msg, self.op_flops
+        send, recv, join, compute = self.send, self.recv, self.join, self.compute
         for rank in range(tr.ranks):
             cur = -1
             requests: list[tuple[int, int, Any, int, int]] = []  # src, dst, tag, done, msg
             number = 0
             for i in range(first[rank], first[rank + 1]):
                 k = kinds[i]
-                self.op_start[i] = cur
+                op_start[i] = cur
                 if k == _COMPUTE:
-                    cur = self.compute(rank, cur, flops[i])
-                    self.op_flops[i] = flops[i]
+                    cur = compute(rank, cur, flops[i])
+                    op_flops[i] = flops[i]
                 elif k in (_SEND, _ISEND):
-                    msg, eager = self.send(rank, peers[i], tags[i], sizes[i], cur, i)
+                    msg, eager = send(rank, peers[i], tags[i], sizes[i], cur, i)
                     if k == _ISEND:  # an eager one is done when posted (SMPI: detached)
                         requests.append((rank, peers[i], tags[i], -1 if eager else msg, msg))
                     elif not eager:
                         cur = msg
-                        self.op_msg[i] = msg
+                        op_msg[i] = msg
                 elif k in (_RECV, _IRECV):
-                    done, msg = self.recv(rank, peers[i], tags[i], cur, i)
+                    done, msg = recv(rank, peers[i], tags[i], cur, i, k == _RECV)
                     if k == _RECV:
                         cur = done
-                        self.op_msg[i] = msg
+                        op_msg[i] = msg
                     else:
                         requests.append((peers[i], rank, tags[i], done, msg))
                 elif k == _WAIT:
@@ -410,20 +426,20 @@ class _Builder:
                                          "request left to wait for")  # fmt: skip
                     at = _find(requests, peers[i], int(tr.size2[i]), tags[i])
                     _, _, _, done, msg = requests.pop(0 if at is None else at)
-                    cur = self.join(rank, [cur, done])
+                    cur = join(rank, [cur, done])
                     if done >= 0:
-                        self.op_msg[i] = msg
+                        op_msg[i] = msg
                 elif k == _WAITALL:
                     waited = [r for r in requests if r[3] >= 0]
                     if waited:
-                        cur = self.join(rank, [cur] + [r[3] for r in waited])
-                        self.op_msg[i] = waited[0][4]
+                        cur = join(rank, [cur] + [r[3] for r in waited])
+                        op_msg[i] = waited[0][4]
                     requests.clear()
                 elif k == _SENDRECV:
                     ops = _Ops(self, rank, 0, cur, i)
                     ops.sendrecv(peers[i], sizes[i], tags[i], float(tr.size2[i]))
                     cur = ops.cur
-                    self.op_msg[i] = ops.first
+                    op_msg[i] = ops.first
                 elif KINDS[k] in ALGORITHMS:
                     name = KINDS[k]
                     if model:
@@ -432,9 +448,9 @@ class _Builder:
                         cur = self.coll(rank, cur, name, i, number)
                     number += 1
                     if flops[i] > 0:  # the reductions' own computation
-                        cur = self.compute(rank, cur, flops[i])
-                        self.op_flops[i] = flops[i]
-                self.op_end[i] = cur
+                        cur = compute(rank, cur, flops[i])
+                        op_flops[i] = flops[i]
+                op_end[i] = cur
         self.match_wildcards()
         self._unmatched()
 
@@ -470,10 +486,10 @@ class _Builder:
             after_ptr=ptr,
             after_idx=idx,
             cost_keys=self.cost_keys,
-            op_start=self.op_start,
-            op_end=self.op_end,
-            op_msg=self.op_msg,
-            op_flops=self.op_flops,
+            op_start=np.asarray(self.op_start, dtype=np.int64),
+            op_end=np.asarray(self.op_end, dtype=np.int64),
+            op_msg=np.asarray(self.op_msg, dtype=np.int64),
+            op_flops=np.asarray(self.op_flops, dtype=np.float64),
             transfer=np.asarray(self.is_transfer, dtype=bool),
         )
 
@@ -514,7 +530,7 @@ class _Ops:
         return -1 if eager else msg
 
     def irecv(self, src: int) -> int:
-        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action)
+        done, msg = self.b.recv(self.rank, src, self.tag, self.cur, self.action, False)
         self._seen(msg)
         return done
 
@@ -607,7 +623,13 @@ def compile_program(trace: Trace, sem: Semantics) -> Program:
     """The trace's program under ``sem``, compiled once and kept on the trace."""
     found = trace.compiled.get(sem)
     if found is None:
-        b = _Builder(trace, sem)
-        b.build()
-        found = trace.compiled[sem] = b.program()
+        collecting = gc.isenabled()
+        gc.disable()  # millions of small lists, none of them cyclic: no collector passes
+        try:
+            b = _Builder(trace, sem)
+            b.build()
+            found = trace.compiled[sem] = b.program()
+        finally:
+            if collecting:
+                gc.enable()
     return found

@@ -173,6 +173,32 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
     return out
 
 
+def time_scale(machine: Machine, engine: Engine, hosts: np.ndarray,
+               options: ReplayOptions) -> np.ndarray:  # fmt: skip
+    """For measured computation (OTF2): each rank's factor, ``flop`` on its processor's
+    type over ``flop`` on the traced machine's first compute processor's type (1
+    without ``traced_on``: the durations as measured)."""
+    if options.traced_on is None:
+        return np.ones(hosts.shape[0])
+    traced = options.traced_on
+    ttype = None
+    try:
+        thw = hardware_of(traced)
+        ttype = thw.types.get(int(compute_processors(traced, thw)[0]))
+    except (RoutingError, IndexError):
+        pass
+    if ttype is None:  # a model of one host (measure's): its first processor type
+        if not traced.processors:
+            raise ReplayError("the traced machine's model has no processor type")
+        ttype = traced.processors[0].id
+    text = options.flop.replace("(T)", f"({ttype})")
+    value = Engine(traced).evaluate_text(text)
+    if isinstance(value, EvalError) or not isinstance(value, (int, float)) or not value > 0:
+        raise ReplayError(f"the traced machine's '{text}': {value} (it must be a positive "
+                          "time; give another expression: --flop)")  # fmt: skip
+    return flop_times(machine, engine, hosts, options.flop) / float(value)
+
+
 def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, int]]) -> np.ndarray:
     """The model's ``mpi`` cost of each (name, bytes, procs)."""
     out = np.zeros(len(keys))
@@ -212,11 +238,15 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
     sem = options.semantics()
     hosts = hosts_of(machine, options, trace.ranks)
     engine = engine if engine is not None else Engine(machine)
-    per_flop = flop_times(machine, engine, hosts, options.flop)
+    if trace.timed:  # measured seconds, scaled from the traced machine to this one
+        per_flop = time_scale(machine, engine, hosts, options)
+    else:
+        per_flop = flop_times(machine, engine, hosts, options.flop)
     hw = hardware_of(machine)
     table = RouteTable(hw)
-    budget.check_phase("replaying the trace", len(trace) * 3, hint="about 3 nodes an action",
-                       exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    if budget.current().memory is not None:  # before compiling: about 2 nodes an action
+        budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
+                           exact=False, flow=True, links=len(hw.links))  # fmt: skip
     prog = compile_program(trace, sem)
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
@@ -231,7 +261,8 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
                           f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
     ids = _routes(table, src, dst, machine)
-    budget.check_phase("replaying the trace", n, flow=True, links=len(hw.links))
+    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {len(trace):,} actions",
+                       flow=True, links=len(hw.links))  # fmt: skip
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
     with np.errstate(all="ignore"):
         phase = Phase.of(table, ids, msgs)

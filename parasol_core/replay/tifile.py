@@ -31,6 +31,7 @@ Bad input raises :class:`TraceError` naming the file and line.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 from dataclasses import dataclass, field
@@ -120,6 +121,7 @@ class Trace:
     counts_ptr: np.ndarray
     counts: np.ndarray
     first: np.ndarray
+    timed: bool = False  # ``flops`` of computes are seconds measured (OTF2), not flops
     compiled: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -139,7 +141,7 @@ class Trace:
 # --------------------------------------------------------------------------- reading
 
 
-def load_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
+def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     """Read a SimGrid time-independent trace: an index file naming one action file per
     rank, or one file holding every rank's actions. ``ranks``: how many the program had
     (default: as many as the index names, or the highest rank seen plus one). Held to
@@ -153,7 +155,13 @@ def load_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     first = _first_line(head)
     files = [index] if first is not None and _is_action(first) else _index_files(index)
     _check_size(files)
-    return _read(files, ranks, index)
+    collecting = gc.isenabled()
+    gc.disable()  # the columns' lists hold numbers only: no collector passes
+    try:
+        return _read(files, ranks, index)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _first_line(head: bytes) -> str | None:
@@ -225,14 +233,17 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
     for fi, f in enumerate(files):
         expect = fi if per_file else None
         try:
-            with open(f, encoding="utf-8", errors="replace") as stream:
-                for n, raw in enumerate(stream, 1):
-                    words = raw.split()
-                    if not words or words[0].startswith("#"):
-                        continue
-                    _action(cols, words, names[fi], fi, n, expect)
+            text = f.read_text(encoding="utf-8", errors="replace")
         except OSError as e:
             raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
+        if text.isascii() and "_" not in text:
+            _fast(cols, text, names[fi], fi, expect)
+            continue
+        for n, raw in enumerate(text.splitlines(), 1):
+            words = raw.split()
+            if not words or words[0].startswith("#"):
+                continue
+            _action(cols, words, names[fi], fi, n, expect)
     seen = (max(cols.rank) + 1) if cols.rank else 0
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
     size, size2, flops = cols.size, cols.size2, cols.flops
@@ -265,6 +276,80 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
     )
     check_ranks(trace)
     return trace
+
+
+_POINT = {"send": KIND["send"], "isend": KIND["isend"], "recv": KIND["recv"],
+          "irecv": KIND["irecv"]}  # fmt: skip
+_SIZES = {str(k): v[1] for k, v in DATATYPES.items()}
+
+
+def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) -> None:
+    """The common lines of an ASCII file without underscores (what Python's int and
+    float then read is what the project's readers read), in one loop; any other line,
+    and any line whose numbers are out of range, goes to :func:`_action`, which reads
+    it in full and words its error."""
+    rank_a, kind_a, peer_a, tag_a = (
+        cols.rank.append,
+        cols.kind.append,
+        cols.peer.append,
+        cols.tag.append,
+    )
+    size_a, size2_a, flops_a = cols.size.append, cols.size2.append, cols.flops.append
+    file_a, line_a = cols.file.append, cols.line.append
+    compute, waitall, init, finalize = (
+        KIND["compute"],
+        KIND["waitall"],
+        KIND["init"],
+        KIND["finalize"],
+    )
+    wait = KIND["wait"]
+    point, sizes, top = _POINT, _SIZES, float(MAX_COUNT)
+    for n, raw in enumerate(text.splitlines(), 1):
+        w = raw.split()
+        if not w or w[0][0] == "#":
+            continue
+        try:
+            r = int(w[0])
+            if r < 0 or (expect is not None and r != expect) or len(w) < 2:
+                raise ValueError
+            k = w[1]
+            nw = len(w)
+            if k == "compute" and nw == 3:
+                f = float(w[2])
+                if not 0 <= f <= top:
+                    raise ValueError
+                kind, peer, tag, size, size2, flops = compute, -1, 0, 0.0, 0.0, f
+            elif k in point and (nw == 5 or nw == 6):
+                peer, tag = int(w[2]), int(w[3])
+                size = float(w[4]) * (sizes[w[5]] if nw == 6 else 8)
+                if not 0 <= size <= top or peer < 0 or abs(tag) > MAX_COUNT:
+                    raise ValueError
+                kind, size2, flops = point[k], 0.0, 0.0
+            elif k == "wait" and nw == 5:
+                peer, tag, size2 = int(w[2]), int(w[4]), float(int(w[3]))
+                if not (peer >= -1 or peer in ANY_SOURCE) or abs(tag) > MAX_COUNT:
+                    raise ValueError
+                kind, size, flops = wait, 0.0, 0.0
+                peer = ANY_SOURCE[0] if peer in ANY_SOURCE else peer
+            elif (k == "waitall" and nw <= 3) or k == "init" or (k == "finalize" and nw == 2):
+                if nw == 3:
+                    int(w[2])
+                kind = waitall if k == "waitall" else init if k == "init" else finalize
+                peer, tag, size, size2, flops = -1, 0, 0.0, 0.0, 0.0
+            else:
+                raise ValueError
+        except (ValueError, KeyError, IndexError):
+            _action(cols, w, fname, fi, n, expect)  # in full: reads it, or says why not
+            continue
+        rank_a(r)
+        kind_a(kind)
+        peer_a(peer)
+        tag_a(tag)
+        size_a(size)
+        size2_a(size2)
+        flops_a(flops)
+        file_a(fi)
+        line_a(n)
 
 
 def check_ranks(trace: Trace) -> None:

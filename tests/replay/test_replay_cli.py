@@ -88,3 +88,22 @@ def test_bad_input_names_its_line_and_bad_options_exit_2(cluster, capsys, tmp_pa
     assert status == 2 and "over the memory budget" in err
     status, _, err = run(capsys, cluster, tmp_path / "none.txt")
     assert status == 1 and "cannot read" in err
+
+
+def test_a_virtual_topology_s_mapping_places_the_ranks(capsys):
+    grid = SAMPLES / "grid4x4.machine"
+    common = ("--flop", "pt(T).dga", "--json")
+    status, out, err = run(capsys, grid, STENCIL, *common)
+    assert status == 0, err
+    plain = json.loads(out)
+    status, out, err = run(capsys, grid, STENCIL, "--virtual", "2", *common)
+    assert status == 0, err
+    ring = json.loads(out)
+    # the ring's mapping follows a Hamiltonian cycle: each rank's neighbours one hop away
+    from parasol_core.syntax.loader import load
+
+    mapping = load(grid).virtual(2).mapping
+    assert [r["processor"] for r in ring["ranks"]] == [mapping[v] for v in range(1, 17)]
+    assert ring["makespan"] < plain["makespan"]
+    status, _, err = run(capsys, grid, STENCIL, "--virtual", "9", *common)
+    assert status == 1 and "no virtual topology with id 9" in err

@@ -1,0 +1,140 @@
+"""OTF2 archives (issue 31): read with the registry's otf2 package; the time between MPI
+calls is computation measured on the traced machine, scaled by --traced-on. An archive
+written here (the otf2 package writes them too) replays as the TI trace of the same
+program does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from replay_platforms import machine_of
+
+from parasol_core.model import Timing
+from parasol_core.replay import ReplayOptions, TraceError, load_trace, replay
+from parasol_core.topology.generators import ring
+
+otf2 = pytest.importorskip("otf2", reason="the otf2 package is not installed (pip install otf2)")
+
+NS = 1_000_000_000  # the archive's clock: nanoseconds
+
+
+def ring_machine():
+    topology = ring(4, 1e-6, 1e-9)
+    topology.duplex = 0.0
+    return machine_of(topology)
+
+
+def write_archive(directory, program):
+    """``program``: per rank a list of (MPI call, start ns, end ns, events), events as
+    (name, args...) of otf2.events made with the world communicator."""
+    import otf2.events as ev
+    from otf2.enums import CollectiveOp, GroupFlag, GroupType, LocationGroupType, Paradigm
+
+    with otf2.writer.open(str(directory), timer_resolution=NS) as archive:
+        d = archive.definitions
+        node = d.system_tree_node("machine")
+        groups = [d.location_group(f"rank {r}", system_tree_parent=node,
+                                   location_group_type=LocationGroupType.PROCESS)
+                  for r in range(len(program))]  # fmt: skip
+        locs = [d.location(f"rank {r}", group=g) for r, g in enumerate(groups)]
+        d.group("locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
+                group_flags=GroupFlag.NONE, members=locs)  # fmt: skip
+        world = d.comm("MPI_COMM_WORLD", group=d.group(
+            "world", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+            group_flags=GroupFlag.NONE, members=list(range(len(program)))))  # fmt: skip
+        regions = {}
+        for r, calls in enumerate(program):
+            w = archive.event_writer_from_location(locs[r])
+            for call, t0, t1, events in calls:
+                region = regions.setdefault(call, d.region(call))
+                w(ev.Enter(t0, region))
+                for name, *args in events:
+                    if name == "MpiCollectiveEnd":
+                        op, root, sent, got = args
+                        w(ev.MpiCollectiveBegin(t0))
+                        w(ev.MpiCollectiveEnd(t1, getattr(CollectiveOp, op), world, root,
+                                              sent, got))  # fmt: skip
+                    elif name in ("MpiIsendComplete", "MpiIrecvRequest"):
+                        w(getattr(ev, name)(t0, *args))
+                    else:
+                        w(getattr(ev, name)(t0, args[0], world, *args[1:]))
+                w(ev.Leave(t1, region))
+    return directory / "traces.otf2"
+
+
+# the ping-pong of test_replay.py's PING_PONG, measured: rank 0 computes 1 us, sends
+# 100 B, computes 5 us, receives 80,000 B; rank 1 receives, computes 2 us, sends
+PROGRAM = [
+    [("MPI_Send", 1000, 1500, [("MpiSend", 1, 5, 100)]),
+     ("MPI_Recv", 6500, 90000, [("MpiRecv", 1, 7, 80000)])],
+    [("MPI_Recv", 0, 2100, [("MpiRecv", 0, 5, 100)]),
+     ("MPI_Send", 4100, 90000, [("MpiSend", 0, 7, 80000)])],
+]  # fmt: skip
+
+
+def test_an_archive_replays_as_its_time_independent_trace(tmp_path):
+    # the time between calls is measured: rank 0's 1 us, then 5 us after its send
+    # returned at 1.5 us (the trace says so: it is what ran); rank 1's 2 us
+    anchor = write_archive(tmp_path / "run", PROGRAM)
+    trace = load_trace(anchor)
+    assert trace.timed and trace.ranks == 2
+    result = replay(ring_machine(), trace)
+    # rank 0 posts its receive at 1 + 5 = 6 us (its eager send returns at once here),
+    # rank 1 its send at 2.1 + 2 = 4.1 us: the rendezvous moves at 6 us, 81 us
+    np.testing.assert_allclose(result.finish, [87e-6, 87e-6], rtol=1e-9)
+    np.testing.assert_allclose(result.computation, [6e-6, 2e-6], rtol=1e-9)
+    # on a machine whose flop is twice as slow as the traced one's, computing takes twice
+    traced = ring_machine()
+    target = ring_machine()
+    for name in ("dla", "dln"):
+        target.processors[0].timings[name] = Timing(2e-9)
+    slower = replay(target, trace, ReplayOptions(traced_on=traced))
+    np.testing.assert_allclose(slower.computation, [12e-6, 4e-6], rtol=1e-9)
+    assert slower.makespan == pytest.approx(87e-6 + 6e-6, rel=1e-9)
+
+
+def test_nonblocking_requests_and_collectives_of_an_archive(tmp_path):
+    program = [
+        [("MPI_Isend", 0, 10, [("MpiIsend", 1, 1, 100000, 7)]),
+         ("MPI_Wait", 10000, 20000, [("MpiIsendComplete", 7)]),
+         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 8, 8)])],
+        [("MPI_Irecv", 3000, 3010, [("MpiIrecvRequest", 3)]),
+         ("MPI_Wait", 3010, 20000, [("MpiIrecv", 0, 1, 100000, 3)]),
+         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 8, 8)])],
+    ]  # fmt: skip
+    trace = load_trace(write_archive(tmp_path / "nb", program))
+    result = replay(ring_machine(), trace)
+    # the 100,000 B move from rank 1's irecv at 3 us: 1 + 100 us; both wait for it
+    waits = result.end[result.kind == 7]
+    np.testing.assert_allclose(waits, [104e-6, 104e-6], rtol=1e-9)
+    # 10 us of computation each, then an allreduce of 8 B: one exchange, 1.008 us
+    np.testing.assert_allclose(result.finish, waits + 10e-6 + 1.008e-6, rtol=1e-9)
+
+
+def test_a_damaged_archive_is_refused(tmp_path):
+    anchor = write_archive(tmp_path / "bad", PROGRAM)
+    anchor.write_bytes(b"not an archive")
+    with pytest.raises(TraceError, match="not a readable OTF2 archive"):
+        load_trace(anchor)
+
+
+def test_the_command_line_reads_an_archive_and_scales_it(tmp_path, capsys):
+    import json
+
+    from parasol_core.cli import main
+    from parasol_core.syntax.writer import dumps
+
+    anchor = write_archive(tmp_path / "run", PROGRAM)
+    here, there = tmp_path / "here.machine", tmp_path / "there.machine"
+    here.write_text(dumps(ring_machine()))
+    fast = ring_machine()
+    for name in ("dla", "dln"):
+        fast.processors[0].timings[name] = Timing(0.5e-9)
+    there.write_text(dumps(fast))  # the traced machine computed twice as fast
+    assert main(["replay", str(here), str(anchor), "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)
+    assert main(["replay", str(here), str(tmp_path / "run"), "--json", "--traced-on",
+                 str(there)]) == 0  # fmt: skip
+    scaled = json.loads(capsys.readouterr().out)
+    assert [r["computation"] for r in scaled["ranks"]] == pytest.approx(
+        [2 * r["computation"] for r in measured["ranks"]], rel=1e-9)  # fmt: skip
