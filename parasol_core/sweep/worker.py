@@ -59,6 +59,7 @@ class Worker:
         self.spec = spec
         self.session = Session(loads(spec.model_text, spec.model_name))
         self._answers = [self._prepare(a) for a in spec.answers]
+        self._links: dict[int, tuple] = {}  # id(topology) -> (topology, its link ids)
         # generated topologies first: a link edit of the new topology must follow it
         self._order = sorted(range(len(spec.axes)), key=lambda i: spec.axes[i].kind != "generate")
 
@@ -122,10 +123,7 @@ class Worker:
         elif axis.kind == "links":
             topo_id, attr = axis.target
             topo = s.machine.topology(topo_id)
-            ids = topo.links.ids
-            if (ids < 0).any():  # an id that is not a plain integer: read from its view
-                ids = [link.id for link in topo.links]
-            s.set_links(topo_id, ids, **{attr: Timing(float(value), None)})
+            s.set_links(topo_id, self._link_ids(topo), **{attr: Timing(float(value), None)})
         elif axis.kind == "scale":
             group, proc = axis.target
             s.scale_group(group, float(value), proc)
@@ -134,6 +132,19 @@ class Worker:
             kind, *sizes = str(value).split()
             plan = s.plan_generation(topo_id, kind, [int(x) for x in sizes], latency, speed)
             s.apply_replacement(plan)
+
+    def _link_ids(self, topo: Any) -> tuple:
+        """Every link id of ``topo``, as one tuple kept for it: the session picks the
+        links of the same tuple once, not at every variant."""
+        kept = self._links.get(id(topo))
+        if kept is None or kept[0] is not topo:
+            ids = topo.links.ids
+            if (ids < 0).any():  # an id that is not a plain integer: read from its view
+                kept = (topo, tuple(link.id for link in topo.links))
+            else:
+                kept = (topo, tuple(ids.tolist()))
+            self._links[id(topo)] = kept
+        return kept[1]
 
     # ------------------------------------------------------------------ one variant
 
