@@ -17,7 +17,7 @@ EXAMPLES = sorted((ROOT / "docs" / "sweeps").glob("*.toml"))
 def test_the_document_shows_each_example_file():
     text = (ROOT / "docs" / "sweeps.md").read_text()
     shown = [tomllib.loads(block) for block in re.findall(r"```toml\n(.*?)```", text, re.S)]
-    assert len(EXAMPLES) == 3
+    assert len(EXAMPLES) >= 3
     for path in EXAMPLES:
         assert f"(sweeps/{path.name})" in text
         assert tomllib.loads(path.read_text()) in shown, path.name
