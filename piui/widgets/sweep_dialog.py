@@ -478,6 +478,13 @@ class SweepDialog(QDialog):
         bottom = self.line_plot.getAxis("bottom")
         bottom.setTicks(None if values is not None else
                         [[(i, axis.text(i)) for i in range(len(axis.values))]])  # fmt: skip
+        plot = self.line_plot.getPlotItem()
+        plot.enableAutoRange()
+        if values is None:  # named values: room for the first and last names
+            plot.setXRange(-0.5, len(axis.values) - 0.5, padding=0)
+        if ys.size and ys.min() == ys.max() and not log_y:  # a flat answer, seen as flat
+            y = float(ys[0])
+            plot.setYRange(y - abs(y) * 0.05 - 1e-300, y + abs(y) * 0.05 + 1e-300, padding=0)
         self.plots.setCurrentWidget(self.line_plot)
 
     def _draw_heat(self, spec: SweepSpec, k: int, name: str) -> None:
