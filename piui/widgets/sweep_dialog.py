@@ -13,7 +13,8 @@ to the GUI thread as they finish and the plots are redrawn a few times a second.
 The results, for the answer chosen: a line for one axis, a heat map for two, parallel
 coordinates for more, and "What dominates": each axis's effect on the answer
 (:func:`parasol_core.sweep.analysis.effects`). Clicking a point of the line, a cell of
-the heat map or a row of the results table opens that variant as a new unsaved model.
+the heat map, a line of the parallel coordinates or a row of the results table opens that
+variant as a new unsaved model.
 Everything computed is the core's; this module draws.
 """
 
@@ -527,6 +528,8 @@ class SweepDialog(QDialog):
             t = (y - lo) / (hi - lo) if hi > lo else 0.5
             item = pg.PlotDataItem(list(range(n + 1)), [*pts, t],
                                    pen=pg.mkPen(cmap.map(t, mode="qcolor"), width=1))  # fmt: skip
+            item.setCurveClickable(True, width=6)  # a click on a line opens its variant
+            item.sigClicked.connect(lambda _item, _ev=None, i=r.index: self.open_variant(i))
             plot.addItem(item)
             self.parallel_lines.append(item)
         plot.setXRange(-0.4, n + 0.4, padding=0)

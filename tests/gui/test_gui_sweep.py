@@ -92,6 +92,10 @@ def test_two_axes_make_a_heat_map_more_make_parallel_coordinates(main_window, qt
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert dialog.plots.currentWidget() is dialog.parallel_plot
     assert len(dialog.parallel_lines) == 24
+    line = dialog.parallel_lines[5]  # the rows in the order they came: variant 5 here
+    line.sigClicked.emit(line, None)
+    iga = main_window.document.machine.processor(1).timings["iga"].mean
+    assert iga == pytest.approx(float(dialog.rows[5].values[0]) * float(dialog.rows[5].values[1]))
 
 
 def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
