@@ -118,6 +118,7 @@ __all__ = [
     "limits",
     "parse_size",
     "pattern_messages",
+    "remaining",
 ]
 
 MAX_GENERATED = 4_000_000
@@ -459,6 +460,14 @@ def deadline(seconds: float | None) -> Iterator[None]:
         yield
     finally:
         _local.deadline = before
+
+
+def remaining() -> float | None:
+    """Seconds left before this thread's :func:`deadline` (0 once past it), or None when
+    it has none: work that sets a shorter deadline of its own inside it (a sweep's
+    variant) keeps the outer one when that comes first."""
+    end = getattr(_local, "deadline", None)
+    return None if end is None else max(end - time.monotonic(), 0.0)
 
 
 def check_deadline() -> None:
