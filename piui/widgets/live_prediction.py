@@ -50,6 +50,7 @@ class LivePrediction(QObject):
         self._closed = False
         self.serial = 0  # requests made
         self.started = 0  # jobs started (a request replaced while waiting never starts)
+        self.stopped = 0  # jobs that stopped part-way, raising Cancelled (replaced)
         self._running: tuple[int, threading.Event] | None = None
         self._waiting: tuple[int, Callable[[threading.Event], Any]] | None = None
         self._done.connect(self._finished)
@@ -107,6 +108,8 @@ class LivePrediction(QObject):
 
     def _finished(self, answer: object, error: BaseException | None, serial: int) -> None:
         self._running = None
+        if isinstance(error, Cancelled):
+            self.stopped += 1
         if self._waiting is not None:
             self._start()  # a newer request: this answer is of a model no longer shown
         elif serial == self.serial:
