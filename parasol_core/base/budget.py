@@ -72,6 +72,13 @@ model, already loaded when it is made, is not in it (that torus's: 1.0 GB reside
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
 estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
+
+**Stopping work part-way.** Long loops (the flow engine's, in Python and through its C
+kernel's callback; the replay's compiler) poll :func:`check_deadline`. It raises
+:class:`TimeBudgetError` past the thread's :func:`deadline`, and :class:`Cancelled` once
+an event of the thread's :func:`cancelled_by` is set by another thread: how PIUI's
+Program window stops the replay of an edit a newer one replaced
+(``parasol_core.replay.replay``'s ``cancel``; docs/replay.md).
 """
 
 from __future__ import annotations
