@@ -470,6 +470,12 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_virtual_shapes": {
         "test_any_virtual_topology_with_a_shape_routes_on_any_hardware",
     },
+    "test_replay_cancel": {
+        "test_a_replay_cancelled_from_another_thread_stops_part_way",  # two replays of each
+    },
+    "test_gui_program_cancel": {
+        "test_an_edit_while_a_prediction_runs_stops_it_and_the_last_edit_is_shown",  # Python
+    },
 }
 
 
