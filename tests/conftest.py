@@ -272,19 +272,13 @@ SLOW_MODULES = {
     "test_signals",
     "test_soak",
 }
-# Over about 0.8 s in a serial run on a lightly loaded machine (a parametrized test: all
+# Over about 0.5 s in a run on two lightly loaded workers (a parametrized test: all
 # its cases together), so that `make test-fast` (what is left, on two workers) stays
 # under a minute on two quiet cores: measured from `pytest --durations=0`, see
 # docs/development.md, "The test loop", to redo it when the fast loop grows.
 SLOW_TESTS: dict[str, set[str]] = {
     "test_ascii_numbers": {
         "test_any_annotation_text_loads_with_at_worst_a_warning",
-    },
-    "test_simgrid_platform_flows": {
-        "test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol",  # 512 hosts in SimGrid
-    },
-    "test_measure_suite": {
-        "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",
     },
     "test_bad_input": {
         "test_a_50_mb_line_is_rejected_fast",
@@ -310,6 +304,9 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_long_request_neither_stalls_others_nor_is_cut_by_sigterm",
         "test_eight_clients_at_once",
     },
+    "test_expr_evaluate": {
+        "test_operators_of_one_level_group_to_the_left",
+    },
     "test_fast_parser_differential": {
         "test_generated_models_in_canonical_form",
         "test_generated_models_in_varied_layouts",
@@ -317,6 +314,7 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_samples",
     },
     "test_fast_parser_imports": {
+        "test_no_cycle_in_module_level_imports_of_the_syntax_package",
         "test_the_model_does_not_reach_the_parser_nor_the_tree_the_model",
     },
     "test_flow_engine": {
@@ -324,9 +322,17 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_gui_combinations": {
         "test_a_reference_back_to_the_expression_itself_is_refused",
+        "test_the_machine_combination_tab_behind_another_waits_for_its_tab",
+    },
+    "test_gui_dialog_titles": {
+        "test_every_message_box_is_as_wide_as_its_title",
     },
     "test_gui_export": {
         "test_the_window_never_blocks_while_a_slow_estimator_answers",
+    },
+    "test_gui_file_dialog_folders": {
+        "test_a_model_without_a_file_starts_where_the_last_file_was",
+        "test_the_windows_dialogs_start_in_the_models_folder",
     },
     "test_gui_groups": {
         "test_a_drag_with_every_window_open_is_one_edit",
@@ -337,20 +343,29 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_gui_instructions": {
         "test_in_the_main_window_rejected_input_reaches_the_terminal",
     },
+    "test_gui_keys": {
+        "test_a_view_key_brings_a_dock_behind_a_tab_to_the_front",
+        "test_a_view_key_reaches_a_floating_dock_and_hides_it_when_pressed_in_it",
+        "test_the_history_lists_the_steps_and_a_click_goes_back_to_one",
+    },
     "test_gui_layouts": {
         "test_a_floating_dock_is_a_window_of_its_own",
         "test_a_layout_chosen_at_any_moment_shows_the_model_on_screen",
         "test_a_layout_kept_until_the_user_moves_a_dock",
+        "test_a_saved_layout_of_another_version_starts_from_the_default",
         "test_a_window_built_by_a_layout_after_edits_shows_them",
         "test_each_layout_shows_its_windows_side_by_side",
+        "test_the_first_run_is_maximised_in_the_what_if_layout",
         "test_the_grid_view_fits_what_is_visible_and_its_words_are_in_view",
         "test_the_layouts_are_in_the_view_menu_with_their_shortcuts",
         "test_the_next_start_is_as_the_user_left_it",
         "test_the_what_if_layout_has_the_scalers_and_the_ratios_side_by_side",
     },
     "test_gui_main": {
+        "test_closing_with_unsaved_changes_asks",
         "test_exceptions_in_slots_reach_the_terminal",
         "test_open_each_sample",
+        "test_opening_and_saving_show_a_wait_cursor_and_say_what_they_do",
         "test_screenshots_render_every_window",
     },
     "test_gui_measure": {
@@ -358,13 +373,30 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_gui_model_state": {
         "test_a_refusals_tooltip_goes_when_its_window_is_resized",
+        "test_opening_a_second_model_leaves_nothing_of_the_first",
+        "test_the_estimate_panels_transfer_time_is_in_sight_without_scrolling",
     },
     "test_gui_network_drawings": {
         "test_a_png_export_has_the_size_asked",
     },
     "test_gui_new_user": {
+        "test_a_bad_processor_id_is_refused_in_words_at_the_field",
         "test_a_long_error_never_pushes_the_values_out_of_sight",
+        "test_a_message_goes_when_the_state_it_describes_goes",
+        "test_a_number_too_small_to_represent_says_so",
         "test_ctrl_z_in_a_category_window_undoes",
+        "test_side_docks_get_their_width_back_when_the_window_grows",
+    },
+    "test_gui_program": {
+        "test_keep_as_before_and_another_model",
+        "test_open_program_trace_predicts_it_on_the_model_on_screen",
+        "test_out_of_sight_it_predicts_when_shown_again",
+        "test_the_prediction_follows_a_link_speed_dragged",
+        "test_the_prediction_follows_a_scaler_dragged",
+        "test_what_dominates_shows_the_cores_answer_and_follows_edits",
+    },
+    "test_gui_program_cancel": {
+        "test_an_edit_while_a_prediction_runs_stops_it_and_the_last_edit_is_shown",  # Python
     },
     "test_gui_readable_plots": {
         "test_a_readable_axis_over_any_range",
@@ -374,11 +406,15 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_the_runtime_windows_plots_at",
     },
     "test_gui_runtime": {
+        "test_an_invalid_expression_is_refused_in_place",
+        "test_crosshair_reads_out_the_values_under_the_mouse",
         "test_editing_a_pvm_expression_changes_its_value_and_plot",
         "test_fit_dialog_lists_the_tables_of_a_log_and_fits_the_one_picked",
         "test_fit_dialog_never_fits_different_benchmarks_together",
+        "test_fit_dialog_reads_osu_output_and_reports_bad_files",
         "test_fit_dialog_shows_all_seven_process_counts_a_picker_and_the_residuals",
         "test_fit_dialog_writes_the_chosen_expression_as_one_undoable_edit",
+        "test_overlay_another_primitive_and_another_model_file",
         "test_screenshots_include_the_runtime_window_and_fit_dialog",
         "test_sliders_set_the_arguments_values_and_markers",
         "test_the_readout_evaluates_the_cost_at_the_cursor_not_at_a_nearby_sample",
@@ -389,6 +425,9 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_a_long_slider_drag_keeps_the_reference_count_of_none",
     },
     "test_gui_startup": {
+        "test_a_sensitivity_behind_another_dock_waits_for_its_tab",
+        "test_a_sensitivity_behind_the_chart_tab_follows_edits_when_shown_again",
+        "test_asking_for_a_panel_builds_it_without_showing_it",
         "test_the_sensitivity_waits_until_shown_then_fills",
     },
     "test_gui_unsaved": {
@@ -401,13 +440,21 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_the_expression_tree_imports_no_syntax",
     },
     "test_linkstore": {
+        "test_a_group_edit_holds_the_store_and_uids_never_a_view_per_link",
         "test_a_save_of_links_edited_in_bulk_writes_what_the_link_by_link_path_writes",
         "test_random_edits_match_a_plain_list",
     },
     "test_mapping_incremental": {
         "test_random_swaps_match_the_full_recomputation",
     },
+    "test_measure_progress": {
+        "test_compiling_ticks_while_it_runs",
+    },
+    "test_measure_suite": {
+        "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",
+    },
     "test_network_drawings": {
+        "test_every_processor_is_placed_apart_at_a_finite_place_the_same_every_time",
         "test_tori_of_3_to_6_dimensions_are_full_grids_of_blocks",
     },
     "test_networks": {
@@ -418,10 +465,12 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_phase_groups": {
         "test_groups_equal_the_reference_on_random_phases",
+        "test_the_bulk_path_equals_the_loop_on_phases_started_at_once",
         "test_the_bulk_path_took_some_random_phases",
     },
     "test_phases": {
         "test_every_pattern_runs_on_the_gcel",
+        "test_property_bounds_and_the_reference",
     },
     "test_phases_native": {
         "test_kernel_equals_python_on_every_pattern",
@@ -434,11 +483,17 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_mutated_models",
         "test_the_reader_reads_every_sample_as_lark_does",
     },
+    "test_reliability": {
+        "test_reading_a_huge_file_of_zeros_stops_early",
+    },
     "test_reliability_corpus": {
         "test_every_subcommand_on_a_corpus_of_corrupt_models",
     },
     "test_replacement": {
         "test_what_the_plan_says_is_what_apply_does",
+    },
+    "test_replay_cancel": {
+        "test_a_replay_cancelled_from_another_thread_stops_part_way",  # two replays of each
     },
     "test_roundtrip_properties": {
         "test_canonical_text_reads_back_equal",
@@ -451,30 +506,39 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_generated_models_in_varied_layouts",
         "test_samples",
     },
+    "test_scalers": {
+        "test_any_sequence_of_moves_undone_by_reset_or_by_ones_gives_the_exact_values",
+    },
     "test_signal_slots": {
         "test_checked_never_lands_in_a_parameter",
     },
     "test_simgrid": {
         "test_a_mangled_export_is_read_or_refused_with_a_reason",
         "test_a_mangled_platform_is_read_or_refused_with_a_reason",
+        "test_every_sample_exports_and_imports_as_the_same_model",
+        "test_generated_topologies_round_trip",
     },
     "test_simgrid_export_xml": {
         "test_the_export_is_well_formed_xml_or_refused",
+    },
+    "test_simgrid_names": {
+        "test_a_clusters_names_are_one_run_however_many_hosts",
+    },
+    "test_simgrid_platform_flows": {
+        "test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol",  # 512 hosts in SimGrid
+    },
+    "test_sweep_examples": {
+        "test_each_example_runs_without_an_error",
     },
     "test_topology_generators": {
         "test_comparing_in_bulk_is_comparing_link_by_link",
     },
     "test_topology_nd": {
         "test_dimension_order_routes_on_nd_grids_are_minimal_per_dimension",
+        "test_shortest_routes_on_random_connected_links_are_bfs_distances",
     },
     "test_virtual_shapes": {
         "test_any_virtual_topology_with_a_shape_routes_on_any_hardware",
-    },
-    "test_replay_cancel": {
-        "test_a_replay_cancelled_from_another_thread_stops_part_way",  # two replays of each
-    },
-    "test_gui_program_cancel": {
-        "test_an_edit_while_a_prediction_runs_stops_it_and_the_last_edit_is_shown",  # Python
     },
 }
 
