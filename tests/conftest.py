@@ -161,6 +161,7 @@ SUBPROCESS_MODULES = {
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
     "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
+    "test_simgrid_router_zones",  # SimGrid's python3 giving exported dragonflies' routes
     "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
@@ -277,6 +278,9 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_simgrid_platform_flows": {
         "test_the_gcel_sample_exported_shares_in_simgrid_as_in_parasol",  # 512 hosts in SimGrid
+    },
+    "test_simgrid_router_zones": {
+        "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
     },
     "test_measure_suite": {
         "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",

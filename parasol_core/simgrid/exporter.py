@@ -1,5 +1,5 @@
 """A PARASOL model's hardware topology as a SimGrid platform file (version 4.1), in the
-smallest of three forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Export"):
+smallest of four forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Export"):
 
 * a ``<cluster>`` (TORUS, FAT_TREE, or FLAT: a star around one switch) where the
   topology is exactly what SimGrid builds from one and routes as PARASOL does (a torus
@@ -7,6 +7,11 @@ smallest of three forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Ex
   is read back by the import and kept only if that gives the same topology;
 * a ``DijkstraCache`` zone of layers for a dimension-order routing (meshes, tori,
   hypercubes: :func:`_as_layers`), whose one shortest route is PARASOL's;
+* a ``Full`` zone of zones, one a router and its compute processors, with a
+  ``zoneRoute`` between every two routers, for a routing whose route between two
+  compute processors depends only on their routers (``dragonfly-minimal``:
+  :func:`_as_zones`), read back by the import and kept only if that gives the same
+  topology and routes;
 * one ``Full`` zone: an explicit ``<route>`` for every ordered pair of compute
   processors, listing the links PARASOL's routing technique gives (one symmetrical
   route where the way back is the same links reversed, two one-way routes otherwise).
@@ -92,7 +97,8 @@ def export_platform(machine: Machine) -> Exported:
     """The platform text of the machine's hardware topology, and what did not carry over:
     a SimGrid cluster where the topology is one (a torus, a fat tree, a star) and SimGrid
     routes it as PARASOL does, else a zone of layers for a dimension-order routing, else
-    one Full zone of explicit routes (module docstring)."""
+    zones of routers for a dragonfly, else one Full zone of explicit routes (module
+    docstring)."""
     from parasol_core.topology.shape import processor_count
     from parasol_core.topology.switches import switch_mask
 
@@ -106,6 +112,8 @@ def export_platform(machine: Machine) -> Exported:
     if made is None:
         made = _as_layers(machine, topo, count, mask, compute)
     if made is None:
+        made = _as_zones(machine, topo, count, mask, compute)
+    if made is None:
         made = _as_full(machine, topo, count, mask, compute)
     return made
 
@@ -117,6 +125,7 @@ class _Writer:
     def __init__(self, machine: Machine, topo, count: int, mask, compute: list[int],  # noqa: ANN001
                  routing: str) -> None:  # fmt: skip
         self.notes: list[str] = []
+        self.policies: tuple[set[int], set[int]] | None = None  # the FATPIPE and SHARED links
         self.lines = [
             "<?xml version='1.0'?>",
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
@@ -180,16 +189,20 @@ class _Writer:
         for p in self.routers:
             self.lines.append(f'    <router id="p{p}"/>')
 
-    def links(self, topo) -> tuple[dict[int, list[int]], set[int]]:  # noqa: ANN001
-        """A ``<link>`` per PARASOL link; the links' processors, and the split-duplex
-        ones (a route names their direction)."""
+    def links(self, topo, only=None, indent: str = "    ") -> tuple[dict[int, list[int]], set[int]]:  # noqa: ANN001
+        """A ``<link>`` per PARASOL link (or per link of ``only``); the links'
+        processors, and the split-duplex ones (a route names their direction)."""
         split = topo.duplex is not None
-        ids = [link.id for link in topo.links if link.id is not None]
-        fatpipe, shared = (_ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared"))
+        if self.policies is None:  # once: the zones of routers write their links in parts
+            ids = [link.id for link in topo.links if link.id is not None]
+            self.policies = tuple(
+                _ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared")
+            )
+        fatpipe, shared = self.policies
         sd = False
         usable: dict[int, list[int]] = {}
         directed: set[int] = set()
-        for link in topo.links:
+        for link in topo.links if only is None else only:
             if link.id is None or not link.connect:
                 continue
             speed = _speed_of(link)
@@ -203,15 +216,16 @@ class _Writer:
                 directed.add(link.id)
             bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed "
                              f"{speed!r})")  # fmt: skip
-            self.lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
+            self.lines.append(f'{indent}<link id="l{link.id}" bandwidth="{bandwidth}Bps" '
                               f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
-            self.prop("id", link.id, "      ")
-            self.prop("connect", " ".join(map(str, link.connect)), "      ")
-            self.prop("speed", _num(speed), "      ")
-            self.lines.append("    </link>")
+            self.prop("id", link.id, indent + "  ")
+            self.prop("connect", " ".join(map(str, link.connect)), indent + "  ")
+            self.prop("speed", _num(speed), indent + "  ")
+            self.lines.append(f"{indent}</link>")
             usable[link.id] = link.connect
-        if sd:
-            self.notes.append("standard deviations of link latencies and speeds")
+        note = "standard deviations of link latencies and speeds"
+        if sd and note not in self.notes:
+            self.notes.append(note)
         return usable, directed
 
     def done(self) -> Exported:
@@ -509,6 +523,133 @@ def _as_layers(machine: Machine, topo, count: int, mask, compute: list[int]) -> 
     return out.done()
 
 
+# --------------------------------------------------------------------------- router zones
+
+#: routings whose route between two compute processors is the link from the first to
+#: its router, a route between the two routers that depends on nothing else, and the
+#: link from there to the second (tests/simgrid/test_simgrid_router_zones.py)
+_BY_ROUTER = ("dragonfly-minimal",)
+
+
+def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported | None:  # noqa: ANN001
+    """A dragonfly routed ``dragonfly-minimal`` as a ``Full`` zone of zones, one a router
+    (a ``Full`` zone of the router, its compute processors and their links, with explicit
+    routes between them), and a ``zoneRoute`` between every two routers' zones, gateways
+    the two routers, over PARASOL's links between them; or None for another topology.
+
+    SimGrid routes host ``s`` to host ``d`` of another zone by the route in ``s``'s zone
+    from ``s`` to the gateway (its one link), the zoneRoute, and the route from the other
+    gateway to ``d`` (its one link): PARASOL's route, whose router-to-router part depends
+    only on the two routers under this routing (checked on two processors of each router
+    where it has two). R routers make R (R - 1) / 2 zone routes, not C (C - 1) of C
+    compute processors: a 17 x 8 x 8 x 4 dragonfly 9,180 routes, not 1,182,656. The
+    candidate is read back by the import and kept only if that gives the same topology."""
+    from parasol_core.simgrid.importer import import_text
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+
+    if (topo.routing or "") not in _BY_ROUTER or len(compute) < 2:
+        return None
+    if (topo.name or "").startswith("parasol-"):
+        return None  # a name the zones of routers take
+    router_of: dict[int, int] = {}
+    own: dict[int, object] = {}  # compute processor -> its one link
+    for link in topo.links:
+        ends = link.connect
+        if link.id is None or not ends:
+            return None
+        hosts = [p for p in ends if not mask[p]]
+        if not hosts:
+            continue
+        if len(ends) != 2 or len(hosts) != 1 or hosts[0] in own:
+            return None  # a compute processor on one link, to one router, only
+        own[hosts[0]] = link
+        router_of[hosts[0]] = ends[0] if ends[1] == hosts[0] else ends[1]
+    if len(own) != len(compute):
+        return None
+    routers = sorted(set(router_of.values()))
+    if routers != _switches(mask, count):
+        return None  # a router with no compute processor has no zone to be in
+    terminals: dict[int, list[int]] = {r: [] for r in routers}
+    for p in compute:
+        terminals[router_of[p]].append(p)
+    n = len(routers)
+    pairs = n * (n - 1) // 2
+    budget.check(f"the zone routes between {n:,} routers", pairs, MAX_ROUTES, "routes",
+                 "a SimGrid Full zone lists every pair of its zones")  # fmt: skip
+    ra, rb = np.triu_indices(n, 1)
+    first = np.asarray([terminals[r][0] for r in routers], dtype=np.int64)
+    last = np.asarray([terminals[r][-1] for r in routers], dtype=np.int64)
+    try:
+        index = index_of(topo)
+        there = index.routes(np.concatenate((first[ra], last[ra])),
+                             np.concatenate((first[rb], last[rb])))  # fmt: skip
+        back = index.routes(first[rb], first[ra])
+    except RoutingError as e:
+        raise ExportError(
+            f"PARASOL cannot route the model ({e}); SimGrid needs every route"
+        ) from None
+    budget.check(f"the zone routes between {n:,} routers", int(there.link_offsets[-1]),
+                 MAX_ROUTE_LINKS, "link references")  # fmt: skip
+    out = _Writer(machine, topo, count, mask, compute, "Full")
+    lines = out.lines
+    usable: dict[int, list[int]] = {}
+    directed: set[int] = set()
+    for r in routers:
+        lines.append(f'    <zone id="parasol-router-p{r}" routing="Full">')
+        for p in terminals[r]:
+            lines.append(f'      <host id="p{p}" speed="{HOST_SPEED}">')
+            out.prop("type", topo.types.get(p, 0), "        ")
+            lines.append("      </host>")
+        lines.append(f'      <router id="p{r}"/>')
+        u, d = out.links(topo, [own[p] for p in terminals[r]], "      ")
+        usable.update(u)
+        directed.update(d)
+        for i, p in enumerate(terminals[r]):
+            lid = own[p].id
+            _chain(
+                lines, f'<route src="p{p}" dst="p{r}">', (p, r), (lid,), usable, directed, "      "
+            )
+            for q in terminals[r][i + 1 :]:
+                _chain(lines, f'<route src="p{p}" dst="p{q}">', (p, r, q), (lid, own[q].id),
+                       usable, directed, "      ")  # fmt: skip
+        lines.append("    </zone>")
+    u, d = out.links(topo, [lk for lk in topo.links if lk.id not in usable])
+    usable.update(u)
+    directed.update(d)
+    for k in range(pairs):
+        r, r2 = there[k], there[pairs + k]
+        if r.links[1:-1] != r2.links[1:-1] or r.processors[1:-1] != r2.processors[1:-1]:
+            return None  # the route between the routers depends on more than them
+        a, b = routers[ra[k]], routers[rb[k]]
+        w = back[k]
+        same = w.links[1:-1] == tuple(reversed(r.links[1:-1]))
+        sym = "" if same else ' symmetrical="NO"'
+        head = (f'<zoneRoute src="parasol-router-p{a}" dst="parasol-router-p{b}" '
+                f'gw_src="p{a}" gw_dst="p{b}"{sym}>')  # fmt: skip
+        _chain(lines, head, r.processors[1:-1], r.links[1:-1], usable, directed)
+        if not same:
+            head = (f'<zoneRoute src="parasol-router-p{b}" dst="parasol-router-p{a}" '
+                    f'gw_src="p{b}" gw_dst="p{a}" symmetrical="NO">')  # fmt: skip
+            _chain(lines, head, w.processors[1:-1], w.links[1:-1], usable, directed)
+    out.notes.append(f"PARASOL's {topo.routing} routing as a Full zone of {n:,} zones, one a "
+                     "router and its processors, with a zone route between every two: "
+                     "SimGrid's routes are PARASOL's")  # fmt: skip
+    made = out.done()
+    try:
+        again = import_text(made.text, "the export")
+    except (ValueError, budget.BudgetError):
+        return None
+    if again.machine.hardware() != topo or any("differ from PARASOL" in n for n in again.notes):
+        return None  # (the import compares the routes between hosts with PARASOL's)
+    return made
+
+
+def _switches(mask, count: int) -> list[int]:  # noqa: ANN001
+    """The switches' numbers, ascending."""
+    return [p for p in range(1, count + 1) if mask[p]]
+
+
 def _ids(text: str | None, ids: list[int]) -> set[int]:
     """Those of ``ids`` a policy annotation lists (``# piui: fatpipe = 3 5-9``)."""
     from bisect import bisect_right
@@ -530,11 +671,18 @@ def _ids(text: str | None, ids: list[int]) -> set[int]:
 def _route(lines: list[str], r, usable: dict[int, list[int]], directed: set[int],  # noqa: ANN001
            symmetrical: bool) -> None:  # fmt: skip
     sym = "" if symmetrical else ' symmetrical="NO"'
-    lines.append(f'    <route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>')
-    for k, lid in enumerate(r.links):
+    head = f'<route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>'
+    _chain(lines, head, r.processors, r.links, usable, directed)
+
+
+def _chain(lines: list[str], head: str, procs, links, usable: dict[int, list[int]],  # noqa: ANN001
+           directed: set[int], indent: str = "    ") -> None:  # fmt: skip
+    """A ``<route>`` or ``<zoneRoute>`` (its opening tag ``head``) over ``links``, the
+    ``k``-th crossed from ``procs[k]``; a split-duplex link names its direction."""
+    lines.append(indent + head)
+    for k, lid in enumerate(links):
         direction = ""
-        ends = usable[lid]
         if lid in directed:  # UP is from the first processor listed to the second
-            direction = ' direction="UP"' if r.processors[k] == ends[0] else ' direction="DOWN"'
-        lines.append(f'      <link_ctn id="l{lid}"{direction}/>')
-    lines.append("    </route>")
+            direction = ' direction="UP"' if procs[k] == usable[lid][0] else ' direction="DOWN"'
+        lines.append(f'{indent}  <link_ctn id="l{lid}"{direction}/>')
+    lines.append(indent + head[: head.index(" ")].replace("<", "</") + ">")
