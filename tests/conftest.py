@@ -281,6 +281,7 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_simgrid_router_zones": {
         "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
+        "test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups",  # 6.5 MB
     },
     "test_measure_suite": {
         "test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_levels",

@@ -574,67 +574,123 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
     for p in compute:
         terminals[router_of[p]].append(p)
     n = len(routers)
-    pairs = n * (n - 1) // 2
-    budget.check(f"the zone routes between {n:,} routers", pairs, MAX_ROUTES, "routes",
+    groups, gateways = _groups_of(topo, count, routers, len(compute))
+    if groups is None:  # a zone route between every two routers
+        ra, rb = np.triu_indices(n, 1)
+        pa, pb = np.asarray(routers)[ra], np.asarray(routers)[rb]
+        what = f"the zone routes between {n:,} routers"
+    else:  # between the routers of each group, and between every two groups
+        pa = [g[i] for g in groups for i in range(len(g)) for _ in range(i + 1, len(g))]
+        pb = [g[j] for g in groups for i in range(len(g)) for j in range(i + 1, len(g))]
+        pa += [x for x, _ in gateways.values()]
+        pb += [y for _, y in gateways.values()]
+        pa, pb = np.asarray(pa, dtype=np.int64), np.asarray(pb, dtype=np.int64)
+        what = f"the zone routes of {len(groups):,} groups of {n // len(groups):,} routers"
+    pairs = int(pa.shape[0])
+    budget.check(what, pairs, MAX_ROUTES, "routes",
                  "a SimGrid Full zone lists every pair of its zones")  # fmt: skip
-    ra, rb = np.triu_indices(n, 1)
-    first = np.asarray([terminals[r][0] for r in routers], dtype=np.int64)
-    last = np.asarray([terminals[r][-1] for r in routers], dtype=np.int64)
+    first = {r: terminals[r][0] for r in routers}
+    last = {r: terminals[r][-1] for r in routers}
+    fa = np.asarray([first[r] for r in pa.tolist()], dtype=np.int64)
+    fb = np.asarray([first[r] for r in pb.tolist()], dtype=np.int64)
+    la = np.asarray([last[r] for r in pa.tolist()], dtype=np.int64)
+    lb = np.asarray([last[r] for r in pb.tolist()], dtype=np.int64)
     try:
         index = index_of(topo)
-        there = index.routes(np.concatenate((first[ra], last[ra])),
-                             np.concatenate((first[rb], last[rb])))  # fmt: skip
-        back = index.routes(first[rb], first[ra])
+        there = index.routes(np.concatenate((fa, la)), np.concatenate((fb, lb)))
+        back = index.routes(fb, fa)
     except RoutingError as e:
         raise ExportError(
             f"PARASOL cannot route the model ({e}); SimGrid needs every route"
         ) from None
-    budget.check(f"the zone routes between {n:,} routers", int(there.link_offsets[-1]),
+    budget.check(what, int(there.link_offsets[-1]) + int(back.link_offsets[-1]),
                  MAX_ROUTE_LINKS, "link references")  # fmt: skip
+    # the route from router a to router b: (processors, links), PARASOL's
+    seg: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+    for k, (a, b) in enumerate(zip(pa.tolist(), pb.tolist())):
+        r, r2, w = there[k], there[pairs + k], back[k]
+        if r.links[1:-1] != r2.links[1:-1] or r.processors[1:-1] != r2.processors[1:-1]:
+            return None  # the route between the routers depends on more than them
+        seg[(a, b)] = (r.processors[1:-1], r.links[1:-1])
+        seg[(b, a)] = (w.processors[1:-1], w.links[1:-1])
+    own_id = {q: lk.id for q, lk in own.items()}
+    if groups is not None and not _composed(
+        index, compute, router_of, own_id, groups, gateways, seg
+    ):
+        return None
     out = _Writer(machine, topo, count, mask, compute, "Full")
     lines = out.lines
     usable: dict[int, list[int]] = {}
     directed: set[int] = set()
-    for r in routers:
-        lines.append(f'    <zone id="parasol-router-p{r}" routing="Full">')
-        for p in terminals[r]:
-            lines.append(f'      <host id="p{p}" speed="{HOST_SPEED}">')
-            out.prop("type", topo.types.get(p, 0), "        ")
-            lines.append("      </host>")
-        lines.append(f'      <router id="p{r}"/>')
-        u, d = out.links(topo, [own[p] for p in terminals[r]], "      ")
+
+    def add_links(links: list, indent: str) -> None:
+        u, d = out.links(topo, links, indent)
         usable.update(u)
         directed.update(d)
+
+    def router_zone(r: int, ind: str, with_links: bool) -> None:
+        lines.append(f'{ind}<zone id="parasol-router-p{r}" routing="Full">')
+        for p in terminals[r]:
+            lines.append(f'{ind}  <host id="p{p}" speed="{HOST_SPEED}">')
+            out.prop("type", topo.types.get(p, 0), ind + "    ")
+            lines.append(f"{ind}  </host>")
+        lines.append(f'{ind}  <router id="p{r}"/>')
+        if with_links:
+            add_links([own[p] for p in terminals[r]], ind + "  ")
         for i, p in enumerate(terminals[r]):
             lid = own[p].id
-            _chain(
-                lines, f'<route src="p{p}" dst="p{r}">', (p, r), (lid,), usable, directed, "      "
-            )
+            _chain(lines, f'<route src="p{p}" dst="p{r}">', (p, r), (lid,), usable, directed,
+                   ind + "  ")  # fmt: skip
             for q in terminals[r][i + 1 :]:
                 _chain(lines, f'<route src="p{p}" dst="p{q}">', (p, r, q), (lid, own[q].id),
-                       usable, directed, "      ")  # fmt: skip
-        lines.append("    </zone>")
-    u, d = out.links(topo, [lk for lk in topo.links if lk.id not in usable])
-    usable.update(u)
-    directed.update(d)
-    for k in range(pairs):
-        r, r2 = there[k], there[pairs + k]
-        if r.links[1:-1] != r2.links[1:-1] or r.processors[1:-1] != r2.processors[1:-1]:
-            return None  # the route between the routers depends on more than them
-        a, b = routers[ra[k]], routers[rb[k]]
-        w = back[k]
-        same = w.links[1:-1] == tuple(reversed(r.links[1:-1]))
+                       usable, directed, ind + "  ")  # fmt: skip
+        lines.append(f"{ind}</zone>")
+
+    def zone_route(za: str, zb: str, a: int, b: int, ind: str) -> None:
+        procs, links = seg[(a, b)]
+        bprocs, blinks = seg[(b, a)]
+        same = blinks == tuple(reversed(links))
         sym = "" if same else ' symmetrical="NO"'
-        head = (f'<zoneRoute src="parasol-router-p{a}" dst="parasol-router-p{b}" '
-                f'gw_src="p{a}" gw_dst="p{b}"{sym}>')  # fmt: skip
-        _chain(lines, head, r.processors[1:-1], r.links[1:-1], usable, directed)
+        head = f'<zoneRoute src="{za}" dst="{zb}" gw_src="p{a}" gw_dst="p{b}"{sym}>'
+        _chain(lines, head, procs, links, usable, directed, ind)
         if not same:
-            head = (f'<zoneRoute src="parasol-router-p{b}" dst="parasol-router-p{a}" '
-                    f'gw_src="p{b}" gw_dst="p{a}" symmetrical="NO">')  # fmt: skip
-            _chain(lines, head, w.processors[1:-1], w.links[1:-1], usable, directed)
-    out.notes.append(f"PARASOL's {topo.routing} routing as a Full zone of {n:,} zones, one a "
-                     "router and its processors, with a zone route between every two: "
-                     "SimGrid's routes are PARASOL's")  # fmt: skip
+            head = (f'<zoneRoute src="{zb}" dst="{za}" gw_src="p{b}" gw_dst="p{a}" '
+                    'symmetrical="NO">')  # fmt: skip
+            _chain(lines, head, bprocs, blinks, usable, directed, ind)
+
+    if groups is None:
+        for r in routers:
+            router_zone(r, "    ", True)
+        add_links([lk for lk in topo.links if lk.id not in usable], "    ")
+        for a, b in zip(pa.tolist(), pb.tolist()):
+            zone_route(f"parasol-router-p{a}", f"parasol-router-p{b}", a, b, "    ")
+        said = f"a Full zone of {n:,} zones, one a router and its processors"
+    else:
+        # a link is defined in the zone whose routes cross it, after the zones in it (as
+        # SimGrid's DTD wants): the import puts them back in the order of their ids
+        out.prop("link-order", "id")
+        group_of = {r: g for g, members in enumerate(groups) for r in members}
+        local: list[list] = [[] for _ in groups]  # the links between a group's routers
+        for lk in topo.links:
+            ends = lk.connect
+            if mask[ends[0]] and all(group_of[p] == group_of[ends[0]] for p in ends):
+                local[group_of[ends[0]]].append(lk)
+        for g, members in enumerate(groups, 1):
+            lines.append(f'    <zone id="parasol-group-{g}" routing="Full">')
+            for r in members:
+                router_zone(r, "      ", True)
+            add_links(local[g - 1], "      ")
+            for i, a in enumerate(members):
+                for b in members[i + 1 :]:
+                    zone_route(f"parasol-router-p{a}", f"parasol-router-p{b}", a, b, "      ")
+            lines.append("    </zone>")
+        add_links([lk for lk in topo.links if lk.id not in usable], "    ")
+        for (i, j), (x, y) in gateways.items():
+            zone_route(f"parasol-group-{i + 1}", f"parasol-group-{j + 1}", x, y, "    ")
+        said = (f"a Full zone of {len(groups):,} zones, one a group, each of zones of one "
+                "router and its processors")  # fmt: skip
+    out.notes.append(f"PARASOL's {topo.routing} routing as {said}, with a zone route between "
+                     "every two: SimGrid's routes are PARASOL's")  # fmt: skip
     made = out.done()
     try:
         again = import_text(made.text, "the export")
@@ -643,6 +699,81 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
     if again.machine.hardware() != topo or any("differ from PARASOL" in n for n in again.notes):
         return None  # (the import compares the routes between hosts with PARASOL's)
     return made
+
+
+#: the most pairs of compute processors on which a zone of groups is checked
+CHECKED_PAIRS = 20_000
+
+
+def _groups_of(topo, count: int, routers: list[int], c: int):  # noqa: ANN001, ANN202
+    """A PARASOL dragonfly with one global link between every two groups: its routers
+    by group, and the two ends of the link from group i to group j (i < j); else
+    (None, None). There the route between two groups always crosses that link, from
+    wherever it leaves to wherever it lands, so SimGrid's zone route between the two
+    groups' zones, whose gateways are its ends, is PARASOL's."""
+    from parasol_core.topology.switched import Dragonfly
+    from parasol_core.topology.switches import network_of
+
+    said = network_of(topo)
+    if said is None or said[0] != "dragonfly":
+        return None, None
+    try:
+        fly = Dragonfly.of(tuple(said[1].values()))
+    except ValueError:
+        return None, None
+    t = fly.terminals
+    if fly.g < 2 or fly.per_pair != 1 or fly.count != count or t != c:
+        return None, None
+    if routers != list(range(t + 1, count + 1)):
+        return None, None
+    ids = [link.id for link in topo.links]
+    if any(b <= a for a, b in zip(ids, ids[1:])):
+        return None, None  # the import would put them in the order of their ids
+    groups = [routers[g * fly.a : (g + 1) * fly.a] for g in range(fly.g)]
+    gateways = {}
+    for i in range(fly.g):
+        for j in range(i + 1, fly.g):
+            x = int(fly.gateway(np.int64(i), np.int64(j), 0))
+            y = int(fly.gateway(np.int64(j), np.int64(i), 0))
+            gateways[(i, j)] = (t + x + 1, t + y + 1)
+    return groups, gateways
+
+
+def _composed(index, compute: list[int], router_of: dict, own: dict, groups, gateways,  # noqa: ANN001
+              seg: dict) -> bool:  # fmt: skip
+    """Whether SimGrid's route through the zones of groups (the zone route's gateways
+    reached within each group) is PARASOL's on every ordered pair of compute processors,
+    or on :data:`CHECKED_PAIRS` of them drawn at random (seeded) where there are more."""
+    group_of = {r: g for g, members in enumerate(groups) for r in members}
+    c = len(compute)
+    procs = np.asarray(compute, dtype=np.int64)
+    if c * (c - 1) <= CHECKED_PAIRS:
+        a, b = np.meshgrid(procs, procs, indexing="ij")
+        keep = a != b
+        src, dst = a[keep], b[keep]
+    else:
+        rng = np.random.default_rng(36)
+        i = rng.integers(0, c, CHECKED_PAIRS)
+        j = (i + rng.integers(1, c, CHECKED_PAIRS)) % c
+        src, dst = procs[i], procs[j]
+    batch = index.routes(src, dst)
+
+    def within(a: int, b: int) -> tuple:
+        return () if a == b else seg[(a, b)][1]
+
+    for s, d, route in zip(src.tolist(), dst.tolist(), batch):
+        ra, rb = router_of[s], router_of[d]
+        gi, gj = group_of[ra], group_of[rb]
+        if gi == gj:
+            middle = within(ra, rb)
+        else:
+            x, y = gateways[(min(gi, gj), max(gi, gj))]
+            if gi > gj:
+                x, y = y, x
+            middle = within(ra, x) + seg[(x, y)][1] + within(y, rb)
+        if tuple(route.links) != (own[s], *middle, own[d]):
+            return False
+    return True
 
 
 def _switches(mask, count: int) -> list[int]:  # noqa: ANN001

@@ -60,16 +60,19 @@ def check_routes(tmp_path, machine, text: str, pairs) -> None:
 
 
 @pytest.mark.parametrize(
-    ("dims", "duplex"),
-    [((3, 2, 2, 1), 0.0),  # one global link a pair of groups, split-duplex
-     ((3, 2, 2, 2), None),  # two a pair: the route's link depends on both routers
-     ((4, 3, 1, 2), 0.0),  # one processor a router
-     ((5, 2, 3, 2), None)],  # balanced: G = A*H + 1
+    ("dims", "duplex", "groups"),
+    [((3, 2, 2, 1), 0.0, True),  # one global link a pair of groups, split-duplex
+     ((3, 2, 2, 2), None, False),  # two a pair: the route's link depends on both routers
+     ((4, 3, 1, 2), 0.0, False),  # one processor a router
+     ((5, 2, 3, 2), None, True),  # balanced: G = A*H + 1
+     ((9, 4, 2, 2), 0.0, True),  # balanced, four routers a group
+     ((1, 4, 2, 1), None, False)],  # one group: no global link
 )  # fmt: skip
-def test_every_route_of_an_exported_dragonfly_is_parasols(tmp_path, dims, duplex):
+def test_every_route_of_an_exported_dragonfly_is_parasols(tmp_path, dims, duplex, groups):
     machine = dragonfly(dims, duplex)
     text = export_platform(machine).text
     assert 'zone id="parasol-router-p' in text and "<zoneRoute " in text
+    assert ('zone id="parasol-group-' in text) == groups
     hw = machine.hardware()
     again = import_text(text)
     assert again.machine.hardware() == hw
@@ -112,14 +115,37 @@ def test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers(tmp_path):
 
 
 def test_the_export_grows_with_the_routers_not_the_processors():
-    """Four times the processors a router (same routers): the export grows with the
-    routes inside the zones, not with the square of the processors; twice the groups:
-    about four times the zone routes."""
+    """Zones of routers (two global links between two groups): a zone route between
+    every two routers, whatever the processors a router; four times the processors a
+    router: under four times the text (sixteen times as explicit routes)."""
     sizes = {}
-    for dims in [(9, 4, 2, 2), (9, 4, 8, 2), (17, 4, 2, 4)]:
+    for dims in [(5, 4, 2, 2), (5, 4, 8, 2), (9, 4, 2, 4)]:
         text = export_platform(dragonfly(dims)).text
+        assert 'zone id="parasol-group-' not in text
         sizes[dims] = (len(text), text.count("<zoneRoute "), text.count("<route "))
-    assert sizes[(9, 4, 2, 2)][1] == sizes[(9, 4, 8, 2)][1] == 36 * 35 // 2
-    assert sizes[(17, 4, 2, 4)][1] == 68 * 67 // 2
-    # 4x the compute processors: under 4x the text (16x as explicit routes)
-    assert sizes[(9, 4, 8, 2)][0] < 4 * sizes[(9, 4, 2, 2)][0]
+    assert sizes[(5, 4, 2, 2)][1] == sizes[(5, 4, 8, 2)][1] == 20 * 19 // 2
+    assert sizes[(9, 4, 2, 4)][1] == 36 * 35 // 2
+    assert sizes[(5, 4, 8, 2)][0] < 4 * sizes[(5, 4, 2, 2)][0]
+
+
+def test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups(tmp_path):
+    """Zones of groups (G = A*H + 1: one global link between two groups): zone routes
+    between every two groups and between the routers of each group, G (G - 1) / 2 +
+    G A (A - 1) / 2, not (G A)^2 / 2: a 65 x 16 x 4 x 4 dragonfly (4,160 compute
+    processors, 1,040 routers) is 2,080 + 7,800 zone routes, not 540,280, and the
+    import gives back the same topology (the links in their ids' order)."""
+    machine = dragonfly((65, 16, 4, 4))
+    made = export_platform(machine)
+    text = made.text
+    assert text.count("<zoneRoute ") == 65 * 64 // 2 + 65 * 16 * 15 // 2
+    assert text.count('<zone id="parasol-group-') == 65
+    assert text.count("<route ") == 1040 * (4 + 4 * 3 // 2)
+    assert any("65 zones, one a group" in note for note in made.notes)
+    back = import_text(text)
+    assert back.machine.hardware() == machine.hardware()
+    assert not back.notes
+    rng = np.random.default_rng(65)
+    a = rng.integers(1, 4161, 300)
+    b = (a - 1 + rng.integers(1, 4160, 300)) % 4160 + 1
+    near = [(int(x), (int(x) - 1) // 64 * 64 + 1 + (int(x) + 6) % 64) for x in a[:50]]  # a group
+    check_routes(tmp_path, machine, text, near + list(zip(a.tolist(), b.tolist())))
