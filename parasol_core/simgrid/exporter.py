@@ -542,8 +542,15 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
     gateway to ``d`` (its one link): PARASOL's route, whose router-to-router part depends
     only on the two routers under this routing (checked on two processors of each router
     where it has two). R routers make R (R - 1) / 2 zone routes, not C (C - 1) of C
-    compute processors: a 17 x 8 x 8 x 4 dragonfly 9,180 routes, not 1,182,656. The
-    candidate is read back by the import and kept only if that gives the same topology."""
+    compute processors: a 17 x 8 x 8 x 4 dragonfly 9,180 routes, not 1,182,656.
+
+    Where every two groups share one global link (:func:`_groups_of`), one level more:
+    a zone a group, of its routers' zones (a zone route between every two of its
+    routers), and a zone route between every two groups whose gateways are the ends of
+    their link: G (G - 1) / 2 + G A (A - 1) / 2 zone routes, the route so composed
+    compared with PARASOL's first (:func:`_composed`). The candidate is read back by
+    the import and kept only if that gives the same topology and no route between
+    hosts that differs from PARASOL's."""
     from parasol_core.simgrid.importer import import_text
     from parasol_core.topology.errors import RoutingError
     from parasol_core.topology.index import index_of
