@@ -159,6 +159,7 @@ class Document(QObject):
     diagnosticsChanged = Signal(object)  # list[Diagnostic]
     currentProcessorChanged = Signal(object)  # processor id or None
     selectionChanged = Signal()  # the session's selection (chosen, pruned, or a new model)
+    sweepRequested = Signal(str)  # what a window's menu asks to sweep (File > Sweep… axis)
     # a route asked about in one window, for the grid view to draw: (src, dst, virtual
     # topology id or None for hardware processors)
     routeShown = Signal(object)

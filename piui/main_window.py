@@ -236,6 +236,8 @@ class MainWindow(QMainWindow):
         # Export and the estimator it pushes to (Preferences say which)
         self.local_estimator: LocalEstimator | None = None
         self.measure_dialog: QWidget | None = None  # File > Measure this machine…
+        self.sweep_dialog: QWidget | None = None  # File > Sweep…
+        self.document.sweepRequested.connect(self.sweep_axis)  # a window's "Sweep …"
         self.carry_notes: QMessageBox | None = None  # what a SimGrid import/export left out
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
@@ -479,6 +481,7 @@ class MainWindow(QMainWindow):
         export_menu.addAction(self.export_simgrid_action)
         file.addSeparator()
         file.addAction(self._action("&Measure this machine…", self.show_measure))
+        file.addAction(self._action("S&weep…", self.show_sweep))
         file.addSeparator()
         file.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
@@ -637,6 +640,31 @@ class MainWindow(QMainWindow):
         self.measure_dialog.show()
         self.measure_dialog.raise_()
         self.measure_dialog.activateWindow()
+
+    def show_sweep(self) -> None:
+        """File > Sweep…: one dialog, kept (a sweep goes on when it is hidden; closing it
+        cancels one under way); its variants open as new unsaved models."""
+        if self.sweep_dialog is None:
+            from piui.widgets.sweep_dialog import SweepDialog
+
+            self.sweep_dialog = SweepDialog(self, self.document)
+            self.sweep_dialog.opened.connect(self.open_variant)
+        self.sweep_dialog.show()
+        self.sweep_dialog.raise_()
+        self.sweep_dialog.activateWindow()
+
+    def sweep_axis(self, change: str) -> None:
+        """A window's context menu asked to sweep ``change``: File > Sweep… with it as an axis."""
+        self.show_sweep()
+        self.sweep_dialog.add_suggested(change)
+
+    def open_variant(self, text: str, said: str) -> bool:
+        """A sweep's variant, opened as a new unsaved model (after asking to save changes)."""
+        if not self.maybe_save():
+            return False
+        self.document.new_from_text(text)
+        self.statusBar().showMessage(f"A variant of the sweep ({said}): Save as to keep it.")
+        return True
 
     def open_measured(self, text: str) -> bool:
         """A measured model, opened as a new unsaved one (after asking to save changes)."""

@@ -171,9 +171,12 @@ SUBPROCESS_MODULES = {
     "test_numeric_options",  # the command line's options
     "test_finite_answers",  # simulate and the estimator on overflowing models
     "test_outside_text",  # measure with odd compilers and CPU names
+    "test_sweep_cli",  # sweeps on process pools, killed, under mpiexec
+    "test_sweep_estimator",  # a real estimator
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
+    "test_sweep_core": {"test_a_process_pool_makes_the_same_rows"},  # a process pool
     "test_budgets": {
         "test_generate_past_the_budget_is_refused_at_once",
         "test_simulate_pattern_past_the_limit_is_refused_at_once",
@@ -263,6 +266,8 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
 SLOW_MODULES = {
     "test_replay_simgrid",
+    "test_sweep_cli",
+    "test_gui_sweep",
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",
@@ -469,6 +474,12 @@ SLOW_TESTS: dict[str, set[str]] = {
     },
     "test_virtual_shapes": {
         "test_any_virtual_topology_with_a_shape_routes_on_any_hardware",
+    },
+    "test_replay_cancel": {
+        "test_a_replay_cancelled_from_another_thread_stops_part_way",  # two replays of each
+    },
+    "test_gui_program_cancel": {
+        "test_an_edit_while_a_prediction_runs_stops_it_and_the_last_edit_is_shown",  # Python
     },
 }
 

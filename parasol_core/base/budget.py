@@ -72,6 +72,13 @@ model, already loaded when it is made, is not in it (that torus's: 1.0 GB reside
 
 The estimator adds budgets per request (time) and per batch (the sum of its members'
 estimates): ``parasol_core.estimator.server``, ``docs/estimator.md``.
+
+**Stopping work part-way.** Long loops (the flow engine's, in Python and through its C
+kernel's callback; the replay's compiler) poll :func:`check_deadline`. It raises
+:class:`TimeBudgetError` past the thread's :func:`deadline`, and :class:`Cancelled` once
+an event of the thread's :func:`cancelled_by` is set by another thread: how PIUI's
+Program window stops the replay of an edit a newer one replaced
+(``parasol_core.replay.replay``'s ``cancel``; docs/replay.md).
 """
 
 from __future__ import annotations
@@ -103,9 +110,11 @@ __all__ = [
     "MAX_ROUTE_STEPS",
     "MAX_SHORTEST_TABLE",
     "BudgetError",
+    "Cancelled",
     "Limits",
     "MemoryBudgetError",
     "TimeBudgetError",
+    "cancelled_by",
     "check",
     "check_deadline",
     "check_phase",
@@ -118,6 +127,7 @@ __all__ = [
     "limits",
     "parse_size",
     "pattern_messages",
+    "remaining",
 ]
 
 MAX_GENERATED = 4_000_000
@@ -150,7 +160,8 @@ of arrays while they are plotted): 212,000 corner-to-corner routes on the GCel's
 16 x 32 grid, about 590,000 random ones."""
 
 
-_local = threading.local()  # this thread's limits (limits()) and deadline (deadline())
+_local = threading.local()  # this thread's limits (limits()), deadline (deadline()) and
+# cancel events (cancelled_by())
 
 
 class BudgetError(ValueError):
@@ -168,6 +179,11 @@ class BudgetError(ValueError):
 
 class TimeBudgetError(RuntimeError):
     """Work that went past its deadline (see :func:`deadline`)."""
+
+
+class Cancelled(Exception):
+    """Work stopped part-way because the caller set its cancel event (see
+    :func:`cancelled_by`): nothing went wrong, and the work's answer is not wanted."""
 
 
 class MemoryBudgetError(BudgetError):
@@ -461,9 +477,38 @@ def deadline(seconds: float | None) -> Iterator[None]:
         _local.deadline = before
 
 
+def remaining() -> float | None:
+    """Seconds left before this thread's :func:`deadline` (0 once past it), or None when
+    it has none: work that sets a shorter deadline of its own inside it (a sweep's
+    variant) keeps the outer one when that comes first."""
+    end = getattr(_local, "deadline", None)
+    return None if end is None else max(end - time.monotonic(), 0.0)
+
+
 def check_deadline() -> None:
-    """Called by long Python loops: raise :class:`TimeBudgetError` past the deadline
-    of :func:`deadline`, if any, on this thread."""
+    """Called by long loops (the flow engine's, in Python and through its C kernel's
+    callback; the replay's compiler): raise :class:`Cancelled` once an event of
+    :func:`cancelled_by` is set, :class:`TimeBudgetError` past the deadline of
+    :func:`deadline`, if any, on this thread."""
+    events = getattr(_local, "cancel", ())
+    if events and any(e.is_set() for e in events):
+        raise Cancelled("the work was cancelled part-way (a newer request replaced it)")
     end = getattr(_local, "deadline", None)
     if end is not None and time.monotonic() > end:
         raise TimeBudgetError(f"the work went past its time budget of {_local.seconds:g} s")
+
+
+@contextmanager
+def cancelled_by(event: threading.Event | None) -> Iterator[None]:
+    """Within this block on this thread, :func:`check_deadline` raises
+    :class:`Cancelled` once ``event`` is set (from any thread): the one way long work
+    is stopped part-way, beside its deadline, so that every loop that polls for the
+    deadline stops for a cancel too. None: nothing added. Nests: an event of an outer
+    block still stops the work."""
+    before = getattr(_local, "cancel", ())
+    if event is not None:
+        _local.cancel = (*before, event)
+    try:
+        yield
+    finally:
+        _local.cancel = before

@@ -26,6 +26,7 @@ from parasol_core.cli import (
     replay_commands,
     simgrid_commands,
     simulate_commands,
+    sweep_commands,
     topology_commands,
 )
 
@@ -40,6 +41,7 @@ COMMAND_MODULES = [
     push_commands,
     measure_commands,
     simgrid_commands,
+    sweep_commands,
 ]
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2

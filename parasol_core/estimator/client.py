@@ -380,6 +380,10 @@ class Client:
         return self.call("estimate.block", model=model, processor=processor,
                          counts=dict(counts), cached=cached)  # fmt: skip
 
+    def sweep(self, model: str, sweep: str) -> dict:
+        """A what-if sweep of a stored model (``sweep``: a sweep file's text)."""
+        return self.call("sweep.run", model=model, sweep=sweep)
+
 
 def _phase_params(**params: Any) -> dict:
     return {k: v for k, v in params.items() if v is not None}

@@ -791,6 +791,74 @@ def estimate_phase(
     return result.to_json()
 
 
+# --------------------------------------------------------------------------- sweeps
+
+MAX_SWEEP_WORK = 1_000_000
+"""The most work one ``sweep.run`` may do, estimated before it starts (its variants x
+the messages and evaluations of each: :func:`parasol_core.sweep.cost.work`): a sweep is
+charged as a batch of its variants, against the batch budget's default."""
+
+
+def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel]:
+    from parasol_core.sweep.spec import SweepError, loads_spec
+
+    loaded = svc.model(model)
+    check_str("sweep", sweep)
+    try:
+        spec = loads_spec(sweep, model_text=loaded.stored.text, files=False, source="sweep")
+    except SweepError as e:
+        raise ParamError(str(e)) from None
+    if spec.memory is not None:  # the server's fixed counts hold, whatever a client asks
+        raise ParamError("sweep: [budget] memory is the command line's: the estimator holds "
+                         "every variant to its own limits (docs/estimator.md, Budgets)")  # fmt: skip
+    return spec, loaded
+
+
+def _sweep_cost(svc: Any, params: dict) -> int:
+    from parasol_core.sweep.cost import work
+
+    spec, loaded = _sweep_spec(svc, params.get("model"), params.get("sweep"))
+    return work(spec, loaded.machine)
+
+
+def _json_value(value: Any) -> Any:
+    """An axis value or an answer as JSON: a number, a text, or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@method("sweep.run", bulk=True, heavy=True, cost=_sweep_cost)
+def sweep_run(svc: Service, model: str, sweep: str) -> dict:
+    """A what-if sweep (docs/sweeps.md) of a stored model: ``sweep`` is the sweep
+    file's text (its ``model`` is this one; it names no files). Every variant, in
+    index order, as a row of the file's columns."""
+    from parasol_core.sweep.cost import work
+    from parasol_core.sweep.runner import run_sweep
+    from parasol_core.sweep.variants import variants
+
+    spec, loaded = _sweep_spec(svc, model, sweep)
+    budget.check("the sweep", work(spec, loaded.machine), MAX_SWEEP_WORK,
+                 "messages and evaluations", f"{spec.size:,} variants")  # fmt: skip
+    todo = variants(spec)
+    rows: list[list[Any]] = []
+
+    def take(row: Any) -> None:
+        variant = todo[len(rows)]
+        answers, error = [], row.error
+        for a, value in zip(spec.answers, row.answers, strict=True):
+            if isinstance(value, float) and not math.isfinite(value):
+                error = "; ".join(filter(None, (error, f"{a.name}: not a finite number ({value})")))
+            answers.append(_json_value(value))
+        values = [_json_value(a.values[p]) for a, p in zip(spec.axes, variant.positions,
+                                                           strict=True)]  # fmt: skip
+        rows.append([row.index, *values, *answers, row.seconds, error])
+        budget.check_deadline()  # past the request's time: stop here (-32003)
+
+    run_sweep(spec, take, executor="serial", todo=todo)
+    return {"columns": spec.columns(), "variants": spec.size, "rows": rows}
+
+
 # --------------------------------------------------------------------------- the server
 
 

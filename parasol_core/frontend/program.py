@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from parasol_core.base import budget
 from parasol_core.frontend.timeline import COMPUTATION, RECEIVING, SENDING, WAITING, Timeline
 from parasol_core.model import Machine
 from parasol_core.replay import (
@@ -49,7 +50,7 @@ TRACE_FILTER = (
     "(*.txt *.trace *.ti);;OTF2 archives (*.otf2);;All files (*)"
 )
 
-Cancelled = _dominates.Cancelled
+Cancelled = budget.Cancelled  # a replay (or what dominates) stopped part-way
 
 
 @dataclass
@@ -91,10 +92,10 @@ class Prediction:
 
 def predict(machine: Machine, program: Program,
             cancel: threading.Event | None = None) -> Prediction:  # fmt: skip
-    """Replay ``program`` on ``machine`` (a copy the caller does not change meanwhile)."""
-    if cancel is not None and cancel.is_set():
-        raise Cancelled("cancelled")
-    result = replay(machine, program.trace, program.options_for(machine))
+    """Replay ``program`` on ``machine`` (a copy the caller does not change meanwhile).
+    ``cancel`` set (by another thread: a newer edit): :class:`Cancelled`, part-way
+    through the replay (``replay``'s ``cancel``)."""
+    result = replay(machine, program.trace, program.options_for(machine), cancel=cancel)
     return prediction_of(result, program)
 
 
@@ -210,7 +211,7 @@ def dominance(machine: Machine, program: Program,
               cancel: threading.Event | None = None) -> _dominates.Dominance:  # fmt: skip
     options = program.options_for(machine)
     return _dominates.dominance(
-        machine, lambda m: replay(m, program.trace, options).makespan, cancel
+        machine, lambda m: replay(m, program.trace, options, cancel=cancel).makespan, cancel
     )
 
 

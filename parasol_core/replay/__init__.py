@@ -27,6 +27,13 @@ The public API::
   ranks run (``virtual``, ``hostfile``), what a flop costs (``flop``, an expression of
   the processor's timings), ``collectives`` (``network`` or ``model``), ``eager``,
   ``algorithms`` and ``sharing``.
+* ``replay(..., cancel=event)`` stops part-way once another thread sets ``event``
+  (a ``threading.Event``): it raises :class:`parasol_core.base.budget.Cancelled` at its
+  next poll (between its steps, in the Python compiler every 4,096 actions, in the flow
+  run every 256 events in Python and 4,096 in C), the mechanism of an estimator
+  request's deadline (``budget.check_deadline``); a caller's own
+  ``budget.cancelled_by(event)`` block stops every replay within it too (docs/replay.md,
+  "Stopping a replay part-way").
 * A program that cannot finish raises :class:`DeadlockError` naming each stuck rank
   and the operation it waits in; one the model cannot run, :class:`ReplayError`.
 

@@ -23,6 +23,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from parasol_core.base import budget
 from parasol_core.base.params import GROUPS
 from parasol_core.model import Machine, Timing
 from parasol_core.session.session import Session, SessionError
@@ -32,8 +33,9 @@ __all__ = ["FASTER", "Dominance", "Knob", "dominance", "knobs"]
 FASTER = 1.1
 
 
-class Cancelled(Exception):
-    """The work was cancelled (its cancel event was set) between two replays."""
+Cancelled = budget.Cancelled
+"""The work was cancelled (its cancel event was set): between two replays, or part-way
+through one (:func:`parasol_core.base.budget.cancelled_by`)."""
 
 
 @dataclass(frozen=True)
@@ -117,13 +119,15 @@ def dominance(machine: Machine, predict: Callable[[Machine], float],
               chosen: list[Knob] | None = None) -> Dominance:  # fmt: skip
     """The predicted time of ``machine`` (``predict(machine)``: the replay of a trace)
     and of each knob turned on a copy of it. ``machine`` is not changed. ``cancel`` set:
-    :class:`Cancelled` before the next replay."""
-    found = Dominance(predict(machine))
-    for knob in knobs() if chosen is None else chosen:
-        if cancel is not None and cancel.is_set():
-            raise Cancelled("cancelled")
-        session = Session(copy.deepcopy(machine), None)
-        values = knob.apply(session)
-        seconds = predict(session.machine) if values else None
-        found.effects.append(Effect(knob.key, knob.label, seconds, values))
+    :class:`Cancelled`, before the next replay or part-way through the one under way
+    (the replays run within :func:`~parasol_core.base.budget.cancelled_by`, whose event
+    :func:`~parasol_core.replay.replay` polls)."""
+    with budget.cancelled_by(cancel):
+        found = Dominance(predict(machine))
+        for knob in knobs() if chosen is None else chosen:
+            budget.check_deadline()  # a cancel (or a time budget) between two replays
+            session = Session(copy.deepcopy(machine), None)
+            values = knob.apply(session)
+            seconds = predict(session.machine) if values else None
+            found.effects.append(Effect(knob.key, knob.label, seconds, values))
     return found

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core import native
+from parasol_core.base.budget import check_deadline
 from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, KINDS, Trace, TraceError
 
 # per collective, its algorithms (the first is the default: the ones the agreement
@@ -328,6 +329,8 @@ class _Builder:
             requests: list[tuple[int, int, Any, int, int]] = []  # src, dst, tag, done, msg
             number = 0
             for i in range(first[rank], first[rank + 1]):
+                if not i & 4095:
+                    check_deadline()  # a cancel or a time budget, every 4,096 actions
                 k = kinds[i]
                 op_start[i] = cur
                 if k == _COMPUTE:

@@ -4,6 +4,7 @@ collective cost, the flow engine's run, and the result (docs/replay.md)."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -224,13 +225,26 @@ def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, i
 
 
 def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
-           engine: Engine | None = None) -> ReplayResult:  # fmt: skip
+           engine: Engine | None = None,
+           cancel: threading.Event | None = None) -> ReplayResult:  # fmt: skip
     """Predict the traced program's run on ``machine`` (see the package's docstring).
     The trace's program is compiled once per semantics and kept on ``trace``; ``engine``
     (the session's, if there is one) evaluates the flop time and the collectives'
-    costs. Raises TraceError (bad trace), ReplayError (the model cannot run it),
-    DeadlockError, BudgetError (past the limits in force)."""
-    options = options or ReplayOptions()
+    costs. ``cancel``: an event another thread may set to stop the replay part-way
+    (:func:`parasol_core.base.budget.cancelled_by`; an outer ``cancelled_by`` block
+    stops it too): it is polled between the replay's steps, in the Python compiler's
+    loop and in the flow engine's run, and :class:`~parasol_core.base.budget.Cancelled`
+    is raised at the first poll that finds it set. Raises TraceError (bad trace),
+    ReplayError (the model cannot run it), DeadlockError, BudgetError (past the limits
+    in force), Cancelled."""
+    with budget.cancelled_by(cancel):
+        return _replay(machine, trace, options or ReplayOptions(), engine)
+
+
+def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
+            engine: Engine | None) -> ReplayResult:  # fmt: skip
+    poll = budget.check_deadline  # a cancel (or a deadline) stops the replay here
+    poll()
     try:
         check_sharing(options.sharing)
     except ValueError as e:
@@ -247,7 +261,9 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
     if budget.current().memory is not None:  # before compiling: about 2 nodes an action
         budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
                            exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    poll()
     prog = compile_program(trace, sem)
+    poll()
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
     src, dst = hosts[prog.src], hosts[prog.dst]
@@ -263,10 +279,12 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
     ids = _routes(table, src, dst, machine)
     budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {len(trace):,} actions",
                        flow=True, links=len(hw.links))  # fmt: skip
+    poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
     with np.errstate(all="ignore"):
         phase = Phase.of(table, ids, msgs)
         usage = usage_of(table, ids, table.options)
+        poll()
         out = flow.run(phase, usage, options.sharing)
     end = out.end
     if np.isnan(end).any():

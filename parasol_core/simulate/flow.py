@@ -9,7 +9,10 @@ written to be read: at every event it recomputes every rate from scratch (its st
 a :class:`FlowState`), so it costs about events x resource uses; the kernel solves
 max-min incrementally. Neither refuses work: a phase's size is held to the memory
 budget, or to the estimator's counts, before its routes are plotted
-(:mod:`parasol_core.base.budget`); an estimator request's deadline stops either.
+(:mod:`parasol_core.base.budget`); an estimator request's deadline, or the cancel event
+of :func:`~parasol_core.base.budget.cancelled_by` (a window's newer request), stops
+either part-way (:func:`~parasol_core.base.budget.check_deadline`, every 256 events in
+Python, every 4,096 through the kernel's callback).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from parasol_core import native
-from parasol_core.base.budget import TimeBudgetError, check_deadline
+from parasol_core.base.budget import Cancelled, TimeBudgetError, check_deadline
 from parasol_core.simulate.trace import Phase, TraceResult
 from parasol_core.topology.resources import Usage
 
@@ -192,7 +195,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
             break
         s.events += 1
         if not s.events & 255:
-            check_deadline()  # an estimator request's time budget, if any
+            check_deadline()  # a time budget (an estimator request's) or a cancel, if any
         # bytes moved since t
         flying = s.count > 0
         if flying.any():
@@ -349,7 +352,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceRe
     def check() -> int:
         try:
             check_deadline()
-        except TimeBudgetError as e:
+        except (TimeBudgetError, Cancelled) as e:  # the kernel stops; raised below
             stopped.append(e)
             return 1
         return 0

@@ -5,10 +5,13 @@ is ready.
 ``request(job)`` is called on the GUI thread with ``job(cancel) -> answer``, a callable
 that holds everything it needs (a copy of the model made on the GUI thread: the model
 itself is the GUI thread's) and that polls the ``threading.Event`` it is given where it
-can. A request made while another runs sets that one's event (it stops at its next poll,
-or runs out and its answer is dropped) and waits to run next, in the place of any
-request that waited before it: a slider dragged across a hundred positions runs the
-first position and the last, not a hundred. ``answered(answer, serial)`` brings the
+can (a replay polls it in its flow run, every few thousand events:
+``parasol_core.replay.replay``'s ``cancel``). A request made while another runs sets
+that one's event (it stops at its next poll, raising :data:`Cancelled`; a job that
+polls nowhere runs out and its answer is dropped) and waits to run next, in the place
+of any request that waited before it: a slider dragged across a hundred positions
+starts the first position's replay, stops it at its next poll, and runs the last's to
+its end, not a hundred. ``answered(answer, serial)`` brings the
 answer of the latest request only; ``failed(error, serial)`` its exception; ``busy``
 says whether a request is under way or waiting (the window shows "predicting…"). Each
 job runs on a daemon thread of its own, one at a time, so that one under way never
@@ -24,11 +27,15 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from parasol_core.base import budget
+
 log = logging.getLogger("piui")
 
 
-class Cancelled(Exception):
-    """A job stopped because a newer request replaced it."""
+Cancelled = budget.Cancelled
+"""What a job raises when it stops because a newer request replaced it (its event set):
+the core's own (``parasol_core.base.budget``), which a replay under way raises part-way
+(``replay(..., cancel=event)``), so that a drag runs no stale replay to its end."""
 
 
 class LivePrediction(QObject):
@@ -43,6 +50,7 @@ class LivePrediction(QObject):
         self._closed = False
         self.serial = 0  # requests made
         self.started = 0  # jobs started (a request replaced while waiting never starts)
+        self.stopped = 0  # jobs that stopped part-way, raising Cancelled (replaced)
         self._running: tuple[int, threading.Event] | None = None
         self._waiting: tuple[int, Callable[[threading.Event], Any]] | None = None
         self._done.connect(self._finished)
@@ -100,6 +108,8 @@ class LivePrediction(QObject):
 
     def _finished(self, answer: object, error: BaseException | None, serial: int) -> None:
         self._running = None
+        if isinstance(error, Cancelled):
+            self.stopped += 1
         if self._waiting is not None:
             self._start()  # a newer request: this answer is of a model no longer shown
         elif serial == self.serial:

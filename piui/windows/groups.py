@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -138,6 +139,10 @@ class InstructionGroupsWindow(QWidget):
                 )
                 row.reset.clicked.connect(lambda _=False, g=group: self.reset_group(g))
                 row.slider.slider.installEventFilter(self)
+                row.label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+                row.label.customContextMenuRequested.connect(  # what-if: File > Sweep…
+                    lambda pos, g=group, w=row.label: self.sweep_menu(g).exec(w.mapToGlobal(pos))
+                )
                 r += 1
         body = QWidget()
         body_layout = QVBoxLayout(body)
@@ -187,6 +192,19 @@ class InstructionGroupsWindow(QWidget):
         self.refresh()
 
     # ---- showing
+
+    def sweep_menu(self, group: str) -> QMenu:
+        """The context menu of a group's row: sweep its scaler on the current processor
+        type (File > Sweep…, added as an axis)."""
+        menu = QMenu(self)
+        proc = self.document.current_processor()
+        action = menu.addAction(f"Sweep scale {group}" + (f" pr({proc.id})…" if proc else "…"))
+        action.setEnabled(proc is not None)
+        if proc is not None:
+            action.triggered.connect(
+                lambda: self.document.sweepRequested.emit(f"scale {group} pr({proc.id})")
+            )
+        return menu
 
     def refresh(self, *_: object) -> None:
         proc = self.document.current_processor()

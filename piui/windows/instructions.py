@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -150,6 +151,11 @@ class CategoryWindow(QWidget):
                 row.sd.editingFinished.connect(lambda n=name: self._sd_edited(n))
                 row.sd.rejected.connect(lambda m, n=name: self._rejected(f"{n}: {m}"))
                 row.remove.clicked.connect(lambda _=False, n=name: self.remove_timing(n))
+                for label in (row.mnemonic, row.description):  # what-if: File > Sweep…
+                    label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+                    label.customContextMenuRequested.connect(
+                        lambda pos, n=name, w=label: self.sweep_menu(n).exec(w.mapToGlobal(pos))
+                    )
                 r += 1
         body = QWidget()
         body_layout = QVBoxLayout(body)
@@ -187,6 +193,19 @@ class CategoryWindow(QWidget):
         forget_on_change(document, self, self.message)
         document.valuesChanged.connect(self._values_changed)
         self.refresh()
+
+    def sweep_menu(self, name: str) -> QMenu:
+        """The context menu of a parameter's row: sweep its timing (File > Sweep…, the
+        timing of the current processor type added as an axis)."""
+        menu = QMenu(self)
+        proc = self.document.current_processor()
+        action = menu.addAction(f"Sweep pt({proc.id if proc else '?'}).{name}…")
+        action.setEnabled(proc is not None and name in proc.timings)
+        if proc is not None:
+            action.triggered.connect(
+                lambda: self.document.sweepRequested.emit(f"pt({proc.id}).{name}")
+            )
+        return menu
 
     # ---- showing
 

@@ -2,8 +2,10 @@
 level 3). Open a trace (File > Open program trace…); the window shows the predicted
 time, each rank's finish and its time in computation, communication and waiting, and a
 timeline of the ranks. The prediction follows every edit of the model — a scaler, a
-timing, a link speed dragged — off the GUI thread, the last answer kept on screen until
-the next is ready, and reads *before → after*: the prediction of the model as it was
+timing, a link speed dragged — off the GUI thread, each edit stopping the replay of
+the one before part-way (``LivePrediction`` sets its event; ``replay(..., cancel=)``
+raises ``Cancelled`` at its next poll), the last answer kept on screen until the next
+is ready, and reads *before → after*: the prediction of the model as it was
 when the trace was opened (or when *Keep as before* was pressed) and as it is now. The
 *What dominates* tab says how much the predicted time changes when each instruction
 group, the link speed and the latency are made 10 % faster.

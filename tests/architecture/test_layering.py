@@ -381,7 +381,8 @@ def test_every_entry_of_the_core_is_a_package_on_a_floor() -> None:
     missing = [name for name in packages if name not in floors]
     assert not missing, f"packages with no FLOOR in their __init__.py: {missing}"
     assert all(isinstance(f, int) and f >= 0 for f in floors.values()), floors
-    assert len(packages) <= 15, f"{len(packages)} packages at the top: {packages}"
+    # 16 since issues 31 and 32 added replay/ and sweep/ (docs/architecture.md's map)
+    assert len(packages) <= 16, f"{len(packages)} packages at the top: {packages}"
 
 
 def floor_of(module: str, floors: dict[str, int] | None = None) -> int:

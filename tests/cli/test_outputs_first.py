@@ -39,6 +39,7 @@ def output_commands() -> dict[str, list[str]]:
         "import -o": ["import", missing, "-o"],
         "export --simgrid": ["export", missing, "--simgrid"],
         "measure -o": ["measure", "--quick", "--params", "ila", "-o"],
+        "sweep -o": ["sweep", "/nonexistent/sweep.toml", "-o"],
     }
 
 

@@ -1,0 +1,225 @@
+"""What a sweep's variant costs, against one ``eval`` on a loaded model.
+
+The sweep: 1,000 variants of the Parsytec GCel sample (10 values of ``pt(1).iga`` x 10
+of every link's speed x 10 of the ``arithmetic`` scaler), each answered by an ``eval``
+of the eight combination ratios (``po(1).ia_spd`` ... ``po(1).dp_spd``,
+``mc.maxtotalspd``). The baseline, in the same run: one ``eval`` of the same eight on
+the loaded model (an engine made on it, then the eight evaluated: what
+``parasol-model eval`` does after loading). Printed:
+
+* a variant in this process (``serial``), in seconds and as a ratio to the baseline
+  (target: at most 2x);
+* the whole sweep on a process pool of ``--workers`` processes (default 2, this
+  machine's cores), start-up of the pool included, as seconds and as a ratio to 1,000
+  baselines (target: under 5 s on two cores).
+
+Then a sweep answered by a program replay: ``--replay`` variants (default 200) of the
+GCel's link speed and flop time, each replaying the stencil sample trace
+(``sample_models/traces/stencil.txt``, 16 ranks, 1,232 actions). Baseline: one replay
+of the trace, read and compiled, on the loaded model. Printed: the sweep on the pool, as
+a ratio to (variants x the baseline) / workers (target: within 1.2x).
+
+With ``--mpi N``: the replay sweep by the command, ``parasol-model sweep`` on the local
+pool and under ``mpiexec -n N python -m mpi4py.futures`` (N - 1 worker ranks), start-up
+included, as a ratio of the two; the rows compared apart from the seconds.
+
+    .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
+                                               [--replay 200] [--mpi 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+from parasol_core.expr.engine import Engine
+from parasol_core.sweep import loads_spec, run_sweep
+from parasol_core.syntax.loader import load
+
+ROOT = Path(__file__).resolve().parent.parent
+GCEL = ROOT / "sample_models" / "parsytec-gcel.machine"
+RATIOS = [f"po(1).{n}" for n in ("ia_spd", "im_spd", "da_spd", "dm_spd", "dd_spd", "ds_spd",
+                                  "dp_spd")] + ["mc.maxtotalspd"]  # fmt: skip
+
+
+def sweep_text(per_axis: int) -> str:
+    return f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "pt(1).iga"
+log = [1e-7, 1e-5, {per_axis}]
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [1e-7, 1e-5, {per_axis}]
+
+[[axis]]
+scale = "arithmetic"
+log = [0.25, 4, {per_axis}]
+
+[[answer]]
+eval = {RATIOS!r}
+""".replace("'", '"')
+
+
+def baseline(repeat: int) -> float:
+    """Seconds of one eval of the eight ratios on the loaded model (best of ``repeat``
+    runs of 200)."""
+    machine = load(str(GCEL))
+    best = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(200):
+            engine = Engine(machine)
+            for text in RATIOS:
+                engine.evaluate_text(text, runtime=True)
+        best = min(best, (time.perf_counter() - start) / 200)
+    return best
+
+
+STENCIL = ROOT / "sample_models" / "traces" / "stencil.txt"
+
+
+def replay_case(count: int, workers: int, repeat: int) -> None:
+    from parasol_core.replay import ReplayOptions, load_trace, replay
+
+    per_axis = max(1, round(count**0.5))
+    spec = loads_spec(f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [9.1e-8, 9.1e-6, {per_axis}]
+
+[[axis]]
+set = "pt(1).dga"
+log = [6e-7, 4.8e-6, {per_axis}]
+
+[[answer]]
+replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+""")
+    machine, trace = load(str(GCEL)), load_trace(STENCIL)
+    options = ReplayOptions(flop="pt(T).dga")
+    replay(machine, trace, options)  # the program compiled, as a worker's is after one
+    one = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(10):
+            replay(machine, trace, options)
+        one = min(one, (time.perf_counter() - start) / 10)
+    n = spec.size
+    pooled = serial = math.inf
+    for _ in range(repeat):
+        rows: list = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="serial")
+        serial = min(serial, time.perf_counter() - start)
+        rows = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="local", workers=workers)
+        pooled = min(pooled, time.perf_counter() - start)
+        assert len(rows) == n and not any(r.error for r in rows), rows[0]
+    ideal = n * one / workers
+    print(f"GCel, {n:,} variants x a replay of the stencil trace (best of {repeat})")
+    print(f"  baseline: one replay, trace compiled, on the loaded model {one * 1e3:8.3f} ms")
+    print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
+          f"{serial / n / one:5.2f}x the baseline")  # fmt: skip
+    print(f"  the sweep, {workers} worker processes        {pooled:8.3f} s   "
+          f"{pooled / ideal:5.2f}x (variants x baseline) / workers (target <= 1.2x)")  # fmt: skip
+
+
+def mpi_case(count: int, workers: int, ranks: int) -> None:
+    import csv
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    per_axis = max(1, round(count**0.5))
+    python = Path(sys.executable)
+    mpiexec = python.parent / "mpiexec"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as tmp:
+        sweep = Path(tmp) / "s.toml"
+        sweep.write_text(f"""
+model = "{GCEL}"
+
+[[axis]]
+set = "tl(1)(*).speed"
+log = [9.1e-8, 9.1e-6, {per_axis}]
+
+[[axis]]
+set = "pt(1).dga"
+log = [6e-7, 4.8e-6, {per_axis}]
+
+[[answer]]
+replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+""")
+        runs = {
+            "local": [str(python), "-m", "parasol_core.cli", "sweep", str(sweep), "-o",
+                      f"{tmp}/local.csv", "--workers", str(workers)],
+            "mpi": [str(mpiexec), "-n", str(ranks), str(python), "-m", "mpi4py.futures",
+                    "-m", "parasol_core.cli", "sweep", str(sweep), "-o", f"{tmp}/mpi.csv"],
+        }  # fmt: skip
+        took = {}
+        for name, command in runs.items():
+            start = time.perf_counter()
+            subprocess.run(command, env=env, check=True, capture_output=True)
+            took[name] = time.perf_counter() - start
+
+        def rows(name: str) -> list:
+            with open(f"{tmp}/{name}.csv", newline="") as f:
+                return sorted((r[:-2] + r[-1:] for r in list(csv.reader(f))[1:]),
+                              key=lambda r: int(r[0]))  # fmt: skip
+
+        same = rows("local") == rows("mpi")
+    n = per_axis * per_axis
+    print(f"GCel, {n:,} replay variants by the command (start-up included)")
+    print(f"  local pool of {workers}                      {took['local']:8.3f} s")
+    print(f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
+          f"{took['mpi'] / took['local']:5.2f}x local (target <= 1.3x); rows "
+          f"{'the same' if same else 'DIFFERENT'} apart from the seconds")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variants", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--replay", type=int, default=200, help="replay variants (0: none)")
+    ap.add_argument("--mpi", type=int, default=0, metavar="N", help="also under mpiexec -n N")
+    a = ap.parse_args()
+    per_axis = round(a.variants ** (1 / 3))
+    spec = loads_spec(sweep_text(per_axis))
+    n = spec.size
+    one = baseline(a.repeat)
+    serial = pooled = math.inf
+    for _ in range(a.repeat):
+        rows: list = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="serial")
+        serial = min(serial, time.perf_counter() - start)
+        assert len(rows) == n and not any(r.error for r in rows)
+        rows = []
+        start = time.perf_counter()
+        run_sweep(spec, rows.append, executor="local", workers=a.workers)
+        pooled = min(pooled, time.perf_counter() - start)
+        assert len(rows) == n
+    print(f"GCel, {n:,} variants x eval of the 8 combination ratios (best of {a.repeat})")
+    print(f"  baseline: one eval on the loaded model   {one * 1e3:8.3f} ms")
+    print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
+          f"{serial / n / one:5.2f}x the baseline (target <= 2x)")  # fmt: skip
+    print(f"  the sweep, {a.workers} worker processes        {pooled:8.3f} s   "
+          f"{pooled / (n * one):5.2f}x {n:,} baselines; {pooled / n / one:5.2f}x a baseline "
+          "a variant (target: under 5 s)")  # fmt: skip
+    if a.replay:
+        replay_case(a.replay, a.workers, a.repeat)
+    if a.mpi:
+        mpi_case(a.replay or 200, a.workers, a.mpi)
+
+
+if __name__ == "__main__":
+    main()

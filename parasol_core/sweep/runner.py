@@ -1,0 +1,167 @@
+"""Running a sweep's variants: in this process, on a process pool of this machine's
+cores, or on the ranks of an MPI job (``mpi4py.futures.MPIPoolExecutor``).
+
+Every worker process makes one :class:`~parasol_core.sweep.worker.Worker` (the base
+model loaded, a phase's messages read, once) and is sent batches of variants; the rows
+come back to the calling process, which hands each to ``on_row`` as its batch finishes
+(the command line writes it at once). The rows are the same whichever runs them: a
+variant is made from the base model alone, and the variants are the same in every
+process (:mod:`.variants`).
+
+Batches are small enough that rows arrive steadily (about 8 per worker over the sweep,
+at most 32 variants each) and large enough that sending them costs little against the
+variants themselves.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+
+from parasol_core.sweep.spec import SweepSpec
+from parasol_core.sweep.variants import Variant, variants
+from parasol_core.sweep.worker import Row, Worker
+
+EXECUTORS = ("local", "serial", "mpi")
+MAX_BATCH = 32
+
+_worker: Worker | None = None  # this process's, in a pool's worker processes
+
+
+def _start(spec: SweepSpec) -> None:
+    global _worker
+    import signal
+
+    # Ctrl-C reaches the whole process group: the calling process stops the pool (the
+    # batches under way finish, what they made is written); a worker does not die of it
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _orphan_watch(os.getppid())
+    _worker = Worker(spec)
+
+
+def _orphan_watch(parent: int) -> None:
+    """End this worker when the process that started it is gone (killed with SIGKILL,
+    it could not stop its pool): a pool's worker must not outlive its sweep."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sweep-orphan-watch", daemon=True).start()
+
+
+def _run_batch(batch: list[Variant]) -> list[Row]:
+    assert _worker is not None, "the pool's initializer makes the worker"
+    return _worker.run_many(batch)
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def in_mpi_job() -> bool:
+    """Whether this process is rank 0 of ``mpiexec -n N python -m mpi4py.futures`` with
+    N > 1 (the other ranks wait for work there)."""
+    import sys
+
+    if "mpi4py.futures" not in sys.modules:
+        return False
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD.Get_size() > 1
+
+
+def batches(todo: Sequence[Variant], workers: int) -> list[list[Variant]]:
+    size = max(1, min(MAX_BATCH, math.ceil(len(todo) / max(1, workers * 8))))
+    return [list(todo[i : i + size]) for i in range(0, len(todo), size)]
+
+
+def run_sweep(spec: SweepSpec, on_row: Callable[[Row], None], *,
+              skip: Iterable[int] = (), executor: str = "local", workers: int | None = None,
+              cancel: threading.Event | None = None,
+              todo: Sequence[Variant] | None = None) -> int:  # fmt: skip
+    """Run the variants of ``spec`` not in ``skip`` (indices), calling ``on_row`` with
+    each row as it is made, in the calling thread. ``executor``: ``local`` (a process
+    pool of ``workers`` processes, by default one a core; one worker runs here),
+    ``serial`` (this process) or ``mpi`` (the ranks of the MPI job). ``cancel``: once
+    set, no new variant starts; those under way finish and are reported. Returns how
+    many rows were reported."""
+    skipped = set(skip)
+    if todo is None:
+        todo = variants(spec)
+    todo = [v for v in todo if v.index not in skipped]
+    if not todo:
+        return 0
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor {executor!r}: one of {', '.join(EXECUTORS)}")
+    if executor == "local":
+        workers = min(workers or cores(), len(todo))
+        if workers <= 1:
+            executor = "serial"
+    if executor == "serial":
+        worker = Worker(spec)
+        done = 0
+        for v in todo:
+            if cancel is not None and cancel.is_set():
+                break
+            on_row(worker.run(v))
+            done += 1
+        return done
+    pool = _pool(executor, spec, workers)
+    with pool:
+        return _drain(pool, batches(todo, _size(pool, workers)), on_row, cancel)
+
+
+def _pool(executor: str, spec: SweepSpec, workers: int | None) -> Executor:
+    if executor == "mpi":
+        from mpi4py.futures import MPIPoolExecutor
+
+        return MPIPoolExecutor(initializer=_start, initargs=(spec,))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # fork where it exists: a worker starts with the modules already imported
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                               initializer=_start, initargs=(spec,))  # fmt: skip
+
+
+def _size(pool: Executor, workers: int | None) -> int:
+    n = getattr(pool, "_max_workers", None) or workers
+    if n is None:  # an MPI pool: the other ranks
+        from mpi4py import MPI
+
+        n = max(1, MPI.COMM_WORLD.Get_size() - 1)
+    return int(n)
+
+
+def _drain(pool: Executor, work: list[list[Variant]], on_row: Callable[[Row], None],
+           cancel: threading.Event | None) -> int:  # fmt: skip
+    """Keep about two batches a worker in flight, so that a cancel stops soon and the
+    rows come in the order they finish."""
+    done = 0
+    pending: set[Future] = set()
+    queue = list(reversed(work))
+    ahead = 2 * _size(pool, None)
+    while queue or pending:
+        while queue and len(pending) < ahead and not (cancel is not None and cancel.is_set()):
+            pending.add(pool.submit(_run_batch, queue.pop()))
+        if not pending:
+            break
+        finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+        for f in finished:
+            for row in f.result():
+                on_row(row)
+                done += 1
+        if cancel is not None and cancel.is_set():
+            queue.clear()
+    return done

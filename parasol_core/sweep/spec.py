@@ -1,0 +1,465 @@
+"""A sweep file (TOML, read with :mod:`tomllib`): the base model, the axes, the answers,
+the sample and the budget of one variant. The format is ``docs/sweeps.md``; every
+mistake is a :class:`SweepError` saying where (``axis 2``, ``answer 1``) and why.
+
+An axis is anything the session can change, written as the command line writes it:
+
+* ``set = "pt(1).iga"``: a stored value or a named expression by reference, as
+  ``parasol-model set`` takes it (values: numbers, or text as the file format reads it);
+  ``set = "tl(1)(*).speed"`` sets the latency or speed of every link of a topology (the
+  session's group link edit);
+* ``scale = "arithmetic"``: a scaler group, as ``parasol-model scale`` (values: factors;
+  ``processor = N`` for one processor type only);
+* ``generate = 1``: hardware topology 1 replaced by a generated one, as the topology
+  editor does (values: ``"torus 8 8 8"``, ``"grid 16 32"``, ...; ``latency`` and ``speed``
+  default to those of the old topology's first link).
+
+Values: ``values = [...]``, ``range = [start, stop, step]`` (stop included when a step
+lands on it), ``linear = [start, stop, count]`` or ``log = [start, stop, count]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parasol_core.base import params
+from parasol_core.base.budget import parse_size
+from parasol_core.base.diagnostics import ModelSyntaxError
+from parasol_core.base.limits import MAX_DATA_FILE_BYTES, ValueRangeError, read_model_bytes
+from parasol_core.syntax.expression import parse_expression
+from parasol_core.syntax.loader import decode, loads
+
+MAX_SWEEP_FILE_BYTES = 1 << 20
+MAX_AXIS_VALUES = 100_000
+"""The most values one axis takes (a range of more is refused as it is read)."""
+MAX_VARIANTS = 1_000_000
+"""The most variants one sweep runs (rows of its output); a larger grid is sampled."""
+METHODS = ("grid", "random", "latin")
+KINDS = ("eval", "block", "simulate", "replay")
+"""What an answer computes."""
+REPLAY_OPTIONS = {"trace", "virtual", "hostfile", "flop", "collectives", "eager", "algorithms",
+                  "sharing"}  # fmt: skip
+GENERATOR_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)((?:\s+[0-9]+)+)\s*")
+LINKS_RE = re.compile(r"\s*tl\(\s*([0-9]+)\s*\)\(\s*\*\s*\)\.(latency|speed)\s*")
+
+
+class SweepError(ValueError):
+    """A sweep file that cannot be run: the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis: ``kind`` is ``set``, ``links``, ``scale`` or ``generate``; ``target`` the
+    reference (``set``), ``(topology, attr)`` (``links``), ``(group, processor or
+    None)`` (``scale``) or ``(topology, latency, speed)`` (``generate``)."""
+
+    name: str
+    kind: str
+    target: tuple
+    values: tuple
+
+    def text(self, i: int) -> str:
+        """Value ``i`` as the output writes it."""
+        return value_text(self.values[i])
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One column of answers: ``kind`` (:data:`KINDS`) and its options."""
+
+    name: str
+    kind: str
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    model_text: str
+    model_name: str
+    axes: tuple[Axis, ...]
+    answers: tuple[Answer, ...]
+    method: str = "grid"
+    count: int | None = None
+    seed: int = 0
+    seconds: float | None = None
+    memory: int | None = None
+    source: str = "the sweep"
+
+    @property
+    def grid_size(self) -> int:
+        return math.prod(len(a.values) for a in self.axes)
+
+    @property
+    def size(self) -> int:
+        """How many variants the sweep runs."""
+        return self.grid_size if self.method == "grid" else int(self.count or 0)
+
+    def columns(self) -> list[str]:
+        return ["index", *(a.name for a in self.axes), *(a.name for a in self.answers),
+                "seconds", "error"]  # fmt: skip
+
+
+def value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    return str(value)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def load_spec(path: str | Path, *, files: bool = True) -> SweepSpec:
+    """The sweep of a file; its model and data files are found beside it."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SWEEP_FILE_BYTES + 1)
+        if len(data) > MAX_SWEEP_FILE_BYTES:
+            raise SweepError(
+                f"{path}: longer than {MAX_SWEEP_FILE_BYTES:,} bytes, too long for a sweep file"
+            )
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SweepError(f"{path}: not a UTF-8 text file (offset {e.start})") from None
+    except (OSError, ValueRangeError) as e:
+        raise SweepError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    return loads_spec(text, base=path.parent, source=str(path), files=files)
+
+
+def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the sweep",
+               model_text: str | None = None, files: bool = True) -> SweepSpec:  # fmt: skip
+    """A sweep from its TOML text. ``model_text``: the base model itself (the estimator,
+    PIUI's open model), in place of the file's ``model``. ``files`` False: nothing may
+    name a file (the estimator reads none of its host's files)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{source}: not TOML: {e}") from None
+    r = _Reader(doc, source, Path(base) if base is not None else Path.cwd(), files)
+    r.keys(doc, "the file", {"model", "axis", "answer", "sample", "budget"})
+    if model_text is None:
+        model = doc.get("model")
+        if not isinstance(model, str):
+            raise SweepError(f"{source}: 'model' (the path of the base model) is missing")
+        path = r.path(model, "model")
+        try:
+            data = read_model_bytes(str(path))
+            model_text = decode(data, str(path))
+        except (OSError, ValueRangeError, ModelSyntaxError) as e:
+            raise SweepError(f"{source}: model {model!r}: cannot read: "
+                             f"{getattr(e, 'strerror', None) or e}") from None  # fmt: skip
+        model_name = str(path)
+    else:
+        model_name = str(doc.get("model", "the open model"))
+    try:
+        machine = loads(model_text, model_name)
+    except ModelSyntaxError as e:
+        raise SweepError(f"{source}: model: {e.format()}") from None
+    axes = tuple(r.axis(i + 1, t, machine) for i, t in enumerate(r.tables("axis")))
+    answers: list[Answer] = []
+    for i, t in enumerate(r.tables("answer")):
+        answers.extend(r.answer(i + 1, t))
+    if not answers:
+        raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
+    names = [a.name for a in axes] + [a.name for a in answers]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise SweepError(f"{source}: two columns are named {dup!r}: give one a 'name'")
+    if any(n in ("index", "seconds", "error") for n in names):
+        raise SweepError(f"{source}: 'index', 'seconds' and 'error' are the output's own "
+                         "columns: name an axis or answer otherwise")  # fmt: skip
+    sample = r.table("sample")
+    r.keys(sample, "[sample]", {"method", "count", "seed"})
+    method = sample.get("method", "grid")
+    if method not in METHODS:
+        raise SweepError(f"{source}: [sample] method {method!r}: one of {', '.join(METHODS)}")
+    count = sample.get("count")
+    if method != "grid" and not (isinstance(count, int) and count >= 1):
+        raise SweepError(f"{source}: [sample] method {method!r} needs count = N (1 or more)")
+    if method == "grid" and count is not None:
+        raise SweepError(f"{source}: [sample] count goes with method 'random' or 'latin'")
+    seed = sample.get("seed", 0)
+    if not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise SweepError(f"{source}: [sample] seed: a whole number from 0")
+    b = r.table("budget")
+    r.keys(b, "[budget]", {"seconds", "memory"})
+    seconds = b.get("seconds")
+    if seconds is not None and (not isinstance(seconds, (int, float)) or not seconds > 0):
+        raise SweepError(f"{source}: [budget] seconds: a time over 0, per variant")
+    memory = b.get("memory")
+    if memory is not None:
+        try:
+            memory = parse_size(str(memory))
+        except ValueError as e:
+            raise SweepError(f"{source}: [budget] memory: {e}") from None
+    spec = SweepSpec(model_text, model_name, axes, tuple(answers), method, count, seed,
+                     None if seconds is None else float(seconds), memory, source)  # fmt: skip
+    if spec.size > MAX_VARIANTS:
+        raise SweepError(f"{source}: the sweep would run {spec.size:,} variants, over the "
+                         f"limit of {MAX_VARIANTS:,} variants; refused before any work "
+                         "(sample it: [sample] method = \"random\" or \"latin\", count = N)")  # fmt: skip
+    return spec
+
+
+def _tidy(x: float) -> float:
+    """A computed value to 12 significant digits: a range's 1e-06, not 1.0000000000000004e-06."""
+    return float(f"{x:.12g}")
+
+
+class _Reader:
+    def __init__(self, doc: dict, source: str, base: Path, files: bool) -> None:
+        self.doc, self.source, self.base, self.files = doc, source, base, files
+
+    def fail(self, where: str, why: str) -> SweepError:
+        return SweepError(f"{self.source}: {where}: {why}")
+
+    def keys(self, table: dict, where: str, allowed: set[str]) -> None:
+        extra = sorted(set(table) - allowed)
+        if extra:
+            raise self.fail(
+                where, f"unknown key {extra[0]!r} (known: {', '.join(sorted(allowed))})"
+            )
+
+    def tables(self, key: str) -> list[dict]:
+        found = self.doc.get(key, [])
+        if not isinstance(found, list) or not all(isinstance(t, dict) for t in found):
+            raise self.fail(key, f"write each as a [[{key}]] table")
+        return found
+
+    def table(self, key: str) -> dict:
+        found = self.doc.get(key, {})
+        if not isinstance(found, dict):
+            raise self.fail(key, f"write it as a [{key}] table")
+        return found
+
+    def path(self, text: str, where: str) -> Path:
+        if not self.files:
+            raise self.fail(where, "names a file; a sweep sent here names none (give it inline)")
+        return self.base / text
+
+    def read_file(self, text: str, where: str) -> bytes:
+        path = self.path(text, where)
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_DATA_FILE_BYTES + 1)
+        except OSError as e:
+            raise self.fail(where, f"{text}: cannot read: {e.strerror or e}") from None
+        if len(data) > MAX_DATA_FILE_BYTES:
+            raise self.fail(where, f"{text}: longer than {MAX_DATA_FILE_BYTES:,} bytes")
+        return data
+
+    # ------------------------------------------------------------------ axes
+
+    def axis(self, n: int, t: dict, machine: Any) -> Axis:
+        where = f"axis {n}"
+        kinds = [k for k in ("set", "scale", "generate") if k in t]
+        if len(kinds) != 1:
+            raise self.fail(where, "give one of set = \"REF\", scale = \"GROUP\" or "
+                            "generate = TOPOLOGY_ID")  # fmt: skip
+        kind = kinds[0]
+        allowed = {kind, "name", "values", "range", "linear", "log"}
+        if kind == "scale":
+            allowed.add("processor")
+        if kind == "generate":
+            allowed |= {"latency", "speed"}
+        self.keys(t, where, allowed)
+        what = t[kind]
+        if kind == "set":
+            if not isinstance(what, str):
+                raise self.fail(where, 'set = "REF": a reference such as pt(1).iga')
+            m = LINKS_RE.fullmatch(what)
+            if m:
+                topo = machine.topology(int(m.group(1)))
+                if topo is None:
+                    raise self.fail(where, f"{what}: there is no hardware topology with id "
+                                    f"{m.group(1)}")  # fmt: skip
+                kind, target, name = "links", (topo.id, m.group(2)), what.strip()
+            else:
+                from parasol_core.expr.refs import EditError, slot
+
+                try:
+                    slot(machine, what.strip(), create=True, created=[])
+                except (EditError, ValueError) as e:
+                    raise self.fail(where, str(e)) from None
+                target, name = (what.strip(),), what.strip()
+            values = self.values(where, t, numbers=False)
+        elif kind == "scale":
+            if what not in params.GROUPS:
+                raise self.fail(where, f"scale {what!r}: a group: {', '.join(params.GROUPS)}")
+            proc = t.get("processor")
+            if proc is not None and (not isinstance(proc, int) or machine.processor(proc) is None):
+                raise self.fail(where, f"processor {proc!r}: there is no such processor type")
+            target = (what, proc)
+            name = f"scale {what}" + ("" if proc is None else f" pr({proc})")
+            values = self.values(where, t, numbers=True)
+            if any(v <= 0 for v in values):
+                raise self.fail(where, "a scale factor is over 0")
+        else:
+            if not isinstance(what, int) or machine.topology(what) is None:
+                raise self.fail(where, f"generate = {what!r}: the id of a hardware topology of "
+                                "the model")  # fmt: skip
+            old = machine.topology(what)
+            first = old.links[0] if len(old.links) else None
+            latency = t.get("latency", first.latency if first is not None else None)
+            speed = t.get("speed", first.speed if first is not None else None)
+            if latency is None or speed is None:
+                raise self.fail(where, "give latency and speed: the topology has no link to "
+                                "take them from")  # fmt: skip
+            target, name = (what, latency, speed), f"topology {what}"
+            values = self.values(where, t, numbers=False)
+            from parasol_core.topology.generators import GENERATORS
+
+            for v in values:
+                m = GENERATOR_RE.fullmatch(str(v))
+                if m is None or m.group(1) not in GENERATORS:
+                    raise self.fail(where, f"{v!r}: a generator and its sizes, such as "
+                                    f"\"torus 8 8 8\" (generators: {', '.join(GENERATORS)})")  # fmt: skip
+        name = t.get("name", name)
+        if not isinstance(name, str) or not name.strip():
+            raise self.fail(where, "name: a non-empty text")
+        return Axis(name, kind, target, tuple(values))
+
+    def values(self, where: str, t: dict, numbers: bool) -> list:
+        given = [k for k in ("values", "range", "linear", "log") if k in t]
+        if len(given) != 1:
+            raise self.fail(where, "give one of values = [...], range = [start, stop, step], "
+                            "linear = [start, stop, count] or log = [start, stop, count]")  # fmt: skip
+        key = given[0]
+        v = t[key]
+        if key == "values":
+            if not isinstance(v, list) or not v:
+                raise self.fail(where, "values: a list of one or more")
+            for x in v:
+                ok = isinstance(x, (int, float)) or (not numbers and isinstance(x, str))
+                if not ok or isinstance(x, bool) or (isinstance(x, float) and not math.isfinite(x)):
+                    raise self.fail(where, f"values: {x!r} is not a finite number"
+                                    + ("" if numbers else " or a text"))  # fmt: skip
+            if len(v) > MAX_AXIS_VALUES:
+                raise self.fail(where, f"{len(v):,} values, over the limit of {MAX_AXIS_VALUES:,}")
+            return list(v)
+        if (not isinstance(v, list) or len(v) != 3
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and math.isfinite(x) for x in v)):  # fmt: skip
+            third = "step" if key == "range" else "count"
+            raise self.fail(where, f"{key} = [start, stop, {third}]: three numbers")
+        start, stop, third = v
+        if key == "range":
+            if third == 0 or (stop - start) / third < 0:
+                raise self.fail(where, f"range: a step of {third!r} never goes from {start!r} "
+                                f"to {stop!r}")  # fmt: skip
+            n = math.floor((stop - start) / third * (1 + 1e-12) + 1e-9) + 1
+            if n > MAX_AXIS_VALUES:
+                raise self.fail(
+                    where, f"range: {n:,} values, over the limit of {MAX_AXIS_VALUES:,}"
+                )
+            if all(isinstance(x, int) for x in v):
+                return [start + i * third for i in range(n)]
+            return [_tidy(start + i * third) for i in range(n)]
+        if not isinstance(third, int) or third < 1:
+            raise self.fail(where, f"{key}: the count is a whole number, 1 or more")
+        if third > MAX_AXIS_VALUES:
+            raise self.fail(
+                where, f"{key}: {third:,} values, over the limit of {MAX_AXIS_VALUES:,}"
+            )
+        if third == 1:
+            return [float(start)]
+        if key == "linear":
+            return [_tidy(start + (stop - start) * i / (third - 1)) for i in range(third)]
+        if start <= 0 or stop <= 0:
+            raise self.fail(where, "log: start and stop are over 0")
+        a, b = math.log10(start), math.log10(stop)
+        out = [_tidy(10 ** (a + (b - a) * i / (third - 1))) for i in range(third)]
+        out[0], out[-1] = float(start), float(stop)
+        return out
+
+    # ------------------------------------------------------------------ answers
+
+    def answer(self, n: int, t: dict) -> list[Answer]:
+        where = f"answer {n}"
+        kinds = [k for k in KINDS if k in t]
+        if len(kinds) != 1:
+            raise self.fail(where, f"give one of {', '.join(KINDS)}")
+        kind = kinds[0]
+        what = t[kind]
+        if kind == "eval":
+            self.keys(t, where, {"eval", "name", "args"})
+            texts = what if isinstance(what, list) else [what]
+            if not texts or not all(isinstance(x, str) for x in texts):
+                raise self.fail(where, 'eval = "EXPR" or a list of them')
+            if "name" in t and len(texts) != 1:
+                raise self.fail(where, "name goes with one expression")
+            args = t.get("args", {})
+            if not isinstance(args, dict) or set(args) - {"bytes", "procs"}:
+                raise self.fail(where, "args = {bytes = N, procs = P}")
+            for x in texts:
+                try:
+                    parse_expression(x)
+                except ModelSyntaxError as e:
+                    raise self.fail(where, f"eval {x!r}: syntax error: {e.message}") from None
+            return [Answer(t.get("name", x.strip()) if len(texts) == 1 else x.strip(), "eval",
+                           {"text": x, "args": dict(args)}) for x in texts]  # fmt: skip
+        self.keys(t, where, {kind, "name"})
+        if not isinstance(what, dict):
+            raise self.fail(where, f"{kind} = {{...}}: its options as an inline table")
+        opts = dict(what)
+        if kind == "block":
+            self.keys(opts, f"{where}: block", {"processor", "counts", "cached"})
+            if not isinstance(opts.get("processor"), int):
+                raise self.fail(where, "block: processor = ID")
+            counts = opts.get("counts")
+            if isinstance(counts, str):
+                try:
+                    counts = json.loads(self.read_file(counts, where))
+                except (ValueError, UnicodeDecodeError) as e:
+                    raise self.fail(where, f"block counts: not JSON: {e}") from None
+            if not isinstance(counts, dict) or not counts:
+                raise self.fail(where, "block: counts = {mnemonic = count, ...} or a JSON file")
+            opts["counts"] = counts
+            name = f"block pr({opts['processor']})"
+        elif kind == "simulate":
+            self.keys(opts, f"{where}: simulate",
+                      {"pattern", "bytes", "dim", "root", "virtual", "sharing", "messages"})  # fmt: skip
+            if ("pattern" in opts) == ("messages" in opts):
+                raise self.fail(where, "simulate: give pattern = \"NAME\" (with bytes) or "
+                                "messages = \"FILE.json\"")  # fmt: skip
+            if "pattern" in opts and "bytes" not in opts:
+                raise self.fail(where, "simulate: pattern needs bytes = B")
+            if "messages" in opts:
+                from parasol_core.base.limits import json_float
+                from parasol_core.simulate.messages import PhaseError, parse_messages
+
+                text = opts["messages"]
+                try:
+                    data = json.loads(self.read_file(text, where), parse_float=json_float)
+                    parse_messages(data)
+                except (ValueError, UnicodeDecodeError, RecursionError, PhaseError) as e:
+                    raise self.fail(where, f"simulate messages {text!r}: {e}") from None
+                opts["messages"] = data
+                name = f"simulate {t.get('name') or 'messages'}"
+            else:
+                name = f"simulate {opts['pattern']}"
+        else:
+            self.keys(opts, f"{where}: replay", REPLAY_OPTIONS)
+            if not isinstance(opts.get("trace"), str):
+                raise self.fail(where, 'replay: trace = "FILE" (a SimGrid time-independent '
+                                "trace, or its index file)")  # fmt: skip
+            path = self.path(opts["trace"], where)
+            if not path.is_file():
+                raise self.fail(where, f"replay: trace {opts['trace']!r}: no such file")
+            opts["trace"] = str(path.resolve())
+            hostfile = opts.get("hostfile")
+            if isinstance(hostfile, str):
+                opts["hostfile"] = str(self.path(hostfile, where).resolve())
+            elif hostfile is not None and not (
+                isinstance(hostfile, list) and all(isinstance(h, int) for h in hostfile)):  # fmt: skip
+                raise self.fail(where, "replay: hostfile is a file or a list of processor numbers")
+            if not isinstance(opts.get("algorithms", {}), dict):
+                raise self.fail(where, 'replay: algorithms = {collective = "algorithm", ...}')
+            name = f"replay {Path(opts['trace']).name}"
+        return [Answer(t.get("name", name), kind, opts)]

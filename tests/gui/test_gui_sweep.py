@@ -1,0 +1,175 @@
+"""File > Sweep…, as a user drives it: axes added from the model's menu, the sweep run in
+the background with the plot updating as rows come, cancel, the heat map and parallel
+coordinates, what dominates, and a clicked result opened as a new unsaved model."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from parasol_core.sweep.worker import Row
+
+
+def _dialog(main_window):
+    action = next(a for a in main_window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "S&weep…")  # fmt: skip
+    action.trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def _add_from_menu(dialog, change: str) -> None:
+    dialog._fill_add_menu()
+    for menu_action in dialog.add_menu.actions():
+        for action in menu_action.menu().actions():
+            if action.text() == change:
+                action.trigger()
+                return
+    raise AssertionError(f"{change} is not offered")
+
+
+def test_the_plot_updates_as_rows_come_and_a_point_opens_its_variant(main_window, qtbot):
+    qtbot.waitExposed(main_window)
+    qtbot.wait(300)  # the main window's first paints done: the GUI thread is free
+    dialog = _dialog(main_window)
+    assert "po(1).ia_spd" in dialog.expressions.text()  # the model's ratios to start with
+    _add_from_menu(dialog, "tl(1)(*).speed")
+    assert dialog.axes.rowCount() == 1
+    dialog.axes.item(0, 1).setText("log 1e-7 1e-5 120")
+    dialog.pattern.setCurrentText("broadcast")  # a few ms a variant: rows come over time
+    seen = []  # (rows so far, points drawn) after each timed redraw
+
+    def spy():  # connected after the dialog's own redraw: runs after it
+        xs = dialog.line.getData()[0]
+        seen.append((len(dialog.rows), 0 if xs is None else len(xs)))
+
+    dialog._redraw.timeout.connect(spy)
+    dialog._redraw.setInterval(20)  # several redraws over the sweep's fraction of a second
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert dialog.running and dialog.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) == 120 and "Done: 120 variants" in dialog.status.text()
+    # drawn while the rows came: some redraws had part of them, each all there were
+    assert any(0 < n < 120 for n, _ in seen), seen
+    assert all(points == n for n, points in seen)
+    assert [n for n, _ in seen] == sorted(n for n, _ in seen)
+    xs, ys = dialog.line.getData()
+    assert len(xs) == 120 and dialog.plots.currentWidget() is dialog.line_plot
+    # the ratios fall as the links get slower (ia_spd = iga / speed)
+    assert ys[0] > ys[-1]
+    assert dialog.effects[0][0] == "tl(1)(*).speed"
+    # clicking the last point opens that variant as a new unsaved model
+    points = dialog.line.scatter.points()
+    last = max(points, key=lambda p: p.pos().x())
+    dialog.line.scatter.sigClicked.emit(dialog.line.scatter, [last], None)
+    doc = main_window.document
+    assert doc.path is None and doc.is_modified
+    assert doc.machine.topology(1).links[5].speed.mean == pytest.approx(1e-5)
+    assert "tl(1)(*).speed = 1e-05" in main_window.statusBar().currentMessage()
+
+
+def test_two_axes_make_a_heat_map_more_make_parallel_coordinates(main_window, qtbot):
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "7e-7, 1.4e-6, 2.8e-6")
+    dialog.add_axis("scale arithmetic", "linear 0.5 2 4")
+    dialog.expressions.setText("po(1).ia_spd, po(1).dp_spd")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.plots.currentWidget() is dialog.heat_plot
+    image = dialog.heat.image
+    assert image.shape == (3, 4)  # x: the 3 iga values, y: the 4 factors
+    assert image[2, 3] == pytest.approx(16 * image[0, 0])  # 4x iga, 4x the factor
+    # dp_spd reads dgx, which the arithmetic group scales and iga is not
+    dialog.answer.setCurrentIndex(1)
+    assert dict(dialog.effects)["pt(1).iga"] == 0
+    # clicking a cell opens its variant
+    dialog.open_variant(11)
+    assert main_window.document.machine.processor(1).timings["iga"].mean == pytest.approx(
+        2.8e-6 * 2)  # fmt: skip
+    dialog.add_axis("tl(1)(*).latency", "1e-5, 3e-5")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.plots.currentWidget() is dialog.parallel_plot
+    assert len(dialog.parallel_lines) == 24
+    line = dialog.parallel_lines[5]  # the rows in the order they came: variant 5 here
+    line.sigClicked.emit(line, None)
+    iga = main_window.document.machine.processor(1).timings["iga"].mean
+    assert iga == pytest.approx(float(dialog.rows[5].values[0]) * float(dialog.rows[5].values[1]))
+
+
+def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.run()
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 5, timeout=60_000)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert 5 <= len(dialog.rows) < 400
+    assert dialog.status.text().startswith("Cancelled:")
+    assert dialog.table.rowCount() == len(dialog.rows)
+    dialog.add_axis("pt(9).iga", "1, 2")
+    dialog.run()
+    assert not dialog.running
+    assert "axis 2: 'pt(9).iga': there is no processor with id 9" in dialog.message.text()
+    assert isinstance(dialog.rows[0], Row)  # the last results stay
+
+
+def test_a_programs_replay_is_an_answer(main_window, qtbot):
+    from pathlib import Path
+
+    from parasol_core.sweep import loads_spec, run_sweep
+
+    trace = Path(__file__).resolve().parents[2] / "sample_models" / "traces" / "stencil.txt"
+    dialog = _dialog(main_window)
+    dialog.add_axis("tl(1)(*).speed", "9.1e-8, 9.1e-7, 9.1e-6")
+    dialog.expressions.setText("")
+    dialog.trace.setText(str(trace))
+    dialog.flop.setText("pt(T).dga")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert [a.name for a in dialog.spec.answers] == ["replay stencil.txt"]
+    core = []
+    run_sweep(loads_spec(dialog.sweep_text(), model_text=main_window.document.session.text()),
+              core.append, executor="serial")  # fmt: skip
+    assert sorted(r.answers for r in dialog.rows) == sorted(r.answers for r in core)
+    xs, ys = dialog.line.getData()
+    assert len(xs) == 3 and ys[0] < ys[1] < ys[2]  # slower links, a longer program
+
+
+def test_a_timings_context_menu_adds_it_as_an_axis(main_window, qtbot):
+    from parasol_core.frontend.categories import CATEGORIES
+    from piui.windows.instructions import CategoryWindow
+
+    category = next(c for c in CATEGORIES if any("iga" in names for _, names in c.sections))
+    window = CategoryWindow(main_window.document, category)
+    qtbot.addWidget(window)
+    window.show()
+    menu = window.sweep_menu("iga")
+    assert [a.text() for a in menu.actions()] == ["Sweep pt(1).iga…"]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.axes.item(0, 0).text() == "pt(1).iga"
+    assert dialog.axes.item(0, 1).text() == "log 1.842e-07 2.948e-06 5"  # a quarter to 4x
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) == 5 and not any(r.error for r in dialog.rows)
+
+
+def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):
+    from piui.windows.groups import InstructionGroupsWindow
+
+    window = InstructionGroupsWindow(main_window.document)
+    qtbot.addWidget(window)
+    menu = window.sweep_menu("arithmetic")
+    assert [a.text() for a in menu.actions()] == ["Sweep scale arithmetic pr(1)…"]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog.axes.item(0, 0).text() == "scale arithmetic pr(1)"
+    assert dialog.axes.item(0, 1).text() == "log 0.25 4 5"
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    ratios = [r.answers[0] for r in sorted(dialog.rows, key=lambda r: r.index)]
+    assert ratios[-1] == pytest.approx(16 * ratios[0])  # ia_spd scales with iga

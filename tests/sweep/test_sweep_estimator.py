@@ -1,0 +1,73 @@
+"""`sweep.run` on a running estimator: the same rows as the command line, budgeted per
+request as the other methods."""
+
+from __future__ import annotations
+
+from estimator_support import SAMPLES, estimator  # noqa: F401
+
+from parasol_core.estimator.client import RemoteError
+from parasol_core.estimator.protocol import INVALID_PARAMS
+from parasol_core.sweep import loads_spec, run_sweep
+
+GCEL = SAMPLES / "parsytec-gcel.machine"
+
+SWEEP = """
+[[axis]]
+set = "tl(1)(*).speed"
+values = [4.55e-7, 9.1e-7]
+
+[[axis]]
+generate = 1
+values = ["torus 4 4 4", "grid 16 32", "torus 10 10 10 10 10 10"]
+
+[[answer]]
+eval = ["po(1).ia_spd", "to(1).processors"]
+
+[[answer]]
+simulate = {pattern = "halo", bytes = 4096}
+name = "halo"
+"""
+
+
+def test_the_estimator_answers_the_rows_of_the_core(estimator):  # noqa: F811
+    with estimator.client() as c:
+        model = c.push(GCEL.read_text())["model"]
+        answer = c.sweep(model, SWEEP)
+    spec = loads_spec(SWEEP, model_text=GCEL.read_text(), files=False)
+    core = []
+    run_sweep(spec, core.append, executor="serial")
+    assert answer["columns"] == spec.columns() and answer["variants"] == 6
+    assert [r[0] for r in answer["rows"]] == list(range(6))
+    for got, row in zip(answer["rows"], core, strict=True):
+        assert got[1:3] == [float(row.values[0]), row.values[1]]
+        assert got[3:6] == list(row.answers)
+        assert got[-1] == row.error
+    assert answer["rows"][0][4] == 64 and answer["rows"][1][4] == 512
+    assert "7,000,000 lines, over the limit of 4,000,000" in answer["rows"][2][-1]
+
+
+def test_a_sweep_past_its_budget_or_naming_a_file_is_refused(estimator):  # noqa: F811
+    with estimator.client() as c:
+        model = c.push(GCEL.read_text())["model"]
+        big = SWEEP.replace("values = [4.55e-7, 9.1e-7]", "linear = [1e-7, 1e-6, 1000]")
+        try:
+            c.sweep(model, big)
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS
+            assert "over the limit of 1,000,000 messages and evaluations" in e.message
+            assert "3,000 variants" in e.message
+        try:
+            named = SWEEP.replace('pattern = "halo", bytes = 4096', 'messages = "/etc/passwd"')
+            assert named != SWEEP
+            c.sweep(model, named)
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS and "names a file" in e.message
+        # a client cannot lift the server's limits with a memory budget of its own
+        try:
+            c.sweep(model, SWEEP + '\n[budget]\nmemory = "1T"\n')
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS and "[budget] memory" in e.message
+        assert c.evaluate(model, "po(1).ia_spd") > 0  # the stored model unchanged
