@@ -161,6 +161,7 @@ SUBPROCESS_MODULES = {
     "test_flow_simgrid",  # SimGrid's python3 running the same phases
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
     "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
+    "test_simgrid_router_zones",  # SimGrid's python3 giving exported dragonflies' routes
     "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
@@ -279,6 +280,10 @@ SLOW_MODULES = {
 SLOW_TESTS: dict[str, set[str]] = {
     "test_ascii_numbers": {
         "test_any_annotation_text_loads_with_at_worst_a_warning",
+    },
+    "test_simgrid_router_zones": {
+        "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
+        "test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups",  # 6.5 MB
     },
     "test_bad_input": {
         "test_a_50_mb_line_is_rejected_fast",

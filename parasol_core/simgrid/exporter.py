@@ -1,5 +1,5 @@
 """A PARASOL model's hardware topology as a SimGrid platform file (version 4.1), in the
-smallest of three forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Export"):
+smallest of four forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Export"):
 
 * a ``<cluster>`` (TORUS, FAT_TREE, or FLAT: a star around one switch) where the
   topology is exactly what SimGrid builds from one and routes as PARASOL does (a torus
@@ -7,6 +7,11 @@ smallest of three forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Ex
   is read back by the import and kept only if that gives the same topology;
 * a ``DijkstraCache`` zone of layers for a dimension-order routing (meshes, tori,
   hypercubes: :func:`_as_layers`), whose one shortest route is PARASOL's;
+* a ``Full`` zone of zones, one a router and its compute processors, with a
+  ``zoneRoute`` between every two routers, for a routing whose route between two
+  compute processors depends only on their routers (``dragonfly-minimal``:
+  :func:`_as_zones`), read back by the import and kept only if that gives the same
+  topology and routes;
 * one ``Full`` zone: an explicit ``<route>`` for every ordered pair of compute
   processors, listing the links PARASOL's routing technique gives (one symmetrical
   route where the way back is the same links reversed, two one-way routes otherwise).
@@ -92,7 +97,8 @@ def export_platform(machine: Machine) -> Exported:
     """The platform text of the machine's hardware topology, and what did not carry over:
     a SimGrid cluster where the topology is one (a torus, a fat tree, a star) and SimGrid
     routes it as PARASOL does, else a zone of layers for a dimension-order routing, else
-    one Full zone of explicit routes (module docstring)."""
+    zones of routers for a dragonfly, else one Full zone of explicit routes (module
+    docstring)."""
     from parasol_core.topology.shape import processor_count
     from parasol_core.topology.switches import switch_mask
 
@@ -106,6 +112,8 @@ def export_platform(machine: Machine) -> Exported:
     if made is None:
         made = _as_layers(machine, topo, count, mask, compute)
     if made is None:
+        made = _as_zones(machine, topo, count, mask, compute)
+    if made is None:
         made = _as_full(machine, topo, count, mask, compute)
     return made
 
@@ -117,6 +125,7 @@ class _Writer:
     def __init__(self, machine: Machine, topo, count: int, mask, compute: list[int],  # noqa: ANN001
                  routing: str) -> None:  # fmt: skip
         self.notes: list[str] = []
+        self.policies: tuple[set[int], set[int]] | None = None  # the FATPIPE and SHARED links
         self.lines = [
             "<?xml version='1.0'?>",
             '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
@@ -180,16 +189,20 @@ class _Writer:
         for p in self.routers:
             self.lines.append(f'    <router id="p{p}"/>')
 
-    def links(self, topo) -> tuple[dict[int, list[int]], set[int]]:  # noqa: ANN001
-        """A ``<link>`` per PARASOL link; the links' processors, and the split-duplex
-        ones (a route names their direction)."""
+    def links(self, topo, only=None, indent: str = "    ") -> tuple[dict[int, list[int]], set[int]]:  # noqa: ANN001
+        """A ``<link>`` per PARASOL link (or per link of ``only``); the links'
+        processors, and the split-duplex ones (a route names their direction)."""
         split = topo.duplex is not None
-        ids = [link.id for link in topo.links if link.id is not None]
-        fatpipe, shared = (_ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared"))
+        if self.policies is None:  # once: the zones of routers write their links in parts
+            ids = [link.id for link in topo.links if link.id is not None]
+            self.policies = tuple(
+                _ids(getattr(topo, key, None), ids) for key in ("fatpipe", "shared")
+            )
+        fatpipe, shared = self.policies
         sd = False
         usable: dict[int, list[int]] = {}
         directed: set[int] = set()
-        for link in topo.links:
+        for link in topo.links if only is None else only:
             if link.id is None or not link.connect:
                 continue
             speed = _speed_of(link)
@@ -203,15 +216,16 @@ class _Writer:
                 directed.add(link.id)
             bandwidth = _num(1.0 / speed, f"the bandwidth of link {link.id} (1 / its speed "
                              f"{speed!r})")  # fmt: skip
-            self.lines.append(f'    <link id="l{link.id}" bandwidth="{bandwidth}Bps" '
+            self.lines.append(f'{indent}<link id="l{link.id}" bandwidth="{bandwidth}Bps" '
                               f'latency="{_num(lat)}s"{policy}>')  # fmt: skip
-            self.prop("id", link.id, "      ")
-            self.prop("connect", " ".join(map(str, link.connect)), "      ")
-            self.prop("speed", _num(speed), "      ")
-            self.lines.append("    </link>")
+            self.prop("id", link.id, indent + "  ")
+            self.prop("connect", " ".join(map(str, link.connect)), indent + "  ")
+            self.prop("speed", _num(speed), indent + "  ")
+            self.lines.append(f"{indent}</link>")
             usable[link.id] = link.connect
-        if sd:
-            self.notes.append("standard deviations of link latencies and speeds")
+        note = "standard deviations of link latencies and speeds"
+        if sd and note not in self.notes:
+            self.notes.append(note)
         return usable, directed
 
     def done(self) -> Exported:
@@ -509,6 +523,271 @@ def _as_layers(machine: Machine, topo, count: int, mask, compute: list[int]) -> 
     return out.done()
 
 
+# --------------------------------------------------------------------------- router zones
+
+#: routings whose route between two compute processors is the link from the first to
+#: its router, a route between the two routers that depends on nothing else, and the
+#: link from there to the second (tests/simgrid/test_simgrid_router_zones.py)
+_BY_ROUTER = ("dragonfly-minimal",)
+
+
+def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported | None:  # noqa: ANN001
+    """A dragonfly routed ``dragonfly-minimal`` as a ``Full`` zone of zones, one a router
+    (a ``Full`` zone of the router, its compute processors and their links, with explicit
+    routes between them), and a ``zoneRoute`` between every two routers' zones, gateways
+    the two routers, over PARASOL's links between them; or None for another topology.
+
+    SimGrid routes host ``s`` to host ``d`` of another zone by the route in ``s``'s zone
+    from ``s`` to the gateway (its one link), the zoneRoute, and the route from the other
+    gateway to ``d`` (its one link): PARASOL's route, whose router-to-router part depends
+    only on the two routers under this routing (checked on two processors of each router
+    where it has two). R routers make R (R - 1) / 2 zone routes, not C (C - 1) of C
+    compute processors: a 17 x 8 x 8 x 4 dragonfly 9,180 routes, not 1,182,656.
+
+    Where every two groups share one global link (:func:`_groups_of`), one level more:
+    a zone a group, of its routers' zones (a zone route between every two of its
+    routers), and a zone route between every two groups whose gateways are the ends of
+    their link: G (G - 1) / 2 + G A (A - 1) / 2 zone routes, the route so composed
+    compared with PARASOL's first (:func:`_composed`). The candidate is read back by
+    the import and kept only if that gives the same topology and no route between
+    hosts that differs from PARASOL's."""
+    from parasol_core.simgrid.importer import import_text
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+
+    if (topo.routing or "") not in _BY_ROUTER or len(compute) < 2:
+        return None
+    if (topo.name or "").startswith("parasol-"):
+        return None  # a name the zones of routers take
+    router_of: dict[int, int] = {}
+    own: dict[int, object] = {}  # compute processor -> its one link
+    for link in topo.links:
+        ends = link.connect
+        if link.id is None or not ends:
+            return None
+        hosts = [p for p in ends if not mask[p]]
+        if not hosts:
+            continue
+        if len(ends) != 2 or len(hosts) != 1 or hosts[0] in own:
+            return None  # a compute processor on one link, to one router, only
+        own[hosts[0]] = link
+        router_of[hosts[0]] = ends[0] if ends[1] == hosts[0] else ends[1]
+    if len(own) != len(compute):
+        return None
+    routers = sorted(set(router_of.values()))
+    if routers != _switches(mask, count):
+        return None  # a router with no compute processor has no zone to be in
+    terminals: dict[int, list[int]] = {r: [] for r in routers}
+    for p in compute:
+        terminals[router_of[p]].append(p)
+    n = len(routers)
+    groups, gateways = _groups_of(topo, count, routers, len(compute))
+    if groups is None:  # a zone route between every two routers
+        ra, rb = np.triu_indices(n, 1)
+        pa, pb = np.asarray(routers)[ra], np.asarray(routers)[rb]
+        what = f"the zone routes between {n:,} routers"
+    else:  # between the routers of each group, and between every two groups
+        pa = [g[i] for g in groups for i in range(len(g)) for _ in range(i + 1, len(g))]
+        pb = [g[j] for g in groups for i in range(len(g)) for j in range(i + 1, len(g))]
+        pa += [x for x, _ in gateways.values()]
+        pb += [y for _, y in gateways.values()]
+        pa, pb = np.asarray(pa, dtype=np.int64), np.asarray(pb, dtype=np.int64)
+        what = f"the zone routes of {len(groups):,} groups of {n // len(groups):,} routers"
+    pairs = int(pa.shape[0])
+    budget.check(what, pairs, MAX_ROUTES, "routes",
+                 "a SimGrid Full zone lists every pair of its zones")  # fmt: skip
+    first = {r: terminals[r][0] for r in routers}
+    last = {r: terminals[r][-1] for r in routers}
+    fa = np.asarray([first[r] for r in pa.tolist()], dtype=np.int64)
+    fb = np.asarray([first[r] for r in pb.tolist()], dtype=np.int64)
+    la = np.asarray([last[r] for r in pa.tolist()], dtype=np.int64)
+    lb = np.asarray([last[r] for r in pb.tolist()], dtype=np.int64)
+    try:
+        index = index_of(topo)
+        there = index.routes(np.concatenate((fa, la)), np.concatenate((fb, lb)))
+        back = index.routes(fb, fa)
+    except RoutingError as e:
+        raise ExportError(
+            f"PARASOL cannot route the model ({e}); SimGrid needs every route"
+        ) from None
+    budget.check(what, int(there.link_offsets[-1]) + int(back.link_offsets[-1]),
+                 MAX_ROUTE_LINKS, "link references")  # fmt: skip
+    # the route from router a to router b: (processors, links), PARASOL's
+    seg: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+    for k, (a, b) in enumerate(zip(pa.tolist(), pb.tolist())):
+        r, r2, w = there[k], there[pairs + k], back[k]
+        if r.links[1:-1] != r2.links[1:-1] or r.processors[1:-1] != r2.processors[1:-1]:
+            return None  # the route between the routers depends on more than them
+        seg[(a, b)] = (r.processors[1:-1], r.links[1:-1])
+        seg[(b, a)] = (w.processors[1:-1], w.links[1:-1])
+    own_id = {q: lk.id for q, lk in own.items()}
+    if groups is not None and not _composed(
+        index, compute, router_of, own_id, groups, gateways, seg
+    ):
+        return None
+    out = _Writer(machine, topo, count, mask, compute, "Full")
+    lines = out.lines
+    usable: dict[int, list[int]] = {}
+    directed: set[int] = set()
+
+    def add_links(links: list, indent: str) -> None:
+        u, d = out.links(topo, links, indent)
+        usable.update(u)
+        directed.update(d)
+
+    def router_zone(r: int, ind: str, with_links: bool) -> None:
+        lines.append(f'{ind}<zone id="parasol-router-p{r}" routing="Full">')
+        for p in terminals[r]:
+            lines.append(f'{ind}  <host id="p{p}" speed="{HOST_SPEED}">')
+            out.prop("type", topo.types.get(p, 0), ind + "    ")
+            lines.append(f"{ind}  </host>")
+        lines.append(f'{ind}  <router id="p{r}"/>')
+        if with_links:
+            add_links([own[p] for p in terminals[r]], ind + "  ")
+        for i, p in enumerate(terminals[r]):
+            lid = own[p].id
+            _chain(lines, f'<route src="p{p}" dst="p{r}">', (p, r), (lid,), usable, directed,
+                   ind + "  ")  # fmt: skip
+            for q in terminals[r][i + 1 :]:
+                _chain(lines, f'<route src="p{p}" dst="p{q}">', (p, r, q), (lid, own[q].id),
+                       usable, directed, ind + "  ")  # fmt: skip
+        lines.append(f"{ind}</zone>")
+
+    def zone_route(za: str, zb: str, a: int, b: int, ind: str) -> None:
+        procs, links = seg[(a, b)]
+        bprocs, blinks = seg[(b, a)]
+        same = blinks == tuple(reversed(links))
+        sym = "" if same else ' symmetrical="NO"'
+        head = f'<zoneRoute src="{za}" dst="{zb}" gw_src="p{a}" gw_dst="p{b}"{sym}>'
+        _chain(lines, head, procs, links, usable, directed, ind)
+        if not same:
+            head = (f'<zoneRoute src="{zb}" dst="{za}" gw_src="p{b}" gw_dst="p{a}" '
+                    'symmetrical="NO">')  # fmt: skip
+            _chain(lines, head, bprocs, blinks, usable, directed, ind)
+
+    if groups is None:
+        for r in routers:
+            router_zone(r, "    ", True)
+        add_links([lk for lk in topo.links if lk.id not in usable], "    ")
+        for a, b in zip(pa.tolist(), pb.tolist()):
+            zone_route(f"parasol-router-p{a}", f"parasol-router-p{b}", a, b, "    ")
+        said = f"a Full zone of {n:,} zones, one a router and its processors"
+    else:
+        # a link is defined in the zone whose routes cross it, after the zones in it (as
+        # SimGrid's DTD wants): the import puts them back in the order of their ids
+        out.prop("link-order", "id")
+        group_of = {r: g for g, members in enumerate(groups) for r in members}
+        local: list[list] = [[] for _ in groups]  # the links between a group's routers
+        for lk in topo.links:
+            ends = lk.connect
+            if mask[ends[0]] and all(group_of[p] == group_of[ends[0]] for p in ends):
+                local[group_of[ends[0]]].append(lk)
+        for g, members in enumerate(groups, 1):
+            lines.append(f'    <zone id="parasol-group-{g}" routing="Full">')
+            for r in members:
+                router_zone(r, "      ", True)
+            add_links(local[g - 1], "      ")
+            for i, a in enumerate(members):
+                for b in members[i + 1 :]:
+                    zone_route(f"parasol-router-p{a}", f"parasol-router-p{b}", a, b, "      ")
+            lines.append("    </zone>")
+        add_links([lk for lk in topo.links if lk.id not in usable], "    ")
+        for (i, j), (x, y) in gateways.items():
+            zone_route(f"parasol-group-{i + 1}", f"parasol-group-{j + 1}", x, y, "    ")
+        said = (f"a Full zone of {len(groups):,} zones, one a group, each of zones of one "
+                "router and its processors")  # fmt: skip
+    out.notes.append(f"PARASOL's {topo.routing} routing as {said}, with a zone route between "
+                     "every two: SimGrid's routes are PARASOL's")  # fmt: skip
+    made = out.done()
+    try:
+        again = import_text(made.text, "the export")
+    except (ValueError, budget.BudgetError):
+        return None
+    if again.machine.hardware() != topo or any("differ from PARASOL" in n for n in again.notes):
+        return None  # (the import compares the routes between hosts with PARASOL's)
+    return made
+
+
+#: the most pairs of compute processors on which a zone of groups is checked
+CHECKED_PAIRS = 20_000
+
+
+def _groups_of(topo, count: int, routers: list[int], c: int):  # noqa: ANN001, ANN202
+    """A PARASOL dragonfly with one global link between every two groups: its routers
+    by group, and the two ends of the link from group i to group j (i < j); else
+    (None, None). There the route between two groups always crosses that link, from
+    wherever it leaves to wherever it lands, so SimGrid's zone route between the two
+    groups' zones, whose gateways are its ends, is PARASOL's."""
+    from parasol_core.topology.switched import Dragonfly
+    from parasol_core.topology.switches import network_of
+
+    said = network_of(topo)
+    if said is None or said[0] != "dragonfly":
+        return None, None
+    try:
+        fly = Dragonfly.of(tuple(said[1].values()))
+    except ValueError:
+        return None, None
+    t = fly.terminals
+    if fly.g < 2 or fly.per_pair != 1 or fly.count != count or t != c:
+        return None, None
+    if routers != list(range(t + 1, count + 1)):
+        return None, None
+    ids = [link.id for link in topo.links]
+    if any(b <= a for a, b in zip(ids, ids[1:])):
+        return None, None  # the import would put them in the order of their ids
+    groups = [routers[g * fly.a : (g + 1) * fly.a] for g in range(fly.g)]
+    gateways = {}
+    for i in range(fly.g):
+        for j in range(i + 1, fly.g):
+            x = int(fly.gateway(np.int64(i), np.int64(j), 0))
+            y = int(fly.gateway(np.int64(j), np.int64(i), 0))
+            gateways[(i, j)] = (t + x + 1, t + y + 1)
+    return groups, gateways
+
+
+def _composed(index, compute: list[int], router_of: dict, own: dict, groups, gateways,  # noqa: ANN001
+              seg: dict) -> bool:  # fmt: skip
+    """Whether SimGrid's route through the zones of groups (the zone route's gateways
+    reached within each group) is PARASOL's on every ordered pair of compute processors,
+    or on :data:`CHECKED_PAIRS` of them drawn at random (seeded) where there are more."""
+    group_of = {r: g for g, members in enumerate(groups) for r in members}
+    c = len(compute)
+    procs = np.asarray(compute, dtype=np.int64)
+    if c * (c - 1) <= CHECKED_PAIRS:
+        a, b = np.meshgrid(procs, procs, indexing="ij")
+        keep = a != b
+        src, dst = a[keep], b[keep]
+    else:
+        rng = np.random.default_rng(36)
+        i = rng.integers(0, c, CHECKED_PAIRS)
+        j = (i + rng.integers(1, c, CHECKED_PAIRS)) % c
+        src, dst = procs[i], procs[j]
+    batch = index.routes(src, dst)
+
+    def within(a: int, b: int) -> tuple:
+        return () if a == b else seg[(a, b)][1]
+
+    for s, d, route in zip(src.tolist(), dst.tolist(), batch):
+        ra, rb = router_of[s], router_of[d]
+        gi, gj = group_of[ra], group_of[rb]
+        if gi == gj:
+            middle = within(ra, rb)
+        else:
+            x, y = gateways[(min(gi, gj), max(gi, gj))]
+            if gi > gj:
+                x, y = y, x
+            middle = within(ra, x) + seg[(x, y)][1] + within(y, rb)
+        if tuple(route.links) != (own[s], *middle, own[d]):
+            return False
+    return True
+
+
+def _switches(mask, count: int) -> list[int]:  # noqa: ANN001
+    """The switches' numbers, ascending."""
+    return [p for p in range(1, count + 1) if mask[p]]
+
+
 def _ids(text: str | None, ids: list[int]) -> set[int]:
     """Those of ``ids`` a policy annotation lists (``# piui: fatpipe = 3 5-9``)."""
     from bisect import bisect_right
@@ -530,11 +809,18 @@ def _ids(text: str | None, ids: list[int]) -> set[int]:
 def _route(lines: list[str], r, usable: dict[int, list[int]], directed: set[int],  # noqa: ANN001
            symmetrical: bool) -> None:  # fmt: skip
     sym = "" if symmetrical else ' symmetrical="NO"'
-    lines.append(f'    <route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>')
-    for k, lid in enumerate(r.links):
+    head = f'<route src="p{r.processors[0]}" dst="p{r.processors[-1]}"{sym}>'
+    _chain(lines, head, r.processors, r.links, usable, directed)
+
+
+def _chain(lines: list[str], head: str, procs, links, usable: dict[int, list[int]],  # noqa: ANN001
+           directed: set[int], indent: str = "    ") -> None:  # fmt: skip
+    """A ``<route>`` or ``<zoneRoute>`` (its opening tag ``head``) over ``links``, the
+    ``k``-th crossed from ``procs[k]``; a split-duplex link names its direction."""
+    lines.append(indent + head)
+    for k, lid in enumerate(links):
         direction = ""
-        ends = usable[lid]
         if lid in directed:  # UP is from the first processor listed to the second
-            direction = ' direction="UP"' if r.processors[k] == ends[0] else ' direction="DOWN"'
-        lines.append(f'      <link_ctn id="l{lid}"{direction}/>')
-    lines.append("    </route>")
+            direction = ' direction="UP"' if procs[k] == usable[lid][0] else ' direction="DOWN"'
+        lines.append(f'{indent}  <link_ctn id="l{lid}"{direction}/>')
+    lines.append(indent + head[: head.index(" ")].replace("<", "</") + ">")

@@ -806,6 +806,19 @@ def _infer_ends(p: _Platform) -> None:
 # --------------------------------------------------------------------------- building
 
 
+def _ordered_links(p: _Platform) -> list[_Link]:
+    """The links in the model's order: the file's, or that of their ``parasol:id`` where
+    the file says ``parasol:link-order = id`` (PIUI's zones of groups define a link in
+    the zone whose routes cross it, not in the model's order)."""
+    links = list(p.links.values())
+    if p.zone_props.get(PREFIX + "link-order") == "id":
+        ids = [_whole(link.props.get(PREFIX + "id")) for link in links]
+        if None not in ids:
+            order = sorted(range(len(links)), key=ids.__getitem__)
+            links = [links[i] for i in order]
+    return links
+
+
 def _numbers(p: _Platform) -> dict[str, int]:
     """Processor numbers: a file PIUI wrote names its nodes p1, p2, ... (kept);
     otherwise compute processors first, in the file's order, then switches."""
@@ -869,7 +882,7 @@ def build(p: _Platform, name: str) -> Imported:
     shared: list[int] = []
     fatpipe: list[int] = []
     next_id = 1
-    for link in p.links.values():
+    for link in _ordered_links(p):
         if len(link.ends) < 2:
             p.notes.add("links on no route between two points: left out", f"link {link.name}")
             continue
@@ -1023,11 +1036,20 @@ def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> Non
         p.notes.add(f"{len(chains):,} explicit routes not compared with PARASOL's (over "
                     f"{budget.current().route_pairs:,})")  # fmt: skip
         return
-    kept = [ln for ln in p.links.values() if len(ln.ends) >= 2]  # as build() kept them
+    kept = [ln for ln in _ordered_links(p) if len(ln.ends) >= 2]  # as build() kept them
     by_name = {link.name: model.id for link, model in zip(kept, topo.links)}
     try:
         index = index_of(topo)
-        batch = index.routes([number[c.src] for c in chains], [number[c.dst] for c in chains])
+        try:
+            batch = index.routes([number[c.src] for c in chains], [number[c.dst] for c in chains])
+        except RoutingError:
+            # a routing between compute processors only (a dragonfly's): a route to a
+            # router is a zone route's way to its gateway, which PARASOL has no route
+            # of its own to compare with; those between hosts are compared
+            chains = [c for c in chains if p.kind[c.src] == p.kind[c.dst] == "host"]
+            if not chains:
+                return
+            batch = index.routes([number[c.src] for c in chains], [number[c.dst] for c in chains])
     except (RoutingError, budget.BudgetError) as e:
         p.notes.add(f"explicit routes not compared with PARASOL's: {e}")
         return

@@ -245,9 +245,13 @@ EXPORT_CASES = {
     "fattree 4 2 random": (("fattree", (4, 2)), "<cluster", lambda h: random_phase(h, 200, 25)),
     "fattree2 4 2 4 alltoall": (("fattree2", (4, 2, 4)), "<cluster", alltoall),
     "fattree3 2 2 2 2 2 alltoall": (("fattree3", (2, 2, 2, 2, 2)), "<cluster", alltoall),
-    # explicit routes
-    "dragonfly 3 2 2 1 random": (("dragonfly", (3, 2, 2, 1)), 'routing="Full"',
+    # zones of routers: PARASOL's dragonfly-minimal routes
+    "dragonfly 3 2 2 1 random": (("dragonfly", (3, 2, 2, 1)), "parasol-router-",
                                  lambda h: random_phase(h, 150, 26, 1e-4)),
+    "dragonfly 3 2 2 2 alltoall": (("dragonfly", (3, 2, 2, 2)), "parasol-router-", alltoall),
+    "dragonfly 5 2 3 2 shared random": (("dragonfly", (5, 2, 3, 2)), "parasol-router-",
+                                        lambda h: random_phase(h, 300, 31, 1e-4)),
+    "dragonfly 4 3 1 2 incast": (("dragonfly", (4, 3, 1, 2)), "parasol-router-", incast),
 }  # fmt: skip
 
 
@@ -256,8 +260,7 @@ def test_an_exported_model_shares_in_simgrid_as_in_parasol(tmp_path, case):
     (kind, dims), form, phase = EXPORT_CASES[case]
     machine, text = exported(kind, dims, duplex=None if "shared" in case else 0.0)
     assert form in text
-    if form != 'routing="Full"':
-        assert "<route " not in text or form == "DijkstraCache"
+    assert "<route " not in text or form in ("DijkstraCache", "parasol-router-")
     agree_exported(tmp_path, machine, text, phase)
 
 

@@ -1,0 +1,151 @@
+"""PARASOL dragonflies (``dragonfly-minimal``) exported as a Full zone of zones, one a
+router and its compute processors, with a zoneRoute between every two routers (issue 36,
+docs/simgrid.md "Export"): SimGrid 3.32's route between two hosts (``Host.route_to``,
+tests/simgrid/simgrid_probe.py) crosses PARASOL's links in PARASOL's order, and a
+dragonfly of 1,088 compute processors, which the Full zone of explicit routes refused,
+exports, grows with its routers rather than with the square of its processors, and
+reads back as the same topology. Skipped where python3-simgrid is absent."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_simgrid_run import MISSING, probe
+
+from parasol_core import load
+from parasol_core.base import budget
+from parasol_core.simgrid import export_platform, import_text
+from parasol_core.topology.generators import generate_over
+from parasol_core.topology.index import index_of
+from parasol_core.topology.switches import compute_processors
+
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+SAMPLE = "slingshot-dragonfly.machine"
+
+
+def dragonfly(dims, duplex=None):
+    """The Slingshot sample with its hardware topology regenerated as ``dragonfly dims``."""
+    from pathlib import Path
+
+    machine = load(Path(__file__).resolve().parents[2] / "sample_models" / SAMPLE)
+    hw = machine.hardware()
+    new = generate_over(hw, "dragonfly", list(dims), 3.5e-7, 4e-11)
+    new.duplex = duplex
+    machine.topologies[machine.topologies.index(hw)] = new
+    return machine
+
+
+def want_links(hw, route) -> list[str]:
+    """SimGrid's names of the links a PARASOL route crosses: ``l3``, or ``l3_UP`` for a
+    split-duplex link crossed from the first processor it connects."""
+    out = []
+    for k, lid in enumerate(route.links):
+        name = f"l{lid}"
+        if hw.duplex is not None:
+            up = route.processors[k] == hw.link_by_id(lid).connect[0]
+            name += "_UP" if up else "_DOWN"
+        out.append(name)
+    return out
+
+
+def check_routes(tmp_path, machine, text: str, pairs) -> None:
+    path = tmp_path / "fly.xml"
+    path.write_text(text)
+    hw = machine.hardware()
+    sim = probe(path, "routes", *(f"p{a}:p{b}" for a, b in pairs))
+    batch = index_of(hw).routes([a for a, _ in pairs], [b for _, b in pairs])
+    for (a, b), ours in zip(pairs, batch):
+        assert sim[f"p{a}:p{b}"]["links"] == want_links(hw, ours), (a, b)
+
+
+@pytest.mark.parametrize(
+    ("dims", "duplex", "groups"),
+    [((3, 2, 2, 1), 0.0, True),  # one global link a pair of groups, split-duplex
+     ((3, 2, 2, 2), None, False),  # two a pair: the route's link depends on both routers
+     ((4, 3, 1, 2), 0.0, False),  # one processor a router
+     ((5, 2, 3, 2), None, True),  # balanced: G = A*H + 1
+     ((9, 4, 2, 2), 0.0, True),  # balanced, four routers a group
+     ((1, 4, 2, 1), None, False)],  # one group: no global link
+)  # fmt: skip
+def test_every_route_of_an_exported_dragonfly_is_parasols(tmp_path, dims, duplex, groups):
+    machine = dragonfly(dims, duplex)
+    text = export_platform(machine).text
+    assert 'zone id="parasol-router-p' in text and "<zoneRoute " in text
+    assert ('zone id="parasol-group-' in text) == groups
+    hw = machine.hardware()
+    again = import_text(text)
+    assert again.machine.hardware() == hw
+    assert not again.notes  # the explicit routes between hosts are PARASOL's
+    hosts = compute_processors(machine, hw).tolist()
+    check_routes(tmp_path, machine, text, [(a, b) for a in hosts for b in hosts if a != b])
+
+
+def test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers(tmp_path):
+    """17 x 8 x 8 x 4 (K = 2 global links a pair of groups): refused as a Full zone of
+    1,182,656 explicit routes; as zones of routers 9,180 zone routes over 136 routers
+    and 4,896 routes inside them, the same topology when read back, and SimGrid's route
+    of sampled pairs (each kind: same router, same group, other group) PARASOL's."""
+    from parasol_core.simgrid.exporter import _as_full
+
+    machine = dragonfly((17, 8, 8, 4), 0.0)
+    hw = machine.hardware()
+    hosts = compute_processors(machine, hw)
+    assert hosts.shape[0] == 1088
+    from parasol_core.topology.shape import processor_count
+    from parasol_core.topology.switches import switch_mask
+
+    count = processor_count(hw)
+    with pytest.raises(budget.BudgetError, match="1,182,656 routes"):
+        _as_full(machine, hw, count, switch_mask(machine, hw, count), hosts.tolist())
+    made = export_platform(machine)
+    text = made.text
+    assert text.count("<zoneRoute ") == 136 * 135 // 2
+    assert text.count("<route ") == 136 * (8 + 8 * 7 // 2)
+    assert text.count("<zone ") == 137
+    assert any("136 zones" in note for note in made.notes)
+    assert import_text(text).machine.hardware() == hw
+    rng = np.random.default_rng(36)
+    a = rng.choice(hosts, 300)
+    b = (a - 1 + rng.integers(1, 1088, 300)) % 1088 + 1
+    near = [(int(x), int(x) + 1 - 2 * ((int(x) - 1) % 8 == 7)) for x in a[:20]]  # one router
+    group = [(int(x), (int(x) - 1) // 64 * 64 + 1 + (int(x) + 9) % 64) for x in a[20:40]]
+    pairs = near + [(x, y) for x, y in group if x != y] + list(zip(a.tolist(), b.tolist()))
+    check_routes(tmp_path, machine, text, pairs)
+
+
+def test_the_export_grows_with_the_routers_not_the_processors():
+    """Zones of routers (two global links between two groups): a zone route between
+    every two routers, whatever the processors a router; four times the processors a
+    router: under four times the text (sixteen times as explicit routes)."""
+    sizes = {}
+    for dims in [(5, 4, 2, 2), (5, 4, 8, 2), (9, 4, 2, 4)]:
+        text = export_platform(dragonfly(dims)).text
+        assert 'zone id="parasol-group-' not in text
+        sizes[dims] = (len(text), text.count("<zoneRoute "), text.count("<route "))
+    assert sizes[(5, 4, 2, 2)][1] == sizes[(5, 4, 8, 2)][1] == 20 * 19 // 2
+    assert sizes[(9, 4, 2, 4)][1] == 36 * 35 // 2
+    assert sizes[(5, 4, 8, 2)][0] < 4 * sizes[(5, 4, 2, 2)][0]
+
+
+def test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups(tmp_path):
+    """Zones of groups (G = A*H + 1: one global link between two groups): zone routes
+    between every two groups and between the routers of each group, G (G - 1) / 2 +
+    G A (A - 1) / 2, not (G A)^2 / 2: a 65 x 16 x 4 x 4 dragonfly (4,160 compute
+    processors, 1,040 routers) is 2,080 + 7,800 zone routes, not 540,280, and the
+    import gives back the same topology (the links in their ids' order)."""
+    machine = dragonfly((65, 16, 4, 4))
+    made = export_platform(machine)
+    text = made.text
+    assert text.count("<zoneRoute ") == 65 * 64 // 2 + 65 * 16 * 15 // 2
+    assert text.count('<zone id="parasol-group-') == 65
+    assert text.count("<route ") == 1040 * (4 + 4 * 3 // 2)
+    assert any("65 zones, one a group" in note for note in made.notes)
+    back = import_text(text)
+    assert back.machine.hardware() == machine.hardware()
+    assert not back.notes
+    rng = np.random.default_rng(65)
+    a = rng.integers(1, 4161, 300)
+    b = (a - 1 + rng.integers(1, 4160, 300)) % 4160 + 1
+    near = [(int(x), (int(x) - 1) // 64 * 64 + 1 + (int(x) + 6) % 64) for x in a[:50]]  # a group
+    check_routes(tmp_path, machine, text, near + list(zip(a.tolist(), b.tolist())))
