@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from simgrid_platforms import write_phase
+from simgrid_support import MISSING, SYSTEM_PYTHON
 
 from parasol_core.model import Machine, Processor, Timing
 from parasol_core.simulate.messages import MessageArrays
@@ -41,21 +42,8 @@ from parasol_core.topology.generators import build, generate, torus
 
 HERE = Path(__file__).resolve().parent.parent  # tests/, where the probe sits
 PROBE = HERE / "simgrid_flow_probe.py"
-SYSTEM_PYTHON = "/usr/bin/python3"
 EXACT = ["--cfg=network/optim:Full", "--cfg=surf/precision:1e-15"]
 
-
-def _simgrid_missing() -> str | None:
-    if not Path(SYSTEM_PYTHON).exists():
-        return f"{SYSTEM_PYTHON} is absent"
-    done = subprocess.run([SYSTEM_PYTHON, "-c", "import simgrid"], capture_output=True, timeout=60)
-    if done.returncode != 0:
-        return ("python3-simgrid is not installed for the system python3 "
-                "(apt-get install python3-simgrid; `make simgrid` does it where apt-get works)")  # fmt: skip
-    return None
-
-
-MISSING = _simgrid_missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 

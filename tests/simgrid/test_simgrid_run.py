@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from simgrid_support import MISSING, SYSTEM_PYTHON
 
 from parasol_core import load
 from parasol_core.simgrid import export_platform, import_text
@@ -20,20 +21,7 @@ from parasol_core.topology.transfer import RouteTable
 
 HERE = Path(__file__).resolve().parent
 PROBE = HERE / "simgrid_probe.py"
-SYSTEM_PYTHON = "/usr/bin/python3"
 
-
-def _simgrid_missing() -> str | None:
-    if not Path(SYSTEM_PYTHON).exists():
-        return f"{SYSTEM_PYTHON} is absent"
-    done = subprocess.run([SYSTEM_PYTHON, "-c", "import simgrid"], capture_output=True, timeout=60)
-    if done.returncode != 0:
-        return ("python3-simgrid is not installed for the system python3 "
-                "(apt-get install python3-simgrid; `make test` does it where apt-get works)")  # fmt: skip
-    return None
-
-
-MISSING = _simgrid_missing()
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 
