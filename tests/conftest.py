@@ -199,6 +199,7 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
         "test_a_pattern_past_the_limit_is_refused_before_it_is_built",
         "test_a_request_past_its_time_budget_is_cancelled_with_an_error",
         "test_temporary_files_of_a_killed_push_are_removed_at_start",
+        "test_the_parsed_models_kept_between_calls_stay_within_their_limit",
         "test_the_store_has_a_limit_a_push_is_told_about",
     },
     "test_estimator_e2e": {

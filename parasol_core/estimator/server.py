@@ -55,7 +55,13 @@ from parasol_core.estimator.binary import (
     frame,
     split,
 )
-from parasol_core.estimator.methods import METHODS, MethodSpec, Service, work_of
+from parasol_core.estimator.methods import (
+    DEFAULT_LOADED_LIMIT,
+    METHODS,
+    MethodSpec,
+    Service,
+    work_of,
+)
 from parasol_core.estimator.protocol import (
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -97,6 +103,7 @@ class Budgets:
     idle_timeout: float = 30.0  # s a connection may sit idle or dribble its headers
     max_connections: int = 4096  # open at once; lowered below the descriptor limit
     store_limit: int = DEFAULT_LIMIT  # bytes of model text in the store
+    loaded_limit: int = DEFAULT_LOADED_LIMIT  # bytes of parsed models kept (methods.loaded_size)
 
 
 SERVICE = web.AppKey("service", Service)
@@ -284,6 +291,11 @@ def build_app(
             "queues": {"expensive": lanes["heavy"].status(), "quick": lanes["quick"].status()},
             "budgets": asdict(budgets),
             "store": {"bytes": service.store.used, "limit": service.store.limit},
+            "loaded": {
+                "models": len(service.loaded_ids()),
+                "bytes": service.loaded_bytes,
+                "limit": service.loaded_limit,
+            },  # fmt: skip
         }
 
     service.report = report
@@ -662,7 +674,7 @@ async def serve(
 
     parse_expression("1")
     store = ModelStore(store_dir, budgets.store_limit)
-    service = Service(store)
+    service = Service(store, budgets.loaded_limit)
     lanes = make_lanes(budgets)
     app = build_app(service, lanes, token, max_body, body_timeout, budgets)
     # keepalive_timeout: aiohttp closes a connection that has not sent a whole request
@@ -788,6 +800,10 @@ def build_parser() -> argparse.ArgumentParser:
     budget.add_argument("--store-limit", type=_positive(int), metavar="BYTES",
                         default=d.store_limit, help="bytes of model text the store may hold "
                         f"(default {d.store_limit:,}, 1 GiB)")  # fmt: skip
+    budget.add_argument("--loaded-limit", type=_positive(int), metavar="BYTES",
+                        default=d.loaded_limit, help="bytes the parsed models kept between "
+                        "calls may count for; past it the least recently used are parsed "
+                        f"again when next used (default {d.loaded_limit:,}, 2 GiB)")  # fmt: skip
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("status", help="say whether an estimator is running and what it holds")
@@ -837,6 +853,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             idle_timeout=args.idle_timeout,
             max_connections=args.max_connections,
             store_limit=args.store_limit,
+            loaded_limit=args.loaded_limit,
         )
         asyncio.run(serve(args.host, args.port, store_dir, token, max_body=args.max_body,
                           body_timeout=args.body_timeout, budgets=budgets))  # fmt: skip

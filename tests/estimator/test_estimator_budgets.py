@@ -393,6 +393,33 @@ def test_the_store_has_a_limit_a_push_is_told_about(tmp_path) -> None:
         est.kill()
 
 
+def test_the_parsed_models_kept_between_calls_stay_within_their_limit(tmp_path) -> None:
+    """Many distinct models pushed and used: the parsed ones the server keeps stay within
+    --loaded-limit (least recently used let go), and each is parsed again when asked."""
+    from parasol_core.estimator.methods import loaded_size
+    from parasol_core.estimator.store import StoredText
+
+    base = GRID.read_text()
+    texts = [f"# variant {i}\n{base}" for i in range(12)]
+    sizes = [loaded_size(StoredText("x", t, 0.0, 0)) for t in texts]
+    one = max(sizes)
+    limit = 3 * one + one // 2  # room for three parsed models
+    est = Estimator(tmp_path / "models", "--loaded-limit", str(limit)).start()
+    try:
+        with est.client() as c:
+            ids = [c.push(t)["model"] for t in texts]
+            for mid in ids:
+                assert c.evaluate(mid, "1 + 1") == 2
+            loaded = c.info()["loaded"]
+            assert loaded == {"models": 3, "bytes": sum(sizes[-3:]), "limit": limit}
+            # the first was let go long ago: still answered, parsed again from the store
+            assert c.evaluate(ids[0], "2 * 3") == 6
+            assert c.info()["loaded"]["models"] == 3
+        assert "Traceback" not in est.log()
+    finally:
+        est.kill()
+
+
 def test_temporary_files_of_a_killed_push_are_removed_at_start(tmp_path) -> None:
     store = tmp_path / "models"
     est = Estimator(store).start()
