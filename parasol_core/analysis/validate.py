@@ -341,6 +341,54 @@ class _Checker:
                 self.error(f"map[{v}] = {h} in {label}: hardware processor {h} is a switch "
                            f"(type {hw.types[h]}); programs run only on compute processors",
                            virt, f"mapping.{v}", target)  # fmt: skip
+        if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_ID:
+            self.check_virtual_shape(virt, label, count, target)
+            self.check_sharing(virt, label, count, hw, switches, target)
+
+    def check_virtual_shape(self, virt: VirtualTopology, label: str, count: int,
+                            target: tuple) -> None:  # fmt: skip
+        """An error when the routing cannot lay out the virtual links on the shape the
+        topology has (its own, or the hardware's when the counts agree): a 3Dtorus on a
+        4 x 4 shape, updown (which defines no virtual links). The session refuses such
+        edits; a file or a plain ``set`` could still write them."""
+        from parasol_core.topology.virtual import virtual_problem, virtual_shape
+
+        if not isinstance(virt.routing, str):
+            return
+        found = virtual_shape(self.m, virt)
+        shape = tuple(virt.shape) if virt.shape else (found.dims if found else None)
+        problem = virtual_problem(virt.routing, count, shape, label)
+        if problem is not None:
+            key = "shape" if virt.shape else "routing"
+            self.error(f"{label} cannot lay out its virtual links: {problem}", virt, key, target)
+
+    def check_sharing(self, virt: VirtualTopology, label: str, count: int, hw: Topology,
+                      switches: frozenset[int], target: tuple) -> None:  # fmt: skip
+        """A warning when the mapping puts more virtual processors on one hardware
+        processor than spreading them evenly would (two on one while each could have
+        its own): they then run one after the other there. It stays a warning, as the
+        session keeps such a mapping editable."""
+        from parasol_core.topology.mapping import sharing_limit
+
+        hw_count = hw.processor_count
+        if not isinstance(hw_count, int) or not virt.mapping:
+            return
+        limit = sharing_limit(count, hw_count - len(switches))
+        found = int_columns(virt.mapping)
+        values = found[1] if found is not None else np.fromiter(
+            (h for h in virt.mapping.values() if type(h) is int), dtype=np.int64)  # fmt: skip
+        if values.size == 0:
+            return
+        hs, loads = np.unique(values, return_counts=True)
+        worst = int(np.argmax(loads))
+        if loads[worst] <= limit:
+            return
+        h, load = int(hs[worst]), int(loads[worst])
+        crowded = int((loads > limit).sum())
+        more = f" (and {crowded - 1} more hardware processors over it)" if crowded > 1 else ""
+        self.warning(f"{label} puts {load} virtual processors on hardware processor {h}, "
+                     f"where {limit} to a processor would do{more}: they run one after the "
+                     "other there", virt, "mapping", target)  # fmt: skip
 
 
 def _suspects(table: Any, count: int | None, known: set | None, high: int | None = None,
