@@ -384,8 +384,9 @@ def switch_type_to_add(machine: Machine, topology: Topology) -> Processor | None
 def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Seconds,
                   speed: Seconds, machine: Machine | None = None,
                   keep_switches: bool = True) -> Topology:  # fmt: skip
-    """A generated topology to put in place of ``old``: its id and setup time, and the
-    processor types of ``old`` where it had the processor, else its most common type
+    """A generated topology to put in place of ``old``: its id, setup time, forwarding
+    cost and duplex note, and the processor types of ``old`` where it had the
+    processor, else its most common type
     (1 when it had none); without ``keep_switches``, a processor that was a switch
     takes that type too (a torus over a dragonfly: the routers' numbers become torus
     processors). A fat tree or dragonfly: its compute processors so, its switches of
@@ -407,6 +408,10 @@ def generate_over(old: Topology, kind: str, sizes: Sequence[int], latency: Secon
     new = generate(kind, sizes, latency, speed, id=old.id, processor_type=default,
                    switch_type=switch_type,
                    setup=old.setup.mean if old.setup is not None else None)  # fmt: skip
+    # what the links are made of stays: the forwarding cost and the duplex note are the
+    # network technology's, not the old link set's (the per-link notes, `shared`,
+    # `fatpipe`, and the processors' `names` name links and processors that change)
+    new.forward, new.duplex = old.forward, old.duplex
     if kind in NETWORKS:
         return new
     n = processor_count(new)

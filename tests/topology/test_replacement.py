@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from parasol_core import loads
 from parasol_core.session import Session, SessionError
 from parasol_core.syntax.writer import dumps
 from parasol_core.topology.generators import generate_over
@@ -208,3 +209,27 @@ def test_ranges_in_words():
     assert ranges_text([65, 66, 67, 68]) == "65..68"
     assert ranges_text([1, 2, 5, 7, 8, 9]) == "1, 2, 5, 7..9"
     assert ranges_text(range(1, 40, 2), limit=3) == "1, 3, 5 and 17 more runs"
+
+
+@pytest.mark.parametrize(
+    "kind, sizes",
+    [("torus", (4, 4)), ("fattree", (4, 3)), ("dragonfly", (3, 2, 1, 1)), ("ring", (16,))],
+)
+def test_a_generated_topology_keeps_the_forwarding_cost_and_duplex_note(kind, sizes):
+    """Regenerating keeps what the links are made of (issue 33's notes): the forwarding
+    cost and the duplex fraction, saved in the file; one undo brings back the old
+    topology with them."""
+    text = (SAMPLES / "grid4x4.machine").read_text()
+    notes = "# piui: forward = 2e-09\n        # piui: duplex = 0.25\n        "
+    text = text.replace("# piui: shape = 4 4\n        id = 1", notes + "# piui: shape = 4 4\n"
+                        "        id = 1")  # fmt: skip
+    s = Session(loads(text))
+    assert (s.machine.hardware().forward, s.machine.hardware().duplex) == (2e-9, 0.25)
+    before = dumps(s.machine)
+    s.apply_replacement(s.plan_generation(1, kind, sizes, 1e-6, 1e-9))
+    hw = s.machine.hardware()
+    assert (hw.forward, hw.duplex) == (2e-9, 0.25)
+    text = dumps(s.machine)
+    assert "# piui: forward = 2e-09" in text and "# piui: duplex = 0.25" in text
+    s.undo()
+    assert dumps(s.machine) == before
