@@ -424,7 +424,7 @@ def model_list(svc: Service) -> list:
     return [
         {
             "model": s.id,
-            "name": s.names[-1] if s.names else None,
+            "name": s.latest_name(),
             "names": list(s.names),
             "pushed": _iso(s.pushed),
             "size": len(s.text.encode("utf-8")),

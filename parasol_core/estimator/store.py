@@ -65,7 +65,13 @@ class StoredText:
     text: str
     pushed: float  # seconds since the epoch, of the latest push
     seq: int  # order of the latest push
-    names: list[str] = field(default_factory=list)  # in push order, most recent last
+    # the names it was pushed under, in push order, most recent last (a dict used as an
+    # ordered set: a push under a name it has moves the name to the end in O(1))
+    names: dict[str, None] = field(default_factory=dict)
+
+    def latest_name(self) -> str | None:
+        """The name of the latest push that had one."""
+        return next(reversed(self.names), None)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -104,7 +110,7 @@ class ModelStore:
         self.journal_path = self.directory / "journal.jsonl"
         self._lock = threading.Lock()
         self._models: dict[str, StoredText] = {}
-        self._names: dict[str, list[str]] = {}  # name -> model ids, most recent last
+        self._names: dict[str, dict[str, None]] = {}  # name -> model ids, most recent last
         self._seq = 0
         self.models_dir.mkdir(parents=True, exist_ok=True)
         self._load()
@@ -176,22 +182,19 @@ class ModelStore:
         if isinstance(when, (int, float)):
             stored.pushed = float(when)
         if isinstance(name, str):
-            if name in stored.names:
-                stored.names.remove(name)
-            stored.names.append(name)
-            ids = self._names.setdefault(name, [])
-            if stored.id in ids:
-                ids.remove(stored.id)
-            ids.append(stored.id)
+            stored.names.pop(name, None)
+            stored.names[name] = None
+            ids = self._names.setdefault(name, {})
+            ids.pop(stored.id, None)
+            ids[stored.id] = None
 
     def _forget(self, mid: str) -> None:
         stored = self._models.pop(mid, None)
         if stored is None:
             return
         for name in stored.names:
-            ids = self._names.get(name, [])
-            if mid in ids:
-                ids.remove(mid)
+            ids = self._names.get(name, {})
+            ids.pop(mid, None)
             if not ids:
                 self._names.pop(name, None)
 
@@ -232,7 +235,7 @@ class ModelStore:
         """The newest model id pushed under ``name`` that is still stored."""
         with self._lock:
             ids = self._names.get(name)
-            return ids[-1] if ids else None
+            return next(reversed(ids)) if ids else None
 
     def drop(self, mid: str) -> bool:
         """Remove a model; False if it was not stored."""

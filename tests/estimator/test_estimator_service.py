@@ -186,6 +186,23 @@ def test_store_ignores_a_torn_journal_line_and_keeps_drops(tmp_path) -> None:
     assert not (tmp_path / "models" / f"{a.id}.machine").exists()
 
 
+def test_store_names_keep_push_order_through_repushes_drops_and_restarts(tmp_path) -> None:
+    """A model's names in push order (a name pushed again moves last), a name's latest
+    model the newest still stored; the same after the journal is read again."""
+    store = ModelStore(tmp_path)
+    a = store.put("text a", "x")
+    store.put("text a", "y")
+    b = store.put("text b", "x")
+    store.put("text a", "x")  # x again: last for a, and a is x's latest once more
+    for s in (store, ModelStore(tmp_path)):
+        assert list(s.get(a.id).names) == ["y", "x"] and s.get(a.id).latest_name() == "x"
+        assert s.latest("x") == a.id and s.latest("y") == a.id
+    store.drop(a.id)
+    for s in (store, ModelStore(tmp_path)):
+        assert s.latest("x") == b.id and s.latest("y") is None
+        assert s.get(b.id).latest_name() == "x"
+
+
 def test_store_never_serves_a_file_that_does_not_match_its_id(tmp_path) -> None:
     store = ModelStore(tmp_path)
     a = store.put("text a", "n")
