@@ -29,7 +29,9 @@ class ReplayResult:
     waits for to start; the rest is communication), ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
-    transfers the network carried; ``events``: the flow engine's."""
+    transfers the network carried; ``events``: the flow engine's; ``runs``: the flow
+    engine's runs it took (more than one to match receives from any source by the
+    simulated times, :mod:`~parasol_core.replay.matching`)."""
 
     makespan: float
     files: list[str]
@@ -50,6 +52,7 @@ class ReplayResult:
     waiting: np.ndarray
     messages: int
     events: int
+    runs: int = 1  # runs of the flow engine: more to match receives from any source
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,

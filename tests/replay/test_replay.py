@@ -255,9 +255,10 @@ def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
         replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
 
 
-def test_receives_from_any_source_take_the_lowest_unmatched_sender(tmp_path):
+def test_receives_from_any_source_of_sends_posted_together_take_the_lowest_rank(tmp_path):
     # rank 0 receives twice from any source (-555, and -333 as SMPI's tracing writes
-    # it), then from rank 2 by name; ranks 1, 2 and 3 each send once (rank 3 late)
+    # it), then from rank 3 by name; ranks 1, 2 and 3 each send once (rank 3 late);
+    # ranks 1 and 2 post theirs at 0 (the order of posting decides: test_replay_matching)
     text = """\
 0 recv -555 0 1000 6
 0 recv -333 0 1000 6

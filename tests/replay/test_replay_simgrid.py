@@ -1,6 +1,6 @@
-"""Replay against SimGrid 3.32 itself (issue 31, "Agreement"): four MPI programs of our
+"""Replay against SimGrid 3.32 itself (issue 31, "Agreement"): six MPI programs of our
 own (tests/replay/programs: a stencil, a reduction loop, all-to-all, a pipeline, the
-other collectives),
+other collectives, master and workers with receives from any source),
 compiled with smpicc and traced with ``smpirun -trace-ti`` on 16 ranks, replayed by
 ``smpirun -replay`` under the issue's settings (tests/replay/smpi_replay.py) and by
 ``parasol_core.replay`` with CM02 sharing, on a flat cluster with a backbone, a 4 x 4
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from replay_platforms import MACHINES, simgrid_platform
-from smpi_replay import AVAILABLE, WHY, smpi_replay, trace_program
+from smpi_replay import AVAILABLE, WHY, for_simgrid_replay, smpi_replay, trace_program
 
 from parasol_core.model import Timing
 from parasol_core.replay import ReplayOptions, load_trace, replay
@@ -25,7 +25,7 @@ from parasol_core.replay import ReplayOptions, load_trace, replay
 pytestmark = pytest.mark.skipif(not AVAILABLE, reason=WHY)
 
 PROGRAMS = Path(__file__).parent / "programs"
-NAMES = ("stencil", "reduction", "alltoall", "pipeline", "collectives")
+NAMES = ("stencil", "reduction", "alltoall", "pipeline", "collectives", "workers")
 RANKS = 16
 TOLERANCE = 0.05
 
@@ -41,7 +41,7 @@ def both(machine, index: Path, directory: Path, host_speed: str = "1Gf"):
     platform, hostfile = directory / "platform.xml", directory / "hostfile"
     platform.write_text(xml.replace('speed="1Gf"', f'speed="{host_speed}"'))
     hostfile.write_text(hosts)
-    total, finish, _ = smpi_replay(platform, hostfile, index, RANKS)
+    total, finish, _ = smpi_replay(platform, hostfile, for_simgrid_replay(index), RANKS)
     ours = replay(machine, load_trace(index), ReplayOptions(sharing="cm02"))
     return ours, total, finish
 
@@ -54,7 +54,7 @@ def test_makespan_and_every_rank_within_5_percent_of_simgrid(traces, tmp_path, p
     np.testing.assert_allclose(ours.finish, finish, rtol=TOLERANCE)
 
 
-@pytest.mark.parametrize("program", ("stencil", "reduction"))
+@pytest.mark.parametrize("program", ("stencil", "reduction", "workers"))
 def test_what_if_ratios_agree_with_simgrid(traces, tmp_path, program):
     index = traces[program]
     base, base_sg, _ = both(MACHINES["torus"](), index, tmp_path)

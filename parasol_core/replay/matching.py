@@ -1,0 +1,233 @@
+"""Receives from any source matched as SMPI matches them: by the simulated times at
+which the sends are posted (docs/replay.md, "Receives from any source").
+
+A receive from any source (``recv -555``, ``irecv``; SimGrid 3.32's tracing writes
+``-333``) or of any tag (``-444``) takes whichever fitting message is first in the
+receiving rank's mailbox. SMPI 3.32 (``smpi_request.cpp``, ``CommImpl::isend`` and
+``irecv``) puts a send in the receiver's mailbox when it is *posted* (an eager one is
+pushed to the permanent small-message mailbox and starts moving at once, a rendezvous
+one waits in the large one), and a receive, when it is posted, takes the first
+fitting send of that queue, else waits in the queue for the first fitting send
+posted after it. Which send a receive from any source takes thus depends on the
+simulated times, which depend on the matching: we iterate.
+
+:func:`settle` runs the replay with a matching, simulates every mailbox that holds a
+receive from any source under the times that run gave (:func:`mailbox_matching`),
+gives each such receive the source and tag of the send it took there
+(:func:`resolved`: a copy of the trace whose wildcards are those ranks, compiled as
+any other trace, by the C compiler too), and runs again until the matching does not
+change: a fixed point, a run in which every receive took the send SMPI's mailboxes
+would give it under that run's own times. The first matching comes from the
+mailboxes under each rank's computation alone (no communication time), or from the
+last fixed point this trace settled on (the Program window's slider starts there).
+Events that a run never reached (a matching that deadlocks) are placed after their
+rank's last reached one, by its computation in between.
+
+At most :data:`MAX_ROUNDS` runs; a matching met again (a cycle) or no fixed point
+within the bound is refused (:class:`WildcardError`, naming a receive whose match
+keeps changing), as is a deadlock at the fixed point.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from parasol_core.replay.program import _find
+from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, Trace
+
+MAX_ROUNDS = 40
+"""Runs of the replay at most before a matching of receives from any source that does
+not settle is refused."""
+
+_SEND, _ISEND, _RECV, _IRECV = (KIND[k] for k in ("send", "isend", "recv", "irecv"))
+_SENDRECV, _WAIT, _WAITALL = KIND["sendRecv"], KIND["wait"], KIND["waitall"]
+
+
+class WildcardError(ValueError):
+    """Receives from any source whose matching by simulated time does not settle."""
+
+
+def wildcards(trace: Trace) -> np.ndarray:
+    """The actions that receive from any source or of any tag."""
+    recv = (trace.kind == _RECV) | (trace.kind == _IRECV)
+    return np.flatnonzero(recv & ((trace.peer == ANY_SOURCE[0]) | (trace.tag == ANY_TAG)))
+
+
+def resolved(trace: Trace, wild: np.ndarray, source: np.ndarray, tag: np.ndarray) -> Trace:
+    """A copy of ``trace`` whose receives ``wild`` are from ``source`` with ``tag`` (a
+    source of -555 stays a wildcard: the compiler's static choice). A ``wait`` on an
+    irecv of any tag names the tag -444 (what SMPI's tracing writes): it is given the
+    tag that irecv now has, so that it still finds it."""
+    peer, tags = trace.peer.copy(), trace.tag.copy()
+    peer[wild], tags[wild] = source, tag
+    any_tag = (trace.kind[wild] == _IRECV) & (trace.tag[wild] == ANY_TAG)
+    if any_tag.any():
+        now = {int(i): int(t) for i, t in zip(wild[any_tag].tolist(), tag[any_tag].tolist())}
+        for r in np.unique(trace.rank[wild[any_tag]]).tolist():
+            _retag_waits(trace, r, now, tags)
+    return dataclasses.replace(trace, peer=peer, tag=tags, compiled={})
+
+
+def _retag_waits(trace: Trace, r: int, now: dict[int, int], tags: np.ndarray) -> None:
+    """Rank ``r``'s waits on the irecvs ``now`` (action -> its tag), found as the
+    compiler finds a wait's request (:func:`program._find`), take that tag."""
+    requests: list[tuple[int, int, int, int, int]] = []  # src, dst, tag, -, action
+    kind, peer, tag = trace.kind, trace.peer, trace.tag
+    for i in range(int(trace.first[r]), int(trace.first[r + 1])):
+        k = int(kind[i])
+        if k == _ISEND:
+            requests.append((r, int(peer[i]), int(tag[i]), 0, i))
+        elif k == _IRECV:
+            requests.append((int(peer[i]), r, int(tag[i]), 0, i))
+        elif k == _WAIT and requests:
+            at = _find(requests, int(peer[i]), int(trace.size2[i]), int(tag[i]))
+            waited = requests.pop(0 if at is None else at)[4]
+            if waited in now:
+                tags[i] = now[waited]
+        elif k == _WAITALL:
+            requests.clear()
+
+
+def post_times(trace: Trace, op_start: np.ndarray, end: np.ndarray, seconds: np.ndarray
+               ) -> np.ndarray:  # fmt: skip
+    """Each action's start in a run (``end`` of its ``op_start`` node; 0 for none);
+    where the run never reached it (NaN), its rank's last reached start plus the
+    computation between (``seconds``: each action's own)."""
+    t = np.where(op_start >= 0, end[np.maximum(op_start, 0)], 0.0) if end.size else \
+        np.zeros(len(trace))  # fmt: skip
+    missing = np.isnan(t)
+    if missing.any():
+        before = np.cumsum(seconds) - seconds  # computation before each action
+        for r in np.unique(trace.rank[missing]).tolist():
+            lo, hi = int(trace.first[r]), int(trace.first[r + 1])
+            known = np.flatnonzero(~missing[lo:hi])
+            last = lo + int(known[-1]) if known.size else -1
+            base = t[last] - before[last] if last >= 0 else -before[lo]
+            gone = lo + np.flatnonzero(missing[lo:hi])
+            t[gone] = base + before[gone]
+    return t
+
+
+def mailbox_matching(trace: Trace, wild: np.ndarray, posted: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The source and tag of the send each receive ``wild`` takes when every send and
+    receive to its rank enters that rank's mailbox at its ``posted`` time (ties: sends
+    first, then by rank, then in trace order), as SMPI matches: a receive takes the
+    first fitting send waiting, else the first fitting send posted after it. -555: it
+    takes none (the compiler then says which receive is unmatched)."""
+    source = np.full(wild.shape[0], ANY_SOURCE[0], dtype=np.int64)
+    tag_out = trace.tag[wild].astype(np.int64).copy()
+    slot = {int(i): k for k, i in enumerate(wild.tolist())}
+    kind, peer, tag, rank = trace.kind, trace.peer, trace.tag, trace.rank
+    targets = np.unique(rank[wild])
+    is_send = ((kind == _SEND) | (kind == _ISEND)) & np.isin(peer, targets)
+    is_sr = (kind == _SENDRECV) & np.isin(peer, targets)  # sends tag 0 to peer
+    is_recv = ((kind == _RECV) | (kind == _IRECV)) & np.isin(rank, targets)
+    is_srr = (kind == _SENDRECV) & np.isin(rank, targets)  # receives tag 0 from its tag column
+    events: dict[int, list[tuple[float, int, int, int, int, int]]] = {}
+    for i in np.flatnonzero(is_send | is_sr).tolist():  # time, 0 send, rank, i, src, tag
+        t = 0 if kind[i] == _SENDRECV else int(tag[i])
+        events.setdefault(int(peer[i]), []).append((float(posted[i]), 0, int(rank[i]), i,
+                                                    int(rank[i]), t))  # fmt: skip
+    for i in np.flatnonzero(is_recv | is_srr).tolist():  # time, 1 recv, rank, i, src, tag
+        src, t = (int(tag[i]), 0) if kind[i] == _SENDRECV else (int(peer[i]), int(tag[i]))
+        src = ANY_SOURCE[0] if src in ANY_SOURCE else src
+        events.setdefault(int(rank[i]), []).append((float(posted[i]), 1, int(rank[i]), i, src, t))
+    for evs in events.values():
+        evs.sort()
+        sends: dict[tuple[int, int], deque] = {}  # (src, tag) -> waiting sends, in order
+        named: dict[tuple[int, int], deque] = {}  # (src, tag) -> waiting receives
+        anyrecv: deque = deque()  # waiting receives from any source or tag
+        for seq, (_t, side, _r, i, src, t) in enumerate(evs):
+            if side == 0:  # a send: the first waiting receive that fits takes it
+                q = named.get((src, t))
+                best = q[0] if q else None
+                for w in anyrecv:
+                    if w[1] in (ANY_SOURCE[0], src) and w[2] in (ANY_TAG, t):
+                        if best is None or w[0] < best[0]:
+                            best = w
+                        break
+                if best is None:
+                    sends.setdefault((src, t), deque()).append((seq, i))
+                elif best[1] in (ANY_SOURCE[0],) or best[2] == ANY_TAG:
+                    anyrecv.remove(best)
+                    source[slot[best[3]]], tag_out[slot[best[3]]] = src, t
+                else:
+                    q.popleft()
+            elif src != ANY_SOURCE[0] and t != ANY_TAG:  # a named receive
+                q = sends.get((src, t))
+                if q:
+                    q.popleft()
+                else:
+                    named.setdefault((src, t), deque()).append((seq, src, t, i))
+            else:  # from any source or of any tag: the first fitting send posted
+                best_key, best_seq = None, None
+                for key, q in sends.items():
+                    fits = q and src in (ANY_SOURCE[0], key[0]) and t in (ANY_TAG, key[1])
+                    if fits and (best_seq is None or q[0][0] < best_seq):
+                        best_key, best_seq = key, q[0][0]
+                if best_key is None:
+                    anyrecv.append((seq, src, t, i))
+                else:
+                    sends[best_key].popleft()
+                    source[slot[i]], tag_out[slot[i]] = best_key
+    return source, tag_out
+
+
+def _compute_clock(trace: Trace, seconds: np.ndarray) -> np.ndarray:
+    """Each action's start when each rank's clock runs by its computation alone."""
+    before = np.cumsum(seconds) - seconds
+    if not len(trace):
+        return before
+    heads = np.minimum(trace.first[:-1], len(trace) - 1)
+    return before - before[heads][trace.rank]
+
+
+def settle(
+    trace: Trace,
+    seconds: np.ndarray,
+    key: Any,
+    run: Callable[[Trace], tuple[Any, np.ndarray, np.ndarray, Any]],
+) -> tuple[Trace, Any]:
+    """Run ``run`` (a resolved trace -> its program's ``op_start``, the nodes' ends,
+    its outcome) until the matching of ``trace``'s receives from any source is a
+    fixed point; the resolved trace and the outcome of its run. ``seconds``: each
+    action's own computation; ``key``: where the fixed point is kept on the trace
+    (the next replay starts from it)."""
+    wild = wildcards(trace)
+    kept = trace.compiled.get(("wildcards", key))
+    if kept is not None and kept[0].shape == wild.shape:
+        source, tag = kept
+    else:
+        source, tag = mailbox_matching(trace, wild, _compute_clock(trace, seconds))
+    seen: dict[bytes, int] = {}
+    for round_ in range(1, MAX_ROUNDS + 1):
+        current = resolved(trace, wild, source, tag)
+        op_start, end, outcome = run(current)
+        new_source, new_tag = mailbox_matching(trace, wild,
+                                               post_times(trace, op_start, end, seconds))  # fmt: skip
+        if np.array_equal(new_source, source) and np.array_equal(new_tag, tag):
+            trace.compiled[("wildcards", key)] = (source, tag)
+            if isinstance(outcome, Exception):
+                raise outcome
+            outcome.runs = round_
+            return current, outcome
+        state = source.tobytes() + tag.tobytes()
+        seen[state] = round_
+        changed = int(np.flatnonzero((new_source != source) | (new_tag != tag))[0])
+        source, tag = new_source, new_tag
+        if source.tobytes() + tag.tobytes() in seen:
+            raise WildcardError(
+                f"the receives from any source do not settle: the matching of run {round_ + 1} "
+                f"is that of run {seen[source.tobytes() + tag.tobytes()]} (a cycle); "
+                f"{trace.where(int(wild[changed]))}: rank {int(trace.rank[wild[changed]])}'s "
+                "receive keeps changing its sender")  # fmt: skip
+    raise WildcardError(
+        f"the receives from any source do not settle within {MAX_ROUNDS} runs; "
+        f"{trace.where(int(wild[changed]))}: rank {int(trace.rank[wild[changed]])}'s receive "
+        "still changes its sender")  # fmt: skip
