@@ -17,6 +17,7 @@ from parasol_core.base.numeric import read_int
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
+from parasol_core.replay.communicators import check_world
 from parasol_core.replay.matching import settle, wildcards
 from parasol_core.replay.program import (
     EAGER_BYTES,
@@ -251,6 +252,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
     except ValueError as e:
         raise ReplayError(str(e)) from None
     sem = options.semantics()
+    check_world(trace)  # only MPI_COMM_WORLD: refuse what cannot be (about 1 ms)
     hosts = hosts_of(machine, options, trace.ranks)
     engine = engine if engine is not None else Engine(machine)
     if trace.timed:  # measured seconds, scaled from the traced machine to this one

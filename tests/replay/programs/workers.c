@@ -3,7 +3,14 @@
  * takes 1 + (5 r mod 7) units), so results come back in an order far from the ranks'.
  * Rank 0 takes each result with MPI_Recv(MPI_ANY_SOURCE) and gives that worker the
  * next task; in a second phase it collects with MPI_Irecv(MPI_ANY_SOURCE) + MPI_Wait,
- * every worker sending a large (rendezvous, 80 KB) result after its own compute. */
+ * every worker sending a large (rendezvous, 80 KB) result after its own compute.
+ * Made as the other programs here (tests/replay/smpi_replay.py, trace_program):
+ *   smpicc -O1 workers.c -o workers
+ *   smpirun -np 16 -platform trace-platform.xml -hostfile trace-hosts -trace-ti \
+ *     --cfg=tracing/filename:workers.txt --cfg=smpi/simulate-computation:no ./workers
+ * on a flat cluster of 16 hosts (1 Gf, 1 GBps, 1 us). SMPI writes the receives from
+ * any source as "recv -333" and their waits as "wait -333 0 3"; SimGrid's own replay
+ * is given a copy saying -555 and -556 (for_simgrid_replay). */
 #include <mpi.h>
 #include <smpi/smpi.h>
 #define TASKS 40
