@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.replay.program import _find
-from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, Trace
+from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, Trace, TraceError
 
 MAX_ROUNDS = 40
 """Runs of the replay at most before a matching of receives from any source that does
@@ -48,8 +48,10 @@ _SEND, _ISEND, _RECV, _IRECV = (KIND[k] for k in ("send", "isend", "recv", "irec
 _SENDRECV, _WAIT, _WAITALL = KIND["sendRecv"], KIND["wait"], KIND["waitall"]
 
 
-class WildcardError(ValueError):
-    """Receives from any source whose matching by simulated time does not settle."""
+class WildcardError(TraceError):
+    """Receives from any source whose matching by simulated time does not settle (a
+    TraceError: the command line, the estimator and the Program window report it as
+    any trace they cannot replay, with the receive's file and line)."""
 
 
 def wildcards(trace: Trace) -> np.ndarray:

@@ -23,7 +23,8 @@ _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compu
 @dataclass
 class ReplayResult:
     """Per operation (the trace's actions, rank by rank): ``rank``, ``kind`` (an index
-    of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; -555: any source),
+    of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; a receive from any
+    source: the source it took, :mod:`~parasol_core.replay.matching`),
     ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
     ``end`` and of that time ``computation`` and ``waiting`` (for the first message it
     waits for to start; the rest is communication), ``file`` (an index of ``files``)
@@ -118,7 +119,7 @@ class ReplayResult:
         """``{"makespan", "ranks": [{"rank", "processor", "finish", "computation",
         "communication", "waiting"}...], "messages", "operations": [{"rank", "action",
         "peer", "bytes", "start", "end", "computation", "waiting", "file", "line"}...]}``
-        (``peer`` null for none, -555 for any source)."""
+        (``peer`` null for none; a receive from any source: the source it took)."""
         ranks = [
             {"rank": r, "processor": h, "finish": f, "computation": c, "communication": m,
              "waiting": w}

@@ -148,3 +148,16 @@ def test_simgrid_gives_the_first_receive_the_send_posted_first(tmp_path):
     assert ours.finish[0] == pytest.approx(34 * US, rel=1e-9)
     assert finish[0] == pytest.approx(ours.finish[0], abs=0.5 * US)
     assert total == pytest.approx(ours.makespan, abs=0.5 * US)
+
+
+def test_the_command_line_says_how_many_runs_matched_them(tmp_path, capsys):
+    from parasol_core.cli import main
+    from parasol_core.syntax.writer import dumps
+
+    model = tmp_path / "ring.machine"
+    model.write_text(dumps(ring_machine(4)))
+    waiting_worker(tmp_path)  # writes w.txt, the index
+    assert main(["replay", str(model), str(tmp_path / "w.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "receives from any source: matched in 2 runs" in out
+    assert "makespan: 1.31e-05 s" in out
