@@ -97,9 +97,11 @@ def _retag_waits(trace: Trace, r: int, now: dict[int, int], tags: np.ndarray) ->
 
 def post_times(trace: Trace, op_start: np.ndarray, end: np.ndarray, seconds: np.ndarray
                ) -> np.ndarray:  # fmt: skip
-    """Each action's start in a run (``end`` of its ``op_start`` node; 0 for none);
-    where the run never reached it (NaN), its rank's last reached start plus the
-    computation between (``seconds``: each action's own)."""
+    """Each action's start in a run (``end`` of its ``op_start`` node; 0 for none).
+    Where the run never reached it (NaN: the matching deadlocked), after every
+    reached one: ordered by its rank's last reached start plus the computation
+    between (``seconds``: each action's own), all shifted past the last reached
+    start, so that a receive the run reached takes a send the run reached first."""
     t = np.where(op_start >= 0, end[np.maximum(op_start, 0)], 0.0) if end.size else \
         np.zeros(len(trace))  # fmt: skip
     missing = np.isnan(t)
@@ -112,16 +114,78 @@ def post_times(trace: Trace, op_start: np.ndarray, end: np.ndarray, seconds: np.
             base = t[last] - before[last] if last >= 0 else -before[lo]
             gone = lo + np.flatnonzero(missing[lo:hi])
             t[gone] = base + before[gone]
+        reached = t[~missing]
+        shift = (reached.max() if reached.size else 0.0) - t[missing].min()
+        t[missing] += max(shift, 0.0) + 1.0  # a second past every reached start
     return t
 
 
-def mailbox_matching(trace: Trace, wild: np.ndarray, posted: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+class _Box:
+    """One of a rank's two SMPI mailboxes: the sends waiting in it by (source, tag), in
+    posting order (``seq``), and the receives waiting in it (named ones by (source,
+    tag), the others in one queue)."""
+
+    def __init__(self) -> None:
+        self.sends: dict[tuple[int, int], deque] = {}
+        self.named: dict[tuple[int, int], deque] = {}
+        self.wild: deque = deque()
+
+    def take_send(self, src: int, tag: int) -> tuple[int, int] | None:
+        """The (source, tag) of the first waiting send a receive of ``src``, ``tag``
+        fits, taken out; None: none."""
+        if src != ANY_SOURCE[0] and tag != ANY_TAG:
+            q = self.sends.get((src, tag))
+            if not q:
+                return None
+            q.popleft()
+            return src, tag
+        best, first = None, None
+        for key, q in self.sends.items():
+            fits = q and src in (ANY_SOURCE[0], key[0]) and tag in (ANY_TAG, key[1])
+            if fits and (first is None or q[0] < first):
+                best, first = key, q[0]
+        if best is not None:
+            self.sends[best].popleft()
+        return best
+
+    def take_recv(self, src: int, tag: int) -> tuple[int, int, int, int] | None:
+        """The first waiting receive that fits a send of ``src``, ``tag``, taken out:
+        (seq, its source, its tag, its action); None: none."""
+        q = self.named.get((src, tag))
+        best = q[0] if q else None
+        for w in self.wild:
+            if w[1] in (ANY_SOURCE[0], src) and w[2] in (ANY_TAG, tag):
+                if best is None or w[0] < best[0]:
+                    best = w
+                break
+        if best is None:
+            return None
+        if q and best is q[0]:
+            q.popleft()
+        else:
+            self.wild.remove(best)
+        return best
+
+    def add_recv(self, entry: tuple[int, int, int, int]) -> None:
+        if entry[1] != ANY_SOURCE[0] and entry[2] != ANY_TAG:
+            self.named.setdefault((entry[1], entry[2]), deque()).append(entry)
+        else:
+            self.wild.append(entry)
+
+
+def mailbox_matching(trace: Trace, wild: np.ndarray, posted: np.ndarray,
+                     eager: float = 65536.0) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The source and tag of the send each receive ``wild`` takes when every send and
-    receive to its rank enters that rank's mailbox at its ``posted`` time (ties: sends
-    first, then by rank, then in trace order), as SMPI matches: a receive takes the
-    first fitting send waiting, else the first fitting send posted after it. -555: it
-    takes none (the compiler then says which receive is unmatched)."""
+    receive to its rank enters that rank's mailboxes at its ``posted`` time (ties:
+    sends first, then by rank, then in trace order), as SMPI 3.32 matches with its
+    thresholds at ``eager`` bytes (``smpi_request.cpp``, ``Request::start``): a
+    receive takes the first fitting send waiting in the small mailbox (eager sends),
+    else the first in the large one (rendezvous sends), else waits in the small
+    mailbox (fewer than ``eager`` bytes) or the large one; an eager send goes to the
+    first fitting receive waiting in the large mailbox, else in the small one, else
+    waits in the small one; a rendezvous send to the first fitting receive waiting in
+    the large mailbox, else waits there. -555: it takes none (the compiler then says
+    which receive is unmatched)."""
     source = np.full(wild.shape[0], ANY_SOURCE[0], dtype=np.int64)
     tag_out = trace.tag[wild].astype(np.int64).copy()
     slot = {int(i): k for k, i in enumerate(wild.tolist())}
@@ -131,53 +195,43 @@ def mailbox_matching(trace: Trace, wild: np.ndarray, posted: np.ndarray
     is_sr = (kind == _SENDRECV) & np.isin(peer, targets)  # sends tag 0 to peer
     is_recv = ((kind == _RECV) | (kind == _IRECV)) & np.isin(rank, targets)
     is_srr = (kind == _SENDRECV) & np.isin(rank, targets)  # receives tag 0 from its tag column
-    events: dict[int, list[tuple[float, int, int, int, int, int]]] = {}
-    for i in np.flatnonzero(is_send | is_sr).tolist():  # time, 0 send, rank, i, src, tag
+    # per receiving rank: time, 0 send / 1 receive, rank, action, source, tag, bytes
+    events: dict[int, list[tuple[float, int, int, int, int, int, float]]] = {}
+    for i in np.flatnonzero(is_send | is_sr).tolist():
         t = 0 if kind[i] == _SENDRECV else int(tag[i])
-        events.setdefault(int(peer[i]), []).append((float(posted[i]), 0, int(rank[i]), i,
-                                                    int(rank[i]), t))  # fmt: skip
-    for i in np.flatnonzero(is_recv | is_srr).tolist():  # time, 1 recv, rank, i, src, tag
-        src, t = (int(tag[i]), 0) if kind[i] == _SENDRECV else (int(peer[i]), int(tag[i]))
+        events.setdefault(int(peer[i]), []).append(
+            (float(posted[i]), 0, int(rank[i]), i, int(rank[i]), t, float(trace.size[i]))
+        )
+    for i in np.flatnonzero(is_recv | is_srr).tolist():
+        if kind[i] == _SENDRECV:
+            src, t, nbytes = int(tag[i]), 0, float(trace.size2[i])
+        else:
+            src, t, nbytes = int(peer[i]), int(tag[i]), float(trace.size[i])
         src = ANY_SOURCE[0] if src in ANY_SOURCE else src
-        events.setdefault(int(rank[i]), []).append((float(posted[i]), 1, int(rank[i]), i, src, t))
+        events.setdefault(int(rank[i]), []).append(
+            (float(posted[i]), 1, int(rank[i]), i, src, t, nbytes)
+        )
     for evs in events.values():
         evs.sort()
-        sends: dict[tuple[int, int], deque] = {}  # (src, tag) -> waiting sends, in order
-        named: dict[tuple[int, int], deque] = {}  # (src, tag) -> waiting receives
-        anyrecv: deque = deque()  # waiting receives from any source or tag
-        for seq, (_t, side, _r, i, src, t) in enumerate(evs):
-            if side == 0:  # a send: the first waiting receive that fits takes it
-                q = named.get((src, t))
-                best = q[0] if q else None
-                for w in anyrecv:
-                    if w[1] in (ANY_SOURCE[0], src) and w[2] in (ANY_TAG, t):
-                        if best is None or w[0] < best[0]:
-                            best = w
-                        break
-                if best is None:
-                    sends.setdefault((src, t), deque()).append((seq, i))
-                elif best[1] in (ANY_SOURCE[0],) or best[2] == ANY_TAG:
-                    anyrecv.remove(best)
-                    source[slot[best[3]]], tag_out[slot[best[3]]] = src, t
+        small, large = _Box(), _Box()
+        for seq, (_t, side, _r, i, src, t, nbytes) in enumerate(evs):
+            if side == 0:  # a send
+                if nbytes < eager:
+                    got = large.take_recv(src, t) or small.take_recv(src, t)
+                    if got is None:
+                        small.sends.setdefault((src, t), deque()).append(seq)
                 else:
-                    q.popleft()
-            elif src != ANY_SOURCE[0] and t != ANY_TAG:  # a named receive
-                q = sends.get((src, t))
-                if q:
-                    q.popleft()
-                else:
-                    named.setdefault((src, t), deque()).append((seq, src, t, i))
-            else:  # from any source or of any tag: the first fitting send posted
-                best_key, best_seq = None, None
-                for key, q in sends.items():
-                    fits = q and src in (ANY_SOURCE[0], key[0]) and t in (ANY_TAG, key[1])
-                    if fits and (best_seq is None or q[0][0] < best_seq):
-                        best_key, best_seq = key, q[0][0]
-                if best_key is None:
-                    anyrecv.append((seq, src, t, i))
-                else:
-                    sends[best_key].popleft()
-                    source[slot[i]], tag_out[slot[i]] = best_key
+                    got = large.take_recv(src, t)
+                    if got is None:
+                        large.sends.setdefault((src, t), deque()).append(seq)
+                if got is not None and got[3] in slot:
+                    source[slot[got[3]]], tag_out[slot[got[3]]] = src, t
+            else:  # a receive
+                key = small.take_send(src, t) or large.take_send(src, t)
+                if key is None:
+                    (small if nbytes < eager else large).add_recv((seq, src, t, i))
+                elif i in slot:
+                    source[slot[i]], tag_out[slot[i]] = key
     return source, tag_out
 
 
@@ -195,26 +249,31 @@ def settle(
     seconds: np.ndarray,
     key: Any,
     run: Callable[[Trace], tuple[Any, np.ndarray, np.ndarray, Any]],
+    eager: float = 65536.0,
 ) -> tuple[Trace, Any]:
     """Run ``run`` (a resolved trace -> its program's ``op_start``, the nodes' ends,
     its outcome) until the matching of ``trace``'s receives from any source is a
     fixed point; the resolved trace and the outcome of its run. ``seconds``: each
-    action's own computation; ``key``: where the fixed point is kept on the trace
-    (the next replay starts from it)."""
+    action's own computation; ``eager``: SMPI's thresholds; ``key``: where the fixed point (and its trace, with its
+    compiled program) is kept on ``trace``: the next replay starts from it."""
     wild = wildcards(trace)
     kept = trace.compiled.get(("wildcards", key))
     if kept is not None and kept[0].shape == wild.shape:
-        source, tag = kept
+        source, tag, _ = kept
     else:
-        source, tag = mailbox_matching(trace, wild, _compute_clock(trace, seconds))
+        source, tag = mailbox_matching(trace, wild, _compute_clock(trace, seconds), eager)
     seen: dict[bytes, int] = {}
     for round_ in range(1, MAX_ROUNDS + 1):
-        current = resolved(trace, wild, source, tag)
+        if kept is not None and np.array_equal(kept[0], source) and np.array_equal(kept[1], tag):
+            current = kept[2]  # the last fixed point's trace, its program compiled on it
+        else:
+            current = resolved(trace, wild, source, tag)
         op_start, end, outcome = run(current)
-        new_source, new_tag = mailbox_matching(trace, wild,
-                                               post_times(trace, op_start, end, seconds))  # fmt: skip
+        new_source, new_tag = mailbox_matching(
+            trace, wild, post_times(trace, op_start, end, seconds), eager
+        )
         if np.array_equal(new_source, source) and np.array_equal(new_tag, tag):
-            trace.compiled[("wildcards", key)] = (source, tag)
+            trace.compiled[("wildcards", key)] = (source, tag, current)
             if isinstance(outcome, Exception):
                 raise outcome
             outcome.runs = round_

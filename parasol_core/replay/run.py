@@ -285,7 +285,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         return outcome
     # receives from any source: matched by the simulated times, to a fixed point
     seconds = trace.flops * per_flop[trace.rank]
-    _, outcome = settle(trace, seconds, (sem, options.flop, options.sharing), run)
+    _, outcome = settle(trace, seconds, (sem, options.flop, options.sharing), run, sem.eager)
     return outcome
 
 
