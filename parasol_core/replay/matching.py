@@ -2,14 +2,15 @@
 which the sends are posted (docs/replay.md, "Receives from any source").
 
 A receive from any source (``recv -555``, ``irecv``; SimGrid 3.32's tracing writes
-``-333``) or of any tag (``-444``) takes whichever fitting message is first in the
-receiving rank's mailbox. SMPI 3.32 (``smpi_request.cpp``, ``CommImpl::isend`` and
-``irecv``) puts a send in the receiver's mailbox when it is *posted* (an eager one is
-pushed to the permanent small-message mailbox and starts moving at once, a rendezvous
-one waits in the large one), and a receive, when it is posted, takes the first
-fitting send of that queue, else waits in the queue for the first fitting send
-posted after it. Which send a receive from any source takes thus depends on the
-simulated times, which depend on the matching: we iterate.
+``-333``) or of any tag (``-444``) takes whichever fitting message SMPI's mailboxes
+give it. SMPI 3.32 (``smpi_request.cpp`` ``Request::start``, ``CommImpl::isend`` and
+``irecv``) has two per receiving rank: a send enters when it is *posted*, an eager one
+into the small (permanent) mailbox, where it starts moving at once, unless a receive
+waits for it, a rendezvous one into the large mailbox; a receive, when it is posted,
+takes the first fitting send waiting in the small mailbox, else in the large one,
+else waits for the first fitting send posted after it. Which send a receive from any
+source takes thus depends on the simulated times, which depend on the matching: we
+iterate.
 
 :func:`settle` runs the replay with a matching, simulates every mailbox that holds a
 receive from any source under the times that run gave (:func:`mailbox_matching`),
@@ -20,12 +21,13 @@ change: a fixed point, a run in which every receive took the send SMPI's mailbox
 would give it under that run's own times. The first matching comes from the
 mailboxes under each rank's computation alone (no communication time), or from the
 last fixed point this trace settled on (the Program window's slider starts there).
-Events that a run never reached (a matching that deadlocks) are placed after their
-rank's last reached one, by its computation in between.
+Events that a run never reached (a matching that deadlocks) are placed after every
+reached one, in the order of their rank's last reached one plus its computation in
+between.
 
 At most :data:`MAX_ROUNDS` runs; a matching met again (a cycle) or no fixed point
 within the bound is refused (:class:`WildcardError`, naming a receive whose match
-keeps changing), as is a deadlock at the fixed point.
+keeps changing); a deadlock at the fixed point is reported as any deadlock.
 """
 
 from __future__ import annotations
