@@ -176,6 +176,10 @@ SUBPROCESS_MODULES = {
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
+    "test_replay_matching": {
+        "test_simgrid_gives_the_first_receive_the_send_posted_first",
+        "test_many_senders_of_both_sizes_agree_with_simgrid",
+    },
     "test_sweep_core": {"test_a_process_pool_makes_the_same_rows"},  # a process pool
     "test_budgets": {
         "test_generate_past_the_budget_is_refused_at_once",

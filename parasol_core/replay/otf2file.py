@@ -10,10 +10,20 @@ post requests (an irecv's source, tag and size come with its ``MpiIrecv``), and 
 requests an MPI call completes (``MpiIsendComplete``, ``MpiIrecv``) are waited for at
 its ``Leave``; ``MpiCollectiveEnd`` is a collective of MPI_COMM_WORLD. The time between
 a rank's MPI calls (from the archive's first event) is computation measured on the
-traced machine. Collective sizes: OTF2's ``sizeSent`` and ``sizeReceived`` are this
-rank's bytes; a broadcast or scatter moves the largest ``sizeReceived`` of its ranks
-per message, a gather or reduce the largest ``sizeSent``, an allreduce and an
-allgather ``sizeSent``, an all-to-all and a reduce-scatter ``sizeSent / P`` to each.
+traced machine.
+
+Collective sizes: OTF2's ``sizeSent`` and ``sizeReceived`` are this rank's bytes, as
+Score-P's MPI adapter counts them (``scorep_mpi_coll_bytes_*``; P ranks, block B, not
+in place): bcast and scatter send P B at the root, 0 elsewhere, and receive B on every
+rank; gather and reduce send B on every rank and receive P B at the root; allreduce,
+allgather and alltoall send and receive P B on every rank; reduce_scatter sends the
+total and receives P times its own part; scan sends (P - rank) B, exscan (P - rank -
+1) B; a barrier nothing. So a message moves: for a bcast or scatter the largest
+``sizeReceived`` of its ranks, a gather or reduce the largest ``sizeSent``, an
+allreduce, allgather, alltoall or scan the largest ``sizeSent / P`` (exscan's over P -
+1); a reduce-scatter's total is its ``sizeSent`` and rank r's part its
+``sizeReceived / P`` (the TI trace's ``reducescatter D1..DP``). In-place calls
+(``MPI_IN_PLACE``: Score-P counts (P - 1) B) are taken as not in place.
 """
 
 from __future__ import annotations
@@ -199,14 +209,22 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
                                  "replayed")  # fmt: skip
             root = event.root if kind in ("bcast", "gather", "gatherv", "scatter", "reduce") else -1
             sent, got = float(event.size_sent), float(event.size_received)
+            if op == "EXSCAN" and count > 1:  # (P - rank - 1) B: as scan's (P - rank) B
+                sent, got = sent * count / (count - 1), got * count / (count - 1)
             at = add(rank, kind, peer=int(root) if 0 <= root < count else -1, size=sent,
                      size2=got, n=n)  # fmt: skip
             instances.setdefault(number[rank], []).append(at)
             number[rank] += 1
-    _sizes(cols, instances, count)
+    parts = _sizes(cols, instances, count)
     rank = np.asarray(cols["rank"], dtype=np.int64)
     order = np.argsort(rank, kind="stable")
     m = rank.shape[0]
+    counts_ptr = np.zeros((2, m), dtype=np.int64)
+    counts: list[float] = []
+    for at, new in enumerate(order.tolist()):  # a reduce-scatter's parts, as TI keeps them
+        if new in parts:
+            counts_ptr[:, at] = len(counts), len(counts) + len(parts[new])
+            counts.extend(parts[new])
     trace = Trace(
         ranks=count,
         files=[str(anchor)],
@@ -219,8 +237,8 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
         flops=np.asarray(cols["flops"], dtype=np.float64)[order],
         file=np.zeros(m, dtype=np.int32),
         line=np.asarray(cols["line"], dtype=np.int64)[order],
-        counts_ptr=np.zeros((2, m), dtype=np.int64),
-        counts=np.zeros(0),
+        counts_ptr=counts_ptr,
+        counts=np.asarray(counts, dtype=np.float64),
         first=np.searchsorted(rank[order], np.arange(count + 1)).astype(np.int64),
         timed=True,
     )
@@ -233,21 +251,31 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
     return trace
 
 
-def _sizes(cols: dict[str, list], instances: dict[int, list[int]], p: int) -> None:
-    """Per-message sizes of the collectives (module docstring)."""
+def _sizes(cols: dict[str, list], instances: dict[int, list[int]], p: int
+           ) -> dict[int, list[float]]:  # fmt: skip
+    """Per-message sizes of the collectives (module docstring); each reduce-scatter
+    action's parts (bytes per rank)."""
     kinds = {KIND[k]: k for k in ("bcast", "scatter", "gather", "reduce", "alltoall",
-                                  "reducescatter")}  # fmt: skip
+                                  "allreduce", "allgather", "reducescatter")}  # fmt: skip
+    parts: dict[int, list[float]] = {}
     for acts in instances.values():
         kind = kinds.get(cols["kind"][acts[0]])
         if kind in ("bcast", "scatter"):
-            size = max(cols["size2"][a] for a in acts)
+            size = size2 = max(cols["size2"][a] for a in acts)
         elif kind in ("gather", "reduce"):
-            size = max(cols["size"][a] for a in acts)
+            size = size2 = max(cols["size"][a] for a in acts)
+        elif kind in ("alltoall", "allreduce", "allgather"):
+            size = size2 = max(cols["size"][a] for a in acts) / max(p, 1)
+        elif kind == "reducescatter":
+            own = [0.0] * p  # rank r's part: its sizeReceived / P
+            for a in acts:
+                if 0 <= cols["rank"][a] < p:
+                    own[cols["rank"][a]] = cols["size2"][a] / max(p, 1)
+            size, size2 = max(cols["size"][a] for a in acts), 0.0
+            for a in acts:
+                parts[a] = own
         else:
-            size = None
+            continue
         for a in acts:
-            if size is not None:
-                cols["size"][a] = cols["size2"][a] = size
-            elif kind in ("alltoall", "reducescatter"):
-                cols["size"][a] = cols["size"][a] / max(p, 1)
-                cols["size2"][a] = cols["size2"][a] / max(p, 1)
+            cols["size"][a], cols["size2"][a] = size, size2
+    return parts

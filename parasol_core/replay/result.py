@@ -23,13 +23,16 @@ _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compu
 @dataclass
 class ReplayResult:
     """Per operation (the trace's actions, rank by rank): ``rank``, ``kind`` (an index
-    of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; -555: any source),
+    of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; a receive from any
+    source: the source it took, :mod:`~parasol_core.replay.matching`),
     ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
     ``end`` and of that time ``computation`` and ``waiting`` (for the first message it
     waits for to start; the rest is communication), ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
-    transfers the network carried; ``events``: the flow engine's."""
+    transfers the network carried; ``events``: the flow engine's; ``runs``: the flow
+    engine's runs it took (more than one to match receives from any source by the
+    simulated times, :mod:`~parasol_core.replay.matching`)."""
 
     makespan: float
     files: list[str]
@@ -50,6 +53,7 @@ class ReplayResult:
     waiting: np.ndarray
     messages: int
     events: int
+    runs: int = 1  # runs of the flow engine: more to match receives from any source
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
@@ -115,7 +119,7 @@ class ReplayResult:
         """``{"makespan", "ranks": [{"rank", "processor", "finish", "computation",
         "communication", "waiting"}...], "messages", "operations": [{"rank", "action",
         "peer", "bytes", "start", "end", "computation", "waiting", "file", "line"}...]}``
-        (``peer`` null for none, -555 for any source)."""
+        (``peer`` null for none; a receive from any source: the source it took)."""
         ranks = [
             {"rank": r, "processor": h, "finish": f, "computation": c, "communication": m,
              "waiting": w}

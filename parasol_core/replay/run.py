@@ -17,6 +17,8 @@ from parasol_core.base.numeric import read_int
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
+from parasol_core.replay.communicators import check_world
+from parasol_core.replay.matching import settle, wildcards
 from parasol_core.replay.program import (
     EAGER_BYTES,
     DeadlockError,
@@ -250,6 +252,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
     except ValueError as e:
         raise ReplayError(str(e)) from None
     sem = options.semantics()
+    check_world(trace)  # only MPI_COMM_WORLD: refuse what cannot be (about 1 ms)
     hosts = hosts_of(machine, options, trace.ranks)
     engine = engine if engine is not None else Engine(machine)
     if trace.timed:  # measured seconds, scaled from the traced machine to this one
@@ -261,9 +264,37 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
     if budget.current().memory is not None:  # before compiling: about 2 nodes an action
         budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
                            exact=False, flow=True, links=len(hw.links))  # fmt: skip
-    poll()
-    prog = compile_program(trace, sem)
-    poll()
+
+    def run(tr: Trace) -> tuple[np.ndarray, np.ndarray, ReplayResult | Exception]:
+        poll()
+        prog = compile_program(tr, sem)
+        poll()
+        end, t0, events, delay = _run_program(machine, engine, hw, table, hosts, per_flop,
+                                              prog, options.sharing, len(tr))  # fmt: skip
+        if np.isnan(end).any():
+            return prog.op_start, end, _deadlock(tr, prog, end)
+        if not np.isfinite(end).all():
+            raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
+                              "processor timing is too slow for this trace")  # fmt: skip
+        return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events)
+
+    if not wildcards(trace).size:
+        _, _, outcome = run(trace)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+    # receives from any source: matched by the simulated times, to a fixed point
+    seconds = trace.flops * per_flop[trace.rank]
+    _, outcome = settle(trace, seconds, (sem, options.flop, options.sharing), run, sem.eager)
+    return outcome
+
+
+def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, hosts: np.ndarray,
+                 per_flop: np.ndarray, prog: Program, sharing: str, actions: int
+                 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:  # fmt: skip
+    """The program through the flow engine: each node's end (NaN: never), its start,
+    the engine's events and each node's delay."""
+    poll = budget.check_deadline
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
     src, dst = hosts[prog.src], hosts[prog.dst]
@@ -277,7 +308,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
                           f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
     ids = _routes(table, src, dst, machine)
-    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {len(trace):,} actions",
+    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {actions:,} actions",
                        flow=True, links=len(hw.links))  # fmt: skip
     poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
@@ -285,14 +316,8 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         phase = Phase.of(table, ids, msgs)
         usage = usage_of(table, ids, table.options)
         poll()
-        out = flow.run(phase, usage, options.sharing)
-    end = out.end
-    if np.isnan(end).any():
-        raise _deadlock(trace, prog, end)
-    if not np.isfinite(end).all():
-        raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
-                          "processor timing is too slow for this trace")  # fmt: skip
-    return ReplayResult.of(trace, prog, hosts, out.t0, end, delay, int(out.events))
+        out = flow.run(phase, usage, sharing)
+    return out.end, out.t0, int(out.events), delay
 
 
 def _routes(table: RouteTable, src: np.ndarray, dst: np.ndarray, machine: Machine) -> np.ndarray:

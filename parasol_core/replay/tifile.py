@@ -23,7 +23,7 @@ optional, :data:`DATATYPES`; counts are elements of it):
 ``alltoallv N C1..CP M D1..DP [DT DT]``, ``gatherv N D1..DP ROOT [DT DT]``,
 ``allgatherv N D1..DP [DT DT]``, ``reducescatter D1..DP F [DT]``
 ``barrier``
-``comm_size P``, ``comm_split``, ``comm_dup``  (accepted, nothing happens)
+``comm_size P``, ``comm_split``, ``comm_dup``  (read; replay.communicators refuses a split)
 =================  ==========================================================
 
 Bad input raises :class:`TraceError` naming the file and line.
@@ -554,8 +554,8 @@ def _action(cols: _Columns, words: list[str], fname: str, fi: int, n: int,
             peer = _int(args[2], "the root", where)
     elif name in ("alltoallv", "gatherv", "allgatherv", "reducescatter"):
         cols.vraw.append((len(cols.kind), name, args, where))  # decoded when P is known
-    elif name == "comm_size":
-        _int(args[0], "the size", where)
+    elif name == "comm_size":  # kept for communicators.check_world
+        size = float(_int(args[0], "the size", where))
     for value, what in ((peer, "peer"),):
         if value < -1 and value not in ANY_SOURCE:
             raise TraceError(f"{where}: {what} {value} is out of range (ranks count from 0)")

@@ -80,6 +80,32 @@ def smpi_replay(platform: Path, hostfile: Path, index: Path, ranks: int, extra: 
     return total, finish, wall
 
 
+def for_simgrid_replay(index: Path) -> Path:
+    """The trace ``index`` as SimGrid 3.32's own replay reads a receive from any source:
+    its tracing writes the source of an ``MPI_ANY_SOURCE`` receive as -333
+    (``MPI_UNDEFINED``: the world rank of no process), which its replay takes for a
+    rank and waits on forever, and a wait on such an irecv as ``wait -333 D T``, which
+    finds no request (the replay files it under source -556, ``MPI_ANY_SOURCE`` - 1)
+    and returns at once. The copy (beside the original, ``sg-`` before its names) says
+    -555 and -556 instead, so SimGrid replays what the program did; the index itself
+    when it has no such line."""
+    files = [index.parent / f for f in index.read_text().split()]
+    texts = [f.read_text() for f in files]
+    fixed = [re.sub(r"^(\d+ wait) -333 ", r"\1 -556 ",
+                    re.sub(r"^(\d+ i?recv) -333 ", r"\1 -555 ", t, flags=re.M), flags=re.M)
+             for t in texts]  # fmt: skip
+    if fixed == texts:
+        return index
+    names = []
+    for f, text in zip(files, fixed):
+        out = f.with_name("sg-" + f.name)
+        out.write_text(text)
+        names.append(str(out.relative_to(index.parent)))
+    copy = index.with_name("sg-" + index.name)
+    copy.write_text("\n".join(names) + "\n")
+    return copy
+
+
 def trace_program(source: Path, ranks: int, directory: Path, name: str) -> Path:
     """Compile an MPI program with smpicc and trace it (``smpirun -trace-ti``) on a flat
     cluster; the index file. ``smpi_execute_flops`` calls are its computation (the time

@@ -212,6 +212,15 @@ def test_the_timeline_is_chrome_trace_json(tmp_path):
         ("0 compute 5\n0 send 1 3 10\n1 recv 0 4 10\n", ":2:", "matched by no receive"),
         ("0 recv 1 3 10\n1 compute 1\n", ":1:", "matched by no send"),
         ("0 bcast 1 0\n1 compute 1\n", ":1:", "do not call the same collectives"),
+        (
+            "0 bcast 1 0\n1 bcast 1 1\n",
+            ":1:",
+            "is bcast .root 0, 8 bytes., and rank 1's is "
+            "bcast .root 1, 8 bytes.*do not call the same collectives",
+        ),
+        ("0 allreduce 4 0\n1 allreduce 2 0\n", ":1:", "do not call the same collectives"),
+        ("0 compute 1\n0 comm_split\n1 compute 1\n", ":2:", "splits a communicator"),
+        ("0 comm_size 4\n1 compute 1\n", ":1:", "comm_size 4, and the trace has 2 ranks"),
         ("0 wait\n", ":1:", "no request left"),
         ("0 sendRecv 1 1 1 5\n1 sendRecv 1 0 1 0\n", ":1:", "source 5 is out of range"),
         ("0 send 1 3\n", ":1:", "takes 3 to 4 arguments"),
@@ -255,9 +264,10 @@ def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
         replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
 
 
-def test_receives_from_any_source_take_the_lowest_unmatched_sender(tmp_path):
+def test_receives_from_any_source_of_sends_posted_together_take_the_lowest_rank(tmp_path):
     # rank 0 receives twice from any source (-555, and -333 as SMPI's tracing writes
-    # it), then from rank 2 by name; ranks 1, 2 and 3 each send once (rank 3 late)
+    # it), then from rank 3 by name; ranks 1, 2 and 3 each send once (rank 3 late);
+    # ranks 1 and 2 post theirs at 0 (the order of posting decides: test_replay_matching)
     text = """\
 0 recv -555 0 1000 6
 0 recv -333 0 1000 6
@@ -276,6 +286,12 @@ def test_receives_from_any_source_take_the_lowest_unmatched_sender(tmp_path):
         replay(
             ring_machine(), load_trace(write(tmp_path, "0 recv -555 0 8 6\n1 compute 1\n", "w.txt"))
         )
+
+
+def test_world_and_its_duplicates_are_replayed(tmp_path):
+    # comm_size of all ranks and comm_dup (nothing happens), collectives alike
+    text = "0 comm_size 2\n0 comm_dup\n0 bcast 1 1\n1 comm_size 2\n1 comm_dup\n1 bcast 1 1\n"
+    assert replay(ring_machine(), load_trace(write(tmp_path, text))).makespan > 0
 
 
 def test_a_session_edit_moves_the_prediction_without_recompiling(tmp_path):

@@ -97,17 +97,18 @@ def test_nonblocking_requests_and_collectives_of_an_archive(tmp_path):
     program = [
         [("MPI_Isend", 0, 10, [("MpiIsend", 1, 1, 100000, 7)]),
          ("MPI_Wait", 10000, 20000, [("MpiIsendComplete", 7)]),
-         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 8, 8)])],
+         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 16, 16)])],
         [("MPI_Irecv", 3000, 3010, [("MpiIrecvRequest", 3)]),
          ("MPI_Wait", 3010, 20000, [("MpiIrecv", 0, 1, 100000, 3)]),
-         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 8, 8)])],
+         ("MPI_Allreduce", 30000, 40000, [("MpiCollectiveEnd", "ALLREDUCE", 0xFFFFFFFF, 16, 16)])],
     ]  # fmt: skip
     trace = load_trace(write_archive(tmp_path / "nb", program))
     result = replay(ring_machine(), trace)
     # the 100,000 B move from rank 1's irecv at 3 us: 1 + 100 us; both wait for it
     waits = result.end[result.kind == 7]
     np.testing.assert_allclose(waits, [104e-6, 104e-6], rtol=1e-9)
-    # 10 us of computation each, then an allreduce of 8 B: one exchange, 1.008 us
+    # 10 us of computation each, then an allreduce of 8 B (Score-P counts P x 8 B sent
+    # and received): one exchange, 1.008 us
     np.testing.assert_allclose(result.finish, waits + 10e-6 + 1.008e-6, rtol=1e-9)
 
 
@@ -138,3 +139,57 @@ def test_the_command_line_reads_an_archive_and_scales_it(tmp_path, capsys):
     scaled = json.loads(capsys.readouterr().out)
     assert [r["computation"] for r in scaled["ranks"]] == pytest.approx(
         [2 * r["computation"] for r in measured["ranks"]], rel=1e-9)  # fmt: skip
+
+
+# Score-P's bytes of a collective on P ranks, block B, not in place (its
+# scorep_mpi_coll_bytes_* of the MPI adapter): a rooted one-to-all (bcast, scatter)
+# sends P B at the root and 0 elsewhere and receives B everywhere; an all-to-one
+# (gather, reduce) sends B everywhere and receives P B at the root, 0 elsewhere; an
+# allreduce, allgather and alltoall send and receive P B on every rank; a
+# reduce_scatter_block P B both ways; a scan (P - rank) B and (rank + 1) B, an exscan
+# (P - rank - 1) B and rank B; a barrier nothing
+P, B = 4, 1000
+UNDEFINED = 0xFFFFFFFF
+
+
+def scorep_bytes(op: str, rank: int, root: int) -> tuple[int, int]:
+    if op in ("BCAST", "SCATTER"):
+        return (P * B if rank == root else 0), B
+    if op in ("GATHER", "REDUCE"):
+        return B, (P * B if rank == root else 0)
+    if op == "BARRIER":
+        return 0, 0
+    if op == "SCAN":
+        return (P - rank) * B, (rank + 1) * B
+    if op == "EXSCAN":
+        return (P - rank - 1) * B, rank * B
+    return P * B, P * B  # ALLREDUCE, ALLGATHER, ALLTOALL, REDUCE_SCATTER_BLOCK
+
+
+# the same collectives as a time-independent trace (datatype 2: bytes)
+SEQUENCE = [("BCAST", 2, "bcast 1000 2 2"), ("REDUCE", 1, "reduce 1000 0 1 2"),
+            ("ALLREDUCE", UNDEFINED, "allreduce 1000 0 2"),
+            ("ALLGATHER", UNDEFINED, "allgather 1000 1000 2 2"),
+            ("ALLTOALL", UNDEFINED, "alltoall 1000 1000 2 2"),
+            ("GATHER", 3, "gather 1000 1000 3 2 2"), ("SCATTER", 0, "scatter 1000 1000 0 2 2"),
+            ("REDUCE_SCATTER_BLOCK", UNDEFINED, "reducescatter 1000 1000 1000 1000 0 2"),
+            ("BARRIER", UNDEFINED, "barrier"),
+            # no scan in the TI format: replayed as an allreduce of the block
+            ("SCAN", UNDEFINED, "allreduce 1000 0 2"), ("EXSCAN", UNDEFINED, "allreduce 1000 0 2")]  # fmt: skip
+
+
+@pytest.mark.parametrize("step", range(len(SEQUENCE)))
+def test_collective_sizes_read_as_score_p_writes_them(tmp_path, step):
+    # each collective alone, back to back with nothing between calls: the archive
+    # with Score-P's sizes replays as the TI trace of the same collective
+    op, root, line = SEQUENCE[step]
+    program = [[("MPI_" + op.title(), 0, 1000,
+                 [("MpiCollectiveEnd", op, root, *scorep_bytes(op, r, root))])]
+               for r in range(P)]  # fmt: skip
+    archive = replay(ring_machine(), load_trace(write_archive(tmp_path / "a", program)))
+    ti = tmp_path / "ti.txt"
+    ti.write_text("".join(f"{r} {line}\n" for r in range(P)))
+    expected = replay(ring_machine(), load_trace(ti))
+    assert expected.makespan > 0 or op == "BARRIER"
+    np.testing.assert_allclose(archive.finish, expected.finish, rtol=1e-12)
+    np.testing.assert_allclose(archive.nbytes, expected.nbytes, rtol=1e-12)
