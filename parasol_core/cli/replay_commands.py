@@ -49,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="rank r runs where virtual processor r+1 of this virtual "
                        "topology is mapped")  # fmt: skip
     where.add_argument("--hostfile", metavar="FILE",
-                       help="one processor a line (5, p5, or p5:4 for four ranks), rank 0 "
+                       help="one processor a line (5, p5, a name of the topology's '# piui: "
+                       "names', and :4 after it for four ranks), rank 0 "
                        "first, used again from the top if the ranks outnumber it "
                        "(default: rank r on the r-th compute processor)")  # fmt: skip
     p.add_argument("--flop", metavar="EXPR", default=DEFAULT_FLOP,
@@ -126,8 +127,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.timeline:
         write_output(jsonout.dumps(result.chrome_trace()) + "\n", args.timeline)
+    from parasol_core.topology.names import names_map
+
+    named = names_map(machine.hardware(), result.host.tolist())  # a platform's hosts' names
     if args.json:
-        print(jsonout.dumps(result.to_json(), indent=1))
+        doc = result.to_json()
+        if named:
+            doc["names"] = named
+        print(jsonout.dumps(doc, indent=1))
         return EXIT_OK
     print(f"ranks: {trace.ranks}")
     print(f"actions: {len(trace):,}")
@@ -144,9 +151,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     title = "ranks" if result.ranks <= SLOWEST else f"the {SLOWEST} last ranks to finish"
     print(f"{title}:")
     print(f"  {'rank':>5}  {'processor':>9}  {'finish (s)':>12}  {'computation':>12}  "
-          f"{'communication':>13}  {'waiting':>12}")  # fmt: skip
+          f"{'communication':>13}  {'waiting':>12}" + ("  name" if named else ""))  # fmt: skip
     for r in shown:
+        name = named.get(str(int(result.host[r])))
         print(f"  {r:>5}  {int(result.host[r]):>9}  {result.finish[r]:>12.6g}  "
               f"{result.computation[r]:>12.6g}  {result.communication[r]:>13.6g}  "
-              f"{result.waiting[r]:>12.6g}")  # fmt: skip
+              f"{result.waiting[r]:>12.6g}" + (f"  {name}" if name else ""))  # fmt: skip
     return EXIT_OK

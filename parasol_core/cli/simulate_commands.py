@@ -124,13 +124,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if args.json:
         doc = result.to_json()
-        hw = machine.hardware()
-        if hw is not None and hw.names and args.virtual is None:  # the platform's names
-            from parasol_core.topology.names import table_of
+        if args.virtual is None:  # the platform's names of the processors the phase uses
+            from parasol_core.topology.names import names_map
 
-            table = table_of(hw)
-            used = sorted(set(result.src.tolist()) | set(result.dst.tolist()))
-            doc["names"] = {str(p): table.name(p) for p in used if table.name(p) is not None}
+            used = set(result.src.tolist()) | set(result.dst.tolist())
+            named = names_map(machine.hardware(), used)
+            if named:
+                doc["names"] = named
         print(jsonout.dumps(doc, indent=2))
         return EXIT_OK
     print(f"messages: {len(result.src)}")

@@ -280,6 +280,10 @@ def cmd_mapping(args: argparse.Namespace) -> int:
     print(f"dilation: max {q.dilation_max}, mean {q.dilation_mean:.4g}")
     print(f"congestion: {q.congestion}")
     if args.print_mapping:
+        from parasol_core.topology.names import table_of
+
+        table = table_of(machine.hardware())  # a hardware processor's name, if it has one
         for v, h in sorted((mapping if mapping is not None else virt.mapping).items()):
-            print(f"map[{v}] = {h}")
+            name = table.name(h)
+            print(f"map[{v}] = {h}" + (f"  # {name}" if name is not None else ""))
     return EXIT_OK

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base import budget
-from parasol_core.base.numeric import read_int
+from parasol_core.base.numeric import is_whole, read_int
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
@@ -32,6 +32,7 @@ from parasol_core.simulate import flow
 from parasol_core.simulate.messages import MessageArrays
 from parasol_core.simulate.trace import Phase
 from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.names import processor_number
 from parasol_core.topology.resources import check_sharing, usage_of
 from parasol_core.topology.switches import compute_processors
 from parasol_core.topology.transfer import RouteTable
@@ -52,17 +53,17 @@ class ReplayOptions:
     """How a trace is replayed.
 
     ``virtual``: rank r runs on virtual processor r + 1 of this virtual topology (its
-    mapping decides the hardware processor); ``hostfile``: a file of processor numbers
-    (``5`` or ``p5``, ``p5:4`` for 4 ranks; used again from its top if the ranks
-    outnumber its lines, as smpirun does), or the numbers as a list; neither: rank r on
-    the r-th compute processor. ``flop``: the seconds of a flop, an expression in which
+    mapping decides the hardware processor); ``hostfile``: a file of processors
+    (``5``, ``p5`` or a name of the topology's ``# piui: names``; ``p5:4`` for 4 ranks;
+    used again from its top if the ranks outnumber its lines, as smpirun does), or the
+    numbers (or names) as a list; neither: rank r on the r-th compute processor. ``flop``: the seconds of a flop, an expression in which
     ``T`` is the rank's processor type (:data:`DEFAULT_FLOP`). ``collectives``:
     ``network`` (SMPI's algorithms on the network, ``algorithms`` per collective) or
     ``model`` (the model's ``mpi`` section). ``eager``: bytes below which a send is
     eager. ``sharing``: the flow engine's rule (``max``, ``maxmin``, ``cm02``)."""
 
     virtual: int | None = None
-    hostfile: str | Path | Sequence[int] | None = None
+    hostfile: str | Path | Sequence[int | str] | None = None
     flop: str = DEFAULT_FLOP
     collectives: str = "network"
     eager: float = EAGER_BYTES
@@ -103,7 +104,7 @@ def hosts_of(machine: Machine, options: ReplayOptions, ranks: int) -> np.ndarray
             out[r] = h
         return out
     if options.hostfile is not None:
-        hosts = _hostfile(options.hostfile)
+        hosts = _hostfile(options.hostfile, hw)
         if not hosts:
             raise ReplayError(f"the hostfile {options.hostfile} names no processor")
         out = np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
@@ -126,9 +127,20 @@ def _label(hw: Any) -> str:
     return f"hardware topology {hw.id}" if hw.id is not None else "the hardware topology"
 
 
-def _hostfile(source: str | Path | Sequence[int]) -> list[int]:
+def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[int]:
+    """A hostfile's processors, one a line: a number, ``pN``, or a name of the hardware
+    topology's ``# piui: names`` (a SimGrid platform's host, as smpirun's hostfiles name
+    them), each optionally ``:RANKS``; the words resolved by the one rule of names and
+    numbers (:func:`parasol_core.topology.names.processor_number`: a name the topology
+    has wins over reading ``pN`` as processor N)."""
     if not isinstance(source, (str, Path)):
-        return [int(h) for h in source]
+        out = []
+        for i, h in enumerate(source):
+            try:
+                out.append(processor_number(hw, h, f"hosts[{i}]"))
+            except RoutingError as e:
+                raise ReplayError(str(e)) from None
+        return out
     try:
         text = Path(source).read_text(encoding="utf-8", errors="replace")
     except OSError as e:
@@ -138,13 +150,15 @@ def _hostfile(source: str | Path | Sequence[int]) -> list[int]:
         word = raw.split("#")[0].strip()
         if not word:
             continue
-        name, _, times = word.partition(":")
-        name = name[1:] if name[:1] in ("p", "P") else name
+        name, colon, times = word.rpartition(":")
+        if not colon or not is_whole(times):  # a name with ':' in it
+            name, times = word, ""
         try:
-            p = read_int(name, "a processor number")
             k = read_int(times, "a rank count") if times else 1
-        except ValueError as e:
-            raise ReplayError(f"{source}:{n}: {e} (a line is N, pN or pN:RANKS)") from None
+            p = processor_number(hw, name, "host", prefixed=True)
+        except (ValueError, RoutingError) as e:
+            raise ReplayError(f"{source}:{n}: {e} (a line is N, pN, a processor's name, "
+                              "each optionally :RANKS)") from None  # fmt: skip
         hosts.extend([p] * k)
     return hosts
 

@@ -8,7 +8,7 @@ command given ``Tremblay`` routes from processor 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 from parasol_core.base.numeric import is_whole
@@ -50,18 +50,45 @@ def labelled(topology: Topology | None, numbers: list[int] | tuple[int, ...]) ->
     return out
 
 
-def processor_number(topology: Topology | None, text: str | int, what: str = "processor") -> int:
+def names_map(topology: Topology | None, numbers: Iterable[int]) -> dict[str, str]:
+    """``{"1": "Tremblay", ...}``: the names of those of ``numbers`` the topology names
+    (keys as text: what every JSON answer that names processors carries beside its
+    numbers, as ``"names"``; empty when the topology names none)."""
+    table = table_of(topology)
+    if not len(table):
+        return {}
+    out = {}
+    for p in sorted(set(int(n) for n in numbers)):
+        name = table.name(p)
+        if name is not None:
+            out[str(p)] = name
+    return out
+
+
+def processor_number(topology: Topology | None, text: str | int, what: str = "processor",
+                     prefixed: bool = False) -> int:  # fmt: skip
     """The processor a command names: a number as given, or a name of the topology's
-    names annotation; RoutingError saying which names there are otherwise."""
+    names annotation; RoutingError saying which names there are otherwise. The one rule
+    for "a number or a name" (the command line, the estimator, replay's hostfiles, the
+    messages files). With ``prefixed`` (a hostfile's ``p5``), ``pN`` that is no name of
+    the topology is processor N."""
+    if isinstance(text, bool):
+        raise RoutingError(f"{what} must be a processor number or name, not {text!r}")
     if isinstance(text, int):
         return text
-    word = str(text).strip()
+    if not isinstance(text, str):
+        raise RoutingError(f"{what} must be a processor number or name, not {str(text)[:40]!r}")
+    word = text.strip()
     if is_whole(word):
         return int(word)
     table = table_of(topology)
     number = table.number(word)
     if number is not None:
         return number
+    if prefixed and word[:1] in ("p", "P") and is_whole(word[1:]):
+        return int(word[1:])
+    if not word:
+        raise RoutingError(f"{what}: expected a processor number or name, found nothing")
     if not len(table):
         raise RoutingError(f"{what} {word!r} is not a processor number (the topology names "
                            "no processors)")  # fmt: skip
