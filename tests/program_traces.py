@@ -1,6 +1,7 @@
 """SimGrid time-independent traces written by the tests (``smpirun -trace-ti``'s format,
 one file of every rank's actions): a ring stencil of computations and neighbour
-exchanges with an allreduce now and then, of any size."""
+exchanges with an allreduce now and then, of any size; and OTF2 archives (Score-P's
+format) written with the otf2 package (:func:`write_archive`)."""
 
 from __future__ import annotations
 
@@ -27,3 +28,45 @@ def write_stencil(folder: Path, name: str = "stencil.txt", **kwargs: int) -> Pat
     path = Path(folder) / name
     path.write_text(stencil_text(**kwargs))
     return path
+
+
+NS = 1_000_000_000  # the archive's clock: nanoseconds
+
+
+def write_archive(directory: Path, program: list) -> Path:
+    """``program``: per rank a list of (MPI call, start ns, end ns, events), events as
+    (name, args...) of otf2.events made with the world communicator."""
+    import otf2
+    import otf2.events as ev
+    from otf2.enums import CollectiveOp, GroupFlag, GroupType, LocationGroupType, Paradigm
+
+    with otf2.writer.open(str(directory), timer_resolution=NS) as archive:
+        d = archive.definitions
+        node = d.system_tree_node("machine")
+        groups = [d.location_group(f"rank {r}", system_tree_parent=node,
+                                   location_group_type=LocationGroupType.PROCESS)
+                  for r in range(len(program))]  # fmt: skip
+        locs = [d.location(f"rank {r}", group=g) for r, g in enumerate(groups)]
+        d.group("locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
+                group_flags=GroupFlag.NONE, members=locs)  # fmt: skip
+        world = d.comm("MPI_COMM_WORLD", group=d.group(
+            "world", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
+            group_flags=GroupFlag.NONE, members=list(range(len(program)))))  # fmt: skip
+        regions = {}
+        for r, calls in enumerate(program):
+            w = archive.event_writer_from_location(locs[r])
+            for call, t0, t1, events in calls:
+                region = regions.setdefault(call, d.region(call))
+                w(ev.Enter(t0, region))
+                for name, *args in events:
+                    if name == "MpiCollectiveEnd":
+                        op, root, sent, got = args
+                        w(ev.MpiCollectiveBegin(t0))
+                        w(ev.MpiCollectiveEnd(t1, getattr(CollectiveOp, op), world, root,
+                                              sent, got))  # fmt: skip
+                    elif name in ("MpiIsendComplete", "MpiIrecvRequest"):
+                        w(getattr(ev, name)(t0, *args))
+                    else:
+                        w(getattr(ev, name)(t0, args[0], world, *args[1:]))
+                w(ev.Leave(t1, region))
+    return directory / "traces.otf2"

@@ -36,12 +36,15 @@ __all__ = [
     "Prediction",
     "Program",
     "TraceError",
+    "PLACEMENT_IN_ORDER",
     "before_after_text",
     "dominance",
     "dominance_rows",
     "dominance_summary",
     "predict",
+    "placement_choices",
     "read_program",
+    "read_traced_on",
     "seconds_text",
 ]
 
@@ -56,16 +59,43 @@ Cancelled = budget.Cancelled  # a replay (or what dominates) stopped part-way
 @dataclass
 class Program:
     """A trace read from a file, with the options it is replayed under; ``flop`` None:
-    a flop's time is the model's (:func:`flop_for`)."""
+    a flop's time is the model's (:func:`flop_for`).
+
+    Where ranks run (``parasol-model replay --virtual`` / ``--hostfile``): ``virtual``, a
+    virtual topology id of the model on screen whose mapping places rank r where virtual
+    processor r + 1 is, or ``hostfile``, a file of processors (numbers or names); neither:
+    rank r on the r-th compute processor. Both are about the model's processors, so
+    :meth:`another_model` forgets them. ``traced_on`` (``--traced-on``): the model of the
+    machine an OTF2 trace was taken on, read from ``traced_on_path``; it is about the
+    trace, so it stays when another model is opened and goes with the trace."""
 
     path: Path
     trace: Trace
     options: ReplayOptions
     flop: str | None = None
+    virtual: int | None = None
+    hostfile: Path | None = None
+    traced_on: Machine | None = None
+    traced_on_path: Path | None = None
 
     def options_for(self, machine: Machine) -> ReplayOptions:
         flop = flop_for(machine) if self.flop is None else self.flop
-        return replace(self.options, flop=flop)
+        options = replace(self.options, flop=flop)
+        if self.virtual is not None or self.hostfile is not None:
+            options = replace(options, virtual=self.virtual, hostfile=self.hostfile)
+        if self.traced_on is not None:
+            options = replace(options, traced_on=self.traced_on)
+        return options
+
+    def another_model(self) -> None:
+        """Another model opened: the placement chosen on the one before goes."""
+        self.virtual = None
+        self.hostfile = None
+
+    @property
+    def timed(self) -> bool:
+        """Its computations are measured seconds (OTF2), not flops (a TI trace)."""
+        return bool(getattr(self.trace, "timed", False))
 
     @property
     def title(self) -> str:
@@ -75,6 +105,41 @@ class Program:
 def read_program(path: str | Path, options: ReplayOptions | None = None) -> Program:
     """Read a trace (TraceError, OSError on bad input, naming where)."""
     return Program(Path(path), load_trace(path), options or ReplayOptions())
+
+
+# The placement chooser's first entry: rank r on the r-th compute processor
+PLACEMENT_IN_ORDER = "in order: rank r on the r-th compute processor"
+
+
+def placement_choices(machine: Machine) -> list[tuple[int, str]]:
+    """The virtual topologies a trace's ranks can be placed by: (id, words), each with its
+    name or routing and how many processors its mapping places."""
+    out = []
+    for v in machine.virtuals:
+        if v.id is None:
+            continue
+        what = v.name or v.routing or ""
+        words = f"virtual topology {v.id}" + (f" ({what})" if what else "")
+        out.append((v.id, f"{words}: {len(v.mapping):,} mapped"))
+    return out
+
+
+def read_traced_on(path: str | Path) -> Machine:
+    """The model of the machine a trace was taken on (``--traced-on``); ValueError naming
+    the file and why when it cannot be read or has errors."""
+    from parasol_core.base.diagnostics import ModelSyntaxError
+    from parasol_core.base.limits import ValueRangeError, read_model_bytes
+    from parasol_core.syntax.loader import decode, loads
+
+    try:
+        data = read_model_bytes(path)
+        return loads(decode(data, path), str(path), getattr(data, "line_length", None))
+    except ValueRangeError as e:
+        raise ValueError(str(e)) from None
+    except ModelSyntaxError as e:
+        raise ValueError(e.format()) from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
 @dataclass

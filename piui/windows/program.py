@@ -10,6 +10,13 @@ when the trace was opened (or when *Keep as before* was pressed) and as it is no
 *What dominates* tab says how much the predicted time changes when each instruction
 group, the link speed and the latency are made 10 % faster.
 
+Where the ranks run is chosen as ``parasol-model replay`` takes it: in order on the
+compute processors, by a virtual topology's mapping (``--virtual``), or by a hostfile
+(``--hostfile``); an OTF2 trace's measured durations are scaled to the model by the
+model of the machine it was traced on (``--traced-on``). Each choice reruns the
+prediction (with its own *before*). The placement is about the model's processors and
+goes when another model opens; the traced-on model is about the trace and goes with it.
+
 The replay is the core's (``parasol_core.replay``): this window copies the model on the
 GUI thread, hands the copy and the trace to the worker, and draws what comes back. It
 keeps the trace it was given and the answers about the model on screen; another model
@@ -28,6 +35,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -87,6 +95,8 @@ class ProgramWindow(QWidget):
         self.dominance_job.failed.connect(self._failed)
         # asked from outside (the main window's File menu); tests answer it
         self.ask_trace_path = self._ask_trace_path
+        self.ask_hostfile_path = self._ask_hostfile_path
+        self.ask_traced_on_path = self._ask_traced_on_path
 
         self.title = heading_label()
         self.title.setText("No program trace open")
@@ -126,6 +136,50 @@ class ProgramWindow(QWidget):
         self.flop_row.setLayout(flop_row)
         flop_row.setContentsMargins(0, 0, 0, 0)
 
+        # where the ranks run (--virtual, --hostfile)
+        self.placement = QComboBox()
+        self.placement.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.placement.setToolTip("Which processor each rank runs on: in order on the "
+                                  "compute processors, where a virtual topology's mapping "
+                                  "puts virtual processor r + 1, or as a hostfile says "
+                                  "(parasol-model replay --virtual / --hostfile)")  # fmt: skip
+        self.placement.activated.connect(self._placement_chosen)
+        self.hostfile_button = QPushButton("Hostfile…")
+        self.hostfile_button.setToolTip("A file of processors, one a line: N, pN, a name "
+                                        "of the topology's, with :RANKS for several ranks")  # fmt: skip
+        self.hostfile_button.clicked.connect(lambda: self.choose_hostfile())
+        place_row = QHBoxLayout()
+        place_row.setContentsMargins(0, 0, 0, 0)
+        place_row.addWidget(QLabel("Ranks run"))
+        place_row.addWidget(self.placement, 1)
+        place_row.addWidget(self.hostfile_button)
+        self.placement_row = QWidget()
+        self.placement_row.setLayout(place_row)
+        self.placement_row.setEnabled(False)
+        self._placements: list[tuple[str, object]] = []  # the chooser's entries' meaning
+
+        # the machine an OTF2 trace was taken on (--traced-on)
+        self.traced_on = QLabel()
+        self.traced_on.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.traced_on_button = QPushButton("Model…")
+        self.traced_on_button.setToolTip("The model of the machine the trace was taken on "
+                                         "(parasol-model measure's of that host): the "
+                                         "measured computation is scaled by its speed "
+                                         "against this model's")  # fmt: skip
+        self.traced_on_button.clicked.connect(lambda: self.choose_traced_on())
+        self.traced_on_clear = QPushButton("As measured")
+        self.traced_on_clear.setToolTip("The trace's computation as measured, not scaled")
+        self.traced_on_clear.clicked.connect(lambda: self.set_traced_on(None))
+        traced_row = QHBoxLayout()
+        traced_row.setContentsMargins(0, 0, 0, 0)
+        traced_row.addWidget(QLabel("Traced on"))
+        traced_row.addWidget(self.traced_on, 1)
+        traced_row.addWidget(self.traced_on_button)
+        traced_row.addWidget(self.traced_on_clear)
+        self.traced_on_row = QWidget()
+        self.traced_on_row.setLayout(traced_row)
+        self.traced_on_row.setVisible(False)
+
         self.breakdown = _Breakdown()
         self.table = QTableView()
         self.table.setModel(self.breakdown)
@@ -161,6 +215,8 @@ class ProgramWindow(QWidget):
         column.addWidget(self.prediction)
         column.addWidget(self.state)
         column.addWidget(self.flop_row)
+        column.addWidget(self.placement_row)
+        column.addWidget(self.traced_on_row)
         column.addWidget(self.message)
         column.addWidget(self.tabs, 1)
 
@@ -207,6 +263,8 @@ class ProgramWindow(QWidget):
         self.timeline.set_timeline(None)
         self.dominates.clear()
         self._show_flop()
+        self._show_placement()
+        self._show_traced_on()
         self.predict()
         return True
 
@@ -214,7 +272,7 @@ class ProgramWindow(QWidget):
         if self.program is not None:
             self.flop.setText(self.program.options_for(self.document.machine).flop)
             # an OTF2 trace's computations are measured seconds, not flops
-            self.flop_row.setVisible(not getattr(self.program.trace, "timed", False))
+            self.flop_row.setVisible(not self.program.timed)
 
     def _flop_edited(self) -> None:
         if self.program is None:
@@ -223,9 +281,109 @@ class ProgramWindow(QWidget):
         chosen = None if not text or text == core.flop_for(self.document.machine) else text
         if chosen != self.program.flop:
             self.program.flop = chosen
-            self.before = None  # another question: its own before
-            self.dominates.stale()
-            self.predict()
+            self._question_changed()
+
+    # ---- where the ranks run, the machine traced on
+
+    def _ask_hostfile_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder
+
+        return ask_path(self, "Hostfile", str(start_folder(self.document)), False,
+                        "All files (*)")  # fmt: skip
+
+    def _ask_traced_on_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder
+
+        return ask_path(self, "Model of the machine traced on", str(start_folder(self.document)),
+                        False, "PARASOL models (*.machine);;All files (*)")  # fmt: skip
+
+    def _show_placement(self) -> None:
+        """The placement chooser as the program and the model on screen are: in order,
+        each virtual topology of the model, the hostfile chosen (if any)."""
+        program = self.program
+        entries: list[tuple[str, tuple[str, object]]] = [(core.PLACEMENT_IN_ORDER, ("order", None))]
+        entries += [(words, ("virtual", vid))
+                    for vid, words in core.placement_choices(self.document.machine)]  # fmt: skip
+        chosen: tuple[str, object] = ("order", None)
+        if program is not None and program.hostfile is not None:
+            chosen = ("hostfile", program.hostfile)
+            entries.append((f"hostfile {program.hostfile.name}", chosen))
+        elif program is not None and program.virtual is not None:
+            chosen = ("virtual", program.virtual)
+            if chosen not in [data for _, data in entries]:  # gone: said when predicted
+                entries.append((f"virtual topology {program.virtual} (not in the model)", chosen))
+        self._placements = [data for _, data in entries]
+        box = self.placement
+        box.blockSignals(True)
+        box.clear()
+        box.addItems([words for words, _ in entries])
+        box.setCurrentIndex(self._placements.index(chosen))
+        box.blockSignals(False)
+        self.placement_row.setEnabled(program is not None)
+
+    def _placement_chosen(self, index: int) -> None:
+        kind, value = self._placements[index]
+        self.set_placement(value if kind == "virtual" else None,
+                           value if kind == "hostfile" else None)  # fmt: skip
+
+    def set_placement(self, virtual: int | None, hostfile: str | Path | None = None) -> None:
+        """Place the ranks by virtual topology ``virtual``, or by ``hostfile``, or (both
+        None) in order; the prediction reruns when that is another placement."""
+        program = self.program
+        if program is None:
+            return
+        hostfile = Path(hostfile) if hostfile is not None else None
+        if (virtual, hostfile) == (program.virtual, program.hostfile):
+            return
+        program.virtual, program.hostfile = virtual, hostfile
+        self._show_placement()
+        self._question_changed()
+
+    def choose_hostfile(self) -> bool:
+        path = self.ask_hostfile_path()
+        if not path or self.program is None:
+            return False
+        self.set_placement(None, path)
+        return True
+
+    def _show_traced_on(self) -> None:
+        program = self.program
+        self.traced_on_row.setVisible(program is not None and program.timed)
+        path = program.traced_on_path if program is not None else None
+        self.traced_on.setText(str(path) if path is not None
+                               else "the computation as measured")  # fmt: skip
+        self.traced_on_clear.setEnabled(path is not None)
+
+    def choose_traced_on(self) -> bool:
+        path = self.ask_traced_on_path()
+        return bool(path) and self.set_traced_on(path)
+
+    def set_traced_on(self, path: str | Path | None) -> bool:
+        """Scale the trace's measured computation by the model at ``path`` of the machine
+        it was traced on (None: as measured); a model that cannot be read is said, and
+        the one chosen before stays."""
+        program = self.program
+        if program is None:
+            return False
+        machine = None
+        if path is not None:
+            try:
+                machine = core.read_traced_on(path)
+            except ValueError as e:
+                show_refusal(self.message, f"Cannot use the model traced on: {e}")
+                return False
+        program.traced_on = machine
+        program.traced_on_path = Path(path) if path is not None else None
+        self.message.clear()
+        self._show_traced_on()
+        self._question_changed()
+        return True
+
+    def _question_changed(self) -> None:
+        """Another question about the same model: its own before, what dominates anew."""
+        self.before = None
+        self.dominates.stale()
+        self.predict()
 
     # ---- predicting
 
@@ -234,10 +392,14 @@ class ProgramWindow(QWidget):
             return
         if change.reason == OPEN:
             self.before = self.after = None  # another model: predicted afresh
+            self.program.another_model()  # its processors: the placement goes
             self.dominates.clear()
             self._show_flop()
+            self._show_placement()
             self.predict()
         elif change.reason in (EDIT, UNDO, REDO) and (change.fields or change.structure):
+            if change.structure:
+                self._show_placement()  # a virtual topology added or removed
             self.dominates.stale()
             self.predict()
 

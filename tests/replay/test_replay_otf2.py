@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from program_traces import write_archive
 from replay_platforms import machine_of
 
 from parasol_core.model import Timing
@@ -15,51 +16,11 @@ from parasol_core.topology.generators import ring
 
 otf2 = pytest.importorskip("otf2", reason="the otf2 package is not installed (pip install otf2)")
 
-NS = 1_000_000_000  # the archive's clock: nanoseconds
-
 
 def ring_machine():
     topology = ring(4, 1e-6, 1e-9)
     topology.duplex = 0.0
     return machine_of(topology)
-
-
-def write_archive(directory, program):
-    """``program``: per rank a list of (MPI call, start ns, end ns, events), events as
-    (name, args...) of otf2.events made with the world communicator."""
-    import otf2.events as ev
-    from otf2.enums import CollectiveOp, GroupFlag, GroupType, LocationGroupType, Paradigm
-
-    with otf2.writer.open(str(directory), timer_resolution=NS) as archive:
-        d = archive.definitions
-        node = d.system_tree_node("machine")
-        groups = [d.location_group(f"rank {r}", system_tree_parent=node,
-                                   location_group_type=LocationGroupType.PROCESS)
-                  for r in range(len(program))]  # fmt: skip
-        locs = [d.location(f"rank {r}", group=g) for r, g in enumerate(groups)]
-        d.group("locations", group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.MPI,
-                group_flags=GroupFlag.NONE, members=locs)  # fmt: skip
-        world = d.comm("MPI_COMM_WORLD", group=d.group(
-            "world", group_type=GroupType.COMM_GROUP, paradigm=Paradigm.MPI,
-            group_flags=GroupFlag.NONE, members=list(range(len(program)))))  # fmt: skip
-        regions = {}
-        for r, calls in enumerate(program):
-            w = archive.event_writer_from_location(locs[r])
-            for call, t0, t1, events in calls:
-                region = regions.setdefault(call, d.region(call))
-                w(ev.Enter(t0, region))
-                for name, *args in events:
-                    if name == "MpiCollectiveEnd":
-                        op, root, sent, got = args
-                        w(ev.MpiCollectiveBegin(t0))
-                        w(ev.MpiCollectiveEnd(t1, getattr(CollectiveOp, op), world, root,
-                                              sent, got))  # fmt: skip
-                    elif name in ("MpiIsendComplete", "MpiIrecvRequest"):
-                        w(getattr(ev, name)(t0, *args))
-                    else:
-                        w(getattr(ev, name)(t0, args[0], world, *args[1:]))
-                w(ev.Leave(t1, region))
-    return directory / "traces.otf2"
 
 
 # the ping-pong of test_replay.py's PING_PONG, measured: rank 0 computes 1 us, sends
