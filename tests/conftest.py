@@ -150,6 +150,7 @@ SUBPROCESS_FIXTURES = {"estimator", "server"}
 SUBPROCESS_MODULES = {
     "test_estimator_service",  # a server per test
     "test_estimate_program",  # a server for the module, one with a small batch budget
+    "test_estimator_names",  # a server for the module
     "test_gui_disk_watch",  # another writer: `parasol-model set -i`
     "test_gui_measure",  # the C compiler and the benchmarks, from a worker thread
     "test_measure_network",  # mpiexec

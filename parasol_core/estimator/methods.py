@@ -64,6 +64,7 @@ from parasol_core.model import Machine
 from parasol_core.syntax.loader import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
+from parasol_core.topology.names import names_map, processor_number
 from parasol_core.topology.overflow import TimeOverflowError
 from parasol_core.topology.resources import SHARING, forwarders, options_of, route_per_byte
 from parasol_core.topology.transfer import RouteTable
@@ -78,6 +79,7 @@ from parasol_core.topology.virtual import (
 __all__ = ["METHODS", "MethodSpec", "Service", "method"]
 
 MAX_NAME = 200
+MAX_NAME_LENGTH = 1000  # a processor's name (syntax.annotations.MAX_NAME)
 MAX_PAIRS = 1_000_000
 # A model's route table (for transfer times) is started afresh past this many routes,
 # so a client asking about ever new pairs cannot grow the server without bound.
@@ -495,12 +497,40 @@ def _virtual_param(virtual: Any) -> int | None:
     return None if virtual is None else check_int("virtual", virtual)
 
 
+def processor_param(machine: Machine, name: str, value: Any, virtual: int | None = None) -> int:
+    """A param that is a processor: an integer, or (since 1.4) a name of the hardware
+    topology's ``# piui: names`` (a SimGrid platform's host), by the one rule of names
+    and numbers (:func:`parasol_core.topology.names.processor_number`). With ``virtual``
+    processors are virtual ones, numbers only. A name the topology lacks: -32602 naming
+    it and some of the names there are."""
+    if isinstance(value, str) and virtual is None:
+        check_str(name, value, MAX_NAME_LENGTH)
+        try:
+            return processor_number(machine.hardware(), value, f"'{name}'")
+        except RoutingError as e:
+            raise ParamError(str(e)) from None
+    if isinstance(value, str):
+        raise ParamError(f"'{name}': with 'virtual', processors are virtual processor numbers, "
+                         f"not names ({value[:40]!r})")  # fmt: skip
+    return check_int(name, value)
+
+
+def with_names(out: dict, machine: Machine, numbers: Any) -> dict:
+    """``out`` with a ``"names"`` map (since 1.4: processor number as text -> name) of
+    those of ``numbers`` the hardware topology names; unchanged where it names none."""
+    named = names_map(machine.hardware(), numbers)
+    if named:
+        out["names"] = named
+    return out
+
+
 @method("route.plot")
-def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None = None) -> dict:
+def route_plot(svc: Service, model: str, src: int | str, dst: int | str,
+               virtual: int | None = None) -> dict:  # fmt: skip
     loaded = svc.model(model)
-    check_int("src", src)
-    check_int("dst", dst)
     virtual = _virtual_param(virtual)
+    src = processor_param(loaded.machine, "src", src, virtual)
+    dst = processor_param(loaded.machine, "dst", dst, virtual)
     try:
         if virtual is None:
             r = loaded.index.route(src, dst)
@@ -520,6 +550,8 @@ def route_plot(svc: Service, model: str, src: int, dst: int, virtual: int | None
             out["seconds_per_byte"] = route_per_byte(loaded.index, r, opts)
         except RoutingError as e:
             raise _routing(e) from None
+    if virtual is None:
+        with_names(out, loaded.machine, r.processors)
     return out
 
 
@@ -538,7 +570,9 @@ def _array_in_chunks(items: list) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def _pairs_array(pairs: Any) -> np.ndarray:
+def _pairs_array(pairs: Any, machine: Machine | None = None) -> np.ndarray:
+    """``pairs`` as given in JSON: integers, or (``machine`` given: hardware pairs)
+    processors' names among them, each resolved by :func:`processor_param`."""
     check_list("pairs", pairs)
     if len(pairs) > MAX_PAIRS:
         raise ParamError(f"'pairs' holds more than {MAX_PAIRS} pairs")
@@ -549,12 +583,19 @@ def _pairs_array(pairs: Any) -> np.ndarray:
     except (ValueError, TypeError, OverflowError):
         arr = None
     if arr is None or arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype.kind != "i":
-        for i, pair in enumerate(pairs):  # say which one is wrong
+        named = []
+        for i, pair in enumerate(pairs):  # names resolved; else say which one is wrong
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise ParamError(f"'pairs[{i}]' must be an array [src, dst]")
-            check_int(f"pairs[{i}][0]", pair[0])
-            check_int(f"pairs[{i}][1]", pair[1])
-        raise ParamError("'pairs' must be an array of [src, dst] integer pairs")
+            if machine is None:
+                check_int(f"pairs[{i}][0]", pair[0])
+                check_int(f"pairs[{i}][1]", pair[1])
+            else:
+                named.append([processor_param(machine, f"pairs[{i}][{j}]", pair[j])
+                              for j in (0, 1)])  # fmt: skip
+        if machine is None or len(named) != len(pairs):
+            raise ParamError("'pairs' must be an array of [src, dst] integer pairs")
+        arr = np.array(named, dtype=np.int64)
     bad = np.abs(arr) > MAX_INT
     if bad.any():
         i, j = np.argwhere(bad)[0]
@@ -630,8 +671,11 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
         shown = repr(encoding)[:40]
         raise ParamError(f"'encoding' must be one of {', '.join(ENCODINGS)}, not {shown}")
     wanted = _fields_param(fields)
-    arr = decode_pairs(pairs) if isinstance(pairs, (dict, ColumnRef)) else _pairs_array(pairs)
     virtual = _virtual_param(virtual)
+    if isinstance(pairs, (dict, ColumnRef)):
+        arr = decode_pairs(pairs)
+    else:
+        arr = _pairs_array(pairs, loaded.machine if virtual is None else None)
     src, dst = arr[:, 0], arr[:, 1]
     try:
         if virtual is None:
@@ -653,7 +697,11 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
         out: dict[str, Any] = {}
         if "routes" in wanted:
             out["routes"] = loaded.route_ids(src, dst, virtual)
-        return out | columns
+        out |= columns
+        hw = loaded.machine.hardware()
+        if "processors" in wanted and virtual is None and hw is not None and hw.names:
+            with_names(out, loaded.machine, np.unique(batch.processors).tolist())
+        return out
     # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing more to send
     head: dict[str, Any] = {"encoding": encoding}
     if "routes" in wanted:
@@ -794,7 +842,7 @@ def estimate_phase(
     pattern: str | None = None,
     bytes: float | None = None,
     dim: int | str | None = None,
-    root: int | None = None,
+    root: int | str | None = None,
     virtual: int | None = None,
     sharing: str = "max",
 ) -> dict:
@@ -820,7 +868,16 @@ def estimate_phase(
         if not math.isfinite(bytes) or bytes < 0:
             raise ParamError("bytes must be a finite number, 0 or more")
     if root is not None:
-        check_int("root", root)
+        root = processor_param(loaded.machine, "root", root, virtual)
+    hw = loaded.machine.hardware()
+    if messages is not None and virtual is None and hw is not None and hw.names:
+        from parasol_core.simulate.messages import parse_messages
+        from parasol_core.topology.names import ByName
+
+        try:  # a message's ends may be the hardware topology's processors' names
+            messages = parse_messages(messages, ByName(hw))
+        except (PhaseError, ValueError) as e:
+            raise ParamError(str(e)) from None
     if not isinstance(sharing, str) or sharing not in SHARING:
         raise ParamError(f"sharing must be one of {', '.join(SHARING)}")
     try:
@@ -832,7 +889,12 @@ def estimate_phase(
         raise _routing(e) from None
     except (PhaseError, ValueError) as e:
         raise ParamError(str(e)) from None
-    return result.to_json()
+    out = result.to_json()
+    if virtual is None and hw is not None and hw.names:
+        with_names(
+            out, loaded.machine, np.unique(np.concatenate((result.src, result.dst))).tolist()
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- sweeps

@@ -28,7 +28,14 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from parasol_core.estimator.methods import MAX_NAME, Service, _overflow, method
+from parasol_core.estimator.methods import (
+    MAX_NAME,
+    Service,
+    _overflow,
+    method,
+    processor_param,
+    with_names,
+)
 from parasol_core.estimator.protocol import (
     STORE_FULL,
     MethodError,
@@ -42,6 +49,7 @@ from parasol_core.estimator.protocol import (
 )
 from parasol_core.estimator.store import StoreFull
 from parasol_core.estimator.traces import StoredTrace, TraceStore
+from parasol_core.model import Machine
 from parasol_core.replay import (
     ALGORITHMS,
     DeadlockError,
@@ -166,7 +174,7 @@ def _read(svc: Service, stored: StoredTrace) -> Trace:
     return trace
 
 
-def _options(params: dict) -> ReplayOptions:
+def _options(params: dict, machine: Machine | None = None) -> ReplayOptions:
     kwargs: dict[str, Any] = {}
     if params.get("flop") is not None:
         kwargs["flop"] = check_str("flop", params["flop"], 1000)
@@ -186,7 +194,12 @@ def _options(params: dict) -> ReplayOptions:
     if hosts is not None:
         if not isinstance(hosts, list) or not hosts or len(hosts) > MAX_ACTIONS:
             raise ParamError("hosts must be a non-empty list of processor numbers")
-        kwargs["hostfile"] = [check_int("hosts", h) for h in hosts]
+        # processor numbers, or (since 1.4) the hardware topology's names of them
+        if machine is None:
+            kwargs["hostfile"] = [check_int("hosts", h) for h in hosts]
+        else:
+            kwargs["hostfile"] = [processor_param(machine, f"hosts[{i}]", h)
+                                  for i, h in enumerate(hosts)]  # fmt: skip
     algorithms = params.get("algorithms")
     if algorithms is not None:
         check_object("algorithms", algorithms)
@@ -211,7 +224,8 @@ def estimate_program(svc: Service, model: str, trace: str, flop: str | None = No
         raise ParamError(f"a trace of {stored.lines:,} lines: at most {MAX_ACTIONS:,} in one "
                          "request")  # fmt: skip
     options = _options(dict(flop=flop, collectives=collectives, eager=eager, sharing=sharing,
-                            virtual=virtual, hosts=hosts, algorithms=algorithms))  # fmt: skip
+                            virtual=virtual, hosts=hosts, algorithms=algorithms),
+                       loaded.machine)  # fmt: skip
     try:
         read = _read(svc, stored)
         with loaded.lock:  # the engine is the model's, one user at a time
@@ -220,7 +234,7 @@ def estimate_program(svc: Service, model: str, trace: str, flop: str | None = No
         raise _overflow(e) from None
     except (TraceError, ReplayError, DeadlockError) as e:
         raise ParamError(str(e)) from None
-    out = result.to_json(operations=operations)
+    out = with_names(result.to_json(operations=operations), loaded.machine, result.host.tolist())
     out["trace"] = stored.id
     out["model"] = loaded.id
     return out

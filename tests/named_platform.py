@@ -1,0 +1,36 @@
+"""A SimGrid platform whose hosts keep their names (issue 36): SimGrid's small example,
+imported. Tremblay is processor 1, Jupiter 2, Fafard 3, the router R 4. Shared by the
+tests of every command and estimator method that takes a processor by name."""
+
+from __future__ import annotations
+
+from parasol_core.simgrid import import_text
+from parasol_core.syntax.writer import dumps
+
+NAMES = {1: "Tremblay", 2: "Jupiter", 3: "Fafard", 4: "R"}
+
+# SimGrid's small example: Tremblay is processor 1, Jupiter 2, Fafard 3, the router R 4
+SMALL = """<?xml version="1.0"?>
+<platform version="4.1">
+  <zone id="AS0" routing="Full">
+    <host id="Tremblay" speed="98.095Mf"/>
+    <host id="Jupiter" speed="76.296Mf"/>
+    <host id="Fafard" speed="76.296Mf"/>
+    <router id="R"/>
+    <link id="1" bandwidth="41.279125MBps" latency="59.904us"/>
+    <link id="2" bandwidth="34.285625MBps" latency="514.433us"/>
+    <link id="3" bandwidth="11.618875MBps" latency="189.98us"/>
+    <route src="Tremblay" dst="R"><link_ctn id="1"/></route>
+    <route src="Jupiter" dst="R"><link_ctn id="2"/></route>
+    <route src="Fafard" dst="R"><link_ctn id="3"/></route>
+    <route src="Tremblay" dst="Jupiter"><link_ctn id="1"/><link_ctn id="2"/></route>
+    <route src="Tremblay" dst="Fafard"><link_ctn id="1"/><link_ctn id="3"/></route>
+    <route src="Jupiter" dst="Fafard"><link_ctn id="2"/><link_ctn id="3"/></route>
+  </zone>
+</platform>
+"""
+
+
+def named_model_text() -> str:
+    """The platform as a model file's text, with its ``# piui: names`` line."""
+    return dumps(import_text(SMALL, "small.xml").machine)
