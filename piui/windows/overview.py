@@ -45,8 +45,8 @@ class MachineOverview(QWidget):
 
         self.processor_model = processor_types_model(lambda: self.document.machine)
         self.topology_model = topologies_model(lambda: self.document.machine)
-        self.processors = self._table(self.processor_model)
-        self.topologies = self._table(self.topology_model)
+        self.processors = self._table(self.processor_model, "Name")
+        self.topologies = self._table(self.topology_model, "Name")
         procs_box = QGroupBox("Processor types")
         QVBoxLayout(procs_box).addWidget(self.processors)
         topo_box = QGroupBox("Topologies")
@@ -70,7 +70,11 @@ class MachineOverview(QWidget):
         self.refresh()
 
     @staticmethod
-    def _table(model: ColumnsModel) -> QTableView:
+    def _table(model: ColumnsModel, stretch: str) -> QTableView:
+        """A read-only table of ``model``, its columns as wide as their contents; the
+        column headed ``stretch`` (the names) takes the width left over. Stretching the
+        last section gave a wide window's width to "Small loop speedup" and "Shape"
+        (the Program layout widens this dock), far from the values in the row."""
         table = QTableView()
         table.setModel(model)
         table.verticalHeader().hide()
@@ -78,8 +82,10 @@ class MachineOverview(QWidget):
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        table.horizontalHeader().setStretchLastSection(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(model.headers.index(stretch), QHeaderView.ResizeMode.Stretch)
         return table
 
     def refresh(self) -> None:
