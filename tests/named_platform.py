@@ -31,6 +31,27 @@ SMALL = """<?xml version="1.0"?>
 """
 
 
-def named_model_text() -> str:
-    """The platform as a model file's text, with its ``# piui: names`` line."""
-    return dumps(import_text(SMALL, "small.xml").machine)
+VIRTUAL = """
+    begin virtual
+        id = 2
+        name = "pair"
+        setup = 0.0
+        routing = "1Dtorus"
+        processors = 2
+        begin mapping
+            map[1] = 1
+            map[2] = 2
+        end mapping
+    end virtual
+end machine
+"""
+
+
+def named_model_text(virtual: bool = False) -> str:
+    """The platform as a model file's text, with its ``# piui: names`` line; with
+    ``virtual``, a virtual topology of two processors (id 2) mapped onto 1 and 2."""
+    text = dumps(import_text(SMALL, "small.xml").machine)
+    if virtual:
+        text = text.replace("    topologies = 1\n", "    topologies = 2\n", 1)
+        text = text[: text.rindex("end machine")].rstrip("\n") + "\n" + VIRTUAL
+    return text

@@ -37,9 +37,10 @@ import numpy as np
 
 from parasol_core.base.arrays import unique
 from parasol_core.base.numeric import NotANumberError, ValueRangeError, read_int
-from parasol_core.model import Machine, VirtualTopology
+from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
+from parasol_core.topology.names import table_of
 from parasol_core.topology.shape import Shape
 from parasol_core.topology.virtual import (
     find_virtual,
@@ -708,9 +709,11 @@ def _loads(values: Any, at: np.ndarray) -> np.ndarray:
 
 
 def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
-                  switches: np.ndarray | None = None) -> dict[int, int]:  # fmt: skip
+                  switches: np.ndarray | None = None,
+                  hardware: Topology | None = None) -> dict[int, int]:  # fmt: skip
     """A mapping typed or pasted as the hardware processor of each virtual processor in
-    order (spaces, commas, tabs or new lines between; '-' leaves one as it is).
+    order (spaces, commas, tabs or new lines between; '-' leaves one as it is), a
+    number or (given the ``hardware`` topology) a name of its ``# piui: names``.
     ValueError naming the position and what is wrong; a switch (``switches[h]`` True,
     :func:`~parasol_core.topology.switches.switch_mask`) is not a target, and two
     virtual processors go onto one hardware processor only as :func:`crowding` allows
@@ -721,11 +724,13 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
         raise ValueError(f"virtual topology {virtual.id} has {n} processors: give {n} "
                          f"hardware processor numbers, not {len(words)}")  # fmt: skip
     out: dict[int, int] = {}
+    names = table_of(hardware)
     for v, word in enumerate(words, start=1):
         if word == "-":
             continue
-        try:  # ASCII digits, as every number read (base.numeric)
-            h = read_int(word, "a processor number")
+        try:  # a processor's name, else ASCII digits, as every number read (base.numeric)
+            named = names.number(word) if len(names) else None
+            h = named if named is not None else read_int(word, "a processor number")
         except ValueRangeError as e:
             raise ValueError(f"virtual processor {v}: {word!r} is not a processor "
                              f"number{e.reason if isinstance(e, NotANumberError) else ''}") from None  # fmt: skip

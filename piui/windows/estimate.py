@@ -35,6 +35,7 @@ from parasol_core.base.numeric import parse_whole
 from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
+from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 
 
@@ -79,10 +80,13 @@ class EstimatePanel(QWidget):
         self.model_label = QLabel()
         self.model_label.setWordWrap(True)
 
-        self.src = QSpinBox()
-        self.dst = QSpinBox()
+        # a number, or a name of the hardware's processors (shown as "3 (Fafard)")
+        self.src = ProcessorBox(self._named_topology)
+        self.dst = ProcessorBox(self._named_topology)
         for box in (self.src, self.dst):
             box.setRange(1, MAX_ID)
+            box.setToolTip("a processor: its number, or its name where the topology keeps "
+                           "one")  # fmt: skip
         self.dst.setValue(2)
         self.between = QComboBox()
         self.between.setToolTip("route between processors of the hardware topology, or "
@@ -164,6 +168,14 @@ class EstimatePanel(QWidget):
         self._fit_to_model()
         self._show_model()
 
+    def _named_topology(self):  # noqa: ANN202
+        """The topology whose names the processor boxes show: the hardware, unless
+        *between* is a virtual topology (its processors are numbers)."""
+        between = getattr(self, "between", None)  # (made after the boxes)
+        if between is None or between.currentData() is not None:
+            return None
+        return self.document.machine.hardware()
+
     @property
     def model(self) -> str | None:
         """The estimator's id of the model on screen as it is now (None: not pushed)."""
@@ -204,6 +216,7 @@ class EstimatePanel(QWidget):
         for box in (self.src, self.dst):
             box.setRange(1, max(count, 1))
             box.setEnabled(count > 1)
+            box.refresh()  # the names of this model's processors, or numbers
         self.route_button.setEnabled(count > 1)
         self.route_button.setToolTip("" if count > 1 else "the topology has one processor: "
                                      "there is no route to ask for")  # fmt: skip
@@ -283,7 +296,9 @@ class EstimatePanel(QWidget):
         def show(route: dict) -> None:
             self.routes = [r for r in self.routes if r["route"] != route["route"]] + [route]
             hops = len(route.get("links", []))
-            path = " → ".join(map(str, route.get("processors", [])))
+            names = route.get("names", {})  # the answer's (protocol 1.4): "3 (Fafard)"
+            path = " → ".join(f"{p} ({names[str(p)]})" if str(p) in names else str(p)
+                              for p in route.get("processors", []))  # fmt: skip
             between = f"virtual {src} → {dst} of {virtual}: " if virtual is not None else ""
             self.route_text.setText(f"{between}{hops} link(s): {path}")
             self.document.show_route(src, dst, virtual)

@@ -308,7 +308,7 @@ class GridViewWindow(QWidget):
             return ()
         self.hover_route = (r.processors, r.links)
         self.info.setText(f"Virtual link {v}–{w} of virtual topology {virt.id}: hardware route "
-                          f"{' → '.join(map(str, r.processors))} over link(s) "
+                          f"{' → '.join(labelled(self.hardware, r.processors))} over link(s) "
                           f"{', '.join(map(str, r.links)) or 'none'} ({r.hops} hop(s))")  # fmt: skip
         self._show_route()
         return r.links
@@ -336,7 +336,8 @@ class GridViewWindow(QWidget):
             self.click_route = (r.processors, r.links)
             self.info.setText(f"Route between virtual processors {src} → {dst} of virtual "
                               f"topology {virtual}: hardware route "
-                              f"{' → '.join(map(str, r.processors))} ({r.hops} hop(s))")  # fmt: skip
+                              f"{' → '.join(labelled(self.hardware, r.processors))} "
+                              f"({r.hops} hop(s))")  # fmt: skip
         self._show_route()
 
     def _show_route(self) -> None:
@@ -360,8 +361,9 @@ class GridViewWindow(QWidget):
             try:
                 r = index_of(hw).route(a, b)
                 self.click_route = (r.processors, r.links)
-                self.info.setText(f"Route {a} → {b} ({hw.routing}): "
-                                  f"{' → '.join(map(str, r.processors))}, {r.hops} hop(s), "
+                ends = labelled(hw, (a, b))  # with their names, where the topology keeps them
+                self.info.setText(f"Route {ends[0]} → {ends[1]} ({hw.routing}): "
+                                  f"{' → '.join(labelled(hw, r.processors))}, {r.hops} hop(s), "
                                   f"link(s) {', '.join(map(str, r.links))}")  # fmt: skip
             except RoutingError as e:
                 self.click_route = ((), ())

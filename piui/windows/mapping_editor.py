@@ -49,6 +49,7 @@ from parasol_core.topology.mapping import (
     scheme_of,
     swap,
 )
+from parasol_core.topology.names import labelled
 from parasol_core.topology.shape import parse_shape, processor_count
 from parasol_core.topology.switches import compute_count, switch_mask
 from parasol_core.topology.virtual import (
@@ -112,8 +113,9 @@ class MappingEditorWindow(QWidget):
         )
         self.mapping_edit = QLineEdit()
         self.mapping_edit.setToolTip(
-            "the hardware processor of virtual processor 1, 2, … in order; type or paste a "
-            "permutation and press Enter ('-' leaves one as it is)"
+            "the hardware processor of virtual processor 1, 2, … in order (a number, or a "
+            "name of the topology's processors); type or paste a permutation and press "
+            "Enter ('-' leaves one as it is)"
         )
         self.message = message_label()
         self.schemes = QListWidget()
@@ -133,6 +135,10 @@ class MappingEditorWindow(QWidget):
         self.preview = QLabel()
         self.preview.setWordWrap(True)
         self.preview.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # the hardware processor under the cursor: its number, its name where the
+        # topology keeps one (a SimGrid platform's host), and who is mapped there
+        self.hover_info = QLabel()
+        self.hover_info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.canvas = TopologyCanvas()
         self.canvas.swap_mode = True
         # large enough to drag a virtual processor onto another (picture_minimum); it
@@ -172,6 +178,7 @@ class MappingEditorWindow(QWidget):
         side_layout.addWidget(self.message)
         side_layout.addWidget(self.metrics)
         side_layout.addWidget(self.preview)
+        side_layout.addWidget(self.hover_info)
         side_layout.addStretch(1)
         # side by side when the window is wide, the picture under the fields when it is
         # tall (resizeEvent); the picture gets what the window grows by
@@ -196,6 +203,7 @@ class MappingEditorWindow(QWidget):
         self._schemes: dict[str, dict[int, int]] = {}
 
         self.virtual_box.currentIndexChanged.connect(self._virtual_chosen)
+        self.canvas.hovered.connect(self._hovered)
         self.routing.routingChosen.connect(self._set_routing)
         self.name_edit.editingFinished.connect(self._set_name)
         self.id_edit.editingFinished.connect(self._set_id)
@@ -325,6 +333,7 @@ class MappingEditorWindow(QWidget):
     def refresh(self, *_: object) -> None:
         v = self.virtual()
         self.preview.clear()
+        self.hover_info.clear()
         for w in (self.name_edit, self.id_edit, self.count_edit, self.shape_edit,
                   self.mapping_edit):  # fmt: skip
             w.setEnabled(v is not None)
@@ -476,7 +485,22 @@ class MappingEditorWindow(QWidget):
         # the canvas numbers boxes by virtual processor: name both numbers of the target
         there = sorted(vp for vp, hw in moves.items() if hw == src)
         held = f" (virtual {', '.join(map(str, there))})" if there else " (free)"
-        self._show_quality(q, self.preview, f"if dropped on hardware {target}{held}: ")
+        shown = self._labelled(target)
+        self._show_quality(q, self.preview, f"if dropped on hardware {shown}{held}: ")
+
+    def _labelled(self, p: int) -> str:
+        """A hardware processor as the windows name one: ``3 (Fafard)``, or ``3``."""
+        return labelled(self.document.machine.hardware(), (p,))[0]
+
+    def _hovered(self, kind: str, what: object) -> None:
+        v = self.virtual()
+        if kind != "processor" or v is None:
+            self.hover_info.clear()
+            return
+        p = int(what)  # type: ignore[call-overload]
+        on = sorted(k for k, h in v.mapping.items() if h == p)
+        mapped = f"virtual {', '.join(map(str, on))}" if on else "no virtual processor"
+        self.hover_info.setText(f"hardware {self._labelled(p)}: {mapped}")
 
     def refresh_quality_only(self) -> None:
         v = self.virtual()
@@ -496,7 +520,8 @@ class MappingEditorWindow(QWidget):
                 self.document.session.set_mapping(
                     v.id,
                     moves,
-                    label=f"Swap hardware processors {a} and {b} in virtual topology {v.id}",
+                    label=f"Swap hardware processors {self._labelled(a)} and "
+                    f"{self._labelled(b)} in virtual topology {v.id}",
                 )
             except SessionError as e:  # onto a switch: refused by the session
                 self.preview.setText(str(e))
@@ -597,7 +622,7 @@ class MappingEditorWindow(QWidget):
             return False
         try:
             mapping = parse_mapping(self.mapping_edit.text(), v, processor_count(hw),
-                                    switch_mask(self.document.machine, hw))  # fmt: skip
+                                    switch_mask(self.document.machine, hw), hw)  # fmt: skip
             changed = {k: h for k, h in mapping.items() if v.mapping.get(k) != h}
             if changed:
                 self.document.session.set_mapping(v.id, changed,
