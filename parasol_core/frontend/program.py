@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,8 @@ from parasol_core.replay import (
     replay,
 )
 from parasol_core.replay import dominates as _dominates
+from parasol_core.syntax.annotations import NameTable
+from parasol_core.topology.names import table_of
 
 __all__ = [
     "TRACE_FILTER",
@@ -153,6 +155,15 @@ class Prediction:
     waiting: np.ndarray
     timeline: Timeline
     describe: Callable[[int], str]
+    # each rank's hardware processor, and its words: ``5``, or ``5 (Tremblay)`` where
+    # the topology keeps the platform's host names (issue 36)
+    host: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    names: NameTable | None = None
+
+    def processor_text(self, rank: int) -> str:
+        p = int(self.host[rank])
+        name = self.names.name(p) if self.names is not None else None
+        return f"{p} ({name})" if name is not None else str(p)
 
 
 def predict(machine: Machine, program: Program,
@@ -161,7 +172,7 @@ def predict(machine: Machine, program: Program,
     ``cancel`` set (by another thread: a newer edit): :class:`Cancelled`, part-way
     through the replay (``replay``'s ``cancel``)."""
     result = replay(machine, program.trace, program.options_for(machine), cancel=cancel)
-    return prediction_of(result, program)
+    return prediction_of(result, program, table_of(machine.hardware()))
 
 
 # A flop's time when the model does not say (docs/replay.md): the mean of a double
@@ -181,17 +192,21 @@ def flop_for(machine: Machine) -> str:
     return DEFAULT_FLOP
 
 
-def prediction_of(result: ReplayResult, program: Program) -> Prediction:
+def prediction_of(result: ReplayResult, program: Program,
+                  names: NameTable | None = None) -> Prediction:  # fmt: skip
     """The window's view of a replay: the breakdown as it is, and the timeline's spans
-    (:func:`spans`) with the hover's words."""
+    (:func:`spans`) with the hover's words; ``names``: the hardware topology's names of
+    its processors (the ranks' processors are shown with them)."""
     rank, code, start, end, op = spans(result)
+    named = names if names is not None and len(names) else None
 
     def describe(i: int) -> str:
-        return operation_text(result, int(op[i]), int(code[i]))
+        return operation_text(result, int(op[i]), int(code[i]), named)
 
     return Prediction(result.makespan, result.finish, result.computation,
                       result.communication, result.waiting,
-                      Timeline(rank, code, start, end, result.ranks), describe)  # fmt: skip
+                      Timeline(rank, code, start, end, result.ranks), describe,
+                      result.host, named)  # fmt: skip
 
 
 # The actions whose communication the timeline calls receiving (a wait completes a
@@ -227,11 +242,15 @@ def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
     return tuple(np.concatenate(c) for c in cols)
 
 
-def operation_text(result: ReplayResult, i: int, code: int | None = None) -> str:
-    """The hover's words for operation ``i``: its rank, action, peer and bytes, its
-    times, and where the trace says it."""
+def operation_text(result: ReplayResult, i: int, code: int | None = None,
+                   names: NameTable | None = None) -> str:  # fmt: skip
+    """The hover's words for operation ``i``: its rank (and the name of the host it runs
+    on, where the topology names it), action, peer and bytes, its times, and where the
+    trace says it."""
     kind = KINDS[int(result.kind[i])]
-    words = [f"rank {int(result.rank[i])}: {kind}"]
+    r = int(result.rank[i])
+    host = names.name(int(result.host[r])) if names is not None else None
+    words = [f"rank {r}" + (f" on {host}" if host is not None else "") + f": {kind}"]
     peer = int(result.peer[i])
     if peer in (-555, -333):
         words.append("from any source")

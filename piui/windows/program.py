@@ -532,12 +532,14 @@ class _Breakdown(QAbstractTableModel):
     """Each rank's finish and its seconds in computation, communication and waiting
     (the first :data:`MAX_TABLE_RANKS` ranks), read from the prediction on screen."""
 
-    HEADERS = ("Rank", "Finish (s)", "Computation (s)", "Communication (s)", "Waiting (s)")
+    HEADERS = ("Rank", "Processor", "Finish (s)", "Computation (s)", "Communication (s)",
+               "Waiting (s)")  # fmt: skip
 
     def __init__(self) -> None:
         super().__init__()
         self.columns: tuple[np.ndarray, ...] = ()
         self.ranks = 0
+        self.prediction: core.Prediction | None = None
 
     def show(self, prediction: core.Prediction | None) -> bool:
         """Show ``prediction`` (None: nothing); True when the ranks are others."""
@@ -547,12 +549,12 @@ class _Breakdown(QAbstractTableModel):
             prediction.waiting)  # fmt: skip
         if ranks != self.ranks:
             self.beginResetModel()
-            self.ranks, self.columns = ranks, columns
+            self.ranks, self.columns, self.prediction = ranks, columns, prediction
             self.endResetModel()
             return True
-        self.columns = columns
+        self.columns, self.prediction = columns, prediction
         if ranks:
-            self.dataChanged.emit(self.index(0, 1), self.index(ranks - 1, 4))
+            self.dataChanged.emit(self.index(0, 1), self.index(ranks - 1, 5))
         return False
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -573,7 +575,11 @@ class _Breakdown(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
             return None
         r, c = index.row(), index.column()
-        return str(r) if c == 0 else f"{float(self.columns[c - 1][r]):.6g}"
+        if c == 0:
+            return str(r)
+        if c == 1:  # its processor, with the platform's name of it
+            return self.prediction.processor_text(r) if self.prediction is not None else ""
+        return f"{float(self.columns[c - 2][r]):.6g}"
 
 
 class _DominatesView(QWidget):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from program_traces import write_archive, write_stencil
+from PySide6.QtCore import Qt
 
 from parasol_core.cli import main
 from parasol_core.frontend import program as core
@@ -166,3 +167,41 @@ def test_an_otf2_trace_s_computation_scales_by_the_model_it_was_traced_on(
     with qtbot.waitSignal(window.predictionShown, timeout=30_000):
         assert window.open_trace(path)
     assert window.program.traced_on is None and not window.traced_on_row.isVisible()
+
+
+def test_a_hostfile_may_name_the_platform_s_hosts_and_the_table_names_them(
+        main_window, qtbot, tmp_path, capsys):  # fmt: skip
+    from parasol_core.syntax.loader import load
+
+    machine = load(SAMPLES / "grid4x4.machine")
+    machine.hardware().names = "1=alpha 2=beta 16=omega"
+    model = tmp_path / "named.machine"
+    model.write_text(dumps(machine))
+    assert main_window.open_file(model)
+    window = main_window.panels["program"]
+    trace = write_stencil(tmp_path, ranks=16, iterations=4)
+    window.ask_trace_path = lambda: str(trace)
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        main_window.open_trace_action.trigger()
+    table = window.table.model()
+    assert table.headerData(1, Qt.Orientation.Horizontal) == "Processor"
+    assert [table.index(r, 1).data() for r in (0, 1, 2, 15)] == [
+        "1 (alpha)", "2 (beta)", "3", "16 (omega)"]  # fmt: skip
+    hosts = tmp_path / "hosts"
+    hosts.write_text("beta:8\nomega:8\n")
+    window.ask_hostfile_path = lambda: str(hosts)
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        assert window.choose_hostfile()
+    assert [table.index(r, 1).data() for r in (0, 7, 8, 15)] == [
+        "2 (beta)", "2 (beta)", "16 (omega)", "16 (omega)"]  # fmt: skip
+    expected = _cli_makespan(capsys, model, trace, "--hostfile", hosts)
+    assert window.after.makespan == pytest.approx(expected, rel=1e-12)
+    # the hover names the host an operation runs on
+    assert window.after.describe(0).startswith("rank ")
+    assert any(" on beta: " in window.after.describe(i) for i in range(20))
+    # a name the platform does not have: said, with the hostfile's line
+    hosts.write_text("beta:8\ngamma:8\n")
+    window.set_placement(None, None)
+    with qtbot.waitSignal(window.live.failed, timeout=30_000):
+        window.choose_hostfile()
+    assert "hosts:2" in window.message.text() and "'gamma'" in window.message.text()
