@@ -79,6 +79,26 @@ def test_a_virtual_topology_chosen_places_the_ranks_as_replay_virtual_does(on_gr
     assert window.after.makespan == in_order
 
 
+def test_the_mapping_editor_decides_where_the_ranks_of_a_virtual_topology_run(
+        on_grid, qtbot, main_window, tmp_path, capsys):  # fmt: skip
+    window = on_grid
+    _choose(window, qtbot, 1)  # the ring, on a Hamiltonian cycle of the grid
+    ring = window.after.makespan
+    editor = main_window.panels["mapping-editor"]
+    editor.select_virtual(2)
+    # the ring laid row by row instead: 4 -> 5 and 16 -> 1 are three and six hops apart
+    editor.mapping_edit.setText(" ".join(str(p) for p in range(1, 17)))
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        assert editor.type_mapping()
+    assert window.program.virtual == 2 and window.placement.currentIndex() == 1
+    edited = tmp_path / "edited.machine"
+    edited.write_text(dumps(main_window.document.machine))
+    expected = _cli_makespan(capsys, edited, window.trace_path, "--virtual", "2")
+    assert window.after.makespan == pytest.approx(expected, rel=1e-12)
+    assert window.after.makespan > ring
+    assert list(window.after.host) == list(range(1, 17))
+
+
 def test_a_hostfile_places_the_ranks_as_replay_hostfile_does(on_grid, qtbot, tmp_path, capsys):
     window = on_grid
     in_order = window.after.makespan
