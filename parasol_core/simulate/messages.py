@@ -166,6 +166,11 @@ def _processor(value: Any, what: str, names: Mapping[str, int] | None) -> int:
     if isinstance(value, str) and names is not None:
         if value in names:
             return names[value]
+        table = getattr(names, "table", None)  # a topology's names (topology.names.ByName)
+        if table is not None:  # the one rule's words: the name, and some names there are
+            from parasol_core.topology.names import refusal
+
+            raise PhaseError(refusal(table, value[:80], what))
         raise PhaseError(f"{what} {value[:80]!r} is no processor's name in the topology")
     return _int(value, what)
 

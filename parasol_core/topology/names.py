@@ -89,12 +89,17 @@ def processor_number(topology: Topology | None, text: str | int, what: str = "pr
         return int(word[1:])
     if not word:
         raise RoutingError(f"{what}: expected a processor number or name, found nothing")
+    raise RoutingError(refusal(table, word, what))
+
+
+def refusal(table: NameTable, word: str, what: str = "processor") -> str:
+    """Why ``word`` names no processor of ``table``: the words of every refusal of a
+    processor by name (:func:`processor_number`, a messages file's ends)."""
     if not len(table):
-        raise RoutingError(f"{what} {word!r} is not a processor number (the topology names "
-                           "no processors)")  # fmt: skip
+        return f"{what} {word!r} is not a processor number (the topology names no processors)"
     some = ", ".join(table.name(p) or "" for p in _first(table, 5))
-    raise RoutingError(f"{what} {word!r} is no processor number and no name of the topology's "
-                       f"processors ({len(table):,} named: {some}{', ...' if len(table) > 5 else ''})")  # fmt: skip
+    return (f"{what} {word!r} is no processor number and no name of the topology's processors "
+            f"({len(table):,} named: {some}{', ...' if len(table) > 5 else ''})")  # fmt: skip
 
 
 def _first(table: NameTable, k: int) -> list[int]:

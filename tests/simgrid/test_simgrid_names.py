@@ -110,7 +110,7 @@ def test_simulate_json_names_the_processors(small, tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == doc
     named.write_text(json.dumps([{"src": "Saturn", "dst": 3, "bytes": 1}]))
     assert main(["simulate", str(small), "--messages", str(named)]) != 0
-    assert "'Saturn' is no processor's name" in capsys.readouterr().err
+    assert "src 'Saturn' is no processor number and no name" in capsys.readouterr().err
     assert main(["simulate", str(small), "--pattern", "broadcast", "--bytes", "10",
                  "--root", "Jupiter", "--json"]) == 0  # fmt: skip
     doc = json.loads(capsys.readouterr().out)
