@@ -32,11 +32,13 @@ from parasol_core.model import Link, Machine, Timing, Topology, VirtualTopology
 from parasol_core.session import REDO, UNDO, Change, SessionError
 from parasol_core.topology.compare import TopologyChange
 from parasol_core.topology.generators import GENERATORS, defaults_for
+from parasol_core.topology.names import labelled
 from parasol_core.topology.replacement import Choices, Replacement, with_choices
 from parasol_core.topology.shape import processor_count
 from parasol_core.topology.switches import count_text
 from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit
+from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change
 from piui.widgets.topology_selection import selection_of
@@ -91,7 +93,9 @@ class TopologyEditorWindow(QWidget):
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #a00000")
         self.warning.hide()
-        self.link_a, self.link_b = QSpinBox(), QSpinBox()
+        # the two ends of a new link: numbers, or the topology's processors' names
+        self.link_a = ProcessorBox(lambda: self.hardware)
+        self.link_b = ProcessorBox(lambda: self.hardware)
         add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
         self.message = QLabel()
         self.message.setWordWrap(True)
@@ -220,6 +224,7 @@ class TopologyEditorWindow(QWidget):
         self.count_label.setText(count_text(self.document.machine, hw))
         for box in (self.link_a, self.link_b):
             box.setRange(1, max(n, 1))
+            box.refresh()  # this model's names, or numbers
         self.link_b.setValue(min(2, n))
         self._show_selection()
 
@@ -397,7 +402,8 @@ class TopologyEditorWindow(QWidget):
         except SessionError as e:
             self.message.setText(str(e))
             return None
-        self.message.setText(f"link {link.id} added between {a} and {b}")
+        ends = labelled(hw, (a, b))  # with their names, where the topology keeps them
+        self.message.setText(f"link {link.id} added between {ends[0]} and {ends[1]}")
         return link
 
     def remove_selected_links(self) -> None:

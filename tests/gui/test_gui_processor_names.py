@@ -82,3 +82,20 @@ def test_the_mapping_editor_names_and_takes_names(main_window, qtbot, tmp_path) 
     assert dict(machine.virtual(2).mapping) == {1: 3, 2: 1}  # nothing changed
     main_window.new_blank()
     assert editor.hover_info.text() == ""
+
+
+def test_the_topology_editor_adds_a_link_between_processors_given_by_name(
+    main_window, qtbot, tmp_path
+) -> None:
+    machine = _open_named(main_window, tmp_path)
+    main_window.show_panel("topology-editor")
+    editor = main_window.panels["topology-editor"]
+    assert editor.link_a.text() == "1 (Tremblay)"
+    for box, name in ((editor.link_a, "Jupiter"), (editor.link_b, "Fafard")):
+        box.lineEdit().selectAll()
+        qtbot.keyClicks(box.lineEdit(), name)
+        qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Return)
+    link = editor.add_link(editor.link_a.value(), editor.link_b.value())
+    assert link is not None and sorted(link.connect) == [2, 3]
+    assert len(machine.hardware().links) == 4
+    assert editor.message.text() == f"link {link.id} added between 2 (Jupiter) and 3 (Fafard)"
