@@ -88,3 +88,31 @@ def test_what_dominates_turns_each_knob_on_a_copy(tmp_path, gcel):
     rows = core.dominance_rows(found)
     assert [label for label, _ in rows] == [e.label for e in ranked]
     assert np.all(np.diff([p for _, p in rows]) <= 1e-12)
+
+
+def test_the_placement_and_the_machine_traced_on_become_the_replay_s_options(
+        tmp_path, sample_copy):  # fmt: skip
+    grid = Session.open(sample_copy("grid4x4.machine")).machine
+    assert core.placement_choices(grid) == [(2, "virtual topology 2 (ring): 16 mapped"),
+                                           (3, "virtual topology 3 (2D torus): 16 mapped")]  # fmt: skip
+    program = core.read_program(write_stencil(tmp_path, ranks=16, iterations=2))
+    plain = program.options_for(grid)
+    assert (plain.virtual, plain.hostfile, plain.traced_on) == (None, None, None)
+    program.virtual = 2
+    assert program.options_for(grid).virtual == 2
+    on_ring = replay(grid, program.trace, program.options_for(grid))
+    assert list(on_ring.host) == [grid.virtual(2).mapping[v] for v in range(1, 17)]
+    # another model: the placement goes, the traced-on model stays with the trace
+    program.traced_on = grid
+    program.another_model()
+    assert program.virtual is None and program.hostfile is None
+    assert program.options_for(grid).traced_on is grid
+
+
+def test_a_traced_on_model_that_cannot_be_read_is_said_with_its_file(tmp_path):
+    with pytest.raises(ValueError, match=r"none\.machine: cannot read"):
+        core.read_traced_on(tmp_path / "none.machine")
+    bad = tmp_path / "bad.machine"
+    bad.write_text("begin machine\n  id = \nend machine\n")
+    with pytest.raises(ValueError, match=r"bad\.machine:2"):
+        core.read_traced_on(bad)
