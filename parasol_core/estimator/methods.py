@@ -37,7 +37,7 @@ from parasol_core.analysis.block_time import estimate_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.diagnostics import ModelSyntaxError
-from parasol_core.base.numeric import read_int
+from parasol_core.base.numeric import is_whole, read_int
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
@@ -64,7 +64,7 @@ from parasol_core.model import Machine
 from parasol_core.syntax.loader import loads, parse_expression
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
-from parasol_core.topology.names import names_map, processor_number
+from parasol_core.topology.names import names_map, processor_number, table_of
 from parasol_core.topology.overflow import TimeOverflowError
 from parasol_core.topology.resources import SHARING, forwarders, options_of, route_per_byte
 from parasol_core.topology.transfer import RouteTable
@@ -505,8 +505,16 @@ def processor_param(machine: Machine, name: str, value: Any, virtual: int | None
     it and some of the names there are."""
     if isinstance(value, str) and virtual is None:
         check_str(name, value, MAX_NAME_LENGTH)
+        hw = machine.hardware()
+        named = table_of(hw).number(value)
+        if named is not None:  # a string is a name (even one of digits)
+            return named
+        if is_whole(value.strip()):
+            # JSON says what a value is: a number is sent as a number, a string is a name
+            raise ParamError(f"'{name}' must be an integer or a processor's name, not the "
+                             f"string {value[:40]!r}")  # fmt: skip
         try:
-            return processor_number(machine.hardware(), value, f"'{name}'")
+            return processor_number(hw, value, f"'{name}'")
         except RoutingError as e:
             raise ParamError(str(e)) from None
     if isinstance(value, str):

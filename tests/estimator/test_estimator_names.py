@@ -94,3 +94,13 @@ def test_the_cases_are_every_param_that_takes_a_processor():
 def test_server_info_says_1_4(estimator):  # noqa: F811
     with estimator.client() as c:
         assert c.call("server.info")["protocol"] == "1.4"
+
+
+def test_a_number_sent_as_a_string_is_refused_unless_a_processor_has_that_name(estimator, pushed):  # noqa: F811
+    model, _ = pushed
+    with estimator.client() as c:
+        with pytest.raises(RemoteError, match="integer or a processor's name, not the string '1'"):
+            c.call("route.plot", model=model, src="1", dst=3)
+        with pytest.raises(RemoteError) as info:
+            c.call("route.plot_many", model=model, pairs=[[1, 3], [3, "2"]])
+        assert info.value.code == -32602
