@@ -268,7 +268,9 @@ class Client:
             params["args"] = dict(args)
         return self.call("model.evaluate", **params)
 
-    def plot(self, model: str, src: int, dst: int, virtual: int | None = None) -> dict:
+    def plot(self, model: str, src: int | str, dst: int | str, virtual: int | None = None) -> dict:
+        """``route.plot``: ``src`` and ``dst`` processor numbers, or (protocol 1.4) names
+        of the topology's processors; the answer's ``names`` maps numbers to names."""
         params: dict[str, Any] = {"model": model, "src": src, "dst": dst}
         if virtual is not None:
             params["virtual"] = virtual
