@@ -779,12 +779,14 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics) -> Program | None:
     if got < 0:
         return None
     m = int(got)
-    return Program(src=src[:m].copy(), dst=dst[:m].copy(), nbytes=nb[:m].copy(),
-                   flops=fl[:m].copy(), cost=np.full(m, -1, dtype=i64),
-                   after_ptr=after_ptr[: m + 1].copy(),
-                   after_idx=after_idx[: int(after_ptr[m])].copy(), cost_keys=[],
+    del dep0, dep1, xstart, xcount, xdeps, cols  # the kernel's scratch
+    # views, not copies: the arrays were allocated zeroed (calloc), so the room past the
+    # program's end was never touched and takes no memory; a copy would for a moment
+    return Program(src=src[:m], dst=dst[:m], nbytes=nb[:m], flops=fl[:m],
+                   cost=np.full(m, -1, dtype=i64), after_ptr=after_ptr[: m + 1],
+                   after_idx=after_idx[: int(after_ptr[m])], cost_keys=[],
                    op_start=op_start, op_end=op_end, op_msg=op_msg, op_flops=op_flops,
-                   transfer=transfer[:m].astype(bool))  # fmt: skip
+                   transfer=transfer[:m].view(bool))  # fmt: skip
 
 
 def compile_python(trace: Trace, sem: Semantics) -> Program:
