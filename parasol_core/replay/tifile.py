@@ -85,11 +85,13 @@ COLLECTIVES = frozenset(
 )
 _LOWER = {name.lower(): name for name in KINDS}
 
-# memory an action takes while it is read and compiled, for the budget (a Jacobi trace
-# of 207,360 actions, 21 bytes a line: 235 bytes an action at the peak of reading, 272
-# more at the peak of compiling), and the length of line the estimate assumes (shorter
-# than most: "0 waitall 8", "0 compute 200000")
-BYTES_PER_ACTION = 512
+# memory an action takes in a whole replay, for the budget: the trace's columns, the
+# compiled program, the flow engine's phase and state and the result (peak resident
+# memory less Python's and the model's, Jacobi traces of 21 bytes a line: 411 bytes an
+# action at 97,088 actions, 508 at 10,018,816; tests/replay/test_replay_memory.py holds
+# it), and the length of line the estimate assumes (shorter than most: "0 waitall 8",
+# "0 compute 200000")
+BYTES_PER_ACTION = 600
 SHORTEST_LINE = 12
 
 
