@@ -158,7 +158,6 @@ def test_a_lockstep_replay_with_heavy_events_is_stopped_promptly(tmp_path):
     before_flow = full.polls - in_flow
     assert result.events < 4096  # a poll by event count would never have come
     assert in_flow >= 12, f"the run is too light to be cancelled part-way ({in_flow} polls)"
-    assert in_flow > 2 * result.events / 4096 * 20  # polled often for its few events
 
     at = before_flow + in_flow // 4
     cancel = WatchedEvent(at)
