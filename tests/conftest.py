@@ -174,6 +174,8 @@ SUBPROCESS_MODULES = {
     "test_outside_text",  # measure with odd compilers and CPU names
     "test_sweep_cli",  # sweeps on process pools, killed, under mpiexec
     "test_sweep_estimator",  # a real estimator
+    "test_cli_lazy",  # parasol-model replay in a fresh process: what it imports
+    "test_replay_memory",  # parasol-model replay in processes: their peak memory
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {

@@ -1,7 +1,9 @@
 """The `parasol-model` command: check, format, show and change model files.
 
 Each group of subcommands lives in its own module with a ``register(subparsers)``
-function; ``main`` collects them. Exit status: 0 success, 1 errors in the model
+function; ``main`` collects them, importing only the module of the command given when
+it names one (``parasol-model replay`` does not import what ``measure`` or ``sweep``
+needs: a process's start is part of every command's time). Exit status: 0 success, 1 errors in the model
 (syntax included) or a failed evaluation, 2 usage errors or unreadable files, 128 + the
 signal when SIGINT, SIGTERM or SIGHUP stopped it (:mod:`parasol_core.base.signals`:
 what the command started is cleaned up first; a file it was replacing is the old one or
@@ -12,57 +14,71 @@ the new one, whole). A file a command writes is checked before any work
 from __future__ import annotations
 
 import argparse
+import importlib
 import signal
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from parasol_core.base import signals
-from parasol_core.cli import (
-    eval_commands,
-    fit_commands,
-    measure_commands,
-    model_commands,
-    push_commands,
-    replay_commands,
-    simgrid_commands,
-    simulate_commands,
-    sweep_commands,
-    topology_commands,
-)
 
 FLOOR = 6
-COMMAND_MODULES = [
-    model_commands,
-    eval_commands,
-    topology_commands,
-    simulate_commands,
-    replay_commands,
-    fit_commands,
-    push_commands,
-    measure_commands,
-    simgrid_commands,
-    sweep_commands,
-]
+# the modules of subcommands (parasol_core.cli.NAME), in the order of the help
+COMMAND_MODULES = (
+    "model_commands",
+    "eval_commands",
+    "topology_commands",
+    "simulate_commands",
+    "replay_commands",
+    "fit_commands",
+    "push_commands",
+    "measure_commands",
+    "simgrid_commands",
+    "sweep_commands",
+)
+# which module registers each command (tests/cli/test_cli_lazy.py holds it to what the
+# modules register)
+MODULE_OF = {
+    **dict.fromkeys(("check", "format", "show", "set", "scale"), "model_commands"),
+    **dict.fromkeys(("eval", "deps", "block"), "eval_commands"),
+    **dict.fromkeys(("route", "transfer", "generate", "mapping"), "topology_commands"),
+    "simulate": "simulate_commands",
+    "replay": "replay_commands",
+    "fit": "fit_commands",
+    "push": "push_commands",
+    "measure": "measure_commands",
+    "export": "simgrid_commands",
+    "import": "simgrid_commands",
+    "sweep": "sweep_commands",
+}
+
+
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"parasol_core.cli.{name}")
+
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command``'s alone when it is one (its
+    module only imported)."""
     parser = argparse.ArgumentParser(
         prog="parasol-model",
         description="Check, format, inspect and change PARASOL machine model files.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMAND_MODULES:
-        module.register(sub)
+    names = (MODULE_OF[command],) if command in MODULE_OF else COMMAND_MODULES
+    for name in names:
+        command_module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     if argv and argv[0] == "eval":
-        argv = ["eval", *eval_commands.order_eval_arguments(argv[1:])]
+        argv = ["eval", *command_module("eval_commands").order_eval_arguments(argv[1:])]
     args = parser.parse_args(argv)
     with signals.handled():  # SIGINT, SIGTERM, SIGHUP: one way out (base/signals.py)
         try:

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from parasol_core.base import budget, filelock
 from parasol_core.base.budget import BudgetError
@@ -19,8 +20,10 @@ from parasol_core.base.jsonout import NonFiniteError
 from parasol_core.base.limits import MAX_ID, ValueRangeError, read_model_bytes
 from parasol_core.base.numeric import OptionNumber, is_whole
 from parasol_core.model import Machine
-from parasol_core.session import Session
 from parasol_core.syntax.loader import decode, loads
+
+if TYPE_CHECKING:  # imported where a command edits a model: `replay` does without it
+    from parasol_core.session import Session
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -123,6 +126,8 @@ def editing(path: str, in_place: bool, lock_timeout: float) -> Iterator[Session]
     """The model a `set`, `scale` or `fit` edits. In place, the file's lock (see
     :mod:`parasol_core.base.filelock`) is held from the read to the replace, so that
     concurrent in-place edits all land, one after another."""
+    from parasol_core.session import Session
+
     if not in_place:
         yield Session(load_or_fail(path), path)
         return

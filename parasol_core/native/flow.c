@@ -54,7 +54,8 @@
  * earliest are one event, each at its own predicted time), the ends of latencies
  * (max-min) and the released messages in plain heaps.
  *
- * Returns 0; -2 when memory ran out; -3 on a NaN event time, -5 on a message left without
+ * events[0] is the number of events, events[1] the polls of the check callback (one every
+ * CHECK_WORK units of work). Returns 0; -2 when memory ran out; -3 on a NaN event time, -5 on a message left without
  * a rate (bugs, never bad input); -4 when the check callback asked to stop. */
 
 #include <math.h>
@@ -65,7 +66,10 @@
 #define RTOL 1e-12
 /* a change reaches down to a level lowered by this much, relative (rounding) */
 #define LEVEL_SLACK 1e-9
-#define CHECK_EVERY 4096
+/* units of work (an event, a message starting or ending, a heap item, a list entry looked
+ * at) between two polls of the check callback: a stop lands within about a millisecond
+ * however heavy the events (a lockstep trace's events each move thousands of messages) */
+#define CHECK_WORK 8192
 /* a resource's demand is summed again once it fell below this fraction of its sum */
 #define DEMAND_DROP 1e-3
 /* a rate within this of the last one, relative, is the same (rounding) */
@@ -264,6 +268,7 @@ typedef struct {
     int64_t *E, *S, *A, *R;
     int64_t nE, nS, nA;
     int64_t epoch;
+    int64_t work; /* units of work done (CHECK_WORK) */
     IHeap ends;
     Heap go, rel, fill;
 } Flow;
@@ -424,6 +429,7 @@ static void update_max(Flow *s, double t) {
         double Ln = s->L[r], Lo = s->Lold[r];
         if (Ln == Lo)
             continue;
+        s->work += s->rcount[r];
         for (int64_t j = s->rfirst[r]; j < s->rfirst[r] + s->rcount[r]; j++) {
             int64_t i = s->rl_g[j];
             Hot *h = &s->hot[i];
@@ -491,6 +497,7 @@ static int make_pending(Flow *s, int64_t g, int with_old) {
 
 static int make_dirty(Flow *s, int64_t r, double lvl) {
     s->rmark[r] = s->epoch;
+    s->work += s->rcount[r];
     double left = 1.0, D = 0.0;
     int64_t n = 0;
     double below = lvl * (1.0 - LEVEL_SLACK);
@@ -593,6 +600,7 @@ static int solve(Flow *s, double t) {
     while (s->fill.n) {
         Item top = heap_pop(&s->fill);
         int64_t it = top.item;
+        s->work++;
         STAT(st_pops++);
         STAT(it < nres ? (is_dirty(s, it) ? st_dup++ : st_dirty++) : it < 2 * nres ? st_sat++ : it < 2 * nres + m ? st_cap++ : st_old++);
         if (it < nres) { /* DIRTY */
@@ -614,6 +622,7 @@ static int solve(Flow *s, double t) {
                     return -2;
                 continue;
             }
+            s->work += s->rcount[r];
             for (int64_t j = s->rfirst[r]; j < s->rfirst[r] + s->rcount[r]; j++) {
                 int64_t g = s->rl_g[j];
                 if (state_of(s, g) == PENDING && freeze(s, g, lvl / s->penalty[g], lvl, r))
@@ -850,7 +859,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     }
     int err = 0;
     double t = 0.0;
-    int64_t qpos = 0, nev = 0;
+    int64_t qpos = 0, nev = 0, polls = 0, next_poll = CHECK_WORK;
     for (;;) {
         double t_start = qpos < nqueue ? start[queue[qpos]] : INFINITY;
         if (heap_top(&s.rel) < t_start)
@@ -866,9 +875,15 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
             return -3;
         }
         nev++;
-        if (check && nev % CHECK_EVERY == 0 && check()) {
-            free_all(&s);
-            return -4;
+        s.work++;
+        if (check && s.work >= next_poll) { /* by the work done, not the events */
+            next_poll = s.work + CHECK_WORK;
+            polls++;
+            if (check()) {
+                events[1] = polls;
+                free_all(&s);
+                return -4;
+            }
         }
         t = t_next;
         double limit = t + RTOL * fabs(t);
@@ -925,6 +940,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         }
         if (!s.nE && !s.nS)
             continue;
+        s.work += s.nE + s.nS;
         if (s.rule == RULE_MAX)
             update_max(&s, t);
         else if ((err = update_maxmin(&s, t)) != 0) {
@@ -932,7 +948,8 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
             return err;
         }
     }
-    *events = nev;
+    events[0] = nev;
+    events[1] = polls;
 #ifdef FLOW_STATS
     fprintf(stderr, "A %.1f changed %.1f ", (double)st_A / st_solves, (double)st_changed / st_solves);
     fprintf(stderr, "solves %ld pops %.1f dirty %.1f dup %.1f sat %.1f old %.1f cap %.1f\n",

@@ -44,9 +44,9 @@ typedef struct {
     int64_t nx, xcap, *xdeps; /* the deps of joins of more than two */
     /* channels */
     Slot *slots;
-    int64_t nslots;
+    int64_t nslots, nused; /* open addressing, grown to keep it at most half full */
     Entry *pool;
-    int64_t npool, poolcap;
+    int64_t npool, poolcap, freed; /* freed: a list of popped entries, through next */
     double eager;
     int err;
 } B;
@@ -62,12 +62,40 @@ static uint64_t hash4(int64_t a, int64_t b, int64_t c, int64_t d) {
     return h;
 }
 
+/* the table twice as large, every slot moved (the pool's entries do not point at slots) */
+static int grow_slots(B *b) {
+    int64_t n = 2 * b->nslots;
+    Slot *t = calloc((size_t)n, sizeof(Slot));
+    if (!t)
+        return -2;
+    uint64_t mask = (uint64_t)n - 1;
+    for (int64_t k = 0; k < b->nslots; k++) {
+        Slot *s = &b->slots[k];
+        if (!s->used)
+            continue;
+        uint64_t i = hash4(s->src, s->dst, s->tag, s->space) & mask;
+        while (t[i].used)
+            i = (i + 1) & mask;
+        t[i] = *s;
+    }
+    free(b->slots);
+    b->slots = t;
+    b->nslots = n;
+    return 0;
+}
+
+/* the channel (src, dst, tag, space), made if new; NULL when memory ran out (b->err) */
 static Slot *slot_of(B *b, int64_t src, int64_t dst, int64_t tag, int64_t space) {
+    if (2 * (b->nused + 1) > b->nslots && grow_slots(b)) {
+        b->err = -2;
+        return NULL;
+    }
     uint64_t mask = (uint64_t)b->nslots - 1;
     uint64_t i = hash4(src, dst, tag, space) & mask;
     for (;;) {
         Slot *s = &b->slots[i];
         if (!s->used) {
+            b->nused++;
             s->used = 1;
             s->src = src;
             s->dst = dst;
@@ -147,11 +175,23 @@ static int64_t join_list(B *b, int64_t rank, const int64_t *deps, int64_t n) {
 }
 
 static void push(B *b, Slot *s, int side, int64_t msg, int64_t val, int64_t action) {
-    if (b->npool == b->poolcap) {
-        b->err = -6;
-        return;
+    int64_t e;
+    if (b->freed >= 0) { /* a popped entry again: the pool holds the pending ones */
+        e = b->freed;
+        b->freed = b->pool[e].next;
+    } else {
+        if (b->npool == b->poolcap) {
+            int64_t cap = 2 * b->poolcap;
+            Entry *p = realloc(b->pool, (size_t)cap * sizeof(Entry));
+            if (!p) {
+                b->err = -2;
+                return;
+            }
+            b->pool = p;
+            b->poolcap = cap;
+        }
+        e = b->npool++;
     }
-    int64_t e = b->npool++;
     b->pool[e] = (Entry){side, msg, val, action, -1};
     if (s->tail >= 0)
         b->pool[s->tail].next = e;
@@ -160,11 +200,16 @@ static void push(B *b, Slot *s, int side, int64_t msg, int64_t val, int64_t acti
     s->tail = e;
 }
 
-static Entry *pop(Slot *s, Entry *pool) {
-    Entry *e = &pool[s->head];
-    s->head = e->next;
+/* the slot's first entry, taken off and put on the free list: its fields stay as they
+ * are until the next push */
+static Entry pop(B *b, Slot *s) {
+    int64_t k = s->head;
+    Entry e = b->pool[k];
+    s->head = e.next;
     if (s->head < 0)
         s->tail = -1;
+    b->pool[k].next = b->freed;
+    b->freed = k;
     return e;
 }
 
@@ -173,9 +218,11 @@ static int64_t post_send(B *b, int64_t rank, int64_t dst, int64_t tag, int64_t s
                          int64_t cur, int64_t action, int *eager) {
     *eager = nbytes < b->eager;
     Slot *s = slot_of(b, rank, dst, tag, space);
+    if (!s)
+        return 0;
     if (s->head >= 0 && b->pool[s->head].side == 'r') {
-        Entry *e = pop(s, b->pool);
-        int64_t msg = e->msg, post = e->val;
+        Entry e = pop(b, s);
+        int64_t msg = e.msg, post = e.val;
         b->src[msg] = rank;
         b->dst[msg] = dst;
         b->nbytes[msg] = nbytes;
@@ -196,10 +243,14 @@ static int64_t post_send(B *b, int64_t rank, int64_t dst, int64_t tag, int64_t s
 static int64_t post_recv(B *b, int64_t rank, int64_t src, int64_t tag, int64_t space, int64_t cur,
                          int64_t action, int blocking, int64_t *msg) {
     Slot *s = slot_of(b, src, rank, tag, space);
+    if (!s) {
+        *msg = 0;
+        return 0;
+    }
     if (s->head >= 0 && b->pool[s->head].side == 's') {
-        Entry *e = pop(s, b->pool);
-        *msg = e->msg;
-        if (e->val) /* eager */
+        Entry e = pop(b, s);
+        *msg = e.msg;
+        if (e.val) /* eager */
             return blocking ? join2(b, rank, *msg, cur) : *msg;
         if (cur >= 0) {
             if (b->dep0[*msg] < 0)
@@ -250,13 +301,11 @@ int64_t parasol_replay_compile(
     b.xdeps = xdeps;
     b.xcap = max_edges;
     b.eager = eager;
-    int64_t nslots = 16;
-    while (nslots < 2 * max_nodes + 16)
-        nslots <<= 1;
-    b.nslots = nslots;
-    b.slots = calloc((size_t)nslots, sizeof(Slot));
-    b.poolcap = max_nodes;
-    b.pool = malloc((size_t)(max_nodes ? max_nodes : 1) * sizeof(Entry));
+    b.nslots = 1024; /* grown as channels come (a table sized by the trace touched GBs) */
+    b.slots = calloc((size_t)b.nslots, sizeof(Slot));
+    b.poolcap = 1024;
+    b.freed = -1;
+    b.pool = malloc((size_t)b.poolcap * sizeof(Entry));
     int64_t reqcap = 64;
     Request *req = malloc((size_t)reqcap * sizeof(Request));
     int64_t valcap = 64;

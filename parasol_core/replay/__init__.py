@@ -30,7 +30,7 @@ The public API::
 * ``replay(..., cancel=event)`` stops part-way once another thread sets ``event``
   (a ``threading.Event``): it raises :class:`parasol_core.base.budget.Cancelled` at its
   next poll (between its steps, in the Python compiler every 4,096 actions, in the flow
-  run every 256 events in Python and 4,096 in C), the mechanism of an estimator
+  run every 256 events in Python and in C every 8,192 units of its work), the mechanism of an estimator
   request's deadline (``budget.check_deadline``); a caller's own
   ``budget.cancelled_by(event)`` block stops every replay within it too (docs/replay.md,
   "Stopping a replay part-way").

@@ -698,33 +698,46 @@ def native_usable(trace: Trace, sem: Semantics) -> bool:
 
 
 def _steps(trace: Trace, sem: Semantics) -> tuple[np.ndarray, ...]:
-    """Every collective's and sendRecv's steps, recorded (:class:`_Recorder`)."""
+    """Every collective's and sendRecv's steps, recorded (:class:`_Recorder`). A rank's
+    steps depend only on its action's fields (not on which of its collectives it is: the
+    second phase's tag is a phase number), so each distinct one is recorded once: a
+    Jacobi loop's allreduce is recorded once per rank, not once per iteration."""
     algos = dict(sem.algorithms)
     n = len(trace)
     ptr = np.zeros(n + 1, dtype=np.int64)
-    out: list = []
     kind = trace.kind
     special = np.flatnonzero(np.isin(kind, _COLLECTIVE_KINDS) | (kind == KIND["sendRecv"]))
     counted = np.zeros(n, dtype=np.int64)
     numbers = np.zeros(trace.ranks, dtype=np.int64)
+    seen: dict[tuple, np.ndarray] = {}
+    pieces: list[np.ndarray] = []
+    sendrecv = KIND["sendRecv"]
+    ranks, peers, tags = trace.rank, trace.peer, trace.tag
+    sizes, sizes2, lo, hi = trace.size, trace.size2, trace.counts_ptr[0], trace.counts_ptr[1]
     for i in special.tolist():
-        r = int(trace.rank[i])
-        before = len(out)
-        rec = _Recorder(out, r)
-        if kind[i] == KIND["sendRecv"]:
-            rec.sendrecv(int(trace.peer[i]), float(trace.size[i]), int(trace.tag[i]),
-                         float(trace.size2[i]))  # fmt: skip
-        else:
-            _collective(rec, trace, algos, r, KINDS[int(kind[i])], i, int(numbers[r]))
+        r, k = int(ranks[i]), int(kind[i])
+        key = (k, r, int(peers[i]), int(tags[i]) if k == sendrecv else 0, float(sizes[i]),
+               float(sizes2[i]), trace.counts[lo[i]:hi[i]].tobytes())  # fmt: skip
+        got = seen.get(key)
+        if got is None:
+            out: list = []
+            rec = _Recorder(out, r)
+            if k == sendrecv:
+                rec.sendrecv(int(peers[i]), float(sizes[i]), int(tags[i]), float(sizes2[i]))
+            else:
+                _collective(rec, trace, algos, r, KINDS[k], i, int(numbers[r]))
+            got = np.zeros((len(out), 4))
+            if out:
+                got[:] = out
+            seen[key] = got
+        if k != sendrecv:
             numbers[r] += 1
-        counted[i] = len(out) - before
+        counted[i] = got.shape[0]
+        pieces.append(got)
     np.cumsum(counted, out=ptr[1:])
-    if out:
-        op, peer, nbytes, phase = (np.asarray(c) for c in zip(*out))
-    else:
-        op = peer = phase = np.zeros(0, dtype=np.int64)
-        nbytes = np.zeros(0)
-    return (ptr, op.astype(np.int64), peer.astype(np.int64), nbytes.astype(np.float64),
+    steps = np.concatenate(pieces) if pieces else np.zeros((0, 4))
+    op, peer, nbytes, phase = steps.T
+    return (ptr, op.astype(np.int64), peer.astype(np.int64), np.ascontiguousarray(nbytes),
             phase.astype(np.int64))  # fmt: skip
 
 
@@ -766,12 +779,14 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics) -> Program | None:
     if got < 0:
         return None
     m = int(got)
-    return Program(src=src[:m].copy(), dst=dst[:m].copy(), nbytes=nb[:m].copy(),
-                   flops=fl[:m].copy(), cost=np.full(m, -1, dtype=i64),
-                   after_ptr=after_ptr[: m + 1].copy(),
-                   after_idx=after_idx[: int(after_ptr[m])].copy(), cost_keys=[],
+    del dep0, dep1, xstart, xcount, xdeps, cols  # the kernel's scratch
+    # views, not copies: the arrays were allocated zeroed (calloc), so the room past the
+    # program's end was never touched and takes no memory; a copy would for a moment
+    return Program(src=src[:m], dst=dst[:m], nbytes=nb[:m], flops=fl[:m],
+                   cost=np.full(m, -1, dtype=i64), after_ptr=after_ptr[: m + 1],
+                   after_idx=after_idx[: int(after_ptr[m])], cost_keys=[],
                    op_start=op_start, op_end=op_end, op_msg=op_msg, op_flops=op_flops,
-                   transfer=transfer[:m].astype(bool))  # fmt: skip
+                   transfer=transfer[:m].view(bool))  # fmt: skip
 
 
 def compile_python(trace: Trace, sem: Semantics) -> Program:

@@ -30,7 +30,8 @@ class ReplayResult:
     waits for to start; the rest is communication), ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
-    transfers the network carried; ``events``: the flow engine's; ``runs``: the flow
+    transfers the network carried; ``events``: the flow engine's, ``polls`` its polls
+    for a stop (``replay(..., cancel=)``); ``runs``: the flow
     engine's runs it took (more than one to match receives from any source by the
     simulated times, :mod:`~parasol_core.replay.matching`)."""
 
@@ -53,11 +54,12 @@ class ReplayResult:
     waiting: np.ndarray
     messages: int
     events: int
+    polls: int = 0
     runs: int = 1  # runs of the flow engine: more to match receives from any source
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
-           delay: np.ndarray, events: int) -> ReplayResult:  # fmt: skip
+           delay: np.ndarray, events: int, polls: int = 0) -> ReplayResult:  # fmt: skip
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -99,6 +101,7 @@ class ReplayResult:
             waiting=waiting,
             messages=int(prog.transfer.sum()),
             events=events,
+            polls=polls,
         )
 
     @property

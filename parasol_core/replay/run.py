@@ -283,14 +283,14 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         poll()
         prog = compile_program(tr, sem)
         poll()
-        end, t0, events, delay = _run_program(machine, engine, hw, table, hosts, per_flop,
+        end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
                                               prog, options.sharing, len(tr))  # fmt: skip
         if np.isnan(end).any():
             return prog.op_start, end, _deadlock(tr, prog, end)
         if not np.isfinite(end).all():
             raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                               "processor timing is too slow for this trace")  # fmt: skip
-        return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events)
+        return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls)
 
     if not wildcards(trace).size:
         _, _, outcome = run(trace)
@@ -305,9 +305,9 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
 
 def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, hosts: np.ndarray,
                  per_flop: np.ndarray, prog: Program, sharing: str, actions: int
-                 ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:  # fmt: skip
+                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
-    the engine's events and each node's delay."""
+    the engine's events and polls for a stop, and each node's delay."""
     poll = budget.check_deadline
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
@@ -331,7 +331,7 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         usage = usage_of(table, ids, table.options)
         poll()
         out = flow.run(phase, usage, sharing)
-    return out.end, out.t0, int(out.events), delay
+    return out.end, out.t0, (int(out.events), int(out.polls)), delay
 
 
 def _routes(table: RouteTable, src: np.ndarray, dst: np.ndarray, machine: Machine) -> np.ndarray:

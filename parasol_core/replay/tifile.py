@@ -85,11 +85,13 @@ COLLECTIVES = frozenset(
 )
 _LOWER = {name.lower(): name for name in KINDS}
 
-# memory an action takes while it is read and compiled, for the budget (a Jacobi trace
-# of 207,360 actions, 21 bytes a line: 235 bytes an action at the peak of reading, 272
-# more at the peak of compiling), and the length of line the estimate assumes (shorter
-# than most: "0 waitall 8", "0 compute 200000")
-BYTES_PER_ACTION = 512
+# memory an action takes in a whole replay, for the budget: the trace's columns, the
+# compiled program, the flow engine's phase and state and the result (peak resident
+# memory less Python's and the model's, Jacobi traces of 21 bytes a line: 411 bytes an
+# action at 97,088 actions, 508 at 10,018,816; tests/replay/test_replay_memory.py holds
+# it), and the length of line the estimate assumes (shorter than most: "0 waitall 8",
+# "0 compute 200000")
+BYTES_PER_ACTION = 600
 SHORTEST_LINE = 12
 
 
@@ -299,8 +301,11 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         chunk["file"] = np.full(chunk["rank"].shape[0], fi, dtype=np.int32)
         chunks.append(chunk)
         done += chunk["rank"].shape[0]
-    col = {f: np.concatenate([c[f] for c in chunks]) if chunks else np.zeros(0, dtype=t)
+    # column by column, each file's part let go once joined: the trace is held once, not
+    # twice, at the peak of reading
+    col = {f: np.concatenate([c.pop(f) for c in chunks]) if chunks else np.zeros(0, dtype=t)
            for f, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
+    del chunks
     seen = int(col["rank"].max()) + 1 if done else 0
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
     size, size2, flops, peer = col["size"], col["size2"], col["flops"], col["peer"]
@@ -313,22 +318,26 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         counts.extend(mine)
         hi[at] = len(counts)
     rank = col["rank"]
-    order = np.argsort(rank, kind="stable")  # one file: its ranks' lines interleave
+    if done and bool((rank[1:] < rank[:-1]).any()):  # one file: its ranks' lines interleave
+        order = np.argsort(rank, kind="stable")
+        col = {f: a[order] for f, a in col.items()}
+        peer, size, size2, flops, lo, hi = (a[order] for a in (peer, size, size2, flops, lo, hi))
+        rank = col["rank"]
     trace = Trace(
         ranks=count,
         files=names,
-        rank=rank[order],
-        kind=col["kind"][order],
-        peer=peer[order],
-        tag=col["tag"][order],
-        size=size[order],
-        size2=size2[order],
-        flops=flops[order],
-        file=col["file"][order],
-        line=col["line"][order],
-        counts_ptr=np.stack([lo[order], hi[order]]),
+        rank=rank,
+        kind=col["kind"],
+        peer=peer,
+        tag=col["tag"],
+        size=size,
+        size2=size2,
+        flops=flops,
+        file=col["file"],
+        line=col["line"],
+        counts_ptr=np.stack([lo, hi]),
         counts=np.asarray(counts, dtype=np.float64),
-        first=np.searchsorted(rank[order], np.arange(count + 1)).astype(np.int64),
+        first=np.searchsorted(rank, np.arange(count + 1)).astype(np.int64),
     )
     check_ranks(trace)
     return trace

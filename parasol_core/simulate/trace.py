@@ -126,7 +126,8 @@ class Phase:
 class TraceResult:
     """What a trace gives: per message its start ``t0``, its ``end`` and its time
     ``alone`` on the network; per link slot (the sentinel last) ``busy``, the seconds it
-    had a message in flight, and ``max_n``, its largest load; the number of events."""
+    had a message in flight, and ``max_n``, its largest load; the number of events and
+    of the polls for a stop (:func:`~parasol_core.base.budget.check_deadline`) it made."""
 
     t0: np.ndarray
     end: np.ndarray
@@ -134,6 +135,7 @@ class TraceResult:
     events: int
     busy: np.ndarray
     max_n: np.ndarray
+    polls: int = 0
 
 
 def _kernel() -> ctypes.CDLL | None:

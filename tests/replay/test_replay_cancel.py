@@ -1,12 +1,13 @@
 """A replay under way is stopped part-way when its cancel event is set from another
 thread (a newer edit in the Program window): ``replay(..., cancel=event)`` raises
-``Cancelled`` at its next poll, in the C flow kernel (through its callback, every
-4,096 events) and in the Python trace (every 256), rather than running to its end.
+``Cancelled`` at its next poll, in the C flow kernel (through its callback, by the
+work it has done: native/flow.c's CHECK_WORK) and in the Python trace (every 256
+events), rather than running to its end.
 
 The cancel event counts the replay's polls, so that the test knows where the replay
 is: the other thread sets it once the flow run is well under way, and the replay must
 stop at the very poll that sees it, far short of the polls an uncancelled replay of the
-same trace makes (counting events, each poll a fixed number of the flow run's); in the
+same trace makes (the flow run's polls are in its result); in the
 Python trace, whose run is the replay's time, its time is also held to a fraction of the
 uncancelled replay's, measured in the same test."""
 
@@ -24,9 +25,6 @@ from parasol_core.frontend import program as core
 from parasol_core.replay import ReplayOptions, load_trace, replay
 from parasol_core.replay import dominates as dom
 from parasol_core.simulate import flow
-
-# events a poll of the flow run: native/flow.c's CHECK_EVERY, simulate/flow.py's run_flow
-EVERY = {"kernel": 4096, "python": 256}
 
 
 def ring_text(ranks: int, iterations: int) -> str:
@@ -96,7 +94,7 @@ def test_a_replay_cancelled_from_another_thread_stops_part_way(
     t = time.perf_counter()
     result = replay(machine, trace, options, cancel=full)
     uncancelled = time.perf_counter() - t
-    in_flow = result.events // EVERY[engine]  # the flow run's polls
+    in_flow = result.polls  # the flow run's polls
     before_flow = full.polls - in_flow  # the polls between the replay's steps
     assert in_flow >= 10, f"the trace is too small to be cancelled part-way ({in_flow} polls)"
 
@@ -120,6 +118,63 @@ def test_a_replay_cancelled_from_another_thread_stops_part_way(
     assert full.polls - cancel.polls >= in_flow // 2  # the run it did not make
     if engine == "python":  # there the flow run is the replay's time
         assert cancelled < 0.6 * uncancelled, (cancelled, uncancelled)
+
+
+def lockstep_text(ranks: int, iterations: int) -> str:
+    """Every rank sends to 8 others and computes the same in every iteration: the ranks
+    stay in step, so each event of the flow run starts or ends thousands of messages at
+    once and the run has few, heavy events."""
+    lines = [f"{r} init" for r in range(ranks)]
+    for _ in range(iterations):
+        for r in range(ranks):
+            for k in range(1, 9):
+                lines.append(f"{r} irecv {(r - 37 * k) % ranks} {k} 50000")
+            for k in range(1, 9):
+                lines.append(f"{r} isend {(r + 37 * k) % ranks} {k} 50000")
+            lines += [f"{r} waitall", f"{r} compute 1000000"]
+    lines += [f"{r} finalize" for r in range(ranks)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_lockstep_replay_with_heavy_events_is_stopped_promptly(tmp_path):
+    """The kernel polls by the work it did, not by its events: a lockstep trace's run
+    has far fewer events than a poll every 4,096 of them would need (it would never have
+    been polled), yet it is polled many times, and a cancel set a quarter of the way in
+    stops it at the next poll, in a fraction of the uncancelled run's time (measured in
+    the same test)."""
+    assert flow._kernel() is not None, "the C flow kernel is not built"
+    machine = torus_machine((16, 16))
+    path = tmp_path / "lockstep.txt"
+    path.write_text(lockstep_text(256, 6))
+    trace = load_trace(path)
+    options = ReplayOptions(sharing="cm02")
+    replay(machine, trace, options)  # compiled once
+
+    full = WatchedEvent()
+    t = time.perf_counter()
+    result = replay(machine, trace, options, cancel=full)
+    uncancelled = time.perf_counter() - t
+    in_flow = result.polls
+    before_flow = full.polls - in_flow
+    assert result.events < 4096  # a poll by event count would never have come
+    assert in_flow >= 12, f"the run is too light to be cancelled part-way ({in_flow} polls)"
+
+    at = before_flow + in_flow // 4
+    cancel = WatchedEvent(at)
+    order: list[str] = []
+    thread = _canceller(cancel, order)
+    t = time.perf_counter()
+    with pytest.raises(budget.Cancelled):
+        try:
+            replay(machine, trace, options, cancel=cancel)
+        finally:
+            order.append("returned")
+    cancelled = time.perf_counter() - t
+    thread.join(30)
+    assert order == ["set", "returned"]
+    assert cancel.polls == at  # stopped at the poll that saw it set
+    assert full.polls - cancel.polls >= in_flow // 2
+    assert cancelled < 0.75 * uncancelled, (cancelled, uncancelled)
 
 
 def test_a_cancel_set_before_the_replay_stops_it_before_any_work(tmp_path):
