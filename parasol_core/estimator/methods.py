@@ -36,6 +36,7 @@ import numpy as np
 from parasol_core.analysis.block_time import estimate_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
+from parasol_core.base.arrays import unique
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.numeric import is_whole, read_int
 from parasol_core.estimator.binary import Binary, ColumnRef
@@ -708,7 +709,7 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
         out |= columns
         hw = loaded.machine.hardware()
         if "processors" in wanted and virtual is None and hw is not None and hw.names:
-            with_names(out, loaded.machine, np.unique(batch.processors).tolist())
+            with_names(out, loaded.machine, unique(batch.processors).tolist())
         return out
     # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing more to send
     head: dict[str, Any] = {"encoding": encoding}
@@ -899,9 +900,7 @@ def estimate_phase(
         raise ParamError(str(e)) from None
     out = result.to_json()
     if virtual is None and hw is not None and hw.names:
-        with_names(
-            out, loaded.machine, np.unique(np.concatenate((result.src, result.dst))).tolist()
-        )
+        with_names(out, loaded.machine, unique(np.concatenate((result.src, result.dst))).tolist())
     return out
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.arrays import unique
 from parasol_core.replay.program import _find
 from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, Trace, TraceError
 
@@ -72,7 +73,7 @@ def resolved(trace: Trace, wild: np.ndarray, source: np.ndarray, tag: np.ndarray
     any_tag = (trace.kind[wild] == _IRECV) & (trace.tag[wild] == ANY_TAG)
     if any_tag.any():
         now = {int(i): int(t) for i, t in zip(wild[any_tag].tolist(), tag[any_tag].tolist())}
-        for r in np.unique(trace.rank[wild[any_tag]]).tolist():
+        for r in unique(trace.rank[wild[any_tag]]).tolist():
             _retag_waits(trace, r, now, tags)
     return dataclasses.replace(trace, peer=peer, tag=tags, compiled={})
 
@@ -109,7 +110,7 @@ def post_times(trace: Trace, op_start: np.ndarray, end: np.ndarray, seconds: np.
     missing = np.isnan(t)
     if missing.any():
         before = np.cumsum(seconds) - seconds  # computation before each action
-        for r in np.unique(trace.rank[missing]).tolist():
+        for r in unique(trace.rank[missing]).tolist():
             lo, hi = int(trace.first[r]), int(trace.first[r + 1])
             known = np.flatnonzero(~missing[lo:hi])
             last = lo + int(known[-1]) if known.size else -1
@@ -192,7 +193,7 @@ def mailbox_matching(trace: Trace, wild: np.ndarray, posted: np.ndarray,
     tag_out = trace.tag[wild].astype(np.int64).copy()
     slot = {int(i): k for k, i in enumerate(wild.tolist())}
     kind, peer, tag, rank = trace.kind, trace.peer, trace.tag, trace.rank
-    targets = np.unique(rank[wild])
+    targets = unique(rank[wild])
     is_send = ((kind == _SEND) | (kind == _ISEND)) & np.isin(peer, targets)
     is_sr = (kind == _SENDRECV) & np.isin(peer, targets)  # sends tag 0 to peer
     is_recv = ((kind == _RECV) | (kind == _IRECV)) & np.isin(rank, targets)
