@@ -162,6 +162,7 @@ SUBPROCESS_MODULES = {
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
     "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
     "test_simgrid_router_zones",  # SimGrid's python3 giving exported dragonflies' routes
+    "test_simgrid_zoned_clusters",  # SimGrid's python3 routing clusters in larger platforms
     "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled

@@ -148,6 +148,8 @@ class _Writer:
             prop("shape", " ".join(map(str, topo.shape)))
         if topo.network is not None:
             prop("network", topo.network)
+        if topo.zones is not None:  # the regions of a 'zones' routing (topology/zoned.py)
+            prop("zones", topo.zones)
         # hosts are pN (a cluster's switches its own): the names come back from here
         prop("names", topo.names or "", what="the processors' names")
         if topo.forward is not None:

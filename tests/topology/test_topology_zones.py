@@ -1,0 +1,65 @@
+"""The ``# piui: zones`` annotation and the ``zones`` routing technique (issue 36;
+topology/zoned.py): read and written as the other annotations, a bad line ignored with a
+warning saying why, and routes through each zone's gateway."""
+
+from __future__ import annotations
+
+import pytest
+
+from parasol_core import loads
+from parasol_core.simgrid import import_text
+from parasol_core.syntax.annotations import check_zones
+from parasol_core.syntax.writer import dumps
+from parasol_core.topology.errors import RoutingError
+from parasol_core.topology.index import index_of
+
+PLATFORM = """<?xml version="1.0"?>
+<platform version="4.1"><zone id="w" routing="Full">
+  <cluster id="A" prefix="a" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"
+           topology="FAT_TREE" topo_parameters="2;2,2;1,2;1,1"/>
+  <cluster id="B" prefix="b" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us"
+           topology="FAT_TREE" topo_parameters="2;2,2;1,2;1,1"/>
+  <link id="wan" bandwidth="10MBps" latency="1ms"/>
+  <zoneRoute src="A" dst="B" gw_src="a1" gw_dst="b2"><link_ctn id="wan"/></zoneRoute>
+</zone></platform>
+"""
+
+
+def test_a_route_between_zones_goes_through_both_gateways():
+    hw = import_text(PLATFORM).machine.hardware()
+    assert hw.routing == "zones"
+    assert hw.zones == "1-4,9-12 updown fattree 2 2 via 2; 5-8,13-16 updown fattree 2 2 via 7"
+    route = index_of(hw).route(1, 8)  # a0 -> a1 (up and down), the WAN, b2 -> b3
+    assert route.processors[:1] == (1,) and 2 in route.processors and 7 in route.processors
+    assert hw.link_count in route.links  # the WAN, the last link of the file
+    inside = index_of(hw).route(5, 8)  # within B: its own up/down route, no WAN
+    assert hw.link_count not in inside.links and len(inside.links) == 4
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [("1-4 shortest fattree 2 2", "routing must be one of"),
+     ("1-4 updown fattree 2", "fattree takes 2 whole numbers"),
+     ("1-4 updown fattree 2 2 via 9", "gateway 9 is none of its processors"),
+     ("1-4,3-5 updown fattree 2 2", "in two zones"),
+     ("x-4 updown fattree 2 2", "is not processor runs"),
+     ("1-٤ updown fattree 2 2", "is not processor runs"),
+     ("", "expected '# piui: zones")],
+)  # fmt: skip
+def test_a_bad_zones_line_is_ignored_with_a_warning_saying_why(value, why):
+    hw = import_text(PLATFORM).machine
+    text = dumps(hw).replace(f"# piui: zones = {hw.hardware().zones}", f"# piui: zones = {value}")
+    with pytest.raises(ValueError, match=why):
+        check_zones(value)
+    machine = loads(text)
+    assert machine.hardware().zones is None
+    said = [d.message for d in machine.src.diagnostics if "'# piui: zones' ignored" in d.message]
+    assert said and why in said[0], said
+
+
+def test_a_zone_without_a_gateway_routes_inside_but_not_out():
+    hw = import_text(PLATFORM).machine.hardware()
+    hw.zones = hw.zones.replace(" via 7", "")
+    assert len(index_of(hw).route(5, 8).links) == 4
+    with pytest.raises(RoutingError, match="zone 2 of .* has no gateway"):
+        index_of(hw).route(1, 8)
