@@ -287,6 +287,9 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_ascii_numbers": {
         "test_any_annotation_text_loads_with_at_worst_a_warning",
     },
+    "test_simgrid_zoned_clusters": {
+        "test_clusters_in_a_larger_platform_cross_simgrids_links",  # 1,640 routes in SimGrid
+    },
     "test_simgrid_router_zones": {
         "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
         "test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups",  # 6.5 MB

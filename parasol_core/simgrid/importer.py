@@ -387,7 +387,8 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
         raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
                       "DijkstraCache and clusters are)", el)  # fmt: skip
     if routing in ("Floyd", "Dijkstra", "DijkstraCache") and not any(
-        c.tag == "prop" and c.get("id") == PREFIX + "layers" for c in el.children
+        c.tag == "prop" and c.get("id") in (PREFIX + "layers", PREFIX + "weighted")
+        for c in el.children
     ):
         p.floyd = True
     explicit = routing == "Full"
@@ -403,7 +404,7 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
             key, value = _attr(p, child, "id"), child.get("value", "")
             if key.startswith(PREFIX) and top:
                 p.zone_props[key] = value
-                if key == PREFIX + "layers":
+                if key in (PREFIX + "layers", PREFIX + "weighted"):  # weighted: pad links
                     layered = True
             else:
                 p.notes.add("zone properties (<prop>)", f"{zid}: {key}")
