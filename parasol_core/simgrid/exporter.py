@@ -11,7 +11,9 @@ smallest of four forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Exp
   ``zoneRoute`` between every two routers, for a routing whose route between two
   compute processors depends only on their routers (``dragonfly-minimal``:
   :func:`_as_zones`), read back by the import and kept only if that gives the same
-  topology and routes;
+  topology and routes; with other than one global link between two groups, one
+  ``DijkstraCache`` zone of its links weighted so that SimGrid's shortest route is
+  PARASOL's (:func:`_as_weighted`: linear in the links);
 * one ``Full`` zone: an explicit ``<route>`` for every ordered pair of compute
   processors, listing the links PARASOL's routing technique gives (one symmetrical
   route where the way back is the same links reversed, two one-way routes otherwise).
