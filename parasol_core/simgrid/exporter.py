@@ -771,8 +771,8 @@ def _as_weighted(machine: Machine, topo, count: int, mask, compute: list[int]) -
         fly = dragonfly_of(index_of(topo).layout, "dragonfly-minimal")
     except RoutingError:
         return None
-    if fly.per_pair == 1 or len(compute) != fly.terminals:
-        return None
+    if fly.per_pair == 1 or compute != list(range(1, fly.terminals + 1)):
+        return None  # (one link a pair: zones of groups; terminals must be the hosts)
     links = [lk for lk in topo.links if lk.id is not None and lk.connect]
     pairs = fly.pairs().tolist()
     if (
