@@ -134,8 +134,7 @@ class _Platform:
         self.spelt = 0  # characters of the names made so far (budget.MAX_IMPORT_NAMES)
         self.clusters: list[tuple[str, str, dict]] = []  # (id, topology, facts)
         self.special_zones: set[str] = set()  # TORUS, FAT_TREE and DRAGONFLY clusters
-        self.torus_zones: set[str] = set()
-        # a FAT_TREE or DRAGONFLY cluster's hosts -> its id, and its gateway (a host of
+        # a TORUS, FAT_TREE or DRAGONFLY cluster's hosts -> its id, and its gateway (a host of
         # it a zone route names) with the route's line: the cluster routes itself
         # inside a larger platform (a '# piui: zones' region, topology/zoned.py)
         self.cluster_of_host: dict[str, str] = {}
@@ -345,10 +344,6 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
             if zname not in p.zones:  # a reference to nothing, not a route over nothing
                 raise p.error(f"the zone route names zone {shown(zname)!r}, which is no zone "
                               "or cluster defined before it", el)  # fmt: skip
-            if zname in p.torus_zones:
-                raise p.error(f"a zone route to TORUS cluster {zname!r}: a torus inside a "
-                              "larger platform is not read (fat trees and dragonflies "
-                              "are)", el)  # fmt: skip
         for zname, gw in ((_attr(p, el, "src"), src), (_attr(p, el, "dst"), dst)):
             if zname in p.special_zones and p.cluster_of_host.get(gw) != zname:
                 raise p.error(f"the zone route's gateway {shown(gw)!r} of cluster {zname!r} "
@@ -558,7 +553,7 @@ def _cluster(p: _Platform, el: Element) -> None:
             new_link(f"{cid}_link_{k + 1}", [hosts[a - 1], hosts[b - 1]])
         facts["dims"] = dims
         p.special_zones.add(cid)
-        p.torus_zones.add(cid)
+        p.cluster_of_host.update(dict.fromkeys(hosts, cid))
     elif topology == "FAT_TREE":
         _fat_tree(p, el, cid, hosts, tree, new_link, facts)
         p.special_zones.add(cid)
@@ -1046,26 +1041,31 @@ def build(p: _Platform, name: str) -> Imported:
 
 
 def _zones(p: _Platform, number: dict[str, int]) -> str | None:
-    """The ``# piui: zones`` line of a platform whose FAT_TREE and DRAGONFLY clusters
+    """The ``# piui: zones`` line of a platform whose TORUS, FAT_TREE and DRAGONFLY clusters
     sit in a larger platform (topology/zoned.py): each cluster routed by its own
     routing, between zones through its gateway, the host its zone routes name; None
     where there are none, or (said) where a cluster has two gateways."""
     found = []
     for cid, topology, facts in p.clusters:
-        if topology not in ("FAT_TREE", "DRAGONFLY") or "network" not in facts:
+        if topology == "TORUS":
+            network = " ".join(["shape", *map(str, facts["dims"])])
+        elif topology not in ("FAT_TREE", "DRAGONFLY") or "network" not in facts:
             continue
-        try:
-            network = check_network(facts["network"])
-        except ValueError:
-            continue  # said where the cluster was read
-        procs = [number[x] for x in facts["hosts"]] + [number[x] for x in facts["switches"]]
+        else:
+            try:
+                network = check_network(facts["network"])
+            except ValueError:
+                continue  # said where the cluster was read
+        procs = [number[x] for x in facts["hosts"]] + [number[x] for x in facts.get("switches", [])]
         runs: list[tuple[int, int]] = []
         for q in procs:
             if runs and runs[-1][1] + 1 == q:
                 runs[-1] = (runs[-1][0], q)
             else:
                 runs.append((q, q))
-        routing = "updown" if topology == "FAT_TREE" else "simgrid-dragonfly"
+        routing = {"FAT_TREE": "updown", "DRAGONFLY": "simgrid-dragonfly"}.get(
+            topology, "simgrid-torus"
+        )
         gw = p.gateways.get(cid)
         found.append(Zone(tuple(runs), routing, network, None if gw is None else number[gw[0]]))
     if not found:

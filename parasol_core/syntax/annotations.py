@@ -768,7 +768,9 @@ def check_annotation(key: str, value: object) -> float | None:
 # --------------------------------------------------------------------------- zones
 
 #: the routing techniques a zone may name: those whose structure is the zone's network
-ZONE_ROUTINGS = ("updown", "simgrid-dragonfly", "dragonfly-minimal")
+ZONE_ROUTINGS = ("updown", "simgrid-dragonfly", "dragonfly-minimal", "simgrid-torus")
+#: the most sizes of a zone's grid (``simgrid-torus``: ``shape D1 .. Dn``)
+MAX_ZONE_DIMS = 6
 #: the most zones one line holds
 MAX_ZONES = 10_000
 
@@ -778,7 +780,8 @@ class Zone:
     """A region of a hardware topology routed by its own technique (issue 36: a SimGrid
     FAT_TREE or DRAGONFLY cluster inside a larger platform). ``runs``: its processors,
     in the order that numbers them 1.. within the zone (compute processors first, as the
-    network says); ``network``: its ``# piui: network`` text; ``gateway``: the processor
+    network says); ``network``: its ``# piui: network`` text (``shape D1 .. Dn`` for a
+    ``simgrid-torus`` zone: its grid); ``gateway``: the processor
     through which routes enter and leave it (SimGrid's ``gw_src``/``gw_dst``), or None."""
 
     runs: tuple[tuple[int, int], ...]
@@ -811,6 +814,16 @@ def _zone_runs(word: str) -> list[tuple[int, int]] | None:
             return None
         runs.append((lo, hi))
     return runs
+
+
+def _zone_shape(words: list[str]) -> tuple[str | None, str | None]:
+    """A ``simgrid-torus`` zone's grid, ``shape D1 .. Dn``, or None and why not."""
+    sizes = words[1:]
+    if (not words or words[0] != "shape" or not 1 <= len(sizes) <= MAX_ZONE_DIMS
+            or not all(len(x) <= 7 and is_whole(x) and 0 < int(x) <= 10**6 for x in sizes)):  # fmt: skip
+        return None, (f"a simgrid-torus zone takes its grid: 'shape D1 .. Dn', 1 to "
+                      f"{MAX_ZONE_DIMS} sizes from 1 to 10^6")  # fmt: skip
+    return " ".join(["shape", *(str(int(x)) for x in sizes)]), None
 
 
 def parse_zones(text: str | None) -> tuple[list[Zone], str | None]:
@@ -846,7 +859,10 @@ def parse_zones(text: str | None) -> tuple[list[Zone], str | None]:
                 return [], f"a zone's gateway must be a processor number, not {rest[-1][:40]!r}"
             gateway = int(rest[-1])
             rest = rest[:-2]
-        network, why = _network("=", " ".join(rest))
+        if words[1] == "simgrid-torus":  # a grid, not a network: 'shape D1 .. Dn'
+            network, why = _zone_shape(rest)
+        else:
+            network, why = _network("=", " ".join(rest))
         if why is not None:
             return [], f"zone {words[0][:40]!r}: {why}"
         if gateway is not None and not any(a <= gateway <= b for a, b in runs):

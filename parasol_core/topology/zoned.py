@@ -1,6 +1,6 @@
 """Regions routed by their own technique (the ``zones`` technique, issue 36).
 
-A SimGrid platform may hold a FAT_TREE or DRAGONFLY cluster inside a larger zone (two
+A SimGrid platform may hold a FAT_TREE, DRAGONFLY or TORUS cluster inside a larger zone (two
 fat trees joined by a WAN link). SimGrid routes within such a cluster by the cluster's
 own routing, and between zones from the source to its zone's gateway (``gw_src``), over
 the zone route, and from the other zone's gateway (``gw_dst``) to the destination. A
@@ -8,8 +8,8 @@ topology says so by ``# piui: zones = RANGES ROUTING NETWORK via G; ...``
 (:class:`~parasol_core.syntax.annotations.Zone`) and ``routing = "zones"``:
 
 * both ends in one zone: the zone's technique (``updown``, ``simgrid-dragonfly``,
-  ``dragonfly-minimal``) on the zone alone, its processors numbered 1.. in the order
-  the zone lists them and its network the zone's;
+  ``dragonfly-minimal``, ``simgrid-torus``) on the zone alone, its processors numbered
+  1.. in the order the zone lists them and its network (a torus: its shape) the zone's;
 * otherwise: from the source to its zone's gateway by that zone's technique (from the
   source itself outside any zone), then ``shortest`` (topology/shortest.py) over the
   links that are not inside one zone to the destination's zone's gateway (or the
@@ -27,7 +27,7 @@ import numpy as np
 
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
-from parasol_core.topology.shape import Layout
+from parasol_core.topology.shape import Layout, Shape
 from parasol_core.topology.shortest import SHORTEST, LinkGraph
 
 
@@ -59,9 +59,17 @@ class _Zones:
             self.local[procs] = np.arange(1, procs.shape[0] + 1)
             self.members.append(np.concatenate([[0], procs]))
             kind, *numbers = zone.network.split()
-            self.layouts.append(Layout(int(procs.shape[0]), None,
-                                       f"zone {k} of {layout.label}",
-                                       network=(kind, tuple(int(x) for x in numbers))))  # fmt: skip
+            sizes = tuple(int(x) for x in numbers)
+            label = f"zone {k} of {layout.label}"
+            if kind == "shape":  # a torus: its grid, processors in grid order
+                if int(np.prod(sizes)) != procs.shape[0]:
+                    raise RoutingError(f"{label} has {procs.shape[0]:,} processors, not the "
+                                       f"{int(np.prod(sizes)):,} of its shape "
+                                       f"{' x '.join(numbers)}")  # fmt: skip
+                self.layouts.append(Layout(int(procs.shape[0]), Shape(sizes), label))
+            else:
+                self.layouts.append(Layout(int(procs.shape[0]), None, label,
+                                           network=(kind, sizes)))  # fmt: skip
             self.techniques.append(get_routing(zone.routing))
             self.gateways.append(zone.gateway)
         # the links outside every zone: those whose processors are not all in one zone

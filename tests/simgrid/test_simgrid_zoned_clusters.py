@@ -73,6 +73,22 @@ TWO_FAT_TREES = (
 """
 )
 
+# A 4 x 3 x 2 torus and a fat tree joined by a WAN link between two of their hosts.
+TORUS_AND_FAT_TREE = (
+    HEAD
+    + """<zone id="world" routing="Full">
+  <cluster id="T" prefix="t-" suffix="" radical="0-23" speed="1Gf" bw="1GBps" lat="1us"
+           topology="TORUS" topo_parameters="4,3,2"/>
+  <cluster id="A" prefix="a-" suffix="" radical="0-15" speed="1Gf" bw="2GBps" lat="2us"
+           topology="FAT_TREE" topo_parameters="2;4,4;1,2;1,2"/>
+  <link id="wan" bandwidth="300MBps" latency="100us"/>
+  <zoneRoute src="T" dst="A" gw_src="t-13" gw_dst="a-5"><link_ctn id="wan"/></zoneRoute>
+</zone>
+</platform>
+"""
+)
+TORUS_LINK = re.compile(r"T_link_from_(\d+)_to_(\d+)_(?:UP|DOWN)")
+
 FAT_TREE_LINK = re.compile(r"link_from_\d+_\d+_(\d+)_(?:UP|DOWN)")
 DRAGONFLY_LINK = re.compile(r"(?:local|green|black|blue)_link_.*_(\d+)(?:_UP|_DOWN)?")
 
@@ -154,6 +170,29 @@ def test_two_fat_trees_joined_by_a_wan_cross_simgrids_links(tmp_path):
         assert list(ours.links) == want, (a, b)
 
 
+def test_a_torus_beside_a_fat_tree_crosses_simgrids_links(tmp_path):
+    """A TORUS cluster in a larger platform routes by SimGrid's torus routing (its
+    tie-break) inside, and through its gateway host out: every ordered pair of the 40
+    hosts. SimGrid names a torus link by the two hosts it joins."""
+    imported, pairs, sim = all_pairs(tmp_path, TORUS_AND_FAT_TREE)
+    hw = imported.machine.hardware()
+    assert hw.routing == "zones"
+    assert hw.zones.startswith("1-24 simgrid-torus shape 4 3 2 via 14; ")
+    index = index_of(hw)
+    first_tree = zone_links(hw, parse_zones(hw.zones)[0][0])  # the fat tree's follow
+    batch = index.routes([a for a, _ in pairs], [b for _, b in pairs])
+    for (a, b), ours in zip(pairs, batch):
+        want = []
+        for name in sim[(a, b)]:
+            if (m := TORUS_LINK.fullmatch(name)) is not None:
+                want.append(index.link_between(int(m.group(1)) + 1, int(m.group(2)) + 1))
+            elif (m := FAT_TREE_LINK.fullmatch(name)) is not None:
+                want.append(first_tree + int(m.group(1)) + 1)
+            else:
+                want.append(hw.link_count)  # the WAN, the file's last link
+        assert list(ours.links) == want, (a, b)
+
+
 def across(hosts: np.ndarray, nbytes: float = 65536.0) -> MessageArrays:
     """Every host of the first 16 (cluster A) to a host of the others, and back."""
     a, b = hosts[:16], hosts[16:]
@@ -174,6 +213,8 @@ CASES = {
         TWO_FAT_TREES.format(wan="FATPIPE", wan_bw="500MBps"), across),
     "two fat trees random": (TWO_FAT_TREES.format(wan="SHARED", wan_bw="1GBps"),
                              lambda h: random_phase(h, 200, 3, 1e-4)),
+    "torus and fat tree random": (TORUS_AND_FAT_TREE, lambda h: random_phase(h, 300, 5, 2e-4)),
+    "torus and fat tree across": (TORUS_AND_FAT_TREE, across),
 }  # fmt: skip
 
 

@@ -44,6 +44,8 @@ def test_a_route_between_zones_goes_through_both_gateways():
      ("1-4,3-5 updown fattree 2 2", "in two zones"),
      ("x-4 updown fattree 2 2", "is not processor runs"),
      ("1-٤ updown fattree 2 2", "is not processor runs"),
+     ("1-4 simgrid-torus shape", "takes its grid"),
+     ("1-4 simgrid-torus fattree 2 2", "takes its grid"),
      ("", "expected '# piui: zones")],
 )  # fmt: skip
 def test_a_bad_zones_line_is_ignored_with_a_warning_saying_why(value, why):
@@ -63,3 +65,10 @@ def test_a_zone_without_a_gateway_routes_inside_but_not_out():
     assert len(index_of(hw).route(5, 8).links) == 4
     with pytest.raises(RoutingError, match="zone 2 of .* has no gateway"):
         index_of(hw).route(1, 8)
+
+
+def test_a_torus_zone_whose_shape_is_not_its_size_is_a_routing_error():
+    hw = import_text(PLATFORM).machine.hardware()
+    hw.zones = "1-4,9-12 simgrid-torus shape 3 3 via 2; 5-8,13-16 updown fattree 2 2 via 7"
+    with pytest.raises(RoutingError, match="zone 1 of .* has 8 processors, not the 9 of its shape"):
+        index_of(hw).route(1, 3)
