@@ -291,7 +291,9 @@ SLOW_TESTS: dict[str, set[str]] = {
         "test_clusters_in_a_larger_platform_cross_simgrids_links",  # 1,640 routes in SimGrid
     },
     "test_simgrid_router_zones": {
-        "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
+        "test_a_dragonfly_of_1088_processors_exports_as_its_links",  # refused Full zone first
+        "test_the_export_grows_with_the_links_not_the_routers_squared",  # 1,600 routers, 14 MB
+        "test_the_pad_links_leave_simgrids_default_update_exact",  # 300 messages in SimGrid
         "test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups",  # 6.5 MB
     },
     "test_bad_input": {

@@ -170,3 +170,40 @@ def test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups(tmp_
     b = (a - 1 + rng.integers(1, 4160, 300)) % 4160 + 1
     near = [(int(x), (int(x) - 1) // 64 * 64 + 1 + (int(x) + 6) % 64) for x in a[:50]]  # a group
     check_routes(tmp_path, machine, text, near + list(zip(a.tolist(), b.tolist())))
+
+
+def test_the_pad_links_leave_simgrids_default_update_exact(tmp_path):
+    """The weighted zone's pad links (one a link, crossed only by the flows that cross
+    the link) do not make SimGrid's default lazy update miss a rate, as one link every
+    flow crossed would (tests/simgrid/test_flow_simgrid.py): a phase of 300 staggered
+    messages on 17 x 8 x 8 x 4, with contention, ends within 1e-6 of PARASOL's ``cm02``
+    without SimGrid's Full update mode."""
+    import json
+    import subprocess
+
+    from test_flow_simgrid import PROBE, SYSTEM_PYTHON
+
+    from parasol_core.simulate.messages import MessageArrays
+    from parasol_core.simulate.phases import simulate_phase
+
+    machine = dragonfly((17, 8, 8, 4), 0.0)
+    text = export_platform(machine).text
+    assert "parasol-pad-" in text
+    path = tmp_path / "fly.xml"
+    path.write_text(text)
+    rng = np.random.default_rng(5)
+    a = rng.integers(1, 1089, 300)
+    b = (a - 1 + rng.integers(1, 1088, 300)) % 1088 + 1
+    msgs = MessageArrays(a, b, rng.integers(1, 1 << 20, 300).astype(float),
+                         rng.uniform(0, 2e-5, 300))  # fmt: skip
+    ours = simulate_phase(machine, msgs, sharing="cm02")
+    rows = [[f"p{x}", f"p{y}", int(n), float(t)] for x, y, n, t in
+            zip(a.tolist(), b.tolist(), msgs.nbytes.tolist(), msgs.start.tolist())]  # fmt: skip
+    (tmp_path / "messages.json").write_text(json.dumps(rows))
+    done = subprocess.run([SYSTEM_PYTHON, str(PROBE), str(path), str(tmp_path / "messages.json"),
+                           "--cfg=surf/precision:1e-15"], capture_output=True, text=True,
+                          timeout=1200)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    theirs = np.asarray(json.loads(done.stdout.strip().splitlines()[-1])["ends"])
+    assert ours.end == pytest.approx(theirs, rel=1e-6)
+    assert (ours.end - ours.start > ours.alone * 1.05).sum() > 100  # they shared links
