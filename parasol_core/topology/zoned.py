@@ -140,19 +140,36 @@ class ZonedRouting(RoutingTechnique):
         offsets, procs, _ = self.ranked_paths(layout, src, dst)
         return offsets, procs
 
-    def steps(self, layout: Layout, src: Any, dst: Any) -> int:
-        """The processors the routes visit, exactly (they are made to count them)."""
-        _, procs, _ = self.ranked_paths(layout, src, dst)
-        return int(procs.shape[0])
-
-    def ranked_paths(
-        self, layout: Layout, src: Any, dst: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def steps(self, layout: Layout, src: Any, dst: Any, count: Any = None) -> int:
+        """At most the processors the routes visit, before any is made: each piece's as
+        ``count`` (topology/steps.py's ``route_steps``, which passes itself) counts it for
+        its technique (``shortest``'s from its tables, within their own budget), the
+        gateways where pieces join counted twice. Without ``count``: the routes made."""
+        if count is None:
+            _, procs, _ = self.ranked_paths(layout, src, dst)
+            return int(procs.shape[0])
+        route_steps = count
         z = self._zones(layout)
+        heads, tails, middles = self._pieces(z, layout, src, dst)
+        total = 0
+        for pieces in (heads, tails):
+            for k, items in pieces.items():
+                s = z.local[np.asarray([x[1] for x in items], dtype=np.int64)]
+                d = z.local[np.asarray([x[2] for x in items], dtype=np.int64)]
+                total += route_steps(z.layouts[k - 1], z.techniques[k - 1], s, d)
+        if middles:
+            ms = np.asarray([m[1] for m in middles], dtype=np.int64)
+            md = np.asarray([m[2] for m in middles], dtype=np.int64)
+            total += SHORTEST.steps(z.outer, ms, md)
+        return total
+
+    @staticmethod
+    def _pieces(z: _Zones, layout: Layout, src: Any, dst: Any) -> tuple[dict, dict, list]:
+        """Each route's pieces: within the source's zone (to its gateway, or the whole
+        route where both ends are in it), between the zones, within the destination's
+        zone from its gateway; as (pair, from, to) by zone, and a list between zones."""
         src = np.asarray(src, dtype=np.int64).tolist()
         dst = np.asarray(dst, dtype=np.int64).tolist()
-        n = len(src)
-        # the pieces: (kind, zone) -> list of (pair, part, a, b); part 0 head, 1 middle, 2 tail
         heads: dict[int, list[tuple[int, int, int]]] = {}
         tails: dict[int, list[tuple[int, int, int]]] = {}
         middles: list[tuple[int, int, int]] = []
@@ -170,6 +187,14 @@ class ZonedRouting(RoutingTechnique):
                 b = z.gateway(zd, layout.label)
                 tails.setdefault(zd, []).append((i, b, d))
             middles.append((i, a, b))
+        return heads, tails, middles
+
+    def ranked_paths(
+        self, layout: Layout, src: Any, dst: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        z = self._zones(layout)
+        n = int(np.asarray(src).shape[0])
+        heads, tails, middles = self._pieces(z, layout, src, dst)
         head_of: dict[int, tuple[list[int], list[int]]] = {}
         tail_of: dict[int, tuple[list[int], list[int]]] = {}
         for k, items in heads.items():

@@ -4,6 +4,7 @@ warning saying why, and routes through each zone's gateway."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from parasol_core import loads
@@ -72,3 +73,17 @@ def test_a_torus_zone_whose_shape_is_not_its_size_is_a_routing_error():
     hw.zones = "1-4,9-12 simgrid-torus shape 3 3 via 2; 5-8,13-16 updown fattree 2 2 via 7"
     with pytest.raises(RoutingError, match="zone 1 of .* has 8 processors, not the 9 of its shape"):
         index_of(hw).route(1, 3)
+
+
+def test_the_route_budget_counts_each_zones_pieces_before_any_route_is_made():
+    """What the route batch is charged (topology/steps.py) is at least the processors
+    its routes visit, counted from each zone's technique and the shortest tables."""
+    from parasol_core.topology.steps import route_steps
+
+    hw = import_text(PLATFORM).machine.hardware()
+    index = index_of(hw)
+    src = [a for a in range(1, 9) for b in range(1, 9) if a != b]
+    dst = [b for a in range(1, 9) for b in range(1, 9) if a != b]
+    charged = route_steps(index.layout, index.technique, np.asarray(src), np.asarray(dst))
+    visited = int(index.routes(src, dst).processors.shape[0])
+    assert visited <= charged <= 2 * visited
