@@ -21,6 +21,7 @@ inside it, one breadth-first table per distinct source outside.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -88,33 +89,62 @@ class _Zones:
                             graph=LinkGraph(count, out_sizes, out_offsets, procs[keep],
                                             f"{layout.label} (between its zones)"))  # fmt: skip
 
-    def gateway(self, k: int, label: str) -> int:
-        gw = self.gateways[k - 1]
-        if gw is None:
-            raise RoutingError(f"zone {k} of {label} has no gateway ('via G'): no route "
-                               "leaves or enters it")  # fmt: skip
-        return gw
+        #: each zone's gateway by zone number (0 unused; -1: none)
+        self.gw = np.asarray([-1] + [-1 if g is None else g for g in self.gateways], np.int64)
 
-    def inside(self, k: int, src: list[int], dst: list[int]) -> list[tuple[list[int], list[int]]]:
-        """Routes within zone ``k`` between global processors: (processors, ranks) each."""
-        if not src:
-            return []
-        local = self.local
-        s = local[np.asarray(src, dtype=np.int64)]
-        d = local[np.asarray(dst, dtype=np.int64)]
-        technique = self.techniques[k - 1]
-        offsets, procs, ranks = technique.ranked_paths(self.layouts[k - 1], s, d)
-        offsets = np.asarray(offsets, dtype=np.int64)
-        procs = self.members[k - 1][np.asarray(procs, dtype=np.int64)]
-        out = []
-        hop = 0
-        for i in range(len(src)):
-            a, b = int(offsets[i]), int(offsets[i + 1])
-            n = b - a - 1
-            r = [0] * n if ranks is None else [int(x) for x in ranks[hop : hop + n]]
-            hop += n
-            out.append((procs[a:b].tolist(), r))
-        return out
+    def no_gateway(self, k: int, label: str) -> RoutingError:
+        return RoutingError(f"zone {k} of {label} has no gateway ('via G'): no route "
+                            "leaves or enters it")  # fmt: skip
+
+
+@dataclass
+class _Pieces:
+    """A batch's routes cut into pieces: ``head`` (within the source's zone: to its
+    gateway, or the whole route where both ends are in it), ``middle`` (between the
+    zones, from the source or its zone's gateway to the destination or its zone's
+    gateway) and ``tail`` (within the destination's zone, from its gateway); each the
+    pairs it belongs to, where it starts and where it ends."""
+
+    head: tuple[np.ndarray, np.ndarray, np.ndarray]
+    middle: tuple[np.ndarray, np.ndarray, np.ndarray]
+    tail: tuple[np.ndarray, np.ndarray, np.ndarray]
+    zone_head: np.ndarray  # the zone of each head piece
+    zone_tail: np.ndarray
+
+
+def _pieces(z: _Zones, label: str, src: Any, dst: Any) -> _Pieces:
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    zs, zd = z.zone_of[src], z.zone_of[dst]
+    same = (zs > 0) & (zs == zd)
+    leave = (zs > 0) & ~same
+    enter = (zd > 0) & ~same
+    for need, zone in ((leave, zs), (enter, zd)):
+        bad = need & (z.gw[zone] < 0)
+        if bad.any():
+            raise z.no_gateway(int(zone[np.argmax(bad)]), label)
+    pairs = np.arange(src.shape[0], dtype=np.int64)
+    h = zs > 0
+    head = (pairs[h], src[h], np.where(same, dst, z.gw[zs])[h])
+    m = ~same
+    a = np.where(zs > 0, z.gw[zs], src)
+    b = np.where(zd > 0, z.gw[zd], dst)
+    middle = (pairs[m], a[m], b[m])
+    tail = (pairs[enter], z.gw[zd][enter], dst[enter])
+    return _Pieces(head, middle, tail, zs[h], zd[enter])
+
+
+def _gather(flat: np.ndarray, pair: np.ndarray, order: np.ndarray, start: np.ndarray,
+            length: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``flat``'s runs ``start[j] .. start[j] + length[j]`` laid end to end, pair by pair
+    (``pair[j]``) in ``order[j]`` within a pair: the values and each pair's offsets."""
+    by = np.lexsort((order, pair))
+    pair, start, length = pair[by], start[by], length[by]
+    ends = np.cumsum(length)
+    index = np.repeat(start - ends + length, length) + np.arange(int(ends[-1]) if ends.size else 0)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pair, weights=length, minlength=n).astype(np.int64), out=offsets[1:])
+    return flat[index], offsets
 
 
 class ZonedRouting(RoutingTechnique):
@@ -148,90 +178,91 @@ class ZonedRouting(RoutingTechnique):
         if count is None:
             _, procs, _ = self.ranked_paths(layout, src, dst)
             return int(procs.shape[0])
-        route_steps = count
         z = self._zones(layout)
-        heads, tails, middles = self._pieces(z, layout, src, dst)
+        cut = _pieces(z, layout.label, src, dst)
         total = 0
-        for pieces in (heads, tails):
-            for k, items in pieces.items():
-                s = z.local[np.asarray([x[1] for x in items], dtype=np.int64)]
-                d = z.local[np.asarray([x[2] for x in items], dtype=np.int64)]
-                total += route_steps(z.layouts[k - 1], z.techniques[k - 1], s, d)
-        if middles:
-            ms = np.asarray([m[1] for m in middles], dtype=np.int64)
-            md = np.asarray([m[2] for m in middles], dtype=np.int64)
-            total += SHORTEST.steps(z.outer, ms, md)
+        for (_, a, b), zone in ((cut.head, cut.zone_head), (cut.tail, cut.zone_tail)):
+            for k in np.unique(zone).tolist():
+                pick = zone == k
+                total += count(z.layouts[k - 1], z.techniques[k - 1], z.local[a[pick]],
+                               z.local[b[pick]])  # fmt: skip
+        _, a, b = cut.middle
+        if a.shape[0]:
+            total += SHORTEST.steps(z.outer, a, b)
         return total
 
-    @staticmethod
-    def _pieces(z: _Zones, layout: Layout, src: Any, dst: Any) -> tuple[dict, dict, list]:
-        """Each route's pieces: within the source's zone (to its gateway, or the whole
-        route where both ends are in it), between the zones, within the destination's
-        zone from its gateway; as (pair, from, to) by zone, and a list between zones."""
-        src = np.asarray(src, dtype=np.int64).tolist()
-        dst = np.asarray(dst, dtype=np.int64).tolist()
-        heads: dict[int, list[tuple[int, int, int]]] = {}
-        tails: dict[int, list[tuple[int, int, int]]] = {}
-        middles: list[tuple[int, int, int]] = []
-        for i, (s, d) in enumerate(zip(src, dst)):
-            zs, zd = int(z.zone_of[s]), int(z.zone_of[d])
-            if zs and zs == zd:
-                heads.setdefault(zs, []).append((i, s, d))
-                continue
-            a = s
-            if zs:
-                a = z.gateway(zs, layout.label)
-                heads.setdefault(zs, []).append((i, s, a))
-            b = d
-            if zd:
-                b = z.gateway(zd, layout.label)
-                tails.setdefault(zd, []).append((i, b, d))
-            middles.append((i, a, b))
-        return heads, tails, middles
+    def _within(self, z: _Zones, piece: tuple, zone: np.ndarray) -> tuple:
+        """The routes of pieces inside zones, by each zone's technique: their pairs,
+        processors (global numbers), offsets and ranks (hop by hop, as the processors)."""
+        pairs, a, b = piece
+        parts_pair, parts_procs, parts_len, parts_ranks = [], [], [], []
+        for k in np.unique(zone).tolist():
+            pick = np.flatnonzero(zone == k)
+            s, d = z.local[a[pick]], z.local[b[pick]]
+            offsets, procs, ranks = z.techniques[k - 1].ranked_paths(z.layouts[k - 1], s, d)
+            offsets = np.asarray(offsets, dtype=np.int64)
+            procs = z.members[k - 1][np.asarray(procs, dtype=np.int64)]
+            lengths = np.diff(offsets)
+            hops = int(lengths.sum()) - pick.shape[0]
+            parts_pair.append(pairs[pick])
+            parts_procs.append(procs)
+            parts_len.append(lengths)
+            parts_ranks.append(np.zeros(hops, np.int64) if ranks is None
+                               else np.asarray(ranks, dtype=np.int64))  # fmt: skip
+        if not parts_pair:
+            e = np.zeros(0, np.int64)
+            return e, e, e, e
+        return (np.concatenate(parts_pair), np.concatenate(parts_procs),
+                np.concatenate(parts_len), np.concatenate(parts_ranks))  # fmt: skip
 
     def ranked_paths(
         self, layout: Layout, src: Any, dst: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         z = self._zones(layout)
         n = int(np.asarray(src).shape[0])
-        heads, tails, middles = self._pieces(z, layout, src, dst)
-        head_of: dict[int, tuple[list[int], list[int]]] = {}
-        tail_of: dict[int, tuple[list[int], list[int]]] = {}
-        for k, items in heads.items():
-            for (i, _, _), piece in zip(items, z.inside(k, [x[1] for x in items],
-                                                        [x[2] for x in items])):  # fmt: skip
-                head_of[i] = piece
-        for k, items in tails.items():
-            for (i, _, _), piece in zip(items, z.inside(k, [x[1] for x in items],
-                                                        [x[2] for x in items])):  # fmt: skip
-                tail_of[i] = piece
-        mid_of: dict[int, tuple[list[int], list[int]]] = {}
-        if middles:
-            ms = np.asarray([m[1] for m in middles], dtype=np.int64)
-            md = np.asarray([m[2] for m in middles], dtype=np.int64)
-            offsets, procs = SHORTEST.paths(z.outer, ms, md)
-            for j, (i, _, _) in enumerate(middles):
-                p = procs[offsets[j] : offsets[j + 1]].tolist()
-                mid_of[i] = (p, [0] * (len(p) - 1))
-        out_offsets = np.zeros(n + 1, dtype=np.int64)
-        flat: list[int] = []
-        flat_ranks: list[int] = []
-        for i in range(n):
-            path: list[int] = []
-            ranks: list[int] = []
-            for piece in (head_of.get(i), mid_of.get(i), tail_of.get(i)):
-                if piece is None:
-                    continue
-                p, r = piece
-                if path:
-                    p = p[1:]  # the gateway where one piece ends and the next starts
-                path.extend(p)
-                ranks.extend(r)
-            flat.extend(path)
-            flat_ranks.extend(ranks)
-            out_offsets[i + 1] = len(flat)
-        return (out_offsets, np.asarray(flat, dtype=np.int64),
-                np.asarray(flat_ranks, dtype=np.int64))  # fmt: skip
+        cut = _pieces(z, layout.label, src, dst)
+        h_pair, h_procs, h_len, h_ranks = self._within(z, cut.head, cut.zone_head)
+        t_pair, t_procs, t_len, t_ranks = self._within(z, cut.tail, cut.zone_tail)
+        m_pair, ma, mb = cut.middle
+        if m_pair.shape[0]:
+            m_offsets, m_procs = SHORTEST.paths(z.outer, ma, mb)
+            m_len = np.diff(np.asarray(m_offsets, dtype=np.int64))
+            m_procs = np.asarray(m_procs, dtype=np.int64)
+        else:
+            m_len = m_procs = np.zeros(0, np.int64)
+        # a middle piece drops its first processor where a head ends there, a tail always
+        has_head = np.zeros(n, dtype=bool)
+        has_head[h_pair] = True
+        m_skip = has_head[m_pair].astype(np.int64)
+        h_start = np.cumsum(h_len) - h_len
+        m_start = np.cumsum(m_len) - m_len
+        t_start = np.cumsum(t_len) - t_len
+        base_m, base_t = h_procs.shape[0], h_procs.shape[0] + m_procs.shape[0]
+        flat = np.concatenate([h_procs, m_procs, t_procs])
+        procs, offsets = _gather(
+            flat,
+            np.concatenate([h_pair, m_pair, t_pair]),
+            np.concatenate([np.zeros_like(h_pair), np.ones_like(m_pair), np.full_like(t_pair, 2)]),
+            np.concatenate([h_start, base_m + m_start + m_skip, base_t + t_start + 1]),
+            np.concatenate([h_len, m_len - m_skip, t_len - 1]),
+            n,
+        )
+        # ranks: every hop of every piece, in the same order (the middle's are 0: the
+        # lowest-id link, as 'shortest' takes)
+        h_hops, t_hops = h_len - 1, t_len - 1
+        m_hops = m_len - 1
+        flat_r = np.concatenate([h_ranks, np.zeros(int(m_hops.sum()), np.int64), t_ranks])
+        ranks, _ = _gather(
+            flat_r,
+            np.concatenate([h_pair, m_pair, t_pair]),
+            np.concatenate([np.zeros_like(h_pair), np.ones_like(m_pair), np.full_like(t_pair, 2)]),
+            np.concatenate([np.cumsum(h_hops) - h_hops,
+                            h_hops.sum() + np.cumsum(m_hops) - m_hops,
+                            h_hops.sum() + m_hops.sum() + np.cumsum(t_hops) - t_hops]),
+            np.concatenate([h_hops, m_hops, t_hops]),
+            n,
+        )  # fmt: skip
+        return offsets, procs, ranks
 
 
 ZONES = ZonedRouting()
