@@ -242,3 +242,61 @@ def test_an_export_of_zones_reads_back_the_same_and_shares_as_in_simgrid(tmp_pat
     again = import_text(text).machine
     assert again.hardware() == machine.hardware()
     agree(tmp_path, text, lambda h: random_phase(h, 200, 9, 1e-4))
+
+
+FAT_TREES = [("2;4,4;1,2;1,2", 16), ("3;2,2,2;1,2,2;1,1,1", 8), ("2;2,3;2,2;2,1", 6)]
+# one chassis a group: with more, SimGrid 3.32's route within a group from a chassis other
+# than 0 is no chain of links (docs/simgrid.md; PARASOL takes the chain), in a cluster alone
+# as in a larger platform
+DRAGONFLIES = [("3,1;1,1;4,1;2", 24), ("3,2;1,1;3,2;2", 18), ("4,1;1,1;4,1;1", 16)]
+TORI = [("4,3,2", 24), ("6,3", 18), ("8", 8)]
+
+
+def random_platform(seed: int) -> str:
+    """A torus, a fat tree and a dragonfly of drawn shapes, bandwidths and latencies,
+    each gateway a drawn host, joined two by two by WAN links of drawn values."""
+    rng = np.random.default_rng(seed)
+    parts, gateways = [], {}
+    for cid, topology, choices in (("T", "TORUS", TORI), ("F", "FAT_TREE", FAT_TREES),
+                                   ("D", "DRAGONFLY", DRAGONFLIES)):  # fmt: skip
+        params, hosts = choices[int(rng.integers(len(choices)))]
+        bw, lat = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        parts.append(f'<cluster id="{cid}" prefix="{cid.lower()}-" suffix="" '
+                     f'radical="0-{hosts - 1}" speed="1Gf" bw="{bw}GBps" lat="{lat}us" '
+                     f'topology="{topology}" topo_parameters="{params}"/>')  # fmt: skip
+        gateways[cid] = f"{cid.lower()}-{int(rng.integers(hosts))}"
+    joins = (("T", "F"), ("T", "D"), ("F", "D"))
+    for i in range(len(joins)):  # SimGrid's DTD: the links before the routes
+        bw, lat = int(rng.integers(50, 500)), int(rng.integers(10, 1000))
+        parts.append(f'<link id="wan{i}" bandwidth="{bw}MBps" latency="{lat}us"/>')
+    for i, (x, y) in enumerate(joins):
+        parts.append(f'<zoneRoute src="{x}" dst="{y}" gw_src="{gateways[x]}" '
+                     f'gw_dst="{gateways[y]}"><link_ctn id="wan{i}"/></zoneRoute>')  # fmt: skip
+    return (
+        HEAD + '<zone id="world" routing="Full">\n' + "\n".join(parts) + "\n</zone>\n</platform>\n"
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_random_platforms_of_three_clusters_route_as_simgrid_does(tmp_path, seed):
+    """Every ordered pair: as many links as SimGrid's route, the same summed latency and
+    narrowest bandwidth, and the WAN links at the same places."""
+    text = random_platform(seed)
+    path = tmp_path / "platform.xml"
+    path.write_text(text)
+    imported = import_text(text)
+    hw = imported.machine.hardware()
+    assert hw.routing == "zones" and len(parse_zones(hw.zones)[0]) == 3
+    hosts = compute_processors(imported.machine, hw).tolist()
+    names = imported.names
+    pairs = [(a, b) for a in hosts for b in hosts if a != b]
+    sim = probe(path, "routes", *(f"{names[a]}:{names[b]}" for a, b in pairs))
+    wan = set(range(hw.link_count - 2, hw.link_count + 1))  # the file's three last links
+    batch = index_of(hw).routes([a for a, _ in pairs], [b for _, b in pairs])
+    for (a, b), ours in zip(pairs, batch):
+        theirs = sim[f"{names[a]}:{names[b]}"]
+        links = [hw.link_by_id(k) for k in ours.links]
+        assert len(links) == len(theirs["links"]), (names[a], names[b])
+        assert sum(k.latency.mean for k in links) == pytest.approx(theirs["latency"], rel=1e-12)
+        assert min(1 / k.speed.mean for k in links) == pytest.approx(theirs["bandwidth"], rel=1e-12)
+        assert [k in wan for k in ours.links] == [n.startswith("wan") for n in theirs["links"]]
