@@ -87,3 +87,19 @@ def test_the_route_budget_counts_each_zones_pieces_before_any_route_is_made():
     charged = route_steps(index.layout, index.technique, np.asarray(src), np.asarray(dst))
     visited = int(index.routes(src, dst).processors.shape[0])
     assert visited <= charged <= 2 * visited
+
+
+def test_a_cluster_reached_through_two_gateways_is_routed_shortest_and_said():
+    text = PLATFORM.replace(
+        '<zoneRoute src="A"',
+        '<link id="wan2" bandwidth="10MBps" latency="1ms"/>\n  <zoneRoute src="A"',
+    ).replace(
+        "</zone></platform>",
+        '  <zoneRoute src="B" dst="A" gw_src="b2" gw_dst="a3" symmetrical="NO">'
+        '<link_ctn id="wan2"/></zoneRoute>\n</zone></platform>',
+    )
+    imported = import_text(text)
+    hw = imported.machine.hardware()
+    assert hw.routing == "shortest" and hw.zones is None
+    said = [n for n in imported.notes if "two gateways" in n]
+    assert said and "cluster A: gateways a1" in said[0] and "a3" in said[0]
