@@ -8,8 +8,10 @@ model as a PARASOL file in the same run.
   included), against ``xml.etree.ElementTree.fromstring`` of the same XML (parsing
   alone, no guards) and ``loads`` of the model's own text;
 * ``export (dragonfly)``: ``export_platform`` of a ``dragonfly G A P H`` model routed
-  ``dragonfly-minimal`` (zones of routers since issue 36: a zone route between every two
-  routers; the Full zone of explicit routes refused it past 1,000,000 routes), against
+  ``dragonfly-minimal`` (K = 2 global links a pair of groups by default: one weighted
+  DijkstraCache zone, a route a link, since issue 36; before it zones of routers, a zone
+  route between every two routers, and the Full zone of explicit routes, refused past
+  1,000,000 routes), against
   ``dumps`` of the model, and ``import_text`` of it against ElementTree;
 * ``import (fat tree)``: ``import_text`` of a FAT_TREE cluster of k-ary 3-tree
   parameters (expanded as SimGrid builds it), against ``loads`` of the resulting
@@ -83,7 +85,8 @@ def main() -> None:
     fly_data = fly_out.text.encode()
     print(f"dragonfly {' '.join(map(str, args.dragonfly))}: {c:,} compute processors, "
           f"{routers} routers, {c * (c - 1):,} ordered pairs; {fly_out.text.count('<zoneRoute '):,} "
-          f"zone routes, {len(fly_data) / 1e6:.1f} MB of XML")  # fmt: skip
+          f"zone routes, {fly_out.text.count('<route '):,} routes, "
+          f"{len(fly_data) / 1e6:.1f} MB of XML")  # fmt: skip
     print(f"  dumps (baseline)   {t_fly_dumps * 1e3:9.1f} ms")
     print(f"  export             {t_fly * 1e3:9.1f} ms   {t_fly / t_fly_dumps:7.1f}x dumps")
     t_fly_etree, _ = timed(lambda: ET.fromstring(fly_data), args.repeat)

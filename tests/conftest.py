@@ -163,6 +163,7 @@ SUBPROCESS_MODULES = {
     "test_simgrid_platform_flows",  # SimGrid's python3 running imported platforms
     "test_simgrid_cluster_routes",  # SimGrid's python3 giving its clusters' routes
     "test_simgrid_router_zones",  # SimGrid's python3 giving exported dragonflies' routes
+    "test_simgrid_zoned_clusters",  # SimGrid's python3 routing clusters in larger platforms
     "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
@@ -289,8 +290,13 @@ SLOW_TESTS: dict[str, set[str]] = {
     "test_ascii_numbers": {
         "test_any_annotation_text_loads_with_at_worst_a_warning",
     },
+    "test_simgrid_zoned_clusters": {
+        "test_clusters_in_a_larger_platform_cross_simgrids_links",  # 1,640 routes in SimGrid
+    },
     "test_simgrid_router_zones": {
-        "test_a_dragonfly_of_1088_processors_exports_in_zones_of_routers",  # 2.8 MB, twice
+        "test_a_dragonfly_of_1088_processors_exports_as_its_links",  # refused Full zone first
+        "test_the_export_grows_with_the_links_not_the_routers_squared",  # 1,600 routers, 14 MB
+        "test_the_pad_links_leave_simgrids_default_update_exact",  # 300 messages in SimGrid
         "test_a_dragonfly_with_one_link_between_two_groups_grows_with_its_groups",  # 6.5 MB
     },
     "test_bad_input": {

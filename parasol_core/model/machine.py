@@ -223,6 +223,7 @@ class Topology(Block):
         Field("fatpipe", "fatpipe", WORD),
         Field("network", "network", WORD),
         Field("names", "names", WORD),
+        Field("zones", "zones", WORD),
         Field("id", "id", INT),
         Field("name", "name", STR),
         Field("setup", "setup", TIMING),
@@ -252,6 +253,10 @@ class Topology(Block):
     # issue 36; '%XX' escapes, syntax/annotations.py), or None: shown where a processor
     # is, and taken where a processor number is (parasol_core/topology/names.py)
     names: str | None = None
+    # piui: regions routed by their own technique, the rest by `routing` (issue 36: a
+    # SimGrid FAT_TREE or DRAGONFLY cluster inside a larger platform), "1-4,9-14 updown
+    # xgft 2 2 2 1 2 1 1 via 1; ..." (syntax/annotations.py Zone), or None
+    zones: str | None = None
     id: int | None = None
     name: str | None = None
     setup: Timing | None = None

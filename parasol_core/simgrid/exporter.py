@@ -11,7 +11,9 @@ smallest of four forms whose SimGrid routes are PARASOL's (docs/simgrid.md, "Exp
   ``zoneRoute`` between every two routers, for a routing whose route between two
   compute processors depends only on their routers (``dragonfly-minimal``:
   :func:`_as_zones`), read back by the import and kept only if that gives the same
-  topology and routes;
+  topology and routes; with other than one global link between two groups, one
+  ``DijkstraCache`` zone of its links weighted so that SimGrid's shortest route is
+  PARASOL's (:func:`_as_weighted`: linear in the links);
 * one ``Full`` zone: an explicit ``<route>`` for every ordered pair of compute
   processors, listing the links PARASOL's routing technique gives (one symmetrical
   route where the way back is the same links reversed, two one-way routes otherwise).
@@ -43,6 +45,16 @@ MAX_ROUTE_LINKS = 5_000_000
 """The most link references (``<link_ctn>``) an export writes, all routes together."""
 HOST_SPEED = "1Gf"
 """SimGrid needs a host speed; PARASOL has none in flops. Written as this, and said."""
+
+
+VALIANT = (
+    "Valiant routing sends each pair of processors through its own intermediate group, "
+    "and SimGrid 3.32 can say a route that depends on the pair only by an explicit route "
+    "for it: its DRAGONFLY cluster routes minimally and a zone route depends on the two "
+    "zones alone. Export the model routed 'dragonfly-minimal' for a form that grows "
+    "linearly"
+)
+"""Why a ``dragonfly-valiant`` model exports as one Full zone, and how to avoid it."""
 
 
 class ExportError(ValueError):
@@ -111,6 +123,8 @@ def export_platform(machine: Machine) -> Exported:
     made = _as_cluster(machine, topo, count, mask, compute)
     if made is None:
         made = _as_layers(machine, topo, count, mask, compute)
+    if made is None:  # a dragonfly of K != 1 global links a pair of groups: linear
+        made = _as_weighted(machine, topo, count, mask, compute)
     if made is None:
         made = _as_zones(machine, topo, count, mask, compute)
     if made is None:
@@ -148,6 +162,8 @@ class _Writer:
             prop("shape", " ".join(map(str, topo.shape)))
         if topo.network is not None:
             prop("network", topo.network)
+        if topo.zones is not None:  # the regions of a 'zones' routing (topology/zoned.py)
+            prop("zones", topo.zones)
         # hosts are pN (a cluster's switches its own): the names come back from here
         prop("names", topo.names or "", what="the processors' names")
         if topo.forward is not None:
@@ -250,9 +266,15 @@ def _as_full(machine: Machine, topo, count: int, mask, compute: list[int]) -> Ex
     from parasol_core.topology.index import index_of
 
     c = len(compute)
+    hint = "a SimGrid Full zone lists every ordered pair"
+    if topo.routing == "dragonfly-valiant":
+        hint = VALIANT
     budget.check(f"explicit routes between {c:,} compute processors", c * (c - 1), MAX_ROUTES,
-                 "routes", "a SimGrid Full zone lists every ordered pair")  # fmt: skip
+                 "routes", hint)  # fmt: skip
     out = _Writer(machine, topo, count, mask, compute, "Full")
+    if topo.routing == "dragonfly-valiant":
+        out.notes.append(f"dragonfly-valiant routing: {c * (c - 1):,} explicit routes in one "
+                         f"Full zone, growing as processors squared ({VALIANT})")  # fmt: skip
     out.hosts(topo, compute)
     usable, directed = out.links(topo)
     lines = out.lines
@@ -705,6 +727,118 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
         return None
     if again.machine.hardware() != topo or any("differ from PARASOL" in n for n in again.notes):
         return None  # (the import compares the routes between hosts with PARASOL's)
+    return made
+
+
+# --------------------------------------------------------------------------- weighted zone
+
+
+def _as_weighted(machine: Machine, topo, count: int, mask, compute: list[int]) -> Exported | None:  # noqa: ANN001
+    """A dragonfly routed ``dragonfly-minimal`` as one SimGrid ``DijkstraCache`` zone whose
+    routes are its links, weighted so that SimGrid's shortest route is PARASOL's (issue 36,
+    docs/simgrid.md "Export"): linear in the links, for any number K of global links
+    between two groups (the zones of routers it replaces grew as the routers squared and
+    were refused past about 1,414 routers).
+
+    SimGrid 3.32's Dijkstra zone takes the route of the fewest link references
+    (``DijkstraZone::get_local_route``: an edge costs its route's ``link_list_.size()``),
+    a strictly cheaper one only replacing another. Each PARASOL link is one route (an edge)
+    between its two processors, crossing the link and, but for a compute processor's own
+    link, ``parasol-pad-ID`` again and again: a FATPIPE link of no latency a thousand times
+    wider than the widest link, which bounds no flow and adds no time. A local link costs
+    ``L = K + 1``, the global link ``k`` (0-based, the ``k``-th between its two groups)
+    ``W + k`` with ``W = 2 L + K``. A route from router ``a`` to router ``b`` of another
+    group over global link ``k`` costs ``L h + W + k``, ``h`` the local hops (0 to 2):
+    ordered by ``h`` and then by ``k``, as ``dragonfly-minimal`` chooses (fewest hops, then
+    the lowest ``k``: topology/switched.py); a route over two global links costs at least
+    ``2 W``, more than any minimal one (``2 L + W + K - 1``); within a group one local hop
+    (``L``) is cheaper than any way out of it and back. So the one cheapest route is
+    PARASOL's (every pair of 2,000 to 3,000 checked against SimGrid). Of
+    links joining the same two routers only the lowest ``k`` is an edge (no route takes the
+    others; they are written with their ends, for the import). Routes: one a link; link
+    references: about ``L`` a local link and ``3 L`` a global one.
+
+    None for another topology, or where the import does not give the same topology
+    back."""
+    from parasol_core.simgrid.importer import import_text
+    from parasol_core.topology.errors import RoutingError
+    from parasol_core.topology.index import index_of
+    from parasol_core.topology.switched import dragonfly_of
+
+    if (topo.routing or "") != "dragonfly-minimal" or len(compute) < 2:
+        return None
+    try:
+        fly = dragonfly_of(index_of(topo).layout, "dragonfly-minimal")
+    except RoutingError:
+        return None
+    if fly.per_pair == 1 or compute != list(range(1, fly.terminals + 1)):
+        return None  # (one link a pair: zones of groups; terminals must be the hosts)
+    links = [lk for lk in topo.links if lk.id is not None and lk.connect]
+    pairs = fly.pairs().tolist()
+    if (
+        len(links) != len(topo.links)
+        or len(links) != len(pairs)
+        or any(sorted(lk.connect) != sorted(pq) for lk, pq in zip(links, pairs))
+    ):
+        return None  # not the generator's links, in its order
+    t = fly.terminals
+    k_most = max(fly.per_pair, 1)
+    local, wide = k_most + 1, 2 * (k_most + 1) + k_most
+    group = [0] * (count + 1)
+    for p in range(t + 1, count + 1):
+        group[p] = (p - t - 1) // fly.a
+    edges: list[tuple[object, int]] = []  # (link, references of its pad link)
+    taken: set[tuple[int, int]] = set()
+    nth: dict[tuple[int, int], int] = {}
+    for lk in links:
+        a, b = lk.connect
+        ends = (min(a, b), max(a, b))
+        if a <= t or b <= t:
+            cost = 1
+        elif group[a] == group[b]:
+            cost = local
+        else:
+            key = (min(group[a], group[b]), max(group[a], group[b]))
+            k = nth.get(key, 0)
+            nth[key] = k + 1
+            cost = wide + k
+        if ends in taken:
+            continue  # a parallel link of a higher k: no route takes it
+        taken.add(ends)
+        edges.append((lk, cost - 1))
+    what = f"the weighted routes of a dragonfly of {len(links):,} links"
+    budget.check(what, len(edges), MAX_ROUTES, "routes", "one a link")
+    budget.check(what, sum(1 + pads for _, pads in edges), MAX_ROUTE_LINKS, "link references")
+    out = _Writer(machine, topo, count, mask, compute, "DijkstraCache")
+    out.prop("weighted", "pads")
+    out.hosts(topo, compute)
+    _, directed = out.links(topo)
+    widest = max(1.0 / _speed_of(lk) for lk in links)
+    lines = out.lines
+    pad_bw = _num(widest * 1000, "the pad links' bandwidth")
+    for lk, pads in edges:
+        if pads:
+            lines.append(f'    <link id="parasol-pad-{lk.id}" bandwidth="{pad_bw}Bps" '
+                         'latency="0s" sharing_policy="FATPIPE"/>')  # fmt: skip
+    for lk, pads in edges:
+        a, b = lk.connect
+        way = ' direction="UP"' if lk.id in directed else ""
+        pad = f'<link_ctn id="parasol-pad-{lk.id}"/>' * pads
+        lines.append(
+            f'    <route src="p{a}" dst="p{b}"><link_ctn id="l{lk.id}"{way}/>{pad}</route>'
+        )
+    out.notes.append(
+        f"PARASOL's dragonfly-minimal routing as one DijkstraCache zone of {len(edges):,} "
+        "routes, one a link, weighted by 'parasol-pad' links that bound no flow: SimGrid's "
+        "shortest route is PARASOL's"
+    )
+    made = out.done()
+    try:
+        again = import_text(made.text, "the export")
+    except (ValueError, budget.BudgetError):
+        return None
+    if again.machine.hardware() != topo:
+        return None
     return made
 
 

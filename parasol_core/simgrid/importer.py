@@ -32,7 +32,13 @@ from parasol_core.base.numeric import (
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
-from parasol_core.syntax.annotations import check_names, check_network, link_list_text
+from parasol_core.syntax.annotations import (
+    Zone,
+    check_names,
+    check_network,
+    check_zones,
+    link_list_text,
+)
 from parasol_core.topology import generators
 from parasol_core.topology.shape import declared_shape
 
@@ -127,7 +133,13 @@ class _Platform:
         self.size = 0  # processors + links made so far (budget.MAX_IMPORTED)
         self.spelt = 0  # characters of the names made so far (budget.MAX_IMPORT_NAMES)
         self.clusters: list[tuple[str, str, dict]] = []  # (id, topology, facts)
-        self.special_zones: set[str] = set()  # clusters whose gateways cross no link
+        self.special_zones: set[str] = set()  # TORUS, FAT_TREE and DRAGONFLY clusters
+        # a TORUS, FAT_TREE or DRAGONFLY cluster's hosts -> its id, and its gateway (a host of
+        # it a zone route names) with the route's line: the cluster routes itself
+        # inside a larger platform (a '# piui: zones' region, topology/zoned.py)
+        self.cluster_of_host: dict[str, str] = {}
+        self.gateways: dict[str, tuple[str, int]] = {}
+        self.gateway_clash: str | None = None
         self.zones: set[str] = set()  # ids of the zones and clusters read so far
         self.zone_of_router: dict[str, str] = {}
         self.floyd = False
@@ -332,10 +344,16 @@ def _route(p: _Platform, el: Element, zone: str, explicit: bool, gateway: bool) 
             if zname not in p.zones:  # a reference to nothing, not a route over nothing
                 raise p.error(f"the zone route names zone {shown(zname)!r}, which is no zone "
                               "or cluster defined before it", el)  # fmt: skip
-            if zname in p.special_zones:
-                raise p.error(f"a zone route to cluster {zname!r}: SimGrid routes from its "
-                              "hosts to its gateway over no link, which a PARASOL route "
-                              "cannot do; not supported", el)  # fmt: skip
+        for zname, gw in ((_attr(p, el, "src"), src), (_attr(p, el, "dst"), dst)):
+            if zname in p.special_zones and p.cluster_of_host.get(gw) != zname:
+                raise p.error(f"the zone route's gateway {shown(gw)!r} of cluster {zname!r} "
+                              "is none of its hosts", el)  # fmt: skip
+            cid = p.cluster_of_host.get(gw)
+            if cid is not None:
+                first = p.gateways.setdefault(cid, (gw, el.line))
+                if first[0] != gw and p.gateway_clash is None:
+                    p.gateway_clash = (f"cluster {cid}: gateways {first[0]} (line {first[1]}) "
+                                       f"and {gw} (line {el.line})")  # fmt: skip
     else:
         src, dst = _attr(p, el, "src"), _attr(p, el, "dst")
     links = []
@@ -364,7 +382,8 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
         raise p.error(f"zone {zid!r}: routing {routing!r} is not read (Full, Floyd, Dijkstra, "
                       "DijkstraCache and clusters are)", el)  # fmt: skip
     if routing in ("Floyd", "Dijkstra", "DijkstraCache") and not any(
-        c.tag == "prop" and c.get("id") == PREFIX + "layers" for c in el.children
+        c.tag == "prop" and c.get("id") in (PREFIX + "layers", PREFIX + "weighted")
+        for c in el.children
     ):
         p.floyd = True
     explicit = routing == "Full"
@@ -380,7 +399,7 @@ def _zone(p: _Platform, el: Element, top: bool) -> None:
             key, value = _attr(p, child, "id"), child.get("value", "")
             if key.startswith(PREFIX) and top:
                 p.zone_props[key] = value
-                if key == PREFIX + "layers":
+                if key in (PREFIX + "layers", PREFIX + "weighted"):  # weighted: pad links
                     layered = True
             else:
                 p.notes.add("zone properties (<prop>)", f"{zid}: {key}")
@@ -534,12 +553,15 @@ def _cluster(p: _Platform, el: Element) -> None:
             new_link(f"{cid}_link_{k + 1}", [hosts[a - 1], hosts[b - 1]])
         facts["dims"] = dims
         p.special_zones.add(cid)
+        p.cluster_of_host.update(dict.fromkeys(hosts, cid))
     elif topology == "FAT_TREE":
         _fat_tree(p, el, cid, hosts, tree, new_link, facts)
         p.special_zones.add(cid)
+        p.cluster_of_host.update(dict.fromkeys(hosts, cid))
     else:
         _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts)
         p.special_zones.add(cid)
+        p.cluster_of_host.update(dict.fromkeys(hosts, cid))
     p.clusters.append((cid, topology, facts))
 
 
@@ -620,6 +642,7 @@ def _fat_tree(p, el, cid, hosts, tree, new_link, facts) -> None:  # noqa: ANN001
         for name in row:
             p.node(name, "switch", el)
         names.append(row)
+    facts["switches"] = [x for row in names[1:] for x in row]
     # Parents as SimGrid's generate_labels and label rule give them: a node's label has
     # digit j counting to m[j] (j >= its level) or w[j] (below), digit 0 the fastest;
     # child c at level L and parent q at level L + 1 are joined when their labels are
@@ -691,6 +714,7 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
     rnames = [f"{cid}_router_{i}" for i in range(routers)]
     for name in rnames:
         p.node(name, "switch", el)
+    facts["switches"] = rnames
     k = 0
     for i in range(routers):  # local links: router i to its nodes
         for j in range(nodes):
@@ -952,8 +976,20 @@ def build(p: _Platform, name: str) -> Imported:
                 p.notes.add(f"a fat tree the '# piui: network' line cannot describe ({e}): "
                             "routed by 'shortest'", cid)  # fmt: skip
                 network, routing = None, "shortest"
+    zones = None
+    if routing == "shortest":
+        zones = _zones(p, number)
+        if zones is not None:
+            routing = "zones"
     if PREFIX + "routing" in props:
         routing = props[PREFIX + "routing"] or None
+        zones = None
+    if PREFIX + "zones" in props:
+        try:  # as the model file's annotation is read: a bogus one is said, not kept
+            zones = check_zones(props[PREFIX + "zones"] or None)
+        except ValueError as e:
+            p.notes.add(f"the {PREFIX}zones property, ignored: {shown(e, 200)}")
+            zones = None
     if PREFIX + "shape" in props:
         shape = tuple(_prop(p, props, "shape", x, _read_whole, "a size")
                       for x in props[PREFIX + "shape"].split()) or None  # fmt: skip
@@ -974,7 +1010,7 @@ def build(p: _Platform, name: str) -> Imported:
     names = _names(p, number, props)
     topo = Topology(
         shape=shape, forward=forward, duplex=duplex, network=network,
-        shared=shared_text, fatpipe=fatpipe_text, names=names,
+        shared=shared_text, fatpipe=fatpipe_text, names=names, zones=zones,
         id=_prop(p, props, "topology-id", props.get(PREFIX + "topology-id", "1"), _read_whole, "an id"),
         name=props.get(PREFIX + "topology-name", None if ours else name),
         setup=setup,
@@ -1002,6 +1038,43 @@ def build(p: _Platform, name: str) -> Imported:
         )
     _compare_routes(p, topo, number)
     return Imported(machine, p.notes.lines(), {n: name for name, n in number.items()})
+
+
+def _zones(p: _Platform, number: dict[str, int]) -> str | None:
+    """The ``# piui: zones`` line of a platform whose TORUS, FAT_TREE and DRAGONFLY clusters
+    sit in a larger platform (topology/zoned.py): each cluster routed by its own
+    routing, between zones through its gateway, the host its zone routes name; None
+    where there are none, or (said) where a cluster has two gateways."""
+    found = []
+    for cid, topology, facts in p.clusters:
+        if topology == "TORUS":
+            network = " ".join(["shape", *map(str, facts["dims"])])
+        elif topology not in ("FAT_TREE", "DRAGONFLY") or "network" not in facts:
+            continue
+        else:
+            try:
+                network = check_network(facts["network"])
+            except ValueError:
+                continue  # said where the cluster was read
+        procs = [number[x] for x in facts["hosts"]] + [number[x] for x in facts.get("switches", [])]
+        runs: list[tuple[int, int]] = []
+        for q in procs:
+            if runs and runs[-1][1] + 1 == q:
+                runs[-1] = (runs[-1][0], q)
+            else:
+                runs.append((q, q))
+        routing = {"FAT_TREE": "updown", "DRAGONFLY": "simgrid-dragonfly"}.get(
+            topology, "simgrid-torus"
+        )
+        gw = p.gateways.get(cid)
+        found.append(Zone(tuple(runs), routing, network, None if gw is None else number[gw[0]]))
+    if not found:
+        return None
+    if p.gateway_clash is not None:
+        p.notes.add("a cluster reached through two gateways: PARASOL's zones have one; the "
+                    "platform is routed by 'shortest'", p.gateway_clash)  # fmt: skip
+        return None
+    return check_zones(found)
 
 
 def _names(p: _Platform, number: dict[str, int], props: dict[str, str]) -> str | None:

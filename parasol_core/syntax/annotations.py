@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from parasol_core.base.diagnostics import WARNING, Diagnostic
@@ -48,6 +49,7 @@ KEYS = {
     "shared": "two-processor links that stay one resource both ways on a duplex topology",
     "fatpipe": "links that bound each message separately, however many cross them",
     "names": "processors' names (a SimGrid platform's hosts and routers): N=NAME ...",
+    "zones": "regions routed by their own technique: RANGES ROUTING NETWORK [via G]; ...",
 }
 # The keys whose value is a list of link ids ("3 5-9 12"), and the most ids one holds.
 LINK_LISTS = ("shared", "fatpipe")
@@ -58,7 +60,7 @@ MAX_DUPLEX = 1.0
 # `#`, then `piui:`, a key, `=` and the rest of the physical line (the value, maybe
 # followed by an ordinary `#` comment)
 _NOTE = re.compile(
-    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe|names)\b[ \t]*(=?)"
+    r"^[ \t]*#[ \t]*piui:[ \t]*(forward|duplex|network|shared|fatpipe|names|zones)\b[ \t]*(=?)"
     r"([^\n\r\x0b]*)",
     re.M,
 )
@@ -73,6 +75,7 @@ PLACES = {
     "shared": "directly in a hardware topology section",
     "fatpipe": "directly in a hardware topology section",
     "names": "directly in a hardware topology section",
+    "zones": "directly in a hardware topology section",
     "role": "directly in a processor section",
     "shape": "directly in a topology or virtual topology section",
 }
@@ -226,6 +229,8 @@ def _read(key: str, eq: str, rest: str) -> tuple[Any, str | None]:
             return _link_list(key, eq, rest)
         if key == "names":
             return _names(eq, rest)
+        if key == "zones":
+            return _zones(eq, rest)
         return _number(key, eq, rest)
     except (ValueError, ArithmeticError) as e:  # pragma: no cover - every case is worded
         return None, f"cannot be read ({e})"
@@ -758,3 +763,140 @@ def check_annotation(key: str, value: object) -> float | None:
     if why is not None:
         raise ValueError(f"{key}: {why}")
     return number
+
+
+# --------------------------------------------------------------------------- zones
+
+#: the routing techniques a zone may name: those whose structure is the zone's network
+ZONE_ROUTINGS = ("updown", "simgrid-dragonfly", "dragonfly-minimal", "simgrid-torus")
+#: the most sizes of a zone's grid (``simgrid-torus``: ``shape D1 .. Dn``)
+MAX_ZONE_DIMS = 6
+#: the most zones one line holds
+MAX_ZONES = 10_000
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A region of a hardware topology routed by its own technique (issue 36: a SimGrid
+    FAT_TREE or DRAGONFLY cluster inside a larger platform). ``runs``: its processors,
+    in the order that numbers them 1.. within the zone (compute processors first, as the
+    network says); ``network``: its ``# piui: network`` text (``shape D1 .. Dn`` for a
+    ``simgrid-torus`` zone: its grid); ``gateway``: the processor
+    through which routes enter and leave it (SimGrid's ``gw_src``/``gw_dst``), or None."""
+
+    runs: tuple[tuple[int, int], ...]
+    routing: str
+    network: str
+    gateway: int | None
+
+    def processors(self) -> list[int]:
+        return [p for a, b in self.runs for p in range(a, b + 1)]
+
+    def text(self) -> str:
+        runs = ",".join(f"{a}" if a == b else f"{a}-{b}" for a, b in self.runs)
+        via = "" if self.gateway is None else f" via {self.gateway}"
+        return f"{runs} {self.routing} {self.network}{via}"
+
+
+def zones_text(zones: list[Zone]) -> str:
+    return "; ".join(z.text() for z in zones)
+
+
+def _zone_runs(word: str) -> list[tuple[int, int]] | None:
+    runs = []
+    for part in word.split(","):
+        a, dash, b = part.partition("-")
+        b = b if dash else a
+        if not (is_whole(a) and is_whole(b) and len(a) <= 18 and len(b) <= 18):
+            return None
+        lo, hi = int(a), int(b)
+        if not 1 <= lo <= hi:
+            return None
+        runs.append((lo, hi))
+    return runs
+
+
+def _zone_shape(words: list[str]) -> tuple[str | None, str | None]:
+    """A ``simgrid-torus`` zone's grid, ``shape D1 .. Dn``, or None and why not."""
+    sizes = words[1:]
+    if (not words or words[0] != "shape" or not 1 <= len(sizes) <= MAX_ZONE_DIMS
+            or not all(len(x) <= 7 and is_whole(x) and 0 < int(x) <= 10**6 for x in sizes)):  # fmt: skip
+        return None, (f"a simgrid-torus zone takes its grid: 'shape D1 .. Dn', 1 to "
+                      f"{MAX_ZONE_DIMS} sizes from 1 to 10^6")  # fmt: skip
+    return " ".join(["shape", *(str(int(x)) for x in sizes)]), None
+
+
+def parse_zones(text: str | None) -> tuple[list[Zone], str | None]:
+    """The zones of a ``# piui: zones`` value, or [] and why not: each zone (``;``
+    between them) is ``RANGES ROUTING KIND N ... [via G]``, RANGES its processors as
+    ``A-B`` runs joined by commas, ROUTING one of :data:`ZONE_ROUTINGS`, then its network
+    as ``# piui: network`` says one, and the gateway processor, one of its own; no
+    processor in two zones."""
+    form = ("expected '# piui: zones = RANGES ROUTING NETWORK [via G]; ...' (e.g. "
+            "'1-4,9-14 updown xgft 2 2 2 1 2 1 1 via 1')")  # fmt: skip
+    if not text or not text.strip():
+        return [], form
+    parts = text.split(";")
+    if len(parts) > MAX_ZONES:
+        return [], f"{len(parts):,} zones, more than a zones line holds ({MAX_ZONES:,})"
+    zones: list[Zone] = []
+    seen: list[tuple[int, int]] = []
+    for part in parts:
+        words = part.split()
+        if len(words) < 3:
+            return [], form
+        runs = _zone_runs(words[0])
+        if runs is None:
+            shown = words[0] if len(words[0]) <= 40 else words[0][:40] + "..."
+            return [], f"{shown!r} is not processor runs such as '1-4,9-14'"
+        if words[1] not in ZONE_ROUTINGS:
+            return [], (f"a zone's routing must be one of {', '.join(ZONE_ROUTINGS)}, not "
+                        f"{words[1][:40]!r}")  # fmt: skip
+        gateway = None
+        rest = words[2:]
+        if len(rest) >= 2 and rest[-2] == "via":
+            if not (is_whole(rest[-1]) and len(rest[-1]) <= 18):
+                return [], f"a zone's gateway must be a processor number, not {rest[-1][:40]!r}"
+            gateway = int(rest[-1])
+            rest = rest[:-2]
+        if words[1] == "simgrid-torus":  # a grid, not a network: 'shape D1 .. Dn'
+            network, why = _zone_shape(rest)
+        else:
+            network, why = _network("=", " ".join(rest))
+        if why is not None:
+            return [], f"zone {words[0][:40]!r}: {why}"
+        if gateway is not None and not any(a <= gateway <= b for a, b in runs):
+            return [], f"zone {words[0][:40]!r}: its gateway {gateway} is none of its processors"
+        seen.extend(runs)
+        zones.append(Zone(tuple(runs), words[1], network, gateway))
+    seen.sort()
+    for (_a0, b0), (a1, _b1) in zip(seen, seen[1:]):
+        if a1 <= b0:
+            return [], f"processor {a1} is in two zones (or twice in one)"
+    return zones, None
+
+
+def _zones(eq: str, rest: str) -> tuple[str | None, str | None]:
+    if not eq:
+        return None, parse_zones(None)[1]
+    zones, why = parse_zones(_value_text(rest))
+    if why is not None:
+        return None, why
+    return zones_text(zones), None
+
+
+def check_zones(value: object) -> str | None:
+    """A value for ``topology.zones`` as set by a program: None, a text as the file
+    holds it, or a list of :class:`Zone`; its written form, or ValueError saying why not."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if not value:
+            return None
+        value = zones_text(value)
+    if not isinstance(value, str):
+        raise ValueError(f"zones must be a text 'RANGES ROUTING NETWORK via G; ...', not {value!r}")
+    text, why = _zones("=", value)
+    if why is not None:
+        raise ValueError(f"zones: {why}")
+    return text

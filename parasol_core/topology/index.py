@@ -171,6 +171,7 @@ class TopologyIndex:
                 self.count, self.sizes, self.member_offsets, self.member_procs, self.label
             ),  # fmt: skip
             network=_network(topology),
+            zones=_zones(topology),
         )
         self._stride = self.count + 1
         self._pair_keys, self._pair_ids, self._big = self._pair_table()
@@ -564,6 +565,7 @@ def fingerprint(topology: Topology) -> tuple:
         topology.id,
         topology.routing,
         topology.network,
+        getattr(topology, "zones", None),
         tuple(topology.shape) if topology.shape else None,
         processor_count(topology),
         id(topology.links),
@@ -577,6 +579,17 @@ def _network(topology: Topology) -> tuple | None:
 
     found = network_of(topology)
     return None if found is None else (found[0], tuple(found[1].values()))
+
+
+def _zones(topology: Topology) -> tuple | None:
+    """The zones of the topology's ``# piui: zones`` line, or None."""
+    from parasol_core.syntax.annotations import parse_zones
+
+    text = getattr(topology, "zones", None)
+    if not text:
+        return None
+    zones, why = parse_zones(text)
+    return None if why is not None else tuple(zones)
 
 
 _cache: dict[int, tuple[weakref.ref, tuple, TopologyIndex]] = {}

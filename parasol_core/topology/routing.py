@@ -56,6 +56,7 @@ BUILTIN_ROUTINGS: dict[str, str] = {
     "dragonfly-minimal": "parasol_core.topology.switched:DRAGONFLY_MINIMAL",
     "dragonfly-valiant": "parasol_core.topology.switched:DRAGONFLY_VALIANT",
     "simgrid-dragonfly": "parasol_core.topology.switched:SIMGRID_DRAGONFLY",
+    "zones": "parasol_core.topology.zoned:ZONES",
 }
 
 

@@ -114,6 +114,9 @@ class Layout:
     #: what network the topology says it is (``# piui: network``): ``(kind, numbers)``,
     #: for the fat-tree and dragonfly techniques; None when it says nothing
     network: tuple | None = None
+    #: regions routed by their own technique (``# piui: zones``, the ``zones`` technique,
+    #: topology/zoned.py): its :class:`~parasol_core.syntax.annotations.Zone` list, or None
+    zones: tuple | None = field(default=None, compare=False)
     _grids: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def contains(self, p: int) -> bool:

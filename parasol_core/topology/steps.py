@@ -26,6 +26,7 @@ from parasol_core.topology.techniques import (
     NDRouting,
     TorusRouting,
 )
+from parasol_core.topology.zoned import ZonedRouting
 
 
 def grid_of(layout: Layout, technique: RoutingTechnique) -> tuple[Shape, bool]:
@@ -64,6 +65,8 @@ def route_steps(layout: Layout, technique: RoutingTechnique, src: np.ndarray,
     if isinstance(technique, ShortestRouting):  # its searches, within their own budget
         inside = (src >= 1) & (src <= layout.count) & (dst >= 1) & (dst <= layout.count)
         return technique.steps(layout, src[inside], dst[inside])
+    if isinstance(technique, ZonedRouting):  # each zone's own count, shortest between
+        return technique.steps(layout, src, dst, route_steps)
     if isinstance(technique, (UpDownRouting, DragonflyRouting, SimGridDragonflyRouting)):
         return technique.steps(layout, src, dst)  # at most: up and down, or 6 / 8 a route
     if not isinstance(technique, (TorusRouting, HypercubeRouting, MeshRouting, NDRouting)):

@@ -245,13 +245,16 @@ EXPORT_CASES = {
     "fattree 4 2 random": (("fattree", (4, 2)), "<cluster", lambda h: random_phase(h, 200, 25)),
     "fattree2 4 2 4 alltoall": (("fattree2", (4, 2, 4)), "<cluster", alltoall),
     "fattree3 2 2 2 2 2 alltoall": (("fattree3", (2, 2, 2, 2, 2)), "<cluster", alltoall),
-    # zones of routers: PARASOL's dragonfly-minimal routes
+    # zones of groups (one global link a pair of groups): dragonfly-minimal's routes
     "dragonfly 3 2 2 1 random": (("dragonfly", (3, 2, 2, 1)), "parasol-router-",
                                  lambda h: random_phase(h, 150, 26, 1e-4)),
-    "dragonfly 3 2 2 2 alltoall": (("dragonfly", (3, 2, 2, 2)), "parasol-router-", alltoall),
     "dragonfly 5 2 3 2 shared random": (("dragonfly", (5, 2, 3, 2)), "parasol-router-",
                                         lambda h: random_phase(h, 300, 31, 1e-4)),
-    "dragonfly 4 3 1 2 incast": (("dragonfly", (4, 3, 1, 2)), "parasol-router-", incast),
+    # two or more: one DijkstraCache zone of the links, weighted by pad links
+    "dragonfly 3 2 2 2 alltoall": (("dragonfly", (3, 2, 2, 2)), "parasol-pad-", alltoall),
+    "dragonfly 4 3 1 2 incast": (("dragonfly", (4, 3, 1, 2)), "parasol-pad-", incast),
+    "dragonfly 5 4 2 2 shared random": (("dragonfly", (5, 4, 2, 2)), "parasol-pad-",
+                                        lambda h: random_phase(h, 300, 32, 1e-4)),
 }  # fmt: skip
 
 
@@ -260,7 +263,7 @@ def test_an_exported_model_shares_in_simgrid_as_in_parasol(tmp_path, case):
     (kind, dims), form, phase = EXPORT_CASES[case]
     machine, text = exported(kind, dims, duplex=None if "shared" in case else 0.0)
     assert form in text
-    assert "<route " not in text or form in ("DijkstraCache", "parasol-router-")
+    assert "<route " not in text or form in ("DijkstraCache", "parasol-router-", "parasol-pad-")
     agree_exported(tmp_path, machine, text, phase)
 
 
