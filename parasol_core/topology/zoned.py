@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.arrays import unique
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
@@ -182,7 +183,7 @@ class ZonedRouting(RoutingTechnique):
         cut = _pieces(z, layout.label, src, dst)
         total = 0
         for (_, a, b), zone in ((cut.head, cut.zone_head), (cut.tail, cut.zone_tail)):
-            for k in np.unique(zone).tolist():
+            for k in unique(zone).tolist():
                 pick = zone == k
                 total += count(z.layouts[k - 1], z.techniques[k - 1], z.local[a[pick]],
                                z.local[b[pick]])  # fmt: skip
@@ -196,7 +197,7 @@ class ZonedRouting(RoutingTechnique):
         processors (global numbers), offsets and ranks (hop by hop, as the processors)."""
         pairs, a, b = piece
         parts_pair, parts_procs, parts_len, parts_ranks = [], [], [], []
-        for k in np.unique(zone).tolist():
+        for k in unique(zone).tolist():
             pick = np.flatnonzero(zone == k)
             s, d = z.local[a[pick]], z.local[b[pick]]
             offsets, procs, ranks = z.techniques[k - 1].ranked_paths(z.layouts[k - 1], s, d)
