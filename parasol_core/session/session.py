@@ -486,8 +486,27 @@ class Session:
         (``session.set("pt(1).iga", "7.4e-7 1e-9")``). Raises EditError."""
         with self._operation(label or f"Set {ref}", merge, window):
             s = self.slot(ref)
-            self._set_slot(s, edit.parse_value(s.kind, text, s.label))
+            if (
+                isinstance(s.obj, VirtualTopology)
+                and s.attr == "mapping"
+                and not is_whole(text.strip())
+            ):  # a hardware processor, by the name the topology keeps for it
+                value: Any = self._processor_by_name(text, s.label)
+            else:
+                value = edit.parse_value(s.kind, text, s.label)
+            self._set_slot(s, value)
         return s
+
+    def _processor_by_name(self, text: str, label: str) -> int:
+        """The hardware processor a name of its ``# piui: names`` line means (issue 36:
+        every command takes a name where it takes a processor); EditError otherwise."""
+        from parasol_core.topology.errors import RoutingError
+        from parasol_core.topology.names import processor_number
+
+        try:
+            return processor_number(self.machine.hardware(), text, label)
+        except RoutingError as e:
+            raise edit.EditError(str(e)) from None
 
     def set_value(self, target: str | edit.Slot, value: Any, *, label: str | None = None,
                   merge: Any = None, window: float | None = None) -> None:  # fmt: skip

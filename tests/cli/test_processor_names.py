@@ -85,6 +85,11 @@ CASES: dict[str, Callable[[Path, Path, Spell], list[str]]] = {
         "--hostfile",
         _file(d, "hosts", f"{s(1)}\n{s(3)}:1\n"),
     ],  # fmt: skip
+    "set vm(N)(V)": lambda m, d, s: [
+        "set",
+        _file(d, "v.machine", named_model_text(virtual=True)),
+        f"vm(2)(1)={s(3)}",
+    ],  # fmt: skip
 }
 
 
@@ -129,5 +134,5 @@ def test_the_cases_are_every_option_that_takes_a_processor():
             if action.type is PROCESSOR or kind == "_pair":
                 word = action.option_strings[0] if action.option_strings else action.metavar
                 found.add(f"{command} {word}")
-    files = {"simulate --messages", "replay --hostfile"}
+    files = {"simulate --messages", "replay --hostfile", "set vm(N)(V)"}
     assert found == set(CASES) - files
