@@ -173,6 +173,7 @@ SUBPROCESS_MODULES = {
     "test_outside_text",  # measure with odd compilers and CPU names
     "test_sweep_cli",  # sweeps on process pools, killed, under mpiexec
     "test_sweep_estimator",  # a real estimator
+    "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {

@@ -80,20 +80,26 @@ def in_mpi_job() -> bool:
     return MPI.COMM_WORLD.Get_size() > 1
 
 
-def batches(todo: Sequence[Variant], workers: int) -> list[list[Variant]]:
-    size = max(1, min(MAX_BATCH, math.ceil(len(todo) / max(1, workers * 8))))
+def batches(todo: Sequence[Variant], workers: int, largest: int = MAX_BATCH) -> list[list[Variant]]:
+    size = max(1, min(largest, math.ceil(len(todo) / max(1, workers * 8))))
     return [list(todo[i : i + size]) for i in range(0, len(todo), size)]
 
 
 def run_sweep(spec: SweepSpec, on_row: Callable[[Row], None], *,
               skip: Iterable[int] = (), executor: str = "local", workers: int | None = None,
               cancel: threading.Event | None = None,
-              todo: Sequence[Variant] | None = None) -> int:  # fmt: skip
+              todo: Sequence[Variant] | None = None, start: str | None = None,
+              abandon: bool = False, largest: int = MAX_BATCH) -> int:  # fmt: skip
     """Run the variants of ``spec`` not in ``skip`` (indices), calling ``on_row`` with
     each row as it is made, in the calling thread. ``executor``: ``local`` (a process
     pool of ``workers`` processes, by default one a core; one worker runs here),
     ``serial`` (this process) or ``mpi`` (the ranks of the MPI job). ``cancel``: once
-    set, no new variant starts; those under way finish and are reported. Returns how
+    set, no new variant starts; those under way finish and are reported, or with
+    ``abandon`` (a window's Cancel) the pool's worker processes are ended at once and
+    the variants under way are not reported. ``start``: how a local pool's processes are
+    started (``fork`` by default where there is one; ``spawn`` from a process with
+    threads of its own, such as PIUI, which cannot be forked safely). ``largest``: the
+    most variants sent to a worker at once (fewer: rows come back sooner). Returns how
     many rows were reported."""
     skipped = set(skip)
     if todo is None:
@@ -116,12 +122,13 @@ def run_sweep(spec: SweepSpec, on_row: Callable[[Row], None], *,
             on_row(worker.run(v))
             done += 1
         return done
-    pool = _pool(executor, spec, workers)
+    pool = _pool(executor, spec, workers, start)
     with pool:
-        return _drain(pool, batches(todo, _size(pool, workers)), on_row, cancel)
+        return _drain(pool, batches(todo, _size(pool, workers), largest), on_row, cancel,
+                      abandon and executor == "local")  # fmt: skip
 
 
-def _pool(executor: str, spec: SweepSpec, workers: int | None) -> Executor:
+def _pool(executor: str, spec: SweepSpec, workers: int | None, start: str | None) -> Executor:
     if executor == "mpi":
         from mpi4py.futures import MPIPoolExecutor
 
@@ -130,7 +137,7 @@ def _pool(executor: str, spec: SweepSpec, workers: int | None) -> Executor:
     from concurrent.futures import ProcessPoolExecutor
 
     # fork where it exists: a worker starts with the modules already imported
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    method = start or ("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                initializer=_start, initargs=(spec,))  # fmt: skip
 
@@ -145,9 +152,10 @@ def _size(pool: Executor, workers: int | None) -> int:
 
 
 def _drain(pool: Executor, work: list[list[Variant]], on_row: Callable[[Row], None],
-           cancel: threading.Event | None) -> int:  # fmt: skip
+           cancel: threading.Event | None, abandon: bool = False) -> int:  # fmt: skip
     """Keep about two batches a worker in flight, so that a cancel stops soon and the
-    rows come in the order they finish."""
+    rows come in the order they finish. ``abandon``: on a cancel, the rows already made
+    are reported and the pool's processes ended without waiting for the rest."""
     done = 0
     pending: set[Future] = set()
     queue = list(reversed(work))
@@ -164,4 +172,24 @@ def _drain(pool: Executor, work: list[list[Variant]], on_row: Callable[[Row], No
                 done += 1
         if cancel is not None and cancel.is_set():
             queue.clear()
+            if abandon and pending:
+                _end_workers(pool, pending)
+                break
     return done
+
+
+def _end_workers(pool: Executor, pending: set[Future]) -> None:
+    """End a local pool's worker processes now (their batches are dropped), and wait
+    until they are gone: a cancelled sweep leaves no process behind."""
+    for f in pending:
+        f.cancel()
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(2.0)
+        if p.is_alive():  # pragma: no cover - a worker that ignored SIGTERM
+            p.kill()
+            p.join()
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -6,9 +6,12 @@ and its values); **Add axis** offers what the model can change. The answers are 
 expressions to evaluate (the model's combination ratios to start with) and, if chosen,
 a communication phase and a program's trace to replay. **Run** reads the sweep as the command line reads a sweep file
 (the open model's text is its base: the sweep is of the model as it is now) and runs
-its variants on a worker thread (:func:`parasol_core.sweep.run_sweep`); rows come back
-to the GUI thread as they finish and the plots are redrawn a few times a second.
-**Cancel** stops it after the variant under way.
+its variants on a process pool of this machine's cores, the command line's
+(:func:`parasol_core.sweep.run_sweep`), driven from a thread of its own so the window
+never waits; rows come back to the GUI thread as their batch (a few variants) finishes
+and the plots are redrawn a few times a second. The pool's processes are spawned, not
+forked: this process has Qt's threads. **Cancel** ends the pool's processes at once (the
+rows already made stay; the variants under way are dropped) and leaves none behind.
 
 The results, for the answer chosen: a line for one axis, a heat map for two, parallel
 coordinates for more, and "What dominates": each axis's effect on the answer
@@ -65,8 +68,14 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+BATCH = 4  # variants sent to a worker at once: rows come back soon after they are made
+
+
 class _Runner(QObject):
-    """Runs a sweep on a thread of its own; rows and the end come back as signals."""
+    """Runs a sweep on a process pool driven from a thread of its own; rows and the end
+    come back as signals. ``workers``: the pool's processes (None: one a core)."""
+
+    workers: int | None = None
 
     row = Signal(object)  # Row
     ended = Signal(object)  # None, or the exception that stopped it
@@ -76,7 +85,8 @@ class _Runner(QObject):
 
         def run() -> None:
             try:
-                run_sweep(spec, self.row.emit, executor="serial", cancel=cancel)
+                run_sweep(spec, self.row.emit, executor="local", workers=self.workers,
+                          cancel=cancel, start="spawn", abandon=True, largest=BATCH)  # fmt: skip
                 error = None
             except BaseException as e:  # delivered to the GUI thread, never lost
                 error = e

@@ -116,6 +116,60 @@ def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
     assert isinstance(dialog.rows[0], Row)  # the last results stay
 
 
+def test_the_pool_runs_while_the_window_lives_and_cancel_ends_its_processes(main_window,
+                                                                            qtbot):  # fmt: skip
+    """The dialog runs its variants on a process pool (the command line's), the window
+    handling events all along; Cancel ends the pool's processes at once: the variants
+    under way are dropped, no row comes after it, and no process is left."""
+    import multiprocessing
+    import os
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    dialog = _dialog(main_window)
+    dialog._runner.workers = 2  # a pool of two whatever the cores this test may use
+    dialog.add_axis("tl(1)(*).speed", "log 1e-7 1e-5 12")
+    dialog.expressions.setText("")
+    dialog.pattern.setCurrentText("alltoall")  # seconds a variant: cancelled mid-variant
+    events: list[str] = []
+    ticker = QTimer(dialog, interval=20)
+    ticker.timeout.connect(lambda: events.append("tick"))
+    dialog._runner.row.connect(lambda _r: events.append("row"))
+    dialog._runner.ended.connect(lambda _e: events.append("ended"))
+    before = {p.pid for p in multiprocessing.active_children()}
+    ticker.start()
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 1, timeout=120_000)
+    workers = {p.pid for p in multiprocessing.active_children()} - before
+    assert len(workers) == 2  # the pool's processes, this process's children
+    assert all(os.getppid() != pid for pid in workers)
+    # the window was live while the pool worked: the timer ticked before the first row
+    assert events.index("row") > 10 and events[:10] == ["tick"] * 10
+    rows_at_cancel = len(dialog.rows)
+    cancelled = time.perf_counter()
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    took = time.perf_counter() - cancelled
+    # prompt: sooner than one variant takes (this run's), so none under way finished
+    assert took < min(r.seconds for r in dialog.rows), (took, dialog.rows)
+    assert len(dialog.rows) == rows_at_cancel < 12
+    said = [e for e in events if e != "tick"]
+    assert said == ["row"] * rows_at_cancel + ["ended"]
+    assert dialog.status.text().startswith("Cancelled:")
+    # none of the pool's processes is left, alive or a zombie
+    alive = {p.pid for p in multiprocessing.active_children()}
+    assert not workers & alive
+    for pid in workers:
+        assert not os.path.exists(f"/proc/{pid}"), pid
+    # and a second run of the same dialog works on a new pool
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.axes.item(0, 1).setText("log 1e-7 1e-5 6")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
+    assert sorted(r.index for r in dialog.rows) == list(range(6))
+
+
 def test_a_programs_replay_is_an_answer(main_window, qtbot):
     from pathlib import Path
 
