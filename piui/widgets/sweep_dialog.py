@@ -293,9 +293,14 @@ class SweepDialog(QDialog):
 
     def add_suggested(self, change: str) -> None:
         """An axis for ``change`` with the values the model suggests for it (a window's
-        "Sweep …" menu)."""
-        found = dict(analysis.suggestions(self.document.machine)) if self.document else {}
-        values = found.get(change) or found.get(change.split(" pr(")[0], "")  # one type's
+        "Sweep …" menu). An axis the sweep has already is chosen, not added twice."""
+        for row in range(self.axes.rowCount()):
+            item = self.axes.item(row, 0)
+            if item is not None and item.text().strip() == change:
+                self.axes.setCurrentCell(row, 1)
+                return
+        values = (analysis.suggested_values(self.document.machine, change, self.document.engine)
+                  if self.document is not None else "")  # fmt: skip
         self.add_axis(change, values)
 
     def _remove_axis(self) -> None:

@@ -227,3 +227,92 @@ def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     ratios = [r.answers[0] for r in sorted(dialog.rows, key=lambda r: r.index)]
     assert ratios[-1] == pytest.approx(16 * ratios[0])  # ia_spd scales with iga
+
+
+def _offered(main_window, menu, text: str, change: str, kind: str, target: tuple) -> str:
+    """The menu's one entry says ``text``; triggered, File > Sweep… has ``change`` as its
+    axis, which the sweep's reader reads as ``kind`` of ``target`` (its first items).
+    Returns the values the dialog suggests."""
+    from parasol_core.sweep import loads_spec
+
+    assert [a.text() for a in menu.actions()] == [text]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog is not None and dialog.isVisible()
+    changes = [dialog.axes.item(r, 0).text() for r in range(dialog.axes.rowCount())]
+    assert changes.count(change) == 1  # asked again, the axis is chosen, not repeated
+    row = changes.index(change)
+    assert dialog.axes.currentRow() == row or row == len(changes) - 1
+    spec = loads_spec(dialog.sweep_text(), model_text=main_window.document.session.text())
+    axis = spec.axes[row]
+    assert (axis.kind, axis.target[: len(target)]) == (kind, target)
+    return dialog.axes.item(row, 1).text()
+
+
+def test_the_link_windows_context_menus_add_their_axes(main_window, qtbot):
+    from piui.widgets.topology_selection import selection_of
+    from piui.windows.link_groups import LinkGroupsWindow
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    links = LinkGroupsWindow(main_window.document)
+    qtbot.addWidget(links)
+    links.show()
+    # every link of the hardware topology, from the group's speed and latency rows
+    values = _offered(main_window, links.sweep_menu("speed"), "Sweep tl(1)(*).speed…",
+                      "tl(1)(*).speed", "links", (1, "speed"))  # fmt: skip
+    assert values == "log 2.275e-07 3.64e-06 5"  # a quarter to 4x the links' 9.1e-7
+    _offered(main_window, links.sweep_menu("latency"), "Sweep tl(1)(*).latency…",
+             "tl(1)(*).latency", "links", (1, "latency"))  # fmt: skip
+    # a single selected link, from its own row
+    selection_of(main_window.document).set(1, [], [5])
+    assert 5 in links.single_edits
+    values = _offered(main_window, links.sweep_menu("speed", 5), "Sweep tl(1)(5).speed…",
+                      "tl(1)(5).speed", "set", ("tl(1)(5).speed",))  # fmt: skip
+    assert values == "log 2.275e-07 3.64e-06 5"
+    # the labels of the rows carry the menus
+    label = links.singles.labelForField(links.single_edits[5][1])
+    assert label.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+    # the topology editor: the generator (a generated topology) and its links
+    editor = TopologyEditorWindow(main_window.document)
+    qtbot.addWidget(editor)
+    values = _offered(main_window, editor.sweep_menu("topology"), "Sweep topology 1…",
+                      "topology 1", "generate", (1,))  # fmt: skip
+    assert values.startswith("torus")
+    _offered(main_window, editor.sweep_menu("latency"), "Sweep tl(1)(*).latency…",
+             "tl(1)(*).latency", "links", (1, "latency"))  # fmt: skip
+    dialog = main_window.sweep_dialog
+    assert dialog.axes.rowCount() == 4  # the latency of every link was there already
+    # the single link's axis sweeps that link alone
+    for row in (3, 1, 0):
+        dialog.axes.removeRow(row)
+    assert [dialog.axes.item(0, 0).text()] == ["tl(1)(5).speed"]
+    dialog.axes.item(0, 1).setText("9.1e-7, 9.1e-4")
+    dialog.expressions.setText("2 * tl(1)(5).speed, tl(1)(6).speed")  # not the axis' name
+    dialog.run()
+    assert dialog.running, dialog.message.text()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    got = sorted((r.answers for r in dialog.rows), key=lambda a: a[0])
+    assert got == [(pytest.approx(1.82e-6), pytest.approx(9.1e-7)),
+                   (pytest.approx(1.82e-3), pytest.approx(9.1e-7))]  # fmt: skip
+
+
+def test_the_mpi_and_cache_windows_context_menus_add_their_axes(main_window, qtbot):
+    from piui.windows.cache import CacheWindow
+    from piui.windows.runtime import RuntimeSystemsWindow
+
+    runtime = RuntimeSystemsWindow(main_window.document)
+    qtbot.addWidget(runtime)
+    page = runtime.pages["mpi"]
+    values = _offered(main_window, page.sweep_menu("send"), "Sweep mp.send…", "mp.send",
+                      "set", ("mp.send",))  # fmt: skip
+    assert values == main_window.document.machine.runtime_sections()[0].entries["send"].text
+    undefined = next(n for n in page.rows if n not in ("send", "receive"))
+    assert not page.sweep_menu(undefined).actions()[0].isEnabled()  # nothing to sweep
+    cache = CacheWindow(main_window.document)
+    qtbot.addWidget(cache)
+    values = _offered(main_window, cache.sweep_menu("speed"), "Sweep pc(1).speed…",
+                      "pc(1).speed", "set", ("pc(1).speed",))  # fmt: skip
+    assert values == "log 8.25e-09 1.32e-07 5"  # a quarter to 4x its 3.3e-8
+    values = _offered(main_window, cache.sweep_menu("size"), "Sweep pc(1).size…",
+                      "pc(1).size", "set", ("pc(1).size",))  # fmt: skip
+    assert values == "1, 2, 4"  # whole numbers around its size of 1
