@@ -138,8 +138,10 @@ replay = {{trace = "{trace_path}", flop = "pt(T).dga"}}
         pool_cpu = min(pool_cpu, _children_cpu() - cpu)  # the pool's processes, reaped
         assert len(rows) == n and not any(r.error for r in rows), rows[0]
     ideal = n * one / workers
-    print(f"GCel, {n:,} variants x a replay of {trace_path.name} ({len(trace):,} actions, "
-          f"{trace.ranks} ranks; best of {repeat}; {'; '.join(loads)} at the runs' starts)")
+    print(
+        f"GCel, {n:,} variants x a replay of {trace_path.name} ({len(trace):,} actions, "
+        f"{trace.ranks} ranks; best of {repeat}; {'; '.join(loads)} at the runs' starts)"
+    )
     print(f"  baseline: one replay, trace compiled, on the loaded model {one * 1e3:8.3f} ms")
     print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
           f"{serial / n / one:5.2f}x the baseline")  # fmt: skip
