@@ -123,14 +123,15 @@ replay = {{trace = "{trace_path}", flop = "pt(T).dga"}}
         one = min(one, (time.perf_counter() - start) / 10)
         one_cpu = min(one_cpu, (time.process_time() - cpu) / 10)
     n = spec.size
-    pooled = serial = pool_cpu = math.inf
+    pooled = serial = pool_cpu = serial_cpu = math.inf
     loads = []
     for _ in range(repeat):
         loads.append(load_average())
         rows: list = []
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         run_sweep(spec, rows.append, executor="serial")
         serial = min(serial, time.perf_counter() - start)
+        serial_cpu = min(serial_cpu, time.process_time() - cpu)
         rows = []
         start, cpu = time.perf_counter(), _children_cpu()
         run_sweep(spec, rows.append, executor="local", workers=workers)
@@ -149,7 +150,8 @@ replay = {{trace = "{trace_path}", flop = "pt(T).dga"}}
           f"{pooled / ideal:5.2f}x (variants x baseline) / workers (target <= 1.2x)")  # fmt: skip
     print(f"  CPU of the pool's processes, start-up included {pool_cpu:8.3f} s   "
           f"{pool_cpu / (n * one_cpu):5.2f}x variants x the baseline's CPU "
-          f"({one_cpu * 1e3:.3f} ms): what the load cannot inflate")  # fmt: skip
+          f"({one_cpu * 1e3:.3f} ms): what the load cannot inflate; "
+          f"{pool_cpu / serial_cpu:4.2f}x the CPU of the sweep in one process")  # fmt: skip
 
 
 def _children_cpu() -> float:
