@@ -847,7 +847,7 @@ of its variants, against the batch budget's default."""
 def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel, int]:
     """The sweep read on the stored model, and the lines of its replays' traces (one
     variant's)."""
-    from parasol_core.estimator.program_methods import traces_of
+    from parasol_core.estimator.traces import traces_of
     from parasol_core.sweep.spec import SweepError, loads_spec
 
     loaded = svc.model(model)
