@@ -6,7 +6,8 @@ and its values); **Add axis** offers what the model can change. The answers are 
 expressions to evaluate (the model's combination ratios to start with) and, if chosen,
 a communication phase and a program's trace to replay. **Run** reads the sweep as the command line reads a sweep file
 (the open model's text is its base: the sweep is of the model as it is now) and runs
-its variants on a process pool of this machine's cores, the command line's
+its variants (unless the sweep is smaller than a pool's start-up,
+:func:`parasol_core.sweep.cost.small`) on a process pool of this machine's cores, the command line's
 (:func:`parasol_core.sweep.run_sweep`), driven from a thread of its own so the window
 never waits; rows come back to the GUI thread as their batch (a few variants) finishes
 and the plots are redrawn a few times a second. The pool's processes are spawned, not
@@ -80,12 +81,17 @@ class _Runner(QObject):
     row = Signal(object)  # Row
     ended = Signal(object)  # None, or the exception that stopped it
 
-    def start(self, spec: SweepSpec, cancel: threading.Event) -> None:
+    def start(self, spec: SweepSpec, cancel: threading.Event, machine: Any = None) -> None:
+        from parasol_core.sweep.cost import small
         from parasol_core.sweep.runner import run_sweep
+
+        # a sweep smaller than a pool's start-up runs on this thread alone
+        here = machine is not None and self.workers is None and small(spec, machine)
+        self.executor = "serial" if here else "local"
 
         def run() -> None:
             try:
-                run_sweep(spec, self.row.emit, executor="local", workers=self.workers,
+                run_sweep(spec, self.row.emit, executor=self.executor, workers=self.workers,
                           cancel=cancel, start="spawn", abandon=True, largest=BATCH)  # fmt: skip
                 error = None
             except BaseException as e:  # delivered to the GUI thread, never lost
@@ -391,7 +397,7 @@ class SweepDialog(QDialog):
         self.bar.setValue(0)
         self.status.setText(f"0 of {spec.size:,} variants")
         self.redraw()
-        self._runner.start(spec, self._cancel)
+        self._runner.start(spec, self._cancel, self.document.machine)
 
     def cancel(self) -> None:
         if self._cancel is not None:

@@ -48,6 +48,7 @@ def test_the_plot_updates_as_rows_come_and_a_point_opens_its_variant(main_window
     dialog._redraw.setInterval(20)  # several redraws over the sweep's fraction of a second
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
     assert dialog.running and dialog.cancel_button.isEnabled()
+    assert dialog._runner.executor == "local"  # 120 broadcasts on 512 processors: a pool
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) == 120 and "Done: 120 variants" in dialog.status.text()
     # drawn while the rows came: some redraws had part of them, each all there were
@@ -140,6 +141,7 @@ def test_the_pool_runs_while_the_window_lives_and_cancel_ends_its_processes(main
     before = {p.pid for p in multiprocessing.active_children()}
     ticker.start()
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert dialog._runner.executor == "local"
     qtbot.waitUntil(lambda: len(dialog.rows) >= 1, timeout=120_000)
     workers = {p.pid for p in multiprocessing.active_children()} - before
     assert len(workers) == 2  # the pool's processes, this process's children
@@ -210,6 +212,7 @@ def test_a_timings_context_menu_adds_it_as_an_axis(main_window, qtbot):
     dialog.run()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) == 5 and not any(r.error for r in dialog.rows)
+    assert dialog._runner.executor == "serial"  # 5 evaluations: less than a pool's start-up
 
 
 def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):

@@ -285,3 +285,18 @@ def test_a_variant_opens_as_model_text_and_a_sweep_is_written_back():
                       [{"eval": RATIOS}], model=str(GCEL))  # fmt: skip
     again = loads_spec(text)
     assert again.axes == spec.axes and again.columns() == spec.columns()
+
+
+def test_a_sweep_smaller_than_a_pools_start_up_is_small():
+    from parasol_core.sweep.cost import SMALL_WORK, small
+
+    machine = load(str(GCEL))
+    axis = '[[axis]]\nset = "pt(1).iga"\nlinear = [1e-7, 1e-6, {n}]\n'
+    evals = '[[answer]]\neval = ["po(1).ia_spd", "mc.maxtotalspd"]\n'
+    assert small(spec_of(axis.format(n=10) + evals), machine)  # 20 evaluations
+    n = SMALL_WORK // 2 + 1  # one evaluation past the limit
+    assert not small(spec_of(axis.format(n=n) + evals), machine)
+    phase = '[[answer]]\nsimulate = {pattern = "broadcast", bytes = 64}\n'
+    assert not small(spec_of(axis.format(n=10) + phase), machine)  # 10 x 511 messages
+    replay = f'[[answer]]\nreplay = {{trace = "{ROOT}/sample_models/traces/stencil.txt"}}\n'
+    assert not small(spec_of(axis.format(n=2) + replay), machine)  # a replay: never
