@@ -183,6 +183,7 @@ def _end_workers(pool: Executor, pending: set[Future]) -> None:
     until they are gone: a cancelled sweep leaves no process behind."""
     for f in pending:
         f.cancel()
+    # ProcessPoolExecutor's processes by pid (Python 3.11 has no terminate_workers())
     processes = list((getattr(pool, "_processes", None) or {}).values())
     for p in processes:
         if p.is_alive():
