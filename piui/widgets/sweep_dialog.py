@@ -9,8 +9,8 @@ a communication phase and a program's trace to replay. **Run** reads the sweep a
 its variants (unless the sweep is smaller than a pool's start-up,
 :func:`parasol_core.sweep.cost.small`) on a process pool of this machine's cores, the command line's
 (:func:`parasol_core.sweep.run_sweep`), driven from a thread of its own so the window
-never waits; rows come back to the GUI thread as their batch (a few variants) finishes
-and the plots are redrawn a few times a second. The pool's processes are spawned, not
+never waits; rows come back to the GUI thread as their batch (at most a few variants,
+one when a variant is slow) finishes and the plots are redrawn a few times a second. The pool's processes are spawned, not
 forked: this process has Qt's threads. **Cancel** ends the pool's processes at once (the
 rows already made stay; the variants under way are dropped) and leaves none behind.
 
