@@ -13,18 +13,22 @@ the loaded model (an engine made on it, then the eight evaluated: what
   machine's cores), start-up of the pool included, as seconds and as a ratio to 1,000
   baselines (target: under 5 s on two cores).
 
-Then a sweep answered by a program replay: ``--replay`` variants (default 200) of the
-GCel's link speed and flop time, each replaying the stencil sample trace
-(``sample_models/traces/stencil.txt``, 16 ranks, 1,232 actions). Baseline: one replay
-of the trace, read and compiled, on the loaded model. Printed: the sweep on the pool, as
-a ratio to (variants x the baseline) / workers (target: within 1.2x).
+Then a sweep answered by a program replay: ``--replay`` variants (default 1,000) of the
+GCel's link speed and flop time, each replaying ``--trace`` (default the long stencil
+sample, ``sample_models/traces/stencil-long.txt``, 16 ranks, 12,032 actions: the
+issue's 10^4-action trace; ``stencil.txt`` has 1,232). Baseline: one replay of the
+trace, read and compiled, on the loaded model. Printed: the sweep on the pool, start-up
+included, as a ratio to (variants x the baseline) / workers (target: within 1.2x).
+``--replay-only`` skips the ``eval`` sweep. Every figure is printed with the load
+average at its start (the machine is shared: a ratio is only as good as the quiet).
 
 With ``--mpi N``: the replay sweep by the command, ``parasol-model sweep`` on the local
 pool and under ``mpiexec -n N python -m mpi4py.futures`` (N - 1 worker ranks), start-up
 included, as a ratio of the two; the rows compared apart from the seconds.
 
     .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
-                                               [--replay 200] [--mpi 4]
+                                               [--replay 1000] [--trace FILE] [--replay-only]
+                                               [--mpi 4]
 """
 
 from __future__ import annotations
@@ -81,9 +85,16 @@ def baseline(repeat: int) -> float:
 
 
 STENCIL = ROOT / "sample_models" / "traces" / "stencil.txt"
+STENCIL_LONG = ROOT / "sample_models" / "traces" / "stencil-long.txt"
 
 
-def replay_case(count: int, workers: int, repeat: int) -> None:
+def load_average() -> str:
+    import os
+
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def replay_case(count: int, workers: int, repeat: int, trace_path: Path = STENCIL_LONG) -> None:
     from parasol_core.replay import ReplayOptions, load_trace, replay
 
     per_axis = max(1, round(count**0.5))
@@ -99,36 +110,55 @@ set = "pt(1).dga"
 log = [6e-7, 4.8e-6, {per_axis}]
 
 [[answer]]
-replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+replay = {{trace = "{trace_path}", flop = "pt(T).dga"}}
 """)
-    machine, trace = load(str(GCEL)), load_trace(STENCIL)
+    machine, trace = load(str(GCEL)), load_trace(trace_path)
     options = ReplayOptions(flop="pt(T).dga")
     replay(machine, trace, options)  # the program compiled, as a worker's is after one
-    one = math.inf
+    one = one_cpu = math.inf
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(10):
             replay(machine, trace, options)
         one = min(one, (time.perf_counter() - start) / 10)
+        one_cpu = min(one_cpu, (time.process_time() - cpu) / 10)
     n = spec.size
-    pooled = serial = math.inf
+    pooled = serial = pool_cpu = serial_cpu = math.inf
+    loads = []
     for _ in range(repeat):
+        loads.append(load_average())
         rows: list = []
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         run_sweep(spec, rows.append, executor="serial")
         serial = min(serial, time.perf_counter() - start)
+        serial_cpu = min(serial_cpu, time.process_time() - cpu)
         rows = []
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         run_sweep(spec, rows.append, executor="local", workers=workers)
         pooled = min(pooled, time.perf_counter() - start)
+        pool_cpu = min(pool_cpu, _children_cpu() - cpu)  # the pool's processes, reaped
         assert len(rows) == n and not any(r.error for r in rows), rows[0]
     ideal = n * one / workers
-    print(f"GCel, {n:,} variants x a replay of the stencil trace (best of {repeat})")
+    print(
+        f"GCel, {n:,} variants x a replay of {trace_path.name} ({len(trace):,} actions, "
+        f"{trace.ranks} ranks; best of {repeat}; {'; '.join(loads)} at the runs' starts)"
+    )
     print(f"  baseline: one replay, trace compiled, on the loaded model {one * 1e3:8.3f} ms")
     print(f"  a variant, in this process              {serial / n * 1e3:8.3f} ms  "
           f"{serial / n / one:5.2f}x the baseline")  # fmt: skip
     print(f"  the sweep, {workers} worker processes        {pooled:8.3f} s   "
           f"{pooled / ideal:5.2f}x (variants x baseline) / workers (target <= 1.2x)")  # fmt: skip
+    print(f"  CPU of the pool's processes, start-up included {pool_cpu:8.3f} s   "
+          f"{pool_cpu / (n * one_cpu):5.2f}x variants x the baseline's CPU "
+          f"({one_cpu * 1e3:.3f} ms): what the load cannot inflate; "
+          f"{pool_cpu / serial_cpu:4.2f}x the CPU of the sweep in one process")  # fmt: skip
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def mpi_case(count: int, workers: int, ranks: int) -> None:
@@ -189,9 +219,15 @@ def main() -> None:
     ap.add_argument("--variants", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--replay", type=int, default=200, help="replay variants (0: none)")
+    ap.add_argument("--replay", type=int, default=1000, help="replay variants (0: none)")
+    ap.add_argument("--trace", type=Path, default=STENCIL_LONG, help="the trace replayed")
+    ap.add_argument("--replay-only", action="store_true", help="skip the eval sweep")
     ap.add_argument("--mpi", type=int, default=0, metavar="N", help="also under mpiexec -n N")
     a = ap.parse_args()
+    print(f"{load_average()} at the start")
+    if a.replay_only:
+        replay_case(a.replay, a.workers, a.repeat, a.trace)
+        return
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
     n = spec.size
@@ -216,7 +252,7 @@ def main() -> None:
           f"{pooled / (n * one):5.2f}x {n:,} baselines; {pooled / n / one:5.2f}x a baseline "
           "a variant (target: under 5 s)")  # fmt: skip
     if a.replay:
-        replay_case(a.replay, a.workers, a.repeat)
+        replay_case(a.replay, a.workers, a.repeat, a.trace)
     if a.mpi:
         mpi_case(a.replay or 200, a.workers, a.mpi)
 

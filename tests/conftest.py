@@ -177,6 +177,7 @@ SUBPROCESS_MODULES = {
     "test_sweep_estimator",  # a real estimator
     "test_cli_lazy",  # parasol-model replay in a fresh process: what it imports
     "test_replay_memory",  # parasol-model replay in processes: their peak memory
+    "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
@@ -184,7 +185,10 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
         "test_simgrid_gives_the_first_receive_the_send_posted_first",
         "test_many_senders_of_both_sizes_agree_with_simgrid",
     },
-    "test_sweep_core": {"test_a_process_pool_makes_the_same_rows"},  # a process pool
+    "test_sweep_core": {  # a process pool
+        "test_a_process_pool_makes_the_same_rows",
+        "test_a_pools_batches_follow_the_variants_seconds",
+    },
     "test_budgets": {
         "test_generate_past_the_budget_is_refused_at_once",
         "test_simulate_pattern_past_the_limit_is_refused_at_once",

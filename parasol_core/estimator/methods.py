@@ -908,30 +908,52 @@ def estimate_phase(
 
 MAX_SWEEP_WORK = 1_000_000
 """The most work one ``sweep.run`` may do, estimated before it starts (its variants x
-the messages and evaluations of each: :func:`parasol_core.sweep.cost.work`): a sweep is
-charged as a batch of its variants, against the batch budget's default."""
+the messages and evaluations of each: :func:`parasol_core.sweep.cost.work`, and a
+replay's trace lines, as ``estimate.program`` counts them): a sweep is charged as a batch
+of its variants, against the batch budget's default."""
 
 
-def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel]:
+def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel, int]:
+    """The sweep read on the stored model, and the lines of its replays' traces (one
+    variant's)."""
+    from parasol_core.estimator.traces import traces_of
     from parasol_core.sweep.spec import SweepError, loads_spec
 
     loaded = svc.model(model)
     check_str("sweep", sweep)
+    store = traces_of(svc)
+    lines: dict[str, int] = {}  # a replayed trace's index path -> its lines
+
+    def pushed(trace_id: str) -> Any:  # a replay's trace: one pushed with trace.push
+        stored = store.get(trace_id)
+        if stored is None:
+            return None
+        lines[str(stored.path.resolve())] = stored.lines
+        return stored.path
+
     try:
-        spec = loads_spec(sweep, model_text=loaded.stored.text, files=False, source="sweep")
+        spec = loads_spec(sweep, model_text=loaded.stored.text, files=False, source="sweep",
+                          traces=pushed)  # fmt: skip
     except SweepError as e:
         raise ParamError(str(e)) from None
+    trace_lines = sum(lines.get(a.options["trace"], 0) for a in spec.answers
+                      if a.kind == "replay")  # fmt: skip
     if spec.memory is not None:  # the server's fixed counts hold, whatever a client asks
         raise ParamError("sweep: [budget] memory is the command line's: the estimator holds "
                          "every variant to its own limits (docs/estimator.md, Budgets)")  # fmt: skip
-    return spec, loaded
+    return spec, loaded, trace_lines
 
 
 def _sweep_cost(svc: Any, params: dict) -> int:
+    return _sweep_work(*_sweep_spec(svc, params.get("model"), params.get("sweep")))
+
+
+def _sweep_work(spec: Any, loaded: LoadedModel, trace_lines: int) -> int:
+    """A sweep's work: its answers' (``sweep.cost.work``) and each variant's replays, a
+    trace's lines each (``estimate.program``'s cost)."""
     from parasol_core.sweep.cost import work
 
-    spec, loaded = _sweep_spec(svc, params.get("model"), params.get("sweep"))
-    return work(spec, loaded.machine)
+    return work(spec, loaded.machine) + spec.size * trace_lines
 
 
 def _json_value(value: Any) -> Any:
@@ -944,15 +966,16 @@ def _json_value(value: Any) -> Any:
 @method("sweep.run", bulk=True, heavy=True, cost=_sweep_cost)
 def sweep_run(svc: Service, model: str, sweep: str) -> dict:
     """A what-if sweep (docs/sweeps.md) of a stored model: ``sweep`` is the sweep
-    file's text (its ``model`` is this one; it names no files). Every variant, in
-    index order, as a row of the file's columns."""
-    from parasol_core.sweep.cost import work
+    file's text (its ``model`` is this one; it names no files: a ``replay`` answer's
+    ``trace`` is the id of a trace pushed with ``trace.push``). Every variant, in index
+    order, as a row of the file's columns."""
     from parasol_core.sweep.runner import run_sweep
     from parasol_core.sweep.variants import variants
 
-    spec, loaded = _sweep_spec(svc, model, sweep)
-    budget.check("the sweep", work(spec, loaded.machine), MAX_SWEEP_WORK,
-                 "messages and evaluations", f"{spec.size:,} variants")  # fmt: skip
+    spec, loaded, trace_lines = _sweep_spec(svc, model, sweep)
+    budget.check("the sweep", _sweep_work(spec, loaded, trace_lines), MAX_SWEEP_WORK,
+                 "messages, evaluations and trace lines" if trace_lines
+                 else "messages and evaluations", f"{spec.size:,} variants")  # fmt: skip
     todo = variants(spec)
     rows: list[list[Any]] = []
 

@@ -48,7 +48,7 @@ from parasol_core.estimator.protocol import (
     check_str,
 )
 from parasol_core.estimator.store import StoreFull
-from parasol_core.estimator.traces import StoredTrace, TraceStore
+from parasol_core.estimator.traces import StoredTrace, traces_of
 from parasol_core.model import Machine
 from parasol_core.replay import (
     ALGORITHMS,
@@ -70,17 +70,6 @@ __all__ = ["MAX_ACTIONS", "estimate_program", "trace_push", "traces_of"]
 MAX_ACTIONS = 20_000_000
 KEEP_TRACES = 4  # traces kept read, with their compiled programs
 _lock = threading.Lock()
-
-
-def traces_of(svc: Service) -> TraceStore:
-    """The service's trace store, beside its models (made when first needed)."""
-    with _lock:
-        store = getattr(svc, "traces", None)
-        if store is None:
-            store = TraceStore(svc.store.directory / "traces", svc.store.limit)
-            svc.traces = store
-            svc.read_traces = OrderedDict()
-        return store
 
 
 def _files(files: Any) -> dict[str, bytes]:

@@ -24,12 +24,14 @@ import hashlib
 import re
 import shutil
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from parasol_core.estimator.store import ID_LENGTH, StoreFull, _fsync_dir, _write_atomic
 
-__all__ = ["StoredTrace", "TraceStore", "trace_id"]
+__all__ = ["StoredTrace", "TraceStore", "trace_id", "traces_of"]
 
 MAX_FILES = 65_536  # files of one trace (one a rank, and the index)
 _PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,199}\Z")
@@ -156,3 +158,19 @@ class TraceStore:
     def __len__(self) -> int:
         with self._lock:
             return len(self._traces)
+
+
+_of_lock = threading.Lock()
+
+
+def traces_of(svc: Any) -> TraceStore:
+    """The service's trace store, beside its models (made when first needed), with the
+    traces it keeps read (``svc.read_traces``): ``trace.push``, ``estimate.program`` and
+    ``sweep.run`` share it."""
+    with _of_lock:
+        store = getattr(svc, "traces", None)
+        if store is None:
+            store = TraceStore(svc.store.directory / "traces", svc.store.limit)
+            svc.traces = store
+            svc.read_traces = OrderedDict()
+        return store

@@ -36,8 +36,10 @@ def _answer(row: Row, k: int) -> float | None:
 
 def effects(spec: SweepSpec, rows: Sequence[Row], k: int) -> list[tuple[str, float]]:
     """Each axis's effect on answer ``k`` (see the module), largest first; an axis with
-    one value, or rows with no answer, has effect 0."""
+    one value, or rows with no answer, has effect 0. The same whatever order the rows
+    came in (a pool's): they are summed in the order of their index."""
     where = positions(spec)
+    rows = sorted(rows, key=lambda r: r.index)
     out = []
     for i, axis in enumerate(spec.axes):
         sums = np.zeros(len(axis.values))
@@ -191,3 +193,28 @@ def suggestions(machine: Any) -> list[tuple[str, str]]:
         for name, expr in section.entries.items():
             out.append((f"{section.PREFIX}.{name}", expr.text))
     return out
+
+
+def suggested_values(machine: Any, change: str, engine: Any = None) -> str:
+    """A first guess at the values of an axis ``change`` (a window's "Sweep …" menu):
+    :func:`suggestions`' where it has one, else for a reference with a number (a single
+    link's timing, a cache's) a quarter to 4x its value, "" when there is no guess."""
+    found = dict(suggestions(machine))
+    if change in found:
+        return found[change]
+    if change.split(" pr(")[0] in found:  # a scaler group on one processor type
+        return found[change.split(" pr(")[0]]
+    if engine is None:
+        from parasol_core.expr.engine import Engine
+
+        engine = Engine(machine)
+    try:
+        value = engine.value(change)
+    except Exception:  # not a reference with a value: the user says the values
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return ""
+    if isinstance(value, int):  # a whole number (a cache's size): whole numbers
+        return ", ".join(str(v) for v in sorted({max(1, value // 4), max(1, value // 2), value,
+                                                 2 * value, 4 * value}))  # fmt: skip
+    return f"log {value / 4:.4g} {value * 4:.4g} 5"

@@ -71,3 +71,18 @@ def _processors(kind: str, sizes: list[int]) -> tuple[int, list[int] | None] | N
     if kind in ("ring", "bus", "clique"):
         return sizes[0], None
     return None
+
+
+SMALL_WORK = 2_000
+"""Work (:func:`work`) a sweep may have and still run in the calling process: less
+than a pool of spawned processes takes to start (about a second here), about 1 ms of
+evaluations and messages a unit."""
+
+
+def small(spec: SweepSpec, machine: Machine) -> bool:
+    """Whether ``spec`` is small enough to run in this process rather than on a pool
+    (PIUI's dialog): no replay (whose work :func:`work` counts as 1 a variant) and at
+    most :data:`SMALL_WORK`."""
+    if any(a.kind == "replay" for a in spec.answers):
+        return False
+    return work(spec, machine) <= SMALL_WORK

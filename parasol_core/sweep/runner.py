@@ -10,7 +10,10 @@ process (:mod:`.variants`).
 
 Batches are small enough that rows arrive steadily (about 8 per worker over the sweep,
 at most 32 variants each) and large enough that sending them costs little against the
-variants themselves.
+variants themselves. Their size follows the variants' own seconds: the first ones go one
+at a time, and a batch holds as many more as take about ``BATCH_SECONDS`` at the rate
+measured so far. A variant slower than that is sent alone, so its row comes back as soon
+as it is made, not when the batch it shared ends (a window's rows appear as they finish).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from parasol_core.sweep.worker import Row, Worker
 
 EXECUTORS = ("local", "serial", "mpi")
 MAX_BATCH = 32
+BATCH_SECONDS = 0.1  # a batch's target seconds, at the variants' measured rate
 
 _worker: Worker | None = None  # this process's, in a pool's worker processes
 
@@ -80,20 +84,39 @@ def in_mpi_job() -> bool:
     return MPI.COMM_WORLD.Get_size() > 1
 
 
-def batches(todo: Sequence[Variant], workers: int) -> list[list[Variant]]:
-    size = max(1, min(MAX_BATCH, math.ceil(len(todo) / max(1, workers * 8))))
-    return [list(todo[i : i + size]) for i in range(0, len(todo), size)]
+def batch_cap(count: int, workers: int, largest: int = MAX_BATCH) -> int:
+    """The most variants of a sweep of ``count`` sent at once: about 8 batches a worker,
+    at most ``largest``."""
+    return max(1, min(largest, math.ceil(count / max(1, workers * 8))))
+
+
+def batch_size(rows: int, seconds: float, cap: int) -> int:
+    """How many variants the next batch holds, ``rows`` having taken ``seconds`` (their
+    own: the rows' ``seconds``) so far: one until a row is back, then as many as take
+    about ``BATCH_SECONDS``, from 1 to ``cap``."""
+    if rows <= 0:
+        return 1
+    each = seconds / rows
+    if each <= 0:
+        return cap
+    return max(1, min(cap, int(BATCH_SECONDS / each)))
 
 
 def run_sweep(spec: SweepSpec, on_row: Callable[[Row], None], *,
               skip: Iterable[int] = (), executor: str = "local", workers: int | None = None,
               cancel: threading.Event | None = None,
-              todo: Sequence[Variant] | None = None) -> int:  # fmt: skip
+              todo: Sequence[Variant] | None = None, start: str | None = None,
+              abandon: bool = False, largest: int = MAX_BATCH) -> int:  # fmt: skip
     """Run the variants of ``spec`` not in ``skip`` (indices), calling ``on_row`` with
     each row as it is made, in the calling thread. ``executor``: ``local`` (a process
     pool of ``workers`` processes, by default one a core; one worker runs here),
     ``serial`` (this process) or ``mpi`` (the ranks of the MPI job). ``cancel``: once
-    set, no new variant starts; those under way finish and are reported. Returns how
+    set, no new variant starts; those under way finish and are reported, or with
+    ``abandon`` (a window's Cancel) the pool's worker processes are ended at once and
+    the variants under way are not reported. ``start``: how a local pool's processes are
+    started (``fork`` by default where there is one; ``spawn`` from a process with
+    threads of its own, such as PIUI, which cannot be forked safely). ``largest``: the
+    most variants sent to a worker at once (fewer: rows come back sooner). Returns how
     many rows were reported."""
     skipped = set(skip)
     if todo is None:
@@ -116,12 +139,13 @@ def run_sweep(spec: SweepSpec, on_row: Callable[[Row], None], *,
             on_row(worker.run(v))
             done += 1
         return done
-    pool = _pool(executor, spec, workers)
+    pool = _pool(executor, spec, workers, start)
     with pool:
-        return _drain(pool, batches(todo, _size(pool, workers)), on_row, cancel)
+        cap = batch_cap(len(todo), _size(pool, workers), largest)
+        return _drain(pool, todo, cap, on_row, cancel, abandon and executor == "local")
 
 
-def _pool(executor: str, spec: SweepSpec, workers: int | None) -> Executor:
+def _pool(executor: str, spec: SweepSpec, workers: int | None, start: str | None) -> Executor:
     if executor == "mpi":
         from mpi4py.futures import MPIPoolExecutor
 
@@ -130,7 +154,7 @@ def _pool(executor: str, spec: SweepSpec, workers: int | None) -> Executor:
     from concurrent.futures import ProcessPoolExecutor
 
     # fork where it exists: a worker starts with the modules already imported
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    method = start or ("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                initializer=_start, initargs=(spec,))  # fmt: skip
 
@@ -144,17 +168,22 @@ def _size(pool: Executor, workers: int | None) -> int:
     return int(n)
 
 
-def _drain(pool: Executor, work: list[list[Variant]], on_row: Callable[[Row], None],
-           cancel: threading.Event | None) -> int:  # fmt: skip
+def _drain(pool: Executor, todo: Sequence[Variant], cap: int, on_row: Callable[[Row], None],
+           cancel: threading.Event | None, abandon: bool = False) -> int:  # fmt: skip
     """Keep about two batches a worker in flight, so that a cancel stops soon and the
-    rows come in the order they finish."""
+    rows come in the order they finish; each batch sized by :func:`batch_size` (at most
+    ``cap`` variants). ``abandon``: on a cancel, the rows already made are reported and
+    the pool's processes ended without waiting for the rest."""
     done = 0
+    seconds = 0.0  # the reported rows' own
     pending: set[Future] = set()
-    queue = list(reversed(work))
+    queue = list(reversed(todo))
     ahead = 2 * _size(pool, None)
     while queue or pending:
         while queue and len(pending) < ahead and not (cancel is not None and cancel.is_set()):
-            pending.add(pool.submit(_run_batch, queue.pop()))
+            size = batch_size(done, seconds, cap)
+            batch = [queue.pop() for _ in range(min(size, len(queue)))]
+            pending.add(pool.submit(_run_batch, batch))
         if not pending:
             break
         finished, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
@@ -162,6 +191,28 @@ def _drain(pool: Executor, work: list[list[Variant]], on_row: Callable[[Row], No
             for row in f.result():
                 on_row(row)
                 done += 1
+                seconds += row.seconds
         if cancel is not None and cancel.is_set():
             queue.clear()
+            if abandon and pending:
+                _end_workers(pool, pending)
+                break
     return done
+
+
+def _end_workers(pool: Executor, pending: set[Future]) -> None:
+    """End a local pool's worker processes now (their batches are dropped), and wait
+    until they are gone: a cancelled sweep leaves no process behind."""
+    for f in pending:
+        f.cancel()
+    # ProcessPoolExecutor's processes by pid (Python 3.11 has no terminate_workers())
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for p in processes:
+        if p.is_alive():
+            p.terminate()
+    for p in processes:
+        p.join(2.0)
+        if p.is_alive():  # pragma: no cover - a worker that ignored SIGTERM
+            p.kill()
+            p.join()
+    pool.shutdown(wait=True, cancel_futures=True)

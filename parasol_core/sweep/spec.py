@@ -24,6 +24,7 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,15 +134,18 @@ def load_spec(path: str | Path, *, files: bool = True) -> SweepSpec:
 
 
 def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the sweep",
-               model_text: str | None = None, files: bool = True) -> SweepSpec:  # fmt: skip
+               model_text: str | None = None, files: bool = True,
+               traces: Callable[[str], Path | None] | None = None) -> SweepSpec:  # fmt: skip
     """A sweep from its TOML text. ``model_text``: the base model itself (the estimator,
     PIUI's open model), in place of the file's ``model``. ``files`` False: nothing may
-    name a file (the estimator reads none of its host's files)."""
+    name a file (the estimator reads none of its host's files). ``traces``: where a
+    replay's ``trace`` is found when it names no file (the estimator's pushed traces, by
+    id: the index file's path, None when there is no such trace)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{source}: not TOML: {e}") from None
-    r = _Reader(doc, source, Path(base) if base is not None else Path.cwd(), files)
+    r = _Reader(doc, source, Path(base) if base is not None else Path.cwd(), files, traces)
     r.keys(doc, "the file", {"model", "axis", "answer", "sample", "budget"})
     if model_text is None:
         model = doc.get("model")
@@ -213,7 +217,9 @@ def _tidy(x: float) -> float:
 
 
 class _Reader:
-    def __init__(self, doc: dict, source: str, base: Path, files: bool) -> None:
+    def __init__(self, doc: dict, source: str, base: Path, files: bool,
+                 traces: Callable[[str], Path | None] | None = None) -> None:  # fmt: skip
+        self.traces = traces
         self.doc, self.source, self.base, self.files = doc, source, base, files
 
     def fail(self, where: str, why: str) -> SweepError:
@@ -449,7 +455,14 @@ class _Reader:
             if not isinstance(opts.get("trace"), str):
                 raise self.fail(where, 'replay: trace = "FILE" (a SimGrid time-independent '
                                 "trace, or its index file)")  # fmt: skip
-            path = self.path(opts["trace"], where)
+            if not self.files and self.traces is not None:  # a trace pushed before, by id
+                found = self.traces(opts["trace"])
+                if found is None:
+                    raise self.fail(where, f"replay: there is no trace {opts['trace'][:100]!r} "
+                                    "here (push it first: trace.push)")  # fmt: skip
+                path = found
+            else:
+                path = self.path(opts["trace"], where)
             if not path.is_file():
                 raise self.fail(where, f"replay: trace {opts['trace']!r}: no such file")
             opts["trace"] = str(path.resolve())

@@ -6,9 +6,13 @@ and its values); **Add axis** offers what the model can change. The answers are 
 expressions to evaluate (the model's combination ratios to start with) and, if chosen,
 a communication phase and a program's trace to replay. **Run** reads the sweep as the command line reads a sweep file
 (the open model's text is its base: the sweep is of the model as it is now) and runs
-its variants on a worker thread (:func:`parasol_core.sweep.run_sweep`); rows come back
-to the GUI thread as they finish and the plots are redrawn a few times a second.
-**Cancel** stops it after the variant under way.
+its variants (unless the sweep is smaller than a pool's start-up,
+:func:`parasol_core.sweep.cost.small`) on a process pool of this machine's cores, the command line's
+(:func:`parasol_core.sweep.run_sweep`), driven from a thread of its own so the window
+never waits; rows come back to the GUI thread as their batch (at most a few variants,
+one when a variant is slow) finishes and the plots are redrawn a few times a second. The pool's processes are spawned, not
+forked: this process has Qt's threads. **Cancel** ends the pool's processes at once (the
+rows already made stay; the variants under way are dropped) and leaves none behind.
 
 The results, for the answer chosen: a line for one axis, a heat map for two, parallel
 coordinates for more, and "What dominates": each axis's effect on the answer
@@ -65,18 +69,30 @@ def _short(value: Any) -> str:
     return str(value)
 
 
+BATCH = 4  # variants sent to a worker at once: rows come back soon after they are made
+
+
 class _Runner(QObject):
-    """Runs a sweep on a thread of its own; rows and the end come back as signals."""
+    """Runs a sweep on a process pool driven from a thread of its own; rows and the end
+    come back as signals. ``workers``: the pool's processes (None: one a core)."""
+
+    workers: int | None = None
 
     row = Signal(object)  # Row
     ended = Signal(object)  # None, or the exception that stopped it
 
-    def start(self, spec: SweepSpec, cancel: threading.Event) -> None:
+    def start(self, spec: SweepSpec, cancel: threading.Event, machine: Any = None) -> None:
+        from parasol_core.sweep.cost import small
         from parasol_core.sweep.runner import run_sweep
+
+        # a sweep smaller than a pool's start-up runs on this thread alone
+        here = machine is not None and self.workers is None and small(spec, machine)
+        self.executor = "serial" if here else "local"
 
         def run() -> None:
             try:
-                run_sweep(spec, self.row.emit, executor="serial", cancel=cancel)
+                run_sweep(spec, self.row.emit, executor=self.executor, workers=self.workers,
+                          cancel=cancel, start="spawn", abandon=True, largest=BATCH)  # fmt: skip
                 error = None
             except BaseException as e:  # delivered to the GUI thread, never lost
                 error = e
@@ -283,9 +299,14 @@ class SweepDialog(QDialog):
 
     def add_suggested(self, change: str) -> None:
         """An axis for ``change`` with the values the model suggests for it (a window's
-        "Sweep …" menu)."""
-        found = dict(analysis.suggestions(self.document.machine)) if self.document else {}
-        values = found.get(change) or found.get(change.split(" pr(")[0], "")  # one type's
+        "Sweep …" menu). An axis the sweep has already is chosen, not added twice."""
+        for row in range(self.axes.rowCount()):
+            item = self.axes.item(row, 0)
+            if item is not None and item.text().strip() == change:
+                self.axes.setCurrentCell(row, 1)
+                return
+        values = (analysis.suggested_values(self.document.machine, change, self.document.engine)
+                  if self.document is not None else "")  # fmt: skip
         self.add_axis(change, values)
 
     def _remove_axis(self) -> None:
@@ -376,7 +397,7 @@ class SweepDialog(QDialog):
         self.bar.setValue(0)
         self.status.setText(f"0 of {spec.size:,} variants")
         self.redraw()
-        self._runner.start(spec, self._cancel)
+        self._runner.start(spec, self._cancel, self.document.machine)
 
     def cancel(self) -> None:
         if self._cancel is not None:

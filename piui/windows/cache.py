@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QLabel,
+    QMenu,
     QSizePolicy,
     QSpacerItem,
     QVBoxLayout,
@@ -26,6 +27,7 @@ from piui.document import Document
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
 from piui.widgets.status_messages import forget_on_change, heading_label
+from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 
 _FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
 _LABELS = {"size": "cache size", "speed": "cache speed", "smallloopspeedup": "small loop speedup"}
@@ -71,6 +73,12 @@ class CacheWindow(QWidget):
         form.addRow("Small loop speedup (ratio to normal memory):", self.speedup_edit)
         self.speedup_note = _note("")
         form.addRow(self.speedup_note)
+        for attr, edit in (
+            ("size", self.size_edit),
+            ("speed", self.speed_edit),
+            ("smallloopspeedup", self.speedup_edit),
+        ):  # what-if: File > Sweep…
+            offer_sweep(form.labelForField(edit), lambda a=attr: self.sweep_menu(a))
 
         self.no_cache = _note("This processor type has no cache section: setting a value "
                               "adds one.")  # fmt: skip
@@ -131,6 +139,13 @@ class CacheWindow(QWidget):
             self.speedup_note.setText("How much faster a loop runs when it fits in the cache; "
                                       "1.0 for no gain.")  # fmt: skip
             self.speedup_note.setStyleSheet("color: palette(dark);")
+
+    def sweep_menu(self, attr: str) -> QMenu:
+        """The context menu of a cache parameter: sweep it on the current processor type
+        (File > Sweep…); none without a cache section to change."""
+        proc = self.document.current_processor()
+        ok = proc is not None and proc.cache is not None
+        return sweep_menu(self, self.document, f"pc({proc.id}).{attr}" if ok else None)
 
     def _values_changed(self, change: Change) -> None:
         proc = self.document.current_processor()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QLabel,
+    QMenu,
     QVBoxLayout,
     QWidget,
 )
@@ -27,6 +28,7 @@ from piui.document import Document
 from piui.widgets.labels import value_text
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.status_messages import forget_on_change
+from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
 SINGLE_LIMIT = 4
@@ -69,6 +71,8 @@ class LinkGroupsWindow(QWidget):
         form.addRow("Latency (seconds):", self.latency)
         form.addRow("Speed (seconds per byte):", self.speed)
         form.addRow(self.note)
+        for attr, edit in (("latency", self.latency), ("speed", self.speed)):  # File > Sweep…
+            offer_sweep(form.labelForField(edit), lambda a=attr: self.sweep_menu(a))
         self.singles_box = QGroupBox("Selected links, one by one")
         self.singles = QFormLayout(self.singles_box)
         self.singles.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
@@ -209,7 +213,18 @@ class LinkGroupsWindow(QWidget):
             connect = " – ".join(map(str, link.connect or []))
             self.singles.addRow(f"Link {lid} ({connect}) latency:", lat)
             self.singles.addRow(f"Link {lid} speed (s/byte):", spd)
+            for attr, edit in (("latency", lat), ("speed", spd)):
+                offer_sweep(self.singles.labelForField(edit),
+                            lambda a=attr, lid=lid: self.sweep_menu(a, lid))  # fmt: skip
             self.single_edits[lid] = (lat, spd)
+
+    def sweep_menu(self, attr: str, link: int | None = None) -> QMenu:
+        """The context menu of a latency or speed: sweep it (File > Sweep…), every link of
+        the hardware topology (a sweep's link axis is all of them) or one link."""
+        hw = self.hardware
+        which = "*" if link is None else link
+        return sweep_menu(self, self.document,
+                          f"tl({hw.id})({which}).{attr}" if hw is not None else None)  # fmt: skip
 
     def _values_changed(self, change: Change) -> None:
         if change.touches(Link):

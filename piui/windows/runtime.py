@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QSlider,
     QSplitter,
@@ -111,6 +112,8 @@ class RuntimePage(QWidget):
         height = self.table.fontMetrics().height() + 8
         self.table.verticalHeader().setDefaultSectionSize(height)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)  # File > Sweep…
+        self.table.customContextMenuRequested.connect(self._context_menu)
 
         self.message = QLabel(HINT)
         self.message.setWordWrap(True)
@@ -178,6 +181,20 @@ class RuntimePage(QWidget):
 
     def key(self, name: str) -> str:
         return self.system.key(name)
+
+    def sweep_menu(self, name: str) -> QMenu:
+        """The context menu of a primitive's row: sweep its entry (File > Sweep…, its
+        expression the first value); none for a primitive the model does not define."""
+        from piui.widgets.sweep_menu import sweep_menu
+
+        defined = self.system.expression_text(self.document.machine, name)
+        return sweep_menu(self, self.document, self.key(name) if defined else None)
+
+    def _context_menu(self, pos: object) -> None:
+        item = self.table.itemAt(pos)
+        if item is not None:
+            name = self.table.item(item.row(), NAME).text()
+            self.sweep_menu(name).exec(self.table.viewport().mapToGlobal(pos))
 
     def rebuild(self) -> None:
         """Rows for the primitives (after a new model or a structural edit)."""

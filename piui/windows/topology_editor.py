@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -41,6 +42,7 @@ from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change
+from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
 SIZES_HELP = {
@@ -119,6 +121,13 @@ class TopologyEditorWindow(QWidget):
         gform.addRow("Sizes:", self.sizes)
         gform.addRow("Link latency (s):", self.gen_latency)
         gform.addRow("Link speed (s/byte):", self.gen_speed)
+        for what, field in (
+            ("topology", self.kind),
+            ("topology", self.sizes),
+            ("latency", self.gen_latency),
+            ("speed", self.gen_speed),
+        ):
+            offer_sweep(gform.labelForField(field), lambda w=what: self.sweep_menu(w))
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(preview)
@@ -174,6 +183,15 @@ class TopologyEditorWindow(QWidget):
     @property
     def hardware(self) -> Topology | None:
         return self.document.machine.hardware()
+
+    def sweep_menu(self, what: str) -> QMenu:
+        """The context menu of the generator's rows: sweep the hardware topology's kind and
+        sizes (``topology T``) or its links' latency or speed (File > Sweep…)."""
+        hw = self.hardware
+        change = None
+        if hw is not None:
+            change = f"topology {hw.id}" if what == "topology" else f"tl({hw.id})(*).{what}"
+        return sweep_menu(self, self.document, change)
 
     # ------------------------------------------------------------------ showing
 

@@ -48,6 +48,7 @@ def test_the_plot_updates_as_rows_come_and_a_point_opens_its_variant(main_window
     dialog._redraw.setInterval(20)  # several redraws over the sweep's fraction of a second
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
     assert dialog.running and dialog.cancel_button.isEnabled()
+    assert dialog._runner.executor == "local"  # 120 broadcasts on 512 processors: a pool
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) == 120 and "Done: 120 variants" in dialog.status.text()
     # drawn while the rows came: some redraws had part of them, each all there were
@@ -116,6 +117,61 @@ def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
     assert isinstance(dialog.rows[0], Row)  # the last results stay
 
 
+def test_the_pool_runs_while_the_window_lives_and_cancel_ends_its_processes(main_window,
+                                                                            qtbot):  # fmt: skip
+    """The dialog runs its variants on a process pool (the command line's), the window
+    handling events all along; Cancel ends the pool's processes at once: the variants
+    under way are dropped, no row comes after it, and no process is left."""
+    import multiprocessing
+    import os
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    dialog = _dialog(main_window)
+    dialog._runner.workers = 2  # a pool of two whatever the cores this test may use
+    dialog.add_axis("tl(1)(*).speed", "log 1e-7 1e-5 12")
+    dialog.expressions.setText("")
+    dialog.pattern.setCurrentText("alltoall")  # seconds a variant: cancelled mid-variant
+    events: list[str] = []
+    ticker = QTimer(dialog, interval=20)
+    ticker.timeout.connect(lambda: events.append("tick"))
+    dialog._runner.row.connect(lambda _r: events.append("row"))
+    dialog._runner.ended.connect(lambda _e: events.append("ended"))
+    before = {p.pid for p in multiprocessing.active_children()}
+    ticker.start()
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    assert dialog._runner.executor == "local"
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 1, timeout=120_000)
+    workers = {p.pid for p in multiprocessing.active_children()} - before
+    assert len(workers) == 2  # the pool's processes, this process's children
+    assert all(os.getppid() != pid for pid in workers)
+    # the window was live while the pool worked: the timer ticked before the first row
+    assert events.index("row") > 10 and events[:10] == ["tick"] * 10
+    rows_at_cancel = len(dialog.rows)
+    cancelled = time.perf_counter()
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    took = time.perf_counter() - cancelled
+    # prompt: sooner than one variant takes (this run's), so none under way finished
+    assert took < min(r.seconds for r in dialog.rows), (took, dialog.rows)
+    assert len(dialog.rows) == rows_at_cancel < 12
+    said = [e for e in events if e != "tick"]
+    assert said == ["row"] * rows_at_cancel + ["ended"]
+    assert dialog.status.text().startswith("Cancelled:")
+    # none of the pool's processes is left, alive or a zombie
+    alive = {p.pid for p in multiprocessing.active_children()}
+    assert not workers & alive
+    for pid in workers:
+        assert not os.path.exists(f"/proc/{pid}"), pid
+    # and a second run of the same dialog works on a new pool
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.axes.item(0, 1).setText("log 1e-7 1e-5 6")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)
+    assert sorted(r.index for r in dialog.rows) == list(range(6))
+
+
 def test_a_programs_replay_is_an_answer(main_window, qtbot):
     from pathlib import Path
 
@@ -156,6 +212,7 @@ def test_a_timings_context_menu_adds_it_as_an_axis(main_window, qtbot):
     dialog.run()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) == 5 and not any(r.error for r in dialog.rows)
+    assert dialog._runner.executor == "serial"  # 5 evaluations: less than a pool's start-up
 
 
 def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):
@@ -173,3 +230,92 @@ def test_a_scaler_groups_context_menu_adds_it_as_an_axis(main_window, qtbot):
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     ratios = [r.answers[0] for r in sorted(dialog.rows, key=lambda r: r.index)]
     assert ratios[-1] == pytest.approx(16 * ratios[0])  # ia_spd scales with iga
+
+
+def _offered(main_window, menu, text: str, change: str, kind: str, target: tuple) -> str:
+    """The menu's one entry says ``text``; triggered, File > Sweep… has ``change`` as its
+    axis, which the sweep's reader reads as ``kind`` of ``target`` (its first items).
+    Returns the values the dialog suggests."""
+    from parasol_core.sweep import loads_spec
+
+    assert [a.text() for a in menu.actions()] == [text]
+    menu.actions()[0].trigger()
+    dialog = main_window.sweep_dialog
+    assert dialog is not None and dialog.isVisible()
+    changes = [dialog.axes.item(r, 0).text() for r in range(dialog.axes.rowCount())]
+    assert changes.count(change) == 1  # asked again, the axis is chosen, not repeated
+    row = changes.index(change)
+    assert dialog.axes.currentRow() == row or row == len(changes) - 1
+    spec = loads_spec(dialog.sweep_text(), model_text=main_window.document.session.text())
+    axis = spec.axes[row]
+    assert (axis.kind, axis.target[: len(target)]) == (kind, target)
+    return dialog.axes.item(row, 1).text()
+
+
+def test_the_link_windows_context_menus_add_their_axes(main_window, qtbot):
+    from piui.widgets.topology_selection import selection_of
+    from piui.windows.link_groups import LinkGroupsWindow
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    links = LinkGroupsWindow(main_window.document)
+    qtbot.addWidget(links)
+    links.show()
+    # every link of the hardware topology, from the group's speed and latency rows
+    values = _offered(main_window, links.sweep_menu("speed"), "Sweep tl(1)(*).speed…",
+                      "tl(1)(*).speed", "links", (1, "speed"))  # fmt: skip
+    assert values == "log 2.275e-07 3.64e-06 5"  # a quarter to 4x the links' 9.1e-7
+    _offered(main_window, links.sweep_menu("latency"), "Sweep tl(1)(*).latency…",
+             "tl(1)(*).latency", "links", (1, "latency"))  # fmt: skip
+    # a single selected link, from its own row
+    selection_of(main_window.document).set(1, [], [5])
+    assert 5 in links.single_edits
+    values = _offered(main_window, links.sweep_menu("speed", 5), "Sweep tl(1)(5).speed…",
+                      "tl(1)(5).speed", "set", ("tl(1)(5).speed",))  # fmt: skip
+    assert values == "log 2.275e-07 3.64e-06 5"
+    # the labels of the rows carry the menus
+    label = links.singles.labelForField(links.single_edits[5][1])
+    assert label.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+    # the topology editor: the generator (a generated topology) and its links
+    editor = TopologyEditorWindow(main_window.document)
+    qtbot.addWidget(editor)
+    values = _offered(main_window, editor.sweep_menu("topology"), "Sweep topology 1…",
+                      "topology 1", "generate", (1,))  # fmt: skip
+    assert values.startswith("torus")
+    _offered(main_window, editor.sweep_menu("latency"), "Sweep tl(1)(*).latency…",
+             "tl(1)(*).latency", "links", (1, "latency"))  # fmt: skip
+    dialog = main_window.sweep_dialog
+    assert dialog.axes.rowCount() == 4  # the latency of every link was there already
+    # the single link's axis sweeps that link alone
+    for row in (3, 1, 0):
+        dialog.axes.removeRow(row)
+    assert [dialog.axes.item(0, 0).text()] == ["tl(1)(5).speed"]
+    dialog.axes.item(0, 1).setText("9.1e-7, 9.1e-4")
+    dialog.expressions.setText("2 * tl(1)(5).speed, tl(1)(6).speed")  # not the axis' name
+    dialog.run()
+    assert dialog.running, dialog.message.text()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    got = sorted((r.answers for r in dialog.rows), key=lambda a: a[0])
+    assert got == [(pytest.approx(1.82e-6), pytest.approx(9.1e-7)),
+                   (pytest.approx(1.82e-3), pytest.approx(9.1e-7))]  # fmt: skip
+
+
+def test_the_mpi_and_cache_windows_context_menus_add_their_axes(main_window, qtbot):
+    from piui.windows.cache import CacheWindow
+    from piui.windows.runtime import RuntimeSystemsWindow
+
+    runtime = RuntimeSystemsWindow(main_window.document)
+    qtbot.addWidget(runtime)
+    page = runtime.pages["mpi"]
+    values = _offered(main_window, page.sweep_menu("send"), "Sweep mp.send…", "mp.send",
+                      "set", ("mp.send",))  # fmt: skip
+    assert values == main_window.document.machine.runtime_sections()[0].entries["send"].text
+    undefined = next(n for n in page.rows if n not in ("send", "receive"))
+    assert not page.sweep_menu(undefined).actions()[0].isEnabled()  # nothing to sweep
+    cache = CacheWindow(main_window.document)
+    qtbot.addWidget(cache)
+    values = _offered(main_window, cache.sweep_menu("speed"), "Sweep pc(1).speed…",
+                      "pc(1).speed", "set", ("pc(1).speed",))  # fmt: skip
+    assert values == "log 8.25e-09 1.32e-07 5"  # a quarter to 4x its 3.3e-8
+    values = _offered(main_window, cache.sweep_menu("size"), "Sweep pc(1).size…",
+                      "pc(1).size", "set", ("pc(1).size",))  # fmt: skip
+    assert values == "1, 2, 4"  # whole numbers around its size of 1

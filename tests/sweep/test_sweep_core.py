@@ -249,6 +249,55 @@ def test_a_process_pool_makes_the_same_rows():
     assert sorted(map(key, pooled)) == sorted(map(key, serial))
 
 
+def test_batches_hold_as_many_variants_as_take_their_target_seconds():
+    from parasol_core.sweep.runner import BATCH_SECONDS, batch_cap, batch_size
+
+    assert batch_size(0, 0.0, 8) == 1  # nothing back yet: one at a time
+    assert batch_size(3, 3 * BATCH_SECONDS * 2, 8) == 1  # slower than a batch's target
+    assert batch_size(100, 100 * BATCH_SECONDS / 4, 8) == 4
+    assert batch_size(100, 100 * BATCH_SECONDS / 1000, 8) == 8  # fast: up to the cap
+    assert batch_cap(1000, 2) == 32 and batch_cap(40, 2) == 3 and batch_cap(40, 2, 2) == 2
+
+
+@pytest.mark.parametrize("target, sent_as", [(1e-12, [1] * 64), (1e3, [1] * 4 + [4] * 15)])
+def test_a_pools_batches_follow_the_variants_seconds(monkeypatch, target, sent_as):
+    """Variants slower than a batch's target go to the pool one at a time (each row back
+    as soon as it is made); faster ones in batches up to the cap; the rows the same."""
+    from parasol_core.sweep import runner
+
+    sent: list[int] = []
+    made = runner._pool
+
+    def pool(*args):
+        p = made(*args)
+        submit = p.submit
+
+        def counted(fn, batch):
+            sent.append(len(batch))
+            return submit(fn, batch)
+
+        p.submit = counted
+        return p
+
+    monkeypatch.setattr(runner, "_pool", pool)
+    monkeypatch.setattr(runner, "BATCH_SECONDS", target)
+    spec = spec_of("""
+        [[axis]]
+        set = "tl(1)(*).speed"
+        log = [1e-7, 1e-5, 64]
+
+        [[answer]]
+        eval = ["po(1).ia_spd", "mc.maxtotalspd"]
+        """)  # 64 variants on 2 workers: at most 64 / (2 x 8) = 4 a batch
+    pooled, serial = [], []
+    run_sweep(spec, pooled.append, executor="local", workers=2)
+    run_sweep(spec, serial.append, executor="serial")
+    # two a worker in flight, one variant each before any row is back; then the target's
+    assert sent == sent_as
+    key = lambda r: (r.index, r.values, r.answers, r.error)  # noqa: E731
+    assert sorted(map(key, pooled)) == sorted(map(key, serial))
+
+
 def test_what_dominates_and_the_table_of_two_axes():
     from parasol_core.sweep.analysis import effects, table
 
@@ -285,3 +334,18 @@ def test_a_variant_opens_as_model_text_and_a_sweep_is_written_back():
                       [{"eval": RATIOS}], model=str(GCEL))  # fmt: skip
     again = loads_spec(text)
     assert again.axes == spec.axes and again.columns() == spec.columns()
+
+
+def test_a_sweep_smaller_than_a_pools_start_up_is_small():
+    from parasol_core.sweep.cost import SMALL_WORK, small
+
+    machine = load(str(GCEL))
+    axis = '[[axis]]\nset = "pt(1).iga"\nlinear = [1e-7, 1e-6, {n}]\n'
+    evals = '[[answer]]\neval = ["po(1).ia_spd", "mc.maxtotalspd"]\n'
+    assert small(spec_of(axis.format(n=10) + evals), machine)  # 20 evaluations
+    n = SMALL_WORK // 2 + 1  # one evaluation past the limit
+    assert not small(spec_of(axis.format(n=n) + evals), machine)
+    phase = '[[answer]]\nsimulate = {pattern = "broadcast", bytes = 64}\n'
+    assert not small(spec_of(axis.format(n=10) + phase), machine)  # 10 x 511 messages
+    replay = f'[[answer]]\nreplay = {{trace = "{ROOT}/sample_models/traces/stencil.txt"}}\n'
+    assert not small(spec_of(axis.format(n=2) + replay), machine)  # a replay: never

@@ -71,3 +71,55 @@ def test_a_sweep_past_its_budget_or_naming_a_file_is_refused(estimator):  # noqa
         except RemoteError as e:
             assert e.code == INVALID_PARAMS and "[budget] memory" in e.message
         assert c.evaluate(model, "po(1).ia_spd") > 0  # the stored model unchanged
+
+
+TRACE = SAMPLES / "traces" / "stencil.txt"
+REPLAY = """
+[[axis]]
+set = "tl(1)(*).speed"
+values = [9.1e-8, 9.1e-7, 9.1e-6]
+
+[[answer]]
+eval = ["po(1).ia_spd"]
+
+[[answer]]
+replay = {{trace = "{trace}", flop = "pt(T).dga"}}
+"""
+
+
+def test_a_replay_names_a_trace_pushed_before_and_is_budgeted_by_its_lines(estimator):  # noqa: F811
+    with estimator.client() as c:
+        model = c.push(GCEL.read_text())["model"]
+        pushed = c.push_trace(TRACE)
+        answer = c.sweep(model, REPLAY.format(trace=pushed["trace"]))
+        # the core's rows for the same sweep, its trace read from the file
+        spec = loads_spec(REPLAY.format(trace=TRACE), model_text=GCEL.read_text())
+        core = []
+        run_sweep(spec, core.append, executor="serial")
+        assert answer["columns"] == spec.columns()  # "replay stencil.txt" on both
+        assert [r[0] for r in answer["rows"]] == [0, 1, 2]
+        for got, row in zip(answer["rows"], core, strict=True):
+            assert got[2:4] == list(row.answers) and got[-1] == row.error == ""
+        makespans = [r[3] for r in answer["rows"]]
+        assert makespans[0] < makespans[1] < makespans[2]  # slower links, a longer program
+        # a trace the estimator does not hold is said, naming the answer
+        try:
+            c.sweep(model, REPLAY.format(trace="0" * 32))
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS
+            assert "answer 2: replay: there is no trace '000" in e.message
+            assert "trace.push" in e.message
+        # each variant is charged the trace's lines: 1,000 of them are over the budget
+        big = REPLAY.format(trace=pushed["trace"]).replace("values = [9.1e-8, 9.1e-7, 9.1e-6]",
+                                                           "linear = [1e-8, 1e-5, 1000]")  # fmt: skip
+        try:
+            c.sweep(model, big)
+            raise AssertionError("refused")
+        except RemoteError as e:
+            assert e.code == INVALID_PARAMS
+            assert "over the limit of 1,000,000 messages, evaluations and trace lines" in e.message
+            assert "1,000 variants" in e.message
+        # and under it, with fewer variants, it runs
+        small = big.replace("1000]", "20]")
+        assert len(c.sweep(model, small)["rows"]) == 20
