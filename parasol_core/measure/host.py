@@ -94,8 +94,8 @@ class MeasureOptions:
     """How to measure. ``quick`` gives fewer and shorter runs (wider deviations)."""
 
     quick: bool = False
-    runs: int | None = None  # runs per parameter: 30 full, 8 quick
-    run_seconds: float | None = None  # length of one test run: 10 ms full, 2 ms quick
+    runs: int | None = None  # runs per parameter: 15 full, 5 quick
+    run_seconds: float | None = None  # length of one test run: 20 ms full, 3 ms quick
     min_ticks: float = 100  # every timed run lasts at least this many timer ticks
     compiler: str | None = None  # default: $CC, else cc/gcc/clang from PATH
     cflags: Sequence[str] = DEFAULT_CFLAGS
@@ -112,14 +112,12 @@ class MeasureOptions:
     keep_build: Path | None = None  # copy the build directory here (debugging)
 
     def resolved_runs(self) -> int:
-        # many short runs rather than a few long ones: the least of them is then more
-        # likely a run nothing else disturbed (issue 34, docs/measure.md)
-        return self.runs if self.runs is not None else (8 if self.quick else 30)
+        return self.runs if self.runs is not None else (5 if self.quick else 15)
 
     def resolved_run_seconds(self) -> float:
         if self.run_seconds is not None:
             return self.run_seconds
-        return 0.002 if self.quick else 0.01
+        return 0.003 if self.quick else 0.02
 
     def resolved_cache_sizes(self) -> tuple[int, ...]:
         if self.cache_sizes is not None:
@@ -200,12 +198,12 @@ def throughput_runs(runs: int) -> int:
 
 def suite_runs_of(options: MeasureOptions) -> int:
     """Timed runs per program size of the suite (the minimum is kept)."""
-    return 6 if options.quick else 10
+    return 3 if options.quick else 5
 
 
 def suite_need_of(options: MeasureOptions) -> float:
     """Seconds one timed run of a suite program lasts at least."""
-    return 0.003 if options.quick else 0.01
+    return 0.005 if options.quick else 0.02
 
 
 def _suite_seconds(options: MeasureOptions, names: Sequence[str]) -> float:
@@ -444,8 +442,8 @@ def measure_host(
                 )  # fmt: skip
                 calibration = calibrate_mod.calibrate(
                     [(r.program, r.counts, r.seconds) for r in suite_runs],
-                    {n: e.value for n, e in results.items()},
-                    {n: e.value for n, e in through.items()},
+                    {n: e.mean for n, e in results.items()},
+                    {n: e.mean for n, e in through.items()},
                 )  # fmt: skip
 
         curve: list[tuple[int, float]] = []
@@ -571,7 +569,7 @@ def written_timings(
         out[name] = stats.Estimate(
             a * thr.mean + b * lat.mean, a * thr.sd + b * lat.sd,
             a * thr.median + b * lat.median, lat.runs, lat.run_seconds,
-            lat.per_op_resolution, a * thr.value + b * lat.value, lat.rejected,
+            lat.per_op_resolution, lat.rejected,
         )  # fmt: skip
     return out
 
@@ -657,16 +655,16 @@ def model_text(
     for p in params.PARAMS:
         if p.name in results:
             e = results[p.name]
-            proc.timings[p.name] = Timing(_num(e.value * speedup), _num(e.sd * speedup))
+            proc.timings[p.name] = Timing(_num(e.mean * speedup), _num(e.sd * speedup))
             notes.before(proc, f"timings.{p.name}", *waiting)
             waiting = []
             both = ""
             if latency and p.name in latency:
                 lat = latency[p.name]
                 thr = (throughput or {}).get(p.name)
-                both = f"latency {format_number(_num(lat.value * speedup))}"
+                both = f"latency {format_number(_num(lat.mean * speedup))}"
                 if thr is not None:
-                    both += (f", reciprocal throughput {format_number(_num(thr.value * speedup))}"
+                    both += (f", reciprocal throughput {format_number(_num(thr.mean * speedup))}"
                              f" +- {format_number(_num(thr.sd * speedup))}")  # fmt: skip
                 elif throughput_refused and p.name in throughput_refused:
                     both += ", no throughput (" + throughput_refused[p.name][:60] + "...)"
@@ -675,8 +673,7 @@ def model_text(
                         f"{both}{kernels.by_name(p.name).meaning}; {e.runs} runs x "
                         f"{e.run_seconds * 1e3:.3g} ms"
                         + (f" ({e.rejected} more set aside as outliers)" if e.rejected else "")
-                        + f", least runs' difference written, mean "
-                        f"{format_number(_num(e.mean * speedup))}, median "
+                        + ", median "
                         f"{format_number(_num(e.median * speedup))}; {how}")  # fmt: skip
         elif p.name in refused:
             waiting.append(f"{p.name} left out: {refused[p.name]}")
