@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_measure.py           # two --quick runs (~1 min)
     .venv/bin/python benchmarks/bench_measure.py --full    # two full runs + validation
+    .venv/bin/python benchmarks/bench_measure.py --compare A.machine B.machine
 
 Prints each run's wall time and its estimate (the baseline the command prints before
 starting), the number of timings written and left out, and the repeatability of the two
@@ -10,13 +11,20 @@ rest, how many differ by less than the two runs' standard deviations added. With
 --full it then validates the second model (report table 4.2). Targets (issue 20): full
 under 10 minutes, quick under 1 minute on a 2-core machine; >= 90 % of medians within
 10 %, the deviations covering the rest.
+
+--compare reads two models written by `parasol-model measure` and counts, of the timings
+both wrote, how many written values (issue 34's target: every one), latencies and
+reciprocal throughputs (from the values' comments) are within 10 % of each other, and
+lists the rest.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
+from pathlib import Path
 
 from parasol_core.measure import MeasureOptions, estimate_seconds, measure_host
 from parasol_core.measure.validation import format_validation_table, validate_host
@@ -36,7 +44,45 @@ def repeatability(a, b) -> tuple[int, int, int, list[str]]:
     return len(common), close, covered, outside
 
 
+_PAIR = re.compile(
+    r"^\s*(?P<op>\w+) = (?P<val>\S+) \S+\s+# latency (?P<lat>[0-9.e+-]+)"
+    r"(?:, reciprocal throughput (?P<thr>[0-9.e+-]+))?",
+    re.M,
+)
+
+
+def _figures(path: str) -> dict[str, dict[str, float]]:
+    """written value, latency and throughput of each timing in a measured model file."""
+    out: dict[str, dict[str, float]] = {"written": {}, "latency": {}, "throughput": {}}
+    for m in _PAIR.finditer(Path(path).read_text()):
+        out["written"][m["op"]] = float(m["val"])
+        out["latency"][m["op"]] = float(m["lat"])
+        if m["thr"]:
+            out["throughput"][m["op"]] = float(m["thr"])
+    return out
+
+
+def compare(a_path: str, b_path: str) -> int:
+    a, b = _figures(a_path), _figures(b_path)
+    for kind in ("written", "latency", "throughput"):
+        x, y = a[kind], b[kind]
+        common = sorted(op for op in set(x) & set(y) if x[op] > 0 or y[op] > 0)
+        far = []
+        for op in common:
+            d = abs(x[op] - y[op]) / max(x[op], y[op])
+            if d > 0.10:
+                far.append((d, op))
+        far.sort(reverse=True)
+        print(f"{kind}: {len(common) - len(far)} of {len(common)} within 10 %"
+              + (" (zero in both left out)" if kind == "written" else "")
+              + ("; the rest: " + ", ".join(f"{op} {d * 100:.0f} %" for d, op in far)
+                 if far else ""))  # fmt: skip
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--compare":
+        return compare(sys.argv[2], sys.argv[3])
     ap = argparse.ArgumentParser()
     ap.add_argument("--full", action="store_true")
     ap.add_argument("-o", "--output", help="write the second run's model here")

@@ -569,7 +569,7 @@ def written_timings(
         out[name] = stats.Estimate(
             a * thr.mean + b * lat.mean, a * thr.sd + b * lat.sd,
             a * thr.median + b * lat.median, lat.runs, lat.run_seconds,
-            lat.per_op_resolution,
+            lat.per_op_resolution, lat.rejected,
         )  # fmt: skip
     return out
 
@@ -671,7 +671,9 @@ def model_text(
                 both += "; "
             notes.after(proc, f"timings.{p.name}",
                         f"{both}{kernels.by_name(p.name).meaning}; {e.runs} runs x "
-                        f"{e.run_seconds * 1e3:.3g} ms, median "
+                        f"{e.run_seconds * 1e3:.3g} ms"
+                        + (f" ({e.rejected} more set aside as outliers)" if e.rejected else "")
+                        + ", median "
                         f"{format_number(_num(e.median * speedup))}; {how}")  # fmt: skip
         elif p.name in refused:
             waiting.append(f"{p.name} left out: {refused[p.name]}")

@@ -122,6 +122,23 @@ def test_summary_is_mean_sd_and_median_per_operation():
     assert half.mean == pytest.approx(0.5e-9)
 
 
+def test_a_disturbed_run_is_set_aside_before_the_mean_and_sd():
+    # six runs; the fourth test run was slowed by another process (3.0 s, not about 2)
+    ctl = [1.0, 1.02, 1.01, 1.0, 1.03, 1.01]
+    test = [2.0, 2.05, 2.02, 3.0, 2.04, 2.01]
+    e = stats.summarise(ctl, test, ops=1e9, tick=1e-9)
+    assert isinstance(e, stats.Estimate)
+    assert e.rejected == 1 and e.runs == 5
+    # the same as the five undisturbed runs alone
+    quiet = stats.summarise(ctl[:3] + ctl[4:], test[:3] + test[4:], ops=1e9, tick=1e-9)
+    assert quiet.rejected == 0
+    assert (e.mean, e.sd, e.median) == pytest.approx((quiet.mean, quiet.sd, quiet.median))
+    assert e.sd < 0.05e-9
+    # runs that merely spread are all kept
+    spread = stats.summarise(ctl, [2.0, 2.1, 1.9, 2.05, 1.95, 2.0], ops=1e9, tick=1e-9)
+    assert spread.rejected == 0 and spread.runs == 6
+
+
 def test_refuses_what_the_timer_cannot_resolve():
     # 5 ms of difference per run on a 1 ms clock: 5 ticks, fewer than 10
     r = stats.summarise([0.100] * 4, [0.105] * 4, ops=1e6, tick=1e-3)
