@@ -409,8 +409,8 @@ class SweepDialog(QDialog):
         super().closeEvent(event)
 
     def _took(self, row: Row) -> None:
-        if self.spec is None:
-            return
+        if self.spec is None or (self._cancel is not None and self._cancel.is_set()):
+            return  # after Cancel: the rows kept are those shown when it was pressed
         self.rows.append(row)
         self._add_table_row(row)
         n, total = len(self.rows), self.spec.size
