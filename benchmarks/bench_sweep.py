@@ -161,7 +161,7 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def mpi_case(count: int, workers: int, ranks: int) -> None:
+def mpi_case(count: int, workers: int, ranks: int, trace: Path) -> None:
     import csv
     import os
     import subprocess
@@ -186,7 +186,7 @@ set = "pt(1).dga"
 log = [6e-7, 4.8e-6, {per_axis}]
 
 [[answer]]
-replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
+replay = {{trace = "{trace}", flop = "pt(T).dga"}}
 """)
         runs = {
             "local": [str(python), "-m", "parasol_core.cli", "sweep", str(sweep), "-o",
@@ -207,7 +207,7 @@ replay = {{trace = "{STENCIL}", flop = "pt(T).dga"}}
 
         same = rows("local") == rows("mpi")
     n = per_axis * per_axis
-    print(f"GCel, {n:,} replay variants by the command (start-up included)")
+    print(f"GCel, {n:,} replay variants of {trace.name} by the command (start-up included)")
     print(f"  local pool of {workers}                      {took['local']:8.3f} s")
     print(f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
           f"{took['mpi'] / took['local']:5.2f}x local (target <= 1.3x); rows "
@@ -227,6 +227,8 @@ def main() -> None:
     print(f"{load_average()} at the start")
     if a.replay_only:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
+        if a.mpi:
+            mpi_case(a.replay or 200, a.workers, a.mpi, a.trace)
         return
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
@@ -254,7 +256,7 @@ def main() -> None:
     if a.replay:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
     if a.mpi:
-        mpi_case(a.replay or 200, a.workers, a.mpi)
+        mpi_case(a.replay or 200, a.workers, a.mpi, a.trace)
 
 
 if __name__ == "__main__":
