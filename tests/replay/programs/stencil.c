@@ -1,9 +1,12 @@
 /* A 1-D Jacobi stencil on a ring of ranks: each iteration exchanges halos with both
  * neighbours (Irecv, Isend, Waitall), computes, and every 4th iteration reduces the
- * residual (Allreduce). Halos of 16 KiB (eager) and 128 KiB (rendezvous) alternate. */
+ * residual (Allreduce). Halos of 16 KiB (eager) and 128 KiB (rendezvous) alternate.
+ * ITERS iterations: 12 unless built with -DITERS=N (120 made traces/stencil-long.txt). */
 #include <mpi.h>
 #include <smpi/smpi.h>
+#ifndef ITERS
 #define ITERS 12
+#endif
 static double out[2][16384], in[2][16384];
 int main(int argc, char **argv) {
   int rank, size;
