@@ -368,23 +368,15 @@ class _Checker:
         processor than spreading them evenly would (two on one while each could have
         its own): they then run one after the other there. It stays a warning, as the
         session keeps such a mapping editable."""
-        from parasol_core.topology.mapping import sharing_limit
+        from parasol_core.topology.mapping import overload
 
         hw_count = hw.processor_count
         if not isinstance(hw_count, int) or not virt.mapping:
             return
-        limit = sharing_limit(count, hw_count - len(switches))
-        found = int_columns(virt.mapping)
-        values = found[1] if found is not None else np.fromiter(
-            (h for h in virt.mapping.values() if type(h) is int), dtype=np.int64)  # fmt: skip
-        if values.size == 0:
+        found = overload(virt.mapping, count, hw_count - len(switches), hw_count)
+        if found is None:
             return
-        hs, loads = np.unique(values, return_counts=True)
-        worst = int(np.argmax(loads))
-        if loads[worst] <= limit:
-            return
-        h, load = int(hs[worst]), int(loads[worst])
-        crowded = int((loads > limit).sum())
+        h, load, limit, crowded = found
         more = f" (and {crowded - 1} more hardware processors over it)" if crowded > 1 else ""
         self.warning(f"{label} puts {load} virtual processors on hardware processor {h}, "
                      f"where {limit} to a processor would do{more}: they run one after the "

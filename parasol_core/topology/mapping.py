@@ -697,13 +697,37 @@ def place(kept: Mapping[int, int], new: Sequence[int], targets: Sequence[int] | 
     return out
 
 
+def overload(mapping: Mapping[int, int], count: int, compute: int,
+             hardware_count: int) -> tuple[int, int, int, int] | None:  # fmt: skip
+    """The hardware processor a mapping puts the most virtual processors on, when that
+    is more than :func:`sharing_limit` allows: (processor, how many, the limit, how
+    many hardware processors are past it); None when none is. Values outside
+    1..``hardware_count`` are left out (they are errors of their own)."""
+    values = _int_values(mapping.values())
+    values = values[(values >= 1) & (values <= hardware_count)]
+    if values.size == 0:
+        return None
+    # counted over the values there are (memory as the mapping's, whatever the count)
+    processors, loads = np.unique(values, return_counts=True)
+    limit = sharing_limit(count, compute)
+    worst = int(np.argmax(loads))
+    if loads[worst] <= limit:
+        return None
+    return int(processors[worst]), int(loads[worst]), limit, int((loads > limit).sum())
+
+
+def _int_values(values: Any) -> np.ndarray:
+    """``values`` as int64, leaving out what is not a 64-bit whole number."""
+    try:
+        return np.fromiter(values, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return np.asarray([v for v in values if type(v) is int and -(2**63) <= v < 2**63],
+                          dtype=np.int64)  # fmt: skip
+
+
 def _loads(values: Any, at: np.ndarray) -> np.ndarray:
     """How many of ``values`` equal each of ``at`` (sorted)."""
-    try:
-        vals = np.fromiter(values, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        vals = np.asarray([v for v in values if type(v) is int and -(2**63) <= v < 2**63],
-                          dtype=np.int64)  # fmt: skip
+    vals = _int_values(values)
     vals.sort()
     return np.searchsorted(vals, at, side="right") - np.searchsorted(vals, at, side="left")
 
