@@ -24,7 +24,9 @@ average at its start (the machine is shared: a ratio is only as good as the quie
 
 With ``--mpi N``: the replay sweep by the command, ``parasol-model sweep`` on the local
 pool and under ``mpiexec -n N python -m mpi4py.futures`` (N - 1 worker ranks), start-up
-included, as a ratio of the two; the rows compared apart from the seconds.
+included (from bytecode compiled once, as an installed package runs), best of
+``--repeat``, the two alternated, as a ratio of the two with each side's CPU seconds;
+the rows compared apart from the seconds.
 
     .venv/bin/python benchmarks/bench_sweep.py [--variants 1000] [--workers 2] [--repeat 3]
                                                [--replay 1000] [--trace FILE] [--replay-only]
@@ -161,18 +163,31 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def mpi_case(count: int, workers: int, ranks: int, trace: Path) -> None:
+def mpi_case(count: int, workers: int, ranks: int, trace: Path, repeat: int) -> None:
+    """The replay sweep by the command, locally and under ``mpiexec -n ranks``: each
+    run a process timed from outside (start-up included), the two alternated, best of
+    ``repeat``; each side's CPU seconds (its processes', user + system) beside."""
     import csv
     import os
+    import resource
     import subprocess
     import sys
     import tempfile
 
+    def children_cpu() -> float:
+        use = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return use.ru_utime + use.ru_stime
+
     per_axis = max(1, round(count**0.5))
     python = Path(sys.executable)
     mpiexec = python.parent / "mpiexec"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
+        # as an installed package runs: from bytecode compiled once (this machine's
+        # environment sets PYTHONDONTWRITEBYTECODE, which would make each of the MPI
+        # job's processes compile some 90 modules at every start, where a local pool's
+        # forked workers inherit them compiled)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=f"{tmp}/pycache")
         sweep = Path(tmp) / "s.toml"
         sweep.write_text(f"""
 model = "{GCEL}"
@@ -194,11 +209,20 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
             "mpi": [str(mpiexec), "-n", str(ranks), str(python), "-m", "mpi4py.futures",
                     "-m", "parasol_core.cli", "sweep", str(sweep), "-o", f"{tmp}/mpi.csv"],
         }  # fmt: skip
-        took = {}
-        for name, command in runs.items():
-            start = time.perf_counter()
-            subprocess.run(command, env=env, check=True, capture_output=True)
-            took[name] = time.perf_counter() - start
+        warm = [str(python), "-m", "compileall", "-q", str(ROOT / "parasol_core")]
+        subprocess.run(warm, env=env, check=True, capture_output=True)
+        took = {name: math.inf for name in runs}
+        cpu = dict.fromkeys(runs, math.inf)
+        loads = []
+        for _ in range(repeat):
+            loads.append(load_average())
+            for name, command in runs.items():
+                Path(command[command.index("-o") + 1]).unlink(missing_ok=True)
+                before = children_cpu()
+                start = time.perf_counter()
+                subprocess.run(command, env=env, check=True, capture_output=True)
+                took[name] = min(took[name], time.perf_counter() - start)
+                cpu[name] = min(cpu[name], children_cpu() - before)
 
         def rows(name: str) -> list:
             with open(f"{tmp}/{name}.csv", newline="") as f:
@@ -207,11 +231,19 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
 
         same = rows("local") == rows("mpi")
     n = per_axis * per_axis
-    print(f"GCel, {n:,} replay variants of {trace.name} by the command (start-up included)")
-    print(f"  local pool of {workers}                      {took['local']:8.3f} s")
-    print(f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
-          f"{took['mpi'] / took['local']:5.2f}x local (target <= 1.3x); rows "
-          f"{'the same' if same else 'DIFFERENT'} apart from the seconds")  # fmt: skip
+    print(
+        f"GCel, {n:,} replay variants of {trace.name} by the command (start-up included; "
+        f"best of {repeat}, local and MPI alternated; {'; '.join(loads)} at the rounds' starts)"
+    )
+    print(
+        f"  local pool of {workers}                      {took['local']:8.3f} s   "
+        f"CPU {cpu['local']:6.2f} s"
+    )
+    print(
+        f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
+        f"CPU {cpu['mpi']:6.2f} s   {took['mpi'] / took['local']:5.2f}x local "
+        f"(target <= 1.3x); rows {'the same' if same else 'DIFFERENT'} apart from the seconds"
+    )
 
 
 def main() -> None:
@@ -228,7 +260,7 @@ def main() -> None:
     if a.replay_only:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
         if a.mpi:
-            mpi_case(a.replay or 200, a.workers, a.mpi, a.trace)
+            mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat)
         return
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
@@ -256,7 +288,7 @@ def main() -> None:
     if a.replay:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
     if a.mpi:
-        mpi_case(a.replay or 200, a.workers, a.mpi, a.trace)
+        mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat)
 
 
 if __name__ == "__main__":

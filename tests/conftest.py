@@ -181,6 +181,7 @@ SUBPROCESS_MODULES = {
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
+    "test_memory": {"test_a_repeating_process_keeps_its_freed_heap_and_faults_it_in_once"},
     "test_replay_matching": {
         "test_simgrid_gives_the_first_receive_the_send_posted_first",
         "test_many_senders_of_both_sizes_agree_with_simgrid",

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 
+from parasol_core.base.memory import keep_freed_heap
 from parasol_core.sweep.spec import SweepSpec
 from parasol_core.sweep.variants import Variant, variants
 from parasol_core.sweep.worker import Row, Worker
@@ -44,6 +45,8 @@ def _start(spec: SweepSpec) -> None:
     # batches under way finish, what they made is written); a worker does not die of it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _orphan_watch(os.getppid())
+    # every variant makes and drops the same arrays: keep their pages (base.memory)
+    keep_freed_heap()
     _worker = Worker(spec)
 
 

@@ -249,6 +249,28 @@ def test_a_process_pool_makes_the_same_rows():
     assert sorted(map(key, pooled)) == sorted(map(key, serial))
 
 
+def test_a_pools_workers_keep_their_freed_heap(tmp_path, monkeypatch):
+    # each variant makes and drops the same arrays: a worker keeps their pages rather
+    # than fault them in again for every variant (parasol_core/base/memory.py)
+    import os
+
+    from parasol_core.sweep import runner
+
+    said = tmp_path / "kept"
+
+    def keep() -> bool:
+        with open(said, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return True
+
+    monkeypatch.setattr(runner, "keep_freed_heap", keep)  # the forked workers have it
+    rows: list = []
+    run_sweep(spec_of(GRID), rows.append, executor="local", workers=2, start="fork")
+    workers = set(said.read_text().split())
+    assert len(workers) == 2 and str(os.getpid()) not in workers
+    assert len(rows) == spec_of(GRID).size
+
+
 def test_batches_hold_as_many_variants_as_take_their_target_seconds():
     from parasol_core.sweep.runner import BATCH_SECONDS, batch_cap, batch_size
 
