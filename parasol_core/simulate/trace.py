@@ -85,22 +85,8 @@ class Phase:
         nlinks = index.link_ids.shape[0]
         slots, ends, uslots, uends = table.arrays()
         pos = ids - 1
-        # latency: summed over every crossing; rates: over the distinct links
-        flat, which = gather(slots, ends, pos)
-        hops = ends[pos + 1] - ends[pos]
-        lat, spd = index.latency[flat], index.speed[flat]
-        bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
-        if bad.any():
-            k = int(np.argmax(bad))
-            what = "latency" if not lat[k] >= 0 else "speed"
-            raise PhaseError(
-                f"message {int(which[k])}: link {int(index.link_ids[flat[k]])} of "
-                f"{index.label} has no usable {what} ({lat[k] if what == 'latency' else spd[k]})"
-            )
-        starts = np.zeros(m, dtype=np.int64)
-        np.cumsum(hops[:-1], out=starts[1:])
-        latency = segment_reduce(np.add, lat, starts, hops)
-        u_flat, _ = gather(uslots, uends, pos)
+        latency = _latencies(table, slots, ends, pos)
+        u_flat, _ = gather(uslots, uends, pos, which=False)
         u_hops = uends[pos + 1] - uends[pos]
         u_start = np.zeros(m, dtype=np.int64)
         np.cumsum(u_hops[:-1], out=u_start[1:])
@@ -120,6 +106,40 @@ class Phase:
             extra.update(waits=waits, dep_ptr=dep_ptr, dependents=who[by])
         return cls(messages, ids, nlinks, np.append(index.speed, 0.0), latency, u_flat, u_start,
                    u_hops, queue, first[queue], **extra)  # fmt: skip
+
+
+def _latencies(table: RouteTable, slots: np.ndarray, ends: np.ndarray,
+               pos: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Each message's latency, its route's (at ``pos`` of the table) summed over every
+    crossing; PhaseError on a link of the routes without a usable latency or speed.
+    When the table holds fewer routes than there are messages (a replay: 10^6 messages
+    on a few thousand routes) each route is summed once and the sums handed out: the
+    same additions in the same order, so the same doubles."""
+    m = pos.shape[0]
+    index = table.index
+    nroutes = ends.shape[0] - 1
+    if 0 < nroutes < m and ends[0] == 0:
+        flat = slots[: ends[-1]]
+        lat, spd = index.latency[flat], index.speed[flat]
+        hops = np.diff(ends)
+        bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
+        if not bad.any() or not segment_reduce(np.add, bad.astype(np.float64), ends[:-1],
+                                                hops)[pos].any():  # fmt: skip
+            return segment_reduce(np.add, lat, ends[:-1], hops)[pos]
+    flat, which = gather(slots, ends, pos)
+    hops = ends[pos + 1] - ends[pos]
+    lat, spd = index.latency[flat], index.speed[flat]
+    bad = ~(lat >= 0) | ~(spd >= 0)  # NaN: no value; the validator reports < 0
+    if bad.any():
+        k = int(np.argmax(bad))
+        what = "latency" if not lat[k] >= 0 else "speed"
+        raise PhaseError(
+            f"message {int(which[k])}: link {int(index.link_ids[flat[k]])} of "
+            f"{index.label} has no usable {what} ({lat[k] if what == 'latency' else spd[k]})"
+        )
+    starts = np.zeros(m, dtype=np.int64)
+    np.cumsum(hops[:-1], out=starts[1:])
+    return segment_reduce(np.add, lat, starts, hops)
 
 
 @dataclass

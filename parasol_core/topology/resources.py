@@ -151,10 +151,12 @@ class Usage:
         duplex = opts.duplex is not None
         a = b = last = None
         if duplex or opts.forward is not None:
-            # hop k of route i goes from procs[proc_ends[i] + k] to the next one
-            at = np.arange(slots.shape[0], dtype=np.int64) - ends[:-1][owner]  # hop number
-            last = at == hops[owner] - 1
-            at += proc_ends[:-1][owner]
+            # hop k of route i goes from procs[proc_ends[i] + k] to the next one (hop k
+            # is entry ends[i] + k): one repeat of the routes' offsets, not two gathers
+            at = np.repeat(proc_ends[:-1] - ends[:-1], hops)
+            at += np.arange(slots.shape[0], dtype=np.int64)
+            last = np.zeros(slots.shape[0], dtype=bool)
+            last[ends[1:][hops > 0] - 1] = True  # a route's last hop
             a, b = procs[at], procs[at + 1]
             del at
         link_res = 2 * slots
@@ -199,7 +201,8 @@ class Usage:
         self.owner = own_all
         self.res = res_all
         self.weight = w_all
-        self.start = np.searchsorted(self.owner, np.arange(n + 1))
+        self.start = np.zeros(n + 1, dtype=np.int64)  # the entries are by message
+        np.cumsum(np.bincount(self.owner, minlength=n), out=self.start[1:])
         self.floor = np.zeros(n)
         if fat is not None and fat.any():
             np.maximum.at(self.floor, owner[fat], speed[fat])
@@ -261,7 +264,7 @@ def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
 
     slots, ends, _, uends = table.arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
-    flat, _ = gather(slots, ends, pos)
+    flat, _ = gather(slots, ends, pos, which=False)
     hops = ends[pos + 1] - ends[pos]
     repeats = bool((uends[pos + 1] - uends[pos] != hops).any())  # a link crossed twice
     new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
@@ -269,7 +272,7 @@ def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     pflat = new_pends = np.zeros(0, dtype=np.int64)
     if opts.duplex is not None or opts.forward is not None:  # which way each hop goes
         procs, proc_ends = table.processor_arrays()
-        pflat, _ = gather(procs, proc_ends, pos)
+        pflat, _ = gather(procs, proc_ends, pos, which=False)
         plen = proc_ends[pos + 1] - proc_ends[pos]
         new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
         np.cumsum(plen, out=new_pends[1:])
