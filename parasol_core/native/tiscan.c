@@ -32,34 +32,54 @@ static int word_is(const char *w, size_t n, const char *name) {
     return strlen(name) == n && memcmp(w, name, n) == 0;
 }
 
-/* a whole number as Python's int reads a plain ASCII word ([+-]digits) */
+/* a whole number as Python's int reads a plain ASCII word ([+-]digits); up to 18 digits
+ * summed here (no overflow: 10^18 < 2^63), longer ones left to strtoll */
 static int read_int(const char *w, size_t n, int64_t *out) {
     char buf[32];
     if (n == 0 || n >= sizeof buf)
         return 0;
-    memcpy(buf, w, n);
-    buf[n] = 0;
-    size_t i = (buf[0] == '+' || buf[0] == '-') ? 1 : 0;
+    size_t i = (w[0] == '+' || w[0] == '-') ? 1 : 0;
     if (i == n)
         return 0;
-    for (size_t j = i; j < n; j++)
-        if (buf[j] < '0' || buf[j] > '9')
+    int64_t v = 0;
+    for (size_t j = i; j < n; j++) {
+        if (w[j] < '0' || w[j] > '9')
             return 0;
+        v = v * 10 + (w[j] - '0');
+    }
+    if (n - i <= 18) {
+        *out = w[0] == '-' ? -v : v;
+        return 1;
+    }
+    memcpy(buf, w, n);
+    buf[n] = 0;
     errno = 0;
     char *end;
-    long long v = strtoll(buf, &end, 10);
+    long long x = strtoll(buf, &end, 10);
     if (errno || *end)
         return 0;
-    *out = (int64_t)v;
+    *out = (int64_t)x;
     return 1;
 }
 
 /* a decimal number as Python's float reads it (strtod rounds correctly too); no hex,
- * no inf or nan (they fail the range checks in Python as well) */
+ * no inf or nan (they fail the range checks in Python as well). Plain digits, at most
+ * 15 of them, are a whole number below 2^53: summed here, exactly (what strtod gives),
+ * the rest left to strtod. */
 static int read_float(const char *w, size_t n, double *out) {
     char buf[64];
     if (n == 0 || n >= sizeof buf)
         return 0;
+    if (n <= 15) {
+        int64_t v = 0;
+        size_t j = 0;
+        for (; j < n && w[j] >= '0' && w[j] <= '9'; j++)
+            v = v * 10 + (w[j] - '0');
+        if (j == n) {
+            *out = (double)v;
+            return 1;
+        }
+    }
     int digits = 0;
     for (size_t j = 0; j < n; j++) {
         char c = w[j];
@@ -118,9 +138,8 @@ int64_t parasol_ti_scan(const char *text, int64_t len, int64_t expect, const int
     }
     int64_t m = 0, n = 0, pos = 0;
     while (pos < len) {
-        int64_t eol = pos;
-        while (eol < len && text[eol] != '\n')
-            eol++;
+        const char *nl = memchr(text + pos, '\n', (size_t)(len - pos));
+        int64_t eol = nl ? nl - text : len;
         n++;
         const char *w[MAXW + 1];
         size_t wl[MAXW + 1];
@@ -150,7 +169,7 @@ int64_t parasol_ti_scan(const char *text, int64_t len, int64_t expect, const int
             return -1;
         int name = -1;
         for (int k = 0; k < NNAMES; k++)
-            if (word_is(w[1], wl[1], NAMES[k])) {
+            if (NAMES[k][0] == w[1][0] && word_is(w[1], wl[1], NAMES[k])) {
                 name = k;
                 break;
             }

@@ -113,7 +113,11 @@ def test_bad_traces_and_wildcards_are_left_to_the_python_builder(tmp_path):
 # --------------------------------------------------------------------------- the C reader
 
 MUTATIONS = ["1e400", "inf", "nan", "0x10", "-5", "+3", "007", "1.5", "-0", "9007199254740993",
-             "", "x", "2\t3", "-333", "-555", "99"]  # fmt: skip
+             "", "x", "2\t3", "-333", "-555", "99",
+             # the C reader's own sums (up to 15 digits a float, 18 an int) and past them
+             "999999999999999", "9999999999999999", "+999999999999999", "000000000000001",
+             "123456789012345678", "-123456789012345678", "1234567890123456789",
+             "9223372036854775807", "9223372036854775808", "-9223372036854775809"]  # fmt: skip
 
 
 @st.composite
@@ -190,3 +194,28 @@ def test_the_c_reader_reads_the_sample_traces_whole(monkeypatch):
         fast, spec = read_both(index, monkeypatch)
         for field in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "line"):
             np.testing.assert_array_equal(getattr(fast, field), getattr(spec, field))
+
+
+@pytest.mark.skipif(prog._kernel() is None, reason="the replay's C kernels were not built")
+@pytest.mark.parametrize("number", ["0", "7", "+7", "-0", "007", "999999999999999",
+                                    "9999999999999999", "000000000000001", "123456789012345678",
+                                    "-123456789012345678", "1234567890123456789",
+                                    "9223372036854775807", "9223372036854775808",
+                                    "-9223372036854775809", "1e5", "2.5"])  # fmt: skip
+def test_the_c_reader_reads_each_number_as_python_does(tmp_path, monkeypatch, number):
+    # every numeric field of the common lines, the number at the edges of the C reader's
+    # own sums (15 digits a float, 18 an int) and past them
+    lines = [f"0 compute {number}", f"0 send 1 {number} 5", f"0 isend 1 3 {number}",
+             f"0 wait 1 {number} 2", f"0 recv {number} 3 5", f"0 waitall {number}",
+             f"0 bcast {number} 1", f"0 allreduce 4 {number}"]  # fmt: skip
+    if abs(int(float(number))) >= 2**63:  # past int64 as a peer: the Python reader does
+        lines.remove(f"0 recv {number} 3 5")  # not word it yet (OverflowError; issue 31)
+    for k, line in enumerate(lines):
+        path = tmp_path / f"t{k}.txt"
+        path.write_text("0 init\n" + line + "\n0 finalize\n")
+        fast, spec = read_both(path, monkeypatch)
+        if isinstance(spec, str):
+            assert fast == spec, line
+            continue
+        for name in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "line"):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(spec, name), err_msg=line)
