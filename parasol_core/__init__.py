@@ -3,6 +3,16 @@
 No Qt is imported anywhere in this package.
 """
 
+import os as _os
+import sys as _sys
+
+# numpy's OpenBLAS starts a thread per core when imported, and they spin: 0.08 s of CPU
+# of every process that imports parasol_core (half its start). The library does no
+# linear algebra large enough to gain by them (fits of a few parameters): one thread,
+# unless the user says otherwise (docs/decisions.md, "Replay speed").
+if "numpy" not in _sys.modules:
+    _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
 from parasol_core.model import (
     Cache,

@@ -5,9 +5,12 @@ against SimGrid's, start included)."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from parasol_core import cli
 
@@ -40,3 +43,17 @@ def test_replay_imports_no_other_command_and_no_session():
     commands = {m for m in modules if m.endswith("_commands")}
     assert commands == {"parasol_core.cli.replay_commands"}
     assert not [m for m in modules if m.startswith(("parasol_core.session", "parasol_core.sweep"))]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_start_makes_no_blas_threads_unless_the_user_asks():
+    # OpenBLAS's threads spin at numpy's import: 0.08 s of CPU of every start
+    code = ("import parasol_core.cli.replay_commands, parasol_core.replay.run\n"
+            "print([w.split()[1] for w in open('/proc/self/status') if w.startswith('Threads')][0])")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=env)  # fmt: skip
+    assert done.stdout.split() == ["1"], done.stderr
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**env, "OPENBLAS_NUM_THREADS": "2"})  # fmt: skip
+    assert done.stdout.split() == ["2"], done.stderr
