@@ -130,9 +130,26 @@ class Trace:
     first: np.ndarray
     timed: bool = False  # ``flops`` of computes are seconds measured (OTF2), not flops
     compiled: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # what :func:`~parasol_core.replay.reading.load_trace` read it from (path, ranks):
+    # a trace whose columns were let go is read again from there to word a deadlock
+    source: tuple[Any, int | None] | None = None
+    released: int = -1  # after :meth:`release`: how many actions it had
 
     def __len__(self) -> int:
-        return int(self.kind.shape[0])
+        return self.released if self.released >= 0 else int(self.kind.shape[0])
+
+    def release(self) -> None:
+        """Let go of the per-action columns (``first`` stays: each rank's count of
+        actions) and of the compiled programs: what a one-shot replay does once the
+        trace is compiled (``replay(..., release=True)``, docs/replay.md, "Memory").
+        The trace cannot be replayed again; ``len`` still gives its actions."""
+        n = len(self)
+        for name in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "file", "line",
+                     "counts"):  # fmt: skip
+            setattr(self, name, getattr(self, name)[:0].copy())
+        self.counts_ptr = self.counts_ptr[:, :0].copy()
+        self.compiled.clear()
+        self.released = n
 
     def where(self, i: int) -> str:
         """``FILE:LINE`` of action ``i``."""
