@@ -331,6 +331,7 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
     actions = len(trace)
     if not operations:
         trace.release()
+    _narrow(prog)
     poll()
     end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
                                                    prog, options.sharing, actions, consume=True)  # fmt: skip
@@ -344,6 +345,16 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
                           "processor timing is too slow for this trace")  # fmt: skip
     return ReplayResult.of(trace, prog, hosts, t0, end, delay, events, polls,
                            operations=operations)  # fmt: skip
+
+
+def _narrow(prog: Program) -> None:
+    """A program's per-action columns in the fewest bytes that hold them, for the rest
+    of a one-shot replay: node numbers as int32 (when they fit), and of ``op_flops``
+    only whether it is > 0 (all the result reads of it)."""
+    if prog.nodes < 2**31 - 1:
+        prog.op_start, prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (
+            prog.op_start, prog.op_end, prog.op_msg))  # fmt: skip
+    prog.op_flops = prog.op_flops > 0
 
 
 def _read_again(trace: Trace) -> Trace:
@@ -391,6 +402,8 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         phase = Phase.of(table, ids, msgs)
         if consume:  # the flow engine reads the phase's waits and dependents, not these
             msgs.src = msgs.dst = msgs.after_ptr = msgs.after_idx = None  # type: ignore[assignment]
+            if not msgs.start.any():  # every node's start 0 (its delay counts): one zero
+                msgs.start = np.broadcast_to(np.zeros(1), msgs.start.shape)
         del ids
         usage = usage_of(table, phase.route_ids, table.options)
         poll()
