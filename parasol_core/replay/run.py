@@ -27,7 +27,14 @@ from parasol_core.replay.program import (
     compile_program,
 )
 from parasol_core.replay.result import ReplayResult
-from parasol_core.replay.tifile import KINDS, Trace, TraceError
+from parasol_core.replay.tifile import (
+    BYTES_PER_ACTION,
+    KINDS,
+    ONCE_BYTES_PER_ACTION,
+    Trace,
+    TraceError,
+    replay_memory,
+)
 from parasol_core.simulate import flow
 from parasol_core.simulate.messages import MessageArrays
 from parasol_core.simulate.trace import Phase
@@ -287,9 +294,8 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
         per_flop = flop_times(machine, engine, hosts, options.flop)
     hw = hardware_of(machine)
     table = RouteTable(hw)
-    if budget.current().memory is not None:  # before compiling: about 2 nodes an action
-        budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
-                           exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    once = release and not operations and not wildcards(trace).size
+    _charge(len(trace), None, once, len(hw.links))  # before compiling: by its actions
     if release and not wildcards(trace).size:
         return _replay_once(machine, engine, hw, table, hosts, per_flop, trace, sem, options,
                             operations)  # fmt: skip
@@ -334,7 +340,8 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
     _narrow(prog)
     poll()
     end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
-                                                   prog, options.sharing, actions, consume=True)  # fmt: skip
+                                                   prog, options.sharing, actions, consume=True,
+                                                   once=not operations)  # fmt: skip
     if np.isnan(end).any():
         if trace.released >= 0:  # worded from the trace read again, its program compiled again
             again = _read_again(trace)
@@ -357,6 +364,25 @@ def _narrow(prog: Program) -> None:
     prog.op_flops = prog.op_flops > 0
 
 
+def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
+    """A replay's memory against the budget in force (tifile.replay_memory: by its
+    actions, and once compiled by its program's nodes too), before the work it charges;
+    without a memory budget, the program's nodes against the count of messages."""
+    limit = budget.current().memory
+    if limit is None:
+        if nodes is not None:
+            budget.check_phase("replaying the trace", nodes, hint=f"{nodes:,} nodes for "
+                               f"{actions:,} actions", flow=True, links=links)  # fmt: skip
+        return
+    need = replay_memory(actions, nodes, once) + links * budget.FLOW_BYTES_PER_LINK
+    if need > limit:
+        per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
+        how = f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action"
+        told = f"replaying the trace ({actions:,} actions"
+        told += f", {nodes:,} program nodes; {how})" if nodes is not None else f"; {how})"
+        raise budget.MemoryBudgetError(told, need, limit, budget.current().source)
+
+
 def _read_again(trace: Trace) -> Trace:
     """The trace read again from where it was read (:attr:`Trace.source`)."""
     from parasol_core.replay.reading import load_trace
@@ -368,12 +394,13 @@ def _read_again(trace: Trace) -> Trace:
 
 def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, hosts: np.ndarray,
                  per_flop: np.ndarray, prog: Program, sharing: str, actions: int,
-                 consume: bool = False) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]:  # fmt: skip
+                 consume: bool = False, once: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
     the engine's events and polls for a stop, and each node's delay. ``consume``: the
     program is this replay's alone (not kept on a trace): its node columns are let go
     once the phase has what it needs of them (what stays: the per-action columns, the
-    count of transfers)."""
+    count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
     poll = budget.check_deadline
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
@@ -390,9 +417,8 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
     if consume:
         prog.transfers = int(prog.transfer.sum())
         prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]
+    _charge(actions, n, once, len(hw.links))
     ids = _routes(table, src, dst, machine)
-    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {actions:,} actions",
-                       flow=True, links=len(hw.links))  # fmt: skip
     poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
     del src, dst, delay  # the messages hold their own (delay: a copy)

@@ -85,14 +85,33 @@ COLLECTIVES = frozenset(
 )
 _LOWER = {name.lower(): name for name in KINDS}
 
-# memory an action takes in a whole replay, for the budget: the trace's columns, the
-# compiled program, the flow engine's phase and state and the result (peak resident
-# memory less Python's and the model's, Jacobi traces of 21 bytes a line: 411 bytes an
-# action at 97,088 actions, 508 at 10,018,816; tests/replay/test_replay_memory.py holds
-# it), and the length of line the estimate assumes (shorter than most: "0 waitall 8",
-# "0 compute 200000")
-BYTES_PER_ACTION = 600
+# memory a replay takes, for the budget (--max-memory): its peak resident memory's
+# growth over the same replay of a one-iteration trace of the same ranks (Python's,
+# numpy's and the model's), in bytes an action of a Jacobi trace
+# (benchmarks/bench_replay_memory.py; tests/replay/test_replay_memory.py holds them).
+# A one-shot replay (parasol-model replay without --json or --timeline,
+# replay(release=True, operations=False)): 293-308 on 1,024 ranks (10^5 and 10^6
+# actions), 404 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
+# mid-sized arrays), 324 at 10,018,816. A replay that keeps the trace, its program and
+# every operation (replay(), the Program window, the estimator): 465-475 on 1,024
+# ranks, 565 on 4,096 at 421,888 actions. Reading the trace alone: 89 at 10^7. A Jacobi
+# trace compiles to NODES_PER_ACTION program nodes an action; a trace of more
+# (collectives on many ranks: hundreds a collective) is charged per node, at the same
+# figure over NODES_PER_ACTION. And the length of line the estimate before reading
+# assumes (shorter than most: "0 waitall 8", "0 compute 200000")
+BYTES_PER_ACTION = 700
+ONCE_BYTES_PER_ACTION = 480
+READ_BYTES_PER_ACTION = 160
+NODES_PER_ACTION = 0.84
 SHORTEST_LINE = 12
+
+
+def replay_memory(actions: int, nodes: int | None = None, once: bool = False) -> int:
+    """The bytes a replay of ``actions`` actions (``nodes`` program nodes, when compiled)
+    is charged: one-shot (``once``) or kept (see :data:`BYTES_PER_ACTION`)."""
+    per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
+    units = actions if nodes is None else max(actions, nodes / NODES_PER_ACTION)
+    return int(units * per)
 
 
 class TraceError(ValueError):
@@ -228,10 +247,10 @@ def _check_size(files: list[Path]) -> None:
     limit = budget.current().memory
     if limit is None:
         return
-    estimate = total // SHORTEST_LINE * BYTES_PER_ACTION
+    estimate = total // SHORTEST_LINE * READ_BYTES_PER_ACTION
     if estimate > limit:
         raise budget.MemoryBudgetError(
-            f"reading and compiling the trace ({total:,} bytes in {len(files)} files, up to "
+            f"reading the trace ({total:,} bytes in {len(files)} files, up to "
             f"{total // SHORTEST_LINE:,} actions)", estimate, limit,
             budget.current().source,
         )  # fmt: skip
