@@ -15,7 +15,7 @@ same run) in bytes an action, and that growth as a fraction of what the budget c
 (``parasol_core.replay.tifile.replay_memory``: at most 1 when the charge holds).
 
     .venv/bin/python benchmarks/bench_replay_memory.py [--ranks 1024]
-        [--iterations 10,97] [--kept]
+        [--iterations 10,97] [--modes once,kept]
 """
 
 from __future__ import annotations
@@ -40,10 +40,12 @@ ONCE = (
 )
 KEPT = (
     "import sys\n"
+    "from parasol_core.base import budget\n"
     "from parasol_core.replay import ReplayOptions, load_trace, replay\n"
     "from parasol_core.syntax.loader import load\n"
     "machine = load(sys.argv[2])\n"
-    "result = replay(machine, load_trace(sys.argv[3]), ReplayOptions(sharing='cm02'))\n"
+    "with budget.limits(memory=budget.default_memory()[0]):  # as the command line's\n"
+    "    result = replay(machine, load_trace(sys.argv[3]), ReplayOptions(sharing='cm02'))\n"
     f"print(0, int({PEAK}) * 1024)\n"
 )
 
@@ -63,7 +65,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ranks", type=int, default=1024, help="a square")
     ap.add_argument("--iterations", default="10,97", help="comma-separated")
-    ap.add_argument("--kept", action="store_true", help="also the kept replay")
+    ap.add_argument("--modes", default="once,kept", help="once, kept or both")
     args = ap.parse_args()
     side = int(round(args.ranks**0.5))
     from bench_replay import jacobi_trace
@@ -77,7 +79,8 @@ def main() -> None:
         model = d / "torus.machine"
         model.write_text(dumps(torus_machine((side, side))))
         base, _ = jacobi_trace(d / "base", side, 1, 8192)
-        kinds = [("once", ONCE, True)] + ([("kept", KEPT, False)] if args.kept else [])
+        modes = args.modes.split(",")
+        kinds = [k for k in (("once", ONCE, True), ("kept", KEPT, False)) if k[0] in modes]
         floor = {name: peak(script, model, base) for name, script, _ in kinds}
         for its in [int(w) for w in args.iterations.split(",")]:
             trace, actions = jacobi_trace(d / f"t{its}", side, its, 8192)

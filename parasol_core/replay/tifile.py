@@ -94,7 +94,7 @@ _LOWER = {name.lower(): name for name in KINDS}
 # actions), 404 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
 # mid-sized arrays), 324 at 10,018,816. A replay that keeps the trace, its program and
 # every operation (replay(), the Program window, the estimator): 465-475 on 1,024
-# ranks, 565 on 4,096 at 421,888 actions. Reading the trace alone: 89 at 10^7. A Jacobi
+# ranks, 565 on 4,096 at 421,888 actions, 485 at 10^7. Reading the trace alone: 89 at 10^7. A Jacobi
 # trace compiles to NODES_PER_ACTION program nodes an action; a trace of more
 # (collectives on many ranks: hundreds a collective) is charged per node, at the same
 # figure over NODES_PER_ACTION. And the length of line the estimate before reading
