@@ -97,6 +97,12 @@ def test_a_one_shot_replay_predicts_what_a_kept_one_does(tmp_path, case):
         np.testing.assert_array_equal(getattr(once, name), getattr(kept, name), err_msg=name)
     assert (once.messages, once.events, once.runs) == (kept.messages, kept.events, kept.runs)
     assert not once.operations and once.end.shape == (0,)
+    # the per-rank figures only, of a trace kept (and its program kept on it)
+    kept_trace = load_trace(path)
+    ranks_only = replay(machine(), kept_trace, options, operations=False)
+    for name in PER_RANK:
+        np.testing.assert_array_equal(getattr(ranks_only, name), getattr(kept, name))
+    assert kept_trace.compiled and len(kept_trace.kind) == actions
     # the operations asked for: every one's times as the kept replay's
     some = replay(machine(), load_trace(path), options, release=True)
     for name in ("start", "end", "computation_op", "waiting_op", "rank", "line", *PER_RANK):
