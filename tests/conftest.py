@@ -280,6 +280,7 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
 SLOW_MODULES = {
     "test_replay_simgrid",
+    "test_replay_memory",  # four replays of 100,000 actions in processes of their own
     "test_sweep_cli",
     "test_gui_sweep",
     "test_estimator_budgets",

@@ -120,7 +120,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         with memory_budget(args):
             trace = load_trace(args.trace)
-            result = replay(machine, trace, options)
+            ranks, actions = trace.ranks, len(trace)
+            # one replay: each stage let go once the next has it, and the operations
+            # only when they are written (docs/replay.md, "Memory")
+            result = replay(machine, trace, options, release=True,
+                            operations=bool(args.json or args.timeline))  # fmt: skip
+            del trace
     except BudgetError as e:
         raise CommandError(f"error: {e}", EXIT_USAGE) from None
     except (TraceError, ReplayError, DeadlockError) as e:
@@ -136,8 +141,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             doc["names"] = named
         print(jsonout.dumps(doc, indent=1))
         return EXIT_OK
-    print(f"ranks: {trace.ranks}")
-    print(f"actions: {len(trace):,}")
+    print(f"ranks: {ranks}")
+    print(f"actions: {actions:,}")
     print(f"messages: {result.messages:,}")
     if result.runs > 1:  # receives from any source, matched by the simulated times
         print(f"receives from any source: matched in {result.runs} runs (docs/replay.md)")

@@ -34,6 +34,11 @@ The public API::
   request's deadline (``budget.check_deadline``); a caller's own
   ``budget.cancelled_by(event)`` block stops every replay within it too (docs/replay.md,
   "Stopping a replay part-way").
+* ``replay(..., release=True, operations=False)`` is a one-shot replay (what
+  ``parasol-model replay`` runs without ``--json`` or ``--timeline``): each stage let
+  go once the next has it (the trace's columns, :meth:`Trace.release`; the program's
+  nodes), the per-rank figures only, in about two thirds of the memory
+  (docs/replay.md, "Memory"; :func:`.tifile.replay_memory` charges it).
 * A program that cannot finish raises :class:`DeadlockError` naming each stuck rank
   and the operation it waits in; one the model cannot run, :class:`ReplayError`.
 

@@ -132,10 +132,18 @@ class Program:
     op_msg: np.ndarray
     op_flops: np.ndarray
     transfer: np.ndarray  # per node: a transfer between ranks (not a join)
+    # set by a replay that lets the node columns go (run._run_program(consume=True)):
+    # the count of transfers, which then stays
+    transfers: int = -1
 
     @property
     def nodes(self) -> int:
         return int(self.src.shape[0])
+
+    @property
+    def messages(self) -> int:
+        """The transfers between ranks (what the network carries)."""
+        return self.transfers if self.transfer is None else int(self.transfer.sum())
 
 
 class _Builder:
@@ -802,8 +810,9 @@ def compile_python(trace: Trace, sem: Semantics) -> Program:
             gc.enable()
 
 
-def compile_program(trace: Trace, sem: Semantics) -> Program:
-    """The trace's program under ``sem``, compiled once and kept on the trace."""
+def compile_program(trace: Trace, sem: Semantics, keep: bool = True) -> Program:
+    """The trace's program under ``sem``, compiled once and kept on the trace
+    (``keep=False``: not kept, for a one-shot replay that lets it go part by part)."""
     found = trace.compiled.get(sem)
     if found is None:
         lib = _kernel()
@@ -811,5 +820,6 @@ def compile_program(trace: Trace, sem: Semantics) -> Program:
             found = compile_native(lib, trace, sem)
         if found is None:  # no kernel, a case it leaves, or bad input (words the error)
             found = compile_python(trace, sem)
-        trace.compiled[sem] = found
+        if keep:
+            trace.compiled[sem] = found
     return found

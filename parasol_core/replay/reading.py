@@ -14,6 +14,6 @@ def load_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     it), else a SimGrid time-independent trace (an index file naming one action file per
     rank, or one file of every rank's actions). ``ranks``: how many the program had
     (default: from the trace). TraceError names the file and line of bad input."""
-    if is_otf2(path):
-        return load_otf2(path, ranks)
-    return load_ti_trace(path, ranks)
+    trace = load_otf2(path, ranks) if is_otf2(path) else load_ti_trace(path, ranks)
+    trace.source = (path, ranks)
+    return trace

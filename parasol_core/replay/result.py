@@ -56,10 +56,15 @@ class ReplayResult:
     events: int
     polls: int = 0
     runs: int = 1  # runs of the flow engine: more to match receives from any source
+    operations: bool = True  # False: the per-rank figures only (replay(operations=False))
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
-           delay: np.ndarray, events: int, polls: int = 0) -> ReplayResult:  # fmt: skip
+           delay: np.ndarray, events: int, polls: int = 0,
+           operations: bool = True) -> ReplayResult:  # fmt: skip
+        """``operations=False``: the per-rank figures only (the per-operation columns
+        empty, :attr:`operations` False), from ``trace.first`` and the program's
+        per-action columns: what a trace whose columns were let go can give."""
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -71,37 +76,42 @@ class ReplayResult:
         comp = np.where(prog.op_flops > 0, at(prog.op_end, delay), 0.0)
         comp = np.minimum(comp, dur)
         rest = dur - comp
+        del dur
         msg_start = at(prog.op_msg, t0)
         wait = np.where(prog.op_msg >= 0, np.clip(msg_start - start, 0.0, rest), 0.0)
-        rank = trace.rank
+        del rest, msg_start
+        # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
+        rank = trace.rank if operations else np.repeat(
+            np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip
         finish = np.zeros(p)
         has = np.diff(trace.first) > 0
         finish[has] = stop[trace.first[1:][has] - 1]
         computation = np.bincount(rank, weights=comp, minlength=p)
         waiting = np.bincount(rank, weights=wait, minlength=p)
         communication = np.maximum(finish - computation - waiting, 0.0)
-        nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
+        if operations:
+            nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
+            cols = dict(rank=rank, kind=trace.kind, peer=trace.peer, nbytes=nbytes, start=start,
+                        end=stop, computation_op=comp, waiting_op=wait, file=trace.file,
+                        line=trace.line)  # fmt: skip
+        else:
+            none, ints = np.zeros(0), np.zeros(0, dtype=np.int64)
+            cols = dict(rank=ints, kind=np.zeros(0, dtype=np.int8), peer=ints, nbytes=none,
+                        start=none, end=none, computation_op=none, waiting_op=none,
+                        file=np.zeros(0, dtype=np.int32), line=ints)  # fmt: skip
         return cls(
             makespan=float(finish.max(initial=0.0)),
             files=list(trace.files),
-            rank=rank,
-            kind=trace.kind,
-            peer=trace.peer,
-            nbytes=nbytes,
-            start=start,
-            end=stop,
-            computation_op=comp,
-            waiting_op=wait,
-            file=trace.file,
-            line=trace.line,
+            **cols,
             host=hosts,
             finish=finish,
             computation=computation,
             communication=communication,
             waiting=waiting,
-            messages=int(prog.transfer.sum()),
+            messages=prog.messages,
             events=events,
             polls=polls,
+            operations=operations,
         )
 
     @property
@@ -132,6 +142,9 @@ class ReplayResult:
         ]  # fmt: skip
         out: dict[str, Any] = {"makespan": self.makespan, "ranks": ranks,
                                "messages": self.messages}  # fmt: skip
+        if operations and not self.operations:
+            raise ValueError("this result has the per-rank figures only (replayed with "
+                             "operations=False)")  # fmt: skip
         if operations:
             out["operations"] = [
                 {"rank": r, "action": KINDS[k], "peer": None if p == -1 else p, "bytes": b,
@@ -151,6 +164,8 @@ class ReplayResult:
         for each part of an operation that took time, its category ``computation``,
         ``communication`` or ``waiting``, its arguments the peer, the bytes and the
         trace line."""
+        if not self.operations:
+            raise ValueError("a timeline needs the operations (replayed with operations=False)")
         events: list[dict[str, Any]] = [
             {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "replay"}}
         ]

@@ -27,7 +27,14 @@ from parasol_core.replay.program import (
     compile_program,
 )
 from parasol_core.replay.result import ReplayResult
-from parasol_core.replay.tifile import KINDS, Trace, TraceError
+from parasol_core.replay.tifile import (
+    BYTES_PER_ACTION,
+    KINDS,
+    ONCE_BYTES_PER_ACTION,
+    Trace,
+    TraceError,
+    replay_memory,
+)
 from parasol_core.simulate import flow
 from parasol_core.simulate.messages import MessageArrays
 from parasol_core.simulate.trace import Phase
@@ -241,8 +248,8 @@ def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, i
 
 
 def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
-           engine: Engine | None = None,
-           cancel: threading.Event | None = None) -> ReplayResult:  # fmt: skip
+           engine: Engine | None = None, cancel: threading.Event | None = None, *,
+           operations: bool = True, release: bool = False) -> ReplayResult:  # fmt: skip
     """Predict the traced program's run on ``machine`` (see the package's docstring).
     The trace's program is compiled once per semantics and kept on ``trace``; ``engine``
     (the session's, if there is one) evaluates the flop time and the collectives'
@@ -252,15 +259,27 @@ def replay(machine: Machine, trace: Trace, options: ReplayOptions | None = None,
     loop and in the flow engine's run, and :class:`~parasol_core.base.budget.Cancelled`
     is raised at the first poll that finds it set. Raises TraceError (bad trace),
     ReplayError (the model cannot run it), DeadlockError, BudgetError (past the limits
-    in force), Cancelled."""
+    in force), Cancelled.
+
+    For a one-shot replay of a large trace (docs/replay.md, "Memory"):
+    ``operations=False`` gives the makespan and the per-rank figures only (the result's
+    per-operation columns are empty; the same per-rank figures, bit for bit), and
+    ``release=True`` lets go of each stage once the next has what it needs: the trace's
+    columns once it is compiled (:meth:`Trace.release`: the trace cannot be replayed
+    again), the program's nodes once the flow engine has its phase; the program is not
+    kept on the trace. A trace with receives from any source is matched by several runs
+    (:mod:`.matching`) and keeps its columns."""
     with budget.cancelled_by(cancel):
-        return _replay(machine, trace, options or ReplayOptions(), engine)
+        return _replay(machine, trace, options or ReplayOptions(), engine, operations, release)
 
 
-def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
-            engine: Engine | None) -> ReplayResult:  # fmt: skip
+def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engine | None,
+            operations: bool = True, release: bool = False) -> ReplayResult:  # fmt: skip
     poll = budget.check_deadline  # a cancel (or a deadline) stops the replay here
     poll()
+    if trace.released >= 0:
+        raise ReplayError("this trace's columns were let go by a replay (release=True): "
+                          "read it again to replay it")  # fmt: skip
     try:
         check_sharing(options.sharing)
     except ValueError as e:
@@ -275,9 +294,11 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         per_flop = flop_times(machine, engine, hosts, options.flop)
     hw = hardware_of(machine)
     table = RouteTable(hw)
-    if budget.current().memory is not None:  # before compiling: about 2 nodes an action
-        budget.check_phase("replaying the trace", 2 * len(trace), hint="about 2 nodes an action",
-                           exact=False, flow=True, links=len(hw.links))  # fmt: skip
+    once = release and not operations and not wildcards(trace).size
+    _charge(len(trace), None, once, len(hw.links))  # before compiling: by its actions
+    if release and not wildcards(trace).size:
+        return _replay_once(machine, engine, hw, table, hosts, per_flop, trace, sem, options,
+                            operations)  # fmt: skip
 
     def run(tr: Trace) -> tuple[np.ndarray, np.ndarray, ReplayResult | Exception]:
         poll()
@@ -290,7 +311,8 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
         if not np.isfinite(end).all():
             raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                               "processor timing is too slow for this trace")  # fmt: skip
-        return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls)
+        return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls,
+                                                   operations=operations)  # fmt: skip
 
     if not wildcards(trace).size:
         _, _, outcome = run(trace)
@@ -303,11 +325,82 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions,
     return outcome
 
 
+def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
+                 hosts: np.ndarray, per_flop: np.ndarray, trace: Trace, sem: Semantics,
+                 options: ReplayOptions, operations: bool) -> ReplayResult:  # fmt: skip
+    """One replay that lets each stage go once the next has what it needs: the trace's
+    columns after compiling (``operations=False``), the program's nodes once the flow
+    engine has its phase, the phase after the run. The same result as :func:`run`'s."""
+    poll = budget.check_deadline
+    poll()
+    prog = compile_program(trace, sem, keep=False)
+    actions = len(trace)
+    if not operations:
+        trace.release()
+    _narrow(prog)
+    poll()
+    end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
+                                                   prog, options.sharing, actions, consume=True,
+                                                   once=not operations)  # fmt: skip
+    if np.isnan(end).any():
+        if trace.released >= 0:  # worded from the trace read again, its program compiled again
+            again = _read_again(trace)
+            raise _deadlock(again, compile_program(again, sem), end)
+        raise _deadlock(trace, compile_program(trace, sem), end)
+    if not np.isfinite(end).all():
+        raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
+                          "processor timing is too slow for this trace")  # fmt: skip
+    return ReplayResult.of(trace, prog, hosts, t0, end, delay, events, polls,
+                           operations=operations)  # fmt: skip
+
+
+def _narrow(prog: Program) -> None:
+    """A program's per-action columns in the fewest bytes that hold them, for the rest
+    of a one-shot replay: node numbers as int32 (when they fit), and of ``op_flops``
+    only whether it is > 0 (all the result reads of it)."""
+    if prog.nodes < 2**31 - 1:
+        prog.op_start, prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (
+            prog.op_start, prog.op_end, prog.op_msg))  # fmt: skip
+    prog.op_flops = prog.op_flops > 0
+
+
+def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
+    """A replay's memory against the budget in force (tifile.replay_memory: by its
+    actions, and once compiled by its program's nodes too), before the work it charges;
+    without a memory budget, the program's nodes against the count of messages."""
+    limit = budget.current().memory
+    if limit is None:
+        if nodes is not None:
+            budget.check_phase("replaying the trace", nodes, hint=f"{nodes:,} nodes for "
+                               f"{actions:,} actions", flow=True, links=links)  # fmt: skip
+        return
+    need = replay_memory(actions, nodes, once) + links * budget.FLOW_BYTES_PER_LINK
+    if need > limit:
+        per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
+        how = f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action"
+        told = f"replaying the trace ({actions:,} actions"
+        told += f", {nodes:,} program nodes; {how})" if nodes is not None else f"; {how})"
+        raise budget.MemoryBudgetError(told, need, limit, budget.current().source)
+
+
+def _read_again(trace: Trace) -> Trace:
+    """The trace read again from where it was read (:attr:`Trace.source`)."""
+    from parasol_core.replay.reading import load_trace
+
+    if trace.source is None:
+        raise ReplayError("the trace's columns were let go and it has no file to read again")
+    return load_trace(*trace.source)
+
+
 def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, hosts: np.ndarray,
-                 per_flop: np.ndarray, prog: Program, sharing: str, actions: int
+                 per_flop: np.ndarray, prog: Program, sharing: str, actions: int,
+                 consume: bool = False, once: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
-    the engine's events and polls for a stop, and each node's delay."""
+    the engine's events and polls for a stop, and each node's delay. ``consume``: the
+    program is this replay's alone (not kept on a trace): its node columns are let go
+    once the phase has what it needs of them (what stays: the per-action columns, the
+    count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
     poll = budget.check_deadline
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
@@ -321,16 +414,27 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         i = int(np.argmax(~np.isfinite(delay)))
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
                           f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
+    if consume:
+        prog.transfers = int(prog.transfer.sum())
+        prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]
+    _charge(actions, n, once, len(hw.links))
     ids = _routes(table, src, dst, machine)
-    budget.check_phase("replaying the trace", n, hint=f"{n:,} nodes for {actions:,} actions",
-                       flow=True, links=len(hw.links))  # fmt: skip
     poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
+    del src, dst, delay  # the messages hold their own (delay: a copy)
+    if consume:
+        prog.nbytes = prog.after_ptr = prog.after_idx = None  # type: ignore[assignment]
     with np.errstate(all="ignore"):
         phase = Phase.of(table, ids, msgs)
-        usage = usage_of(table, ids, table.options)
+        if consume:  # the flow engine reads the phase's waits and dependents, not these
+            msgs.src = msgs.dst = msgs.after_ptr = msgs.after_idx = None  # type: ignore[assignment]
+            if not msgs.start.any():  # every node's start 0 (its delay counts): one zero
+                msgs.start = np.broadcast_to(np.zeros(1), msgs.start.shape)
+        del ids
+        usage = usage_of(table, phase.route_ids, table.options)
         poll()
         out = flow.run(phase, usage, sharing)
+    delay = msgs.delay
     return out.end, out.t0, (int(out.events), int(out.polls)), delay
 
 

@@ -85,14 +85,33 @@ COLLECTIVES = frozenset(
 )
 _LOWER = {name.lower(): name for name in KINDS}
 
-# memory an action takes in a whole replay, for the budget: the trace's columns, the
-# compiled program, the flow engine's phase and state and the result (peak resident
-# memory less Python's and the model's, Jacobi traces of 21 bytes a line: 411 bytes an
-# action at 97,088 actions, 508 at 10,018,816; tests/replay/test_replay_memory.py holds
-# it), and the length of line the estimate assumes (shorter than most: "0 waitall 8",
-# "0 compute 200000")
-BYTES_PER_ACTION = 600
+# memory a replay takes, for the budget (--max-memory): its peak resident memory's
+# growth over the same replay of a one-iteration trace of the same ranks (Python's,
+# numpy's and the model's), in bytes an action of a Jacobi trace
+# (benchmarks/bench_replay_memory.py; tests/replay/test_replay_memory.py holds them).
+# A one-shot replay (parasol-model replay without --json or --timeline,
+# replay(release=True, operations=False)): 293-308 on 1,024 ranks (10^5 and 10^6
+# actions), 404 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
+# mid-sized arrays), 324 at 10,018,816. A replay that keeps the trace, its program and
+# every operation (replay(), the Program window, the estimator): 465-475 on 1,024
+# ranks, 565 on 4,096 at 421,888 actions, 485 at 10^7. Reading the trace alone: 89 at 10^7. A Jacobi
+# trace compiles to NODES_PER_ACTION program nodes an action; a trace of more
+# (collectives on many ranks: hundreds a collective) is charged per node, at the same
+# figure over NODES_PER_ACTION. And the length of line the estimate before reading
+# assumes (shorter than most: "0 waitall 8", "0 compute 200000")
+BYTES_PER_ACTION = 700
+ONCE_BYTES_PER_ACTION = 480
+READ_BYTES_PER_ACTION = 160
+NODES_PER_ACTION = 0.84
 SHORTEST_LINE = 12
+
+
+def replay_memory(actions: int, nodes: int | None = None, once: bool = False) -> int:
+    """The bytes a replay of ``actions`` actions (``nodes`` program nodes, when compiled)
+    is charged: one-shot (``once``) or kept (see :data:`BYTES_PER_ACTION`)."""
+    per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
+    units = actions if nodes is None else max(actions, nodes / NODES_PER_ACTION)
+    return int(units * per)
 
 
 class TraceError(ValueError):
@@ -130,9 +149,26 @@ class Trace:
     first: np.ndarray
     timed: bool = False  # ``flops`` of computes are seconds measured (OTF2), not flops
     compiled: dict[Any, Any] = field(default_factory=dict, repr=False)
+    # what :func:`~parasol_core.replay.reading.load_trace` read it from (path, ranks):
+    # a trace whose columns were let go is read again from there to word a deadlock
+    source: tuple[Any, int | None] | None = None
+    released: int = -1  # after :meth:`release`: how many actions it had
 
     def __len__(self) -> int:
-        return int(self.kind.shape[0])
+        return self.released if self.released >= 0 else int(self.kind.shape[0])
+
+    def release(self) -> None:
+        """Let go of the per-action columns (``first`` stays: each rank's count of
+        actions) and of the compiled programs: what a one-shot replay does once the
+        trace is compiled (``replay(..., release=True)``, docs/replay.md, "Memory").
+        The trace cannot be replayed again; ``len`` still gives its actions."""
+        n = len(self)
+        for name in ("rank", "kind", "peer", "tag", "size", "size2", "flops", "file", "line",
+                     "counts"):  # fmt: skip
+            setattr(self, name, getattr(self, name)[:0].copy())
+        self.counts_ptr = self.counts_ptr[:, :0].copy()
+        self.compiled.clear()
+        self.released = n
 
     def where(self, i: int) -> str:
         """``FILE:LINE`` of action ``i``."""
@@ -211,10 +247,10 @@ def _check_size(files: list[Path]) -> None:
     limit = budget.current().memory
     if limit is None:
         return
-    estimate = total // SHORTEST_LINE * BYTES_PER_ACTION
+    estimate = total // SHORTEST_LINE * READ_BYTES_PER_ACTION
     if estimate > limit:
         raise budget.MemoryBudgetError(
-            f"reading and compiling the trace ({total:,} bytes in {len(files)} files, up to "
+            f"reading the trace ({total:,} bytes in {len(files)} files, up to "
             f"{total // SHORTEST_LINE:,} actions)", estimate, limit,
             budget.current().source,
         )  # fmt: skip
@@ -263,6 +299,19 @@ def scan_native(lib: Any, data: bytes, expect: int | None) -> dict[str, np.ndarr
     return {f: out[f][:got].astype(t) for f, t in zip(_FIELDS, _TYPES)}
 
 
+def scan_into(lib: Any, data: bytes, expect: int | None, col: dict[str, np.ndarray], at: int,
+              cap: int, kinds: np.ndarray) -> int:  # fmt: skip
+    """A file's actions read by the C reader into ``col[...][at:at + cap]`` (its kinds
+    through ``kinds``, an int64 scratch of at least ``cap``): how many, or -1 where it
+    leaves the file to Python (what it wrote is then written over)."""
+    out = [kinds if f == "kind" else col[f][at:] for f in _FIELDS]
+    got = lib(data, len(data), -1 if expect is None else expect, _SCANNED.ctypes.data, cap,
+              *(a.ctypes.data for a in out))  # fmt: skip
+    if got >= 0:
+        col["kind"][at : at + got] = kinds[:got]
+    return int(got)
+
+
 def _python_file(text: str, name: str, fi: int, expect: int | None
                  ) -> tuple[dict[str, np.ndarray], list]:  # fmt: skip
     cols = _Columns()
@@ -278,34 +327,57 @@ def _python_file(text: str, name: str, fi: int, expect: int | None
     return arrays, cols.vraw
 
 
+def _bytes_of(f: Path) -> bytes:
+    try:
+        return f.read_bytes()
+    except OSError as e:
+        raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
+
+
 def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
     names = [str(f) for f in files]
     per_file = len(files) > 1 or files[0] != index
     lib = _scanner()
-    chunks: list[dict[str, np.ndarray]] = []
+    # the columns are made once, as long as the files have lines, and each file is read
+    # into its slice: no file's columns to join (the trace held twice at the peak) and
+    # none of thousands of small arrays left as holes in the heap (about a third of the
+    # columns' size in resident memory, never given back). A second read of each file
+    # counts its lines first (from the page cache: a few percent of the reading).
+    caps = [_bytes_of(f).count(b"\n") + 1 for f in files] if len(files) > 1 else None
+    col: dict[str, np.ndarray] = {}
+    scratch = np.zeros(0, dtype=np.int64)
     vraw: list = []
     done = 0
     for fi, f in enumerate(files):
         expect = fi if per_file else None
-        try:
-            data = f.read_bytes()
-        except OSError as e:
-            raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
-        chunk = None
+        data = _bytes_of(f)
+        cap = data.count(b"\n") + 1
+        if not col:
+            total = cap if caps is None else max(sum(caps), cap)
+            col = {k: np.empty(total, dtype=t) for k, t in (*zip(_FIELDS, _TYPES),
+                                                            ("file", np.int32))}  # fmt: skip
+        if done + cap > col["rank"].shape[0]:  # a file grew since it was counted
+            col = {k: np.concatenate([a[:done], np.empty(cap, dtype=a.dtype)])
+                   for k, a in col.items()}  # fmt: skip
+        got = -1
         if lib is not None and data.isascii() and b"_" not in data:
-            chunk = scan_native(lib, data, expect)
-        if chunk is None:
+            if scratch.shape[0] < cap:
+                scratch = np.zeros(cap, dtype=np.int64)  # the C reader's kinds (int64)
+            got = scan_into(lib, data, expect, col, done, cap, scratch)
+        if got < 0:
             text = data.decode("utf-8", errors="replace")
             chunk, raw = _python_file(text, names[fi], fi, expect)
             vraw += [(done + at, *rest) for at, *rest in raw]
-        chunk["file"] = np.full(chunk["rank"].shape[0], fi, dtype=np.int32)
-        chunks.append(chunk)
-        done += chunk["rank"].shape[0]
-    # column by column, each file's part let go once joined: the trace is held once, not
-    # twice, at the peak of reading
-    col = {f: np.concatenate([c.pop(f) for c in chunks]) if chunks else np.zeros(0, dtype=t)
-           for f, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
-    del chunks
+            got = chunk["rank"].shape[0]
+            for name in _FIELDS:
+                col[name][done : done + got] = chunk[name]
+            del chunk
+        col["file"][done : done + got] = fi
+        done += got
+        del data
+    del scratch
+    col = {k: a[:done] for k, a in col.items()} if col else {
+        k: np.zeros(0, dtype=t) for k, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
     seen = int(col["rank"].max()) + 1 if done else 0
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
     size, size2, flops, peer = col["size"], col["size2"], col["flops"], col["peer"]

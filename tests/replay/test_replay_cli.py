@@ -107,3 +107,32 @@ def test_a_virtual_topology_s_mapping_places_the_ranks(capsys):
     assert ring["makespan"] < plain["makespan"]
     status, _, err = run(capsys, grid, STENCIL, "--virtual", "9", *common)
     assert status == 1 and "no virtual topology with id 9" in err
+
+
+def test_a_trace_past_the_memory_budget_is_refused_naming_both_figures(tmp_path, capsys):
+    # the reading is charged by the file's bytes, the replay by the actions read: a
+    # budget between the two lets the trace be read and refuses its replay, before it
+    # compiles, naming its estimate and the budget
+    from parasol_core.base.budget import format_size
+    from parasol_core.replay.tifile import (
+        ONCE_BYTES_PER_ACTION,
+        READ_BYTES_PER_ACTION,
+        SHORTEST_LINE,
+    )
+
+    path = tmp_path / "cluster.machine"
+    path.write_text(dumps(flat_cluster(16)))
+    trace = tmp_path / "ring.txt"
+    lines = [f"{r} {w}" for r in range(16) for _ in range(200)
+             for w in (f"send {(r + 1) % 16} 0 8 6", f"recv {(r - 1) % 16} 0 8 6")]  # fmt: skip
+    trace.write_text("\n".join(lines) + "\n")
+    read = trace.stat().st_size // SHORTEST_LINE * READ_BYTES_PER_ACTION
+    need = len(lines) * ONCE_BYTES_PER_ACTION
+    limit = (read + need) // 2
+    assert read < limit < need
+    status, out, err = run(capsys, path, trace, "--max-memory", str(limit))
+    assert status == 2 and not out
+    assert (f"replaying the trace ({len(lines):,} actions; a one-shot replay, "
+            f"{ONCE_BYTES_PER_ACTION} bytes an action) would need about ") in err  # fmt: skip
+    assert f"over the memory budget of {format_size(limit)} (--max-memory)" in err
+    assert run(capsys, path, trace, "--max-memory", str(2 * need))[0] == 0
