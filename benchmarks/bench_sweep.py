@@ -163,9 +163,11 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def mpi_case(count: int, workers: int, ranks: int, trace: Path, repeat: int) -> None:
-    """The replay sweep by the command, locally and under ``mpiexec -n ranks``: each
-    run a process timed from outside (start-up included), the two alternated, best of
+def mpi_case(count: int, workers: int, ranks: int, trace: Path, repeat: int,
+             settings: tuple[dict[str, str], ...] = ({},)) -> None:  # fmt: skip
+    """The replay sweep by the command, locally and under ``mpiexec -n ranks`` once for
+    each of ``settings`` (environment variables of the MPI job, such as MPICH's): each
+    run a process timed from outside (start-up included), the runs alternated, best of
     ``repeat``; each side's CPU seconds (its processes', user + system) beside."""
     import csv
     import os
@@ -206,9 +208,14 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
         runs = {
             "local": [str(python), "-m", "parasol_core.cli", "sweep", str(sweep), "-o",
                       f"{tmp}/local.csv", "--workers", str(workers)],
-            "mpi": [str(mpiexec), "-n", str(ranks), str(python), "-m", "mpi4py.futures",
-                    "-m", "parasol_core.cli", "sweep", str(sweep), "-o", f"{tmp}/mpi.csv"],
         }  # fmt: skip
+        envs = {"local": env}
+        for i, setting in enumerate(settings):
+            name = " ".join(f"{k}={v}" for k, v in setting.items()) or "mpi"
+            runs[name] = [str(mpiexec), "-n", str(ranks), str(python), "-m", "mpi4py.futures",
+                          "-m", "parasol_core.cli", "sweep", str(sweep), "-o",
+                          f"{tmp}/mpi{i}.csv"]  # fmt: skip
+            envs[name] = {**env, **setting}
         warm = [str(python), "-m", "compileall", "-q", str(ROOT / "parasol_core")]
         subprocess.run(warm, env=env, check=True, capture_output=True)
         took = {name: math.inf for name in runs}
@@ -220,16 +227,16 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
                 Path(command[command.index("-o") + 1]).unlink(missing_ok=True)
                 before = children_cpu()
                 start = time.perf_counter()
-                subprocess.run(command, env=env, check=True, capture_output=True)
+                subprocess.run(command, env=envs[name], check=True, capture_output=True)
                 took[name] = min(took[name], time.perf_counter() - start)
                 cpu[name] = min(cpu[name], children_cpu() - before)
 
         def rows(name: str) -> list:
-            with open(f"{tmp}/{name}.csv", newline="") as f:
+            with open(runs[name][runs[name].index("-o") + 1], newline="") as f:
                 return sorted((r[:-2] + r[-1:] for r in list(csv.reader(f))[1:]),
                               key=lambda r: int(r[0]))  # fmt: skip
 
-        same = rows("local") == rows("mpi")
+        same = {name: rows(name) == rows("local") for name in runs if name != "local"}
     n = per_axis * per_axis
     print(
         f"GCel, {n:,} replay variants of {trace.name} by the command (start-up included; "
@@ -239,11 +246,13 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
         f"  local pool of {workers}                      {took['local']:8.3f} s   "
         f"CPU {cpu['local']:6.2f} s"
     )
-    print(
-        f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took['mpi']:8.3f} s   "
-        f"CPU {cpu['mpi']:6.2f} s   {took['mpi'] / took['local']:5.2f}x local "
-        f"(target <= 1.3x); rows {'the same' if same else 'DIFFERENT'} apart from the seconds"
-    )
+    for name in same:
+        print(
+            f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took[name]:8.3f} s   "
+            f"CPU {cpu[name]:6.2f} s   {took[name] / took['local']:5.2f}x local "
+            f"(target <= 1.3x); rows {'the same' if same[name] else 'DIFFERENT'} apart "
+            f"from the seconds{'' if name == 'mpi' else '; with ' + name}"
+        )
 
 
 def main() -> None:
@@ -255,12 +264,16 @@ def main() -> None:
     ap.add_argument("--trace", type=Path, default=STENCIL_LONG, help="the trace replayed")
     ap.add_argument("--replay-only", action="store_true", help="skip the eval sweep")
     ap.add_argument("--mpi", type=int, default=0, metavar="N", help="also under mpiexec -n N")
+    ap.add_argument("--mpi-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="also under mpiexec with this in the environment (repeatable: "
+                         "one run each; 'A=1,B=2' sets two at once)")  # fmt: skip
     a = ap.parse_args()
+    settings = ({},) + tuple(dict(kv.split("=", 1) for kv in item.split(",")) for item in a.mpi_env)
     print(f"{load_average()} at the start")
     if a.replay_only:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
         if a.mpi:
-            mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat)
+            mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat, settings)
         return
     per_axis = round(a.variants ** (1 / 3))
     spec = loads_spec(sweep_text(per_axis))
@@ -288,7 +301,7 @@ def main() -> None:
     if a.replay:
         replay_case(a.replay, a.workers, a.repeat, a.trace)
     if a.mpi:
-        mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat)
+        mpi_case(a.replay or 200, a.workers, a.mpi, a.trace, a.repeat, settings)
 
 
 if __name__ == "__main__":
