@@ -39,6 +39,7 @@ from parasol_core.replay.tifile import (
     Trace,
     TraceError,
     _check_size,
+    check_rank_count,
     check_ranks,
 )
 
@@ -107,6 +108,7 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
         if r is not None:
             rank_of_loc[id(loc)] = r
     count = ranks if ranks is not None else len(procs)
+    check_rank_count(count)
     world = None
     for c in defs.comms:
         members = list(c.group.members) if c.group is not None else []

@@ -59,6 +59,12 @@ DEFAULT_DATATYPE = 0  # SMPI's replay: MPI_DOUBLE when a line names none
 ANY_SOURCE = (-555, -333)
 ANY_TAG = -444
 MAX_COUNT = 2**53  # elements or flops past which a count is not a whole double
+#: The most ranks a trace may have: 16,777,216, sixteen times the largest models PIUI
+#: holds. Every rank costs its per-rank arrays whether it acts or not, so a rank number
+#: past it (one line of a single-file trace can name any) is refused where it is
+#: written, before anything is made for that many ranks.
+MAX_RANKS = 1 << 24
+_INT64 = 2**63 - 1  # what a column holds: past it, a line is read in full (and refused)
 
 # action kinds (the ``kind`` column); their names as the trace spells them
 KINDS = ("init", "finalize", "compute", "send", "isend", "recv", "irecv", "wait", "waitall",
@@ -379,7 +385,12 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
     col = {k: a[:done] for k, a in col.items()} if col else {
         k: np.zeros(0, dtype=t) for k, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
     seen = int(col["rank"].max()) + 1 if done else 0
+    if seen > MAX_RANKS:
+        i = int(np.argmax(col["rank"]))
+        raise TraceError(f"{names[int(col['file'][i])]}:{int(col['line'][i])}: rank "
+                         f"{seen - 1} is past the {MAX_RANKS:,} ranks a trace may have")  # fmt: skip
     count = ranks if ranks is not None else max(seen, len(files) if per_file else 0)
+    check_rank_count(count)
     size, size2, flops, peer = col["size"], col["size2"], col["flops"], col["peer"]
     lo = np.zeros(done, dtype=np.int64)
     hi = np.zeros(done, dtype=np.int64)
@@ -447,7 +458,7 @@ def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) ->
             continue
         try:
             r = int(w[0])
-            if r < 0 or (expect is not None and r != expect) or len(w) < 2:
+            if not 0 <= r <= _INT64 or (expect is not None and r != expect) or len(w) < 2:
                 raise ValueError
             k = w[1]
             nw = len(w)
@@ -459,12 +470,12 @@ def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) ->
             elif k in point and (nw == 5 or nw == 6):
                 peer, tag = int(w[2]), int(w[3])
                 size = float(w[4]) * (sizes[w[5]] if nw == 6 else 8)
-                if not 0 <= size <= top or peer < 0 or abs(tag) > MAX_COUNT:
+                if not 0 <= size <= top or not 0 <= peer <= _INT64 or abs(tag) > MAX_COUNT:
                     raise ValueError
                 kind, size2, flops = point[k], 0.0, 0.0
             elif k == "wait" and nw == 5:
                 peer, tag, size2 = int(w[2]), int(w[4]), float(int(w[3]))
-                if not (peer >= -1 or peer in ANY_SOURCE) or abs(tag) > MAX_COUNT:
+                if not (-1 <= peer <= _INT64 or peer in ANY_SOURCE) or abs(tag) > MAX_COUNT:
                     raise ValueError
                 kind, size, flops = wait, 0.0, 0.0
                 peer = ANY_SOURCE[0] if peer in ANY_SOURCE else peer
@@ -487,6 +498,13 @@ def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) ->
         flops_a(flops)
         file_a(fi)
         line_a(n)
+
+
+def check_rank_count(count: int) -> None:
+    """Refuse a program of more ranks than :data:`MAX_RANKS`, naming both."""
+    if count > MAX_RANKS:
+        raise TraceError(f"a program of {count:,} ranks is past the {MAX_RANKS:,} ranks a "
+                         "trace may have")  # fmt: skip
 
 
 def check_ranks(trace: Trace) -> None:

@@ -233,6 +233,38 @@ def test_bad_traces_are_refused_with_their_line(tmp_path, text, where, why):
     assert f"{path}{where}" in str(info.value)
 
 
+# every whole number a line gives (rank, peer, tag, source, destination, root, datatype),
+# at sizes a reader could not hold or a program could not have: refused at its line,
+# never a crash of the reader or an allocation for that many ranks
+_HUGE = ["9223372036854775808", "99999999999999999999", "999999999999999", "16777216"]
+_FIELDS = ["{n} init", "0 send {n} 0 10", "0 recv {n} 0 10", "0 isend 1 {n} 10",
+           "0 irecv {n} 0 10", "0 wait {n} 1 0", "0 sendRecv 1 {n} 1 0", "0 bcast 1 {n}",
+           "0 send 1 0 10 {n}"]  # fmt: skip
+
+
+@pytest.mark.parametrize("number", _HUGE)
+@pytest.mark.parametrize("field", _FIELDS)
+@pytest.mark.parametrize("scanner", ["c", "python"])
+def test_huge_numbers_are_refused_at_their_line(tmp_path, monkeypatch, field, number, scanner):
+    from parasol_core.replay import tifile
+
+    if scanner == "python":
+        monkeypatch.setattr(tifile, "_scanner", lambda: None)
+    path = write(tmp_path, "0 init\n" + field.format(n=number) + "\n1 init\n")
+    with pytest.raises(TraceError) as info:
+        replay(ring_machine(), load_trace(path))
+    assert f"{path}:2:" in str(info.value)
+
+
+def test_a_program_past_the_ranks_a_trace_may_have_is_refused_naming_both(tmp_path):
+    from parasol_core.replay.tifile import MAX_RANKS
+
+    path = write(tmp_path, "0 init\n1 init\n")
+    with pytest.raises(TraceError, match=f"{MAX_RANKS + 1:,} ranks is past the {MAX_RANKS:,}"):
+        load_trace(path, ranks=MAX_RANKS + 1)
+    assert load_trace(path, ranks=4).ranks == 4
+
+
 def test_a_deadlock_names_every_stuck_rank_and_what_it_waits_in(tmp_path):
     # both ranks send 1 MB first: rendezvous sends that wait for receives never posted
     text = (
