@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -10,6 +11,13 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from parasol_core.base.signals import Stop
+    from piui.main_window import MainWindow
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_models" / "parsytec-gcel.machine"
 
@@ -165,5 +173,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.document.undo_stack.setClean()
         window.close()
         return 0
+    stop = stop_on_signals(app, window)
     window.show_at_start()  # the first run: maximised, in the first-run layout
-    return app.exec()
+    status = app.exec()
+    stop.uninstall()
+    return stop.status(status)  # 128 + the signal that stopped it, as the commands'
+
+
+def stop_on_signals(app: QApplication, window: MainWindow) -> Stop:
+    """SIGINT, SIGTERM and SIGHUP close PIUI in order (``MainWindow.stop_by_signal``:
+    no question asked, unsaved edits kept in a copy) and make it exit with 128 + the
+    signal (base/signals.py). Qt's loop runs no Python while it waits: the signal's
+    wake-up byte on a socket pair, watched by a QSocketNotifier, makes it run the
+    handler at once."""
+    import signal
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier, QTimer
+
+    from parasol_core.base.signals import Stop, name_of
+
+    def request() -> None:  # from the handler: act once Qt's loop has the hand again
+        QTimer.singleShot(0, lambda: (window.stop_by_signal(name_of(stop.signum)), app.quit()))
+
+    stop = Stop(request)
+    stop.install()
+    reader, writer = socket.socketpair()
+    for end in (reader, writer):
+        end.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+
+    def woken() -> None:  # Python runs here, so the handler has run (or runs now)
+        with contextlib.suppress(OSError):
+            reader.recv(64)
+
+    notifier.activated.connect(woken)
+    app.aboutToQuit.connect(lambda: signal.set_wakeup_fd(-1))
+    app._signal_sockets = (reader, writer, notifier)  # kept while the app lives
+    return stop

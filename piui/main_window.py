@@ -1359,6 +1359,44 @@ class MainWindow(QMainWindow):
                 if dock.isVisible():
                     dock.raise_()
 
+    def stop_by_signal(self, name: str) -> Path | None:
+        """Close as a signal asks (SIGTERM from a session's end or a service manager,
+        Ctrl-C in the terminal): nobody is there to answer a question, so none is asked;
+        unsaved edits are written to a copy beside the model (``NAME.unsaved``, or
+        ``unsaved-PID.machine`` in PIUI's data folder for a model never saved), said on
+        stderr and returned, and the rest of the shutdown (settings, the estimator and
+        measurements started) is the usual one."""
+        import sys
+
+        from PySide6.QtCore import QStandardPaths
+
+        from parasol_core.syntax.writer import write_text_atomic
+
+        kept = None
+        if self.document.is_modified:
+            path = self.document.path
+            if path is not None:
+                kept = path.with_name(path.name + ".unsaved")
+            else:
+                data = QStandardPaths.writableLocation(
+                    QStandardPaths.StandardLocation.AppDataLocation
+                )
+                kept = Path(data) / f"unsaved-{os.getpid()}.machine"
+            try:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                write_text_atomic(kept, self.document.session.text())
+            except OSError as e:
+                print(f"piui: stopped by {name}: the unsaved edits of "
+                      f"{self.document.title()} could not be kept in {kept}: "
+                      f"{e.strerror or e}", file=sys.stderr)  # fmt: skip
+                kept = None
+            else:
+                print(f"piui: stopped by {name}: the unsaved edits of "
+                      f"{self.document.title()} are in {kept}", file=sys.stderr)  # fmt: skip
+        self.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+        self.close()
+        return kept
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():
             event.ignore()

@@ -167,6 +167,7 @@ SUBPROCESS_MODULES = {
     "test_replay_simgrid",  # smpicc, smpirun -trace-ti and -replay
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
+    "test_signals_event_loops",  # the estimator and PIUI signalled
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
     "test_budgets_every_size",  # a real estimator refusing route calls
     "test_outputs_first",  # the command line's writers
@@ -286,6 +287,7 @@ SLOW_MODULES = {
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",
+    "test_signals_event_loops",
     "test_soak",
 }
 # Over about 0.5 s in a run on two lightly loaded workers (a parametrized test: all

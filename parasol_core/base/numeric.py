@@ -79,6 +79,15 @@ def why_not_number(text: str) -> str:
     return ""
 
 
+def why_not_digits(text: str) -> str:
+    """:func:`why_not_number`'s words for text that holds a digit other than 0-9
+    (``'١٢'``, ``'²'``), or "": what a refusal of a word that may also be a name (a
+    processor's) adds, without calling every name with an accent a bad number."""
+    if any(not c.isascii() and unicodedata.numeric(c, None) is not None for c in text):
+        return why_not_number(text)
+    return ""
+
+
 def is_whole(text: str) -> bool:
     """Whether ``text`` is a whole number in ASCII decimal digits (what ``str.isdigit()``
     is taken to mean, but ``'²'.isdigit()`` is true and ``int('²')`` fails)."""

@@ -20,13 +20,18 @@ work stops at a point of its choosing; at the end of the block a noted signal ra
 compiles of a measurement) are told through :func:`cancelling`.
 
 Only the main thread can take signals: elsewhere :func:`handled` changes nothing.
+
+A program that runs an event loop (the estimator's asyncio loop, PIUI's Qt loop) cannot
+be interrupted anywhere: it stops through a :class:`Stop`, which records the first of
+the same signals and asks the loop to end; the program shuts down in order and then
+exits with :meth:`Stop.status`, 128 + the signal, as the commands do.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 SIGNALS: tuple[signal.Signals, ...] = tuple(
@@ -38,6 +43,7 @@ closes."""
 __all__ = [
     "SIGNALS",
     "Interrupted",
+    "Stop",
     "cancelling",
     "deferred",
     "exit_status",
@@ -72,6 +78,44 @@ class Interrupted(BaseException):
     @property
     def status(self) -> int:
         return exit_status(self.signum)
+
+
+class Stop:
+    """A stop asked of an event loop by :data:`SIGNALS`. Called with the signal (as a
+    handler, or by the loop's own signal handling: ``loop.add_signal_handler(sig, stop,
+    sig)``), the first call records it and calls ``request`` (which asks the loop to end;
+    it must return at once); later signals are noted only, so that a second Ctrl-C does
+    not cut the shutdown short. After the shutdown the program exits with
+    :meth:`status`."""
+
+    def __init__(self, request: Callable[[], object]) -> None:
+        self.request = request
+        self.signum = 0  # the first signal received, 0 for none
+        self._before: dict[int, object] = {}
+
+    def __call__(self, signum: int, frame: object = None) -> None:
+        if self.signum:
+            return
+        self.signum = signum
+        self.request()
+
+    def status(self, otherwise: int = 0) -> int:
+        """128 + the signal that stopped the program, or ``otherwise`` when none did."""
+        return exit_status(self.signum) if self.signum else otherwise
+
+    def install(self) -> None:
+        """Take :data:`SIGNALS` with Python handlers (for a loop that is not asyncio's:
+        it must run Python soon after a signal, as PIUI's wake-up socket makes Qt do);
+        :meth:`uninstall` puts the handlers before back. Only the main thread can."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in SIGNALS:
+            self._before[sig] = signal.signal(sig, self)
+
+    def uninstall(self) -> None:
+        for sig, old in self._before.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        self._before = {}
 
 
 class _State:

@@ -288,8 +288,9 @@ class Client:
         ``route_prefix + f"{src}-{dst}"``). ``"binary"`` sends the pairs and the columns
         as raw bytes: several times less to encode and to parse than the others.
         ``fields`` picks what comes back, from ``routes``, ``processors`` (with
-        ``offsets``), ``links`` (with ``link_offsets``) and ``hops`` (links per route);
-        the default is the first three."""
+        ``offsets``), ``links`` (with ``link_offsets``), ``hops`` (links per route) and
+        ``names`` (protocol 1.5: ``{"3": "Fafard"}`` of the processors on the routes that
+        the topology names, in every encoding); the default is the first three."""
         import numpy as np
 
         encoding = encoding or ("binary" if compact else "json")
@@ -316,7 +317,7 @@ class Client:
         for key, value in answer.items():
             if key == "encoding":
                 continue
-            if isinstance(value, dict) and encoding == "base64":
+            if isinstance(value, dict) and encoding == "base64" and key != "names":
                 value = np.frombuffer(base64.b64decode(value["data"]), dtype=value["dtype"])
             # the core's dtype; a copy of its own, not a view of the whole answer
             out[key] = value.astype(np.int64) if isinstance(value, np.ndarray) else value

@@ -613,7 +613,7 @@ def _pairs_array(pairs: Any, machine: Machine | None = None) -> np.ndarray:
 
 
 ENCODINGS = ("json", "base64", "binary")
-FIELDS = ("routes", "processors", "links", "hops")
+FIELDS = ("routes", "processors", "links", "hops", "names")
 DEFAULT_FIELDS = ("routes", "processors", "links")
 
 
@@ -702,17 +702,21 @@ def route_plot_many(svc: Service, model: str, pairs: Any, virtual: int | None = 
         columns["links"] = batch.links
     if "hops" in wanted:
         columns["hops"] = batch.hops
+    # the names of the hardware processors on the routes (1.4): in the JSON form with
+    # its processors, in every form when asked for (1.5: an old client of the compact
+    # forms decodes every object of the answer as a column, so they come only asked)
+    names: dict[str, str] = {}
+    hw = loaded.machine.hardware()
+    asked = "names" in wanted or (encoding == "json" and "processors" in wanted)
+    if asked and virtual is None and hw is not None and hw.names:
+        with_names(names, loaded.machine, unique(batch.processors).tolist())
     if encoding == "json":
         out: dict[str, Any] = {}
         if "routes" in wanted:
             out["routes"] = loaded.route_ids(src, dst, virtual)
-        out |= columns
-        hw = loaded.machine.hardware()
-        if "processors" in wanted and virtual is None and hw is not None and hw.names:
-            with_names(out, loaded.machine, unique(batch.processors).tolist())
-        return out
+        return out | columns | names
     # route i's id is route_prefix + "<src>-<dst>" of pair i: nothing more to send
-    head: dict[str, Any] = {"encoding": encoding}
+    head: dict[str, Any] = {"encoding": encoding} | names
     if "routes" in wanted:
         head["route_prefix"] = loaded.route_id(0, 0, virtual)[:-3]
     if encoding == "binary":

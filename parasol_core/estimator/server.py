@@ -44,7 +44,7 @@ from parasol_core.base.numeric import (
     read_float,
     read_int,
 )
-from parasol_core.base.signals import SIGNALS
+from parasol_core.base.signals import SIGNALS, Stop, name_of
 from parasol_core.estimator import program_methods  # noqa: F401 (registers its methods)
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
@@ -665,8 +665,9 @@ async def serve(
     body_timeout: float = BODY_TIMEOUT,
     shutdown_timeout: float = 30.0,
     budgets: Budgets = Budgets(),
-) -> None:
-    """Run until SIGINT, SIGTERM or SIGHUP; requests in flight are finished first."""
+) -> int:
+    """Run until SIGINT, SIGTERM or SIGHUP; requests in flight are finished first. The
+    exit status that says so: 128 + the signal (base/signals.py)."""
     _raise_file_limit()
     # Build the model parser now, on one thread: its lazy construction in
     # parasol_core.syntax.loader is not safe when two worker threads race to do it.
@@ -695,12 +696,13 @@ async def serve(
         raise SystemExit(message) from None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in SIGNALS:  # the commands' signals (base/signals.py): SIGHUP stops it too
-        loop.add_signal_handler(sig, stop.set)
+    stopping = Stop(stop.set)  # the commands' signals (base/signals.py): SIGHUP too
+    for sig in SIGNALS:
+        loop.add_signal_handler(sig, stopping, sig)
     log.info("listening on http://%s:%d%s (store %s, %d models%s)", host, port, RPC_PATH,
              store_dir, len(store), ", token required" if token else "")  # fmt: skip
     await stop.wait()
-    log.info("stopping: finishing the requests in flight")
+    log.info("stopping (%s): finishing the requests in flight", name_of(stopping.signum))
     # Finish every request first, uploads included (aiohttp's own graceful shutdown
     # stops reading request bodies), answering new ones 503 meanwhile; then close.
     service.stopping = True
@@ -711,6 +713,7 @@ async def serve(
     for lane in lanes.values():
         lane.shutdown()
     log.info("stopped")
+    return stopping.status()
 
 
 # --------------------------------------------------------------------------- the command
@@ -855,12 +858,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
             store_limit=args.store_limit,
             loaded_limit=args.loaded_limit,
         )
-        asyncio.run(serve(args.host, args.port, store_dir, token, max_body=args.max_body,
-                          body_timeout=args.body_timeout, budgets=budgets))  # fmt: skip
+        # 0, or 128 + the signal that stopped it (a service manager sees which)
+        return asyncio.run(serve(args.host, args.port, store_dir, token,
+                                 max_body=args.max_body, body_timeout=args.body_timeout,
+                                 budgets=budgets))  # fmt: skip
     except OSError as e:
         print(f"parasol-estimator: {store_dir}: {e.strerror or e}", file=sys.stderr)
         return 2
-    return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:

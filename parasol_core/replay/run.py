@@ -135,17 +135,14 @@ def _label(hw: Any) -> str:
 
 
 def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[int]:
-    """A hostfile's processors, one a line: a number, ``pN``, or a name of the hardware
-    topology's ``# piui: names`` (a SimGrid platform's host, as smpirun's hostfiles name
-    them), each optionally ``:RANKS``; the words resolved by the one rule of names and
-    numbers (:func:`parasol_core.topology.names.processor_number`: a name the topology
-    has wins over reading ``pN`` as processor N)."""
+    """A hostfile's processors: a file, one entry a line, or a list of entries (a sweep
+    file's ``hostfile = [...]``), each read by :func:`host_entry`."""
     if not isinstance(source, (str, Path)):
         out = []
         for i, h in enumerate(source):
             try:
-                out.append(processor_number(hw, h, f"hosts[{i}]"))
-            except RoutingError as e:
+                out.extend(host_entry(h, hw, f"hostfile[{i}]"))
+            except (ValueError, RoutingError) as e:
                 raise ReplayError(str(e)) from None
         return out
     try:
@@ -157,17 +154,37 @@ def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[
         word = raw.split("#")[0].strip()
         if not word:
             continue
-        name, colon, times = word.rpartition(":")
-        if not colon or not is_whole(times):  # a name with ':' in it
-            name, times = word, ""
         try:
-            k = read_int(times, "a rank count") if times else 1
-            p = processor_number(hw, name, "host", prefixed=True)
+            hosts.extend(host_entry(word, hw))
         except (ValueError, RoutingError) as e:
-            raise ReplayError(f"{source}:{n}: {e} (a line is N, pN, a processor's name, "
-                              "each optionally :RANKS)") from None  # fmt: skip
-        hosts.extend([p] * k)
+            raise ReplayError(f"{source}:{n}: {e}") from None
     return hosts
+
+
+def host_entry(entry: int | str, hw: Any = None, what: str = "host") -> list[int]:
+    """The processors one entry of a hostfile gives, a rank each: a number, ``pN``, or a
+    name of the hardware topology's ``# piui: names`` (a SimGrid platform's host, as
+    smpirun's hostfiles name them), each optionally ``:RANKS`` (``Tremblay:4``); an
+    integer is that processor. The words are resolved by the one rule of names and
+    numbers (:func:`parasol_core.topology.names.processor_number`: a name the topology
+    has wins over reading ``pN`` as processor N). The one reader of hostfile entries:
+    ``--hostfile``'s lines, a sweep's ``hostfile`` lists. ValueError or RoutingError
+    saying ``what`` and why otherwise."""
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        return [processor_number(hw, entry, what)]
+    if not isinstance(entry, str):
+        raise ValueError(f"{what}: a processor is a number or a name, not {str(entry)[:40]!r}")
+    word = entry.strip()
+    name, colon, times = word.rpartition(":")
+    if not colon or not is_whole(times):  # a name with ':' in it
+        name, times = word, ""
+    try:
+        k = read_int(times, "a rank count") if times else 1
+        p = processor_number(hw, name, what, prefixed=True)
+    except (ValueError, RoutingError) as e:
+        raise ValueError(f"{e} (an entry is N, pN, a processor's name, each optionally "
+                         ":RANKS)") from None  # fmt: skip
+    return [p] * k
 
 
 # --------------------------------------------------------------------------- timings

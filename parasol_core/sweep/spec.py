@@ -168,7 +168,7 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     axes = tuple(r.axis(i + 1, t, machine) for i, t in enumerate(r.tables("axis")))
     answers: list[Answer] = []
     for i, t in enumerate(r.tables("answer")):
-        answers.extend(r.answer(i + 1, t))
+        answers.extend(r.answer(i + 1, t, machine))
     if not answers:
         raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
     names = [a.name for a in axes] + [a.name for a in answers]
@@ -386,7 +386,25 @@ class _Reader:
 
     # ------------------------------------------------------------------ answers
 
-    def answer(self, n: int, t: dict) -> list[Answer]:
+    def hostfile_list(self, hostfile: Any, where: str, machine: Any) -> None:
+        """A replay's ``hostfile = [...]``: entries as ``--hostfile``'s lines take them
+        (``5``, ``"p5"``, ``"Tremblay"``, ``"Tremblay:4"``: replay's one reader of them,
+        :func:`parasol_core.replay.run.host_entry`), checked here against the base
+        model's hardware topology and read again on each variant's."""
+        from parasol_core.replay.run import host_entry
+        from parasol_core.topology.errors import RoutingError
+
+        if not isinstance(hostfile, list) or not hostfile:
+            raise self.fail(where, "replay: hostfile is a file or a list of processors "
+                            '(numbers, or "N", "pN", a name, each optionally ":RANKS")')  # fmt: skip
+        hw = machine.hardware() if machine is not None else None
+        for i, entry in enumerate(hostfile):
+            try:
+                host_entry(entry, hw, f"hostfile[{i}]")
+            except (ValueError, RoutingError) as e:
+                raise self.fail(where, f"replay: {e}") from None
+
+    def answer(self, n: int, t: dict, machine: Any = None) -> list[Answer]:
         where = f"answer {n}"
         kinds = [k for k in KINDS if k in t]
         if len(kinds) != 1:
@@ -469,9 +487,8 @@ class _Reader:
             hostfile = opts.get("hostfile")
             if isinstance(hostfile, str):
                 opts["hostfile"] = str(self.path(hostfile, where).resolve())
-            elif hostfile is not None and not (
-                isinstance(hostfile, list) and all(isinstance(h, int) for h in hostfile)):  # fmt: skip
-                raise self.fail(where, "replay: hostfile is a file or a list of processor numbers")
+            elif hostfile is not None:
+                self.hostfile_list(hostfile, where, machine)
             if not isinstance(opts.get("algorithms", {}), dict):
                 raise self.fail(where, 'replay: algorithms = {collective = "algorithm", ...}')
             name = f"replay {Path(opts['trace']).name}"

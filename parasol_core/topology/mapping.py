@@ -36,11 +36,10 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import unique
-from parasol_core.base.numeric import NotANumberError, ValueRangeError, read_int
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
-from parasol_core.topology.names import table_of
+from parasol_core.topology.names import processor_number
 from parasol_core.topology.shape import Shape
 from parasol_core.topology.virtual import (
     find_virtual,
@@ -748,16 +747,13 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
         raise ValueError(f"virtual topology {virtual.id} has {n} processors: give {n} "
                          f"hardware processor numbers, not {len(words)}")  # fmt: skip
     out: dict[int, int] = {}
-    names = table_of(hardware)
     for v, word in enumerate(words, start=1):
         if word == "-":
             continue
-        try:  # a processor's name, else ASCII digits, as every number read (base.numeric)
-            named = names.number(word) if len(names) else None
-            h = named if named is not None else read_int(word, "a processor number")
-        except ValueRangeError as e:
-            raise ValueError(f"virtual processor {v}: {word!r} is not a processor "
-                             f"number{e.reason if isinstance(e, NotANumberError) else ''}") from None  # fmt: skip
+        try:  # a number or a name, by the one rule of both (topology.names)
+            h = processor_number(hardware, word, f"virtual processor {v}: hardware processor")
+        except RoutingError as e:
+            raise ValueError(str(e)) from None
         if not 1 <= h <= hardware_count:
             raise ValueError(f"virtual processor {v}: the hardware has processors "
                              f"1..{hardware_count}, not {h}")  # fmt: skip

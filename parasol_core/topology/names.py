@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
-from parasol_core.base.numeric import is_whole
+from parasol_core.base.numeric import is_whole, why_not_digits
 from parasol_core.model import Topology
 from parasol_core.syntax.annotations import NameTable, name_table
 from parasol_core.topology.errors import RoutingError
@@ -89,7 +89,8 @@ def processor_number(topology: Topology | None, text: str | int, what: str = "pr
         return int(word[1:])
     if not word:
         raise RoutingError(f"{what}: expected a processor number or name, found nothing")
-    raise RoutingError(refusal(table, word, what))
+    # a number in digits other than 0-9 ('١٢'): say so, as every number read does
+    raise RoutingError(refusal(table, word, what) + why_not_digits(word))
 
 
 def refusal(table: NameTable, word: str, what: str = "processor") -> str:

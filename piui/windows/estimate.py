@@ -81,8 +81,8 @@ class EstimatePanel(QWidget):
         self.model_label.setWordWrap(True)
 
         # a number, or a name of the hardware's processors (shown as "3 (Fafard)")
-        self.src = ProcessorBox(self._named_topology)
-        self.dst = ProcessorBox(self._named_topology)
+        self.src = ProcessorBox(self._named_topology, what="from")
+        self.dst = ProcessorBox(self._named_topology, what="to")
         for box in (self.src, self.dst):
             box.setRange(1, MAX_ID)
             box.setToolTip("a processor: its number, or its name where the topology keeps "
@@ -132,6 +132,8 @@ class EstimatePanel(QWidget):
             box.layout().setSpacing(2)
 
         self.message = _Message()
+        for box in (self.src, self.dst):  # a name the topology lacks: why, on the line
+            box.rejected.connect(lambda text: show_refusal(self.message, text))
         body = QWidget()
         inner = QVBoxLayout(body)
         inner.setContentsMargins(6, 2, 6, 2)

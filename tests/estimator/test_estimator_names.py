@@ -9,7 +9,7 @@ import inspect
 from collections.abc import Callable
 
 import pytest
-from estimator_support import estimator  # noqa: F401
+from estimator_support import SAMPLES, estimator  # noqa: F401
 from named_platform import NAMES, named_model_text
 
 from parasol_core.estimator import (
@@ -91,9 +91,58 @@ def test_the_cases_are_every_param_that_takes_a_processor():
     assert found == set(CASES)
 
 
-def test_server_info_says_1_4(estimator):  # noqa: F811
+def test_server_info_says_1_5(estimator):  # noqa: F811
     with estimator.client() as c:
-        assert c.call("server.info")["protocol"] == "1.4"
+        assert c.call("server.info")["protocol"] == "1.5"
+
+
+PAIRS = [[1, 3], [2, 3], [3, 1]]
+
+
+@pytest.mark.parametrize("encoding", ["base64", "binary"])
+def test_the_compact_forms_carry_the_names_map_when_asked(encoding, estimator, pushed):  # noqa: F811
+    """Protocol 1.5: the field "names" brings the JSON form's map in the compact and
+    binary encodings too, the same map, beside the same columns."""
+    model, _ = pushed
+    with estimator.client() as c:
+        as_json = c.plot_many(model, PAIRS)
+        fields = ["routes", "processors", "links", "names"]
+        compact = c.plot_many(model, PAIRS, encoding=encoding, fields=fields)
+        alone = c.plot_many(model, PAIRS, encoding=encoding, fields=["names"])
+    assert compact["names"] == as_json["names"] == {"1": "Tremblay", "2": "Jupiter",
+                                                    "3": "Fafard", "4": "R"}  # fmt: skip
+    assert compact["processors"].tolist() == as_json["processors"]
+    assert alone == {"names": as_json["names"]}
+
+
+@pytest.mark.parametrize("encoding", ["base64", "binary"])
+def test_unasked_the_compact_forms_are_as_in_1_4(encoding, estimator, pushed):  # noqa: F811
+    """A 1.4 client of the compact forms decodes every object of the answer as a
+    column: it never meets the names map, which comes only asked for."""
+    import base64
+
+    import numpy as np
+
+    model, _ = pushed
+    with estimator.client() as c:
+        answer = c.plot_many(model, PAIRS, encoding=encoding)
+        raw = c.call("route.plot_many", model=model, encoding="base64", pairs={
+            "dtype": "<i8", "data": base64.b64encode(np.array(PAIRS, "<i8").tobytes()).decode()})  # fmt: skip
+    assert "names" not in answer and "names" not in raw
+    assert sorted(raw) == ["encoding", "link_offsets", "links", "offsets", "processors",
+                           "route_prefix"]  # fmt: skip
+    assert all(set(v) == {"dtype", "data"} for v in raw.values() if isinstance(v, dict))
+
+
+def test_names_asked_of_virtual_routes_or_an_unnamed_model_are_absent(estimator):  # noqa: F811
+    with estimator.client() as c:
+        with_virtual = c.push(named_model_text(virtual=True))["model"]
+        virtual = c.plot_many(with_virtual, [[1, 2]], virtual=2, encoding="binary",
+                              fields=["processors", "names"])  # fmt: skip
+        plain = c.push((SAMPLES / "grid4x4.machine").read_text())["model"]
+        unnamed = c.plot_many(plain, [[1, 2]], encoding="base64", fields=["names"])
+    assert "names" not in virtual and virtual["processors"].size
+    assert unnamed == {}
 
 
 def test_a_number_sent_as_a_string_is_refused_unless_a_processor_has_that_name(estimator, pushed):  # noqa: F811

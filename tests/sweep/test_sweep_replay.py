@@ -73,3 +73,87 @@ def test_a_replay_the_model_cannot_run_is_each_rows_error():
     with pytest.raises(SweepError, match="names a file"):
         loads_spec(SWEEP.replace(f'model = "{GCEL}"', ""), model_text=GCEL.read_text(),
                    files=False)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- hostfiles
+
+TWO_RANKS = "0 send 1 0 100000 6\n1 recv 0 0 100000 6\n"
+FOUR_RANKS = "".join(f"{r} compute 1e6\n" for r in range(4))
+
+
+def _named_sweep(tmp_path: Path, hostfile: str, trace: str = TWO_RANKS) -> str:
+    from named_platform import named_model_text
+
+    model = tmp_path / "named.machine"
+    model.write_text(named_model_text())
+    (tmp_path / "t.txt").write_text(trace)
+    return f"""
+model = "{model}"
+
+[[axis]]
+set = "tl(1)(*).speed"
+values = [2.9e-8, 5.8e-8]
+
+[[answer]]
+replay = {{trace = "{tmp_path / "t.txt"}", flop = "1e-9", hostfile = {hostfile}}}
+name = "program"
+"""
+
+
+def _cli_makespans(tmp_path: Path, hostfile_text: str, capsys) -> list[float]:
+    """`parasol-model replay --hostfile` on each variant of the named sweep."""
+    import json
+
+    from parasol_core.cli import main
+
+    (tmp_path / "hosts").write_text(hostfile_text)
+    out = []
+    for speed in ("2.9e-8", "5.8e-8"):
+        variant = tmp_path / f"v{speed}.machine"
+        session = Session(load(str(tmp_path / "named.machine")))
+        hw = session.machine.topology(1)
+        session.set_links(1, [link.id for link in hw.links],
+                          speed=type(hw.links[0].speed)(float(speed), None))  # fmt: skip
+        session.save(variant)
+        status = main(["replay", str(variant), str(tmp_path / "t.txt"), "--flop", "1e-9",
+                       "--json", "--hostfile", str(tmp_path / "hosts")])  # fmt: skip
+        captured = capsys.readouterr()
+        assert status == 0, captured.err
+        out.append(json.loads(captured.out)["makespan"])
+    return out
+
+
+@pytest.mark.parametrize(
+    ("listed", "lines", "trace"),
+    [
+        ('["Tremblay", "Fafard"]', "Tremblay\nFafard\n", TWO_RANKS),
+        ('[1, "p3"]', "1\np3\n", TWO_RANKS),
+        ('["Tremblay:2", "Jupiter", 3]', "Tremblay:2\nJupiter\n3\n", FOUR_RANKS),
+    ],
+    ids=["names", "numbers", "ranks"],
+)
+def test_a_sweeps_hostfile_list_takes_what_replay_hostfile_takes(tmp_path, capsys, listed,
+                                                                  lines, trace):  # fmt: skip
+    """A sweep's ``hostfile = [...]`` reads its entries as ``replay --hostfile`` reads its
+    lines (names, ``pN``, ``:RANKS``), by the same function: each row is the command
+    line's makespan on that variant."""
+    spec = loads_spec(_named_sweep(tmp_path, listed, trace))
+    rows = []
+    run_sweep(spec, rows.append, executor="serial")
+    assert not any(r.error for r in rows), [r.error for r in rows]
+    expected = _cli_makespans(tmp_path, lines, capsys)
+    assert [r.answers[0] for r in rows] == pytest.approx(expected, rel=1e-12)
+    assert expected[1] > expected[0] or trace is FOUR_RANKS  # slower links, a longer program
+
+
+def test_a_name_the_topology_lacks_is_refused_where_and_why(tmp_path):
+    with pytest.raises(SweepError) as info:
+        loads_spec(_named_sweep(tmp_path, '["Tremblay", "Saturn:2"]'))
+    said = str(info.value)
+    assert "answer 1: replay: hostfile[1] 'Saturn' is no processor number" in said
+    assert "Tremblay" in said and ":RANKS" in said  # some names there are; what an entry is
+    for bad, why in (("[]", "a file or a list of processors"),
+                     ("[1.5]", "hostfile[0]: a processor is a number or a name"),
+                     ('["Fafard:x2"]', "hostfile[0] 'Fafard:x2' is no processor")):  # fmt: skip
+        with pytest.raises(SweepError, match=why.replace("[", r"\[").replace("]", r"\]")):
+            loads_spec(_named_sweep(tmp_path, bad))
