@@ -357,7 +357,7 @@ def format_validation_table(
         )
         if mine[-1].missing:
             out.append("not in the model, charged 0: " + ", ".join(mine[-1].missing))
-        if machine is not None and abs(math.log(mean)) > math.log(1.25):
+        if machine is not None and machine.processors and abs(math.log(mean)) > math.log(1.25):
             proc = machine.processors[0]
             last = mine[-1]
             shares = []
