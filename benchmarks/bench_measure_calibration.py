@@ -57,7 +57,8 @@ def main() -> int:
     print(f"load before: {_loadavg()}")
     runs = suite.run_suite(toolchain.find_compiler(), ["-O2"], runs=5, need=0.02)
     print(f"load after:  {_loadavg()}")
-    cal_runs = [(r.program, r.counts, r.seconds) for r in runs if r.program in suite.CALIBRATION]
+    cal_runs = [(r.program, r.counts, r.seconds, r.chains) for r in runs
+                if r.program in suite.CALIBRATION]  # fmt: skip
 
     def sums(r, values):
         return sum(n * values.get(op, lat[op]) for op, n in r.counts.items())
@@ -67,31 +68,33 @@ def main() -> int:
                                if r.program in suite.CALIBRATION], [1.0] * len(cal_runs))  # fmt: skip
         return a[0]
 
-    mix = calibrate.calibrate(cal_runs, lat, thr)
+    plain = calibrate.calibrate([c[:3] for c in cal_runs], lat, thr)
+    mix = calibrate.calibrate(cal_runs, lat, thr)  # with the chains, as measure fits it
+    plain_values = {op: plain.value(op, lat[op], thr.get(op)) for op in lat}
     mixed = {op: mix.value(op, lat[op], thr.get(op)) for op in lat}
+    f_lat, f_thr = scale(lat), scale({**lat, **thr})
     ways = {
-        "sum of latencies": (lat, 1.0),
-        "sum of throughputs": ({**lat, **thr}, 1.0),
-        "latency x one factor": (lat, scale(lat)),
-        "throughput x one factor": ({**lat, **thr}, scale({**lat, **thr})),
-        "per-class mix (written)": (mixed, 1.0),
-    }
-    print(f"the mix: {mix.describe()}")
+        "sum of latencies": lambda r: sums(r, lat),
+        "sum of throughputs": lambda r: sums(r, {**lat, **thr}),
+        "latency x one factor": lambda r: f_lat * sums(r, lat),
+        "throughput x one factor": lambda r: f_thr * sums(r, {**lat, **thr}),
+        "per-class mix, no chains": lambda r: sums(r, plain_values),
+        "mix, max with chains (written)": lambda r: max(
+            sums(r, mixed), calibrate.chain_time(r.chains, lat)),
+    }  # fmt: skip
+    print(f"the mix without chains: {plain.describe()}")
+    print(f"the mix with chains (written): {mix.describe()}")
     names = list(suite.PROGRAMS)
-    print(f"{'':26}" + "".join(f"{n[:9]:>10}" for n in names) + "   held-out spread, range")
-    for label, (values, factor) in ways.items():
-        means = {n: statistics.fmean(factor * sums(r, values) / r.seconds
-                                     for r in runs if r.program == n) for n in names}  # fmt: skip
-        held = [factor * sums(r, values) / r.seconds for r in runs
-                if r.program in suite.VALIDATION]  # fmt: skip
+    print(f"{'':31}" + "".join(f"{n[:9]:>10}" for n in names) + "   held-out spread, range")
+    for label, predict in ways.items():
+        means = {n: statistics.fmean(predict(r) / r.seconds for r in runs if r.program == n)
+                 for n in names}  # fmt: skip
+        held = [predict(r) / r.seconds for r in runs if r.program in suite.VALIDATION]
         hm = [means[n] for n in suite.VALIDATION]
         cells = "".join(f"{means[n]:>9.2f}{'*' if n in suite.CALIBRATION else ' '}"
                         for n in names)  # fmt: skip
-        print(f"{label:26}{cells}   {max(hm) / min(hm):.2f}x, {min(held):.2f} .. {max(held):.2f}")
-    print(
-        "(* calibration program; factors: latency "
-        f"{scale(lat):.3g}, throughput {scale({**lat, **thr}):.3g})"
-    )
+        print(f"{label:31}{cells}   {max(hm) / min(hm):.2f}x, {min(held):.2f} .. {max(held):.2f}")
+    print(f"(* calibration program; factors: latency {f_lat:.3g}, throughput {f_thr:.3g})")
     return 0
 
 

@@ -17,11 +17,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from parasol_core.base import params
+from parasol_core.base.numeric import ValueRangeError, read_float
 from parasol_core.model import Machine
 
 __all__ = [
     "BlockEstimate",
     "MemoryLevel",
+    "read_latencies",
     "estimate_block",
     "level_for",
     "interval",
@@ -38,6 +40,14 @@ class BlockEstimate:
     sd: float
     level: str | None = None  # the memory level charged for array references
     array_extra: float = 0.0  # seconds added per array reference at that level
+    # With chains: the two bounds (seconds, after the small loop speedup), which one is
+    # the estimate ("throughput" or "chain"), and where the chain's latencies came from
+    # ("latency": the model's measured latencies; "timing": its timings, which a model
+    # without measured latencies holds as its only figure).
+    throughput_bound: float | None = None
+    chain_bound: float | None = None
+    bound: str = "throughput"
+    chain_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,35 @@ def read_memory_levels(text: str) -> list[MemoryLevel]:
     return out
 
 
+_LATENCY_LINE = re.compile(
+    r"^#\s*latency of a dependent operation, processor (?P<p>[0-9]+):(?P<rest>[^\n\r]*)", re.M
+)
+_LATENCY_ITEM = re.compile(
+    r"(?P<op>[a-z][a-z0-9]*) = (?P<t>[0-9][0-9.eE+-]*)(?: \+- (?P<sd>[0-9][0-9.eE+-]*))?"
+)
+
+
+def read_latencies(text: str, processor_id: int) -> dict[str, tuple[float, float]]:
+    """The measured latencies (seconds, and their standard deviation) of processor
+    ``processor_id`` that a measured model's header gives, in lines
+    ``# latency of a dependent operation, processor 1: dla = 5.9e-10 +- 1e-12, ...``
+    (written by ``parasol-model measure``; docs/measure.md, "Chains"); {} for none.
+    Numbers are read as ASCII decimals; an item that is not one is skipped."""
+    out: dict[str, tuple[float, float]] = {}
+    for line in _LATENCY_LINE.finditer(text):
+        if line["p"] != str(processor_id):
+            continue
+        for m in _LATENCY_ITEM.finditer(line["rest"]):
+            try:
+                t = read_float(m["t"])
+                sd = read_float(m["sd"]) if m["sd"] else 0.0
+            except ValueRangeError:
+                continue
+            if math.isfinite(t) and t >= 0 and math.isfinite(sd) and sd >= 0:
+                out[m["op"]] = (t, sd)
+    return out
+
+
 def level_for(levels: Sequence[MemoryLevel], working_set: float) -> MemoryLevel:
     """The first measured level a working set of ``working_set`` bytes fits in; past
     the caches, memory if measured, else the last measured level. ValueError without a
@@ -131,6 +170,41 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
+def _merged(counts: Mapping[str, float], what: str = "") -> dict[str, float]:
+    """``counts`` by canonical mnemonic (aliases merged); ValueError for an unknown
+    mnemonic or a count that is not a finite non-negative number. ``what`` says where
+    (``" in chain 2"``)."""
+    merged: dict[str, float] = {}
+    unknown = []
+    for name, count in counts.items():
+        canonical, _ = params.resolve_name(name)
+        if canonical is None:
+            unknown.append(name)
+            continue
+        if isinstance(count, bool) or not isinstance(count, (int, float)):
+            raise ValueError(f"the count for '{name}'{what} must be a number, not {count!r}")
+        try:
+            count = float(count)  # a 400-digit integer does not fit a float
+        except OverflowError:
+            count = math.inf
+        if not math.isfinite(count) or count < 0:
+            raise ValueError(f"the count for '{name}'{what} must be finite and non-negative, "
+                             f"not {_shown(counts[name])}")  # fmt: skip
+        merged[canonical] = merged.get(canonical, 0) + count
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        raise ValueError(f"unknown timing parameter{'s' if len(unknown) > 1 else ''}{what}: "
+                         f"{names}")  # fmt: skip
+    return merged
+
+
+def _fsum(terms: Sequence[float]) -> float:
+    try:
+        return math.fsum(terms)
+    except OverflowError:  # fsum raises where a plain sum would give inf
+        return math.inf
+
+
 def estimate_block(
     machine: Machine,
     processor_id: int,
@@ -138,6 +212,8 @@ def estimate_block(
     cached: bool = False,
     levels: Sequence[MemoryLevel] = (),
     working_set: float | None = None,
+    chains: Sequence[Mapping[str, float]] = (),
+    latencies: Mapping[str, tuple[float, float]] | None = None,
 ) -> BlockEstimate:
     """Estimate a block on processor type ``processor_id`` (its ``id``, as references
     use) from ``counts``: timing mnemonic (aliases such as ``sqrti`` accepted) -> how
@@ -149,6 +225,15 @@ def estimate_block(
     (:func:`level_for`): the model's array timings are measured with their data in the
     first-level cache.
 
+    ``chains``: the block's loop-carried dependence chains, each as the counts of the
+    operations on it (docs/measure.md, "Chains"). Each operation there waits for the
+    one before, so a chain takes the sum of its count x *latency*: ``latencies``
+    (:func:`read_latencies`, the model's measured ones) or, for an operation it lacks,
+    the model's timing (a model that was not measured by ``measure`` holds latencies as
+    its timings, the report's convention). The estimate is the larger of the sum of
+    count x timing (the throughput bound) and the longest chain (the chain bound), and
+    its standard deviation that of the larger.
+
     Raises ValueError for an unknown processor or mnemonic, a count that is not a
     finite non-negative number, a timing the processor does not define (for a non-zero
     count), or, with ``cached``, a missing or non-positive small loop speedup.
@@ -158,27 +243,14 @@ def estimate_block(
         known = ", ".join(str(p.id) for p in machine.processors) or "none"
         raise ValueError(f"there is no processor with id {processor_id} (ids: {known})")
     label = f"processor {processor_id}" + (f" ({proc.name})" if proc.name else "")
-    merged: dict[str, float] = {}
-    unknown = []
-    for name, count in counts.items():
-        canonical, _ = params.resolve_name(name)
-        if canonical is None:
-            unknown.append(name)
-            continue
-        if isinstance(count, bool) or not isinstance(count, (int, float)):
-            raise ValueError(f"the count for '{name}' must be a number, not {count!r}")
-        try:
-            count = float(count)  # a 400-digit integer does not fit a float
-        except OverflowError:
-            count = math.inf
-        if not math.isfinite(count) or count < 0:
-            raise ValueError(f"the count for '{name}' must be finite and non-negative, "
-                             f"not {_shown(counts[name])}")  # fmt: skip
-        merged[canonical] = merged.get(canonical, 0) + count
-    if unknown:
-        names = ", ".join(repr(n) for n in unknown)
-        raise ValueError(f"unknown timing parameter{'s' if len(unknown) > 1 else ''}: {names}")
+    merged = _merged(counts)
+    chain_counts = [_merged(c, f" in chain {k}" if len(chains) > 1 else " in the chain")
+                    for k, c in enumerate(chains, 1)]  # fmt: skip
+    latencies = latencies or {}
     missing = [n for n, c in merged.items() if c and n not in proc.timings]
+    for chain in chain_counts:
+        missing += [n for n, c in chain.items()
+                    if c and n not in latencies and n not in proc.timings and n not in missing]  # fmt: skip
     if missing:
         raise ValueError(f"{label} has no timing for {', '.join(missing)}")
     terms = []
@@ -199,11 +271,32 @@ def estimate_block(
         refs = sum(merged.get(n, 0.0) for n in ARRAY_OPS)
         if refs and extra:
             terms.append(refs * extra)
-    try:
-        mean = math.fsum(terms)
-    except OverflowError:  # fsum raises where a plain sum would give inf
-        mean = math.inf
+    mean = _fsum(terms)
     sd = math.hypot(*spreads)  # sqrt(sum of squares) without overflowing the squares
+    through = mean
+    chain_mean = chain_sd = None
+    source = None
+    for chain in chain_counts:
+        c_terms, c_spreads = [], []
+        for name, count in chain.items():
+            if not count:
+                continue
+            if name in latencies:
+                t, s = latencies[name]
+                source = source or "latency"
+            else:
+                t, s = proc.timings[name].mean, proc.timings[name].sd or 0.0
+                source = "timing"
+            c_terms.append(count * t)
+            if s:
+                c_spreads.append(count * s)
+        c_mean = _fsum(c_terms)
+        if chain_mean is None or c_mean > chain_mean:
+            chain_mean, chain_sd = c_mean, math.hypot(*c_spreads)
+    bound = "throughput"
+    if chain_mean is not None and chain_mean > mean:
+        mean, sd, bound = chain_mean, chain_sd, "chain"
+    divisor = 1.0
     if cached:
         speedup = proc.cache.smallloopspeedup if proc.cache is not None else None
         if speedup is None:
@@ -211,9 +304,15 @@ def estimate_block(
         if not speedup.mean > 0:
             raise ValueError(f"the small loop speedup of {label} must be positive, "
                              f"not {speedup.mean!r}")  # fmt: skip
-        mean /= speedup.mean
-        sd /= speedup.mean
+        divisor = speedup.mean
+    mean /= divisor
+    sd /= divisor
     if not (math.isfinite(mean) and math.isfinite(sd)):
         raise ValueError(f"the estimate for {label} is too large for a floating-point "
                          "number (the counts or timings overflow)")  # fmt: skip
-    return BlockEstimate(mean, sd, level.name if level is not None else None, extra)
+    return BlockEstimate(
+        mean, sd, level.name if level is not None else None, extra,
+        throughput_bound=through / divisor if chain_counts else None,
+        chain_bound=chain_mean / divisor if chain_mean is not None else None,
+        bound=bound, chain_source=source,
+    )  # fmt: skip

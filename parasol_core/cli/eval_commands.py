@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from parasol_core.analysis.block_time import (
     estimate_block,
     interval,
+    read_latencies,
     read_memory_levels,
     read_validation_ratios,
 )
@@ -127,7 +128,35 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="bytes of data the block touches: each array reference is charged "
                         "the extra time of the memory level that holds them (a measured "
                         "model's memory levels, docs/measure.md)")  # fmt: skip
+    p.add_argument("--chain", action="append", default=[], metavar="OP=N,...",
+                   help="the operations on one loop-carried dependence chain of the block "
+                        "(each waits for the one before), e.g. dla=1000 or dln=500,dla=500; "
+                        "repeat for each chain. The chain is charged at the model's measured "
+                        "latencies (its timings where it records none), and the estimate is "
+                        "the larger of the sum of count x timing and the longest chain "
+                        "(docs/measure.md, \"Chains\")")  # fmt: skip
     p.set_defaults(func=cmd_block)
+
+
+def parse_chain_option(item: str) -> dict[str, int | float]:
+    """``--chain OP=N,...``: mnemonic -> count (ASCII numbers, base.numeric); a usage
+    error naming the item and why."""
+    out: dict[str, int | float] = {}
+    for part in item.split(","):
+        name, eq, text = part.partition("=")
+        name, text = name.strip(), text.strip(" \t")
+        if not eq or not name:
+            raise CommandError(f"--chain {item}: expected OP=N,... (e.g. dla=1000), "
+                               f"not {part.strip()!r}", EXIT_USAGE)  # fmt: skip
+        try:
+            value: int | float = read_int(text)
+        except ValueRangeError:
+            try:
+                value = read_float(text)
+            except ValueRangeError as e:
+                raise CommandError(f"--chain {item}: {name}: {e}", EXIT_USAGE) from None
+        out[name] = out.get(name, 0) + value
+    return out
 
 
 def parse_args_option(items: list[str]) -> dict[str, int | float]:
@@ -285,9 +314,12 @@ def cmd_block(args: argparse.Namespace) -> int:
     counts = _read_counts(args.counts)
     text = machine.src.text if machine.src is not None else ""
     levels = read_memory_levels(text) if args.working_set is not None else []
+    chains = [parse_chain_option(item) for item in args.chain]
+    latencies = read_latencies(text, args.processor) if chains else {}
     try:
         estimate = estimate_block(machine, args.processor, counts, args.cached,
-                                  levels=levels, working_set=args.working_set)  # fmt: skip
+                                  levels=levels, working_set=args.working_set,
+                                  chains=chains, latencies=latencies)  # fmt: skip
     except ValueError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     ratios = read_validation_ratios(text)
@@ -299,6 +331,13 @@ def cmd_block(args: argparse.Namespace) -> int:
                 <= level.size else "is past the measured caches")  # fmt: skip
         out += (f"memory level: {estimate.level} (the working set of {args.working_set} bytes "
                 f"{fits}; +{estimate.array_extra:.4g} s per array reference)\n")  # fmt: skip
+    if estimate.chain_bound is not None:
+        at = ("the model's measured latencies" if estimate.chain_source == "latency" else
+              "the model's timings (it records no measured latencies)")  # fmt: skip
+        other = "chain" if estimate.bound == "throughput" else "throughput"
+        out += (f"bound: {estimate.bound} (throughput sum {format_number(estimate.throughput_bound)}"
+                f", longest chain {format_number(estimate.chain_bound)} at {at}; the "
+                f"{other} bound is the smaller)\n")  # fmt: skip
     why = "2 sd of the measured timings"
     if ratios is not None:
         why += (f", and the validation's ratios predicted / measured {ratios[0]:.3g} .. "

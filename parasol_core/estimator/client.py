@@ -379,9 +379,11 @@ class Client:
         return self.call("estimate.program", model=model, trace=trace, **options)
 
     def block(self, model: str, processor: int, counts: Mapping[str, float],
-              cached: bool = False) -> dict:  # fmt: skip
+              cached: bool = False,
+              chains: Sequence[Mapping[str, float]] | None = None) -> dict:  # fmt: skip
+        extra = {} if chains is None else {"chains": [dict(c) for c in chains]}
         return self.call("estimate.block", model=model, processor=processor,
-                         counts=dict(counts), cached=cached)  # fmt: skip
+                         counts=dict(counts), cached=cached, **extra)  # fmt: skip
 
     def sweep(self, model: str, sweep: str) -> dict:
         """A what-if sweep of a stored model (``sweep``: a sweep file's text)."""

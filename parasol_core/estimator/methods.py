@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.analysis.block_time import estimate_block
+from parasol_core.analysis.block_time import estimate_block, read_latencies
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.arrays import unique
@@ -831,17 +831,36 @@ def network_transfer_times(
 
 @method("estimate.block")
 def estimate_block_method(
-    svc: Service, model: str, processor: int, counts: dict, cached: bool = False
+    svc: Service,
+    model: str,
+    processor: int,
+    counts: dict,
+    cached: bool = False,
+    chains: list | None = None,
 ) -> dict:
     loaded = svc.model(model)
     check_int("processor", processor)
     check_object("counts", counts)
     check_bool("cached", cached)
+    chains = check_list("chains", chains) if chains is not None else []
+    for k, chain in enumerate(chains):
+        check_object(f"chains[{k}]", chain)
+    machine = loaded.machine
+    latencies = {}
+    if chains and machine.src is not None:
+        latencies = read_latencies(machine.src.text, processor)
     try:
-        estimate = estimate_block(loaded.machine, processor, counts, cached)
+        estimate = estimate_block(machine, processor, counts, cached, chains=chains,
+                                  latencies=latencies)  # fmt: skip
     except ValueError as e:
         raise ParamError(str(e)) from None
-    return {"mean": _finite(estimate.mean, "the mean"), "sd": _finite(estimate.sd, "the sd")}
+    out = {"mean": _finite(estimate.mean, "the mean"), "sd": _finite(estimate.sd, "the sd")}
+    if chains:
+        out.update(bound=estimate.bound,
+                   throughput=_finite(estimate.throughput_bound, "the throughput sum"),
+                   chain=_finite(estimate.chain_bound, "the chain"),
+                   chain_at=estimate.chain_source)  # fmt: skip
+    return out
 
 
 # --------------------------------------------------------------------------- phases

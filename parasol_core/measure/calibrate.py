@@ -16,6 +16,19 @@ long program does not outweigh a short one). The classes (:data:`CLASSES`: flow
 control, array references, stores, arithmetic and the rest) have weights of their own
 (:data:`TERMS`).
 
+Chains (docs/measure.md, "Chains"). A loop whose iterations wait on each other (a sum,
+a pointer chased, a recurrence) cannot run faster than its loop-carried chain: the
+operations on it, each at its measured *latency* (weight 1: the latency is the time of
+exactly that). The prediction of a program is the larger of the two bounds,
+
+    max(sum of count x value(op), longest chain's sum of count x latency(op))
+
+and the weights are fitted to it: an equation whose chain bound is above its throughput
+sum does not depend on the weights, so it is left out of the least squares, and the
+fit is repeated until the set of chain-bound equations no longer changes (at most
+:data:`MAX_ROUNDS` rounds; the round with the least rms error over every equation is
+kept).
+
 :func:`nnls` is a small exact solver (every subset of the columns, the best feasible
 unconstrained fit): the problems here have two or three unknowns.
 """
@@ -29,7 +42,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CLASSES", "TERMS", "Calibration", "calibrate", "class_of", "nnls", "predict"]
+__all__ = [
+    "CLASSES",
+    "MAX_ROUNDS",
+    "TERMS",
+    "Calibration",
+    "calibrate",
+    "chain_time",
+    "class_of",
+    "nnls",
+    "predict",
+]
+
+MAX_ROUNDS = 10
 
 
 def nnls(a: Sequence[Sequence[float]], y: Sequence[float]) -> tuple[list[float], float]:
@@ -95,6 +120,7 @@ class Calibration:
     programs: tuple[str, ...]  # the programs fitted
     equations: int  # programs x sizes
     rms_relative: float  # root mean square of (predicted - measured) / measured
+    chain_bound: tuple[str, ...] = ()  # "program@size" of the equations their chain bounds
 
     def value(self, op: str, latency: float, throughput: float | None) -> float:
         c = class_of(op)
@@ -107,9 +133,12 @@ class Calibration:
 
     def describe(self) -> str:
         terms = [f"{w:.3g} x {kind} ({c})" for (c, kind), w in self.weights.items() if w]
+        chains = len(self.chain_bound)
         return (" + ".join(terms) or "0") + (
             f", fitted by non-negative least squares on {', '.join(self.programs)} "
-            f"({self.equations} program sizes, rms error {self.rms_relative * 100:.0f} %)"
+            f"({self.equations} program sizes, {chains} of them bound by their loop-carried "
+            f"chain at latency and left out; rms error of the larger bound "
+            f"{self.rms_relative * 100:.0f} %)"
         )
 
 
@@ -131,31 +160,75 @@ def _terms(counts: Mapping[str, float], latency: Mapping[str, float],
     return [out[t] for t in TERMS]
 
 
+def chain_time(chains: Sequence[Mapping[str, float]], latency: Mapping[str, float]) -> float:
+    """The longest chain's sum of count x latency (0 without chains); KeyError naming an
+    operation without a latency."""
+    best = 0.0
+    for chain in chains:
+        t = 0.0
+        for op, n in chain.items():
+            if n:
+                if op not in latency:
+                    raise KeyError(op)
+                t += n * latency[op]
+        best = max(best, t)
+    return best
+
+
 def calibrate(
-    runs: Sequence[tuple[str, Mapping[str, float], float]],
+    runs: Sequence[tuple],
     latency: Mapping[str, float],
     throughput: Mapping[str, float],
 ) -> Calibration:
-    """Fit the weights to ``runs``: (program, counts, measured seconds) each. ValueError
-    when a run counts an operation that has no latency (it could not be predicted) or
-    none has a positive time."""
-    rows, rhs, names = [], [], []
-    for program, counts, seconds in runs:
+    """Fit the weights to ``runs``: (program, counts, measured seconds[, chains]) each,
+    the prediction being the larger of the throughput sum and the chain bound (module
+    doc). ValueError when a run counts an operation that has no latency (it could not be
+    predicted) or none has a positive time."""
+    rows, chain_t, names, labels = [], [], [], []
+    for run in runs:
+        program, counts, seconds = run[0], run[1], run[2]
+        chains = run[3] if len(run) > 3 else ()
         if not seconds > 0:
             continue
         try:
             terms = _terms(counts, latency, throughput)
+            chain = chain_time(chains, latency)
         except KeyError as e:
             raise ValueError(f"calibration program {program} counts {e.args[0]}, which was "
                              "not measured") from None  # fmt: skip
         rows.append([t / seconds for t in terms])
-        rhs.append(1.0)
+        chain_t.append(chain / seconds)
         names.append(program)
+        labels.append(f"{program}@{len([n for n in names if n == program])}")
     if not rows:
         raise ValueError("no calibration program has a measured time")
-    x, resid = nnls(rows, rhs)
-    return Calibration(dict(zip(TERMS, x)), tuple(dict.fromkeys(names)), len(rows),
-                       resid / math.sqrt(len(rows)))  # fmt: skip
+    A = np.asarray(rows)
+    C = np.asarray(chain_t)
+
+    def rms(x: Sequence[float]) -> float:
+        pred = np.maximum(A @ np.asarray(x), C)
+        return float(np.sqrt(np.mean((pred - 1.0) ** 2)))
+
+    active = np.ones(len(rows), dtype=bool)
+    best: tuple[float, list[float], np.ndarray] | None = None
+    seen: set[bytes] = set()
+    for _ in range(MAX_ROUNDS):
+        if not active.any():  # every equation is bound by its chain: fit them all
+            active = np.ones(len(rows), dtype=bool)
+        key = active.tobytes()
+        if key in seen:
+            break
+        seen.add(key)
+        x, _ = nnls(A[active].tolist(), [1.0] * int(active.sum()))
+        err = rms(x)
+        bound = C > A @ np.asarray(x)
+        if best is None or err < best[0] - 1e-15:
+            best = (err, x, bound)
+        active = ~bound
+    assert best is not None
+    err, x, bound = best
+    return Calibration(dict(zip(TERMS, x)), tuple(dict.fromkeys(names)), len(rows), err,
+                       tuple(lb for lb, b in zip(labels, bound) if b))  # fmt: skip
 
 
 def predict(counts: Mapping[str, float], values: Mapping[str, float]) -> float:

@@ -47,15 +47,22 @@ typedef float _Complex cplx;
 #define LOOPBODY(k) __asm__ volatile("")
 /* An empty asm that claims to change its operand: the value stays where it is, but the
    compiler no longer knows it (no folding of a conversion round trip, no branch on a flag). */
+/* USE: the value is needed in a register (the control step loads what the test uses). */
 #if defined(__x86_64__) || defined(__i386__)
 #define OPQ_I(r) __asm__("" : "+r"(r))
 #define OPQ_F(r) __asm__("" : "+x"(r))
+#define USE_I(r) __asm__ volatile("" :: "r"(r))
+#define USE_F(r) __asm__ volatile("" :: "x"(r))
 #elif defined(__aarch64__)
 #define OPQ_I(r) __asm__("" : "+r"(r))
 #define OPQ_F(r) __asm__("" : "+w"(r))
+#define USE_I(r) __asm__ volatile("" :: "r"(r))
+#define USE_F(r) __asm__ volatile("" :: "w"(r))
 #else
 #define OPQ_I(r) __asm__("" : "+g"(r))
 #define OPQ_F(r) __asm__("" : "+g"(r))
+#define USE_I(r) __asm__ volatile("" :: "g"(r))
+#define USE_F(r) __asm__ volatile("" :: "g"(r))
 #endif
 static inline float opq_f(float a) { OPQ_F(a); return a; }
 #if defined(__clang__)

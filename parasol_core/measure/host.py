@@ -24,7 +24,7 @@ import shutil
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -441,7 +441,7 @@ def measure_host(
                     on_step=tracker.relabel, on_idle=tracker.report,
                 )  # fmt: skip
                 calibration = calibrate_mod.calibrate(
-                    [(r.program, r.counts, r.seconds) for r in suite_runs],
+                    [(r.program, r.counts, r.seconds, r.chains) for r in suite_runs],
                     {n: e.mean for n, e in results.items()},
                     {n: e.mean for n, e in through.items()},
                 )  # fmt: skip
@@ -577,6 +577,24 @@ def written_timings(
 # --- the model file --------------------------------------------------------------------
 
 
+def latency_lines(latency: Mapping[str, stats.Estimate], speedup: float = 1.0,
+                  processor: int = 1, per_line: int = 6) -> list[str]:  # fmt: skip
+    """The header lines giving every measured latency (and its deviation) in the form
+    :func:`parasol_core.analysis.block_time.read_latencies` reads back: ``block
+    --chain`` charges a loop-carried chain at these (docs/measure.md, "Chains"), the
+    written timings being fitted values on the throughput. Multiplied by the small loop
+    speedup as the timings are."""
+    items = [f"{n} = {format_number(_num(latency[n].mean * speedup))} +- "
+             f"{format_number(_num(latency[n].sd * speedup))}"
+             for n in (p.name for p in params.PARAMS) if n in latency]  # fmt: skip
+    head = [
+        "Latencies (`parasol-model block --chain` charges the operations of a "
+        'loop-carried chain at these; docs/measure.md, "Chains"):'
+    ]
+    return head + [f"latency of a dependent operation, processor {processor}: "
+                   + ", ".join(items[k:k + per_line]) for k in range(0, len(items), per_line)]  # fmt: skip
+
+
 def _num(x: float) -> float:
     """A measured figure as the model keeps it: four significant digits."""
     return float(f"{x:.4g}")
@@ -635,6 +653,8 @@ def model_text(
         )  # fmt: skip
     else:
         notes.above("Each written timing is the latency (no calibration run).")
+    if latency:
+        notes.above(*latency_lines(latency, speedup))
     if info["quick"]:
         notes.above("Quick measurement: fewer and shorter runs, wider standard deviations.")
     if memory_levels:

@@ -179,7 +179,24 @@ def _arithmetic(p: params.TimingParam) -> Kernel:
     if op != "e":
         arrays.append(_arr("B", b_type, fb))
     expr = _EXPR[(ct, op)]
-    if is_global:
+    if is_global and ct in ("int", "float", "double"):
+        # The reloaded operands go through OPQ into registers, in the control step as in
+        # the test: otherwise gcc fuses the test's reload of $Ga into the operation
+        # (`addl g_a(%rip), %esi`) where the control has a plain reload, and the two
+        # chains differ by two store-forwarding paths, not by the operation (iga came
+        # out at a twentieth of a cycle, 60-170 % apart between invocations; issue 34).
+        decl = f"{ct} $Ga; {b_type} $Gb;"
+        pre = f"{carrier} $Ga = v; " + ("$Gb = $B; " if op != "e" else "") + "BARRIER(); "
+        opq = {"int": "OPQ_I"}.get(ct, "OPQ_F")
+        if op == "e":
+            load, use = f"{{ {ct} a = $Ga; {opq}(a); ", ""
+        else:
+            opq_b, use_b = ("OPQ_I", "USE_I") if b_type == "int" else ("OPQ_F", "USE_F")
+            load = f"{{ {ct} a = $Ga; {b_type} b = $Gb; {opq}(a); {opq_b}(b); "
+            use = f"{use_b}(b); "
+        ctl = pre + load + use + "x = a; }"
+        test = pre + load + "x = " + expr.format(a="a", b="b") + "; }"
+    elif is_global:
         decl = f"{ct} $Ga; {b_type} $Gb;"
         pre = f"{carrier} $Ga = v; " + ("$Gb = $B; " if op != "e" else "") + "BARRIER(); "
         ctl = pre + "x = $Ga;"

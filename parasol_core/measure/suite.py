@@ -19,6 +19,15 @@ which Fortran 77 has not, as integer additions, the operation of the same unit a
 cost); an ``if`` its compare; a loop ``loopi1`` on entry and ``loopoh1`` per iteration;
 a call of ``sqrt``/``exp`` its intrinsic.
 
+Chains (docs/measure.md, "Chains"): each program also declares its loop-carried
+dependence chains, the operations whose result the next iteration of the loop needs
+(``CH(k, op)``: one more ``op`` on chain k; the instrumented build prints them), as
+``Program.chains`` gives them in closed form. The convention: a chain is counted in a
+loop that runs at least :data:`CHAIN_MIN_TRIP` iterations each time it is entered (the
+core overlaps the successive runs of a shorter loop, whose chain then hides in the
+shadow of the next one's work); the loop's own counter is flow control, not a chain;
+a block takes the longest of its chains.
+
 Timing: each size is repeated until one timed run lasts the run length, and the figure
 is the minimum over the runs (the least disturbed run: on a shared machine another
 process only ever adds time; the thread's CPU clock leaves most of it out already).
@@ -57,6 +66,35 @@ def _hash(i: int) -> int:
 
 def _count(**kw: float) -> dict[str, int]:
     return {k: int(v) for k, v in kw.items() if v}
+
+
+CHAIN_MIN_TRIP = 16
+"""A loop's chain counts when the loop runs at least this many iterations each time it
+is entered (the convention of :mod:`suite`; docs/measure.md, "Chains")."""
+
+
+def _none(n: int) -> list[dict[str, int]]:
+    return []
+
+
+def _matmul_chains(n: int) -> list[dict[str, int]]:
+    return [_count(dla=n**3)] if n >= CHAIN_MIN_TRIP else []  # s = s + ..., the k loop
+
+
+def _reduction_chains(n: int) -> list[dict[str, int]]:
+    return [_count(dla=n)]  # s = s + x[i] * y[i]: the add waits for the add before
+
+
+def _int_sum_chains(n: int) -> list[dict[str, int]]:
+    return [_count(ila=n)]  # s = s + k (divide), s = s +- ... (branchy)
+
+
+def _chase_chains(n: int) -> list[dict[str, int]]:
+    return [_count(arr1=_CHASE_STEPS * n)]  # p = next[p]: each load's index is the last load
+
+
+def _recurrence_chains(n: int) -> list[dict[str, int]]:
+    return [_count(dln=n, dla=n), _count(ilm=n, ila=n)]  # x = x * c + d; k = k * a + b
 
 
 def _triad(n: int) -> dict[str, int]:
@@ -133,29 +171,30 @@ class Program:
     counts: Callable[[int], dict[str, int]]  # size -> operation -> executions
     working_set: Callable[[int], int]  # size -> bytes of data it touches
     statement: str  # its loop, as a reader would summarise it
+    chains: Callable[[int], list[dict[str, int]]] = _none  # size -> its loop-carried chains
 
 
 PROGRAMS: dict[str, Program] = {p.name: p for p in (
     Program("triad", "streaming", (2000, 8000, 32000), _triad, lambda n: 24 * n,
             "a[i] = b[i] + s * c[i]"),
     Program("matmul", "dense linear algebra", (16, 32, 64), _matmul, lambda n: 24 * n * n,
-            "C = A B, n x n doubles, inner product loop"),
+            "C = A B, n x n doubles, inner product loop", _matmul_chains),
     Program("stencil", "stencil", (1000, 4000, 16000), _stencil, lambda n: 16 * n,
             "b[i] = (a[i-1] + a[i] + a[i+1]) * c, four sweeps"),
     Program("reduction", "reduction", (2000, 8000, 32000), _reduction, lambda n: 16 * n,
-            "s = s + x[i] * y[i]"),
+            "s = s + x[i] * y[i]", _reduction_chains),
     Program("intbits", "integer and bit work", (2000, 8000, 32000), _intbits,
             lambda n: 8 * n, "x = a[i] ^ (a[i] >> 5); x = x * 2654435761; c[i] = x >> 16"),
     Program("divide", "division-heavy", (2000, 8000, 32000), _divide, lambda n: 32 * n,
-            "c[i] = a[i] / b[i]; k = p[i] % q[i]; s = s + k"),
+            "c[i] = a[i] / b[i]; k = p[i] % q[i]; s = s + k", _int_sum_chains),
     Program("branchy", "branchy (data-dependent branch)", (2000, 8000, 32000), _branchy,
-            lambda n: 4 * n, "if (a[i] > t) s = s + a[i]; else s = s - 1"),
+            lambda n: 4 * n, "if (a[i] > t) s = s + a[i]; else s = s - 1", _int_sum_chains),
     Program("chase", "pointer chasing", (512, 2048, 8192), _chase, lambda n: 4 * n,
-            "p = next[p], a random cycle"),
+            "p = next[p], a random cycle", _chase_chains),
     Program("intrinsics", "intrinsics", (1000, 4000, 16000), _intrinsics, lambda n: 16 * n,
-            "s = s + sqrt(a[i]) * exp(b[i])"),
+            "s = s + sqrt(a[i]) * exp(b[i])", _reduction_chains),
     Program("recurrence", "dependent recurrences", (2000, 8000, 32000), _recurrence,
-            lambda n: 0, "x = x * c + d; k = k * 1103515245 + 12345"),
+            lambda n: 0, "x = x * c + d; k = k * 1103515245 + 12345", _recurrence_chains),
     Program("poly", "polynomial evaluation (Horner)", (1000, 4000, 16000), _poly,
             lambda n: 16 * n + 8 * (_DEGREE + 1), "p = p * x[i] + c[k], degree 8, each x[i]"),
 )}  # fmt: skip
@@ -188,13 +227,17 @@ _SOURCE = r"""
 
 enum { %(enum)s, NOPS };
 static const char *names[NOPS] = { %(names)s };
+#define NCHAINS 2
+#define CHAIN_MIN %(chain_min)d
 #ifdef COUNT
-static long long cnt[NOPS];
+static long long cnt[NOPS], chn[NCHAINS][NOPS];
 #define C(op) (cnt[op]++)
 #define CN(op, k) (cnt[op] += (k))
+#define CH(k, op) (chn[k][op]++)
 #else
 #define C(op) ((void)0)
 #define CN(op, k) ((void)0)
+#define CH(k, op) ((void)0)
 #endif
 #define NOINLINE __attribute__((noinline))
 #define MAXN %(maxn)d
@@ -241,6 +284,7 @@ NOINLINE static double matmul(int n) {
             for (int k = 0; k < n; k++) {
                 C(LOOPOH1);
                 s = s + M1[i][k] * M2[k][j]; CN(ARR2, 2); C(DLN); C(DLA); C(DLS);
+                if (n >= CHAIN_MIN) CH(0, DLA);
             }
             M3[i][j] = s; C(ARR2); C(DLS);
         }
@@ -273,7 +317,7 @@ NOINLINE static double reduction(int n) {
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
-        s = s + A[i] * B[i]; CN(ARR1, 2); C(DLN); C(DLA); C(DLS);
+        s = s + A[i] * B[i]; CN(ARR1, 2); C(DLN); C(DLA); C(DLS); CH(0, DLA);
     }
     return s;
 }
@@ -298,7 +342,7 @@ NOINLINE static double divide(int n) {
         C(LOOPOH1);
         Cc[i] = A[i] / B[i]; CN(ARR1, 3); C(DLD); C(DLS);
         int k = IA[i] %% IB[i]; CN(ARR1, 2); C(MODI); C(ILS);
-        s = s + k; C(ILA); C(ILS);
+        s = s + k; C(ILA); C(ILS); CH(0, ILA);
     }
     return Cc[n / 2] + s;
 }
@@ -311,8 +355,8 @@ NOINLINE static double branchy(int n) {
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
         C(ARR1); C(LLIC);
-        if (IC[i] > t) { s = s + IC[i]; C(ARR1); C(ILA); C(ILS); }
-        else { s = s - 1; C(ILA); C(ILS); }
+        if (IC[i] > t) { s = s + IC[i]; C(ARR1); C(ILA); C(ILS); CH(0, ILA); }
+        else { s = s - 1; C(ILA); C(ILS); CH(0, ILA); }
     }
     return s;
 }
@@ -324,7 +368,7 @@ NOINLINE static double chase(int n) {
     C(LOOPI1);
     for (long i = 0; i < steps; i++) {
         C(LOOPOH1);
-        p = IB[p]; C(ARR1); C(ILS);
+        p = IB[p]; C(ARR1); C(ILS); CH(0, ARR1);
     }
     return p;
 }
@@ -336,6 +380,7 @@ NOINLINE static double intrinsics(int n) {
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
         s = s + sqrt(A[i]) * exp(B[i]); CN(ARR1, 2); C(SQRTD); C(EXPD); C(DLN); C(DLA); C(DLS);
+        CH(0, DLA);
     }
     return s;
 }
@@ -347,8 +392,8 @@ NOINLINE static double recurrence(int n) {
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
-        x = x * c + 0.5; C(DLN); C(DLA); C(DLS);
-        k = k * 1103515245u + 12345u; C(ILM); C(ILA); C(ILS);
+        x = x * c + 0.5; C(DLN); C(DLA); C(DLS); CH(0, DLN); CH(0, DLA);
+        k = k * 1103515245u + 12345u; C(ILM); C(ILA); C(ILS); CH(1, ILM); CH(1, ILA);
     }
     return x + k;
 }
@@ -361,6 +406,8 @@ NOINLINE static double poly(int n) {
         double x = A[i]; C(ARR1); C(DLS);
         double p = POLY[%(degree)d]; C(ARR1); C(DLS);
         C(LOOPI1);
+        /* p's chain runs %(degree)d iterations, fewer than CHAIN_MIN: not counted (the
+           core overlaps the polynomials of successive x[i]) */
         for (int k = %(degree)d - 1; k >= 0; k--) {
             C(LOOPOH1);
             p = p * x + POLY[k]; C(ARR1); C(DLN); C(DLA); C(DLS);
@@ -411,10 +458,17 @@ int main(int argc, char **argv) {
         if (f == chase) cycle(size);
 #ifdef COUNT
         memset(cnt, 0, sizeof cnt);
+        memset(chn, 0, sizeof chn);
         sink_d = f(size);
         printf("{\"size\": %%d, \"counts\": {", size);
         for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], cnt[i]);
-        printf("}}\n");
+        printf("}, \"chains\": [");
+        for (int k = 0; k < NCHAINS; k++) {
+            printf("%%s{", k ? ", " : "");
+            for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], chn[k][i]);
+            printf("}");
+        }
+        printf("]}\n");
 #else
         long reps = 1;
         for (;;) {
@@ -449,6 +503,7 @@ def source() -> str:
         "sweeps": _SWEEPS,
         "threshold": _THRESHOLD,
         "chase": _CHASE_STEPS,
+        "chain_min": CHAIN_MIN_TRIP,
         "table": ",\n".join(f'    {{"{n}", {n}}}' for n in PROGRAMS),
     }
 
@@ -463,6 +518,7 @@ class SuiteRun:
     counts: dict[str, int]
     seconds: float
     runs: tuple[float, ...] = field(default=(), compare=False)
+    chains: tuple[dict[str, int], ...] = ()  # its loop-carried chains (instrumented)
 
 
 def run_suite(
@@ -493,11 +549,14 @@ def run_suite(
             prog = PROGRAMS[name]
             these = [str(s) for s in (sizes or {}).get(name, prog.sizes)]
             counts: dict[int, dict[str, int]] = {}
+            chains: dict[int, tuple[dict[str, int], ...]] = {}
             argv = [str(build / "counted"), name, "1", "0", *these]
             with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
                 for line in lines:
                     d = json.loads(line)
                     counts[d["size"]] = {k: v for k, v in d["counts"].items() if v}
+                    chains[d["size"]] = tuple(c for c in ({k: v for k, v in ch.items() if v}
+                                                          for ch in d["chains"]) if c)  # fmt: skip
             if on_step is not None:
                 on_step(f"program suite: {name} ({prog.character})")
             argv = [str(build / "timed"), name, str(runs), repr(need), *these]
@@ -505,7 +564,8 @@ def run_suite(
                 for line in lines:
                     d = json.loads(line)
                     secs = tuple(float(s) for s in d["seconds"])
-                    out.append(SuiteRun(name, d["size"], counts[d["size"]], min(secs), secs))
+                    out.append(SuiteRun(name, d["size"], counts[d["size"]], min(secs), secs,
+                                        chains[d["size"]]))  # fmt: skip
     finally:
         if build is not None:
             shutil.rmtree(build, ignore_errors=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from parasol_core.analysis.block_time import estimate_block
+from parasol_core.analysis.block_time import estimate_block, read_latencies
 from parasol_core.base import filelock, signals
 from parasol_core.measure import suite, toolchain
 from parasol_core.measure.host import MeasureOptions, Progress
@@ -165,6 +165,7 @@ class ValidationRow:
     ratio: float  # predicted / measured
     counts: dict = field(default_factory=dict, compare=False)  # operation -> executions
     missing: tuple[str, ...] = field(default=(), compare=False)  # counted, not in the model
+    bound: str = field(default="throughput", compare=False)  # which bound the estimate is
 
 
 def _machine(model: str | Machine) -> Machine:
@@ -266,13 +267,17 @@ def _suite_rows(machine: Machine, proc, cached: bool, cc: list[str],  # noqa: AN
 
     runs = suite.run_suite(cc, list(options.cflags), programs, runs=suite_runs_of(options),
                            need=suite_need_of(options), cancel=cancel, on_step=step)  # fmt: skip
+    latencies = read_latencies(machine.src.text, proc.id) if machine.src is not None else {}
     out = []
     for r in runs:
         have = {k: v for k, v in r.counts.items() if v and k in proc.timings}
         missing = tuple(k for k, v in r.counts.items() if v and k not in proc.timings)
-        est = estimate_block(machine, proc.id, have, cached=cached)
+        chains = [{k: v for k, v in c.items() if k in latencies or k in proc.timings}
+                  for c in r.chains]  # fmt: skip
+        est = estimate_block(machine, proc.id, have, cached=cached, chains=chains,
+                             latencies=latencies)  # fmt: skip
         out.append(ValidationRow(r.program, r.size, est.mean, r.seconds,
-                                 est.mean / r.seconds, r.counts, missing))  # fmt: skip
+                                 est.mean / r.seconds, r.counts, missing, est.bound))  # fmt: skip
     return out
 
 
@@ -352,7 +357,7 @@ def format_validation_table(
         )
         if mine[-1].missing:
             out.append("not in the model, charged 0: " + ", ".join(mine[-1].missing))
-        if machine is not None and abs(math.log(mean)) > math.log(1.25):
+        if machine is not None and machine.processors and abs(math.log(mean)) > math.log(1.25):
             proc = machine.processors[0]
             last = mine[-1]
             shares = []
@@ -380,11 +385,14 @@ def _program_table(rows: Sequence[ValidationRow]) -> list[str]:
     if not means:
         return []
     out = ["Programs the measurement never saw (predicted / measured at three sizes)",
-           f"{'program':<12} {'character':<34} {'ratio at each size':<26} mean"]  # fmt: skip
+           f"{'program':<12} {'character':<34} {'ratio at each size':<26} mean   bound"]  # fmt: skip
     for name, m in means.items():
         mine = [r for r in rows if r.experiment == name]
         ratios = "  ".join(f"{r.ratio:6.3f}" for r in mine)
-        out.append(f"{name:<12} {suite.PROGRAMS[name].character[:34]:<34} {ratios:<26} {m:.3f}")
+        bounds = list(dict.fromkeys(r.bound for r in mine))
+        bound = bounds[0] if len(bounds) == 1 else "/".join(r.bound for r in mine)
+        out.append(f"{name:<12} {suite.PROGRAMS[name].character[:34]:<34} {ratios:<26} "
+                   f"{m:.3f}  {bound}")  # fmt: skip
     every = [r.ratio for r in rows if r.experiment in means]
     lo, hi = RATIO_RANGE
     inside = all(lo <= x <= hi for x in every)

@@ -430,9 +430,13 @@ class MeasureDialog(QDialog):
             # a log plot: a size predicted at 0 (no counted operation timed) is left out
             mine = [r for r in self.rows if r.experiment == name and r.measured > 0
                     and r.predicted > 0]  # fmt: skip
+            # a program predicted by its loop-carried chain (docs/measure.md, "Chains"):
+            # a triangle, and said in the legend
+            chain = any(r.bound == "chain" for r in mine)
             self.valid_plot.plot([r.measured for r in mine], [r.predicted for r in mine],
-                                 pen=None, symbol="o", symbolSize=8,
-                                 symbolBrush=colours[i % len(colours)], name=name)  # fmt: skip
+                                 pen=None, symbol="t" if chain else "o", symbolSize=8,
+                                 symbolBrush=colours[i % len(colours)],
+                                 name=f"{name} (chain)" if chain else name)  # fmt: skip
         everything = [v for r in self.rows for v in (r.measured, r.predicted) if v > 0]
         if everything:
             lo, hi = min(everything), max(everything)

@@ -176,3 +176,62 @@ def test_cli_block_errors(capsys, model_file, tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO('{"ila": 1}'))
     status, _, err = run(capsys, "block", model_file, "--processor", "1", "-", "--cached")
     assert status == 1 and err.startswith("error: ") and "small loop speedup" in err
+
+
+# --- loop-carried chains (issue 34; docs/measure.md, "Chains") --------------------------
+
+LATENCY_LINES = """\
+# latency of a dependent operation, processor 3: ila = 2e-06 +- 1e-07, ils = 3e-06 +- 0
+# latency of a dependent operation, processor 1: ila = 9e-06 +- 0
+"""
+
+
+def test_a_chain_longer_than_the_sum_bounds_the_block():
+    """The estimate is the larger of the throughput sum and the longest chain at the
+    measured latencies (the model's header), with that bound's deviation."""
+    from parasol_core.analysis.block_time import read_latencies
+
+    machine = loads(LATENCY_LINES + MODEL)
+    lat = read_latencies(machine.src.text, 3)
+    assert lat == {"ila": (2e-06, 1e-07), "ils": (3e-06, 0.0)}
+    counts = {"ila": 4, "ils": 2}  # throughput sum 2.4e-06
+    short = estimate_block(machine, 3, counts, chains=[{"ila": 1}], latencies=lat)
+    assert short.bound == "throughput" and short.mean == pytest.approx(2.4e-06)
+    assert short.chain_bound == pytest.approx(2e-06)
+    long = estimate_block(machine, 3, counts, chains=[{"ila": 1}, {"ila": 4}], latencies=lat)
+    assert long.bound == "chain" and long.mean == pytest.approx(8e-06)
+    assert long.sd == pytest.approx(4e-07) and long.throughput_bound == pytest.approx(2.4e-06)
+    assert long.chain_source == "latency"
+    cached = estimate_block(machine, 3, counts, cached=True, chains=[{"ila": 4}], latencies=lat)
+    assert cached.mean == pytest.approx(8e-06 / 1.6)
+    # a model without latencies: the chain at its timings (the report's latencies)
+    plain = estimate_block(machine, 3, counts, chains=[{"ila": 4}])
+    assert plain.chain_source == "timing" and plain.mean == pytest.approx(2.4e-06)
+    with pytest.raises(ValueError, match="in the chain: 'xyz'"):
+        estimate_block(machine, 3, counts, chains=[{"xyz": 1}])
+    with pytest.raises(ValueError, match="has no timing for sqrtd"):
+        estimate_block(machine, 3, counts, chains=[{"sqrtd": 1}], latencies=lat)
+
+
+def test_cli_block_takes_chains_and_says_which_bound_holds(capsys, tmp_path):
+    path = tmp_path / "m.machine"
+    path.write_text(LATENCY_LINES + MODEL)
+    counts = '{"ila": 4, "ils": 2}'
+    status, out, err = run(capsys, "block", path, "--processor", "3", counts,
+                           "--chain", "ila=1", "--chain", "ila=2,ils=1")  # fmt: skip
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    assert float(lines[0].removeprefix("mean: ")) == pytest.approx(7e-06)
+    assert lines[2].startswith("bound: chain (throughput sum 2.4e-06, longest chain 7e-06 "
+                               "at the model's measured latencies")  # fmt: skip
+    assert lines[3].startswith("interval: ")
+    status, out, _ = run(capsys, "block", path, "--processor", "3", counts, "--chain", "ila=1")
+    assert status == 0 and "bound: throughput" in out
+    status, out, err = run(capsys, "block", path, "--processor", "3", counts, "--chain", "ila")
+    assert status == 2 and "expected OP=N" in err
+    status, out, err = run(capsys, "block", path, "--processor", "3", counts,
+                           "--chain", "ila=٣")  # fmt: skip
+    assert status == 2 and err.startswith("--chain ila=٣: ila:")
+    status, out, err = run(capsys, "block", path, "--processor", "3", counts,
+                           "--chain", "ila=-1")  # fmt: skip
+    assert status == 1 and "non-negative" in err

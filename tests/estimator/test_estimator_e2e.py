@@ -256,6 +256,15 @@ def test_block_estimates_match_the_core(client, pushed) -> None:
     with pytest.raises(RemoteError) as e:
         client.block(mid, 999, counts)
     assert e.value.code == INVALID_PARAMS and "999" in e.value.message
+    # a loop-carried chain (docs/measure.md, "Chains"): the larger bound, as the core says
+    chain = {names[0]: 1000}
+    expect = estimate_block(machine, proc.id, counts, chains=[chain])
+    got = client.block(mid, proc.id, counts, chains=[chain])
+    assert got["mean"] == pytest.approx(expect.mean, rel=1e-12) and got["bound"] == "chain"
+    assert got["chain_at"] == "timing" and got["throughput"] < got["chain"]
+    with pytest.raises(RemoteError) as e:
+        client.block(mid, proc.id, counts, chains=[{"xyz": 1}])
+    assert e.value.code == INVALID_PARAMS and "xyz" in e.value.message
 
 
 def test_unknown_models_are_their_own_error(client) -> None:

@@ -106,6 +106,8 @@ def test_the_measure_dialogs_plots_at(width, main_window, qtbot, monkeypatch):
         for size in (100, 1000, 10_000, 100_000, 1_000_000, 10_000_000):
             measured = scale * size * (1 + 0.1 * math.sin(size))
             rows.append(ValidationRow(name, size, measured * 1.3, measured, 1.3))
+    for size in (2000, 8000, 32000):  # a held-out program its loop-carried chain bounds
+        rows.append(ValidationRow("matmul", size, 9e-7 * size, 1e-6 * size, 0.9, bound="chain"))
     monkeypatch.setattr(validation, "validate_host", lambda *a, **k: rows)
     main_window.show_measure()
     dialog = main_window.measure_dialog
@@ -121,6 +123,8 @@ def test_the_measure_dialogs_plots_at(width, main_window, qtbot, monkeypatch):
     assert dialog.plots.currentWidget() is dialog.valid_plot
     settle(qtbot, dialog, width, 700)
     check_plots(dialog, f"measure dialog at {width} px, validation", 1)
+    legend = [label.text for _, label in dialog.valid_plot.plotItem.legend.items]
+    assert "matmul (chain)" in legend and "GEB" in legend
 
 
 @pytest.mark.parametrize("width", WIDTHS)

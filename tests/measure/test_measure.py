@@ -108,6 +108,36 @@ def test_the_operation_survives_the_optimiser(tmp_path):
             assert n_test - n_ctl >= k.unroll, (k.name, n_test, n_ctl)
 
 
+@needs_cc
+@pytest.mark.skipif(not X86, reason="reads x86-64 assembly")
+def test_a_global_operands_kernels_differ_from_their_control_by_the_operation_alone(tmp_path):
+    """File-scope operands (issue 34, the iga kernel): the test and control loops
+    store and reload the globals alike (the same instructions on them, so the reload is
+    never fused into the operation in one loop only), and the test holds the
+    operation `unroll` more times."""
+    names = ["iga", "igm", "dga", "dgm", "rga", "igd"]
+    ks = [kernels.by_name(n) for n in names]
+    src = tmp_path / "k.c"
+    src.write_text(generator.program(ks))
+    cc = toolchain.find_compiler()
+    if "clang" in toolchain.compiler_version(cc).lower():  # gcc's may call itself "cc"
+        pytest.skip("the instruction patterns are gcc's")
+    toolchain.compile_c(cc, src, tmp_path / "k.s", ["-O2"], assembly=True)
+    asm = (tmp_path / "k.s").read_text()
+    for k in ks:
+        ctl = _function_body(asm, f"k_{k.name}_ctl")
+        test = _function_body(asm, f"k_{k.name}_test")
+        on_globals = re.compile(rf"g_{k.name}_[ab]\b")
+        # the instructions on the globals, registers aside (they are allocated)
+        mem_test, mem_ctl = (sorted(re.sub(r"%[a-z0-9]+", "%R", i) for i in body
+                                    if on_globals.search(i)) for body in (test, ctl))  # fmt: skip
+        assert mem_test == mem_ctl, k.name
+        assert all(re.match(r"mov", i) for i in test if on_globals.search(i)), k.name
+        pat = re.compile(rf"^({k.expect})")
+        assert sum(bool(pat.search(i)) for i in test) - sum(
+            bool(pat.search(i)) for i in ctl) >= k.unroll, k.name  # fmt: skip
+
+
 # --- statistics ------------------------------------------------------------------------
 
 

@@ -60,6 +60,26 @@ def test_every_programs_counts_match_its_instrumented_build(tmp_path):
         for size, line in zip(prog.sizes, lines):
             got = {k: v for k, v in json.loads(line)["counts"].items() if v}
             assert got == prog.counts(size), (name, size)
+            chains = [{k: v for k, v in c.items() if v} for c in json.loads(line)["chains"]]
+            assert [c for c in chains if c] == prog.chains(size), (name, size)
+
+
+def test_the_chains_follow_the_convention():
+    """A chain is a part of the counts (every operation on it is counted), the chains
+    of a program declare what its statement says (the reduction's add, the chase's
+    load, the recurrence's two), and a loop shorter than CHAIN_MIN_TRIP has none."""
+    for name, prog in suite.PROGRAMS.items():
+        for size in prog.sizes:
+            counts = prog.counts(size)
+            for chain in prog.chains(size):
+                assert all(0 < n <= counts[op] for op, n in chain.items()), (name, size)
+    assert suite.PROGRAMS["reduction"].chains(2000) == [{"dla": 2000}]
+    assert suite.PROGRAMS["chase"].chains(512) == [{"arr1": 8 * 512}]
+    assert len(suite.PROGRAMS["recurrence"].chains(2000)) == 2
+    assert suite.PROGRAMS["poly"].chains(1000) == []  # its inner loop runs 8 < 16 times
+    assert suite.PROGRAMS["matmul"].chains(16) == [{"dla": 16**3}]
+    assert suite.PROGRAMS["matmul"].chains(8) == []  # below CHAIN_MIN_TRIP
+    assert suite.PROGRAMS["triad"].chains(2000) == []
 
 
 @needs_cc
@@ -158,6 +178,36 @@ def test_calibration_recovers_the_weights_that_made_the_times():
     assert cal.weights[("array", "throughput")] == pytest.approx(0, abs=1e-9)  # no arr1 run
     assert cal.rms_relative == pytest.approx(0, abs=1e-9)
     assert cal.value("dln", lat["dln"], thr["dln"]) == pytest.approx(0.4e-9)
+
+
+def test_calibration_leaves_out_the_programs_their_chain_bounds():
+    """Programs timed as the larger of (flow x 0.5 + arithmetic throughput x 0.8) and
+    their chain at latency: the fit with the chains gives the weights back and names the
+    chain-bound equations; without the chains the same times pull the weights up."""
+    lat = {"loopoh1": 1e-9, "dla": 4e-9, "dln": 4e-9, "ila": 1e-9}
+    thr = {"dla": 1e-9, "dln": 0.5e-9, "ila": 0.25e-9}
+    programs = {
+        "p1": ({"loopoh1": 100, "dla": 300}, []),
+        "p2": ({"loopoh1": 100, "dln": 50, "ila": 400}, [{"ila": 400}]),  # bound: 400 ns
+        "p3": ({"loopoh1": 10, "dla": 10, "dln": 500}, []),
+        "p4": ({"loopoh1": 1000, "ila": 10}, []),
+        "chain": ({"loopoh1": 100, "dla": 100}, [{"dla": 100}, {"loopoh1": 10}]),
+    }
+
+    def through(counts):
+        return sum(n * (0.5 * lat[op] if op == "loopoh1" else 0.8 * thr[op])
+                   for op, n in counts.items())  # fmt: skip
+
+    runs = [(name, c, max(through(c), calibrate.chain_time(ch, lat)), ch)
+            for name, (c, ch) in programs.items()]  # fmt: skip
+    cal = calibrate.calibrate(runs, lat, thr)
+    assert cal.weights[("flow", "latency")] == pytest.approx(0.5)
+    assert cal.weights[("arith", "throughput")] == pytest.approx(0.8)
+    assert cal.rms_relative == pytest.approx(0, abs=1e-9)
+    assert cal.chain_bound == ("p2@1", "chain@1")
+    assert "2 of them bound by their loop-carried chain" in cal.describe()
+    plain = calibrate.calibrate([r[:3] for r in runs], lat, thr)
+    assert plain.rms_relative > 0.05 and plain.chain_bound == ()
     assert cal.value("loopoh1", lat["loopoh1"], None) == pytest.approx(0.5e-9)
     assert "non-negative least squares on p1, p2, p3, p4" in cal.describe()
     with pytest.raises(ValueError, match="counts sqrtd"):
@@ -185,7 +235,12 @@ def test_the_report_gives_each_programs_ratios_their_mean_and_the_spread():
     table = validation.format_validation_table(rows)
     assert table.index("GEB") < table.index("never saw")  # table 4.2 stays, first
     line = next(ln for ln in table.splitlines() if ln.startswith("matmul"))
-    assert "dense" in line and "1.000" in line and "1.200" in line and line.endswith("1.100")
+    assert (
+        "dense" in line
+        and "1.000" in line
+        and "1.200" in line
+        and line.endswith("1.100  throughput")
+    )
     assert f"spread {spread:.2f}x" in table and "NOT met" in table
     assert "0.800 .. 1.600" in table and "NOT within 0.67 .. 1.5" in table
     good = validation.format_validation_table(_rows({"matmul": [1.0, 1.1, 1.2],
@@ -204,6 +259,7 @@ def test_validate_host_times_the_held_out_programs_and_predicts_them():
     for r in rows:
         assert r.measured > 0 and r.ratio == pytest.approx(r.predicted / r.measured)
         assert r.counts == suite.PROGRAMS["branchy"].counts(r.size)
+        assert r.bound in ("throughput", "chain")
     assert not math.isnan(validation.program_summary(rows)[2])
 
 
@@ -215,7 +271,7 @@ def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_l
     """The operations of the pointer chase measured (so it can calibrate), a tiny
     memory curve: the header gives the mix and the memory levels, each value's comment
     its latency and throughput, and each written value is its class's mix of the two."""
-    from parasol_core.analysis.block_time import read_memory_levels
+    from parasol_core.analysis.block_time import read_latencies, read_memory_levels
     from parasol_core.measure import measure_host
     from parasol_core.syntax.loader import loads
 
@@ -237,4 +293,11 @@ def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_l
         line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
         assert "# latency " in line and ("reciprocal throughput" in line or thr is None)
     assert [lv.name for lv in read_memory_levels(host.text)][-1] == "memory"
+    # the latencies, machine-readable for `block --chain`, and the chase's chain
+    lat = read_latencies(host.text, 1)
+    assert set(lat) == set(host.latency)
+    for name, e in host.latency.items():
+        assert lat[name][0] == pytest.approx(e.mean, rel=1e-3)
+    for r in host.suite_runs:
+        assert list(r.chains) == suite.PROGRAMS["chase"].chains(r.size)
     assert [b for b, _ in host.memory_curve] == [4096, 1 << 16, 1 << 20]
