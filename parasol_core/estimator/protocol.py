@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 #: Bumped on any incompatible change; new methods or result fields bump the minor part.
-PROTOCOL_VERSION = "1.5"
+PROTOCOL_VERSION = "1.6"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7911
