@@ -20,43 +20,26 @@ times measured in the same run, the programs' times the minimum of 5 runs.
 
 from __future__ import annotations
 
-import re
 import statistics
 import sys
 from pathlib import Path
 
+from bench_measure_programs import loadavg, measured
+
 from parasol_core.measure import calibrate, suite, toolchain
-
-_PAIR = re.compile(
-    r"^\s*(?P<op>\w+) = \S+ \S+\s+# latency (?P<lat>[0-9.e+-]+)"
-    r"(?:, reciprocal throughput (?P<thr>[0-9.e+-]+))?",
-    re.M,
-)
-
-
-def _loadavg() -> str:
-    try:
-        return Path("/proc/loadavg").read_text().strip()
-    except OSError:
-        return "?"
 
 
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    text = Path(sys.argv[1]).read_text()
-    lat, thr = {}, {}
-    for m in _PAIR.finditer(text):
-        lat[m["op"]] = float(m["lat"])
-        if m["thr"]:
-            thr[m["op"]] = float(m["thr"])
+    lat, thr, _ = measured(Path(sys.argv[1]).read_text())
     if not lat:
         print("the model's comments give no latencies: not written by measure (issue 34)")
         return 2
-    print(f"load before: {_loadavg()}")
+    print(f"load before: {loadavg()}")
     runs = suite.run_suite(toolchain.find_compiler(), ["-O2"], runs=5, need=0.02)
-    print(f"load after:  {_loadavg()}")
+    print(f"load after:  {loadavg()}")
     cal_runs = [(r.program, r.counts, r.seconds, r.chains) for r in runs
                 if r.program in suite.CALIBRATION]  # fmt: skip
 

@@ -35,28 +35,36 @@ _PAIR = re.compile(
 )
 
 
-def _loadavg() -> str:
+def loadavg() -> str:
     try:
         return Path("/proc/loadavg").read_text().strip()
     except OSError:
         return "?"
 
 
+def measured(text: str) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """A model ``measure`` wrote: each operation's latency, reciprocal throughput (where
+    measured) and written value, from the value's comment (also read by
+    bench_measure_calibration.py)."""
+    lat, thr, val = {}, {}, {}
+    for m in _PAIR.finditer(text):
+        lat[m["op"]], val[m["op"]] = float(m["lat"]), float(m["val"])
+        if m["thr"]:
+            thr[m["op"]] = float(m["thr"])
+    return lat, thr, val
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    lat, thr, val = {}, {}, {}
-    for m in _PAIR.finditer(Path(sys.argv[1]).read_text()):
-        lat[m["op"]], val[m["op"]] = float(m["lat"]), float(m["val"])
-        if m["thr"]:
-            thr[m["op"]] = float(m["thr"])
+    lat, thr, val = measured(Path(sys.argv[1]).read_text())
     if not lat:
         print("the model's comments give no latencies: not written by measure (issue 34)")
         return 2
-    print(f"load before: {_loadavg()}")
+    print(f"load before: {loadavg()}")
     runs = suite.run_suite(toolchain.find_compiler(), ["-O2"], runs=10, need=0.01)
-    print(f"load after:  {_loadavg()}")
+    print(f"load after:  {loadavg()}")
     per_it = {(r.program, r.size): r.seconds / r.counts["loopoh1"] for r in runs}
     base = {i: per_it[("reduction", s)] for i, s in enumerate(suite.PROGRAMS["reduction"].sizes)}
     print(
