@@ -311,9 +311,10 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
         per_flop = flop_times(machine, engine, hosts, options.flop)
     hw = hardware_of(machine)
     table = RouteTable(hw)
-    once = release and not operations and not wildcards(trace).size
+    matched = not wildcards(trace).size  # no receive from any source: one run
+    once = release and not operations and matched
     _charge(len(trace), None, once, len(hw.links))  # before compiling: by its actions
-    if release and not wildcards(trace).size:
+    if release and matched:
         return _replay_once(machine, engine, hw, table, hosts, per_flop, trace, sem, options,
                             operations)  # fmt: skip
 
@@ -331,7 +332,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
         return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls,
                                                    operations=operations)  # fmt: skip
 
-    if not wildcards(trace).size:
+    if matched:
         _, _, outcome = run(trace)
         if isinstance(outcome, Exception):
             raise outcome
