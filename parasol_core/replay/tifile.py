@@ -278,6 +278,7 @@ class _Columns:
 
 _FIELDS = ("rank", "kind", "peer", "tag", "size", "size2", "flops", "line")
 _TYPES = (np.int64, np.int8, np.int64, np.int64, np.float64, np.float64, np.float64, np.int64)
+_COLUMNS = (*zip(_FIELDS, _TYPES), ("file", np.int32))  # a trace's columns and their types
 # the actions native/tiscan.c reads, in its order
 _SCANNED = np.asarray([KIND[k] for k in ("init", "finalize", "compute", "send", "isend", "recv",
                                          "irecv", "wait", "waitall", "bcast", "reduce",
@@ -297,12 +298,9 @@ def scan_native(lib: Any, data: bytes, expect: int | None) -> dict[str, np.ndarr
     """A file's actions read by the C reader, or None where it leaves the file to
     Python (a line it does not read; see native/tiscan.c)."""
     cap = data.count(b"\n") + 1
-    out = {f: np.zeros(cap, dtype=np.int64 if t is np.int8 else t) for f, t in zip(_FIELDS, _TYPES)}
-    got = lib(data, len(data), -1 if expect is None else expect, _SCANNED.ctypes.data, cap,
-              *(out[f].ctypes.data for f in _FIELDS))  # fmt: skip
-    if got < 0:
-        return None
-    return {f: out[f][:got].astype(t) for f, t in zip(_FIELDS, _TYPES)}
+    col = {f: np.zeros(cap, dtype=t) for f, t in zip(_FIELDS, _TYPES)}
+    got = scan_into(lib, data, expect, col, 0, cap, np.zeros(cap, dtype=np.int64))
+    return None if got < 0 else {f: a[:got] for f, a in col.items()}
 
 
 def scan_into(lib: Any, data: bytes, expect: int | None, col: dict[str, np.ndarray], at: int,
@@ -360,8 +358,7 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         cap = data.count(b"\n") + 1
         if not col:
             total = cap if caps is None else max(sum(caps), cap)
-            col = {k: np.empty(total, dtype=t) for k, t in (*zip(_FIELDS, _TYPES),
-                                                            ("file", np.int32))}  # fmt: skip
+            col = {k: np.empty(total, dtype=t) for k, t in _COLUMNS}
         if done + cap > col["rank"].shape[0]:  # a file grew since it was counted
             col = {k: np.concatenate([a[:done], np.empty(cap, dtype=a.dtype)])
                    for k, a in col.items()}  # fmt: skip
@@ -383,7 +380,7 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         del data
     del scratch
     col = {k: a[:done] for k, a in col.items()} if col else {
-        k: np.zeros(0, dtype=t) for k, t in (*zip(_FIELDS, _TYPES), ("file", np.int32))}  # fmt: skip
+        k: np.zeros(0, dtype=t) for k, t in _COLUMNS}  # fmt: skip
     seen = int(col["rank"].max()) + 1 if done else 0
     if seen > MAX_RANKS:
         i = int(np.argmax(col["rank"]))
