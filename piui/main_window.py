@@ -1373,6 +1373,7 @@ class MainWindow(QMainWindow):
         from parasol_core.syntax.writer import write_text_atomic
 
         kept = None
+        self.document.commit_pending()  # a field being typed in is an edit too, as in Save
         if self.document.is_modified:
             path = self.document.path
             if path is not None:

@@ -144,3 +144,17 @@ def test_saving_a_measured_model_makes_it_a_file_like_any_other(main_window, tmp
     assert not main_window.isWindowModified()
     main_window.ask_save_changes = lambda: pytest.fail("asked about a saved model")
     assert main_window.open_file(GRID)
+
+
+def test_a_signal_keeps_the_edit_being_typed_in_the_copy(main_window, qtbot) -> None:
+    # stopped by a signal, PIUI keeps unsaved edits in NAME.unsaved; a field being typed
+    # in is an edit too, as Save and Export take it (the report's "Ok is assumed")
+    master = main_window.processor_master
+    master.name_field.setFocus()
+    qtbot.waitUntil(master.name_field.hasFocus, timeout=60_000)
+    master.name_field.selectAll()
+    qtbot.keyClicks(master.name_field, "typed not entered")
+    assert not main_window.document.is_modified  # nothing entered yet
+    kept = main_window.stop_by_signal("SIGTERM")
+    assert kept is not None and kept.name == main_window.document.path.name + ".unsaved"
+    assert 'name = "typed not entered"' in kept.read_text()
