@@ -7,9 +7,15 @@ the axis's length in pixels and the size of their labels, in regular steps — o
 axis every decade, or every 2nd, 5th, 10th … decade (with 2 and 5 between decades when
 fewer than two decades show and there is room); on a linear axis every major tick, or
 every 2nd, 5th … — and the ticks left unlabelled are drawn as minor ticks. As a last
-guard (fixed ticks, such as the names under the combinations chart), a label that would
-overlap the one before it is not drawn. :func:`label_rects` gives the rectangles of the
-labels an axis draws, which is what the tests check.
+guard (fixed ticks, such as the values under a heat map), a label that would overlap the
+one before it is not drawn. :func:`label_rects` gives the rectangles of the labels an
+axis draws, which is what the tests check.
+
+Names are not thinned: an axis of categories (the bars of "what dominates", the axes
+of a parallel-coordinates plot, the ratios under the combinations chart) draws every
+name, or a bar nobody can name is drawn. :func:`show_categories` sets the names and
+gives the plot the length they need along that axis as its minimum size, so that a
+plot in a small dock scrolls (put it in a scroll area) instead of dropping names.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QWidget
 
 # Steps between labelled ticks, in units of the major tick spacing (or of decades)
 STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -42,6 +48,7 @@ class ReadableAxis(pg.AxisItem):
     """A pyqtgraph axis whose tick labels do not overlap (the module's rule)."""
 
     label_fits = True  # whether its label (title) is drawn: it fits along the axis
+    categories: tuple[str, ...] = ()  # names at ticks 0, 1, 2 ...: every one is drawn
 
     def __init__(self, orientation: str, **kwargs: object) -> None:
         super().__init__(orientation, **kwargs)
@@ -173,6 +180,46 @@ class ReadableAxis(pg.AxisItem):
             kept.append(spec)
             last = rect
         return kept
+
+
+def category_length(axis: ReadableAxis, count: int, padding: float = 0.05) -> float:
+    """Pixels along ``axis`` that ``count`` names at ticks one unit apart need, each with
+    the room of the widest (:meth:`ReadableAxis._room`), in a view from -0.5 to
+    ``count`` - 0.5 padded by ``padding`` of that at each end."""
+    return count * (1.0 + 2.0 * padding) * axis._room(list(axis.categories)) + 2.0
+
+
+def show_categories(plot: pg.PlotWidget, side: str, names: list[str] | tuple[str, ...],
+                    padding: float = 0.05) -> None:  # fmt: skip
+    """Names at ticks 0, 1, 2 ... of ``plot``'s ``side`` axis (a :class:`ReadableAxis`),
+    every one drawn: the plot's minimum size along that axis becomes what the names need
+    (:func:`category_length`) plus the rest of the plot (its other axis, title and
+    margins), so a layout gives it that much or a scroll area around it scrolls. The
+    view's range along the axis is to be -0.5 .. len(names) - 0.5 with ``padding``."""
+    axis = plot.getPlotItem().getAxis(side)
+    axis.categories = tuple(names)
+    axis.setTicks([list(enumerate(names))])
+    need = category_length(axis, len(names), padding)
+    vertical = side in ("left", "right")
+    metrics = QFontMetricsF(axis._font())
+    # the plot beside the axis: the other axis's labels and title, the title, margins
+    frame = 4.0 * metrics.height() + 24.0
+    if vertical:
+        plot.setMinimumHeight(int(math.ceil(need + frame)))
+    else:
+        other = plot.getPlotItem().getAxis("left")
+        plot.setMinimumWidth(int(math.ceil(need + max(other.width(), 3 * metrics.height())
+                                             + 24.0)))  # fmt: skip
+
+
+def in_scroll_area(widget: QWidget) -> QScrollArea:
+    """``widget`` in a frameless scroll area that resizes it: a plot of categories
+    (:func:`show_categories`) scrolls there when the room is less than its names need."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(widget)
+    return area
 
 
 def readable_axes() -> dict[str, ReadableAxis]:

@@ -98,6 +98,8 @@ class RatioChart(QWidget):
             return
         import pyqtgraph as pg
 
+        from piui.widgets.plot_axes import show_categories
+
         plot = self._plot = _plot_widget()
         plot.setMinimumHeight(140)
         item = plot.getPlotItem()
@@ -109,7 +111,7 @@ class RatioChart(QWidget):
             axis = item.getAxis(side)
             axis.setPen(pg.mkPen("#555"))
             axis.setTextPen(pg.mkPen("#222"))
-        item.getAxis("bottom").setTicks([list(enumerate(COMBINATION_NAMES))])
+        show_categories(plot, "bottom", COMBINATION_NAMES, padding=0)
         item.setLabel("left", "ratio")
         self._band = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(0, 0, 0, 18),
                                          pen=pg.mkPen(None))  # fmt: skip

@@ -55,7 +55,7 @@ from PySide6.QtWidgets import (
 from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
-from piui.widgets.plot_axes import readable_axes
+from piui.widgets.plot_axes import in_scroll_area, readable_axes, show_categories
 from piui.widgets.status_messages import message_label
 
 REDRAW_MS = 150
@@ -241,8 +241,10 @@ class SweepDialog(QDialog):
         self.table.setToolTip("Double-click a row to open that variant as a new model")
 
         charts = QSplitter(Qt.Orientation.Horizontal)
-        charts.addWidget(self.plots)
-        charts.addWidget(self.effects_plot)
+        # the plots name their axes and the effects' bars: narrow, they scroll sideways
+        # rather than drop a name (plot_axes.show_categories)
+        charts.addWidget(in_scroll_area(self.plots))
+        charts.addWidget(in_scroll_area(self.effects_plot))
         charts.setSizes([700, 350])
         results = QWidget()
         results_layout = QVBoxLayout(results)
@@ -554,8 +556,7 @@ class SweepDialog(QDialog):
             plot.addItem(item)
             self.parallel_lines.append(item)
         plot.setXRange(-0.4, n + 0.4, padding=0)
-        plot.getAxis("bottom").setTicks([[(i, a.name) for i, a in enumerate(spec.axes)]
-                                         + [(n, name)]])  # fmt: skip
+        show_categories(plot, "bottom", [a.name for a in spec.axes] + [name], padding=0)
         plot.getAxis("left").setTicks([[(0, "lowest"), (1, "highest")]])
         low, high = (10**lo, 10**hi) if log else (lo, hi)
         plot.setTitle(f"{name}: {low:.4g} (dark) to {high:.4g} (light)"
@@ -574,7 +575,8 @@ class SweepDialog(QDialog):
         self.effect_bars = pg.BarGraphItem(x=list(range(len(effects))), height=heights,
                                            width=0.6, brush="#c06030")  # fmt: skip
         plot.addItem(self.effect_bars)
-        plot.getAxis("bottom").setTicks([[(i, n) for i, (n, _) in enumerate(effects)]])
+        show_categories(plot, "bottom", [n for n, _ in effects])
+        plot.setXRange(-0.5, len(effects) - 0.5, padding=0.05)
         plot.setYRange(0, max(heights) * 1.1 if max(heights) > 0 else 1)
 
     # ------------------------------------------------------------------ opening a variant

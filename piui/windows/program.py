@@ -596,7 +596,7 @@ class _DominatesView(QWidget):
         self.rows: list[tuple[str, float]] = []
         import pyqtgraph as pg
 
-        from piui.widgets.plot_axes import readable_axes
+        from piui.widgets.plot_axes import in_scroll_area, readable_axes
 
         self.plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         item = self.plot.getPlotItem()
@@ -608,10 +608,12 @@ class _DominatesView(QWidget):
         item.addItem(self.bars)
         self.view = item.getViewBox()
         self.view.invertY(True)
+        # a bar per knob, each named: in a short dock the chart scrolls, no name dropped
+        self.scroll = in_scroll_area(self.plot)
         column = QVBoxLayout(self)
         column.addWidget(self.note)
         column.addWidget(self.state)
-        column.addWidget(self.plot, 1)
+        column.addWidget(self.scroll, 1)
 
     def is_stale(self) -> bool:
         return self._stale
@@ -620,6 +622,9 @@ class _DominatesView(QWidget):
         self._stale = True
         self.rows = []
         self.bars.setOpts(x0=[], y=[], width=[])
+        from piui.widgets.plot_axes import show_categories
+
+        show_categories(self.plot, "left", [])
         self.state.setText("")
 
     def stale(self) -> None:
@@ -637,8 +642,9 @@ class _DominatesView(QWidget):
         saved = np.array([percent for _name, percent in rows], float)
         self.bars.setOpts(x0=np.zeros(len(rows)), y=np.arange(len(rows)), width=saved,
                           height=0.7)  # fmt: skip
-        axis = self.plot.getPlotItem().getAxis("left")
-        axis.setTicks([[(i, name) for i, (name, _p) in enumerate(rows)]])
+        from piui.widgets.plot_axes import show_categories
+
+        show_categories(self.plot, "left", [name for name, _p in rows])
         if len(rows):
             self.view.setRange(xRange=(min(0.0, saved.min()), max(saved.max(), 1e-9)),
                                yRange=(-0.5, len(rows) - 0.5), padding=0.05)  # fmt: skip

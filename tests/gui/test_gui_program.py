@@ -164,6 +164,34 @@ def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, pr
     assert view.rows == again != expected
 
 
+@pytest.mark.parametrize("width, height", [(600, 300), (1100, 900)])
+def test_every_bar_of_what_dominates_is_named_in_a_dock_of(width, height, main_window,
+                                                           program, qtbot):  # fmt: skip
+    """A bar a knob in a short dock: every bar keeps its name (none dropped to fit), the chart
+    scrolls instead; the names are drawn on the axis, none overlapping."""
+    from piui.widgets.plot_axes import label_rects, overlapping
+
+    dock = main_window.docks["program"]
+    dock.setFloating(True)
+    dock.resize(width, height)
+    view = program.dominates
+    with qtbot.waitSignal(program.dominanceShown, timeout=60_000):
+        program.tabs.setCurrentWidget(view)
+    for _ in range(3):  # the plot's layout settles over a few passes
+        QApplication.processEvents()
+        qtbot.wait(10)
+    names = [label for label, _ in view.rows]
+    assert len(names) >= 10
+    axis = view.plot.getPlotItem().getAxis("left")
+    drawn = label_rects(axis)
+    assert [text for _, text in drawn] == names
+    assert not overlapping(drawn)
+    scrolls = view.scroll.verticalScrollBar().maximum() > 0
+    assert scrolls == (view.scroll.viewport().height() < view.plot.minimumHeight())
+    if height == 300:
+        assert scrolls  # a dozen names need more than a short dock has
+
+
 def test_a_program_that_deadlocks_is_said_with_the_stuck_ranks(program, qtbot, tmp_path):
     stuck = tmp_path / "stuck.txt"
     # both send 1.6 MB first (rendezvous: a send waits for its receive), then receive

@@ -63,6 +63,8 @@ def check_plots(widget: QWidget, where: str, expect: int) -> None:
             rects = label_rects(axis)
             assert len(rects) >= 2, (name, rects)
             assert not overlapping(rects), (name, overlapping(rects))
+            if axis.categories:  # names: every one drawn, none thinned out
+                assert sorted(t for _, t in rects) == sorted(axis.categories), name
             if item.getAxis(side)._tickLevels is None:  # ticks the rule chose
                 assert not overlapping(unguarded_rects(axis)), name
             length = axis.size().height() if side == "left" else axis.size().width()

@@ -326,3 +326,36 @@ def test_the_mpi_and_cache_windows_context_menus_add_their_axes(main_window, qtb
     values = _offered(main_window, cache.sweep_menu("size"), "Sweep pc(1).size…",
                       "pc(1).size", "set", ("pc(1).size",))  # fmt: skip
     assert values == "1, 2, 4"  # whole numbers around its size of 1
+
+
+def test_every_axis_is_named_in_a_narrow_dialog(main_window, qtbot):
+    """Five axes in a 700 px dialog: the parallel coordinates and "what dominates" name
+    every axis (none dropped to fit); the charts scroll sideways instead."""
+    from PySide6.QtWidgets import QApplication, QScrollArea
+
+    from piui.widgets.plot_axes import label_rects, overlapping
+
+    dialog = _dialog(main_window)
+    axes = {"pt(1).iga": "7e-7, 1.4e-6", "pt(1).igm": "1e-6, 2e-6",
+            "scale arithmetic": "0.5, 2", "tl(1)(*).latency": "1e-5, 3e-5",
+            "tl(1)(*).speed": "1e-7, 1e-6"}  # fmt: skip
+    for change, values in axes.items():
+        dialog.add_axis(change, values)
+    dialog.expressions.setText("po(1).ia_spd")
+    dialog.resize(700, 700)
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    for _ in range(3):  # the plots' layout settles over a few passes
+        QApplication.processEvents()
+        qtbot.wait(10)
+    assert dialog.plots.currentWidget() is dialog.parallel_plot
+    for plot, names in ((dialog.parallel_plot, [*axes, "po(1).ia_spd"]),
+                        (dialog.effects_plot, sorted(axes))):  # fmt: skip
+        drawn = label_rects(plot.getPlotItem().getAxis("bottom"))
+        assert sorted(text for _, text in drawn) == sorted(names), plot
+        assert not overlapping(drawn)
+        area = plot.parentWidget()
+        while not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        scrolls = area.horizontalScrollBar().maximum() > 0
+        assert scrolls == (area.viewport().width() < plot.minimumWidth()), plot
