@@ -74,7 +74,9 @@ def cmd_push(args: argparse.Namespace) -> int:
             lines.append(f"{args.file}{where}: {d['severity']}: {d['message']}")
         raise CommandError("\n".join(lines), EXIT_ERRORS) from None
     except (EstimatorUnreachable, EstimatorTimeout, Unauthorized) as e:
-        raise CommandError(f"error: cannot push to the estimator at {url}: {e}",
+        hint = ("; give one with --token or $PARASOL_ESTIMATOR_TOKEN"
+                if isinstance(e, Unauthorized) and not token else "")  # fmt: skip
+        raise CommandError(f"error: cannot push to the estimator at {url}: {e}{hint}",
                            EXIT_USAGE) from None  # fmt: skip
     except EstimatorError as e:
         raise CommandError(f"error: the estimator at {url}: {e}", EXIT_ERRORS) from None

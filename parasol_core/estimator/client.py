@@ -204,7 +204,7 @@ class Client:
         if status == 401:
             raise Unauthorized(
                 f"the estimator at {self.url} wants a token"
-                + (" (the one given is wrong)" if self.token else " (give one with --token)"),
+                + (" (the one given is wrong)" if self.token else " (none was given)"),
                 self.url,
             )
         try:

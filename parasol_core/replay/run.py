@@ -205,7 +205,7 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
             value = engine.evaluate_text(text)
             if isinstance(value, EvalError) or not isinstance(value, (int, float)):
                 raise ReplayError(f"a flop's time on processor type {t}, '{text}': {value} "
-                                  "(give another expression: --flop)")  # fmt: skip
+                                  "(give another expression for a flop's time)")  # fmt: skip
             if not (math.isfinite(value) and value >= 0):
                 raise ReplayError(f"a flop's time on processor type {t}, '{text}', is "
                                   f"{value!r}: it must be zero or more seconds")  # fmt: skip
@@ -236,7 +236,7 @@ def time_scale(machine: Machine, engine: Engine, hosts: np.ndarray,
     value = Engine(traced).evaluate_text(text)
     if isinstance(value, EvalError) or not isinstance(value, (int, float)) or not value > 0:
         raise ReplayError(f"the traced machine's '{text}': {value} (it must be a positive "
-                          "time; give another expression: --flop)")  # fmt: skip
+                          "time; give another expression for a flop's time)")  # fmt: skip
     return flop_times(machine, engine, hosts, options.flop) / float(value)
 
 
@@ -244,11 +244,12 @@ def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, i
     """The model's ``mpi`` cost of each (name, bytes, procs)."""
     out = np.zeros(len(keys))
     if keys and (machine.mpi is None or not machine.mpi.entries):
-        raise ReplayError("--collectives model needs the model's mpi section, and it has none")
+        raise ReplayError("collectives costed by the model need the model's mpi section, "
+                          "and it has none")
     for i, (name, nbytes, procs) in enumerate(keys):
         if name not in machine.mpi.entries:
             have = ", ".join(machine.mpi.entries) or "none"
-            raise ReplayError(f"--collectives model: the model's mpi section gives no "
+            raise ReplayError(f"collectives costed by the model: its mpi section gives no "
                               f"'{name}' (it gives: {have})")  # fmt: skip
         value = engine.evaluate_text(f"mp.{name}", runtime=True,
                                      args={"bytes": nbytes, "procs": procs})  # fmt: skip
