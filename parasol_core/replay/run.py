@@ -244,8 +244,9 @@ def model_costs(machine: Machine, engine: Engine, keys: list[tuple[str, float, i
     """The model's ``mpi`` cost of each (name, bytes, procs)."""
     out = np.zeros(len(keys))
     if keys and (machine.mpi is None or not machine.mpi.entries):
-        raise ReplayError("collectives costed by the model need the model's mpi section, "
-                          "and it has none")
+        raise ReplayError(
+            "collectives costed by the model need the model's mpi section, and it has none"
+        )
     for i, (name, nbytes, procs) in enumerate(keys):
         if name not in machine.mpi.entries:
             have = ", ".join(machine.mpi.entries) or "none"
