@@ -99,6 +99,14 @@ class ValueField(QLineEdit):
         super().__init__(*args)
         self.textEdited.connect(lambda _text: self.accept_input())
 
+    def setText(self, text: str) -> None:
+        """Show ``text`` from its beginning, as a reader starts: a value longer than the
+        field (a model's name in a narrow panel) would otherwise show its end, the
+        cursor's place. Not while the user is in the field: the cursor stays theirs."""
+        super().setText(text)
+        if not self.hasFocus():
+            self.setCursorPosition(0)
+
     def focusInEvent(self, event: QFocusEvent) -> None:
         super().focusInEvent(event)
         if event.reason() != Qt.FocusReason.ActiveWindowFocusReason:  # not a window switch

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QListWidget,
     QPushButton,
     QScrollArea,
@@ -61,6 +60,7 @@ from parasol_core.topology.virtual import (
 )
 from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog, shape_text
+from piui.widgets.number_controls import ValueField
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change, message_label
 from piui.widgets.topology_canvas import TopologyCanvas
@@ -100,18 +100,18 @@ class MappingEditorWindow(QWidget):
         add.setToolTip("add a virtual topology: its routing, processor count and name")
         self.routing = RoutingBox()
         self.routing.setToolTip("which virtual links the virtual topology has")
-        self.name_edit = QLineEdit()
+        self.name_edit = ValueField()
         self.id_edit = QSpinBox()
         self.id_edit.setRange(1, MAX_ID)
         self.count_edit = QSpinBox()
         self.count_edit.setRange(1, MAX_ID)
         self.count_edit.setToolTip("virtual processors: the mapping keeps those that stay")
-        self.shape_edit = QLineEdit()
+        self.shape_edit = ValueField()
         self.shape_edit.setToolTip(
             "the grid the routing lays the virtual processors on: 1 to 6 sizes whose product "
             "is the processor count ('9 8', '6 4 3'); press Enter"
         )
-        self.mapping_edit = QLineEdit()
+        self.mapping_edit = ValueField()
         self.mapping_edit.setToolTip(
             "the hardware processor of virtual processor 1, 2, … in order (a number, or a "
             "name of the topology's processors); type or paste a permutation and press "

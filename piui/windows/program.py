@@ -39,7 +39,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
     QSplitter,
     QTableView,
@@ -53,7 +52,13 @@ from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
 from piui.document import Document
 from piui.widgets.deferred import on_screen
 from piui.widgets.live_prediction import LivePrediction
-from piui.widgets.status_messages import heading_label, message_label, show_refusal
+from piui.widgets.number_controls import ValueField
+from piui.widgets.status_messages import (
+    forget_on_change,
+    heading_label,
+    message_label,
+    show_refusal,
+)
 from piui.widgets.timeline_plot import TimelinePlot
 
 log = logging.getLogger("piui")
@@ -121,13 +126,14 @@ class ProgramWindow(QWidget):
         self.state = QLabel()
         self.state.setStyleSheet("color: palette(dark);")
         self.message = message_label()
-        self.flop = QLineEdit()
+        self.flop = ValueField()
         self.flop.setToolTip("The seconds of one floating-point operation of a trace's "
                              "compute, an expression of the model in which T is the "
                              "rank's processor type; empty: the model's own (a double "
                              "addition and multiplication)")  # fmt: skip
         self.flop.setPlaceholderText("the model's")
         self.flop.editingFinished.connect(self._flop_edited)
+        forget_on_change(document, self, None)  # a refused field's pink goes with its model
         flop_row = QHBoxLayout()
         flop_row.addWidget(QLabel("A flop takes"))
         flop_row.addWidget(self.flop, 1)

@@ -38,7 +38,7 @@ from parasol_core.topology.replacement import Choices, Replacement, with_choices
 from parasol_core.topology.shape import processor_count
 from parasol_core.topology.switches import count_text
 from piui.document import Document
-from piui.widgets.number_controls import MantissaExponentEdit
+from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change, show_refusal
@@ -66,7 +66,7 @@ class TopologyEditorWindow(QWidget):
         self.selection = selection_of(document)
         self.id_edit = QSpinBox()
         self.id_edit.setRange(1, 2**31 - 1)
-        self.name_edit = QLineEdit()
+        self.name_edit = ValueField()
         self.routing = RoutingBox()
         self.setup = MantissaExponentEdit(exponent_range=(-12, 0))
         self.type_box = QComboBox()
