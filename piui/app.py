@@ -137,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.screenshots and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     import_core()
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -160,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("piui").setLevel(logging.DEBUG)
     install_exception_hook()
     window = MainWindow()
+    if args.screenshots:  # nobody answers: a copy of unsaved edits stays for a real start
+        from parasol_core.session import recovery
+
+        window.ask_restore = lambda _copy: recovery.KEEP
     if args.file:
         if not window.open_file(args.file) and args.screenshots:
             return 1
@@ -175,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     stop = stop_on_signals(app, window)
     window.show_at_start()  # the first run: maximised, in the first-run layout
+    # the edits of models never saved that a PIUI stopped by a signal kept: offered back
+    QTimer.singleShot(0, window.offer_orphaned_copies)
     status = app.exec()
     stop.uninstall()
     return stop.status(status)  # 128 + the signal that stopped it, as the commands'
