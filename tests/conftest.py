@@ -295,6 +295,7 @@ SLOW_MODULES = {
     "test_signals",
     "test_signals_event_loops",
     "test_gui_restore_unsaved",  # a PIUI started and stopped in most tests
+    "test_gui_message_lines",  # every dock floated, squeezed and widened again
     "test_soak",
 }
 # Over about 0.5 s in a run on two lightly loaded workers (a parametrized test: all

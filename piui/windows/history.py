@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QBrush, QPalette
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from parasol_core.session import SessionError
 from piui.document import Document
+from piui.widgets.status_messages import message_label
 
 OPENED = "The model as opened"
 
@@ -27,7 +28,7 @@ class HistoryPanel(QWidget):
         self.list.setToolTip("Click a step to undo or redo to just after it")
         self.list.itemClicked.connect(self._clicked)
         self.list.itemActivated.connect(self._clicked)
-        self.note = QLabel()
+        self.note = message_label()  # an error of the history too
         self.note.setStyleSheet("color: palette(dark);")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

@@ -27,7 +27,7 @@ from parasol_core.topology.layout import link_groups
 from piui.document import Document
 from piui.widgets.labels import value_text
 from piui.widgets.number_controls import MantissaExponentEdit
-from piui.widgets.status_messages import forget_on_change
+from piui.widgets.status_messages import forget_on_change, message_label
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
@@ -57,8 +57,7 @@ class LinkGroupsWindow(QWidget):
         self.latency.setToolTip("latency of every link of the group, in seconds")
         self.speed = MantissaExponentEdit(exponent_range=(-12, 0))
         self.speed.setToolTip("time per byte of every link of the group, in seconds")
-        self.note = QLabel()
-        self.note.setWordWrap(True)
+        self.note = message_label()
         self.maxtotalspd = QLabel()
         self.maxtotalspd.setStyleSheet("font-weight: bold;")
         self.title = QLabel()

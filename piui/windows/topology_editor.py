@@ -41,7 +41,7 @@ from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
-from piui.widgets.status_messages import forget_on_change, show_refusal
+from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
@@ -99,8 +99,7 @@ class TopologyEditorWindow(QWidget):
         self.link_a = ProcessorBox(lambda: self.hardware, what="link end")
         self.link_b = ProcessorBox(lambda: self.hardware, what="link end")
         add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = message_label()
         for end in (self.link_a, self.link_b):  # a name the topology lacks: why, here
             end.rejected.connect(lambda text: show_refusal(self.message, text))
 
