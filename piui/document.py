@@ -221,8 +221,12 @@ class Document(QObject):
         model never saved): Save writes them there and removes the copy
         (``Session.restore``). Raises ModelSyntaxError or OSError and keeps the current
         model then."""
-        self.session.restore(copy, original)
-        self.origin = None
+        origin, self.origin = self.origin, None  # before the model is shown: its title
+        try:
+            self.session.restore(copy, original)
+        except BaseException:
+            self.origin = origin
+            raise
         log.info("restored the unsaved edits kept in %s", copy)
 
     def reload(self) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMessageBox
 from parasol_core.session import recovery
 from parasol_core.session.session import read_model
 
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 IGA = 7.5e-7  # what the stopped PIUI set (pt(1).iga), and did not save
 
 
@@ -161,12 +162,16 @@ def test_a_never_saved_model_is_offered_at_the_next_start(main_window, tmp_path)
     assert status == 143, err
     [copy] = data_home(tmp_path).rglob("unsaved-*.machine")
     assert f"are in {copy}" in err
+    main_window.new_from(SAMPLES / "parsytec-gcel.machine")  # PIUI's start: a sample's copy
     asked = Asked(recovery.RESTORE)
     main_window.ask_restore = asked
     assert main_window.offer_orphaned_copies(copy.parent)
     assert [(c.path, c.original) for c in asked.offered] == [(copy, None)]
     document = main_window.document
     assert document.path is None and document.is_modified and _iga(main_window) == IGA
+    # the title says what it is now: not the copy of a sample any more, and unsaved
+    assert main_window.windowTitle() == f"{document.machine.name}[*] — PIUI"
+    assert main_window.isWindowModified()
     assert copy.exists()
     target = tmp_path / "recovered.machine"
     main_window.ask_save_path = lambda: str(target)
