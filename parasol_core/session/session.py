@@ -33,6 +33,7 @@ from parasol_core.model import (
     EXPR,
     EXPRESSION_SECTIONS,
     INT,
+    STR,
     Block,
     ExprSection,
     Link,
@@ -576,6 +577,8 @@ class Session:
             value = ABSENT
         if s.kind == INT and value is not ABSENT and value is not None:
             edit.check_int(s.attr, value, s.label)
+        if s.kind == STR and value is not ABSENT and value is not None:
+            edit.check_name(value, s.label)  # refused now, not when the file is saved
         if s.attr == "id" and isinstance(s.obj, Processor) and value != s.obj.id:
             self._renumber(s.obj, value)
             return
