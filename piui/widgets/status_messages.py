@@ -140,9 +140,15 @@ def heading_label(style: str = "font-weight: bold;") -> QLabel:
     return label
 
 
+# how every window's message line says an edit was refused: what was not done, and why
+REFUSAL_STYLE = "color: #b00020;"
+
+
 def show_refusal(label: QLabel, message: str) -> None:
+    """Say on a message line that an edit was refused: ``message`` names what was not
+    done (the field or the operation: where) and the core's reason (why)."""
     label.setText(message)
-    label.setStyleSheet("color: #b00020;")
+    label.setStyleSheet(REFUSAL_STYLE)
 
 
 def confirm(parent: QWidget, title: str, text: str, details: list[str] | None = None) -> bool:

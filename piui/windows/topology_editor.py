@@ -295,8 +295,8 @@ class TopologyEditorWindow(QWidget):
                                             merge=merge)  # fmt: skip
             self.message.clear()
         except (SessionError, ValueError) as e:
-            self.message.setText(str(e))
             self.refresh()
+            show_refusal(self.message, f"{label} not changed: {e}")
 
     def _set_id(self) -> None:
         hw = self.hardware
@@ -419,7 +419,7 @@ class TopologyEditorWindow(QWidget):
         try:
             link = self.document.session.new_link(hw.id, a, b)
         except SessionError as e:
-            self.message.setText(str(e))
+            show_refusal(self.message, f"link not added: {e}")
             return None
         ends = labelled(hw, (a, b))  # with their names, where the topology keeps them
         self.message.setText(f"link {link.id} added between {ends[0]} and {ends[1]}")
