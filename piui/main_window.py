@@ -619,30 +619,35 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         copy = recovery.newer_copy(path)
+        restored = False
         if copy is not None:
             answer = self.ask_restore(copy)
-            if answer == recovery.RESTORE and self.restore_copy(copy):
-                self._remember(Path(path))
-                return True
-            if answer == recovery.DISCARD:
+            if answer == recovery.RESTORE:
+                restored = self.restore_copy(copy)  # not read: the file as it is, below
+            elif answer == recovery.DISCARD:
                 self._discard_copy(copy)
-        try:
-            with busy(self, f"Opening {Path(path).name}…"):
-                self.document.open(path)
-        except ModelSyntaxError as e:
-            log.error("%s", e.format())
-            self.show_error("Cannot open the model", e.format(), e.context)
-            return False
-        except OSError as e:
-            log.error("cannot open %s: %s", path, e.strerror or e)
-            self.show_error("Cannot open the model", f"{path}: {e.strerror or e}")
-            return False
+        if not restored:
+            try:
+                with busy(self, f"Opening {Path(path).name}…"):
+                    self.document.open(path)
+            except ModelSyntaxError as e:
+                log.error("%s", e.format())
+                self.show_error("Cannot open the model", e.format(), e.context)
+                return False
+            except OSError as e:
+                log.error("cannot open %s: %s", path, e.strerror or e)
+                self.show_error("Cannot open the model", f"{path}: {e.strerror or e}")
+                return False
         self._remember(Path(path))
+        self._show_errors_of(Path(path).name)
+        return True
+
+    def _show_errors_of(self, name: str) -> None:
+        """A model just opened with errors: say so, and show them."""
         errors = sum(d.is_error for d in self.document.diagnostics)
         if errors:
-            log.warning("%s has %d error(s): see Diagnostics", Path(path).name, errors)
+            log.warning("%s has %d error(s): see Diagnostics", name, errors)
             self.show_panel("diagnostics")
-        return True
 
     def restore_copy(self, copy: recovery.Copy) -> bool:
         """Open the unsaved edits kept in ``copy`` as unsaved changes of its model (of
@@ -690,7 +695,10 @@ class MainWindow(QMainWindow):
         for copy in recovery.orphans(folder or self.data_folder(), os.getpid()):
             answer = self.ask_restore(copy)
             if answer == recovery.RESTORE:
-                if self.maybe_save() and self.restore_copy(copy):
+                if not self.maybe_save():
+                    return False  # the model on screen is kept: the copies stay for later
+                if self.restore_copy(copy):
+                    self._show_errors_of(copy.path.name)
                     return True
             elif answer == recovery.DISCARD:
                 self._discard_copy(copy)

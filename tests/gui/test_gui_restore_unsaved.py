@@ -190,3 +190,20 @@ def test_the_copy_of_a_running_piui_is_not_offered(main_window, tmp_path) -> Non
     main_window.ask_restore = Asked(recovery.RESTORE)
     assert not main_window.offer_orphaned_copies(folder)
     assert main_window.ask_restore.offered == [] and running.exists()
+
+
+def test_restoring_over_unsaved_edits_asks_first_and_cancel_keeps_everything(
+        main_window, tmp_path) -> None:  # fmt: skip
+    folder = tmp_path / "data"
+    gone = [2**22 + 1, 2**22 + 2]  # past Linux's largest pid_max (2**22): no process has them
+    copies = [recovery.keep(named_model_text(), None, folder, pid) for pid in gone]
+    main_window.document.session.set("pt(1).iga", "1.25e-6")  # the model on screen, unsaved
+    machine = main_window.document.machine
+    asked = Asked(recovery.RESTORE)
+    main_window.ask_restore = asked
+    main_window.ask_save_changes = lambda: QMessageBox.StandardButton.Cancel
+    assert not main_window.offer_orphaned_copies(folder)
+    assert len(asked.offered) == 1  # cancelled: no further copy offered this time
+    assert main_window.document.machine is machine and main_window.document.is_modified
+    assert all(c.exists() for c in copies)
+    main_window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
