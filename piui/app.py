@@ -161,12 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("piui").setLevel(logging.DEBUG)
     install_exception_hook()
     window = MainWindow()
-    if args.screenshots:  # nobody answers: a copy of unsaved edits stays for a real start
-        from parasol_core.session import recovery
-
-        window.ask_restore = lambda _copy: recovery.KEEP
-    if args.file:
-        if not window.open_file(args.file) and args.screenshots:
+    if args.file:  # a copy of its unsaved edits is offered once the window is on screen
+        if not window.open_file(args.file, offer_copy=False) and args.screenshots:
             return 1
     else:
         window.document.open_copy(SAMPLE)
@@ -180,7 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     stop = stop_on_signals(app, window)
     window.show_at_start()  # the first run: maximised, in the first-run layout
-    # the edits of models never saved that a PIUI stopped by a signal kept: offered back
+    # unsaved edits a PIUI stopped by a signal kept, offered back over the window: of the
+    # model named, then of models never saved
+    if args.file:
+        QTimer.singleShot(0, lambda: window.offer_copy_beside(args.file))
     QTimer.singleShot(0, window.offer_orphaned_copies)
     status = app.exec()
     stop.uninstall()

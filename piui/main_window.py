@@ -611,14 +611,15 @@ class MainWindow(QMainWindow):
         except OSError as e:
             log.warning("the copy %s could not be deleted: %s", copy, e.strerror or e)
 
-    def open_file(self, path: str | Path) -> bool:
-        """Open a model file (File > Open, a recent file, the command line). When a copy
-        of unsaved edits newer than the file lies beside it (``NAME.unsaved``, kept when
-        PIUI was stopped by a signal), offer it first: restored, the model opens with
-        them as unsaved changes."""
+    def open_file(self, path: str | Path, offer_copy: bool = True) -> bool:
+        """Open a model file (File > Open, a recent file). When a copy of unsaved edits
+        newer than the file lies beside it (``NAME.unsaved``, kept when PIUI was stopped
+        by a signal), offer it first: restored, the model opens with them as unsaved
+        changes. The command line opens without the offer (``offer_copy`` False), before
+        the window is on screen, and makes it once it is (:meth:`offer_copy_beside`)."""
         if not self.maybe_save():
             return False
-        copy = recovery.newer_copy(path)
+        copy = recovery.newer_copy(path) if offer_copy else None
         restored = False
         if copy is not None:
             answer = self.ask_restore(copy)
@@ -687,6 +688,22 @@ class MainWindow(QMainWindow):
 
         return Path(QStandardPaths.writableLocation(
             QStandardPaths.StandardLocation.AppDataLocation))  # fmt: skip
+
+    def offer_copy_beside(self, path: str | Path) -> bool:
+        """At start, the window on screen: offer the copy of unsaved edits beside the
+        model file the command line named, if one is newer than it (as File > Open
+        does). True when it was restored."""
+        copy = recovery.newer_copy(path)
+        if copy is None:
+            return False
+        answer = self.ask_restore(copy)
+        if answer == recovery.RESTORE and self.maybe_save() and self.restore_copy(copy):
+            self._remember(Path(path))
+            self._show_errors_of(Path(path).name)
+            return True
+        if answer == recovery.DISCARD:
+            self._discard_copy(copy)
+        return False
 
     def offer_orphaned_copies(self, folder: Path | None = None) -> bool:
         """At start: offer the copies of never-saved models that a PIUI stopped by a

@@ -46,16 +46,60 @@ PIUI = textwrap.dedent(
 )
 
 
-def start_piui(tmp_path: Path, model: Path | None, edit: bool) -> subprocess.Popen:
+# PIUI started as `piui MODEL` is, answering Restore when it offers unsaved edits back
+# once its window is on screen, then saying what it shows and saving (tests/gui)
+RESTORING = textwrap.dedent(
+    """
+    import sys
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    app = QApplication(sys.argv[:1])
+
+    def window():
+        from piui.main_window import MainWindow
+        shown = [w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        return shown[0] if shown else None
+
+    def answer():
+        box = app.activeModalWidget()
+        if not isinstance(box, QMessageBox) or box.windowTitle() != "Unsaved edits found":
+            QTimer.singleShot(10, answer)
+            return
+        print("offered with the window on screen:", window() is not None, flush=True)
+        print("offered:", box.text().replace("\\n", " "), flush=True)
+        next(b for b in box.buttons() if b.text() == "Restore").click()
+        QTimer.singleShot(0, report)
+
+    def report():
+        w = window()
+        if app.activeModalWidget() is not None or w is None or not w.document.is_modified:
+            QTimer.singleShot(10, report)
+            return
+        print("title:", w.windowTitle(), flush=True)
+        print("iga:", w.document.machine.processor(1).timings["iga"].mean, flush=True)
+        print("saved:", w.save(), flush=True)
+        app.quit()
+
+    QTimer.singleShot(0, answer)
+    from piui.app import main
+    sys.exit(main([sys.argv[1]]))
+    """
+)
+
+
+def start_piui(tmp_path: Path, model: Path | None, edit: bool, script: str = PIUI
+               ) -> subprocess.Popen:  # fmt: skip
     """PIUI on ``model`` (None: no file), its settings, home and data folder in
-    ``tmp_path`` (the data folder: :func:`data_home`)."""
+    ``tmp_path`` (the data folder: :func:`data_home`); ``script`` :data:`PIUI` or
+    :data:`RESTORING`."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path / "home"),
                XDG_CONFIG_HOME=str(tmp_path / "config"),
                XDG_DATA_HOME=str(data_home(tmp_path)),
                PIUI_SETTINGS=str(tmp_path / "settings.ini"))  # fmt: skip
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.Popen(
-        [sys.executable, "-c", PIUI, "-" if model is None else str(model),
+        [sys.executable, "-c", script, "-" if model is None else str(model),
          "edit" if edit else "keep"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip

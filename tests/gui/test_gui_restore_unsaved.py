@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from named_platform import named_model_text
-from piui_process import data_home, start_piui, stop_when_ready
+from piui_process import RESTORING, SAFETY, data_home, start_piui, stop_when_ready
 from PySide6.QtWidgets import QMessageBox
 
+from parasol_core.base.numeric import read_float
 from parasol_core.session import recovery
 from parasol_core.session.session import read_model
 
@@ -207,3 +208,18 @@ def test_restoring_over_unsaved_edits_asks_first_and_cancel_keeps_everything(
     assert main_window.document.machine is machine and main_window.document.is_modified
     assert all(c.exists() for c in copies)
     main_window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+
+
+def test_the_command_line_offers_the_copy_over_the_window_and_restores_it(tmp_path) -> None:
+    model, copy, before = _stopped_with_edits(tmp_path)
+    proc = start_piui(tmp_path, model, edit=False, script=RESTORING)  # `piui MODEL`
+    out, err = proc.communicate(timeout=SAFETY)
+    assert proc.returncode == 0, err
+    lines = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
+    assert lines["offered with the window on screen"] == "True", out
+    assert "named.machine.unsaved" in lines["offered"], out
+    assert lines["title"] == "named.machine[*] — PIUI", out  # unsaved changes of the file
+    assert read_float(lines["iga"]) == IGA and lines["saved"] == "True", out
+    assert not copy.exists()
+    assert read_model(model)[0].processor(1).timings["iga"].mean == IGA
+    assert model.read_text() != before
