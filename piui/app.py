@@ -137,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.screenshots and "QT_QPA_PLATFORM" not in os.environ:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     import_core()
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -160,8 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("piui").setLevel(logging.DEBUG)
     install_exception_hook()
     window = MainWindow()
-    if args.file:
-        if not window.open_file(args.file) and args.screenshots:
+    if args.file:  # a copy of its unsaved edits is offered once the window is on screen
+        if not window.open_file(args.file, offer_copy=False) and args.screenshots:
             return 1
     else:
         window.document.open_copy(SAMPLE)
@@ -175,6 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     stop = stop_on_signals(app, window)
     window.show_at_start()  # the first run: maximised, in the first-run layout
+    # unsaved edits a PIUI stopped by a signal kept, offered back over the window: of the
+    # model named, then of models never saved
+    if args.file:
+        QTimer.singleShot(0, lambda: window.offer_copy_beside(args.file))
+    QTimer.singleShot(0, window.offer_orphaned_copies)
     status = app.exec()
     stop.uninstall()
     return stop.status(status)  # 128 + the signal that stopped it, as the commands'

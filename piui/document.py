@@ -216,6 +216,19 @@ class Document(QObject):
         self.session.replace(machine, Path(path), stamp)
         log.info("opened %s", path)
 
+    def restore(self, copy: Path, original: Path | None) -> None:
+        """The unsaved edits kept in ``copy`` as unsaved changes of ``original`` (or of a
+        model never saved): Save writes them there and removes the copy
+        (``Session.restore``). Raises ModelSyntaxError or OSError and keeps the current
+        model then."""
+        origin, self.origin = self.origin, None  # before the model is shown: its title
+        try:
+            self.session.restore(copy, original)
+        except BaseException:
+            self.origin = origin
+            raise
+        log.info("restored the unsaved edits kept in %s", copy)
+
     def reload(self) -> None:
         """Read the file again (another program changed it), dropping unsaved edits;
         the current processor stays where it still exists. Raises ModelSyntaxError or

@@ -3,6 +3,7 @@ dock that can be shown, hidden, moved, or floated as a window of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable, Iterator, MutableMapping
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import (
 from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
 from parasol_core.frontend import layouts
 from parasol_core.model import EXPRESSION_SECTIONS
-from parasol_core.session import disk
+from parasol_core.session import disk, recovery
 from parasol_core.session.session import FileChangedOnDisk
 from piui.app_settings import settings
 from piui.disk_watch import DiskWatcher
@@ -275,6 +276,8 @@ class MainWindow(QMainWindow):
 
         self.open_url: Callable[..., bool] = QDesktopServices.openUrl  # Help > Documentation
         self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
+        # a copy of unsaved edits found: recovery.RESTORE, KEEP or DISCARD
+        self.ask_restore: Callable[[recovery.Copy], str] = self._ask_restore
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
             self, title, text, details
         )
@@ -596,28 +599,127 @@ class MainWindow(QMainWindow):
         answer = self.ask_save_changes()
         if answer == QMessageBox.StandardButton.Save:
             return self.save()
-        return answer == QMessageBox.StandardButton.Discard
+        if answer == QMessageBox.StandardButton.Discard:
+            self._discard_recovered()  # edits restored from a copy: dropped, and the copy
+            return True
+        return False
 
-    def open_file(self, path: str | Path) -> bool:
+    def _discard_recovered(self) -> None:
+        copy = self.document.session.recovered_from
+        try:
+            self.document.session.discard_recovered()
+        except OSError as e:
+            log.warning("the copy %s could not be deleted: %s", copy, e.strerror or e)
+
+    def open_file(self, path: str | Path, offer_copy: bool = True) -> bool:
+        """Open a model file (File > Open, a recent file). When a copy of unsaved edits
+        newer than the file lies beside it (``NAME.unsaved``, kept when PIUI was stopped
+        by a signal), offer it first: restored, the model opens with them as unsaved
+        changes. The command line opens without the offer (``offer_copy`` False), before
+        the window is on screen, and makes it once it is (:meth:`offer_copy_beside`)."""
         if not self.maybe_save():
             return False
-        try:
-            with busy(self, f"Opening {Path(path).name}…"):
-                self.document.open(path)
-        except ModelSyntaxError as e:
-            log.error("%s", e.format())
-            self.show_error("Cannot open the model", e.format(), e.context)
-            return False
-        except OSError as e:
-            log.error("cannot open %s: %s", path, e.strerror or e)
-            self.show_error("Cannot open the model", f"{path}: {e.strerror or e}")
-            return False
+        copy = recovery.newer_copy(path) if offer_copy else None
+        restored = False
+        if copy is not None:
+            answer = self.ask_restore(copy)
+            if answer == recovery.RESTORE:
+                restored = self.restore_copy(copy)  # not read: the file as it is, below
+            elif answer == recovery.DISCARD:
+                self._discard_copy(copy)
+        if not restored:
+            try:
+                with busy(self, f"Opening {Path(path).name}…"):
+                    self.document.open(path)
+            except ModelSyntaxError as e:
+                log.error("%s", e.format())
+                self.show_error("Cannot open the model", e.format(), e.context)
+                return False
+            except OSError as e:
+                log.error("cannot open %s: %s", path, e.strerror or e)
+                self.show_error("Cannot open the model", f"{path}: {e.strerror or e}")
+                return False
         self._remember(Path(path))
+        self._show_errors_of(Path(path).name)
+        return True
+
+    def _show_errors_of(self, name: str) -> None:
+        """A model just opened with errors: say so, and show them."""
         errors = sum(d.is_error for d in self.document.diagnostics)
         if errors:
-            log.warning("%s has %d error(s): see Diagnostics", Path(path).name, errors)
+            log.warning("%s has %d error(s): see Diagnostics", name, errors)
             self.show_panel("diagnostics")
+
+    def restore_copy(self, copy: recovery.Copy) -> bool:
+        """Open the unsaved edits kept in ``copy`` as unsaved changes of its model (of
+        a model never saved, for a copy in the data folder). A copy that cannot be read
+        is reported, where and why, and left on disk."""
+        try:
+            with busy(self, f"Restoring {copy.path.name}…"):
+                self.document.restore(copy.path, copy.original)
+        except ModelSyntaxError as e:
+            log.error("%s", e.format())
+            self.show_error("Cannot restore the unsaved edits", f"{e.format()}\n\nThe copy "
+                            f"is left on disk as it is: {copy.path}", e.context)  # fmt: skip
+            return False
+        except OSError as e:
+            log.error("cannot read %s: %s", copy.path, e.strerror or e)
+            self.show_error("Cannot restore the unsaved edits", f"{copy.path}: "
+                            f"{e.strerror or e}\n\nThe copy is left on disk as it is.")  # fmt: skip
+            return False
+        target = (f"Save writes them to {copy.original.name}" if copy.original is not None
+                  else "Save as to keep them")  # fmt: skip
+        self.statusBar().showMessage(f"Restored the unsaved edits kept in {copy.path.name} "
+                                     f"({copy.when()}): {target}, and removes the copy.")  # fmt: skip
         return True
+
+    def _discard_copy(self, copy: recovery.Copy) -> None:
+        try:
+            recovery.discard(copy.path)
+        except OSError as e:
+            self.show_error("Cannot delete the copy", f"{copy.path}: {e.strerror or e}")
+        else:
+            log.info("deleted the unsaved edits kept in %s", copy.path)
+
+    @staticmethod
+    def data_folder() -> Path:
+        """PIUI's data folder: where the edits of a model never saved are kept."""
+        from PySide6.QtCore import QStandardPaths
+
+        return Path(QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.AppDataLocation))  # fmt: skip
+
+    def offer_copy_beside(self, path: str | Path) -> bool:
+        """At start, the window on screen: offer the copy of unsaved edits beside the
+        model file the command line named, if one is newer than it (as File > Open
+        does). True when it was restored."""
+        copy = recovery.newer_copy(path)
+        if copy is None:
+            return False
+        answer = self.ask_restore(copy)
+        if answer == recovery.RESTORE and self.maybe_save() and self.restore_copy(copy):
+            self._remember(Path(path))
+            self._show_errors_of(Path(path).name)
+            return True
+        if answer == recovery.DISCARD:
+            self._discard_copy(copy)
+        return False
+
+    def offer_orphaned_copies(self, folder: Path | None = None) -> bool:
+        """At start: offer the copies of never-saved models that a PIUI stopped by a
+        signal left in the data folder (its process gone), newest first, until one is
+        restored; those kept stay for the next start. True when one was restored."""
+        for copy in recovery.orphans(folder or self.data_folder(), os.getpid()):
+            answer = self.ask_restore(copy)
+            if answer == recovery.RESTORE:
+                if not self.maybe_save():
+                    return False  # the model on screen is kept: the copies stay for later
+                if self.restore_copy(copy):
+                    self._show_errors_of(copy.path.name)
+                    return True
+            elif answer == recovery.DISCARD:
+                self._discard_copy(copy)
+        return False
 
     def new_blank(self) -> None:
         """File > New blank model: the smallest valid model, after asking to save unsaved
@@ -961,6 +1063,28 @@ class MainWindow(QMainWindow):
             self.local_estimator = dialog.local
 
     # ---- dialogs (replaced in tests)
+
+    def _ask_restore(self, copy: recovery.Copy) -> str:
+        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved edits found", copy.describe(),
+                          parent=self)  # fmt: skip
+        restore = box.addButton("Restore", QMessageBox.ButtonRole.AcceptRole)
+        kept = box.addButton("Keep original" if copy.original is not None else "Not now",
+                             QMessageBox.ButtonRole.RejectRole)  # fmt: skip
+        drop = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        if copy.original is not None:
+            box.setInformativeText(
+                f"Restore opens {copy.original.name} with the kept edits as unsaved changes "
+                "(Save writes them to it). Keep original opens the file as it is and leaves "
+                f"the copy for later. Discard deletes the copy.")  # fmt: skip
+        else:
+            box.setInformativeText("Restore opens the kept edits as a model not saved yet. "
+                                   "Not now leaves the copy for the next start. Discard "
+                                   "deletes it.")  # fmt: skip
+        box.setDefaultButton(restore)
+        box.setEscapeButton(kept)
+        box.exec()
+        clicked = box.clickedButton()
+        return {restore: recovery.RESTORE, drop: recovery.DISCARD}.get(clicked, recovery.KEEP)
 
     def _ask_save_changes(self) -> QMessageBox.StandardButton:
         title = self.document.title()
@@ -1368,32 +1492,27 @@ class MainWindow(QMainWindow):
         measurements started) is the usual one."""
         import sys
 
-        from PySide6.QtCore import QStandardPaths
-
-        from parasol_core.syntax.writer import write_text_atomic
-
         kept = None
         self.document.commit_pending()  # a field being typed in is an edit too, as in Save
+        session = self.document.session
         if self.document.is_modified:
-            path = self.document.path
-            if path is not None:
-                kept = path.with_name(path.name + ".unsaved")
-            else:
-                data = QStandardPaths.writableLocation(
-                    QStandardPaths.StandardLocation.AppDataLocation
-                )
-                kept = Path(data) / f"unsaved-{os.getpid()}.machine"
             try:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                write_text_atomic(kept, self.document.session.text())
+                kept = recovery.keep(session.text(), self.document.path, self.data_folder(),
+                                     os.getpid())  # fmt: skip
             except OSError as e:
+                where = recovery.copy_path(self.document.path, self.data_folder(), os.getpid())
                 print(f"piui: stopped by {name}: the unsaved edits of "
-                      f"{self.document.title()} could not be kept in {kept}: "
+                      f"{self.document.title()} could not be kept in {where}: "
                       f"{e.strerror or e}", file=sys.stderr)  # fmt: skip
-                kept = None
             else:
                 print(f"piui: stopped by {name}: the unsaved edits of "
                       f"{self.document.title()} are in {kept}", file=sys.stderr)  # fmt: skip
+                restored = session.recovered_from
+                if restored is not None and os.path.realpath(restored) != os.path.realpath(kept):
+                    with contextlib.suppress(OSError):  # the new copy holds its edits
+                        recovery.discard(restored)
+        # a copy restored from stays unless written over: nobody discarded its edits
+        session.recovered_from = None
         self.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
         self.close()
         return kept

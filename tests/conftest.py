@@ -107,6 +107,11 @@ def main_window(qtbot, sample_copy):
     # A modal question would block an offscreen test forever: closing at teardown
     # discards unsaved changes unless a test says otherwise.
     window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+
+    def ask_restore(copy):  # a copy of unsaved edits found: the test must say what to do
+        raise AssertionError(f"offered to restore {copy.path}: answer window.ask_restore")
+
+    window.ask_restore = ask_restore
     window.errors = []
     window.show_error = lambda title, text, source="": window.errors.append((title, text))
     window.confirm = lambda title, text, details: True  # "Go on"
@@ -168,6 +173,7 @@ SUBPROCESS_MODULES = {
     "test_estimator_load",  # a capped server, a server with small batches
     "test_signals",  # measure, set -i and mpiexec runs signalled
     "test_signals_event_loops",  # the estimator and PIUI signalled
+    "test_gui_restore_unsaved",  # PIUI stopped by SIGTERM, leaving copies to restore
     "test_soak",  # a subprocess that loads thousands of times, a real estimator
     "test_budgets_every_size",  # a real estimator refusing route calls
     "test_outputs_first",  # the command line's writers
@@ -288,6 +294,8 @@ SLOW_MODULES = {
     "test_estimator_load",
     "test_signals",
     "test_signals_event_loops",
+    "test_gui_restore_unsaved",  # a PIUI started and stopped in most tests
+    "test_gui_message_lines",  # every dock floated, squeezed and widened again
     "test_soak",
 }
 # Over about 0.5 s in a run on two lightly loaded workers (a parametrized test: all

@@ -99,6 +99,16 @@ def check_int(attr: str, value: Any, label: str = "value") -> None:
         raise EditError(str(e)) from None
 
 
+def check_name(value: Any, label: str = "name") -> None:
+    """Refuse a name the file format cannot hold, or one holding a control character
+    (:func:`limits.check_name`): a value given as it is, not typed as text. Raises
+    EditError."""
+    try:
+        limits.check_name(value, label)
+    except limits.ValueRangeError as e:
+        raise EditError(str(e)) from None
+
+
 def set_value(machine: Machine, ref: str, text: str) -> Slot:
     """Set the value ``ref`` names from ``text``; returns the slot. Raises EditError."""
     s = slot(machine, ref)

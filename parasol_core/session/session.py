@@ -33,6 +33,7 @@ from parasol_core.model import (
     EXPR,
     EXPRESSION_SECTIONS,
     INT,
+    STR,
     Block,
     ExprSection,
     Link,
@@ -140,6 +141,9 @@ class Session:
         # a model that differs from every file on disk (measured, imported, recovered)
         # counts as modified, edited or not, until it is saved (see ``replace``)
         self.only_in_memory = False
+        # the copy of unsaved edits this model was restored from (recovery.py): removed
+        # when the model is saved, or by discard_recovered when its edits are dropped
+        self.recovered_from: Path | None = None
 
     # ------------------------------------------------------------------ files
 
@@ -168,6 +172,7 @@ class Session:
         when it has no file. Pass False for a model with no file that is no loss to drop
         (an unedited copy of a file, the blank model)."""
         self.only_in_memory = path is None if only_in_memory is None else only_in_memory
+        self.recovered_from = None  # left on disk: another model is no reason to drop it
         self.machine = machine
         self.path = Path(path) if path is not None else None
         self.disk_stamp = stamp
@@ -180,6 +185,31 @@ class Session:
         self._diagnostics = None
         self._publish(Change(OPEN, "open", structure=True, scalers=True, diagnostics=True,
                              derived=dict(self.engine.values())))  # fmt: skip
+
+    def restore(self, copy: str | Path, original: str | Path | None) -> None:
+        """Put the model kept in ``copy`` (unsaved edits of ``original``, or of a model
+        never saved: :mod:`parasol_core.session.recovery`) in this session, as unsaved
+        changes of ``original``: it counts as modified until saved, and Save writes it
+        to ``original``, over the file as it is now. The copy is removed when the model
+        is saved (or by :meth:`discard_recovered`). Raises ModelSyntaxError (naming the
+        copy, its line and column) or OSError, and keeps the current model then."""
+        machine, _ = read_model(copy)
+        stamp = None
+        if original is not None:
+            try:  # the file as it is now: saving over it is what restoring asks for
+                _, stamp = disk.read_stamped(original)
+            except FileNotFoundError:
+                stamp = None  # gone since: Save writes it anew
+        self.replace(machine, original, stamp, only_in_memory=True)
+        self.recovered_from = Path(copy)
+
+    def discard_recovered(self) -> None:
+        """The restored edits are dropped: delete the copy they were restored from."""
+        if self.recovered_from is not None:
+            from parasol_core.session import recovery
+
+            recovery.discard(self.recovered_from)
+            self.recovered_from = None
 
     def reload(self) -> None:
         """Read the session's file again (it changed on disk), dropping unsaved edits
@@ -231,6 +261,14 @@ class Session:
         self.path = target
         self.history.saved = self.history.index
         self.only_in_memory = False
+        if self.recovered_from is not None:  # saved: the copy holds nothing more
+            from parasol_core.session import recovery
+
+            try:
+                recovery.discard(self.recovered_from)
+            except OSError:  # left behind (a copy beside the file is older now: not offered)
+                pass
+            self.recovered_from = None
         self._publish(Change(SAVED, f"saved {target}"))
         return target
 
@@ -539,6 +577,8 @@ class Session:
             value = ABSENT
         if s.kind == INT and value is not ABSENT and value is not None:
             edit.check_int(s.attr, value, s.label)
+        if s.kind == STR and value is not ABSENT and value is not None:
+            edit.check_name(value, s.label)  # refused now, not when the file is saved
         if s.attr == "id" and isinstance(s.obj, Processor) and value != s.obj.id:
             self._renumber(s.obj, value)
             return

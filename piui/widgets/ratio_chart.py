@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QToolTip, QVBoxLay
 
 from parasol_core.model import COMBINATION_NAMES
 from piui.widgets.labels import value_text
+from piui.widgets.status_messages import message_label
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -54,9 +55,8 @@ class RatioChart(QWidget):
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.note = QLabel()
+        self.note = message_label()
         self.note.setStyleSheet("color: #666;")
-        self.note.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.legend, 1)
         top.addWidget(self.log_scale, 0, Qt.AlignmentFlag.AlignTop)

@@ -29,6 +29,7 @@ from parasol_core.frontend.meanings import parameter_meaning
 from parasol_core.model.tree import Expression
 from piui.widgets.deferred import after_first_paint, has_painted, on_screen
 from piui.widgets.labels import value_text
+from piui.widgets.status_messages import message_label
 
 log = logging.getLogger("piui")
 
@@ -104,9 +105,7 @@ class SensitivityPanel(QWidget):
         self.symbolic.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.note = QLabel()
-        self.note.setWordWrap(True)
-        self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.note = message_label()
         self.note.setStyleSheet("color: #555;")
         self.table = QTableWidget(0, 5)
         self.table.setTabKeyNavigation(False)

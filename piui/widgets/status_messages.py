@@ -10,7 +10,7 @@ its message after it is done, so it is not cleared by its own change record).
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
@@ -47,14 +47,85 @@ def forget_on_change(document: Document, owner: QWidget, label: QLabel | None) -
     document.changed.connect(forgetter.changed)
 
 
-def message_label() -> QLabel:
-    """A message line under a form: wraps, never widens its window."""
-    from PySide6.QtWidgets import QSizePolicy
+class MessageLine(QLabel):
+    """A window's message line: a refusal, an error, a state, of any length. It shows
+    its whole text at any width of its dock: it wraps, never widens its window, and
+    inside a scroll area whose panel is wider than what is seen of it (a dock made
+    narrower than the panel) it wraps within the part seen, not past its right edge,
+    where the end of the message was cut off. Make one with :func:`message_label`."""
 
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-    return label
+    MARGIN = 6  # pixels kept free at the right edge of what is seen
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        from PySide6.QtWidgets import QSizePolicy
+
+        self.setWordWrap(True)
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)  # never widens its window
+        self.setSizePolicy(policy)
+        self._views: list = []  # the scroll areas it sits in, watched for their widths
+        self._room: int | None = None  # the width seen of it; None: all of it
+
+    def heightForWidth(self, width: int) -> int:
+        # a layout asks the height for its column's width: the lines wrap at the room seen
+        return super().heightForWidth(min(width, self._room or width))
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.ParentChange):
+            self._watch()
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Move):
+            self._fit()
+        return super().event(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._fit()
+        return False
+
+    def _watch(self) -> None:
+        from PySide6.QtWidgets import QScrollArea
+
+        views = []
+        parent = self.parentWidget()
+        while parent is not None:
+            if isinstance(parent, QScrollArea) and parent.widget() is not None:
+                views.append(parent)
+            parent = parent.parentWidget()
+        for view in self._views:
+            if shiboken6.isValid(view) and view not in views:
+                view.viewport().removeEventFilter(self)
+        for view in views:
+            if view not in self._views:
+                view.viewport().installEventFilter(self)
+        self._views = views
+
+    def _fit(self) -> None:
+        """The room seen of the line: the narrowest of its scroll areas' viewports, from
+        where the line starts in the panel (scrolled fully left) to the right edge."""
+        from PySide6.QtCore import QPoint
+
+        room = None
+        for view in self._views:
+            if not shiboken6.isValid(view) or view.widget() is None:
+                continue
+            left = self.mapTo(view.widget(), QPoint(0, 0)).x()
+            seen = view.viewport().width() - left - self.MARGIN
+            room = seen if room is None else min(room, seen)
+        room = None if room is None else max(room, 4 * self.MARGIN)
+        if room != self._room:
+            self._room = room
+            self.setMaximumWidth(room if room is not None else QWIDGETSIZE_MAX)
+            self.updateGeometry()  # its height for the new width
+
+
+QWIDGETSIZE_MAX = (1 << 24) - 1
+
+
+def message_label(text: str = "") -> MessageLine:
+    """A message line under a form (:class:`MessageLine`): wraps within what is seen of
+    its window, never widens it."""
+    return MessageLine(text)
 
 
 def heading_label(style: str = "font-weight: bold;") -> QLabel:
@@ -69,9 +140,15 @@ def heading_label(style: str = "font-weight: bold;") -> QLabel:
     return label
 
 
+# how every window's message line says an edit was refused: what was not done, and why
+REFUSAL_STYLE = "color: #b00020;"
+
+
 def show_refusal(label: QLabel, message: str) -> None:
+    """Say on a message line that an edit was refused: ``message`` names what was not
+    done (the field or the operation: where) and the core's reason (why)."""
     label.setText(message)
-    label.setStyleSheet("color: #b00020;")
+    label.setStyleSheet(REFUSAL_STYLE)
 
 
 def confirm(parent: QWidget, title: str, text: str, details: list[str] | None = None) -> bool:

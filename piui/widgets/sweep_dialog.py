@@ -189,7 +189,7 @@ class SweepDialog(QDialog):
         self.cancel_button.clicked.connect(self.cancel)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
-        self.status = QLabel("")
+        self.status = message_label()
         self.message = message_label()
         running = QHBoxLayout()
         running.addWidget(self.run_button)

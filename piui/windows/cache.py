@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QMenu,
-    QSizePolicy,
     QSpacerItem,
     QVBoxLayout,
     QWidget,
@@ -26,7 +25,7 @@ from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title
 from piui.widgets.number_controls import LogIntEdit, MantissaExponentEdit
-from piui.widgets.status_messages import forget_on_change, heading_label
+from piui.widgets.status_messages import forget_on_change, heading_label, message_label
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 
 _FIELDS = {name: f.kind for name, f in reference_fields("pc").items()}
@@ -82,9 +81,7 @@ class CacheWindow(QWidget):
 
         self.no_cache = _note("This processor type has no cache section: setting a value "
                               "adds one.")  # fmt: skip
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.message = message_label()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.title)

@@ -42,6 +42,7 @@ from piui.widgets.expression_edit import Check, ExpressionEdit
 from piui.widgets.labels import value_text
 from piui.widgets.ratio_chart import RatioChart
 from piui.widgets.sensitivity import SensitivityPanel, compact_rows, fit_height, mono
+from piui.widgets.status_messages import message_label
 
 log = logging.getLogger("piui")
 
@@ -134,8 +135,7 @@ class CombinationsWindow(QWidget):
         self.table.setColumnWidth(VALUE, self.fontMetrics().horizontalAdvance("0") * 14)
         self._fit_table_height()
 
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = message_label()
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.message.setText(HINT)

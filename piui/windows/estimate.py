@@ -36,7 +36,12 @@ from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
-from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
+from piui.widgets.status_messages import (
+    MessageLine,
+    forget_on_change,
+    message_label,
+    show_refusal,
+)
 
 
 def _row(*widgets: QWidget) -> QHBoxLayout:
@@ -47,16 +52,13 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
     return row
 
 
-class _Message(QLabel):
-    """The panel's message line (message_label's look), shown only when it says
-    something: it sits right under the line naming the model, where an answer's error is
-    never below the fold of the low dock, and takes no room otherwise."""
+class _Message(MessageLine):
+    """The panel's message line, shown only when it says something: it sits right under
+    the line naming the model, where an answer's error is never below the fold of the
+    low dock, and takes no room otherwise."""
 
     def __init__(self) -> None:
         super().__init__()
-        model = message_label()
-        self.setWordWrap(True)
-        self.setSizePolicy(model.sizePolicy())
         self.setVisible(False)
 
     def setText(self, text: str) -> None:
@@ -77,8 +79,7 @@ class EstimatePanel(QWidget):
         # questions waiting for the model on screen to be pushed
         self._waiting: list[Callable[[str], None]] = []
 
-        self.model_label = QLabel()
-        self.model_label.setWordWrap(True)
+        self.model_label = message_label()
 
         # a number, or a name of the hardware's processors (shown as "3 (Fafard)")
         self.src = ProcessorBox(self._named_topology, what="from")
@@ -92,8 +93,7 @@ class EstimatePanel(QWidget):
         self.between.setToolTip("route between processors of the hardware topology, or "
                                 "between virtual processors of a virtual topology")  # fmt: skip
         self.route_button = QPushButton("Route")
-        self.route_text = QLabel()
-        self.route_text.setWordWrap(True)
+        self.route_text = message_label()
         route_box = QGroupBox("Route")
         rows = QVBoxLayout(route_box)
         rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, QLabel("of"),

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -36,7 +35,7 @@ from parasol_core.session.scalers import ScalerState
 from piui.document import Document
 from piui.widgets.labels import processor_title, title_changed
 from piui.widgets.number_controls import FactorSlider
-from piui.widgets.status_messages import forget_on_change, heading_label
+from piui.widgets.status_messages import forget_on_change, heading_label, message_label
 
 log = logging.getLogger("piui")
 
@@ -158,9 +157,7 @@ class InstructionGroupsWindow(QWidget):
         bar = scroll.verticalScrollBar().sizeHint().width()
         scroll.setMinimumWidth(body.minimumSizeHint().width() + bar)
 
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.message = message_label()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QBrush, QPalette
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from parasol_core.session import SessionError
 from piui.document import Document
+from piui.widgets.status_messages import message_label, show_refusal
 
 OPENED = "The model as opened"
+NOTE_STYLE = "color: palette(dark);"
 
 
 class HistoryPanel(QWidget):
@@ -27,8 +29,7 @@ class HistoryPanel(QWidget):
         self.list.setToolTip("Click a step to undo or redo to just after it")
         self.list.itemClicked.connect(self._clicked)
         self.list.itemActivated.connect(self._clicked)
-        self.note = QLabel()
-        self.note.setStyleSheet("color: palette(dark);")
+        self.note = message_label()  # where the history stands, or why a step was refused
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.list, 1)
@@ -67,6 +68,7 @@ class HistoryPanel(QWidget):
         self.list.setCurrentRow(history.index)
         self.list.scrollToItem(self.list.item(history.index))
         steps = len(history.steps)
+        self.note.setStyleSheet(NOTE_STYLE)  # (a refusal's red gone)
         self.note.setText(f"{history.index} of {steps} step(s) done"
                           + (f"; {steps - history.index} to redo" if history.index < steps
                              else ""))  # fmt: skip
@@ -81,5 +83,7 @@ class HistoryPanel(QWidget):
             self.document.commit_pending()
             self.document.session.go_to(row)
         except SessionError as e:
-            self.note.setText(str(e))
+            self.refresh()
+            show_refusal(self.note, f"cannot go to step {row}: {e}")
+            return
         self.refresh()

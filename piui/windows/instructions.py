@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -35,7 +34,7 @@ from parasol_core.session import Change
 from piui.document import Document
 from piui.widgets.labels import processor_title, title_changed
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
-from piui.widgets.status_messages import confirm, forget_on_change, heading_label
+from piui.widgets.status_messages import confirm, forget_on_change, heading_label, message_label
 
 
 def sd_text(timing: Timing | None) -> str:
@@ -166,9 +165,7 @@ class CategoryWindow(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(body)
 
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.message = message_label()
         layout = QVBoxLayout(self)
         top = QVBoxLayout()
         top.setSpacing(2)

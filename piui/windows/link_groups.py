@@ -27,7 +27,7 @@ from parasol_core.topology.layout import link_groups
 from piui.document import Document
 from piui.widgets.labels import value_text
 from piui.widgets.number_controls import MantissaExponentEdit
-from piui.widgets.status_messages import forget_on_change
+from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
@@ -57,8 +57,7 @@ class LinkGroupsWindow(QWidget):
         self.latency.setToolTip("latency of every link of the group, in seconds")
         self.speed = MantissaExponentEdit(exponent_range=(-12, 0))
         self.speed.setToolTip("time per byte of every link of the group, in seconds")
-        self.note = QLabel()
-        self.note.setWordWrap(True)
+        self.note = message_label()
         self.maxtotalspd = QLabel()
         self.maxtotalspd.setStyleSheet("font-weight: bold;")
         self.title = QLabel()
@@ -186,6 +185,7 @@ class LinkGroupsWindow(QWidget):
     def _show_note(self) -> None:
         differ = [w for w, attr in (("latencies", "latency"), ("speeds", "speed"))
                   if not self._same[attr]]  # fmt: skip
+        self.note.setStyleSheet("")  # (a refusal's red gone)
         self.note.setText(
             f"{self._group_size} link(s). "
             + (f"Their {' and '.join(differ)} differ; the first link's is shown, and moving a "
@@ -262,7 +262,7 @@ class LinkGroupsWindow(QWidget):
                 label=f"Set the {what} of {len(ids)} link(s)",
             )  # fmt: skip
         except SessionError as e:
-            self.note.setText(str(e))
+            show_refusal(self.note, f"{what} not set: {e}")
         finally:
             self._echo = None
 

@@ -62,7 +62,7 @@ from piui.document import Document
 from piui.widgets.add_virtual_dialog import AddVirtualDialog, shape_text
 from piui.widgets.number_controls import ValueField
 from piui.widgets.routing_box import RoutingBox
-from piui.widgets.status_messages import forget_on_change, message_label
+from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.topology_canvas import TopologyCanvas
 from piui.widgets.topology_selection import selection_of
 
@@ -117,7 +117,11 @@ class MappingEditorWindow(QWidget):
             "name of the topology's processors); type or paste a permutation and press "
             "Enter ('-' leaves one as it is)"
         )
+        # an error says where (the field marked, its name in the message) and why, in
+        # the message line's red, as every editor says one
         self.message = message_label()
+        for field in (self.name_edit, self.shape_edit, self.mapping_edit):
+            field.rejected.connect(lambda text: show_refusal(self.message, text))
         self.schemes = QListWidget()
         for name in mapping_schemes():
             self.schemes.addItem(f"{name} — {SCHEME_HELP.get(name, '')}")
@@ -451,8 +455,8 @@ class MappingEditorWindow(QWidget):
             try:  # the shape follows when the new routing cannot use it
                 self.document.session.set_virtual_routing(v.id, name)
             except SessionError as e:
-                self.message.setText(f"routing not changed: {e}")
                 self.refresh()
+                show_refusal(self.message, f"routing not changed: {e}")
 
     def _set_shape(self) -> None:
         v = self.virtual()
@@ -461,8 +465,7 @@ class MappingEditorWindow(QWidget):
         try:
             self.document.session.set_virtual_shape(v.id, parse_shape(self.shape_edit.text()))
         except (ValueError, SessionError) as e:
-            self.message.setText(f"shape not changed: {e}")
-            self.shape_edit.setText(shape_text(self._shape_of(v)))
+            self.shape_edit.reject_input(f"shape not changed: {e}", shape_text(self._shape_of(v)))
 
     def _drag_preview(self, src: int, target: int) -> None:
         v = self.virtual()
@@ -524,7 +527,7 @@ class MappingEditorWindow(QWidget):
                     f"{self._labelled(b)} in virtual topology {v.id}",
                 )
             except SessionError as e:  # onto a switch: refused by the session
-                self.preview.setText(str(e))
+                show_refusal(self.message, f"processors not swapped: {e}")
 
     def apply_scheme(self, scheme: str | None = None) -> None:
         v = self.virtual()
@@ -538,7 +541,7 @@ class MappingEditorWindow(QWidget):
         try:
             mapping = make_mapping(self.document.machine, v, scheme, seed=self.seed.value())
         except RoutingError as e:
-            self.preview.setText(f"{scheme}: {e}")
+            show_refusal(self.message, f"scheme {scheme} not applied: {e}")
             return
         self.document.session.set_mapping(
             v.id, mapping, label=f"Map virtual topology {v.id}: {scheme}"
@@ -549,7 +552,11 @@ class MappingEditorWindow(QWidget):
         the hardware's routing and processor count), add it and look at it."""
         hw = self.document.machine.hardware()
         if hw is None:
-            self.message.setText("There is no hardware topology to map a virtual one onto.")
+            show_refusal(
+                self.message,
+                "virtual topology not added: there is no hardware "
+                "topology to map a virtual one onto",
+            )
             return None
         count = compute_count(self.document.machine, hw)
         # the hardware's routing, unless it defines no virtual links on that count (a
@@ -566,7 +573,7 @@ class MappingEditorWindow(QWidget):
                 raise SessionError(dialog.problem() or "the shape cannot be read")
             virt = self.document.session.new_virtual(routing, count, name or None, shape)
         except SessionError as e:
-            self.message.setText(str(e))
+            show_refusal(self.message, f"virtual topology not added: {e}")
             return None
         self.select_virtual(virt.id)
         return virt
@@ -576,19 +583,26 @@ class MappingEditorWindow(QWidget):
         return AddVirtualDialog(hardware_count, routing, self,
                                 lambda r, n: default_virtual_shape(machine, r, n))  # fmt: skip
 
-    def _edit(self, ref: str, value: object, label: str) -> None:
+    def _edit(self, ref: str, value: object, label: str, what: str) -> bool:
+        """Set ``ref``; refused, say so naming ``what`` was not changed, and show the
+        model's value again. True when set."""
         try:
             self.document.session.set_value(ref, value, label=label)
         except (SessionError, ValueError) as e:
-            self.message.setText(str(e))
             self.refresh()
+            show_refusal(self.message, f"{what} not changed: {e}")
+            return False
+        return True
 
     def _set_name(self) -> None:
         v = self.virtual()
-        if v is not None and self.name_edit.text() != (v.name or ""):
-            self._edit(
-                f"vt({v.id}).name", self.name_edit.text(), f"Name of virtual topology {v.id}"
-            )
+        if v is None or self.name_edit.text() == (v.name or ""):
+            return
+        try:
+            self.document.session.set_value(f"vt({v.id}).name", self.name_edit.text(),
+                                            label=f"Name of virtual topology {v.id}")  # fmt: skip
+        except (SessionError, ValueError) as e:
+            self.name_edit.reject_input(f"name not changed: {e}", v.name or "")
 
     def _set_id(self) -> None:
         v = self.virtual()
@@ -599,11 +613,11 @@ class MappingEditorWindow(QWidget):
             self.document.session.check_new_id(new, self.document.machine.virtuals,
                                                "virtual topology")  # fmt: skip
         except SessionError as e:
-            self.message.setText(str(e))
             self.id_edit.setValue(v.id or 1)
+            show_refusal(self.message, f"id not changed: {e}")
             return
-        self._edit(f"vt({v.id}).id", new, f"Virtual topology {v.id}: id {new}")
-        self.select_virtual(new)
+        if self._edit(f"vt({v.id}).id", new, f"Virtual topology {v.id}: id {new}", "id"):
+            self.select_virtual(new)
 
     def _set_count(self) -> None:
         v = self.virtual()
@@ -612,8 +626,8 @@ class MappingEditorWindow(QWidget):
         try:
             self.document.session.resize_virtual(v.id, self.count_edit.value())
         except SessionError as e:
-            self.message.setText(str(e))
             self.refresh()
+            show_refusal(self.message, f"processor count not changed: {e}")
 
     def type_mapping(self) -> bool:
         """Apply the mapping typed or pasted into the mapping field (one undo step)."""
@@ -628,7 +642,9 @@ class MappingEditorWindow(QWidget):
                 self.document.session.set_mapping(v.id, changed,
                                                   label=f"Type the mapping of virtual topology {v.id}")  # fmt: skip
         except (ValueError, SessionError) as e:
-            self.message.setText(f"mapping not applied: {e}")
+            # what was typed stays, to be corrected where the message says (a pasted
+            # permutation of hundreds of numbers is not lost to one wrong number)
+            self.mapping_edit.reject_input(f"mapping not applied: {e}", self.mapping_edit.text())
             return False
         self.mapping_edit.setText(mapping_text(v))
         return True

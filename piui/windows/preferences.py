@@ -11,7 +11,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
 from parasol_core.estimator.client import Client
 from parasol_core.estimator.local import LocalEstimator
 from piui.export import EstimatorSettings, Worker
+from piui.widgets.status_messages import message_label
 
 
 def check_failure(url: str, token: str, error: BaseException) -> str:
@@ -65,8 +65,7 @@ class PreferencesDialog(QDialog):
                              "file, so each model has its own")  # fmt: skip
         self.auto = QCheckBox("Export again a second after each edit")
         self.auto.setChecked(current.auto)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = message_label()
         self.check_button = QPushButton("Check")
         self.check_button.setToolTip("Ask the estimator at this URL whether it answers")
         self.start_button = QPushButton("Start a local estimator")

@@ -50,6 +50,7 @@ from piui.widgets.cost_plot import PALETTE, CostPlot, Series
 from piui.widgets.expression_edit import ExpressionEdit
 from piui.widgets.fit_dialog import FitDialog
 from piui.widgets.labels import value_text
+from piui.widgets.status_messages import message_label
 
 log = logging.getLogger("piui")
 
@@ -115,8 +116,7 @@ class RuntimePage(QWidget):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)  # File > Sweep…
         self.table.customContextMenuRequested.connect(self._context_menu)
 
-        self.message = QLabel(HINT)
-        self.message.setWordWrap(True)
+        self.message = message_label(HINT)
         self.message.setStyleSheet("color: #555;")
 
         self.overlay_box = QComboBox()

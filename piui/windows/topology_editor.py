@@ -41,7 +41,7 @@ from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
-from piui.widgets.status_messages import forget_on_change, show_refusal
+from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
 
@@ -99,8 +99,7 @@ class TopologyEditorWindow(QWidget):
         self.link_a = ProcessorBox(lambda: self.hardware, what="link end")
         self.link_b = ProcessorBox(lambda: self.hardware, what="link end")
         add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = message_label()
         for end in (self.link_a, self.link_b):  # a name the topology lacks: why, here
             end.rejected.connect(lambda text: show_refusal(self.message, text))
 
@@ -296,8 +295,8 @@ class TopologyEditorWindow(QWidget):
                                             merge=merge)  # fmt: skip
             self.message.clear()
         except (SessionError, ValueError) as e:
-            self.message.setText(str(e))
             self.refresh()
+            show_refusal(self.message, f"{label} not changed: {e}")
 
     def _set_id(self) -> None:
         hw = self.hardware
@@ -420,7 +419,7 @@ class TopologyEditorWindow(QWidget):
         try:
             link = self.document.session.new_link(hw.id, a, b)
         except SessionError as e:
-            self.message.setText(str(e))
+            show_refusal(self.message, f"link not added: {e}")
             return None
         ends = labelled(hw, (a, b))  # with their names, where the topology keeps them
         self.message.setText(f"link {link.id} added between {ends[0]} and {ends[1]}")

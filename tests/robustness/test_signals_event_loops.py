@@ -9,21 +9,15 @@ what is checked is what happened in which order, never a time."""
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 from estimator_support import Estimator
 from named_platform import named_model_text
+from piui_process import SAFETY, start_piui, stop_when_ready
 
 from parasol_core.base.signals import exit_status
 
-ROOT = Path(__file__).resolve().parents[2]
-SAFETY = 120  # seconds: only a bound on a wait for an event, never a measured time
 STOPPING = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
 
 
@@ -43,67 +37,11 @@ def test_the_estimator_stopped_by_a_signal_exits_with_128_plus_it(tmp_path, sig)
     assert stopping < log.index("INFO stopped")
 
 
-# PIUI's own main(), started as `piui MODEL` is; the script only says when the window's
-# event loop runs (and, asked, makes an edit it does not save first)
-PIUI = textwrap.dedent(
-    """
-    import sys
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    app = QApplication(sys.argv[:1])
-
-    def ready():
-        from piui.main_window import MainWindow
-        shown = [w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
-        if not shown:  # events run while the model opens: wait for the window's loop
-            QTimer.singleShot(10, ready)
-            return
-        window = shown[0]
-        if sys.argv[2] == "edit":
-            window.document.session.set("pt(1).iga", "7.5e-7")
-        print("ready", flush=True)
-
-    QTimer.singleShot(0, ready)
-    from piui.app import main
-    sys.exit(main([sys.argv[1]]))
-    """
-)
-
-
-def _piui(tmp_path: Path, model: Path, edit: bool) -> subprocess.Popen:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path / "home"),
-               XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"),
-               PIUI_SETTINGS=str(tmp_path / "settings.ini"))  # fmt: skip
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [sys.executable, "-c", PIUI, str(model), "edit" if edit else "keep"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-
-
-def _stop_when_ready(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
-    line = proc.stdout.readline()  # blocks until the loop runs (or the process ends)
-    if line.strip() != "ready":
-        proc.kill()
-        _, err = proc.communicate(timeout=SAFETY)
-        pytest.fail(f"PIUI did not start (status {proc.returncode}):\n{err}")
-    proc.send_signal(sig)
-    try:
-        _, err = proc.communicate(timeout=SAFETY)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail(f"PIUI did not stop on {signal.Signals(sig).name}")
-    return proc.returncode, err
-
-
 @pytest.mark.parametrize("sig", STOPPING, ids=lambda s: s.name)
 def test_piui_stopped_by_a_signal_shuts_down_and_exits_with_128_plus_it(tmp_path, sig) -> None:
     model = tmp_path / "named.machine"
     model.write_text(named_model_text())
-    status, err = _stop_when_ready(_piui(tmp_path, model, edit=False), sig)
+    status, err = stop_when_ready(start_piui(tmp_path, model, edit=False), sig)
     assert status == 128 + sig, err
     # the usual shutdown ran: the window's place was written to PIUI's settings
     settings = tmp_path / "settings.ini"
@@ -115,7 +53,7 @@ def test_piui_stopped_by_sigterm_keeps_unsaved_edits_in_a_copy(tmp_path) -> None
     model = tmp_path / "named.machine"
     model.write_text(named_model_text())
     before = model.read_text()
-    status, err = _stop_when_ready(_piui(tmp_path, model, edit=True), signal.SIGTERM)
+    status, err = stop_when_ready(start_piui(tmp_path, model, edit=True), signal.SIGTERM)
     assert status == 143, err
     kept = tmp_path / "named.machine.unsaved"
     assert f"piui: stopped by SIGTERM: the unsaved edits of named.machine are in {kept}" in err

@@ -533,3 +533,19 @@ def test_change_says_when_only_mappings_moved():
     assert not records[-1].mapping_only
     session.replace(loads(GRID.read_text()), GRID)
     assert not records[-1].mapping_only
+
+
+@pytest.mark.parametrize("ref", ["pr(1).name", "to(1).name", "vt(2).name"])
+@pytest.mark.parametrize("name", ['say "hi"', "two\nlines", "bell\x07", "esc\x1b[31m"])
+def test_a_name_given_as_a_value_is_refused_as_one_typed_is(ref, name) -> None:
+    # set_value takes values as they are (the windows' fields): a name the file cannot
+    # hold was accepted and only the save failed; one with a control character was kept
+    session = Session.open(GRID)
+    text_before = session.text()
+    with pytest.raises(EditError, match="cannot contain"):
+        session.set_value(ref, name)
+    with pytest.raises(EditError, match="cannot contain"):
+        session.set(ref, name)
+    assert session.text() == text_before and not session.can_undo
+    session.set_value(ref, "tab\tis fine")  # as the file allows
+    assert "tab\tis fine" in session.text()
