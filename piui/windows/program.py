@@ -262,12 +262,9 @@ class ProgramWindow(QWidget):
             log.error("cannot open the trace %s: %s", path, e)
             return False
         self.program = program
-        self.before = self.after = None
         self.title.setText(f"Program: {program.title}")
         self.message.clear()
-        self.breakdown.show(None)
-        self.timeline.set_timeline(None)
-        self.dominates.clear()
+        self._forget_answers()
         self._show_flop()
         self._show_placement()
         self._show_traced_on()
@@ -397,9 +394,8 @@ class ProgramWindow(QWidget):
         if self.program is None:
             return
         if change.reason == OPEN:
-            self.before = self.after = None  # another model: predicted afresh
+            self._forget_answers()  # another model: predicted afresh
             self.program.another_model()  # its processors: the placement goes
-            self.dominates.clear()
             self._show_flop()
             self._show_placement()
             self.predict()
@@ -470,6 +466,18 @@ class ProgramWindow(QWidget):
         self.state.setText("predicting…" if busy else "")
 
     # ---- showing
+
+    def _forget_answers(self) -> None:
+        """Another trace or another model: nothing on screen is about it yet. The last
+        answer stays on show while the same trace on the same model is predicted again
+        (a slider dragged), never under another trace's title or for another model."""
+        self.before = self.after = None
+        self.shown_generation = -1
+        self.keep_button.setEnabled(False)
+        self.prediction.setText(PENDING)
+        self.breakdown.show(None)
+        self.timeline.set_timeline(None)
+        self.dominates.clear()
 
     def _show(self, keep_view: bool = True) -> None:
         after, before = self.after, self.before
@@ -586,6 +594,9 @@ class _Breakdown(QAbstractTableModel):
         if c == 1:  # its processor, with the platform's name of it
             return self.prediction.processor_text(r) if self.prediction is not None else ""
         return f"{float(self.columns[c - 2][r]):.6g}"
+
+
+PENDING = "Predicted time: …"  # a trace or model whose prediction has not come yet
 
 
 class _DominatesView(QWidget):

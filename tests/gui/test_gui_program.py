@@ -217,3 +217,31 @@ def test_out_of_sight_it_predicts_when_shown_again(main_window, program, qtbot):
         main_window.show_panel("program")
     assert program.live.started == started + 1
     assert program.after.makespan == _replayed(main_window, program.trace_path) > before
+
+
+def test_another_trace_or_model_never_shows_the_last_ones_answer(main_window, program,
+                                                                 qtbot, tmp_path, sample_copy):  # fmt: skip
+    """The last answer stays on show while the same question is asked again (a drag);
+    under another trace's title, or for another model, it would be a wrong answer: until
+    the new one comes the window says it is pending, the table and timeline empty."""
+    old = program.prediction.text()
+    assert old.startswith("Predicted time: ") and program.keep_button.isEnabled()
+    other = write_stencil(tmp_path, "other.txt", ranks=8, iterations=3)
+    shown: list[str] = []
+    program.predictionShown.connect(lambda *_: shown.append(program.prediction.text()))
+    assert program.open_trace(other)
+    # the new trace's prediction runs off the GUI thread: not in yet
+    assert not shown
+    assert program.prediction.text() == "Predicted time: …"
+    assert program.breakdown.rowCount() == 0 and not program.keep_button.isEnabled()
+    assert program.title.text().startswith("Program: ")
+    qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
+    assert program.breakdown.rowCount() == 8
+    # another model: the same
+    shown.clear()
+    assert main_window.open_file(sample_copy("grid4x4.machine"))
+    assert not shown and program.prediction.text() == "Predicted time: …"
+    assert program.breakdown.rowCount() == 0
+    qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
+    assert program.prediction.text().startswith("Predicted time: ")
+    assert program.prediction.text() != "Predicted time: …"
