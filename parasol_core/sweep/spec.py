@@ -433,7 +433,8 @@ class _Reader:
             raise self.fail(where, f"{kind} = {{...}}: its options as an inline table")
         opts = dict(what)
         if kind == "block":
-            self.keys(opts, f"{where}: block", {"processor", "counts", "cached"})
+            self.keys(opts, f"{where}: block",
+                      {"processor", "counts", "cached", "chains", "working_set"})  # fmt: skip
             if not isinstance(opts.get("processor"), int):
                 raise self.fail(where, "block: processor = ID")
             counts = opts.get("counts")
@@ -445,6 +446,17 @@ class _Reader:
             if not isinstance(counts, dict) or not counts:
                 raise self.fail(where, "block: counts = {mnemonic = count, ...} or a JSON file")
             opts["counts"] = counts
+            chains = opts.get("chains", [])  # as `block --chain`: each an OP = N table
+            if not isinstance(chains, list) or not all(
+                    isinstance(c, dict) and c for c in chains):  # fmt: skip
+                raise self.fail(where, "block: chains = [{mnemonic = count, ...}, ...], one "
+                                "table a loop-carried dependence chain")  # fmt: skip
+            opts["chains"] = chains
+            ws = opts.get("working_set")
+            if ws is not None and (isinstance(ws, bool) or not isinstance(ws, (int, float))
+                                   or not math.isfinite(ws) or ws < 0):  # fmt: skip
+                raise self.fail(where, f"block: working_set = BYTES (a number of 0 or more), "
+                                f"not {ws!r}")  # fmt: skip
             name = f"block pr({opts['processor']})"
         elif kind == "simulate":
             self.keys(opts, f"{where}: simulate",

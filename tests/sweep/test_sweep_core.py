@@ -371,3 +371,52 @@ def test_a_sweep_smaller_than_a_pools_start_up_is_small():
     assert not small(spec_of(axis.format(n=10) + phase), machine)  # 10 x 511 messages
     replay = f'[[answer]]\nreplay = {{trace = "{ROOT}/sample_models/traces/stencil.txt"}}\n'
     assert not small(spec_of(axis.format(n=2) + replay), machine)  # a replay: never
+
+
+def test_block_answers_take_chains_and_a_working_set_as_the_command_does(tmp_path, capsys):
+    """`block = {..., chains = [...], working_set = B}`: each variant's answer is what
+    `parasol-model block --chain ... --working-set B` says of the model with the
+    variant's value set (the chain at the latencies the model's text records, the array
+    references at the memory level the working set fits in)."""
+    from parasol_core.cli import main
+
+    header = ("# latency of a dependent operation, processor 1: iga = 4e-06 +- 1e-07\n"
+              "# memory level L1: 32768 bytes, 1e-09 s per array reference\n"
+              "# memory level L2: 1048576 bytes, 4e-09 s per array reference\n")  # fmt: skip
+    model = tmp_path / "m.machine"
+    model.write_text(header + (ROOT / "sample_models" / "amd-epyc-host.machine").read_text())
+    spec = loads_spec(textwrap.dedent(f"""
+        model = "{model}"
+
+        [[axis]]
+        set = "pt(1).iga"
+        values = [1e-7, 1e-6]
+
+        [[answer]]
+        block = {{processor = 1, counts = {{iga = 10, arr1 = 20}}, chains = [{{iga = 2}}], working_set = 500000}}
+    """))  # fmt: skip
+    rows = []
+    run_sweep(spec, rows.append, executor="serial")
+    assert not [r.error for r in rows if r.error]
+    for row in rows:
+        variant = tmp_path / f"v{row.index}.machine"
+        assert main(["set", str(model), f"pt(1).iga={row.values[0]}", "-o", str(variant)]) == 0
+        capsys.readouterr()
+        assert main(["block", str(variant), "--processor", "1", '{"iga": 10, "arr1": 20}',
+                     "--chain", "iga=2", "--working-set", "500000"]) == 0  # fmt: skip
+        out = capsys.readouterr().out
+        assert row.answers[0] == float(out.splitlines()[0].removeprefix("mean: ")), out
+    # at 1e-7 the chain (2 x 4e-6 measured) bounds the block; at 1e-6 the sum does
+    assert rows[0].answers[0] == pytest.approx(8e-6)
+    assert rows[1].answers[0] > 1e-5
+    for bad, why in (("chains = [1]", "chains = [{mnemonic = count"),
+                     ("chains = [{}]", "chains = [{mnemonic = count"),
+                     ("working_set = -1", "working_set = BYTES"),
+                     ("working_set = true", "working_set = BYTES")):  # fmt: skip
+        with pytest.raises(
+            SweepError, match=r"block: " + why.replace("[", r"\[").replace("{", r"\{")
+        ):
+            spec_of(f"""
+                [[answer]]
+                block = {{processor = 1, counts = {{iga = 1}}, {bad}}}
+            """)
