@@ -73,19 +73,21 @@ class TimelinePlot(QWidget):
         self.hover_label = QLabel(" ")
         self.hover_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hover_label.setStyleSheet("color: #333;")
-        # a long file name never widens the window (it is cut; the tooltip has it all)
+        # a long file name never widens the window: its folder is cut from the left
+        # (fitted_hover), the tooltip has it all
         self.hover_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         legend = QHBoxLayout()
         legend.setContentsMargins(0, 0, 0, 0)
         for kind in KINDS:
             swatch = QLabel(f"<span style='color:{COLOURS[kind]}'>■</span> {kind}")
             legend.addWidget(swatch)
-        legend.addWidget(self.hover_label, 1)
+        legend.addStretch(1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
         column.addWidget(self.plot, 1)
         column.addLayout(legend)
+        column.addWidget(self.hover_label)  # a line of its own: the whole width
         self._settle = QTimer(self)
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -177,6 +179,33 @@ class TimelinePlot(QWidget):
         return "" if index is None else self.describe(index)
 
     def _hover(self, text: str) -> None:
-        self.hover_label.setText(text or " ")
+        self._hovered = text
+        self.hover_label.setText(fitted_hover(text, self.hover_label) or " ")
+        self.hover_label.setToolTip(text)
         self.plot.setToolTip(text)
         self.hovered.emit(text)
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001
+        super().resizeEvent(event)
+        text = getattr(self, "_hovered", "")
+        if text:
+            self.hover_label.setText(fitted_hover(text, self.hover_label))
+
+
+def fitted_hover(text: str, label: QLabel) -> str:
+    """The hover's words as they fit ``label``: the operation, its times and the end of
+    where the trace says it (``…/rank-92.txt:1234``: the file's name and line, which say
+    where, are kept; a long folder is cut from the left). The whole is the tooltip."""
+    from PySide6.QtGui import QFontMetrics
+
+    metrics = QFontMetrics(label.font())
+    room = label.width() - 4
+    if room <= 0 or metrics.horizontalAdvance(text) <= room:
+        return text
+    head, sep, where = text.rpartition(", ")
+    if not sep:
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+    left = room - metrics.horizontalAdvance(head + sep)
+    if left < metrics.horizontalAdvance("…" + where[-12:]):  # not even the file's end
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+    return head + sep + metrics.elidedText(where, Qt.TextElideMode.ElideLeft, left)

@@ -96,13 +96,11 @@ def test_keep_as_before_and_another_model(main_window, program, qtbot, sample_co
     assert program.after.makespan == _replayed(main_window, program.trace_path)
 
 
-def test_the_timeline_names_the_operation_under_the_mouse(program, qtbot):
+def _hover_rank_5(program, qtbot) -> str:
+    """Move the mouse over the middle of rank 5's first computation; what is heard."""
     plot = program.timeline
-    path = program.trace_path
-    line = path.read_text().splitlines().index("5 compute 2000000") + 1
     heard: list[str] = []
     plot.hovered.connect(heard.append)
-    # the mouse over the middle of rank 5's first computation
     timeline = program.after.timeline
     first = list(timeline.order).index(timeline.at(1e-9, 5))
     t = (timeline.start[first] + timeline.end[first]) / 2
@@ -114,9 +112,43 @@ def test_the_timeline_names_the_operation_under_the_mouse(program, qtbot):
                        Qt.KeyboardModifier.NoModifier)  # fmt: skip
     QApplication.sendEvent(viewport, move)
     qtbot.waitUntil(lambda: bool(heard))
-    assert heard[-1].startswith("rank 5: compute")
-    assert heard[-1].endswith(f"{path}:{line}")
-    assert plot.hover_label.text() == heard[-1]
+    return heard[-1]
+
+
+def test_the_timeline_names_the_operation_under_the_mouse(program, qtbot):
+    plot = program.timeline
+    path = program.trace_path
+    line = path.read_text().splitlines().index("5 compute 2000000") + 1
+    heard = _hover_rank_5(program, qtbot)
+    assert heard.startswith("rank 5: compute")
+    assert heard.endswith(f"{path}:{line}")
+    # on screen, with the end of where (a long folder may be cut from the left)
+    assert plot.hover_label.text().endswith(f"{path.name}:{line}")
+    assert plot.hover_label.toolTip() == heard
+
+
+def test_a_long_trace_path_keeps_the_file_and_line_in_a_narrow_window(main_window, program,
+                                                                     qtbot):  # fmt: skip
+    """The hover names the operation, its times and where the trace says it; in a
+    window too narrow for a long folder, the folder is cut from the left, never the
+    file's name and line (the tooltip has the whole)."""
+    from PySide6.QtGui import QFontMetrics
+
+    dock = main_window.docks["program"]
+    dock.setFloating(True)
+    dock.resize(620, 600)
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(10)
+    label = program.timeline.hover_label
+    heard = _hover_rank_5(program, qtbot)
+    shown = label.text()
+    line = program.trace_path.read_text().splitlines().index("5 compute 2000000") + 1
+    assert QFontMetrics(label.font()).horizontalAdvance(heard) > label.width()  # too long
+    assert QFontMetrics(label.font()).horizontalAdvance(shown) <= label.width()
+    assert shown.startswith("rank 5: compute") and "…" in shown
+    assert shown.endswith(f"{program.trace_path.name}:{line}")
+    assert label.toolTip() == heard and program.timeline.plot.toolTip() == heard
 
 
 def test_a_bad_trace_is_said_with_its_line_and_the_open_one_stays(program, tmp_path):
