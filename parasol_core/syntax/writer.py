@@ -1082,8 +1082,8 @@ def check_writable(path: str | Path) -> None:
         from parasol_core.base.limits import file_kind
 
         raise OSError(errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL,
-                      f"it is {file_kind(st.st_mode)}, not a file a model can be written "
-                      "to; nothing was written", shown)  # fmt: skip
+                      f"it is {file_kind(st.st_mode)}, not a file to write to; nothing was "
+                      "written", shown)  # fmt: skip
     parent = real.parent
     if not parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no such directory {str(parent)!r}", shown)
@@ -1138,8 +1138,8 @@ def write_through(path: Path, data: bytes) -> bool:
     if not (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
         from parasol_core.base.limits import file_kind
 
-        raise OSError(errno.EINVAL, f"it is {file_kind(st.st_mode)}, not a file a model "
-                      "can be written to; nothing was written", str(path))  # fmt: skip
+        raise OSError(errno.EINVAL, f"it is {file_kind(st.st_mode)}, not a file to write "
+                      "to; nothing was written", str(path))  # fmt: skip
     flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)

@@ -175,7 +175,8 @@ def test_output_onto_a_socket_or_a_directory_is_refused(tmp_path, model, command
         if held is not None:
             held.close()
     assert status == 2
-    assert f"it is a {kind}, not a file a model can be written to; nothing was written" in err
+    # said of any output (a model, a sweep's rows, a timeline): no output is called a model
+    assert f"it is a {kind}, not a file to write to; nothing was written" in err
     assert snapshot(target) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
