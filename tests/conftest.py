@@ -19,8 +19,11 @@ OSU_LOGS = ROOT / "tests" / "data" / "osu"  # OSU benchmark logs (see generate.p
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path, monkeypatch):
-    """No test reads or writes the user's real PIUI settings."""
+    """No test reads or writes the user's real PIUI settings or data folder: a copy of
+    unsaved edits left there by a PIUI a signal stopped would be offered back by a test
+    that starts PIUI's main(), in a modal question no offscreen test answers."""
     monkeypatch.setenv("PIUI_SETTINGS", str(tmp_path / "piui-settings.ini"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
 
 
 @pytest.fixture(autouse=True)

@@ -223,3 +223,10 @@ def test_the_command_line_offers_the_copy_over_the_window_and_restores_it(tmp_pa
     assert not copy.exists()
     assert read_model(model)[0].processor(1).timings["iga"].mean == IGA
     assert model.read_text() != before
+
+
+def test_no_test_sees_the_users_data_folder(qapp, tmp_path):
+    """What PIUI's start offers back comes from a folder of the test's own."""
+    from piui.main_window import MainWindow
+
+    assert MainWindow.data_folder().is_relative_to(tmp_path)
