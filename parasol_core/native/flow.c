@@ -5,9 +5,9 @@
  * the two to 1e-9, relative).
  *
  * Data. Message i puts e_w[k] seconds a byte on resource e_res[k] for every entry k in
- * e_start[i] .. e_start[i+1] (each resource once); e_owner[k] is i. It has a summed
+ * e_start[i] .. e_start[i+1] (each resource once). It has a summed
  * latency, a size in bytes, a penalty (CM02: its route's latency, 1 when that is 0;
- * otherwise 1) and a cap: the least seconds a byte it may take whatever the others do
+ * otherwise 1; penalty NULL: these, from the latency) and a cap: the least seconds a byte it may take whatever the others do
  * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none. It
  * crosses the distinct link slots u_flat[u_start[i] .. + u_hops[i]] (for the links'
  * busy times and largest loads). Under max with a forwarding cost, its gap entries
@@ -227,7 +227,7 @@ enum { BY_CAP = -1, BY_NOTHING = -2, NEW = -3 };
 typedef struct {
     int rule;
     int64_t m, nres, nslots;
-    const int64_t *e_start, *e_res, *e_owner;
+    const int64_t *e_start, *e_res;
     const double *e_w;
     const double *latency, *nbytes, *penalty, *cap;
     const uint8_t *instant;
@@ -243,8 +243,9 @@ typedef struct {
     /* per message */
     Hot *hot;
     uint8_t *st;
-    double *tx, *rem, *anchor, *ready, *xold;
-    int64_t *left, *neck;
+    double *ready; /* when it may start; from its start on, tx: when its bytes start to move */
+    double *tx, *rem, *anchor, *xold;
+    int32_t *left, *neck; /* (the caller keeps messages and resources below 2^31) */
     int64_t *necked; /* per resource: how many moving messages it holds (their bottleneck) */
     /* per entry: where it is in its resource's list (-1: not there); 32 bits, as the
      * list's entries and messages (the caller keeps both below 2^31) */
@@ -273,13 +274,23 @@ typedef struct {
     Heap go, rel, fill;
 } Flow;
 
+/* message g's penalty: the caller's, or (NULL) under CM02 its latency (1 when that is
+ * 0, as rule_arrays in flow.py), under the others 1 */
+static inline double pen(const Flow *s, int64_t g) {
+    if (s->penalty)
+        return s->penalty[g];
+    if (s->rule == RULE_CM02)
+        return s->latency[g] > 0 ? s->latency[g] : 1.0;
+    return 1.0;
+}
+
 static inline int listed(const Flow *s, int64_t k) { return s->rule == RULE_MAX || s->e_w[k] > 0; }
 
-static inline void list_add(Flow *s, int64_t k) {
+static inline void list_add(Flow *s, int64_t k, int64_t owner) {
     int64_t r = s->e_res[k];
     int64_t at = s->rfirst[r] + s->rcount[r]++;
     s->rl_k[at] = (int32_t)k;
-    s->rl_g[at] = (int32_t)s->e_owner[k];
+    s->rl_g[at] = (int32_t)owner;
     s->rl_w[at] = s->e_w[k];
     s->lpos[k] = (int32_t)at;
 }
@@ -409,7 +420,7 @@ static void update_max(Flow *s, double t) {
         for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
             int64_t r = s->e_res[k];
             touch(s, r, &nR);
-            list_add(s, k);
+            list_add(s, k, i);
             s->sumw[r] += s->e_w[k];
         }
         gaps(s, i, 1, &nR);
@@ -490,7 +501,7 @@ static int make_pending(Flow *s, int64_t g, int with_old) {
     if (with_old && heap_push(&s->fill, s->hot[g].level, OLD_ITEM(s, g)))
         return -2;
     if (s->cap[g] > 0 && s->neck[g] != BY_CAP &&
-        heap_push(&s->fill, s->penalty[g] / s->cap[g], CAP_ITEM(s, g)))
+        heap_push(&s->fill, pen(s, g) / s->cap[g], CAP_ITEM(s, g)))
         return -2;
     return 0;
 }
@@ -539,7 +550,7 @@ static inline void set_neck(Flow *s, int64_t g, int64_t neck) {
         s->necked[s->neck[g]]--;
     if (neck >= 0)
         s->necked[neck]++;
-    s->neck[g] = neck;
+    s->neck[g] = (int32_t)neck;
 }
 
 /* g's resources not yet dirty become dirty from level lvl: all of them when g takes
@@ -625,7 +636,7 @@ static int solve(Flow *s, double t) {
             s->work += s->rcount[r];
             for (int64_t j = s->rfirst[r]; j < s->rfirst[r] + s->rcount[r]; j++) {
                 int64_t g = s->rl_g[j];
-                if (state_of(s, g) == PENDING && freeze(s, g, lvl / s->penalty[g], lvl, r))
+                if (state_of(s, g) == PENDING && freeze(s, g, lvl / pen(s, g), lvl, r))
                     return -2;
             }
         } else if (it < 2 * nres + m) { /* CAP */
@@ -707,7 +718,7 @@ static int update_maxmin(Flow *s, double t) {
             if (!(s->e_w[k] > 0))
                 continue;
             costly = 1;
-            list_add(s, k);
+            list_add(s, k, i);
             s->sumw[s->e_res[k]] += s->e_w[k] * ip;
         }
         if (!costly) { /* nothing with a cost: all its bytes at once */
@@ -742,7 +753,7 @@ static int update_maxmin(Flow *s, double t) {
 /* ------------------------------------------------------------------ the loop */
 
 static void free_all(Flow *s) {
-    void *p[] = {s->hot, s->st, s->tx, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
+    void *p[] = {s->hot, s->st, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
                  s->lpos, s->rfirst, s->rcount, s->rl_k, s->rl_g, s->rl_w, s->sumw, s->L, s->gf,
                  s->gd, s->rmark, s->rrem, s->rD, s->rD0, s->rn, s->Lold, s->load, s->since,
                  s->E, s->S, s->A, s->R, s->ends.a, s->ends.pos, s->ends.key, s->go.a, s->rel.a,
@@ -752,7 +763,7 @@ static void free_all(Flow *s) {
 }
 
 int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots,
-                           const int64_t *e_start, const int64_t *e_res, const int64_t *e_owner,
+                           const int64_t *e_start, const int64_t *e_res,
                            const double *e_w, const double *latency, const double *nbytes,
                            const double *penalty, const double *cap, const uint8_t *instant,
                            const int64_t *u_start, const int64_t *u_hops, const int64_t *u_flat,
@@ -770,7 +781,6 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.nslots = nslots;
     s.e_start = e_start;
     s.e_res = e_res;
-    s.e_owner = e_owner;
     s.e_w = e_w;
     s.latency = latency;
     s.nbytes = nbytes;
@@ -797,13 +807,13 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
            NS = (size_t)nslots + 1;
     s.hot = calloc(M, sizeof(Hot));
     s.st = calloc(M, 1);
-    s.tx = malloc(M * sizeof(double));
     s.rem = malloc(M * sizeof(double));
     s.anchor = malloc(M * sizeof(double));
     s.ready = malloc(M * sizeof(double));
+    s.tx = s.ready; /* ready is not read once a message starts, tx not before */
     s.xold = malloc(M * sizeof(double));
-    s.left = malloc(M * sizeof(int64_t));
-    s.neck = malloc(M * sizeof(int64_t));
+    s.left = malloc(M * sizeof(int32_t));
+    s.neck = malloc(M * sizeof(int32_t));
     s.necked = calloc(NR, sizeof(int64_t));
     s.lpos = malloc(K * sizeof(int32_t));
     s.rfirst = calloc(NR + 1, sizeof(int64_t));
@@ -850,9 +860,9 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         s.lpos[k] = -1;
     for (int64_t i = 0; i < m; i++) {
         s.neck[i] = BY_NOTHING;
-        s.hot[i].ip = 1.0 / penalty[i];
+        s.hot[i].ip = 1.0 / pen(&s, i);
         s.ready[i] = start[i];
-        s.left[i] = wait_count ? wait_count[i] : 0;
+        s.left[i] = wait_count ? (int32_t)wait_count[i] : 0;
         s.ends.pos[i] = -1;
         t0[i] = NAN;
         end[i] = NAN;
