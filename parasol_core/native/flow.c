@@ -10,7 +10,8 @@
  * otherwise 1; penalty NULL: these, from the latency) and a cap: the least seconds a byte it may take whatever the others do
  * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none. It
  * crosses the distinct link slots u_flat[u_start[i] .. + u_hops[i]] (for the links'
- * busy times and largest loads). Under max with a forwarding cost, its gap entries
+ * busy times and largest loads; u_flat NULL: its resources are the directions of the
+ * links it crosses, each once, 2 x slot + d, and its slots are e_res[k] >> 1). Under max with a forwarding cost, its gap entries
  * g_res[q], g_last[q] (q in g_start[i] .. g_start[i+1]) are the link directions it
  * crosses into a processor and whether it ends there (the blocked-link term).
  * start[i] is when a message that waits for nobody starts; one that waits starts at the
@@ -320,9 +321,24 @@ static void release(Flow *s, int64_t i, double at, int *err) {
     }
 }
 
+/* message i's link slots: u_flat[a .. b), or (u_flat NULL) e_res[a .. b) >> 1 */
+static inline void slots_of(const Flow *s, int64_t i, int64_t *a, int64_t *b) {
+    if (s->u_flat) {
+        *a = s->u_start[i];
+        *b = *a + s->u_hops[i];
+    } else {
+        *a = s->e_start[i];
+        *b = s->e_start[i + 1];
+    }
+}
+
+static inline int64_t slot_at(const Flow *s, int64_t q) { return s->u_flat ? s->u_flat[q] : s->e_res[q] >> 1; }
+
 static void links_up(Flow *s, int64_t i, double t) {
-    for (int64_t q = s->u_start[i]; q < s->u_start[i] + s->u_hops[i]; q++) {
-        int64_t l = s->u_flat[q];
+    int64_t a, b;
+    slots_of(s, i, &a, &b);
+    for (int64_t q = a; q < b; q++) {
+        int64_t l = slot_at(s, q);
         if (s->load[l]++ == 0)
             s->since[l] = t;
         if (s->load[l] > s->max_n[l])
@@ -331,8 +347,10 @@ static void links_up(Flow *s, int64_t i, double t) {
 }
 
 static void links_down(Flow *s, int64_t i, double t) {
-    for (int64_t q = s->u_start[i]; q < s->u_start[i] + s->u_hops[i]; q++) {
-        int64_t l = s->u_flat[q];
+    int64_t a, b;
+    slots_of(s, i, &a, &b);
+    for (int64_t q = a; q < b; q++) {
+        int64_t l = slot_at(s, q);
         if (--s->load[l] == 0)
             s->busy[l] += t - s->since[l];
     }

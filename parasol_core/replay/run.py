@@ -3,7 +3,6 @@ collective cost, the flow engine's run, and the result (docs/replay.md)."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 from collections.abc import Mapping, Sequence
@@ -451,9 +450,8 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
                 msgs.start = np.broadcast_to(np.zeros(1), msgs.start.shape)
         del ids
         usage = usage_of(table, phase.route_ids, table.options)
-        if consume:  # the kernel reads the resources, not the route ids; nor does the rest
-            phase = dataclasses.replace(phase, route_ids=np.broadcast_to(
-                np.zeros(1, dtype=np.int64), phase.route_ids.shape))  # fmt: skip
+        if consume:  # what the kernel does not read of the phase let go
+            phase = flow.lighten(phase, usage)
         poll()
         out = flow.run(phase, usage, sharing, consume=consume)
         del phase, usage

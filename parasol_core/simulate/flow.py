@@ -20,9 +20,11 @@ within about a millisecond however many messages each event moves).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -309,6 +311,20 @@ def native_usable(phase: Phase, usage: Usage) -> bool:
     )
 
 
+def lighten(phase: Phase, usage: Usage) -> Phase:
+    """For :func:`run` with ``consume``: the phase without what the kernel will not read
+    of it, when the kernel will run it: its route ids (a placeholder of their shape),
+    and, when the resource uses name the links (``usage.links_only``), its link slots
+    (None: the kernel takes each message's from its entries)."""
+    if _kernel() is None or not native_usable(phase, usage):
+        return phase
+    light: dict[str, Any] = {
+        "route_ids": np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)}
+    if usage.links_only:
+        light.update(u_flat=None, u_start=None, u_hops=None)
+    return dataclasses.replace(phase, **light)
+
+
 def _caps(usage: Usage, sharing: str) -> np.ndarray:
     """Per message, its cap as the kernel takes it (:func:`rule_arrays`'s, 0 where it
     cannot bind: a cap no larger than a weight the message puts on a resource never
@@ -340,7 +356,10 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
 
     alone_c = usage.alone()
     nbytes, latency = phase.messages.nbytes, phase.latency
-    instant = (phase.u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
+    u_flat, u_start, u_hops = phase.u_flat, phase.u_start, phase.u_hops
+    if u_flat is None:  # (lighten) the links' slots are the entries' resources // 2
+        u_hops = np.diff(usage.start)
+    instant = (u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
     if consume:
         del alone_c
     cap = _caps(usage, sharing)
@@ -358,6 +377,8 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     gap_res = usage.gap_res if forwarding else None
     gap_speed = usage.gap_speed if forwarding else None
     if renumber or (renumber is None and usage.nres > usage.res.shape[0]):
+        if u_flat is None:  # the slots from the resources, before they are renumbered
+            u_flat, u_start = usage.res // 2, usage.start[:-1]
         used = np.zeros(usage.nres, dtype=bool)
         used[usage.res] = True
         if forwarding:
@@ -370,9 +391,11 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
         if forwarding:
             gap_res, gap_speed = number[usage.gap_res], usage.gap_speed[used]
         del used, number
+    if u_flat is None:
+        u_hops = None  # the kernel takes each message's slots from its entries
     keep = [arr(usage.start), arr(res), arr(usage.weight, f64), arr(phase.latency, f64),
             arr(phase.messages.nbytes, f64), None, arr(cap, f64), arr(instant, np.uint8),
-            arr(phase.u_start), arr(phase.u_hops), arr(phase.u_flat)]  # fmt: skip
+            *((None, None, None) if u_flat is None else (arr(u_start), arr(u_hops), arr(u_flat)))]
     del res, cap, instant
     gaps: list[np.ndarray | None] = [None, None, None, None]
     if forwarding:
@@ -419,7 +442,10 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
         raise RuntimeError("the flow engine's kernel left a message without a rate")
     if rc != 0:
         raise RuntimeError(f"the flow engine's kernel failed ({rc})")
-    del keep, gaps, start, after
-    alone = np.zeros(0) if consume else np.where(phase.u_hops > 0, latency + nbytes * alone_c,
-                                                 0.0)  # fmt: skip
+    del keep, gaps, start, after, u_flat, u_start
+    if consume:
+        alone = np.zeros(0)
+    else:
+        hops = np.diff(usage.start) if phase.u_hops is None else phase.u_hops
+        alone = np.where(hops > 0, latency + nbytes * alone_c, 0.0)
     return TraceResult(t0, end, alone, int(events[0]), busy, max_n, int(events[1]))

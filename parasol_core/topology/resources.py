@@ -133,7 +133,10 @@ class Usage:
 
     Resources are numbered: ``2 * slot + d`` a link slot's direction ``d`` (0 the way from
     the lower-numbered processor, and the only one of a shared link), ``2 * nslots + p``
-    processor ``p``'s forwarder."""
+    processor ``p``'s forwarder. ``links_only``: the entries are the link directions
+    each message crosses, each crossing once, in route order (no forwarder, no
+    acknowledgement entry, no fatpipe link, no link crossed twice): a message's link
+    slots are its entries' resources // 2."""
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
                  slots: np.ndarray, ends: np.ndarray, opts: NetOptions,
@@ -175,7 +178,9 @@ class Usage:
             self.floor = np.zeros(n)
             self._slowest(speed, ends, hops)
             self.gap_res = None
+            self.links_only = True
             return
+        self.links_only = False
         owner = np.repeat(np.arange(n, dtype=np.int64), hops)
         a = b = last = None
         if duplex or opts.forward is not None:

@@ -183,6 +183,14 @@ def test_the_kernel_gives_the_same_doubles_however_its_inputs_are_made(sharing, 
     runs.append(flow.run_native(lib, phase, usage, sharing, consume=True))
     assert usage.floor is None and usage.slowest is None  # let go
     assert runs[-1].alone.shape == (0,)
+    # the phase lightened (a one-shot replay's): its link slots, on a topology of links
+    # only, taken from the resource uses, renumbered or not
+    for renumber in (None, True):
+        usage = usage_of(table, ids, table.options)
+        light = flow.lighten(phase, usage)
+        assert (light.u_flat is None) == usage.links_only
+        runs.append(flow.run(light, usage, sharing, consume=True) if renumber is None else
+                    flow.run_native(lib, light, usage, sharing, True, renumber))  # fmt: skip
     for other in runs[1:]:
         for name in ("t0", "end", "busy", "max_n"):
             np.testing.assert_array_equal(getattr(other, name), getattr(runs[0], name), name)
