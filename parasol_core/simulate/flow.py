@@ -318,8 +318,8 @@ def lighten(phase: Phase, usage: Usage) -> Phase:
     (None: the kernel takes each message's from its entries)."""
     if _kernel() is None or not native_usable(phase, usage):
         return phase
-    light: dict[str, Any] = {
-        "route_ids": np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)}
+    none = np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)
+    light: dict[str, Any] = {"route_ids": none}
     if usage.links_only:
         light.update(u_flat=None, u_start=None, u_hops=None)
     return dataclasses.replace(phase, **light)
@@ -393,10 +393,11 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
         del used, number
     if u_flat is None:
         u_hops = None  # the kernel takes each message's slots from its entries
+    links = (arr(u_start), arr(u_hops), arr(u_flat)) if u_flat is not None else (None,) * 3
     keep = [arr(usage.start), arr(res), arr(usage.weight, f64), arr(phase.latency, f64),
             arr(phase.messages.nbytes, f64), None, arr(cap, f64), arr(instant, np.uint8),
-            *((None, None, None) if u_flat is None else (arr(u_start), arr(u_hops), arr(u_flat)))]
-    del res, cap, instant
+            *links]  # fmt: skip
+    del res, cap, instant, links
     gaps: list[np.ndarray | None] = [None, None, None, None]
     if forwarding:
         g_start = np.searchsorted(usage.gap_owner, np.arange(m + 1))
