@@ -8,12 +8,16 @@
  * e_start[i] .. e_start[i+1] (each resource once). It has a summed
  * latency, a size in bytes, a penalty (CM02: its route's latency, 1 when that is 0;
  * otherwise 1; penalty NULL: these, from the latency) and a cap: the least seconds a byte it may take whatever the others do
- * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none. It
+ * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none (cap
+ * NULL: none for any). It
  * crosses the distinct link slots u_flat[u_start[i] .. + u_hops[i]] (for the links'
  * busy times and largest loads; u_flat NULL: its resources are the directions of the
  * links it crosses, each once, 2 x slot + d, and its slots are e_res[k] >> 1). Under max with a forwarding cost, its gap entries
  * g_res[q], g_last[q] (q in g_start[i] .. g_start[i+1]) are the link directions it
  * crosses into a processor and whether it ends there (the blocked-link term).
+ * Message i waits for wait_count[i] others and releases dependents[dep_ptr[i] ..
+ * dep_ptr[i+1]] when it ends (dep_ptr NULL: nobody waits; wait_count NULL with dep_ptr:
+ * each message waits for as many as list it among their dependents).
  * start[i] is when a message that waits for nobody starts; one that waits starts at the
  * later of start[i] and the last end it waits for plus delay[i] (delay NULL: 0; the
  * caller passes start[i] with delay[i] already added, so the later of the two is
@@ -141,8 +145,8 @@ static inline double heap_top(const Heap *h) { return h->n ? h->a[0].key : INFIN
 
 /* an indexed min-heap of messages by predicted end */
 typedef struct {
-    int64_t *a;   /* heap of messages */
-    int64_t *pos; /* per message: where it is in a, -1 when absent */
+    int32_t *a;   /* heap of messages (32 bits: the caller keeps them below 2^31) */
+    int32_t *pos; /* per message: where it is in a, -1 when absent */
     double *key;  /* per message */
     int64_t n;
 } IHeap;
@@ -158,11 +162,11 @@ static void ih_up(IHeap *h, int64_t at) {
         if (!ib(h, i, h->a[p]))
             break;
         h->a[at] = h->a[p];
-        h->pos[h->a[at]] = at;
+        h->pos[h->a[at]] = (int32_t)at;
         at = p;
     }
-    h->a[at] = i;
-    h->pos[i] = at;
+    h->a[at] = (int32_t)i;
+    h->pos[i] = (int32_t)at;
 }
 
 static void ih_down(IHeap *h, int64_t at) {
@@ -176,18 +180,18 @@ static void ih_down(IHeap *h, int64_t at) {
         if (!ib(h, h->a[c], i))
             break;
         h->a[at] = h->a[c];
-        h->pos[h->a[at]] = at;
+        h->pos[h->a[at]] = (int32_t)at;
         at = c;
     }
-    h->a[at] = i;
-    h->pos[i] = at;
+    h->a[at] = (int32_t)i;
+    h->pos[i] = (int32_t)at;
 }
 
 static void ih_set(IHeap *h, int64_t i, double key) {
     if (h->pos[i] < 0) {
         h->key[i] = key;
-        h->a[h->n] = i;
-        h->pos[i] = h->n++;
+        h->a[h->n] = (int32_t)i;
+        h->pos[i] = (int32_t)h->n++;
         ih_up(h, h->pos[i]);
         return;
     }
@@ -205,8 +209,8 @@ static void ih_remove(IHeap *h, int64_t i) {
     int64_t last = h->a[--h->n];
     if (at == h->n)
         return;
-    h->a[at] = last;
-    h->pos[last] = at;
+    h->a[at] = (int32_t)last;
+    h->pos[last] = (int32_t)at;
     ih_up(h, at);
     ih_down(h, h->pos[last]);
 }
@@ -284,6 +288,9 @@ static inline double pen(const Flow *s, int64_t g) {
         return s->latency[g] > 0 ? s->latency[g] : 1.0;
     return 1.0;
 }
+
+/* message g's cap: the caller's, or 0 (none) when it gave none (cap NULL) */
+static inline double cap_of(const Flow *s, int64_t g) { return s->cap ? s->cap[g] : 0.0; }
 
 static inline int listed(const Flow *s, int64_t k) { return s->rule == RULE_MAX || s->e_w[k] > 0; }
 
@@ -392,7 +399,7 @@ static void gaps(Flow *s, int64_t i, int64_t d, int64_t *nR) {
 }
 
 static inline double pace(const Flow *s, int64_t i) {
-    double c = s->cap[i];
+    double c = cap_of(s, i);
     for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
         double L = s->L[s->e_res[k]];
         if (L > c)
@@ -518,7 +525,7 @@ static int make_pending(Flow *s, int64_t g, int with_old) {
     s->A[s->nA++] = g;
     if (with_old && heap_push(&s->fill, s->hot[g].level, OLD_ITEM(s, g)))
         return -2;
-    if (s->cap[g] > 0 && s->neck[g] != BY_CAP &&
+    if (cap_of(s, g) > 0 && s->neck[g] != BY_CAP &&
         heap_push(&s->fill, pen(s, g) / s->cap[g], CAP_ITEM(s, g)))
         return -2;
     return 0;
@@ -731,7 +738,7 @@ static int update_maxmin(Flow *s, double t) {
     for (int64_t q = 0; q < s->nS; q++) {
         int64_t i = s->S[q];
         double ip = s->hot[i].ip;
-        int costly = s->cap[i] > 0;
+        int costly = cap_of(s, i) > 0;
         for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
             if (!(s->e_w[k] > 0))
                 continue;
@@ -813,7 +820,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.g_last = g_last;
     s.g_speed = g_speed;
     s.forward = forward;
-    s.dep_ptr = wait_count ? dep_ptr : NULL;
+    s.dep_ptr = dep_ptr;
     s.dependents = dependents;
     s.delay = delay;
     s.t0 = t0;
@@ -853,8 +860,8 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.S = malloc(M * sizeof(int64_t));
     s.A = malloc(M * sizeof(int64_t));
     s.R = malloc(NR * sizeof(int64_t));
-    s.ends.a = malloc(M * sizeof(int64_t));
-    s.ends.pos = malloc(M * sizeof(int64_t));
+    s.ends.a = malloc(M * sizeof(int32_t));
+    s.ends.pos = malloc(M * sizeof(int32_t));
     s.ends.key = malloc(M * sizeof(double));
     if (g_start && rule == RULE_MAX) {
         s.gf = calloc(NR, sizeof(int64_t));
@@ -885,6 +892,9 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         t0[i] = NAN;
         end[i] = NAN;
     }
+    if (!wait_count && dep_ptr) /* each message waits for as many as list it a dependent */
+        for (int64_t q = 0; q < dep_ptr[m]; q++)
+            s.left[dependents[q]]++;
     int err = 0;
     double t = 0.0;
     int64_t qpos = 0, nev = 0, polls = 0, next_poll = CHECK_WORK;

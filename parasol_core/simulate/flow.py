@@ -315,13 +315,16 @@ def lighten(phase: Phase, usage: Usage) -> Phase:
     """For :func:`run` with ``consume``: the phase without what the kernel will not read
     of it, when the kernel will run it: its route ids (a placeholder of their shape),
     and, when the resource uses name the links (``usage.links_only``), its link slots
-    (None: the kernel takes each message's from its entries)."""
+    (None: the kernel takes each message's from its entries), and the count each
+    message waits for (the kernel counts them in the dependents)."""
     if _kernel() is None or not native_usable(phase, usage):
         return phase
     none = np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)
     light: dict[str, Any] = {"route_ids": none}
     if usage.links_only:
         light.update(u_flat=None, u_start=None, u_hops=None)
+    if phase.dep_ptr is not None:  # the kernel counts each message's waits itself
+        light["waits"] = None
     return dataclasses.replace(phase, **light)
 
 
@@ -394,6 +397,8 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     if u_flat is None:
         u_hops = None  # the kernel takes each message's slots from its entries
     links = (arr(u_start), arr(u_hops), arr(u_flat)) if u_flat is not None else (None,) * 3
+    if not cap.any():  # no message has a cap that can bind: the kernel is told none
+        cap = None
     keep = [arr(usage.start), arr(res), arr(usage.weight, f64), arr(phase.latency, f64),
             arr(phase.messages.nbytes, f64), None, arr(cap, f64), arr(instant, np.uint8),
             *links]  # fmt: skip
