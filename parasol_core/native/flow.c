@@ -5,14 +5,19 @@
  * the two to 1e-9, relative).
  *
  * Data. Message i puts e_w[k] seconds a byte on resource e_res[k] for every entry k in
- * e_start[i] .. e_start[i+1] (each resource once); e_owner[k] is i. It has a summed
+ * e_start[i] .. e_start[i+1] (each resource once). It has a summed
  * latency, a size in bytes, a penalty (CM02: its route's latency, 1 when that is 0;
- * otherwise 1) and a cap: the least seconds a byte it may take whatever the others do
- * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none. It
+ * otherwise 1; penalty NULL: these, from the latency) and a cap: the least seconds a byte it may take whatever the others do
+ * (its fatpipe links' speed; under CM02 its route's slowest link), 0 for none (cap
+ * NULL: none for any). It
  * crosses the distinct link slots u_flat[u_start[i] .. + u_hops[i]] (for the links'
- * busy times and largest loads). Under max with a forwarding cost, its gap entries
+ * busy times and largest loads; u_flat NULL: its resources are the directions of the
+ * links it crosses, each once, 2 x slot + d, and its slots are e_res[k] >> 1). Under max with a forwarding cost, its gap entries
  * g_res[q], g_last[q] (q in g_start[i] .. g_start[i+1]) are the link directions it
  * crosses into a processor and whether it ends there (the blocked-link term).
+ * Message i waits for wait_count[i] others and releases dependents[dep_ptr[i] ..
+ * dep_ptr[i+1]] when it ends (dep_ptr NULL: nobody waits; wait_count NULL with dep_ptr:
+ * each message waits for as many as list it among their dependents).
  * start[i] is when a message that waits for nobody starts; one that waits starts at the
  * later of start[i] and the last end it waits for plus delay[i] (delay NULL: 0; the
  * caller passes start[i] with delay[i] already added, so the later of the two is
@@ -140,8 +145,8 @@ static inline double heap_top(const Heap *h) { return h->n ? h->a[0].key : INFIN
 
 /* an indexed min-heap of messages by predicted end */
 typedef struct {
-    int64_t *a;   /* heap of messages */
-    int64_t *pos; /* per message: where it is in a, -1 when absent */
+    int32_t *a;   /* heap of messages (32 bits: the caller keeps them below 2^31) */
+    int32_t *pos; /* per message: where it is in a, -1 when absent */
     double *key;  /* per message */
     int64_t n;
 } IHeap;
@@ -157,11 +162,11 @@ static void ih_up(IHeap *h, int64_t at) {
         if (!ib(h, i, h->a[p]))
             break;
         h->a[at] = h->a[p];
-        h->pos[h->a[at]] = at;
+        h->pos[h->a[at]] = (int32_t)at;
         at = p;
     }
-    h->a[at] = i;
-    h->pos[i] = at;
+    h->a[at] = (int32_t)i;
+    h->pos[i] = (int32_t)at;
 }
 
 static void ih_down(IHeap *h, int64_t at) {
@@ -175,18 +180,18 @@ static void ih_down(IHeap *h, int64_t at) {
         if (!ib(h, h->a[c], i))
             break;
         h->a[at] = h->a[c];
-        h->pos[h->a[at]] = at;
+        h->pos[h->a[at]] = (int32_t)at;
         at = c;
     }
-    h->a[at] = i;
-    h->pos[i] = at;
+    h->a[at] = (int32_t)i;
+    h->pos[i] = (int32_t)at;
 }
 
 static void ih_set(IHeap *h, int64_t i, double key) {
     if (h->pos[i] < 0) {
         h->key[i] = key;
-        h->a[h->n] = i;
-        h->pos[i] = h->n++;
+        h->a[h->n] = (int32_t)i;
+        h->pos[i] = (int32_t)h->n++;
         ih_up(h, h->pos[i]);
         return;
     }
@@ -204,8 +209,8 @@ static void ih_remove(IHeap *h, int64_t i) {
     int64_t last = h->a[--h->n];
     if (at == h->n)
         return;
-    h->a[at] = last;
-    h->pos[last] = at;
+    h->a[at] = (int32_t)last;
+    h->pos[last] = (int32_t)at;
     ih_up(h, at);
     ih_down(h, h->pos[last]);
 }
@@ -227,7 +232,7 @@ enum { BY_CAP = -1, BY_NOTHING = -2, NEW = -3 };
 typedef struct {
     int rule;
     int64_t m, nres, nslots;
-    const int64_t *e_start, *e_res, *e_owner;
+    const int64_t *e_start, *e_res;
     const double *e_w;
     const double *latency, *nbytes, *penalty, *cap;
     const uint8_t *instant;
@@ -243,8 +248,9 @@ typedef struct {
     /* per message */
     Hot *hot;
     uint8_t *st;
-    double *tx, *rem, *anchor, *ready, *xold;
-    int64_t *left, *neck;
+    double *ready; /* when it may start; from its start on, tx: when its bytes start to move */
+    double *tx, *rem, *anchor, *xold;
+    int32_t *left, *neck; /* (the caller keeps messages and resources below 2^31) */
     int64_t *necked; /* per resource: how many moving messages it holds (their bottleneck) */
     /* per entry: where it is in its resource's list (-1: not there); 32 bits, as the
      * list's entries and messages (the caller keeps both below 2^31) */
@@ -273,13 +279,26 @@ typedef struct {
     Heap go, rel, fill;
 } Flow;
 
+/* message g's penalty: the caller's, or (NULL) under CM02 its latency (1 when that is
+ * 0, as rule_arrays in flow.py), under the others 1 */
+static inline double pen(const Flow *s, int64_t g) {
+    if (s->penalty)
+        return s->penalty[g];
+    if (s->rule == RULE_CM02)
+        return s->latency[g] > 0 ? s->latency[g] : 1.0;
+    return 1.0;
+}
+
+/* message g's cap: the caller's, or 0 (none) when it gave none (cap NULL) */
+static inline double cap_of(const Flow *s, int64_t g) { return s->cap ? s->cap[g] : 0.0; }
+
 static inline int listed(const Flow *s, int64_t k) { return s->rule == RULE_MAX || s->e_w[k] > 0; }
 
-static inline void list_add(Flow *s, int64_t k) {
+static inline void list_add(Flow *s, int64_t k, int64_t owner) {
     int64_t r = s->e_res[k];
     int64_t at = s->rfirst[r] + s->rcount[r]++;
     s->rl_k[at] = (int32_t)k;
-    s->rl_g[at] = (int32_t)s->e_owner[k];
+    s->rl_g[at] = (int32_t)owner;
     s->rl_w[at] = s->e_w[k];
     s->lpos[k] = (int32_t)at;
 }
@@ -309,9 +328,24 @@ static void release(Flow *s, int64_t i, double at, int *err) {
     }
 }
 
+/* message i's link slots: u_flat[a .. b), or (u_flat NULL) e_res[a .. b) >> 1 */
+static inline void slots_of(const Flow *s, int64_t i, int64_t *a, int64_t *b) {
+    if (s->u_flat) {
+        *a = s->u_start[i];
+        *b = *a + s->u_hops[i];
+    } else {
+        *a = s->e_start[i];
+        *b = s->e_start[i + 1];
+    }
+}
+
+static inline int64_t slot_at(const Flow *s, int64_t q) { return s->u_flat ? s->u_flat[q] : s->e_res[q] >> 1; }
+
 static void links_up(Flow *s, int64_t i, double t) {
-    for (int64_t q = s->u_start[i]; q < s->u_start[i] + s->u_hops[i]; q++) {
-        int64_t l = s->u_flat[q];
+    int64_t a, b;
+    slots_of(s, i, &a, &b);
+    for (int64_t q = a; q < b; q++) {
+        int64_t l = slot_at(s, q);
         if (s->load[l]++ == 0)
             s->since[l] = t;
         if (s->load[l] > s->max_n[l])
@@ -320,8 +354,10 @@ static void links_up(Flow *s, int64_t i, double t) {
 }
 
 static void links_down(Flow *s, int64_t i, double t) {
-    for (int64_t q = s->u_start[i]; q < s->u_start[i] + s->u_hops[i]; q++) {
-        int64_t l = s->u_flat[q];
+    int64_t a, b;
+    slots_of(s, i, &a, &b);
+    for (int64_t q = a; q < b; q++) {
+        int64_t l = slot_at(s, q);
         if (--s->load[l] == 0)
             s->busy[l] += t - s->since[l];
     }
@@ -363,7 +399,7 @@ static void gaps(Flow *s, int64_t i, int64_t d, int64_t *nR) {
 }
 
 static inline double pace(const Flow *s, int64_t i) {
-    double c = s->cap[i];
+    double c = cap_of(s, i);
     for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
         double L = s->L[s->e_res[k]];
         if (L > c)
@@ -409,7 +445,7 @@ static void update_max(Flow *s, double t) {
         for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
             int64_t r = s->e_res[k];
             touch(s, r, &nR);
-            list_add(s, k);
+            list_add(s, k, i);
             s->sumw[r] += s->e_w[k];
         }
         gaps(s, i, 1, &nR);
@@ -489,8 +525,8 @@ static int make_pending(Flow *s, int64_t g, int with_old) {
     s->A[s->nA++] = g;
     if (with_old && heap_push(&s->fill, s->hot[g].level, OLD_ITEM(s, g)))
         return -2;
-    if (s->cap[g] > 0 && s->neck[g] != BY_CAP &&
-        heap_push(&s->fill, s->penalty[g] / s->cap[g], CAP_ITEM(s, g)))
+    if (cap_of(s, g) > 0 && s->neck[g] != BY_CAP &&
+        heap_push(&s->fill, pen(s, g) / s->cap[g], CAP_ITEM(s, g)))
         return -2;
     return 0;
 }
@@ -539,7 +575,7 @@ static inline void set_neck(Flow *s, int64_t g, int64_t neck) {
         s->necked[s->neck[g]]--;
     if (neck >= 0)
         s->necked[neck]++;
-    s->neck[g] = neck;
+    s->neck[g] = (int32_t)neck;
 }
 
 /* g's resources not yet dirty become dirty from level lvl: all of them when g takes
@@ -625,7 +661,7 @@ static int solve(Flow *s, double t) {
             s->work += s->rcount[r];
             for (int64_t j = s->rfirst[r]; j < s->rfirst[r] + s->rcount[r]; j++) {
                 int64_t g = s->rl_g[j];
-                if (state_of(s, g) == PENDING && freeze(s, g, lvl / s->penalty[g], lvl, r))
+                if (state_of(s, g) == PENDING && freeze(s, g, lvl / pen(s, g), lvl, r))
                     return -2;
             }
         } else if (it < 2 * nres + m) { /* CAP */
@@ -702,12 +738,12 @@ static int update_maxmin(Flow *s, double t) {
     for (int64_t q = 0; q < s->nS; q++) {
         int64_t i = s->S[q];
         double ip = s->hot[i].ip;
-        int costly = s->cap[i] > 0;
+        int costly = cap_of(s, i) > 0;
         for (int64_t k = s->e_start[i]; k < s->e_start[i + 1]; k++) {
             if (!(s->e_w[k] > 0))
                 continue;
             costly = 1;
-            list_add(s, k);
+            list_add(s, k, i);
             s->sumw[s->e_res[k]] += s->e_w[k] * ip;
         }
         if (!costly) { /* nothing with a cost: all its bytes at once */
@@ -742,7 +778,7 @@ static int update_maxmin(Flow *s, double t) {
 /* ------------------------------------------------------------------ the loop */
 
 static void free_all(Flow *s) {
-    void *p[] = {s->hot, s->st, s->tx, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
+    void *p[] = {s->hot, s->st, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
                  s->lpos, s->rfirst, s->rcount, s->rl_k, s->rl_g, s->rl_w, s->sumw, s->L, s->gf,
                  s->gd, s->rmark, s->rrem, s->rD, s->rD0, s->rn, s->Lold, s->load, s->since,
                  s->E, s->S, s->A, s->R, s->ends.a, s->ends.pos, s->ends.key, s->go.a, s->rel.a,
@@ -752,7 +788,7 @@ static void free_all(Flow *s) {
 }
 
 int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots,
-                           const int64_t *e_start, const int64_t *e_res, const int64_t *e_owner,
+                           const int64_t *e_start, const int64_t *e_res,
                            const double *e_w, const double *latency, const double *nbytes,
                            const double *penalty, const double *cap, const uint8_t *instant,
                            const int64_t *u_start, const int64_t *u_hops, const int64_t *u_flat,
@@ -770,7 +806,6 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.nslots = nslots;
     s.e_start = e_start;
     s.e_res = e_res;
-    s.e_owner = e_owner;
     s.e_w = e_w;
     s.latency = latency;
     s.nbytes = nbytes;
@@ -785,7 +820,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.g_last = g_last;
     s.g_speed = g_speed;
     s.forward = forward;
-    s.dep_ptr = wait_count ? dep_ptr : NULL;
+    s.dep_ptr = dep_ptr;
     s.dependents = dependents;
     s.delay = delay;
     s.t0 = t0;
@@ -797,13 +832,13 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
            NS = (size_t)nslots + 1;
     s.hot = calloc(M, sizeof(Hot));
     s.st = calloc(M, 1);
-    s.tx = malloc(M * sizeof(double));
     s.rem = malloc(M * sizeof(double));
     s.anchor = malloc(M * sizeof(double));
     s.ready = malloc(M * sizeof(double));
+    s.tx = s.ready; /* ready is not read once a message starts, tx not before */
     s.xold = malloc(M * sizeof(double));
-    s.left = malloc(M * sizeof(int64_t));
-    s.neck = malloc(M * sizeof(int64_t));
+    s.left = malloc(M * sizeof(int32_t));
+    s.neck = malloc(M * sizeof(int32_t));
     s.necked = calloc(NR, sizeof(int64_t));
     s.lpos = malloc(K * sizeof(int32_t));
     s.rfirst = calloc(NR + 1, sizeof(int64_t));
@@ -825,8 +860,8 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.S = malloc(M * sizeof(int64_t));
     s.A = malloc(M * sizeof(int64_t));
     s.R = malloc(NR * sizeof(int64_t));
-    s.ends.a = malloc(M * sizeof(int64_t));
-    s.ends.pos = malloc(M * sizeof(int64_t));
+    s.ends.a = malloc(M * sizeof(int32_t));
+    s.ends.pos = malloc(M * sizeof(int32_t));
     s.ends.key = malloc(M * sizeof(double));
     if (g_start && rule == RULE_MAX) {
         s.gf = calloc(NR, sizeof(int64_t));
@@ -850,13 +885,16 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         s.lpos[k] = -1;
     for (int64_t i = 0; i < m; i++) {
         s.neck[i] = BY_NOTHING;
-        s.hot[i].ip = 1.0 / penalty[i];
+        s.hot[i].ip = 1.0 / pen(&s, i);
         s.ready[i] = start[i];
-        s.left[i] = wait_count ? wait_count[i] : 0;
+        s.left[i] = wait_count ? (int32_t)wait_count[i] : 0;
         s.ends.pos[i] = -1;
         t0[i] = NAN;
         end[i] = NAN;
     }
+    if (!wait_count && dep_ptr) /* each message waits for as many as list it a dependent */
+        for (int64_t q = 0; q < dep_ptr[m]; q++)
+            s.left[dependents[q]]++;
     int err = 0;
     double t = 0.0;
     int64_t qpos = 0, nev = 0, polls = 0, next_poll = CHECK_WORK;

@@ -273,7 +273,7 @@ static void free_all(B *b, Request *req, int64_t *vals) {
 }
 
 int64_t parasol_replay_compile(
-    int64_t ranks, const int64_t *first, int64_t nact, const int64_t *kind, const int64_t *peer,
+    int64_t ranks, const int64_t *first, int64_t nact, const int8_t *kind, const int64_t *peer,
     const int64_t *tag, const double *size, const double *size2, const double *flops,
     const int64_t *prim_ptr, const int64_t *prim_op, const int64_t *prim_peer,
     const double *prim_bytes, const int64_t *prim_phase, const int64_t *kinds, double eager,

@@ -749,13 +749,22 @@ def _steps(trace: Trace, sem: Semantics) -> tuple[np.ndarray, ...]:
             phase.astype(np.int64))  # fmt: skip
 
 
-def compile_native(lib: Any, trace: Trace, sem: Semantics) -> Program | None:
+def compile_native(lib: Any, trace: Trace, sem: Semantics, release: bool = False
+                   ) -> Program | None:  # fmt: skip
     """The program from the C kernel (``native/replay.c``); None when the trace is bad
-    (the Python builder then says why)."""
+    (the Python builder then says why). ``release``: the trace's columns are let go
+    (:meth:`Trace.release`) once the kernel's inputs are made, before its outputs are."""
     i64, f64 = np.int64, np.float64
     n = len(trace)
     ptr, op, peer, nbytes, phase = _steps(trace, sem)
-    steps = int(op.shape[0])
+    steps, ranks = int(op.shape[0]), trace.ranks
+    cols = [np.ascontiguousarray(a, dtype=t) for a, t in (
+        (trace.first, i64), (trace.kind, np.int8), (trace.peer, i64), (trace.tag, i64),
+        (trace.size, f64), (trace.size2, f64), (trace.flops, f64), (ptr, i64), (op, i64),
+        (peer, i64), (nbytes, f64), (phase, i64), (_KINDS_C, i64))]  # fmt: skip
+    del ptr, op, peer, nbytes, phase
+    if release:  # what the kernel reads stays (cols), the rest goes: ranks, lines, files
+        trace.release()
     max_nodes = 2 * n + 2 * steps + 16
     max_edges = 2 * max_nodes + n + 2 * steps + 16
     src, dst = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
@@ -771,15 +780,11 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics) -> Program | None:
     op_start, op_end, op_msg = np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64)
     op_flops = np.zeros(n)
     where = np.zeros(1, i64)
-    cols = [np.ascontiguousarray(a, dtype=t) for a, t in (
-        (trace.first, i64), (trace.kind, i64), (trace.peer, i64), (trace.tag, i64),
-        (trace.size, f64), (trace.size2, f64), (trace.flops, f64), (ptr, i64), (op, i64),
-        (peer, i64), (nbytes, f64), (phase, i64), (_KINDS_C, i64))]  # fmt: skip
 
     def p(a: np.ndarray) -> int:
         return a.ctypes.data
 
-    got = lib(trace.ranks, p(cols[0]), n, *map(p, cols[1:]), sem.eager, max_nodes, max_edges,
+    got = lib(ranks, p(cols[0]), n, *map(p, cols[1:]), sem.eager, max_nodes, max_edges,
               *map(p, (src, dst, nb, fl, transfer, dep0, dep1, xstart, xcount, xdeps,
                        after_ptr, after_idx, op_start, op_end, op_msg, op_flops, where)))  # fmt: skip
     if got == -2:
@@ -810,14 +815,21 @@ def compile_python(trace: Trace, sem: Semantics) -> Program:
             gc.enable()
 
 
-def compile_program(trace: Trace, sem: Semantics, keep: bool = True) -> Program:
+def compile_program(trace: Trace, sem: Semantics, keep: bool = True,
+                    release: bool = False) -> Program | None:  # fmt: skip
     """The trace's program under ``sem``, compiled once and kept on the trace
-    (``keep=False``: not kept, for a one-shot replay that lets it go part by part)."""
+    (``keep=False``: not kept, for a one-shot replay that lets it go part by part).
+    ``release`` (with ``keep=False``): when the C kernel compiles it, the trace's
+    columns are let go (:meth:`Trace.release`) once the kernel has its inputs; None
+    when the kernel then finds the trace bad (read it again: the Python builder words
+    the error)."""
     found = trace.compiled.get(sem)
     if found is None:
         lib = _kernel()
         if lib is not None and native_usable(trace, sem):
-            found = compile_native(lib, trace, sem)
+            found = compile_native(lib, trace, sem, release=release and not keep)
+            if found is None and trace.released >= 0:
+                return None
         if found is None:  # no kernel, a case it leaves, or bad input (words the error)
             found = compile_python(trace, sem)
         if keep:

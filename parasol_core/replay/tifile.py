@@ -96,17 +96,20 @@ _LOWER = {name.lower(): name for name in KINDS}
 # numpy's and the model's), in bytes an action of a Jacobi trace
 # (benchmarks/bench_replay_memory.py; tests/replay/test_replay_memory.py holds them).
 # A one-shot replay (parasol-model replay without --json or --timeline,
-# replay(release=True, operations=False)): 293-308 on 1,024 ranks (10^5 and 10^6
-# actions), 404 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
-# mid-sized arrays), 324 at 10,018,816. A replay that keeps the trace, its program and
+# replay(release=True, operations=False)): 199-208 on 1,024 ranks (10^5 and 10^6
+# actions), 291 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
+# mid-sized arrays), about 200 at 10,018,816 (peak 1,946 MiB; before the trace was let
+# go as the compiler took it and the flow kernel was given only what it reads: 293-308,
+# 404, 324, charged 480). A replay that keeps the trace, its program and
 # every operation (replay(), the Program window, the estimator): 465-475 on 1,024
-# ranks, 565 on 4,096 at 421,888 actions, 485 at 10^7. Reading the trace alone: 89 at 10^7. A Jacobi
+# ranks (399-415 since the flow kernel is given only what it reads), 565 on 4,096 at
+# 421,888 actions, 485 at 10^7. Reading the trace alone: 89 at 10^7. A Jacobi
 # trace compiles to NODES_PER_ACTION program nodes an action; a trace of more
 # (collectives on many ranks: hundreds a collective) is charged per node, at the same
 # figure over NODES_PER_ACTION. And the length of line the estimate before reading
 # assumes (shorter than most: "0 waitall 8", "0 compute 200000")
 BYTES_PER_ACTION = 700
-ONCE_BYTES_PER_ACTION = 480
+ONCE_BYTES_PER_ACTION = 360
 READ_BYTES_PER_ACTION = 160
 NODES_PER_ACTION = 0.84
 SHORTEST_LINE = 12

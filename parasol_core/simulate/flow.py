@@ -20,9 +20,11 @@ within about a millisecond however many messages each event moves).
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import heapq
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -144,13 +146,19 @@ def alone_and_instant(phase: Phase, usage: Usage) -> tuple[np.ndarray, np.ndarra
     return alone, instant
 
 
-def run(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
+def run(phase: Phase, usage: Usage, sharing: str, consume: bool = False) -> TraceResult:
     """The flow trace: in C (``native/flow.c``) when it was built and the phase's numbers
-    are finite, else :func:`run_flow` in Python."""
+    are finite, else :func:`run_flow` in Python. ``consume``: ``usage`` is the caller's
+    no longer: the kernel's inputs are made from it and its per-entry and per-message
+    arrays let go on the way (set to None), and the result's ``alone`` is not made
+    (empty): what a one-shot replay does not read (docs/replay.md, "Memory")."""
     lib = _kernel()
     if lib is not None and native_usable(phase, usage):
-        return run_native(lib, phase, usage, sharing)
-    return run_flow(phase, usage, sharing)
+        return run_native(lib, phase, usage, sharing, consume)
+    out = run_flow(phase, usage, sharing)
+    if consume:
+        out.alone = np.zeros(0)
+    return out
 
 
 def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
@@ -278,7 +286,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
 
 _CHECK = ctypes.CFUNCTYPE(ctypes.c_int)
 _P, _N, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
-_SIGNATURE = (_N, _N, _N, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P,
+_SIGNATURE = (_N, _N, _N, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P,
               _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK)  # fmt: skip
 RULES = {"max": 0, "maxmin": 1, "cm02": 2}
 
@@ -294,7 +302,7 @@ def native_usable(phase: Phase, usage: Usage) -> bool:
     one is left to the Python trace, NaNs and all), and messages and resource uses that
     32-bit indices can number."""
     return bool(
-        max(phase.m, usage.res.shape[0]) < 2**31 - 1
+        max(phase.m, usage.res.shape[0], usage.nres) < 2**31 - 1
         and (phase.delay is None or np.isfinite(phase.delay).all())
         and np.isfinite(phase.latency).all()
         and np.isfinite(usage.weight).all()
@@ -303,45 +311,110 @@ def native_usable(phase: Phase, usage: Usage) -> bool:
     )
 
 
-def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceResult:
-    """The whole trace in one call of ``parasol_core/native/flow.c``."""
+def lighten(phase: Phase, usage: Usage) -> Phase:
+    """For :func:`run` with ``consume``: the phase without what the kernel will not read
+    of it, when the kernel will run it: its route ids (a placeholder of their shape),
+    and, when the resource uses name the links (``usage.links_only``), its link slots
+    (None: the kernel takes each message's from its entries), and the count each
+    message waits for (the kernel counts them in the dependents)."""
+    if _kernel() is None or not native_usable(phase, usage):
+        return phase
+    none = np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)
+    light: dict[str, Any] = {"route_ids": none}
+    if usage.links_only:
+        light.update(u_flat=None, u_start=None, u_hops=None)
+    if phase.dep_ptr is not None:  # the kernel counts each message's waits itself
+        light["waits"] = None
+    return dataclasses.replace(phase, **light)
+
+
+def _caps(usage: Usage, sharing: str) -> np.ndarray:
+    """Per message, its cap as the kernel takes it (:func:`rule_arrays`'s, 0 where it
+    cannot bind: a cap no larger than a weight the message puts on a resource never
+    binds, that resource alone holds it there, and the kernel is spared its events)."""
+    cap = np.maximum(usage.floor, usage.slowest) if sharing == "cm02" else usage.floor
+    if sharing == "max":
+        return cap
+    heaviest = np.zeros(usage.n)
+    full = np.diff(usage.start) > 0
+    if usage.weight.shape[0]:
+        heaviest[full] = np.maximum.reduceat(usage.weight, usage.start[:-1][full])
+    return np.where(cap > heaviest, cap, 0.0)
+
+
+def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: bool = False,
+               renumber: bool | None = None) -> TraceResult:  # fmt: skip
+    """The whole trace in one call of ``parasol_core/native/flow.c`` (``consume``: as
+    :func:`run`'s; ``renumber``: the resources the phase uses numbered 0, 1, ... for the
+    kernel, None: when they are fewer than the topology's, which gives the same answer
+    and spares the kernel the others' state). Only the kernel's inputs that are not the phase's own are made: its
+    penalties are the kernel's (:func:`rule_arrays`'s rule, from the latencies), the
+    messages' starts are their delays when every start is 0, and each message's time
+    alone is made after the kernel has let go of its state."""
     m, size = phase.m, phase.nlinks + 1
     i64, f64 = np.int64, np.float64
 
     def arr(a: np.ndarray | None, dtype: type = i64) -> np.ndarray | None:
         return None if a is None else np.ascontiguousarray(a, dtype=dtype)
 
-    alone, instant = alone_and_instant(phase, usage)
-    penalty, cap = rule_arrays(phase, usage, sharing)
-    if sharing != "max":
-        # a cap no larger than a weight the message puts on a resource never binds (that
-        # resource alone holds it there): the kernel is spared its events
-        heaviest = np.zeros(m)
-        full = np.diff(usage.start) > 0
-        if usage.weight.shape[0]:
-            heaviest[full] = np.maximum.reduceat(usage.weight, usage.start[:-1][full])
-        cap = np.where(cap > heaviest, cap, 0.0)
-    # the resources the phase uses, numbered 0, 1, ... (a 64^3 torus has 1.8 million
-    # resources; a phase of 10,000 messages uses a fraction of them)
-    used = np.zeros(usage.nres, dtype=bool)
-    used[usage.res] = True
+    alone_c = usage.alone()
+    nbytes, latency = phase.messages.nbytes, phase.latency
+    u_flat, u_start, u_hops = phase.u_flat, phase.u_start, phase.u_hops
+    if u_flat is None:  # (lighten) the links' slots are the entries' resources // 2
+        u_hops = np.diff(usage.start)
+    instant = (u_hops == 0) | ((latency == 0) & ((nbytes == 0) | (alone_c == 0)))
+    if consume:
+        del alone_c
+    cap = _caps(usage, sharing)
     forwarding = sharing == "max" and usage.gap_res is not None
-    if forwarding:
-        used[usage.gap_res] = True
-    number = np.cumsum(used) - 1
-    nres = int(number[-1]) + 1 if number.shape[0] else 0
-    keep = [arr(usage.start), arr(number[usage.res]), arr(usage.owner), arr(usage.weight, f64),
-            arr(phase.latency, f64), arr(phase.messages.nbytes, f64), arr(penalty, f64),
-            arr(cap, f64), arr(instant, np.uint8), arr(phase.u_start), arr(phase.u_hops),
-            arr(phase.u_flat)]  # fmt: skip
+    if consume:  # what the kernel does not read
+        usage.owner = usage.floor = usage.slowest = None  # type: ignore[assignment]
+        if not forwarding:
+            usage.gap_res = usage.gap_owner = usage.gap_ends = None
+    # the resources the phase uses, numbered 0, 1, ... when the topology has more than the
+    # phase has entries (a 64^3 torus has 1.8 million resources; a phase of 10,000
+    # messages uses a fraction of them; a replay's 10^7 entries a few thousand, which a
+    # renumbering would copy); the kernel's answer is the same either way (the numbering
+    # keeps the resources' order, and only the order matters to it)
+    res, nres = usage.res, usage.nres
+    gap_res = usage.gap_res if forwarding else None
+    gap_speed = usage.gap_speed if forwarding else None
+    if renumber or (renumber is None and usage.nres > usage.res.shape[0]):
+        if u_flat is None:  # the slots from the resources, before they are renumbered
+            u_flat, u_start = usage.res // 2, usage.start[:-1]
+        used = np.zeros(usage.nres, dtype=bool)
+        used[usage.res] = True
+        if forwarding:
+            used[usage.gap_res] = True
+        number = np.cumsum(used) - 1
+        nres = int(number[-1]) + 1 if number.shape[0] else 0
+        res = number[usage.res]
+        if consume:
+            usage.res = None  # type: ignore[assignment]
+        if forwarding:
+            gap_res, gap_speed = number[usage.gap_res], usage.gap_speed[used]
+        del used, number
+    if u_flat is None:
+        u_hops = None  # the kernel takes each message's slots from its entries
+    links = (arr(u_start), arr(u_hops), arr(u_flat)) if u_flat is not None else (None,) * 3
+    if not cap.any():  # no message has a cap that can bind: the kernel is told none
+        cap = None
+    keep = [arr(usage.start), arr(res), arr(usage.weight, f64), arr(phase.latency, f64),
+            arr(phase.messages.nbytes, f64), None, arr(cap, f64), arr(instant, np.uint8),
+            *links]  # fmt: skip
+    del res, cap, instant, links
     gaps: list[np.ndarray | None] = [None, None, None, None]
     if forwarding:
         g_start = np.searchsorted(usage.gap_owner, np.arange(m + 1))
-        gaps = [arr(g_start), arr(number[usage.gap_res]), arr(usage.gap_ends, np.uint8),
-                arr(usage.gap_speed[used], f64)]  # fmt: skip
-    del used, number
+        gaps = [arr(g_start), arr(gap_res), arr(usage.gap_ends, np.uint8),
+                arr(gap_speed, f64)]  # fmt: skip
+    del gap_res, gap_speed
     delay = None if phase.delay is None else arr(phase.delay, f64)
-    start = arr(phase.messages.start if delay is None else phase.messages.start + delay, f64)
+    given = phase.messages.start
+    if delay is not None and not given.any() and not np.signbit(delay).any():
+        start = delay  # 0 + delay, the same doubles
+    else:
+        start = arr(given if delay is None else given + delay, f64)
     queue = arr(phase.queue)
     after = [arr(phase.waits), arr(phase.dep_ptr), arr(phase.dependents)]
     t0, end = np.full(m, np.nan), np.full(m, np.nan)
@@ -375,4 +448,10 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str) -> TraceRe
         raise RuntimeError("the flow engine's kernel left a message without a rate")
     if rc != 0:
         raise RuntimeError(f"the flow engine's kernel failed ({rc})")
+    del keep, gaps, start, after, u_flat, u_start
+    if consume:
+        alone = np.zeros(0)
+    else:
+        hops = np.diff(usage.start) if phase.u_hops is None else phase.u_hops
+        alone = np.where(hops > 0, latency + nbytes * alone_c, 0.0)
     return TraceResult(t0, end, alone, int(events[0]), busy, max_n, int(events[1]))

@@ -49,7 +49,11 @@ class Phase:
     releases ``dependents[dep_ptr[i]:dep_ptr[i + 1]]`` when it ends (all three None when
     nobody waits). ``delay`` (None: none) is the messages' ``delay``: ``queue_times``
     include it; a released message starts ``delay`` after the last it waited for ends
-    (the flow engine only: :mod:`.phases` sends every phase with a delay there)."""
+    (the flow engine only: :mod:`.phases` sends every phase with a delay there). A phase
+    lightened for the flow kernel (:func:`parasol_core.simulate.flow.lighten`, a
+    one-shot replay's) has a placeholder for ``route_ids``, may have None for
+    ``u_flat``, ``u_start`` and ``u_hops`` (its resource uses name its links) and for
+    ``waits`` (the kernel counts them in ``dependents``): only the kernel reads it."""
 
     messages: MessageArrays
     route_ids: np.ndarray

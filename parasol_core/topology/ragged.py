@@ -15,7 +15,8 @@ def gather(
     ``positions``, and for every element which of ``positions`` it came from (None
     when ``which`` is false: the caller does without it, and the pass is saved)."""
     first = ends[positions]
-    lengths = ends[positions + 1] - first
+    lengths = ends[positions + 1]
+    lengths -= first
     n = positions.shape[0]
     starts = np.zeros(n, dtype=np.int64)
     np.cumsum(lengths[:-1], out=starts[1:])
@@ -23,10 +24,17 @@ def gather(
     # segments' offsets, not two gathers by ``which`` (the passes a replay's 10^6
     # messages spend most here)
     first -= starts
+    del starts
     at = np.repeat(first, lengths)
-    at += np.arange(at.shape[0], dtype=np.int64)
+    del first
+    for lo in range(0, at.shape[0], _BLOCK):  # at[e] += e, without an arange of them all
+        hi = min(lo + _BLOCK, at.shape[0])
+        at[lo:hi] += np.arange(lo, hi, dtype=np.int64)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths) if which else None
     return flat[at], owner
+
+
+_BLOCK = 1 << 20  # elements a block of gather's offsets
 
 
 def segment_reduce(

@@ -50,6 +50,7 @@ from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.ragged import gather
 
 SHARING = ("max", "maxmin", "cm02")
+_BLOCK = 1 << 20  # crossings a block where a pass over them all is done in blocks
 #: what each sharing model is, for help texts
 SHARING_HELP = {
     "max": "PARASOL's: a message moves at 1 / max(load x speed) over its route (default)",
@@ -132,11 +133,16 @@ class Usage:
 
     Resources are numbered: ``2 * slot + d`` a link slot's direction ``d`` (0 the way from
     the lower-numbered processor, and the only one of a shared link), ``2 * nslots + p``
-    processor ``p``'s forwarder."""
+    processor ``p``'s forwarder. ``links_only``: the entries are the link directions
+    each message crosses, each crossing once, in route order (no forwarder, no
+    acknowledgement entry, no fatpipe link, no link crossed twice): a message's link
+    slots are its entries' resources // 2."""
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
                  slots: np.ndarray, ends: np.ndarray, opts: NetOptions,
-                 repeats: bool = True) -> None:  # fmt: skip
+                 repeats: bool = True, own: bool = False) -> None:  # fmt: skip
+        """``own``: ``slots`` and ``ends`` are this usage's to keep or overwrite (the
+        caller made them for it)."""
         n = ends.shape[0] - 1
         nslots = index.link_ids.shape[0]
         self.n = n
@@ -144,11 +150,38 @@ class Usage:
         self.nres = 2 * nslots + index.count + 1
         self.forward = opts.forward or 0.0
         hops = np.diff(ends)
-        owner = np.repeat(np.arange(n, dtype=np.int64), hops)
         speed = index.speed[slots]
         listed_shared, listed_fat = opts.policy_masks(index.link_ids)
         fat = listed_fat[slots] if listed_fat.any() else None  # by crossing
         duplex = opts.duplex is not None
+        self._owner: np.ndarray | None = None
+        if fat is None and not opts.duplex and opts.forward is None and not repeats:
+            # the link entries alone, each once, in message order: a resource a crossing,
+            # the entries' offsets the routes' (the owners made if asked: :attr:`owner`)
+            direction = None
+            if duplex:  # split links: a direction each, 1 the way from the higher-numbered end
+                direction = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]
+                # hop k of route i goes from procs[proc_ends[i] + k] to the next one
+                at = np.repeat(proc_ends[:-1] - ends[:-1], hops)
+                for lo in range(0, at.shape[0], _BLOCK):  # (in blocks: no temporaries of all)
+                    hi = min(lo + _BLOCK, at.shape[0])
+                    seg = at[lo:hi]
+                    seg += np.arange(lo, hi, dtype=np.int64)
+                    direction[lo:hi] &= procs[seg] > procs[seg + 1]
+                del at
+            self.res = np.multiply(slots, 2, out=slots) if own else 2 * slots
+            if direction is not None:
+                self.res += direction
+            self.weight = speed.astype(np.float64, copy=False)
+            self.start = ends if own and ends.dtype == np.int64 and (
+                not n or ends[0] == 0) else np.asarray(ends - ends[0], dtype=np.int64)  # fmt: skip
+            self.floor = np.zeros(n)
+            self._slowest(speed, ends, hops)
+            self.gap_res = None
+            self.links_only = True
+            return
+        self.links_only = False
+        owner = np.repeat(np.arange(n, dtype=np.int64), hops)
         a = b = last = None
         if duplex or opts.forward is not None:
             # hop k of route i goes from procs[proc_ends[i] + k] to the next one (hop k
@@ -198,7 +231,7 @@ class Usage:
             key, w_all = key[keep], w_all[keep]
             own_all, res_all = key // self.nres, key % self.nres
             del key, order, keep
-        self.owner = own_all
+        self._owner = own_all
         self.res = res_all
         self.weight = w_all
         self.start = np.zeros(n + 1, dtype=np.int64)  # the entries are by message
@@ -206,10 +239,7 @@ class Usage:
         self.floor = np.zeros(n)
         if fat is not None and fat.any():
             np.maximum.at(self.floor, owner[fat], speed[fat])
-        self.slowest = np.zeros(n)
-        if slots.shape[0]:
-            full = hops > 0
-            self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
+        self._slowest(speed, ends, hops)
         if self.forward > 0:
             own = np.ones(slots.shape[0], dtype=bool) if fat is None else ~fat
             self.gap_res = link_res[own]
@@ -219,6 +249,25 @@ class Usage:
             self.gap_speed[link_res[own]] = speed[own]
         else:
             self.gap_res = None
+
+    def _slowest(self, speed: np.ndarray, ends: np.ndarray, hops: np.ndarray) -> None:
+        """:attr:`slowest`, from each crossing's speed (``ends``: the routes' offsets)."""
+        self.slowest = np.zeros(self.n)
+        if speed.shape[0]:
+            full = hops > 0
+            self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
+
+    @property
+    def owner(self) -> np.ndarray:
+        """Each entry's message (made when first asked where the entries were made
+        without it: the flow kernel does without)."""
+        if self._owner is None:
+            self._owner = np.repeat(np.arange(self.n, dtype=np.int64), np.diff(self.start))
+        return self._owner
+
+    @owner.setter
+    def owner(self, value: np.ndarray | None) -> None:
+        self._owner = value
 
     def loads(self, active: np.ndarray) -> np.ndarray:
         """Max sharing: the work per byte on every resource with ``active`` (a count per
@@ -265,10 +314,16 @@ def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     slots, ends, _, uends = table.arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
     flat, _ = gather(slots, ends, pos, which=False)
-    hops = ends[pos + 1] - ends[pos]
-    repeats = bool((uends[pos + 1] - uends[pos] != hops).any())  # a link crossed twice
+    after = pos + 1
+    hops = ends[after]
+    hops -= ends[pos]
+    distinct = uends[after]
+    distinct -= uends[pos]
+    repeats = bool((distinct != hops).any())  # a link crossed twice
+    del after, distinct
     new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
     np.cumsum(hops, out=new_ends[1:])
+    del hops
     pflat = new_pends = np.zeros(0, dtype=np.int64)
     if opts.duplex is not None or opts.forward is not None:  # which way each hop goes
         procs, proc_ends = table.processor_arrays()
@@ -276,7 +331,8 @@ def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
         plen = proc_ends[pos + 1] - proc_ends[pos]
         new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
         np.cumsum(plen, out=new_pends[1:])
-    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats)
+    del pos
+    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats, own=True)
 
 
 def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,

@@ -135,3 +135,33 @@ def test_the_result_of_a_one_shot_replay_refuses_what_it_has_not(tmp_path):
         once.to_json()
     with pytest.raises(ValueError, match="operations"):
         once.chrome_trace()
+
+
+@pytest.mark.parametrize("text", ["0 send 1 0 100 6\n1 recv 0 0 100 6\n1 recv 0 1 8 6\n",
+                                  "0 send 1 0 100 6\n0 send 1 3 100 6\n1 recv 0 0 100 6\n"])  # fmt: skip
+def test_a_bad_trace_let_go_by_a_one_shot_replay_is_read_again_for_its_error(
+    tmp_path, monkeypatch, text
+):
+    # the compiler has the trace's columns let go as soon as it has its inputs; when it
+    # then finds the trace bad, the trace is read again and the error worded from it
+    from parasol_core.replay import program as compiler
+
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises((TraceError, DeadlockError, ReplayError)) as kept:
+        replay(machine(), load_trace(path))
+    seen = []
+    real = compiler.compile_native
+
+    def spy(lib, trace, sem, release=False):
+        got = real(lib, trace, sem, release)
+        seen.append((release, got is None, trace.released >= 0))
+        return got
+
+    monkeypatch.setattr(compiler, "compile_native", spy)
+    with pytest.raises(type(kept.value)) as once:
+        replay(machine(), load_trace(path), release=True, operations=False)
+    assert str(once.value) == str(kept.value)
+    assert str(path) in str(once.value)  # its file and line, from the trace read again
+    if compiler._kernel() is not None:
+        assert seen[0] == (True, True, True)  # let go, then found bad

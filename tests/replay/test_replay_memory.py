@@ -85,5 +85,6 @@ def test_a_replay_takes_no_more_memory_than_its_actions_are_charged(tmp_path):
     kept = peak_bytes(model, big, KEPT) - peak_bytes(model, small, KEPT)
     assert 0 < kept <= replay_memory(actions), (kept, replay_memory(actions))
     # the one-shot replay lets the trace, the program's nodes and the operations go:
-    # measured 0.63-0.72 of the kept replay's growth (bench_replay_memory.py, 10^5-10^6 actions)
-    assert once < 0.8 * kept, (once, kept)
+    # measured 0.63-0.72 of the kept replay's growth (bench_replay_memory.py, 10^5-10^6
+    # actions); since the trace goes as the compiler takes it, 0.50
+    assert once < 0.65 * kept, (once, kept)

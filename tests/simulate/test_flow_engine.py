@@ -166,6 +166,39 @@ def test_kernel_equals_the_python_trace_on_random_phases(sharing, case):
 
 
 @needs_kernel
+@pytest.mark.parametrize("sharing", RULES)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=flow_phase())
+def test_the_kernel_gives_the_same_doubles_however_its_inputs_are_made(sharing, case):
+    # the resources renumbered for the kernel or not, the usage consumed (a one-shot
+    # replay's) or kept: the same events, times and loads, bit for bit
+    machine, msgs = case
+    table = RouteTable.for_machine(machine)
+    ids = table.add_many(msgs.src, msgs.dst)
+    phase = Phase.of(table, ids, msgs)
+    lib = flow._kernel()
+    runs = [flow.run_native(lib, phase, usage_of(table, ids, table.options), sharing,
+                            renumber=renumber) for renumber in (None, True, False)]  # fmt: skip
+    usage = usage_of(table, ids, table.options)
+    runs.append(flow.run_native(lib, phase, usage, sharing, consume=True))
+    assert usage.floor is None and usage.slowest is None  # let go
+    assert runs[-1].alone.shape == (0,)
+    # the phase lightened (a one-shot replay's): its link slots, on a topology of links
+    # only, taken from the resource uses, renumbered or not
+    for renumber in (None, True):
+        usage = usage_of(table, ids, table.options)
+        light = flow.lighten(phase, usage)
+        assert (light.u_flat is None) == usage.links_only
+        runs.append(flow.run(light, usage, sharing, consume=True) if renumber is None else
+                    flow.run_native(lib, light, usage, sharing, True, renumber))  # fmt: skip
+    for other in runs[1:]:
+        for name in ("t0", "end", "busy", "max_n"):
+            np.testing.assert_array_equal(getattr(other, name), getattr(runs[0], name), name)
+        assert other.events == runs[0].events
+    np.testing.assert_array_equal(runs[1].alone, runs[0].alone)
+
+
+@needs_kernel
 @pytest.mark.slow
 @pytest.mark.parametrize("sharing", RULES)
 @pytest.mark.parametrize("duplex", [None, 0.0])

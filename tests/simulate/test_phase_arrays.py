@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from parasol_core.model import Machine, Processor, Timing
 from parasol_core.simulate.messages import MessageArrays, PhaseError
 from parasol_core.simulate.trace import Phase
 from parasol_core.syntax.loader import load
+from parasol_core.topology.generators import torus
 from parasol_core.topology.ragged import gather, segment_reduce
 from parasol_core.topology.resources import usage_of
 from parasol_core.topology.transfer import RouteTable
@@ -95,3 +97,43 @@ def test_a_link_without_a_latency_is_named_with_its_first_message():
     link = int(table.index.link_ids[bad])
     assert f"message {first}: link {link} of" in str(info.value)
     assert "no usable latency" in str(info.value)
+
+
+@pytest.mark.parametrize("duplex", [None, 0.0])
+@pytest.mark.parametrize("shared", [None, "1 3-5"])
+def test_link_entries_are_the_per_message_definition(duplex, shared):
+    # a topology of links only (no forwarding cost, no acknowledgements, no fatpipe,
+    # no link crossed twice): each message's entries are its crossings in route order,
+    # a split link's direction 1 the way from its higher-numbered end, made without an
+    # owner per entry (made when asked)
+    topology = torus([4, 3], 1e-6, 1e-9)
+    topology.duplex, topology.shared = duplex, shared if duplex is not None else None
+    rng = np.random.default_rng(7)
+    for link in topology.links:
+        link.speed = Timing(float(rng.uniform(1e-10, 1e-9)))
+    machine = Machine(id=1, name="links", processor_count=1, topology_count=1,
+                      processors=[Processor(id=1, name="node")], topologies=[topology])  # fmt: skip
+    table = RouteTable.for_machine(machine)
+    msgs = messages(500, 12, 3)
+    ids = routed(table, msgs)
+    usage = usage_of(table, ids, table.options)
+    assert usage._owner is None
+    slots, ends, _, _ = table.arrays()
+    procs, proc_ends = table.processor_arrays()
+    index = table.index
+    split = (index.sizes == 2) & ~table.options.policy_masks(index.link_ids)[0]
+    res, weight, start, slowest = [], [], [0], []
+    for r in ids.tolist():
+        crossed = slots[ends[r - 1] : ends[r]].tolist()
+        path = procs[proc_ends[r - 1] : proc_ends[r]].tolist()
+        for k, s in enumerate(crossed):
+            up = duplex is not None and bool(split[s]) and path[k] > path[k + 1]
+            res.append(2 * s + up)
+            weight.append(float(index.speed[s]))
+        start.append(start[-1] + len(crossed))
+        slowest.append(max((float(index.speed[s]) for s in crossed), default=0.0))
+    assert usage.res.tolist() == res
+    assert usage.weight.tolist() == weight
+    assert usage.start.tolist() == start
+    assert usage.slowest.tolist() == slowest and not usage.floor.any()
+    assert usage.owner.tolist() == np.repeat(np.arange(ids.shape[0]), np.diff(start)).tolist()
