@@ -185,6 +185,7 @@ SUBPROCESS_MODULES = {
     "test_cli_lazy",  # parasol-model replay in a fresh process: what it imports
     "test_replay_memory",  # parasol-model replay in processes: their peak memory
     "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
+    "test_gui_sweep_follows_model",  # a sweep on a process pool, another model opened
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
@@ -290,6 +291,7 @@ SLOW_MODULES = {
     "test_replay_memory",  # four replays of 100,000 actions in processes of their own
     "test_sweep_cli",
     "test_gui_sweep",
+    "test_gui_sweep_follows_model",
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",
