@@ -604,7 +604,10 @@ class SweepDialog(QDialog):
             plot.removeItem(self.effect_bars)
             self.effect_bars = None
         self.effects = effects
-        if not effects:
+        if not effects:  # nothing to name: no bar, and no name of the last sweep's axes
+            show_categories(plot, "bottom", [])
+            plot.setXRange(-0.5, 0.5, padding=0)
+            plot.setYRange(0, 1, padding=0)
             return
         heights = [e for _, e in effects]
         self.effect_bars = pg.BarGraphItem(x=list(range(len(effects))), height=heights,

@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from piui.widgets.plot_axes import label_rects
+
+
+def label_texts(axis) -> list[str]:
+    return [text for _rect, text in label_rects(axis)]
+
 
 def _dialog(main_window):
     action = next(a for a in main_window.menuBar().actions()[0].menu().actions()
@@ -38,6 +44,9 @@ def test_another_model_opened_leaves_nothing_of_the_last_sweep(main_window, qtbo
     assert dialog.axes.rowCount() == 0
     assert dialog.table.rowCount() == 0 and dialog.answer.count() == 0
     assert dialog.plots.currentWidget() is dialog.empty and dialog.effects == []
+    # "What dominates" names none of the GCel's axes: no tick label is drawn
+    bottom = dialog.effects_plot.getAxis("bottom")
+    assert not {"tl(1)(*).speed", "scale all"} & set(label_texts(bottom))
     assert dialog.status.text() == ""
     # the answers offered are the open model's ratios
     expected = [f"po({p.id}).{n}" for p in main_window.document.machine.processors
