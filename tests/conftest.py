@@ -292,6 +292,7 @@ SLOW_MODULES = {
     "test_sweep_cli",
     "test_gui_sweep",
     "test_gui_sweep_follows_model",
+    "test_gui_preferences_url",  # nine addresses typed, checked and refused in one dialog
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",
