@@ -186,6 +186,7 @@ SUBPROCESS_MODULES = {
     "test_replay_memory",  # parasol-model replay in processes: their peak memory
     "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
     "test_gui_sweep_follows_model",  # a sweep on a process pool, another model opened
+    "test_gui_estimate_answers",  # a real estimator answering the Estimate panel
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
