@@ -188,6 +188,8 @@ SUBPROCESS_MODULES = {
     "test_cli_lazy",  # parasol-model replay in a fresh process: what it imports
     "test_replay_memory",  # parasol-model replay in processes: their peak memory
     "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
+    "test_gui_sweep_follows_model",  # a sweep on a process pool, another model opened
+    "test_gui_estimate_answers",  # a real estimator answering the Estimate panel
 }
 # Single tests that start processes (the command line, mostly) in modules that do not.
 SUBPROCESS_TESTS: dict[str, set[str]] = {
@@ -293,6 +295,8 @@ SLOW_MODULES = {
     "test_replay_memory",  # four replays of 100,000 actions in processes of their own
     "test_sweep_cli",
     "test_gui_sweep",
+    "test_gui_sweep_follows_model",
+    "test_gui_preferences_url",  # nine addresses typed, checked and refused in one dialog
     "test_estimator_budgets",
     "test_estimator_load",
     "test_signals",

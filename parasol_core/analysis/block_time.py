@@ -198,6 +198,17 @@ def _merged(counts: Mapping[str, float], what: str = "") -> dict[str, float]:
     return merged
 
 
+def checked_counts(counts: object) -> dict[str, float]:
+    """Instruction counts as a caller gives them (a front end's form, a request),
+    checked as :func:`estimate_block` checks them, before any is asked about: a mapping
+    of known mnemonics to finite non-negative numbers, merged by canonical mnemonic.
+    ValueError says which count is wrong and why."""
+    if not isinstance(counts, Mapping):
+        raise ValueError("the counts must be an object of mnemonic: count, like "
+                         '{"ila": 4, "goto": 1}')  # fmt: skip
+    return _merged(counts)
+
+
 def _fsum(terms: Sequence[float]) -> float:
     try:
         return math.fsum(terms)

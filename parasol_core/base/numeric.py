@@ -140,12 +140,12 @@ def read_float(text: str, what: str = "") -> float:
     value = float(s)
     if math.isinf(value):
         raise ValueRangeError(f"'{shown(s)}' is too large to represent (the largest "
-                              "number is about 1.8e308)")  # fmt: skip
+                              f"number is about 1.8e308){what}")  # fmt: skip
     if abs(value) < SMALLEST_NORMAL and _underflows(s, value):
         stored = "as 0.0" if value == 0 else f"with lost digits, as {value!r}"
         raise ValueRangeError(f"'{shown(s)}' is too small to represent: it would be "
                               f"stored {stored} (the smallest number held to full "
-                              "precision is about 2.2e-308)")  # fmt: skip
+                              f"precision is about 2.2e-308){what}")  # fmt: skip
     return value
 
 

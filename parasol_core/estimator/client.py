@@ -99,18 +99,45 @@ class UnknownModel(RemoteError):
     """The estimator holds no model with that id (or name)."""
 
 
+def check_url(url: str) -> tuple[bool, str, int]:
+    """An estimator's address as a client reaches it: (https, host, port). Raises
+    ValueError saying what is wrong with ``url`` (not http(s), no host, a port outside
+    1-65535, a malformed IPv6 host, a blank or control character in it): an address
+    typed wrong is refused where it is given, not found out at the first question."""
+    from parasol_core.base.limits import outside_text
+
+    shown = repr(outside_text(url, 120))
+    example = f"like {DEFAULT_URL}"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        raise ValueError(f"{shown} is not an estimator's address: it holds a blank or a "
+                         f"control character ({example})")  # fmt: skip
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as e:  # "Port out of range 0-65535", "Invalid IPv6 URL"
+        why = "its port is not a number from 1 to 65535" if "Port" in str(e) else str(e)
+        raise ValueError(f"{shown} is not an estimator's address: {why} ({example})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{shown} is not an estimator's address: not an http(s) URL, it "
+                         f"must start with http:// or https:// ({example})")  # fmt: skip
+    if not parts.hostname:
+        raise ValueError(f"{shown} is not an estimator's address: not an http(s) URL, it "
+                         f"names no host ({example})")  # fmt: skip
+    if port == 0:
+        raise ValueError(f"{shown} is not an estimator's address: its port is not a number "
+                         f"from 1 to 65535 ({example})")  # fmt: skip
+    https = parts.scheme == "https"
+    return https, parts.hostname, port or (443 if https else 80)
+
+
 class Client:
     """``Client("http://127.0.0.1:7911")``; ``token`` for an estimator started with one."""
 
     def __init__(self, url: str | None = None, token: str | None = None,
                  timeout: float = 60.0) -> None:  # fmt: skip
         self.url = url or default_url()
+        self._https, self._host, self._port = check_url(self.url)
         parts = urlsplit(self.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"not an http(s) URL: {self.url!r}")
-        self._https = parts.scheme == "https"
-        self._host = parts.hostname
-        self._port = parts.port or (443 if self._https else 80)
         self._path = parts.path if parts.path not in ("", "/") else RPC_PATH
         self.token = token
         self.timeout = timeout

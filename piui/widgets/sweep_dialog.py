@@ -121,6 +121,10 @@ class SweepDialog(QDialog):
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._redraw.timeout.connect(self.redraw)
         self.redraws = 0  # how many times the results were drawn (tests)
+        self._opening = False  # a variant of this sweep is being opened as the model
+        self._dropped = False  # the run under way was of a model no longer open
+        if document is not None:
+            document.modelReset.connect(self._model_reset)
 
         # ---- the sweep
         self.axes = QTableWidget(0, 2)
@@ -291,7 +295,32 @@ class SweepDialog(QDialog):
             if m.combinations is not None:
                 names += [f"mc.{n}" for n in m.combinations.entries]
         self.expressions.setText(", ".join(names))
+        self._name_base()
+
+    def _name_base(self) -> None:
+        """The title names the model the sweep is of (its results, once run)."""
         self.setWindowTitle(f"Sweep of {self.document.title()}" if self.document else "Sweep")
+
+    def _model_reset(self) -> None:
+        """Another model was opened: nothing of the last one stays (its axes' values,
+        answers, results, and a variant to open from them). A run under way is
+        cancelled and its rows dropped. A variant of this sweep opened from its results
+        keeps the sweep, to open another."""
+        if self._opening:
+            return
+        if self.running:
+            self._dropped = True
+            self.cancel()
+        self.axes.setRowCount(0)
+        self.spec, self.rows = None, []
+        self.answer.clear()
+        self.table.setRowCount(0)
+        self.table.setColumnCount(0)
+        self.bar.setValue(0)
+        self.status.clear()
+        self.message.clear()
+        self.redraw()
+        self.start_from_model()
 
     def add_axis(self, change: str, values: str) -> None:
         row = self.axes.rowCount()
@@ -384,6 +413,7 @@ class SweepDialog(QDialog):
             self.message.setText(str(e))
             return
         self.message.clear()
+        self._name_base()  # a sweep of the model open now, maybe a variant of the last
         self.spec, self.rows = spec, []
         self.answer.blockSignals(True)
         self.answer.clear()
@@ -411,7 +441,8 @@ class SweepDialog(QDialog):
         super().closeEvent(event)
 
     def _took(self, row: Row) -> None:
-        if self.spec is None or (self._cancel is not None and self._cancel.is_set()):
+        stopped = self._cancel is not None and self._cancel.is_set()
+        if self.spec is None or self._dropped or stopped:
             return  # after Cancel: the rows kept are those shown when it was pressed
         self.rows.append(row)
         self._add_table_row(row)
@@ -429,6 +460,10 @@ class SweepDialog(QDialog):
         self._cancel = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
+        if self._dropped:  # a run of a model no longer open: nothing of it is shown
+            self._dropped = False
+            self.status.setText("The sweep of the model open before was cancelled")
+            return
         self._redraw.stop()
         self.redraw()
         total = self.spec.size if self.spec else 0
@@ -569,7 +604,10 @@ class SweepDialog(QDialog):
             plot.removeItem(self.effect_bars)
             self.effect_bars = None
         self.effects = effects
-        if not effects:
+        if not effects:  # nothing to name: no bar, and no name of the last sweep's axes
+            show_categories(plot, "bottom", [])
+            plot.setXRange(-0.5, 0.5, padding=0)
+            plot.setYRange(0, 1, padding=0)
             return
         heights = [e for _, e in effects]
         self.effect_bars = pg.BarGraphItem(x=list(range(len(effects))), height=heights,
@@ -598,7 +636,11 @@ class SweepDialog(QDialog):
             return
         said = ", ".join(f"{a.name} = {a.text(p)}" for a, p in zip(self.spec.axes,
                                                                   found.positions, strict=True))  # fmt: skip
-        self.opened.emit(text, said)
+        self._opening = True
+        try:
+            self.opened.emit(text, said)
+        finally:
+            self._opening = False
 
     def _open_row(self, r: int) -> None:
         item = self.table.item(r, 0)

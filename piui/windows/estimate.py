@@ -158,6 +158,13 @@ class EstimatePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
 
+        # an answer shown answers what the fields say: changing a question's input takes
+        # its last answer away (a time beside a size it is not for was read as its time)
+        self.bytes.textChanged.connect(lambda _t: self.transfer_text.clear())
+        self.phase.toggled.connect(lambda _on: self.transfer_text.clear())
+        self.counts.textChanged.connect(self.block_text.clear)
+        self.processor.valueChanged.connect(lambda _v: self.block_text.clear())
+        self.cached.toggled.connect(lambda _on: self.block_text.clear())
         self.route_button.clicked.connect(lambda: self.ask_route())
         self.transfer_button.clicked.connect(lambda: self.ask_transfer())
         self.block_button.clicked.connect(lambda: self.ask_block())
@@ -303,6 +310,7 @@ class EstimatePanel(QWidget):
                               for p in route.get("processors", []))  # fmt: skip
             between = f"virtual {src} → {dst} of {virtual}: " if virtual is not None else ""
             self.route_text.setText(f"{between}{hops} link(s): {path}")
+            self.transfer_text.clear()  # a time on the route before: not on this one
             self.document.show_route(src, dst, virtual)
 
         self._with_model(lambda model: self.exporter.call(
@@ -315,6 +323,7 @@ class EstimatePanel(QWidget):
         try:
             nbytes = parse_whole(self.bytes.text(), 0, 2**53, "a message size in bytes")
         except ValueError as e:
+            self.transfer_text.clear()
             self.bytes.reject_input(str(e), "1024")
             show_refusal(self.message, str(e))
             return
@@ -329,11 +338,13 @@ class EstimatePanel(QWidget):
             lambda c: c.transfer_time(model, route, nbytes, active), self._answer(show)))  # fmt: skip
 
     def ask_block(self) -> None:
+        from parasol_core.analysis.block_time import checked_counts
+
         try:
             counts = json.loads(self.counts.toPlainText() or "{}")
-            if not isinstance(counts, dict):
-                raise ValueError("the counts must be a JSON object of mnemonic: count")
+            checked_counts(counts)  # NaN, 1e400, -4, "x", an unknown mnemonic: said here
         except ValueError as e:
+            self.block_text.clear()
             show_refusal(self.message, f"counts: {e}")
             return
         proc, cached = self.processor.value(), self.cached.isChecked()

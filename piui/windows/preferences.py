@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.estimator.client import Client
+from parasol_core.estimator.client import Client, check_url, default_url
 from parasol_core.estimator.local import LocalEstimator
 from piui.export import EstimatorSettings, Worker
 from piui.widgets.status_messages import message_label
@@ -40,6 +40,8 @@ def check_failure(url: str, token: str, error: BaseException) -> str:
         return f"The estimator at {url} did not answer in time: {error}"
     if isinstance(error, EstimatorUnreachable):
         return f"No estimator answers at {url}: {error}"
+    if isinstance(error, ValueError):  # an address typed wrong: nothing was asked
+        return f"{error}."
     return f"The estimator at {url} answered with an error: {error}"
 
 
@@ -97,7 +99,28 @@ class PreferencesDialog(QDialog):
             self.status.setText(f"A local estimator is running at {local.url}.")
 
     def settings(self) -> EstimatorSettings:
-        return EstimatorSettings(self.url.text().strip(), self.token.text(), self.auto.isChecked())
+        """What the dialog says; an empty URL is the default estimator's."""
+        url = self.url.text().strip() or default_url()
+        return EstimatorSettings(url, self.token.text(), self.auto.isChecked())
+
+    def url_error(self) -> str:
+        """Why the URL typed is no estimator's address ('' when it is one)."""
+        try:
+            check_url(self.settings().url)
+        except ValueError as e:
+            return f"{e}."
+        return ""
+
+    def accept(self) -> None:
+        """OK keeps an address an estimator can have; one typed wrong is refused here,
+        saying why, and the dialog stays open with it to correct."""
+        error = self.url_error()
+        if error:
+            self.status.setText(error)
+            self.url.setFocus()
+            self.url.selectAll()
+            return
+        super().accept()
 
     def push_name(self) -> str:
         """The push name typed for the model on screen ('' for its default)."""
@@ -106,6 +129,12 @@ class PreferencesDialog(QDialog):
     def check(self, then: Callable[[bool], None] | None = None) -> None:
         """Say whether the estimator at the URL answers (asked off the GUI thread)."""
         s = self.settings()
+        error = self.url_error()
+        if error:  # nothing to ask: say what is wrong with the address
+            self.status.setText(error)
+            if then is not None:
+                then(False)
+            return
         self.status.setText(f"Asking {s.url}…")
 
         def ask() -> dict:

@@ -22,7 +22,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from parasol_core.base import numeric
-from parasol_core.base.numeric import NotANumberError, ValueRangeError, read_float, read_int
+from parasol_core.base.numeric import (
+    NotANumberError,
+    ValueRangeError,
+    parse_number,
+    parse_whole,
+    read_float,
+    read_int,
+)
 from parasol_core.cli import main
 from parasol_core.syntax.loader import loads
 
@@ -460,3 +467,14 @@ def test_arabic_indic_digits_are_no_bandwidth_of_123():
     assert parse_bandwidth("123Bps") == 123.0
     with pytest.raises(UnitError, match="ARABIC-INDIC DIGIT ONE"):
         parse_bandwidth("١٢٣Bps")
+
+
+@pytest.mark.parametrize("text", ["1e400", "-1e400", "1e-400", "1.2345678e-318"])
+@pytest.mark.parametrize("read", [parse_number, parse_whole])
+def test_a_number_a_double_cannot_hold_names_what_it_was_typed_for(text, read):
+    """Every refusal of a typed number says what the field wanted, past a double's
+    range too ('1e400' in a message size named no message size)."""
+    with pytest.raises(ValueError) as e:
+        read(text, what="a message size in bytes")
+    assert "a message size in bytes is needed" in str(e.value)
+    assert str(e.value).startswith(f"'{text}'")

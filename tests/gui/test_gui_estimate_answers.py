@@ -1,0 +1,100 @@
+"""The Estimate panel, asked by a user of a real estimator: an answer shown answers what
+the fields say, and bad counts are refused before anything is asked.
+
+Met before: a message size of -5 was refused and the field went back to 1024, but the
+transfer time of 1e6 bytes stayed beside it; counts of NaN or 1e400 were sent and came
+back as "the request would hold nan at params.counts.ila; JSON has no such number (...
+a result past what a double holds)"."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from parasol_core.estimator.local import LocalEstimator
+from piui.export import EstimatorSettings
+from piui.main_window import settings
+
+
+@pytest.fixture(scope="module")
+def estimator(tmp_path_factory):
+    est = LocalEstimator(tmp_path_factory.mktemp("est") / "models").start()
+    yield est
+    est.stop()
+
+
+def _type(qtbot, field, text: str) -> None:
+    field.selectAll()
+    qtbot.keyClick(field, Qt.Key.Key_Delete)
+    if text.isascii():
+        qtbot.keyClicks(field, text)
+    else:  # pasted: QTest types Latin-1 only
+        field.insert(text)
+
+
+def test_a_transfer_time_is_shown_only_beside_the_question_it_answers(main_window, qtbot,
+                                                                      estimator):  # fmt: skip
+    EstimatorSettings(estimator.url).save(settings())
+    panel = main_window.estimate
+    qtbot.mouseClick(panel.route_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "link(s)" in panel.route_text.text(), timeout=60_000)
+
+    _type(qtbot, panel.bytes, "1e6")
+    qtbot.mouseClick(panel.transfer_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.transfer_text.text().endswith(" s"), timeout=60_000)
+    one_million = panel.transfer_text.text()
+
+    for bad in ("-5", "", "NaN", "1e400", "１２"):  # refused: no time stays beside 1024
+        _type(qtbot, panel.bytes, bad)
+        qtbot.mouseClick(panel.transfer_button, Qt.MouseButton.LeftButton)
+        assert panel.bytes.text() == "1024"
+        assert panel.transfer_text.text() == "", bad
+        assert "message size in bytes" in panel.message.text()
+
+    _type(qtbot, panel.bytes, "1e6")
+    qtbot.mouseClick(panel.transfer_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.transfer_text.text() == one_million, timeout=60_000)
+    _type(qtbot, panel.bytes, "2e6")  # another size typed: the time was not of it
+    assert panel.transfer_text.text() == ""
+    qtbot.mouseClick(panel.transfer_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.transfer_text.text().endswith(" s"), timeout=60_000)
+    assert panel.transfer_text.text() != one_million
+    panel.phase.click()  # with the other routes in flight: another question
+    assert panel.transfer_text.text() == ""
+    panel.dst.setValue(3)
+    qtbot.mouseClick(panel.route_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "→ 3" in panel.route_text.text(), timeout=60_000)
+    assert panel.transfer_text.text() == ""  # a time on the route before is not this one's
+
+
+@pytest.mark.parametrize(
+    ("counts", "why"),
+    [
+        ('{"iga": NaN}', "the count for 'iga' must be finite and non-negative, not nan"),
+        ('{"iga": 1e400}', "the count for 'iga' must be finite and non-negative, not inf"),
+        ('{"iga": -Infinity}', "must be finite and non-negative, not -inf"),
+        ('{"iga": -4}', "must be finite and non-negative, not -4"),
+        ('{"iga": "x"}', "the count for 'iga' must be a number, not 'x'"),
+        ('{"zzz": 1}', "unknown timing parameter: 'zzz'"),
+        ("[1, 2]", "the counts must be an object of mnemonic: count"),
+    ],
+)
+def test_bad_counts_are_refused_before_anything_is_asked(main_window, qtbot, estimator,
+                                                         counts, why):  # fmt: skip
+    EstimatorSettings(estimator.url).save(settings())
+    panel = main_window.estimate
+    panel.counts.setPlainText('{"iga": 4, "dgm": 2}')
+    qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
+    asked = []  # calls to the estimator from now on
+    exporter = main_window.exporter
+    call = exporter.call
+    exporter.call = lambda method, then: (asked.append(method), call(method, then))
+
+    panel.counts.setPlainText(counts)
+    assert panel.block_text.text() == ""  # the counts it answered are gone
+    qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+    assert panel.message.text().startswith("counts: ") and why in panel.message.text()
+    assert "JSON has no such number" not in panel.message.text()
+    qtbot.wait(100)
+    assert panel.block_text.text() == "" and asked == []  # nothing was asked
