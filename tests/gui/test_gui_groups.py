@@ -311,3 +311,25 @@ def qtbot_key(widget, key) -> None:
     from PySide6.QtTest import QTest
 
     QTest.keyClick(widget, key)
+
+
+def test_a_key_step_right_after_ok_is_a_step_of_its_own(window, qtbot):
+    """OK then an arrow key on the same scaler within a second: the key's step merged
+    into the step before OK (a key run merges presses close together), so Cancel took
+    back the scaling OK had kept, and one Undo both. OK is a boundary no step crosses."""
+    w = window()
+    doc = w.document
+    t0 = timings(w)
+    slider = w.rows["global"].slider.slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    w.ok_button.click()
+    kept = timings(w)
+    assert kept != t0
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)  # at once: within any merge window
+    assert doc.undo_stack.count() == 2  # a step of its own
+    w.cancel_button.click()
+    assert timings(w) == kept  # back to the OK, not to the file
+    assert doc.undo_stack.count() == 1
+    doc.undo_stack.undo()
+    assert timings(w) == t0
