@@ -408,6 +408,9 @@ class MainWindow(QMainWindow):
         """Bring a panel in front and give it the keyboard focus: its dock shown, its
         tab chosen; a floating dock raised and its window made the active one."""
         dock = self.docks[key]
+        if not dock.isVisible() and not dock.isFloating():
+            # shown into a place where nothing else may be on show: room once laid out
+            QTimer.singleShot(0, lambda: self._give_room(dock))
         dock.show()
         if dock.isFloating() and dock.isMinimized():  # a window of its own, minimised
             dock.showNormal()
@@ -416,6 +419,38 @@ class MainWindow(QMainWindow):
         if dock.isFloating():
             dock.activateWindow()
         _focus_inside(panel)
+
+    def _give_room(self, dock: QDockWidget) -> None:
+        """A dock just shown gets at least ``layouts.RETURNING_SHARE`` of its column's
+        height (of the bottom row's width): Qt gives a dock shown into a place where
+        nothing was on show only its minimum size. A dock that took a place on show (a
+        tab behind another) already has its place's size and is left as it is."""
+        if not dock.isVisible() or dock.isFloating():
+            return
+        area = self.dockWidgetArea(dock)
+        vertical = area != Qt.DockWidgetArea.BottomDockWidgetArea
+        g = dock.geometry()
+        along = [d for d in self.docks.values()
+                 if d.isVisible() and not d.isFloating() and self.dockWidgetArea(d) == area
+                 and not d.visibleRegion().isEmpty()]  # fmt: skip
+        if vertical:  # its column: the docks across from it
+            line = [d for d in along
+                    if d.geometry().left() < g.right() and g.left() < d.geometry().right()]  # fmt: skip
+            total, have = sum(d.height() for d in line), dock.height()
+        else:  # its row
+            line = [d for d in along
+                    if d.geometry().top() < g.bottom() and g.top() < d.geometry().bottom()]  # fmt: skip
+            total, have = sum(d.width() for d in line), dock.width()
+        want = round(layouts.RETURNING_SHARE * total)
+        if len(line) > 1 and have < want:
+            # the others give up the room in proportion to what they have (Qt shares a
+            # single dock's growth out in its own way, short of the size asked)
+            others = [d for d in line if d is not dock]
+            rest = total - want
+            sizes = [round(rest * (d.height() if vertical else d.width()) / (total - have))
+                     for d in others]  # fmt: skip
+            orientation = Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal
+            self.resizeDocks([*others, dock], [*sizes, want], orientation)
 
     def panel_has_focus(self, key: str) -> bool:
         """Whether the keyboard focus is in the panel's dock, the dock on show."""

@@ -115,6 +115,12 @@ class Layout:
         return out
 
 
+# A window shown into a place where nothing is on show (a stack of hidden windows only:
+# the topology windows in the what-if layout) gets this share of its column's height, as
+# the topology windows had beside the processor windows when every window was built at
+# start (457:343); left to itself, Qt gives it its minimum height, a sliver.
+RETURNING_SHARE = 343 / 800
+
 # The topology windows and the processor windows, as the others' hidden ones
 _TOPOLOGY = ("grid-view", "link-groups", "topology-editor", "mapping-editor",
              "machine-combination")  # fmt: skip

@@ -262,6 +262,14 @@ class History:
             return None
         return top
 
+    def seal(self) -> None:
+        """The last step done takes no later operation into it: the user set a boundary
+        after it (OK on the scalers), and an operation after that is a step of its own,
+        whatever its merge key and however soon it comes."""
+        top = self.top()
+        if top is not None:
+            top.merge_key = None
+
     def push(self, step: Step) -> None:
         del self.steps[self.index :]
         if self.saved is not None and self.saved > self.index:

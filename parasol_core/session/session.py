@@ -660,6 +660,9 @@ class Session:
         self._drag = None
         if self.scaler(proc).is_neutral:
             return
+        # a scaler step after OK is one of its own, never merged into the one before
+        # (a key press soon after would be): Cancel goes back to this OK, no further
+        self.history.seal()
         self._scalers.pop(id(proc), None)
         self._publish(Change(EDIT, "Accept scaling", scalers=True))
 

@@ -3,7 +3,8 @@ a crosshair whose read-out names every curve's value under the mouse.
 
 Shared by the run-time systems window and the fit dialog. Curves are given as
 (label, x, y, colour, style); ``y`` may hold NaN (a gap: the cost could not be evaluated
-there). On a log axis values that are not positive are left out too.
+there). On a log axis values that are not positive are left out too, and so is a value
+past what a plot can draw (:mod:`piui.widgets.plot_limits`); the plot's title says how many.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
 from piui.widgets.plot_axes import readable_axes
+from piui.widgets.plot_limits import DRAWABLE, too_large_note
 
 # Tableau 10, as the combinations chart
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
@@ -75,6 +77,7 @@ class CostPlot(pg.PlotWidget):
         self.legend = item.addLegend(offset=offset, labelTextColor="#222",
                                      brush=pg.mkBrush(255, 255, 255, 220))  # fmt: skip
         self.series: list[Series] = []
+        self.note = ""  # what was left out for its size, as the title says it
         self._items: list[pg.GraphicsObject] = []
         self.marker = pg.InfiniteLine(angle=90, movable=False,
                                       pen=pg.mkPen("#888", width=1, style=Qt.PenStyle.DashLine))  # fmt: skip
@@ -106,10 +109,14 @@ class CostPlot(pg.PlotWidget):
         self._items = []
         self.legend.clear()
         self.series = series
+        huge = 0
         for s in series:
             y = np.array(s.y, dtype=float)
             x = np.array(s.x, dtype=float)
             keep = np.isfinite(y) & np.isfinite(x)
+            beyond = keep & ((np.abs(y) > DRAWABLE) | (np.abs(x) > DRAWABLE))
+            huge += int(beyond.sum())
+            keep &= ~beyond
             if self.log_y:
                 keep &= y > 0
             if self.log_x:
@@ -135,7 +142,7 @@ class CostPlot(pg.PlotWidget):
         item.enableAutoRange()
         if not self.log_y:  # a linear time axis starts at zero: a flat cost reads as flat
             ys = np.concatenate([np.asarray(s.y, dtype=float) for s in series] or [np.zeros(0)])
-            ys = ys[np.isfinite(ys)]
+            ys = ys[np.isfinite(ys) & (np.abs(ys) <= DRAWABLE)]
             if len(ys):
                 lo, hi = min(0.0, float(ys.min())), max(0.0, float(ys.max()))
                 if hi == lo:
@@ -144,6 +151,8 @@ class CostPlot(pg.PlotWidget):
                 # below zero): a point is drawn whole, never cut by the frame
                 pad = 0.08 * (hi - lo)
                 item.setYRange(lo - (pad if lo < 0 else 0.0), hi + pad, padding=0)
+        self.note = too_large_note(huge)
+        item.setTitle(f"<span style='color:#a02020'>{self.note}</span>" if huge else None)
 
     def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str,
                  edges: bool = False) -> None:  # fmt: skip
@@ -151,6 +160,7 @@ class CostPlot(pg.PlotWidget):
         ``edges``, each bound drawn as a thin dotted line too (a narrow band shows)."""
         item = self.getPlotItem()
         ok = np.isfinite(low) & np.isfinite(high)
+        ok &= (np.abs(low) <= DRAWABLE) & (np.abs(high) <= DRAWABLE)
         if self.log_y:
             ok &= (low > 0) & (high > 0)
         pen = (pg.mkPen(color, width=1, style=Qt.PenStyle.DotLine) if edges

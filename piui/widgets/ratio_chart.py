@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QToolTip, QVBoxLay
 
 from parasol_core.model import COMBINATION_NAMES
 from piui.widgets.labels import value_text
+from piui.widgets.plot_limits import drawable, too_large, too_large_note
 from piui.widgets.status_messages import message_label
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class RatioChart(QWidget):
             high = max([0.0, *numbers]) or 1.0
             base = 0.0
         missing = 0
+        huge = 0  # finite, but past what a plot draws
         legend = []
         shapes = []  # per processor type: its colour, xs, bottoms, heights, emphasis
         for t, (label, values) in enumerate(self._data):
@@ -158,7 +160,10 @@ class RatioChart(QWidget):
             xs, heights, bottoms = [], [], []
             for r, v in enumerate(values):
                 if not _plottable(v, log_scale):
-                    missing += v is not None
+                    if too_large(v):
+                        huge += 1
+                    else:
+                        missing += v is not None
                     continue
                 x = r - 0.4 + width * (t + 0.5)
                 top = math.log10(v) if log_scale else v
@@ -176,6 +181,8 @@ class RatioChart(QWidget):
         if missing:
             what = "≤ 0 or in error" if log_scale else "in error"
             notes.append(f"{missing} value{'s' if missing != 1 else ''} {what}: no bar")
+        if huge:
+            notes.append(too_large_note(huge))
         self.note.setText("; ".join(notes))
         self.note.setVisible(bool(notes))
         if self._plot is not None:
@@ -228,6 +235,4 @@ class RatioChart(QWidget):
 
 
 def _plottable(v: object, log_scale: bool) -> bool:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return False
-    return v > 0 if log_scale else True
+    return drawable(v, log_scale)

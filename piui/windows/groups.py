@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFrame,
@@ -168,6 +169,14 @@ class InstructionGroupsWindow(QWidget):
                                       "last OK (one undo step)")  # fmt: skip
         self.ok_button.clicked.connect(self.accept)
         self.cancel_button.clicked.connect(self.cancel)
+        # the keys of OK and Cancel, as in a dialog: Enter keeps, Esc cancels, while the
+        # keyboard is in the window (on a scaler, say); a button with the focus answers
+        # Enter itself (autoDefault), so Enter on Cancel cancels
+        for button in (self.ok_button, self.cancel_button):
+            button.setAutoDefault(True)
+            button.setToolTip(
+                f"{button.toolTip()} ({'Enter' if button is self.ok_button else 'Esc'})"
+            )
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -281,6 +290,16 @@ class InstructionGroupsWindow(QWidget):
         if proc is None or self._state(proc).factor(group) == 1.0:
             return
         self.document.session.move_scaler(proc.id, group, 1.0)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter is OK, Esc is Cancel (the keys a scaler does not take itself)."""
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.ok_button.isEnabled():
+            self.ok_button.click()
+        elif key == Qt.Key.Key_Escape and self.cancel_button.isEnabled():
+            self.cancel_button.click()
+        else:
+            super().keyPressEvent(event)
 
     def accept(self) -> None:
         """OK: keep the scaled timings; every factor starts again from 1x on them."""

@@ -96,7 +96,9 @@ class MappingEditorWindow(QWidget):
         super().__init__(parent)
         self.document = document
         self.virtual_box = QComboBox()
-        self.add_button, remove = add, _ = QPushButton("Add…"), QPushButton("Remove")
+        add, remove = QPushButton("Add…"), QPushButton("Remove")
+        self.add_button, self.remove_button = add, remove
+        remove.setToolTip("remove the virtual topology shown, and its mapping")
         add.setToolTip("add a virtual topology: its routing, processor count and name")
         self.routing = RoutingBox()
         self.routing.setToolTip("which virtual links the virtual topology has")
@@ -339,7 +341,7 @@ class MappingEditorWindow(QWidget):
         self.preview.clear()
         self.hover_info.clear()
         for w in (self.name_edit, self.id_edit, self.count_edit, self.shape_edit,
-                  self.mapping_edit):  # fmt: skip
+                  self.mapping_edit, self.remove_button):  # fmt: skip
             w.setEnabled(v is not None)
         if v is None:  # nothing of another model's virtual topology stays in sight
             self.name_edit.clear()

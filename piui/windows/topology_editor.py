@@ -100,8 +100,9 @@ class TopologyEditorWindow(QWidget):
         self.link_b = ProcessorBox(lambda: self.hardware, what="link end")
         add_link, self.remove_links = QPushButton("Add link"), QPushButton("Remove selected links")
         self.message = message_label()
-        for end in (self.link_a, self.link_b):  # a name the topology lacks: why, here
-            end.rejected.connect(lambda text: show_refusal(self.message, text))
+        # a name the topology lacks, a name the format cannot hold: why, here
+        for field in (self.link_a, self.link_b, self.name_edit):
+            field.rejected.connect(lambda text: show_refusal(self.message, text))
 
         box = QGroupBox("Hardware topology")
         form = QFormLayout(box)
@@ -305,8 +306,14 @@ class TopologyEditorWindow(QWidget):
 
     def _set_name(self) -> None:
         hw = self.hardware
-        if hw is not None and self.name_edit.text() != (hw.name or ""):
-            self._set("name", self.name_edit.text(), "Topology name")
+        if hw is None or self.name_edit.text() == (hw.name or ""):
+            return
+        try:
+            self.document.session.set_value(f"to({hw.id}).name", self.name_edit.text(),
+                                            label="Topology name")  # fmt: skip
+            self.message.clear()
+        except (SessionError, ValueError) as e:  # the field marked, the model's name back
+            self.name_edit.reject_input(f"Topology name not changed: {e}", hw.name or "")
 
     def set_selected_type(self) -> None:
         hw, t = self.hardware, self.type_box.currentData()

@@ -311,3 +311,56 @@ def qtbot_key(widget, key) -> None:
     from PySide6.QtTest import QTest
 
     QTest.keyClick(widget, key)
+
+
+def test_a_key_step_right_after_ok_is_a_step_of_its_own(window, qtbot):
+    """OK then an arrow key on the same scaler within a second: the key's step merged
+    into the step before OK (a key run merges presses close together), so Cancel took
+    back the scaling OK had kept, and one Undo both. OK is a boundary no step crosses."""
+    w = window()
+    doc = w.document
+    t0 = timings(w)
+    slider = w.rows["global"].slider.slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    w.ok_button.click()
+    kept = timings(w)
+    assert kept != t0
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)  # at once: within any merge window
+    assert doc.undo_stack.count() == 2  # a step of its own
+    w.cancel_button.click()
+    assert timings(w) == kept  # back to the OK, not to the file
+    assert doc.undo_stack.count() == 1
+    doc.undo_stack.undo()
+    assert timings(w) == t0
+
+
+def test_esc_cancels_and_enter_keeps_from_the_keyboard(window, qtbot):
+    """The scalers by keyboard alone: a step on a scaler, then Esc cancels it (as the
+    Cancel button does) and Enter keeps it (as OK does); Enter on a focused Cancel
+    button cancels."""
+    w = window()
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)
+    doc = w.document
+    t0 = timings(w)
+    slider = w.rows["global"].slider.slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    assert timings(w) != t0 and doc.is_modified
+    qtbot.keyClick(slider, Qt.Key.Key_Escape)
+    assert timings(w) == t0 and not doc.is_modified  # cancelled
+    assert doc.undo_stack.count() == 0 and w.rows["global"].slider.value() == 1.0
+
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    factor = w.rows["global"].slider.value()
+    qtbot.keyClick(slider, Qt.Key.Key_Return)
+    kept = timings(w)
+    assert kept["iga"].mean == pytest.approx(t0["iga"].mean * factor)  # kept ...
+    assert w.rows["global"].slider.value() == 1.0  # ... and the scalers start from 1x
+    assert not w.cancel_button.isEnabled()
+
+    qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+    w.cancel_button.setFocus()
+    qtbot.keyClick(w.cancel_button, Qt.Key.Key_Return)  # Enter on Cancel: Cancel
+    assert timings(w) == kept
