@@ -823,9 +823,19 @@ class MainWindow(QMainWindow):
         program = self.panels["program"]
         opened = program.open_trace(path) if path else program.open_dialog()
         if opened:
-            self.statusBar().showMessage(f"Predicting {program.program.title} on this model.",
-                                         8000)  # fmt: skip
+            self._predicting = f"Predicting {program.program.title} on this model."
+            self.statusBar().showMessage(self._predicting, 8000)
+            if not getattr(self, "_hears_predictions", False):
+                program.predictionShown.connect(self._prediction_in)
+                program.predictionFailed.connect(self._prediction_in)
+                self._hears_predictions = True
         return opened
+
+    def _prediction_in(self, *_: object) -> None:
+        """The Program window's answer (or its failure) is in: the status bar's
+        "Predicting …" is no longer true."""
+        if self.statusBar().currentMessage() == getattr(self, "_predicting", None):
+            self.statusBar().clearMessage()
 
     # ---- SimGrid platforms (the conversion is parasol_core.simgrid)
 

@@ -81,6 +81,7 @@ class ProgramWindow(QWidget):
 
     # a prediction shown: (before seconds or None, after seconds)
     predictionShown = Signal(object, float)
+    predictionFailed = Signal(str)  # no prediction: why (the message line says it too)
     dominanceShown = Signal()
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
@@ -461,6 +462,7 @@ class ProgramWindow(QWidget):
     def _failed(self, error: BaseException, _serial: int) -> None:
         show_refusal(self.message, f"No prediction: {error}")
         log.error("program prediction: %s", error)
+        self.predictionFailed.emit(str(error))
 
     def _busy(self, busy: bool) -> None:
         self.state.setText("predicting…" if busy else "")

@@ -277,3 +277,22 @@ def test_another_trace_or_model_never_shows_the_last_ones_answer(main_window, pr
     qtbot.waitUntil(lambda: bool(shown), timeout=30_000)
     assert program.prediction.text().startswith("Predicted time: ")
     assert program.prediction.text() != "Predicted time: …"
+
+
+def test_the_status_bar_stops_saying_predicting_once_the_answer_is_in(main_window, program,
+                                                                      qtbot, tmp_path):  # fmt: skip
+    other = write_stencil(tmp_path, "third.txt", ranks=4, iterations=2)
+    main_window.panels["program"].ask_trace_path = lambda: str(other)
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        main_window.open_trace_action.trigger()
+        assert main_window.statusBar().currentMessage().startswith("Predicting third.txt")
+    assert main_window.statusBar().currentMessage() == ""
+    # a trace that cannot be predicted: the message line says why, the bar no "predicting"
+    stuck = tmp_path / "stuck.txt"
+    stuck.write_text("0 init\n1 init\n0 send 1 0 200000\n1 send 0 0 200000\n"
+                     "0 recv 1 0 200000\n1 recv 0 0 200000\n0 finalize\n1 finalize\n")  # fmt: skip
+    main_window.panels["program"].ask_trace_path = lambda: str(stuck)
+    with qtbot.waitSignal(program.predictionFailed, timeout=30_000):
+        main_window.open_trace_action.trigger()
+    assert main_window.statusBar().currentMessage() == ""
+    assert "deadlocks" in program.message.text()
