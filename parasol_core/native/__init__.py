@@ -25,10 +25,39 @@ def pure_python() -> bool:
 
 @cache
 def _load_built(name: str) -> ctypes.CDLL | None:
-    directory = Path(__file__).resolve().parent
+    return load_from(Path(__file__).resolve().parent, name)
+
+
+def stale_source(library: Path) -> Path | None:
+    """A C source beside the built ``library`` that is newer than it, or None. In a
+    source tree (an editable install, a clone) a source changed since the build (a
+    ``git pull``) means the library may no longer match what its callers pass: a
+    kernel called with another signature reads and writes past its arrays. An installed
+    package ships no sources and is never stale."""
+    try:
+        built = library.stat().st_mtime
+        sources = sorted(library.parent.glob("*.[ch]"))
+        return next((s for s in sources if s.stat().st_mtime > built), None)
+    except OSError:
+        return None
+
+
+def load_from(directory: Path, name: str) -> ctypes.CDLL | None:
+    """The library ``name`` built in ``directory``; None when it was not built, cannot
+    be loaded, or is older than a source beside it (said once on stderr, with how to
+    build it again: the callers then take their pure-Python path, slower but right)."""
+    import sys
+
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = directory / f"{name}{suffix}"
         if path.is_file():
+            newer = stale_source(path)
+            if newer is not None:
+                print(f"parasol_core: the C kernel {path.name} is older than {newer.name}: "
+                      "it is not used until it is built again (make, or pip install -e "
+                      ". in the source tree); the pure-Python path runs meanwhile",
+                      file=sys.stderr)  # fmt: skip
+                return None
             try:
                 return ctypes.CDLL(str(path))
             except OSError:

@@ -11,7 +11,7 @@ from parasol_core import native
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = re.findall(
-    r'^\s*Extension\(\s*"parasol_core\.(_\w+)"', (ROOT / "setup.py").read_text(), re.M
+    r'^\s*Extension\(\s*"parasol_core\.native\.(_\w+)"', (ROOT / "setup.py").read_text(), re.M
 )
 
 
@@ -43,3 +43,32 @@ def test_a_kernel_function_is_switched_off_on_every_call(monkeypatch):
     assert native.function("_text", "parasol_interleave", args) is None
     monkeypatch.delenv(native.PURE_ENV)
     assert native.function("_no_such_kernel", "f", ()) is None
+
+
+def test_a_kernel_older_than_its_sources_is_not_loaded(tmp_path, capsys):
+    """After a `git pull` that changes a kernel's C source and no rebuild, its callers'
+    signatures may no longer match the library: calling it read past its arrays (a
+    segmentation fault in a PIUI test). A library older than a source beside it is not
+    loaded, said once with how to build it again; the pure-Python path runs."""
+    import os
+
+    built = next(Path(native.__file__).parent.glob("_text.*"), None)
+    if built is None:
+        pytest.skip("the C kernels are not built here")
+    library = tmp_path / built.name
+    shutil.copy2(built, library)
+    source = tmp_path / "text.c"
+    source.write_text("/* the source, as the library was built from it */\n")
+    os.utime(source, (1_000, 1_000))  # older than the library: it is used
+    assert native.stale_source(library) is None
+    assert native.load_from(tmp_path, "_text") is not None
+    assert capsys.readouterr().err == ""
+    os.utime(source, None)  # changed since the build
+    os.utime(library, (1_000, 1_000))
+    assert native.stale_source(library) == source
+    assert native.load_from(tmp_path, "_text") is None
+    err = capsys.readouterr().err
+    assert f"{built.name} is older than text.c" in err and "built again (make" in err
+    # an installed package ships no sources: never stale
+    source.unlink()
+    assert native.stale_source(library) is None
