@@ -152,7 +152,8 @@ class CostPlot(pg.PlotWidget):
                 pad = 0.08 * (hi - lo)
                 item.setYRange(lo - (pad if lo < 0 else 0.0), hi + pad, padding=0)
         self.note = too_large_note(huge)
-        item.setTitle(f"<span style='color:#a02020'>{self.note}</span>" if huge else None)
+        # small: the title is one line over a plot that may be narrow (a split dock)
+        item.setTitle(self.note or None, size="8pt", color="#a02020")
 
     def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str,
                  edges: bool = False) -> None:  # fmt: skip

@@ -46,8 +46,13 @@ def test_a_cost_too_large_to_draw_is_left_out_said_and_the_plots_go_on(qtbot, sa
     assert document.machine.mpi.entries["send"].text == huge  # legal: applied
     window._redraw_timer.stop()
     window.redraw()  # raised "Cannot set range [-inf, inf]" before
+    window.resize(600, 800)  # a dock of the main window: the plots side by side, narrow
+    qtbot.wait(50)
     for plot in (page.bytes_plot, page.procs_plot):
         assert "not drawn" in plot.note, plot.note
+        title = plot.getPlotItem().titleLabel
+        assert title.isVisible() and title.text == plot.note  # said over the plot, whole:
+        assert title.item.boundingRect().width() <= plot.width(), (plot.width(), plot.note)
         low, high = plot.getPlotItem().vb.viewRange()[1]
         assert np.isfinite(low) and np.isfinite(high)
     # and the window goes on drawing what it can: the old cost back, drawn, no note
@@ -73,7 +78,7 @@ def test_a_ratio_too_large_to_draw_has_no_bar_and_the_chart_says_why(qtbot, samp
     retype(qtbot, window.rows["dd_spd"].edit, "1e308")
     window.redraw_chart()
     assert [len(bar.opts["x"]) for bar in chart.bars] == [7, 7, 6]
-    assert "1 value beyond" in chart.note.text() and "not drawn" in chart.note.text()
+    assert "1 value past" in chart.note.text() and "not drawn" in chart.note.text()
     low, high = chart.plot.getPlotItem().vb.viewRange()[1]
     assert np.isfinite(low) and high < 1e301
     chart.log_scale.setChecked(True)
