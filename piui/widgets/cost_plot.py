@@ -110,6 +110,7 @@ class CostPlot(pg.PlotWidget):
         self.legend.clear()
         self.series = series
         huge = 0
+        drawn = 0  # points drawn, of every curve
         for s in series:
             y = np.array(s.y, dtype=float)
             x = np.array(s.x, dtype=float)
@@ -121,6 +122,7 @@ class CostPlot(pg.PlotWidget):
                 keep &= y > 0
             if self.log_x:
                 keep &= x > 0
+            drawn += int(keep.sum())
             if s.points:
                 plotted = pg.PlotDataItem(x[keep], y[keep], pen=None, symbol="o", symbolSize=6,
                                           symbolBrush=pg.mkBrush(s.color),
@@ -151,8 +153,13 @@ class CostPlot(pg.PlotWidget):
                 # below zero): a point is drawn whole, never cut by the frame
                 pad = 0.08 * (hi - lo)
                 item.setYRange(lo - (pad if lo < 0 else 0.0), hi + pad, padding=0)
+        if not drawn:
+            # nothing to draw (a cost not defined, another model opened): the axes of a
+            # new plot, not the range of the curves drawn before, which are gone
+            item.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.note = too_large_note(huge)
-        item.setTitle(f"<span style='color:#a02020'>{self.note}</span>" if huge else None)
+        # small: the title is one line over a plot that may be narrow (a split dock)
+        item.setTitle(self.note or None, size="8pt", color="#a02020")
 
     def add_band(self, x: np.ndarray, low: np.ndarray, high: np.ndarray, color: str,
                  edges: bool = False) -> None:  # fmt: skip

@@ -161,7 +161,7 @@ class MantissaExponentEdit(QWidget):
         self.exponent.setToolTip("exponent (power of ten)")
         self.exponent.setPageStep(1)
         self.exponent_label = QLabel()
-        self.exponent_label.setMinimumWidth(44)
+        self._fit_exponent_label()
         self.field = ValueField()
         self.field.setMaximumWidth(110)
         self.field.setToolTip("exact value in seconds")
@@ -181,6 +181,15 @@ class MantissaExponentEdit(QWidget):
     def value(self) -> float | None:
         return self._value
 
+    def _fit_exponent_label(self) -> None:
+        """The power of ten is read whole at any exponent the slider reaches: its label
+        is never squeezed below the widest of them (a narrow dock cut '×10^-7' to
+        '×10^-')."""
+        metrics = self.exponent_label.fontMetrics()
+        widest = max(metrics.horizontalAdvance(f"×10^{e}")
+                     for e in (self.exponent.minimum(), self.exponent.maximum()))  # fmt: skip
+        self.exponent_label.setMinimumWidth(widest + 2)
+
     def setValue(self, value: float | None) -> None:
         self._value = value
         self._show(value)
@@ -199,6 +208,7 @@ class MantissaExponentEdit(QWidget):
             if e < self.exponent.minimum() or e > self.exponent.maximum():
                 self.exponent.setRange(min(e, self.exponent.minimum()),
                                        max(e, self.exponent.maximum()))  # fmt: skip
+                self._fit_exponent_label()
             self.mantissa.setValue(round(m * self.MANTISSA_STEPS))
             self.exponent.setValue(e)
             self.field.setText(format_number(float(value)))

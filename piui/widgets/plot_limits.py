@@ -36,5 +36,4 @@ def too_large(v: object) -> bool:
 
 def too_large_note(count: int) -> str:
     """What a window says of the values it left out for their size."""
-    return (f"{count} value{'s' if count != 1 else ''} beyond ±{DRAWABLE:.0e} not drawn"
-            if count else "")  # fmt: skip
+    return f"{count} value{'s' if count != 1 else ''} past ±1e300 not drawn" if count else ""

@@ -491,10 +491,6 @@ class RuntimeSystemsWindow(QWidget):
         document.structureChanged.connect(self._structure_changed)
         document.derivedChanged.connect(self._derived_changed)
         self._model_reset()
-        if document.machine.mpi is not None and document.machine.pvm is None:
-            self.tabs.setCurrentWidget(self.pages["mpi"])
-        elif document.machine.express is not None and document.machine.pvm is None:
-            self.tabs.setCurrentWidget(self.pages["express"])
 
     # ---- arguments
 
@@ -534,6 +530,15 @@ class RuntimeSystemsWindow(QWidget):
         for page in self.pages.values():
             page.selected = None
             page.overlay = None
+        # the tab of a system the model defines, as for a window built on it: another
+        # model opened does not stay on the tab of a system it lacks
+        machine = self.document.machine
+        if machine.mpi is not None and machine.pvm is None:
+            self.tabs.setCurrentWidget(self.pages["mpi"])
+        elif machine.express is not None and machine.pvm is None:
+            self.tabs.setCurrentWidget(self.pages["express"])
+        else:
+            self.tabs.setCurrentWidget(self.pages["pvm"])
         self._slider_moved()
         for page in self.pages.values():
             page.rebuild()

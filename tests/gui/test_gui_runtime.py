@@ -478,3 +478,25 @@ def test_screenshots_include_the_runtime_window_and_fit_dialog(tmp_path):
     names = {p.stem for p in out.glob("*.png")}
     assert {"runtime", "runtime-2", "runtime-3", "runtime-fit"} <= names
     QApplication.processEvents()
+
+
+@pytest.mark.parametrize(("first", "then"), [("fwi-csys.machine", "parsytec-gcel.machine"),
+                                             ("parsytec-gcel.machine", "fwi-csys.machine")])  # fmt: skip
+def test_another_model_opened_shows_what_a_window_built_on_it_shows(open_window, first, then,
+                                                                    sample_copy):  # fmt: skip
+    """The FWI model (PVM costs) then the GCel (MPI costs only) opened: the window stayed
+    on the PVM tab, 'pv.sync is not defined' over empty plots, where a window built on
+    the GCel shows its MPI send. On open the window rebuilds what it derived from the
+    model, the tab shown included."""
+    window = open_window(first)
+    window.document.open(sample_copy(then))
+    settle(window)
+    fresh = open_window(then)
+    settle(fresh)
+    assert window.tabs.currentIndex() == fresh.tabs.currentIndex()
+    page, fresh_page = window.tabs.currentWidget(), fresh.tabs.currentWidget()
+    assert page.selected == fresh_page.selected
+    assert [s.label for s in page.bytes_plot.series] == [
+        s.label for s in fresh_page.bytes_plot.series
+    ]
+    assert page.bytes_plot.series  # a cost the model defines, drawn
