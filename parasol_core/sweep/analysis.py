@@ -115,7 +115,13 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
     and its values (``7e-7, 1.4e-6``; ``log 1e-7 1e-5 5``; ``linear 0 1 11``;
     ``range 1 10 1``; a generated topology's separated by ``;``: ``torus 4 4 4; grid 8 8``).
     ValueError saying what is wrong; the sweep's reader checks the rest."""
-    from parasol_core.base.numeric import ValueRangeError, is_whole, read_float
+    from parasol_core.base.numeric import (
+        NotANumberError,
+        ValueRangeError,
+        is_whole,
+        read_float,
+        why_not_digits,
+    )
 
     words = change.split()
     if not words:
@@ -159,9 +165,13 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
     out: list[Any] = []
     for item in items:
         try:
-            out.append(number(item))
-        except ValueError:
-            out.append(item)  # text as the file format reads the value
+            out.append(int(item) if is_whole(item.lstrip("-")) else read_float(item))
+        except NotANumberError as e:
+            if why_not_digits(item):  # '１': a number in other digits, not a name
+                raise ValueError(str(e)) from None
+            out.append(item)  # a word (a routing's name): as the file format reads it
+        except ValueRangeError as e:  # 1e400, 1e-400, NaN: a number no double holds
+            raise ValueError(str(e)) from None
     table["values"] = out
     return table
 
