@@ -10,7 +10,8 @@ does: typing into the fields and pressing Enter."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from gui_actions import shown as _shown
+from gui_actions import type_into
 
 from parasol_core.topology.switches import switch_mask
 from piui.widgets.status_messages import REFUSAL_STYLE
@@ -19,18 +20,7 @@ from piui.windows.topology_editor import TopologyEditorWindow
 
 
 def shown(qtbot, widget, size=(700, 800)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def type_into(qtbot, edit, text):
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    return _shown(qtbot, widget, size)
 
 
 def refused(label, starts: str, why: str) -> None:

@@ -6,15 +6,9 @@ compute processors."""
 
 from __future__ import annotations
 
+from gui_actions import shown
+
 from parasol_core.topology.switches import compute_processors
-
-
-def shown(qtbot, widget, size=(700, 700)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def test_generate_a_dragonfly_in_the_editor_adds_the_switch_type_and_counts_compute(

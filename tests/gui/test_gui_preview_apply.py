@@ -5,6 +5,7 @@ it leaves, says what Apply would leave wrong, and Apply does what the preview sa
 
 from __future__ import annotations
 
+from gui_actions import shown as _shown
 from PySide6.QtCore import Qt
 
 from parasol_core.syntax.writer import dumps
@@ -12,11 +13,7 @@ from piui.windows.topology_editor import TopologyEditorWindow
 
 
 def shown(qtbot, widget, size=(760, 900)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return _shown(qtbot, widget, size)
 
 
 def _preview_button(w):

@@ -4,6 +4,7 @@ the mapping editor (drag and drop), link groups and the topology editor."""
 from __future__ import annotations
 
 import pytest
+from gui_actions import shown
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
@@ -19,14 +20,6 @@ from piui.windows.link_groups import LinkGroupsWindow
 from piui.windows.mapping_editor import MappingEditorWindow
 
 TORUS = 3  # the 2D torus of grid4x4.machine
-
-
-def shown(qtbot, widget, size=(700, 700)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def at(canvas, p: int) -> QPoint:

@@ -6,6 +6,7 @@ enough to drag onto, and grows with the window."""
 
 from __future__ import annotations
 
+from gui_actions import shown, type_into
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
@@ -13,21 +14,6 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox
 from parasol_core.topology.mapping import mapping_quality
 from piui.widgets.add_virtual_dialog import AddVirtualDialog
 from piui.windows.mapping_editor import MIN_PICTURE, MappingEditorWindow, picture_minimum
-
-
-def shown(qtbot, widget, size=(700, 700)):
-    qtbot.addWidget(widget)
-    widget.resize(*size)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def type_into(qtbot, edit, text):
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
 
 
 def answer_add(monkeypatch, qtbot, seen, *, routing=None, count=None, shape=None):
