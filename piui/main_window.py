@@ -15,10 +15,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEven
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QFrame,
     QMainWindow,
     QMessageBox,
-    QScrollArea,
     QTabBar,
     QToolBar,
     QVBoxLayout,
@@ -38,6 +36,7 @@ from piui.widgets import wheel_guard, window_titles
 from piui.widgets.busy import busy
 from piui.widgets.deferred import after_first_paint, watch_dock
 from piui.widgets.file_bar import FileChangedBar
+from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.status_messages import confirm, error_box, place_on_screen
 from piui.widgets.undo_keys import UndoKeysFallThrough
 from piui.windows.diagnostics import DiagnosticsPanel
@@ -95,11 +94,7 @@ def _scrolling(widget: QWidget) -> QWidget:
     the words under it were below the fold; it shrinks instead."""
     if widget.minimumSizeHint().height() <= TALL_PANEL or getattr(widget, "ZOOMS", False):
         return widget
-    scroll = QScrollArea()
-    scroll.setWidget(widget)
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    return scroll
+    return in_scroll_area(widget)
 
 
 def _history_panel(document: Document) -> QWidget:

@@ -15,7 +15,7 @@ Names are not thinned: an axis of categories (the bars of "what dominates", the 
 of a parallel-coordinates plot, the ratios under the combinations chart) draws every
 name, or a bar nobody can name is drawn. :func:`show_categories` sets the names and
 gives the plot the length they need along that axis as its minimum size, so that a
-plot in a small dock scrolls (put it in a scroll area) instead of dropping names.
+plot in a small dock scrolls (in :func:`piui.widgets.scrolling.in_scroll_area`) instead of dropping names.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
-from PySide6.QtWidgets import QApplication, QFrame, QScrollArea, QWidget
+from PySide6.QtWidgets import QApplication
 
 # Steps between labelled ticks, in units of the major tick spacing (or of decades)
 STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
@@ -210,16 +210,6 @@ def show_categories(plot: pg.PlotWidget, side: str, names: list[str] | tuple[str
         other = plot.getPlotItem().getAxis("left")
         plot.setMinimumWidth(int(math.ceil(need + max(other.width(), 3 * metrics.height())
                                              + 24.0)))  # fmt: skip
-
-
-def in_scroll_area(widget: QWidget) -> QScrollArea:
-    """``widget`` in a frameless scroll area that resizes it: a plot of categories
-    (:func:`show_categories`) scrolls there when the room is less than its names need."""
-    area = QScrollArea()
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidget(widget)
-    return area
 
 
 def readable_axes() -> dict[str, ReadableAxis]:

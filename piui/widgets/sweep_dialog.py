@@ -55,7 +55,8 @@ from PySide6.QtWidgets import (
 from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
-from piui.widgets.plot_axes import in_scroll_area, readable_axes, show_categories
+from piui.widgets.plot_axes import readable_axes, show_categories
+from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.status_messages import message_label
 
 REDRAW_MS = 150

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMenu,
     QPushButton,
-    QScrollArea,
     QSlider,
     QVBoxLayout,
     QWidget,
@@ -36,6 +35,7 @@ from parasol_core.session.scalers import ScalerState
 from piui.document import Document
 from piui.widgets.labels import processor_title, title_changed
 from piui.widgets.number_controls import FactorSlider
+from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.status_messages import forget_on_change, heading_label, message_label
 
 log = logging.getLogger("piui")
@@ -149,10 +149,7 @@ class InstructionGroupsWindow(QWidget):
         body_layout.setContentsMargins(8, 0, 8, 8)
         body_layout.addLayout(grid)
         body_layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(body)
+        scroll = in_scroll_area(body)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # never narrower than the rows: a clipped count or button would mislead
         bar = scroll.verticalScrollBar().sizeHint().width()

@@ -615,7 +615,8 @@ class _DominatesView(QWidget):
         self.rows: list[tuple[str, float]] = []
         import pyqtgraph as pg
 
-        from piui.widgets.plot_axes import in_scroll_area, readable_axes
+        from piui.widgets.plot_axes import readable_axes
+        from piui.widgets.scrolling import in_scroll_area
 
         self.plot = pg.PlotWidget(background="w", axisItems=readable_axes())
         item = self.plot.getPlotItem()
