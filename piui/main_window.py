@@ -820,10 +820,9 @@ class MainWindow(QMainWindow):
         if opened:
             self._predicting = f"Predicting {program.program.title} on this model."
             self.statusBar().showMessage(self._predicting, 8000)
-            if not getattr(self, "_hears_predictions", False):
-                program.predictionShown.connect(self._prediction_in)
-                program.predictionFailed.connect(self._prediction_in)
-                self._hears_predictions = True
+            unique = Qt.ConnectionType.UniqueConnection  # once, however many traces
+            program.predictionShown.connect(self._prediction_in, unique)
+            program.predictionFailed.connect(self._prediction_in, unique)
         return opened
 
     def _prediction_in(self, *_: object) -> None:
