@@ -179,7 +179,6 @@ class TimelinePlot(QWidget):
         return "" if index is None else self.describe(index)
 
     def _hover(self, text: str) -> None:
-        self._hovered = text
         self.hover_label.setText(fitted_hover(text, self.hover_label) or " ")
         self.hover_label.setToolTip(text)
         self.plot.setToolTip(text)
@@ -187,7 +186,7 @@ class TimelinePlot(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
         super().resizeEvent(event)
-        text = getattr(self, "_hovered", "")
+        text = self.hover_label.toolTip()  # the whole of what is hovered
         if text:
             self.hover_label.setText(fitted_hover(text, self.hover_label))
 
