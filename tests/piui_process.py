@@ -125,3 +125,18 @@ def stop_when_ready(proc: subprocess.Popen, sig: int) -> tuple[int, str]:
         proc.communicate()
         pytest.fail(f"PIUI did not stop on {signal.Signals(sig).name}")
     return proc.returncode, err
+
+
+def stopped_with_edits(tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """A model, the copy a PIUI editing it left when SIGTERM stopped it (exit 143), the
+    model's text as it was (and is), and what PIUI said on stderr."""
+    from named_platform import named_model_text
+
+    model = tmp_path / "named.machine"
+    model.write_text(named_model_text())
+    before = model.read_text()
+    status, err = stop_when_ready(start_piui(tmp_path, model, edit=True), signal.SIGTERM)
+    assert status == 143, err
+    copy = tmp_path / "named.machine.unsaved"
+    assert copy.exists() and model.read_text() == before, err
+    return model, copy, before, err

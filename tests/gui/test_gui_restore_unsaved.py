@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 from named_platform import named_model_text
-from piui_process import RESTORING, SAFETY, data_home, start_piui, stop_when_ready
+from piui_process import (
+    RESTORING,
+    SAFETY,
+    data_home,
+    start_piui,
+    stop_when_ready,
+    stopped_with_edits,
+)
 from PySide6.QtWidgets import QMessageBox
 
 from parasol_core.base.numeric import read_float
@@ -29,19 +36,6 @@ IGA = 7.5e-7  # what the stopped PIUI set (pt(1).iga), and did not save
 def _iga(window) -> float | None:
     timing = window.document.machine.processor(1).timings.get("iga")
     return None if timing is None else timing.mean
-
-
-def _stopped_with_edits(tmp_path: Path) -> tuple[Path, Path, str]:
-    """A model, the copy a PIUI editing it left when SIGTERM stopped it, the model's
-    text as it was (and is)."""
-    model = tmp_path / "named.machine"
-    model.write_text(named_model_text())
-    before = model.read_text()
-    status, err = stop_when_ready(start_piui(tmp_path, model, edit=True), signal.SIGTERM)
-    assert status == 143, err
-    copy = tmp_path / "named.machine.unsaved"
-    assert copy.exists() and model.read_text() == before, err
-    return model, copy, before
 
 
 class Asked:
@@ -73,7 +67,7 @@ OPENINGS = {"File > Open": _open_with_file_open, "recent files": _open_from_rece
 @pytest.mark.parametrize("opening", OPENINGS)
 def test_edits_kept_by_a_sigtermed_piui_are_restored_saved_and_the_copy_goes(
         main_window, tmp_path, opening) -> None:  # fmt: skip
-    model, copy, before = _stopped_with_edits(tmp_path)
+    model, copy, before = stopped_with_edits(tmp_path)[:3]
     asked = Asked(recovery.RESTORE)
     main_window.ask_restore = asked
     OPENINGS[opening](main_window, model.resolve())
@@ -98,7 +92,7 @@ def test_edits_kept_by_a_sigtermed_piui_are_restored_saved_and_the_copy_goes(
 
 
 def test_keep_original_leaves_the_copy_and_discard_deletes_it(main_window, tmp_path) -> None:
-    model, copy, before = _stopped_with_edits(tmp_path)
+    model, copy, before = stopped_with_edits(tmp_path)[:3]
     kept = copy.read_text()
     main_window.ask_restore = Asked(recovery.KEEP)
     assert main_window.open_file(model)
@@ -114,7 +108,7 @@ def test_keep_original_leaves_the_copy_and_discard_deletes_it(main_window, tmp_p
 @pytest.mark.parametrize("answer", ["Discard", "Cancel"])
 def test_restored_edits_dropped_at_close_take_the_copy_with_them(
         main_window, tmp_path, answer) -> None:  # fmt: skip
-    model, copy, _ = _stopped_with_edits(tmp_path)
+    model, copy, _ = stopped_with_edits(tmp_path)[:3]
     main_window.ask_restore = Asked(recovery.RESTORE)
     assert main_window.open_file(model)
     main_window.ask_save_changes = lambda: getattr(QMessageBox.StandardButton, answer)
@@ -125,7 +119,7 @@ def test_restored_edits_dropped_at_close_take_the_copy_with_them(
 
 
 def test_a_copy_older_than_its_file_is_not_offered(main_window, tmp_path) -> None:
-    model, copy, _ = _stopped_with_edits(tmp_path)
+    model, copy, _ = stopped_with_edits(tmp_path)[:3]
     st = copy.stat()
     os.utime(model, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))  # saved after
     assert main_window.open_file(model)  # the fixture's ask_restore fails if asked
@@ -133,7 +127,7 @@ def test_a_copy_older_than_its_file_is_not_offered(main_window, tmp_path) -> Non
 
 
 def test_a_copy_that_does_not_parse_is_reported_and_left_on_disk(main_window, tmp_path) -> None:
-    model, copy, _ = _stopped_with_edits(tmp_path)
+    model, copy, _ = stopped_with_edits(tmp_path)[:3]
     bad = copy.read_text().replace("processor", "processr", 1)
     copy.write_text(bad)
     main_window.ask_restore = Asked(recovery.RESTORE)
@@ -148,7 +142,7 @@ def test_a_copy_that_does_not_parse_is_reported_and_left_on_disk(main_window, tm
 
 def test_a_second_signal_keeps_the_restored_edits_and_those_made_since(
         main_window, tmp_path) -> None:  # fmt: skip
-    model, copy, _ = _stopped_with_edits(tmp_path)
+    model, copy, _ = stopped_with_edits(tmp_path)[:3]
     main_window.ask_restore = Asked(recovery.RESTORE)
     assert main_window.open_file(model)
     main_window.document.session.set("pt(1).igm", "3.25e-7")
@@ -211,7 +205,7 @@ def test_restoring_over_unsaved_edits_asks_first_and_cancel_keeps_everything(
 
 
 def test_the_command_line_offers_the_copy_over_the_window_and_restores_it(tmp_path) -> None:
-    model, copy, before = _stopped_with_edits(tmp_path)
+    model, copy, before = stopped_with_edits(tmp_path)[:3]
     proc = start_piui(tmp_path, model, edit=False, script=RESTORING)  # `piui MODEL`
     out, err = proc.communicate(timeout=SAFETY)
     assert proc.returncode == 0, err

@@ -14,7 +14,7 @@ import signal
 import pytest
 from estimator_support import Estimator
 from named_platform import named_model_text
-from piui_process import SAFETY, start_piui, stop_when_ready
+from piui_process import SAFETY, start_piui, stop_when_ready, stopped_with_edits
 
 from parasol_core.base.signals import exit_status
 
@@ -50,12 +50,7 @@ def test_piui_stopped_by_a_signal_shuts_down_and_exits_with_128_plus_it(tmp_path
 
 
 def test_piui_stopped_by_sigterm_keeps_unsaved_edits_in_a_copy(tmp_path) -> None:
-    model = tmp_path / "named.machine"
-    model.write_text(named_model_text())
-    before = model.read_text()
-    status, err = stop_when_ready(start_piui(tmp_path, model, edit=True), signal.SIGTERM)
-    assert status == 143, err
-    kept = tmp_path / "named.machine.unsaved"
+    model, kept, before, err = stopped_with_edits(tmp_path)
     assert f"piui: stopped by SIGTERM: the unsaved edits of named.machine are in {kept}" in err
     assert model.read_text() == before  # the model file as it was: nobody said to save
     assert "iga = 7.5e-07" in kept.read_text() and "iga" not in before
