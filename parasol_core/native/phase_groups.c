@@ -30,6 +30,7 @@
  * the event count may differ where two ends fall within rounding of END_RTOL apart.
  */
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -653,7 +654,9 @@ static int run(G *s, int64_t nqueue, const int64_t *queue, int64_t *events) {
         double t;
         if (t_end <= t_start) {
             t = t_end;
-            ne = take_ends(s, t_end + END_RTOL * fabs(t_end), 1, 0);
+            double limit = t_end + END_RTOL * fabs(t_end);
+            if (!(limit <= DBL_MAX)) limit = DBL_MAX; /* not inf: past every end there is */
+            ne = take_ends(s, limit, 1, 0);
             for (int64_t q = 0; q < ne; q++)
                 s->active[s->ending[q]] = 0;
             s->count -= ne;

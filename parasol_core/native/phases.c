@@ -25,6 +25,7 @@
  * dependents[dep_ptr[i] .. dep_ptr[i+1]]) and go on a heap keyed (ready time, index).
  */
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -477,6 +478,7 @@ static int run(Trace *s, int64_t nqueue, const int64_t *queue, int64_t *events) 
         if (t_end <= t_start) {
             t = t_end;
             double limit = t_end + END_RTOL * fabs(t_end);
+            if (!(limit <= DBL_MAX)) limit = DBL_MAX; /* near the largest double: not inf, which the padding holds */
             ne = take_ends(s, limit);
             for (int64_t q = 0; q < ne; q++) {
                 int64_t i = s->ending[q];

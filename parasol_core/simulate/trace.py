@@ -31,6 +31,7 @@ from parasol_core.topology.transfer import RouteTable
 # Ends predicted within this relative distance of the earliest one are one event: they
 # differ by rounding only, and taking them out together keeps the event count down.
 END_RTOL = 1e-12
+DBL_MAX = float(np.finfo(np.float64).max)  # a tolerance past it is the largest double, not inf
 # Events with at most this many messages starting or ending go one message at a time.
 SMALL_EVENT = 8
 # Predicted ends per block of the blocked minimum (a power of 2).
@@ -529,7 +530,9 @@ class _Trace:
             ending = None
             if t_end <= t_start:
                 t = t_end
-                limit = t_end + END_RTOL * abs(t_end)
+                # near the largest double the tolerance overflows: inf would take the
+                # padding past the last message (an index out of the arrays) as ends
+                limit = min(t_end + END_RTOL * abs(t_end), DBL_MAX)
                 blocks = (bmin <= limit).nonzero()[0]
                 if blocks.shape[0] == 1:
                     ending = (cblocks[b] <= limit).nonzero()[0] + b * BLOCK
