@@ -47,7 +47,7 @@ class CacheWindow(QWidget):
         self.document = document
         self.title = heading_label()
 
-        self.size_edit = LogIntEdit(what="a cache size (a whole number of bytes)")
+        self.size_edit = LogIntEdit(what="a cache size (a whole number of instructions)")
         self.size_edit.setToolTip("Fortran instructions that fit in the cache (1 to 10^7)")
         self.speed_edit = MantissaExponentEdit()
         self.speed_edit.setToolTip("time of one cache access in seconds")

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent, QFontDatabase, QShowEvent
+from PySide6.QtGui import QCloseEvent, QFontDatabase, QKeyEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QLabel,
+    QLineEdit,
     QMenu,
     QPushButton,
     QScrollArea,
@@ -69,6 +70,11 @@ class _Row:
         self.remove.setToolTip(f"Remove {name} from this processor type")
         self.timing: object = ()  # what is shown; () before the first show
         self.shown_unset = False
+
+    def revert(self) -> None:
+        """Show the timing held again, over whatever was typed in the row's fields."""
+        timing, self.timing = self.timing, ()
+        self.show(timing, self.mean.isEnabled())
 
     def show(self, timing: Timing | None, enabled: bool) -> None:
         for w in (self.mean, self.sd):
@@ -190,6 +196,24 @@ class CategoryWindow(QWidget):
         forget_on_change(document, self, self.message)
         document.valuesChanged.connect(self._values_changed)
         self.refresh()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The keys that close a window: Ctrl+W (the platform's Close) as its title bar's
+        button does; Esc backs out of a value being typed (not applied), then closes."""
+        if event.matches(QKeySequence.StandardKey.Close):
+            self.close()
+        elif (
+            event.key() == Qt.Key.Key_Escape and event.modifiers() == Qt.KeyboardModifier.NoModifier
+        ):
+            field = self.focusWidget()
+            typed = [r for r in self.rows.values() if field in (r.mean.field, r.sd)]
+            if isinstance(field, QLineEdit) and field.isModified() and typed:
+                typed[0].revert()  # the model's value back in the field
+                self.message.clear()
+            else:
+                self.close()
+        else:
+            super().keyPressEvent(event)
 
     def sweep_menu(self, name: str) -> QMenu:
         """The context menu of a parameter's row: sweep its timing (File > Sweep…, the

@@ -209,4 +209,7 @@ def test_a_cache_size_that_is_not_a_whole_number_is_refused_with_its_reason(
     assert cache(w).size == 100  # kept
     assert w.size_edit.field.text() == "100"
     assert reason in w.message.text()
+    # the cache size counts Fortran instructions (report, section 2.2.1), as its label
+    # and tooltip say: its refusal names the same unit
+    assert "instructions" in w.message.text() and "bytes" not in w.message.text()
     assert w.document.undo_stack.count() == 0

@@ -340,3 +340,28 @@ def test_a_switch_types_windows_say_its_timings_are_unused(qtbot, document):
     assert not any("switch" in t.text() for t in labels)
     # the longer heading wraps: it never widens the dock the window sits in
     assert [w.minimumSizeHint().width() for w in windows] == widths
+
+
+def test_a_category_window_closes_from_the_keyboard(chooser, qtbot):
+    """Ctrl+W closes a category window as its title bar's button does; Esc closes it
+    too, but first backs out of a value being typed, which is then not applied."""
+    w = chooser()
+    win = category(w, "integer-arithmetic")
+    qtbot.waitExposed(win)
+    before = proc_timings(w)["iga"]
+    row = win.rows["iga"]
+    row.mean.field.setFocus()
+    row.mean.field.selectAll()
+    qtbot.keyClicks(row.mean.field, "9e-6")
+    qtbot.keyClick(row.mean.field, Qt.Key.Key_Escape)
+    assert win.isVisible()
+    assert row.mean.field.text() == "7.37e-07"
+    assert proc_timings(w)["iga"] == before
+    qtbot.keyClick(row.mean.field, Qt.Key.Key_Escape)
+    assert not win.isVisible()
+    assert proc_timings(w)["iga"] == before  # closing applied nothing typed
+    win = category(w, "integer-arithmetic")
+    qtbot.waitExposed(win)
+    win.rows["iga"].sd.setFocus()
+    qtbot.keyClick(win.rows["iga"].sd, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
+    assert not win.isVisible()
