@@ -417,7 +417,8 @@ class MainWindow(QMainWindow):
 
     def _give_room(self, dock: QDockWidget) -> None:
         """A dock just shown gets at least ``layouts.RETURNING_SHARE`` of its column's
-        height (of the bottom row's width): Qt gives a dock shown into a place where
+        height (of the bottom row's width), and alone in a column, the width its window
+        asks for (up to a third of the main window's): Qt gives a dock shown into a place where
         nothing was on show only its minimum size. A dock that took a place on show (a
         tab behind another) already has its place's size and is left as it is."""
         if not dock.isVisible() or dock.isFloating():
@@ -436,6 +437,8 @@ class MainWindow(QMainWindow):
             line = [d for d in along
                     if d.geometry().top() < g.bottom() and g.top() < d.geometry().bottom()]  # fmt: skip
             total, have = sum(d.width() for d in line), dock.width()
+        if vertical and line == [dock]:
+            self._widen_new_column(dock)
         want = round(layouts.RETURNING_SHARE * total)
         if len(line) > 1 and have < want:
             # the others give up the room in proportion to what they have (Qt shares a
@@ -446,6 +449,36 @@ class MainWindow(QMainWindow):
                      for d in others]  # fmt: skip
             orientation = Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal
             self.resizeDocks([*others, dock], [*sizes, want], orientation)
+
+    def _widen_new_column(self, dock: QDockWidget) -> None:
+        """A dock alone in its column, where nothing was on show, gets the width its
+        window asks for, up to a third of the main window's: Qt gives it its minimum,
+        its buttons and fields cut off. The room comes from the central widget as far
+        as it can spare it, then from the other side columns, each down to its
+        minimum, in proportion to what they can give."""
+        wide = min(dock.sizeHint().width(), self.width() // 3)
+        need = wide - dock.width()
+        if need <= 0:
+            return
+        central = self.centralWidget()
+        need -= max(0, central.width() - central.minimumSizeHint().width())
+        sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
+        columns: dict[tuple, list[QDockWidget]] = {}
+        for d in self.docks.values():
+            area = self.dockWidgetArea(d)
+            if (d is not dock and d.isVisible() and not d.isFloating() and area in sides
+                    and not d.visibleRegion().isEmpty()):  # fmt: skip
+                columns.setdefault((area, d.geometry().left()), []).append(d)
+        firsts = [docks[0] for docks in columns.values()]
+        widths = [d.width() for d in firsts]
+        give = [max(0, w - max(x.minimumSizeHint().width() for x in docks))
+                for w, docks in zip(widths, columns.values())]  # fmt: skip
+        can = sum(give)
+        if need > 0 and can > 0:
+            taken = min(need, can)
+            widths = [w - round(taken * g / can) for w, g in zip(widths, give)]
+            wide = dock.width() + (wide - dock.width() - need) + taken
+        self.resizeDocks([*firsts, dock], [*widths, wide], Qt.Orientation.Horizontal)
 
     def panel_has_focus(self, key: str) -> bool:
         """Whether the keyboard focus is in the panel's dock, the dock on show."""

@@ -78,3 +78,31 @@ def test_a_window_shown_behind_a_tab_on_show_takes_its_place_as_it_is(main_windo
     assert main_window.docks["topology-editor"].geometry().top() > above.geometry().bottom()
     assert abs(above.height() - before) <= 2
     assert main_window.docks["grid-view"].visibleRegion().isEmpty()  # behind it now
+
+
+def in_empty_columns(layout: layouts.Layout) -> list[str]:
+    """The windows of ``layout`` whose place is a side column with nothing on show."""
+    return [key for column in (*layout.left, *layout.right) if not column.shown
+            for stack in column.stacks for key in stack.all()]  # fmt: skip
+
+
+COLUMN_CASES = [(named.key, key) for named in layouts.LAYOUTS for key in in_empty_columns(named)]
+
+
+@pytest.mark.parametrize(("layout_key", "key"), COLUMN_CASES)
+def test_a_window_shown_into_an_empty_column_gets_the_width_it_asks_for(main_window, qtbot,
+                                                                        layout_key, key):  # fmt: skip
+    """View > Processor master on the first-run layout made a column of 180 pixels:
+    its Remove button and its fields cut off. A window shown into a column where
+    nothing was on show gets the width its window asks for (up to a third of the main
+    window's)."""
+    main_window.resize(1600, 1000)
+    main_window.layout_actions[layout_key].trigger()
+    settle(qtbot)
+    dock = main_window.docks[key]
+    assert not dock.isVisible()
+    main_window.view_actions[key].trigger()
+    settle(qtbot)
+    assert dock.isVisible() and not dock.visibleRegion().isEmpty()
+    wanted = min(dock.sizeHint().width(), main_window.width() // 3)
+    assert dock.width() >= wanted - 2, (key, dock.width(), wanted)
