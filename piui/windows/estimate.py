@@ -36,6 +36,7 @@ from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
+from piui.widgets.return_key import on_return
 from piui.widgets.status_messages import (
     MessageLine,
     forget_on_change,
@@ -167,6 +168,8 @@ class EstimatePanel(QWidget):
         self.cached.toggled.connect(lambda _on: self.block_text.clear())
         self.route_button.clicked.connect(lambda: self.ask_route())
         self.transfer_button.clicked.connect(lambda: self.ask_transfer())
+        on_return(self.route_button, self.src, self.dst)
+        on_return(self.transfer_button, self.bytes)
         self.block_button.clicked.connect(lambda: self.ask_block())
         exporter.finished.connect(self._exported)
         self.document.modelReset.connect(self.reset)

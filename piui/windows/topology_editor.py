@@ -40,6 +40,7 @@ from parasol_core.topology.switches import count_text
 from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 from piui.widgets.processor_box import ProcessorBox
+from piui.widgets.return_key import on_return
 from piui.widgets.routing_box import RoutingBox
 from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
@@ -171,6 +172,7 @@ class TopologyEditorWindow(QWidget):
         self.set_type.clicked.connect(self.set_selected_type)
         self.kind.currentIndexChanged.connect(self._kind_changed)
         preview.clicked.connect(self.preview)
+        on_return(preview, self.sizes, self.gen_latency, self.gen_speed)
         self.apply_button.clicked.connect(self.apply)
         add_link.clicked.connect(lambda: self.add_link(self.link_a.value(), self.link_b.value()))
         self.remove_links.clicked.connect(self.remove_selected_links)

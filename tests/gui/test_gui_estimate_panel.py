@@ -89,3 +89,29 @@ def test_a_route_answered_is_drawn_in_the_grid_view(main_window) -> None:
     assert f"of {virtual.id}" in panel.route_text.text()
     assert grid.canvas.route_links == set(expected.links)
     assert main_window.document.session.selection.virtual_id == virtual.id
+
+
+def test_return_in_a_field_asks_its_question(main_window, qtbot) -> None:
+    """Return in a processor box asks the route, in the bytes field the transfer time,
+    as the buttons beside them do."""
+    from PySide6.QtCore import Qt
+
+    assert main_window.open_file(GRID)
+    panel = main_window.estimate
+    _answer_from_the_core(panel, main_window.document.machine)
+    asked = []
+    panel.route_button.clicked.connect(lambda: asked.append("route"))
+    panel.transfer_button.clicked.connect(lambda: asked.append("transfer"))
+    panel.src.setValue(1)
+    panel.dst.setFocus()
+    panel.dst.selectAll()
+    qtbot.keyClicks(panel.dst, "16")
+    qtbot.keyClick(panel.dst, Qt.Key.Key_Return)
+    assert asked == ["route"]
+    assert panel.dst.value() == 16  # what was typed, taken before the question
+    expected = core_route(main_window.document.machine.hardware(), 1, 16)
+    assert f"{len(expected.links)} link(s)" in panel.route_text.text()
+    panel.ask_transfer = lambda: None  # the core's stand-in answers routes only
+    panel.bytes.setFocus()
+    qtbot.keyClick(panel.bytes, Qt.Key.Key_Return)
+    assert asked == ["route", "transfer"]

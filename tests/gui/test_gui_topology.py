@@ -604,3 +604,21 @@ def test_the_generator_says_what_is_wrong_with_its_fields(qtbot, document, sizes
     assert text.startswith("cannot generate: ") and says in text
     assert "int()" not in text and "convert" not in text
     assert not w.apply_button.isEnabled() and doc.machine.hardware() is old
+
+
+def test_return_in_a_generator_field_previews(qtbot, document):
+    """Return in the generator's sizes, latency or speed does what Preview does, as a
+    form's default button: typing '4 4' and Return showed nothing before."""
+    from piui.windows.topology_editor import TopologyEditorWindow
+
+    doc = document()
+    w = shown(qtbot, TopologyEditorWindow(doc))
+    w.kind.setCurrentText("torus")
+    for field in (w.sizes, w.gen_latency, w.gen_speed):
+        w.preview_text.clear()
+        w.sizes.setText("4 4")
+        field.setFocus()
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+        assert "adds 8 link(s)" in w.preview_text.toPlainText(), field
+        assert w.apply_button.isEnabled()
+    assert len(doc.machine.hardware().links) == 24  # previewed, never applied
