@@ -24,6 +24,7 @@ from piui.widgets.labels import value_text
 from piui.widgets.models import ROW_KEY, ColumnsModel, processor_types_model, topologies_model
 from piui.widgets.number_controls import ValueField
 from piui.widgets.status_messages import forget_on_change
+from piui.widgets.table_columns import stretch_not_below_contents
 
 
 class MachineOverview(QWidget):
@@ -72,7 +73,8 @@ class MachineOverview(QWidget):
     @staticmethod
     def _table(model: ColumnsModel, stretch: str) -> QTableView:
         """A read-only table of ``model``, its columns as wide as their contents; the
-        column headed ``stretch`` (the names) takes the width left over. Stretching the
+        column headed ``stretch`` (the names) takes the width left over, never less than
+        its names' (a narrow dock scrolls the table instead of cutting them). Stretching the
         last section gave a wide window's width to "Small loop speedup" and "Shape"
         (the Program layout widens this dock), far from the values in the row."""
         table = QTableView()
@@ -85,7 +87,7 @@ class MachineOverview(QWidget):
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(model.headers.index(stretch), QHeaderView.ResizeMode.Stretch)
+        stretch_not_below_contents(table, model.headers.index(stretch))
         return table
 
     def refresh(self) -> None:

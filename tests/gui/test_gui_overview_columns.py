@@ -28,3 +28,29 @@ def test_a_wide_table_gives_its_width_to_the_names(main_window, qtbot, table):
     # the names take what is left: the table is filled, none of it past the names
     assert header.length() == view.viewport().width()
     assert header.sectionSize(name) > sum(header.sectionSize(c) for c in others)
+
+
+@pytest.mark.parametrize("table", ["processors", "topologies"])
+def test_a_narrow_table_keeps_the_names_whole_and_scrolls(main_window, qtbot, table):
+    """In a dock narrower than the columns, "T805 Transputer" showed as "…T…": the
+    names, stretched, took what the others left, which was nothing. They keep their
+    width now, and the table scrolls sideways; widened again, they take the rest."""
+    assert main_window.open_file(SAMPLES / "parsytec-gcel.machine")
+    view = getattr(main_window.overview, table)
+    view.resize(160, 200)
+    view.show()
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(15)
+    header = view.horizontalHeader()
+    name = view.model().headers.index("Name")
+    whole = max(header.sectionSizeHint(name), view.sizeHintForColumn(name))
+    assert header.length() > view.viewport().width()  # narrow: the case in question
+    assert header.sectionSize(name) >= whole
+    assert view.horizontalScrollBar().maximum() > 0
+    view.resize(1400, 200)
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(15)
+    assert header.length() == view.viewport().width()
+    assert header.sectionSize(name) > whole
