@@ -452,16 +452,11 @@ class MainWindow(QMainWindow):
 
     def _widen_new_column(self, dock: QDockWidget) -> None:
         """A dock alone in its column, where nothing was on show, gets the width its
-        window asks for, up to a third of the main window's: Qt gives it its minimum,
-        its buttons and fields cut off. The room comes from the central widget as far
-        as it can spare it, then from the other side columns, each down to its
-        minimum, in proportion to what they can give."""
-        wide = min(dock.sizeHint().width(), self.width() // 3)
-        need = wide - dock.width()
-        if need <= 0:
-            return
-        central = self.centralWidget()
-        need -= max(0, central.width() - central.minimumSizeHint().width())
+        window asks for, up to a third of the main window's and to a fair share of the
+        side columns' room: Qt gives it its minimum, its buttons and fields cut off.
+        The room comes from the central widget as far as it can spare it, then from the
+        other side columns, each down to its minimum, in proportion to what they can
+        give."""
         sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
         columns: dict[tuple, list[QDockWidget]] = {}
         for d in self.docks.values():
@@ -471,13 +466,21 @@ class MainWindow(QMainWindow):
                 columns.setdefault((area, d.geometry().left()), []).append(d)
         firsts = [docks[0] for docks in columns.values()]
         widths = [d.width() for d in firsts]
+        central = self.centralWidget()
+        spare = max(0, central.width() - central.minimumSizeHint().width())
+        # no wider than a fair share of the side columns' room: the others stay usable
+        fair = (sum(widths) + dock.width() + spare) // (len(firsts) + 1)
+        wide = min(dock.sizeHint().width(), self.width() // 3, max(fair, dock.width()))
+        need = wide - dock.width() - spare
+        if wide <= dock.width():
+            return
         give = [max(0, w - max(x.minimumSizeHint().width() for x in docks))
                 for w, docks in zip(widths, columns.values())]  # fmt: skip
         can = sum(give)
         if need > 0 and can > 0:
             taken = min(need, can)
             widths = [w - round(taken * g / can) for w, g in zip(widths, give)]
-            wide = dock.width() + (wide - dock.width() - need) + taken
+            wide = dock.width() + spare + taken
         self.resizeDocks([*firsts, dock], [*widths, wide], Qt.Orientation.Horizontal)
 
     def panel_has_focus(self, key: str) -> bool:

@@ -10,6 +10,7 @@ layout, for every window whose place is such a stack."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from parasol_core.frontend import layouts
@@ -95,7 +96,7 @@ def test_a_window_shown_into_an_empty_column_gets_the_width_it_asks_for(main_win
     """View > Processor master on the first-run layout made a column of 180 pixels:
     its Remove button and its fields cut off. A window shown into a column where
     nothing was on show gets the width its window asks for (up to a third of the main
-    window's)."""
+    window's, and to a fair share of the side columns' room)."""
     main_window.resize(1600, 1000)
     main_window.layout_actions[layout_key].trigger()
     settle(qtbot)
@@ -104,5 +105,12 @@ def test_a_window_shown_into_an_empty_column_gets_the_width_it_asks_for(main_win
     main_window.view_actions[key].trigger()
     settle(qtbot)
     assert dock.isVisible() and not dock.visibleRegion().isEmpty()
-    wanted = min(dock.sizeHint().width(), main_window.width() // 3)
+    # its fair share of the side columns' room, at most: the others stay usable
+    sides = {(main_window.dockWidgetArea(d), d.geometry().left()): d.width()
+             for d in main_window.docks.values()
+             if d.isVisible() and not d.isFloating() and not d.visibleRegion().isEmpty()
+             and main_window.dockWidgetArea(d) in (Qt.DockWidgetArea.LeftDockWidgetArea,
+                                                   Qt.DockWidgetArea.RightDockWidgetArea)}  # fmt: skip
+    fair = sum(sides.values()) // len(sides)
+    wanted = min(dock.sizeHint().width(), main_window.width() // 3, fair)
     assert dock.width() >= wanted - 2, (key, dock.width(), wanted)
