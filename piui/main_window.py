@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QResizeEvent, QShowEvent
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QIcon,
+    QKeySequence,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -273,6 +282,8 @@ class MainWindow(QMainWindow):
         self.ask_overwrite_changed: Callable[[Path], bool] = self._ask_overwrite_changed
         # a copy of unsaved edits found: recovery.RESTORE, KEEP or DISCARD
         self.ask_restore: Callable[[recovery.Copy], str] = self._ask_restore
+        # a model, a SimGrid platform or a program trace dropped on the window opens
+        self.setAcceptDrops(True)
         self.confirm: Callable[[str, str, list[str]], bool] = lambda title, text, details: confirm(
             self, title, text, details
         )
@@ -869,10 +880,11 @@ class MainWindow(QMainWindow):
 
     # ---- SimGrid platforms (the conversion is parasol_core.simgrid)
 
-    def import_simgrid(self) -> bool:
+    def import_simgrid(self, path: str | None = None) -> bool:
         """File > Import SimGrid platform…: the platform as a new unsaved model, and what
-        did not carry over in a window beside it."""
-        path = self.ask_platform_path(False)
+        did not carry over in a window beside it (the window asks which platform,
+        unless ``path`` says)."""
+        path = path or self.ask_platform_path(False)
         if not path or not self.maybe_save():
             return False
         from parasol_core.base.budget import BudgetError
@@ -1591,6 +1603,42 @@ class MainWindow(QMainWindow):
         self.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
         self.close()
         return kept
+
+    # ---- files dropped on the window
+
+    @staticmethod
+    def _dropped_file(event: QDragEnterEvent | QDropEvent) -> Path | None:
+        """The one local file (or folder: an OTF2 archive) a drag carries, else None."""
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if len(urls) != 1 or not urls[0].isLocalFile():
+            return None
+        return Path(urls[0].toLocalFile())
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self._dropped_file(event) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """A file dropped on the window: a model opens (as File > Open), a SimGrid
+        platform is imported, a program trace opens in the Program window
+        (``parasol_core.frontend.dropped`` says which)."""
+        path = self._dropped_file(event)
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        from parasol_core.frontend import dropped
+
+        kind = dropped.kind_of(path)
+        # after the drop has ended: what it opens may ask a question in a dialog
+        if kind == dropped.PLATFORM:
+            QTimer.singleShot(0, lambda: self.import_simgrid(str(path)))
+        elif kind == dropped.TRACE:
+            QTimer.singleShot(0, lambda: self.open_program_trace(str(path)))
+        else:
+            QTimer.singleShot(0, lambda: self.open_file(path))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.maybe_save():

@@ -8,6 +8,7 @@ Nothing else in the core imports these; they hold no rule another package needs.
 * :mod:`.folders`: the folder a file dialog opens in;
 * :mod:`.layouts`: the main window's named layouts, one for each job people do;
 * :mod:`.timeline`: a replayed program's operations as the pixels of a timeline;
+* :mod:`.dropped`: what a file dropped on the window is (a model, a platform, a trace);
 """
 
 FLOOR = 6
