@@ -62,6 +62,8 @@ log = logging.getLogger("piui")
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
 LEFT_DOCK_WIDTH = 260
+# File > Export to file…'s dialog: a copy is written, the open file stays the one edited
+EXPORT_TITLE = "Export a copy of the model"
 RIGHT_DOCK_WIDTH = 560
 # A saved dock layout is restored only into the same docks and the same scheme of named
 # layouts (corners, columns): a state saved by a PIUI of another scheme starts from the
@@ -273,6 +275,7 @@ class MainWindow(QMainWindow):
         self.show_diff: Callable[[str, str], None] = self._show_diff  # tests answer it
         self.ask_open_path: Callable[[], str] = self._ask_open_path
         self.ask_save_path: Callable[[], str] = self._ask_save_path
+        self.ask_export_path: Callable[[], str] = lambda: self._ask_save_path(EXPORT_TITLE)
         self.ask_platform_path: Callable[[bool], str] = self._ask_platform_path
         self.show_error: Callable[..., None] = self._show_error
         self.show_information: Callable[[str, str], None] = self._show_information
@@ -1039,7 +1042,7 @@ class MainWindow(QMainWindow):
     def export_to_file(self) -> bool:
         """Write the model to a file of the user's choice; the open file stays as it is
         (chosen as the target, it is saved, with a save's checks)."""
-        path = self.ask_save_path()
+        path = self.ask_export_path()
         if not path:
             return False
         own = self.document.path
@@ -1193,11 +1196,11 @@ class MainWindow(QMainWindow):
         start = str(start_folder(self.document, fallback=SAMPLES_DIR))
         return ask_path(self, "Open model", start, saving=False)
 
-    def _ask_save_path(self) -> str:
+    def _ask_save_path(self, title: str = "Save model as") -> str:
         from piui.widgets.file_dialogs import ask_path, start_file
 
         start = str(self.document.path or start_file(self.document, ".machine"))
-        return ask_path(self, "Save model as", start, saving=True)
+        return ask_path(self, title, start, saving=True)
 
     def _show_error(self, title: str, text: str, source: str = "") -> None:
         error_box(self, title, text, source).exec()

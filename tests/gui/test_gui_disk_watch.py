@@ -120,7 +120,7 @@ def test_every_path_to_a_save_asks(qtbot, window, route):
         assert window.isVisible()  # not closed: the save was cancelled
         window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
     else:
-        window.ask_save_path = lambda: str(path)
+        window.ask_save_path = window.ask_export_path = lambda: str(path)
         assert not (window.save_as() if route == "save as onto it" else window.export_to_file())
     assert window.asked_overwrite == [path]
     assert path.read_bytes() == theirs

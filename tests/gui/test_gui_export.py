@@ -197,7 +197,7 @@ def test_export_to_a_file_writes_the_model_and_keeps_the_open_file(main_window, 
     doc = main_window.document
     doc.session.set("pt(1).iga", "4e-6")
     target = tmp_path / "exported.machine"
-    main_window.ask_save_path = lambda: str(target)
+    main_window.ask_export_path = lambda: str(target)
     assert main_window.export_to_file()
     assert loads(target.read_text()).processor(1).timings["iga"].mean == 4e-6
     assert doc.path != target and doc.is_modified

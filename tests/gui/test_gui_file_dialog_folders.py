@@ -64,7 +64,9 @@ def test_the_main_windows_dialogs_start_in_the_models_folder(main_window, elsewh
     _menu_action(main_window, "File", "Import SimGrid platform…").trigger()
     _menu_action(main_window, "File", "Export", "SimGrid platform…").trigger()
     assert [(t, folder) for t, folder, _, _ in shown] == [
-        ("Open model", study), ("Save model as", study), ("Save model as", study),
+        # Export to file... writes a copy (the open file stays the one edited): its
+        # dialog says so, where it said "Save model as" as Save as does
+        ("Open model", study), ("Save model as", study), ("Export a copy of the model", study),
         ("Import a SimGrid platform", study), ("Export a SimGrid platform", study)]  # fmt: skip
     names = [name for _, _, name, _ in shown]
     assert names[1:3] == ["grid4x4.machine"] * 2 and names[4] == "grid4x4.xml"

@@ -52,7 +52,7 @@ def test_opening_a_fifo_is_refused_at_once(main_window, tmp_path):
 def test_saving_onto_a_fifo_with_no_reader_is_refused_and_keeps_it(main_window, tmp_path, how):
     fifo = tmp_path / "fifo.machine"
     os.mkfifo(fifo)
-    main_window.ask_save_path = lambda: str(fifo)
+    main_window.ask_save_path = main_window.ask_export_path = lambda: str(fifo)
     with not_blocked_on(fifo):
         assert not getattr(main_window, how)()
     assert any("no program is reading" in text for _, text in main_window.errors)
@@ -67,7 +67,7 @@ def test_saving_onto_a_copy_of_dev_null_writes_through_it(main_window, tmp_path,
     except OSError as e:
         pytest.skip(f"cannot make a device node here: {e}")
     before = os.lstat(null)
-    main_window.ask_save_path = lambda: str(null)
+    main_window.ask_save_path = main_window.ask_export_path = lambda: str(null)
     assert getattr(main_window, how)(), main_window.errors
     after = os.lstat(null)
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
