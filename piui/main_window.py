@@ -90,7 +90,11 @@ SHORTCUTS = [
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
-    ("Enter", "Apply a typed value"),
+    ("Enter", "Apply a typed value; in the topology generator, preview; in the Estimate "
+     "panel, ask the route or the transfer time"),
+    ("Esc", "In an expression being typed, put back the model's"),
+    ("Ctrl+W / Esc", "Close an instruction category window (Esc backs out of a value "
+     "being typed first)"),
 ]  # fmt: skip
 
 
