@@ -252,8 +252,9 @@ class Exporter(QObject):
             if isinstance(error, ModelRefused):
                 result.error = f"the estimator at {url} refused the model: {error}"
                 result.diagnostics = diagnostics_from(error.diagnostics, file)
-            elif isinstance(error, EstimatorError):
-                result.error = f"cannot export to {url}: {error}"
+            elif isinstance(error, EstimatorError):  # the address said once
+                where = "" if url in str(error) else f" to {url}"
+                result.error = f"cannot export{where}: {error}"
             elif isinstance(error, ValueError):
                 result.error = f"cannot export: {error}"  # a URL that is not one
             elif error is not None:

@@ -91,7 +91,7 @@ def test_with_the_estimator_down_nothing_is_lost_and_export_can_be_retried(
     doc = main_window.document
     doc.session.set("pt(1).iga", "2e-6")
     result = export_and_wait(qtbot, main_window)
-    assert not result.ok and url in result.error
+    assert not result.ok and result.error.count(url) == 1  # the address said once
     assert url in main_window.statusBar().currentMessage()
     assert main_window.export_action.isEnabled()
     doc.session.set("pt(1).igm", "3e-6")  # still editable
