@@ -246,15 +246,14 @@ class Exporter(QObject):
                 return client.push(text, name=name)
 
         def then(answer: dict | None, error: BaseException | None) -> None:
-            from parasol_core.estimator.client import EstimatorError, ModelRefused
+            from parasol_core.estimator.client import EstimatorError, ModelRefused, naming
 
             result = ExportResult(url, name=name, **pushed)
             if isinstance(error, ModelRefused):
                 result.error = f"the estimator at {url} refused the model: {error}"
                 result.diagnostics = diagnostics_from(error.diagnostics, file)
             elif isinstance(error, EstimatorError):  # the address said once
-                where = "" if url in str(error) else f" to {url}"
-                result.error = f"cannot export{where}: {error}"
+                result.error = naming(url, "cannot export", error)
             elif isinstance(error, ValueError):
                 result.error = f"cannot export: {error}"  # a URL that is not one
             elif error is not None:

@@ -44,6 +44,7 @@ def cmd_push(args: argparse.Namespace) -> int:
         ModelRefused,
         Unauthorized,
         default_url,
+        naming,
     )
 
     try:
@@ -76,10 +77,10 @@ def cmd_push(args: argparse.Namespace) -> int:
     except (EstimatorUnreachable, EstimatorTimeout, Unauthorized) as e:
         hint = ("; give one with --token or $PARASOL_ESTIMATOR_TOKEN"
                 if isinstance(e, Unauthorized) and not token else "")  # fmt: skip
-        raise CommandError(f"error: cannot push to the estimator at {url}: {e}{hint}",
+        raise CommandError(naming(url, "error: cannot push to the estimator", e) + hint,
                            EXIT_USAGE) from None  # fmt: skip
     except EstimatorError as e:
-        raise CommandError(f"error: the estimator at {url}: {e}", EXIT_ERRORS) from None
+        raise CommandError(naming(url, "error: the estimator", e), EXIT_ERRORS) from None
     for d in answer.get("diagnostics", []):
         where = f":{d['line']}:{d['column'] or 1}" if d.get("line") else ""
         print(f"{args.file}{where}: {d['severity']}: {d['message']}", file=sys.stderr)

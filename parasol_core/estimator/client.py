@@ -52,6 +52,14 @@ def default_url() -> str:
     return os.environ.get("PARASOL_ESTIMATOR_URL") or DEFAULT_URL
 
 
+def naming(url: str, lead: str, error: object) -> str:
+    """``lead``, the estimator's address and ``error``'s words, the address said once:
+    ``LEAD at URL: ERROR``, or ``LEAD: ERROR`` where the error names it already (the
+    client's errors do: "cannot reach the estimator at URL: Connection refused")."""
+    text = str(error)
+    return f"{lead}: {text}" if url in text else f"{lead} at {url}: {text}"
+
+
 class EstimatorError(Exception):
     """Talking to the estimator failed."""
 

@@ -868,7 +868,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from parasol_core.estimator.client import Client, EstimatorError, default_url
+    from parasol_core.estimator.client import Client, EstimatorError, default_url, naming
 
     url = args.url or default_url()
     token = args.token or os.environ.get("PARASOL_ESTIMATOR_TOKEN") or None
@@ -877,7 +877,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         info = client.info()
         models = client.list()
     except EstimatorError as e:
-        print(f"no estimator answering at {url}: {e}")
+        print(naming(url, "no estimator answering", e))
         return 1
     finally:
         client.close()

@@ -30,6 +30,7 @@ def check_failure(url: str, token: str, error: BaseException) -> str:
         EstimatorTimeout,
         EstimatorUnreachable,
         Unauthorized,
+        naming,
     )
 
     if isinstance(error, Unauthorized):
@@ -37,12 +38,12 @@ def check_failure(url: str, token: str, error: BaseException) -> str:
             return f"The estimator at {url} answers, but refuses this token."
         return f"The estimator at {url} answers, but wants a token: give it above."
     if isinstance(error, EstimatorTimeout):
-        return f"The estimator at {url} did not answer in time: {error}"
+        return naming(url, "The estimator did not answer in time", error)
     if isinstance(error, EstimatorUnreachable):
-        return f"No estimator answers at {url}: {error}"
+        return naming(url, "No estimator answers", error)
     if isinstance(error, ValueError):  # an address typed wrong: nothing was asked
         return f"{error}."
-    return f"The estimator at {url} answered with an error: {error}"
+    return naming(url, "The estimator answered with an error", error)
 
 
 class PreferencesDialog(QDialog):
