@@ -232,6 +232,13 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+class Unreadable:
+    """Mixed into a command's error raised because an input file could not be read
+    (absent, not a regular file, past its size limit): the command line exits 2 for it,
+    as for any file that cannot be read (docs/manual.md, "Exit status"), not 1 as for
+    a file read and found wrong."""
+
+
 class NotRegularFileError(OSError):
     """An input that is not a regular file (a FIFO, a device, a socket): reading one can
     block forever or never end, so it is refused before it is read."""
@@ -260,6 +267,13 @@ def open_input(path: str | os.PathLike) -> BinaryIO:
         os.close(fd)
         raise
     return os.fdopen(fd, "rb")
+
+
+def read_head(path: str | os.PathLike, size: int) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (:func:`open_input`): to
+    tell what a file is without reading it whole (``/dev/zero`` never ends)."""
+    with open_input(path) as f:
+        return f.read(size)
 
 
 def too_large(path: str | os.PathLike, limit: int, what: str) -> str:

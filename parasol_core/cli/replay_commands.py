@@ -98,6 +98,7 @@ def _algorithms(items: list[str]) -> dict[str, str]:
 @run
 def cmd_replay(args: argparse.Namespace) -> int:
     from parasol_core.base.budget import BudgetError
+    from parasol_core.base.limits import Unreadable
     from parasol_core.replay import (
         DeadlockError,
         ReplayError,
@@ -128,8 +129,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             del trace
     except BudgetError as e:
         raise CommandError(f"error: {e}", EXIT_USAGE) from None
-    except (TraceError, ReplayError, DeadlockError) as e:
-        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    except (TraceError, ReplayError, DeadlockError) as e:  # read and found wrong: 1
+        status = EXIT_USAGE if isinstance(e, Unreadable) else EXIT_ERRORS
+        raise CommandError(f"error: {e}", status) from None
     if args.timeline:
         write_output(jsonout.dumps(result.chrome_trace()) + "\n", args.timeline)
     from parasol_core.topology.names import names_map

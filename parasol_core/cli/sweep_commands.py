@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from parasol_core.base.limits import Unreadable, open_input
 from parasol_core.base.numeric import OptionNumber
 from parasol_core.cli.common import (
     EXIT_ERRORS,
@@ -61,8 +62,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                            EXIT_USAGE)  # fmt: skip
     try:
         spec = load_spec(args.file)
-    except SweepError as e:
-        raise CommandError(f"error: {e}", EXIT_ERRORS) from None
+    except SweepError as e:  # a file that cannot be read: 2; read and found wrong: 1
+        raise CommandError(f"error: {e}", EXIT_USAGE if isinstance(e, Unreadable)
+                           else EXIT_ERRORS) from None  # fmt: skip
     executor = args.executor
     if executor == "auto":
         executor = "mpi" if runner.in_mpi_job() else "local"
@@ -79,7 +81,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise CommandError(f"error: {e}", EXIT_USAGE) from None
     if not args.resume and not args.restart:
         try:
-            with open(args.output, "rb") as f:
+            with open_input(args.output) as f:
                 if f.read(1):
                     raise CommandError(f"error: {args.output} exists: --resume to go on with "
                                        "the sweep it holds, --restart to start anew", EXIT_USAGE)  # fmt: skip

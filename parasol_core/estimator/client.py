@@ -387,18 +387,23 @@ class Client:
         import base64
         from pathlib import Path
 
+        from parasol_core.base.limits import MAX_FILE_BYTES, read_capped
+
+        def read(p: Path) -> bytes:  # a regular file, at most the model files' limit
+            return read_capped(p, MAX_FILE_BYTES, "a trace file")
+
         index = Path(path)
-        head = index.read_bytes()
+        head = read(index)
         files = {index.name: head}
         if index.suffix == ".otf2":  # an OTF2 archive: its anchor and what lies beside it
             for part in sorted(index.parent.rglob("*")):
                 if part.is_file():
-                    files[part.relative_to(index.parent).as_posix()] = part.read_bytes()
+                    files[part.relative_to(index.parent).as_posix()] = read(part)
         elif len(head.split(b"\n", 1)[0].split()) == 1:  # an index file: a path a line
             for line in head.decode("utf-8", errors="replace").splitlines():
                 part = line.strip()
                 if part and part not in files:
-                    files[part] = (index.parent / part).read_bytes()
+                    files[part] = read(index.parent / part)
         payload: dict[str, Any] = {}
         for key, data in files.items():
             try:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from parasol_core.base.limits import read_head
+
 MODEL, PLATFORM, TRACE = "model", "platform", "trace"
 _HEAD = 64 * 1024  # the first bytes read to decide
 
@@ -30,10 +32,9 @@ def kind_of(path: str | os.PathLike) -> str:
     if suffix == ".xml":
         return PLATFORM
     try:
-        with open(p, "rb") as f:
-            head = f.read(_HEAD).decode("utf-8", errors="replace")
+        head = read_head(p, _HEAD).decode("utf-8", errors="replace")
     except OSError:
-        return MODEL  # opening it says why it cannot be read
+        return MODEL  # opening it says why it cannot be read (a FIFO, a device: refused)
     lines = [line.strip() for line in head.splitlines()]
     meaningful = [line for line in lines if line and not line.startswith("#")]
     if not meaningful:

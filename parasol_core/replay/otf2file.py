@@ -38,6 +38,7 @@ from parasol_core.replay.tifile import (
     KIND,
     Trace,
     TraceError,
+    TraceUnreadable,
     _check_size,
     check_rank_count,
     check_ranks,
@@ -75,7 +76,7 @@ def load_otf2(path: str | os.PathLike, ranks: int | None = None) -> Trace:
             raise TraceError(f"{path}: no .otf2 anchor file in this folder")
         anchor = found[0]
     if not anchor.is_file():
-        raise TraceError(f"{anchor}: cannot read: no such file")
+        raise TraceUnreadable(f"{anchor}: cannot read: no such file")
     _check_size([f for f in anchor.parent.rglob("*") if f.is_file()])
     try:
         with otf2.reader.open(str(anchor)) as archive:

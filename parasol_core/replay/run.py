@@ -13,6 +13,12 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base import budget
+from parasol_core.base.limits import (
+    MAX_DATA_FILE_BYTES,
+    Unreadable,
+    ValueRangeError,
+    read_capped,
+)
 from parasol_core.base.numeric import is_whole, read_int
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
@@ -53,6 +59,10 @@ rank's processor type (``T`` stands for its id)."""
 class ReplayError(ValueError):
     """A replay that cannot run on this model: a rank with no processor, a flop time or
     a collective cost the model cannot give, a route that cannot be plotted."""
+
+
+class ReplayUnreadable(ReplayError, Unreadable):
+    """A file a replay reads besides its trace (a hostfile) that cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -146,9 +156,12 @@ def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[
                 raise ReplayError(str(e)) from None
         return out
     try:
-        text = Path(source).read_text(encoding="utf-8", errors="replace")
+        data = read_capped(source, MAX_DATA_FILE_BYTES, "a hostfile")
+        text = data.decode("utf-8", errors="replace")
+    except ValueRangeError as e:
+        raise ReplayUnreadable(str(e)) from None
     except OSError as e:
-        raise ReplayError(f"{source}: cannot read: {e.strerror or e}") from None
+        raise ReplayUnreadable(f"{source}: cannot read: {e.strerror or e}") from None
     hosts: list[int] = []
     for n, raw in enumerate(text.splitlines(), 1):
         word = raw.split("#")[0].strip()

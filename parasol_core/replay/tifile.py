@@ -31,6 +31,7 @@ Bad input raises :class:`TraceError` naming the file and line.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import math
@@ -43,6 +44,15 @@ import numpy as np
 
 from parasol_core import native
 from parasol_core.base import budget
+from parasol_core.base.limits import (
+    MAX_FILE_BYTES,
+    Unreadable,
+    ValueRangeError,
+    file_kind,
+    open_input,
+    read_capped,
+    read_head,
+)
 from parasol_core.base.numeric import is_whole, read_float, read_int
 
 # SMPI 3.32's datatype numbers (smpi_datatype.cpp, CREATE_MPI_DATATYPE) and their sizes
@@ -127,6 +137,10 @@ class TraceError(ValueError):
     """A trace that cannot be replayed; the message names the file and line."""
 
 
+class TraceUnreadable(TraceError, Unreadable):
+    """A trace file that cannot be read: absent, not a regular file, too large."""
+
+
 @dataclass
 class Trace:
     """A parsed trace: per action (rank by rank, in trace order) its ``rank``, ``kind``
@@ -201,9 +215,9 @@ def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     estimated from the files' sizes before they are read. TraceError on bad input."""
     index = Path(path)
     try:
-        head = index.read_bytes()[:4096]
+        head = read_head(index, 4096)
     except OSError as e:
-        raise TraceError(f"{index}: cannot read: {e.strerror or e}") from None
+        raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
     first = _first_line(head)
     files = [index] if first is not None and _is_action(first) else _index_files(index)
     _check_size(files)
@@ -231,9 +245,11 @@ def _is_action(line: str) -> bool:
 
 def _index_files(index: Path) -> list[Path]:
     try:
-        text = index.read_text(encoding="utf-8", errors="replace")
+        text = read_capped(index, MAX_FILE_BYTES, "a trace's index").decode("utf-8", "replace")
+    except ValueRangeError as e:
+        raise TraceUnreadable(str(e)) from None
     except OSError as e:
-        raise TraceError(f"{index}: cannot read: {e.strerror or e}") from None
+        raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
     files = []
     for n, raw in enumerate(text.splitlines(), 1):
         name = raw.strip()
@@ -244,7 +260,11 @@ def _index_files(index: Path) -> list[Path]:
             near = index.parent / p
             p = near if near.exists() or not p.exists() else p
         if not p.is_file():
-            raise TraceError(f"{index}:{n}: the action file '{name}' does not exist")
+            why = "does not exist"
+            with contextlib.suppress(OSError):
+                mode = p.stat().st_mode
+                why = f"is {file_kind(mode)}, not a regular file"
+            raise TraceUnreadable(f"{index}:{n}: the action file '{name}' {why}")
         files.append(p)
     if not files:
         raise TraceError(f"{index}: names no action file (an index lists one per rank)")
@@ -336,9 +356,10 @@ def _python_file(text: str, name: str, fi: int, expect: int | None
 
 def _bytes_of(f: Path) -> bytes:
     try:
-        return f.read_bytes()
+        with open_input(f) as file:
+            return file.read()
     except OSError as e:
-        raise TraceError(f"{f}: cannot read: {e.strerror or e}") from None
+        raise TraceUnreadable(f"{f}: cannot read: {e.strerror or e}") from None
 
 
 def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:

@@ -19,7 +19,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from parasol_core.sweep.spec import SweepError, SweepSpec
+from parasol_core.base.limits import open_input
+from parasol_core.sweep.spec import SweepError, SweepSpec, SweepUnreadable
 from parasol_core.sweep.variants import Variant
 from parasol_core.sweep.worker import Row
 
@@ -30,11 +31,12 @@ def read_finished(path: str | Path, spec: SweepSpec, variants: Sequence[Variant]
     holds none. SweepError when the file is not this sweep's output."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open_input(path) as f:  # a FIFO or a device named as the output: refused
+            data = f.read()
     except FileNotFoundError:
         return set()
     except OSError as e:
-        raise SweepError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise SweepUnreadable(f"{path}: cannot read: {e.strerror or e}") from None
     if not data:
         return set()
     whole = data.rfind(b"\n") + 1
@@ -102,8 +104,8 @@ class ResultsWriter:
 
 def read_rows(path: str | Path) -> list[dict[str, str]]:
     """The rows of an output as dicts of column: text, sorted by index."""
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    with open_input(path) as f:
+        rows = list(csv.DictReader(io.TextIOWrapper(f, encoding="utf-8", newline="")))
     return sorted(rows, key=lambda r: int(r["index"]))
 
 

@@ -32,7 +32,13 @@ from typing import Any
 from parasol_core.base import params
 from parasol_core.base.budget import parse_size
 from parasol_core.base.diagnostics import ModelSyntaxError
-from parasol_core.base.limits import MAX_DATA_FILE_BYTES, ValueRangeError, read_model_bytes
+from parasol_core.base.limits import (
+    MAX_DATA_FILE_BYTES,
+    Unreadable,
+    ValueRangeError,
+    open_input,
+    read_model_bytes,
+)
 from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.loader import decode, loads
 
@@ -52,6 +58,11 @@ LINKS_RE = re.compile(r"\s*tl\(\s*([0-9]+)\s*\)\(\s*\*\s*\)\.(latency|speed)\s*"
 
 class SweepError(ValueError):
     """A sweep file that cannot be run: the message says where and why."""
+
+
+class SweepUnreadable(SweepError, Unreadable):
+    """A file a sweep names (itself, its model, a data file, its output) that cannot be
+    read."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +130,7 @@ def load_spec(path: str | Path, *, files: bool = True) -> SweepSpec:
     """The sweep of a file; its model and data files are found beside it."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
+        with open_input(path) as f:  # a regular file: a FIFO would block
             data = f.read(MAX_SWEEP_FILE_BYTES + 1)
         if len(data) > MAX_SWEEP_FILE_BYTES:
             raise SweepError(
@@ -129,7 +140,7 @@ def load_spec(path: str | Path, *, files: bool = True) -> SweepSpec:
     except UnicodeDecodeError as e:
         raise SweepError(f"{path}: not a UTF-8 text file (offset {e.start})") from None
     except (OSError, ValueRangeError) as e:
-        raise SweepError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+        raise SweepUnreadable(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     return loads_spec(text, base=path.parent, source=str(path), files=files)
 
 
@@ -155,7 +166,10 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         try:
             data = read_model_bytes(str(path))
             model_text = decode(data, str(path))
-        except (OSError, ValueRangeError, ModelSyntaxError) as e:
+        except (OSError, ValueRangeError) as e:
+            raise SweepUnreadable(f"{source}: model {model!r}: cannot read: "
+                                  f"{getattr(e, 'strerror', None) or e}") from None  # fmt: skip
+        except ModelSyntaxError as e:
             raise SweepError(f"{source}: model {model!r}: cannot read: "
                              f"{getattr(e, 'strerror', None) or e}") from None  # fmt: skip
         model_name = str(path)
@@ -252,10 +266,11 @@ class _Reader:
     def read_file(self, text: str, where: str) -> bytes:
         path = self.path(text, where)
         try:
-            with open(path, "rb") as f:
+            with open_input(path) as f:
                 data = f.read(MAX_DATA_FILE_BYTES + 1)
         except OSError as e:
-            raise self.fail(where, f"{text}: cannot read: {e.strerror or e}") from None
+            raise SweepUnreadable(f"{self.source}: {where}: {text}: cannot read: "
+                                  f"{e.strerror or e}") from None  # fmt: skip
         if len(data) > MAX_DATA_FILE_BYTES:
             raise self.fail(where, f"{text}: longer than {MAX_DATA_FILE_BYTES:,} bytes")
         return data

@@ -10,12 +10,13 @@ own: loads in several threads do not wait for each other.
 
 from __future__ import annotations
 
+import errno
 import gc
 from pathlib import Path
 from typing import Any
 
 from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic, ModelSyntaxError
-from parasol_core.base.limits import MAX_LINE_LENGTH
+from parasol_core.base.limits import MAX_LINE_LENGTH, ValueRangeError, read_model_bytes
 from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.base.source import BOM, counting_text, position
 from parasol_core.model import Machine, all_blocks
@@ -198,8 +199,12 @@ def decode(data: bytes, path: str | Path | None = None) -> str:
 
 
 def load(path: str | Path) -> Machine:
-    """Read and parse a model file. Raises ModelSyntaxError or OSError."""
-    data = Path(path).read_bytes()
+    """Read and parse a model file. Raises ModelSyntaxError or OSError (a FIFO or a
+    device, a file past the size limit: ``base.limits.read_model_bytes``)."""
+    try:
+        data = read_model_bytes(str(path))
+    except ValueRangeError as e:
+        raise OSError(errno.EFBIG, str(e), str(path)) from None
     # decoded here, and the bytes dropped before the reading: held through it, they
     # were the file's size more at the peak of loading (the 570 MB file of the
     # 100 x 100 x 100 torus: 2,829 MB at the peak before, 1,119 MB now)

@@ -28,6 +28,7 @@ from parasol_core.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_models" / "grid4x4.machine"
 CSV = ROOT / "sample_models" / "measurements" / "cray-t3d.mpi.bcast.csv"
+TRACE = ROOT / "sample_models" / "traces" / "stencil.txt"
 CLI = Path(sys.executable).parent / "parasol-model"
 # Only stops a hung command (a blocked open, endless input): no test compares a time
 # with a constant (issue 33, item 8); "at once" means "without blocking or reading".
@@ -224,7 +225,21 @@ READERS = {
     "block counts": lambda f, m: ["block", m, "--processor", "1", f],
     "simulate messages": lambda f, m: ["simulate", m, "--messages", f],
     "fit measurements": lambda f, m: ["fit", m, "mpi.bcast", f],
+    # a program's trace, its hostfile, a sweep file and a sweep's output to resume: a
+    # trace of /dev/zero was read until the kernel killed the process, a FIFO blocked
+    "replay trace": lambda f, m: ["replay", m, f],
+    "replay hostfile": lambda f, m: ["replay", m, TRACE, "--hostfile", f],
+    "sweep file": lambda f, m: ["sweep", f, "-o", f.parent / "out.csv"],
+    "sweep output": lambda f, m: ["sweep", _sweep_file(f.parent, m), "-o", f, "--resume"],
 }
+
+
+def _sweep_file(folder: Path, model: Path) -> Path:
+    """A sweep of ``model``'s iga over two values, evaluating it."""
+    sweep = folder / "s.toml"
+    sweep.write_text(f'model = "{model}"\n[[axis]]\nset = "pt(1).iga"\nvalues = [1e-6, 2e-6]\n'
+                     '[[answer]]\neval = "pt(1).iga * 2"\n')  # fmt: skip
+    return sweep
 
 
 def _input_node(tmp_path: Path, kind: str):
@@ -253,7 +268,10 @@ def test_an_input_that_is_not_a_regular_file_is_refused_unread(tmp_path, model, 
         if held is not None:
             held.close()
     assert status == 2, (out, err)
-    assert f"{path}: cannot read: it is {what}, not a regular file" in err + out
+    said = err + out
+    # a sweep's output is read to resume and written: either refusal names the file
+    writes = command == "sweep output" and f"{path}: cannot write: it is {what}" in said
+    assert f"{path}: cannot read: it is {what}, not a regular file" in said or writes
     assert model.read_bytes() == SAMPLE.read_bytes()
 
 
