@@ -121,7 +121,7 @@ def hosts_of(machine: Machine, options: ReplayOptions, ranks: int) -> np.ndarray
             out[r] = h
         return out
     if options.hostfile is not None:
-        hosts = _hostfile(options.hostfile, hw)
+        hosts = _hostfile(options.hostfile, hw, ranks)
         if not hosts:
             raise ReplayError(f"the hostfile {options.hostfile} names no processor")
         out = np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
@@ -144,16 +144,20 @@ def _label(hw: Any) -> str:
     return f"hardware topology {hw.id}" if hw.id is not None else "the hardware topology"
 
 
-def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[int]:
+def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None,
+              ranks: int | None = None) -> list[int]:  # fmt: skip
     """A hostfile's processors: a file, one entry a line, or a list of entries (a sweep
-    file's ``hostfile = [...]``), each read by :func:`host_entry`."""
+    file's ``hostfile = [...]``), each read by :func:`host_entry`; the first ``ranks``
+    of them (each entry is still checked): more would place no rank, and an entry's
+    ``:RANKS`` of ten billion would otherwise be a list of ten billion."""
     if not isinstance(source, (str, Path)):
-        out = []
+        out: list[int] = []
         for i, h in enumerate(source):
             try:
-                out.extend(host_entry(h, hw, f"hostfile[{i}]"))
+                got = host_entry(h, hw, f"hostfile[{i}]", most=_left(out, ranks))
             except (ValueError, RoutingError) as e:
                 raise ReplayError(str(e)) from None
+            out.extend(got)
         return out
     try:
         data = read_capped(source, MAX_DATA_FILE_BYTES, "a hostfile")
@@ -168,23 +172,30 @@ def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> list[
         if not word:
             continue
         try:
-            hosts.extend(host_entry(word, hw))
+            hosts.extend(host_entry(word, hw, most=_left(hosts, ranks)))
         except (ValueError, RoutingError) as e:
             raise ReplayError(f"{source}:{n}: {e}") from None
     return hosts
 
 
-def host_entry(entry: int | str, hw: Any = None, what: str = "host") -> list[int]:
+def _left(hosts: list[int], ranks: int | None) -> int | None:
+    """How many more processors a hostfile's entries may add (None: no bound)."""
+    return None if ranks is None else max(0, ranks - len(hosts))
+
+
+def host_entry(entry: int | str, hw: Any = None, what: str = "host",
+               most: int | None = None) -> list[int]:  # fmt: skip
     """The processors one entry of a hostfile gives, a rank each: a number, ``pN``, or a
     name of the hardware topology's ``# piui: names`` (a SimGrid platform's host, as
     smpirun's hostfiles name them), each optionally ``:RANKS`` (``Tremblay:4``); an
     integer is that processor. The words are resolved by the one rule of names and
     numbers (:func:`parasol_core.topology.names.processor_number`: a name the topology
     has wins over reading ``pN`` as processor N). The one reader of hostfile entries:
-    ``--hostfile``'s lines, a sweep's ``hostfile`` lists. ValueError or RoutingError
-    saying ``what`` and why otherwise."""
+    ``--hostfile``'s lines, a sweep's ``hostfile`` lists. At most ``most`` processors
+    (the ranks left to place). ValueError or RoutingError saying ``what`` and why
+    otherwise."""
     if isinstance(entry, int) and not isinstance(entry, bool):
-        return [processor_number(hw, entry, what)]
+        return [processor_number(hw, entry, what)][:most]
     if not isinstance(entry, str):
         raise ValueError(f"{what}: a processor is a number or a name, not {str(entry)[:40]!r}")
     word = entry.strip()
@@ -197,7 +208,7 @@ def host_entry(entry: int | str, hw: Any = None, what: str = "host") -> list[int
     except (ValueError, RoutingError) as e:
         raise ValueError(f"{e} (an entry is N, pN, a processor's name, each optionally "
                          ":RANKS)") from None  # fmt: skip
-    return [p] * k
+    return [p] * (k if most is None else min(k, most))
 
 
 # --------------------------------------------------------------------------- timings

@@ -415,7 +415,7 @@ class _Reader:
         hw = machine.hardware() if machine is not None else None
         for i, entry in enumerate(hostfile):
             try:
-                host_entry(entry, hw, f"hostfile[{i}]")
+                host_entry(entry, hw, f"hostfile[{i}]", most=0)  # checked, not expanded
             except (ValueError, RoutingError) as e:
                 raise self.fail(where, f"replay: {e}") from None
 

@@ -296,6 +296,29 @@ def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
         replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
 
 
+def test_a_hostfile_entry_of_ten_billion_ranks_places_the_trace_s_and_no_more(tmp_path):
+    """'1:9999999999' was a list of ten billion processors (80 GB) before any rank was
+    placed: an entry gives at most the ranks left to place, read from a file, from a
+    list (a sweep's), and checked in a sweep file; the placement is the same."""
+    import tracemalloc
+
+    trace = load_trace(write(tmp_path, "0 send 1 0 1000 6\n1 recv 0 0 1000 6\n"))
+    machine = ring_machine(6)
+    small = replay(machine, trace, ReplayOptions(hostfile=["p4:2"]))
+    tracemalloc.start()
+    try:
+        for source in (write(tmp_path, "p4:9999999999\n", "hosts"), ["p4:9999999999"],
+                       [4, "p4:9999999999"]):  # fmt: skip
+            result = replay(machine, trace, ReplayOptions(hostfile=source))
+            assert result.host.tolist() == [4, 4] and result.makespan == small.makespan
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024  # not a list per rank asked for
+    with pytest.raises(ReplayError, match="Saturn"):  # each entry is still read
+        replay(machine, trace, ReplayOptions(hostfile=[4, 4, "Saturn:9999999999"]))
+
+
 def test_receives_from_any_source_of_sends_posted_together_take_the_lowest_rank(tmp_path):
     # rank 0 receives twice from any source (-555, and -333 as SMPI's tracing writes
     # it), then from rank 3 by name; ranks 1, 2 and 3 each send once (rank 3 late);

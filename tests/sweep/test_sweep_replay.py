@@ -157,3 +157,24 @@ def test_a_name_the_topology_lacks_is_refused_where_and_why(tmp_path):
                      ('["Fafard:x2"]', "hostfile[0] 'Fafard:x2' is no processor")):  # fmt: skip
         with pytest.raises(SweepError, match=why.replace("[", r"\[").replace("]", r"\]")):
             loads_spec(_named_sweep(tmp_path, bad))
+
+
+def test_a_hostfile_entry_of_ten_billion_ranks_is_checked_not_expanded(tmp_path):
+    """Reading the sweep file checked '"Tremblay:9999999999"' by making the list of ten
+    billion processors it names; it is read, not expanded, and the variants place the
+    trace's ranks as '"Tremblay:2"' does."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        spec = loads_spec(_named_sweep(tmp_path, '["Tremblay:9999999999"]', TWO_RANKS))
+        rows = []
+        run_sweep(spec, rows.append, executor="serial")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 1024 * 1024 and not any(r.error for r in rows)
+    same = []
+    run_sweep(loads_spec(_named_sweep(tmp_path, '["Tremblay:2"]', TWO_RANKS)), same.append,
+              executor="serial")  # fmt: skip
+    assert [r.answers for r in rows] == [r.answers for r in same]
