@@ -3,10 +3,12 @@ the thing it names."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -15,6 +17,27 @@ from PySide6.QtWidgets import (
 
 from parasol_core.base.diagnostics import Diagnostic
 from piui.document import Document
+
+MESSAGE = 2  # the column of the messages
+
+
+class _WrappedMessages(QStyledItemDelegate):
+    """Each message on as many lines as its column's width needs: a row's height is its
+    message's wrapped at that width (Qt's tree sizes a row for one line otherwise)."""
+
+    def __init__(self, tree: QTreeWidget) -> None:
+        super().__init__(tree)
+        self.tree = tree
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        if index.column() != MESSAGE:
+            return size
+        width = max(40, self.tree.header().sectionSize(MESSAGE) - 8)
+        text = str(index.data() or "")
+        flags = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
+        rect = option.fontMetrics.boundingRect(QRect(0, 0, width, 1 << 20), flags, text)
+        return QSize(size.width(), max(size.height(), rect.height() + 4))
 
 
 class DiagnosticsPanel(QWidget):
@@ -27,9 +50,15 @@ class DiagnosticsPanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setRootIsDecorated(False)
         self.tree.setHeaderLabels(["", "Line", "Message"])
-        self.tree.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(MESSAGE, QHeaderView.ResizeMode.Stretch)
         self.tree.setColumnWidth(0, 70)
         self.tree.setColumnWidth(1, 60)
+        # a message is read whole, on as many lines as the panel's width needs (cut to
+        # one line, its reason was past the edge); laid out again as the panel resizes
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setItemDelegate(_WrappedMessages(self.tree))
+        self.tree.header().sectionResized.connect(lambda *_: self.tree.doItemsLayout())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
@@ -55,7 +84,11 @@ class DiagnosticsPanel(QWidget):
         for d in diagnostics:
             item = QTreeWidgetItem([d.severity, "" if d.line is None else str(d.line), d.message])
             item.setData(0, Qt.ItemDataRole.UserRole, d)
-            item.setToolTip(2, d.message)
+            item.setToolTip(MESSAGE, d.message)
+            for column in range(MESSAGE + 1):  # beside a message's first line
+                item.setTextAlignment(
+                    column, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft
+                )
             color = Qt.GlobalColor.darkRed if d.is_error else Qt.GlobalColor.darkYellow
             item.setForeground(0, color)
             self.tree.addTopLevelItem(item)
