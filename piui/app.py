@@ -162,8 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_exception_hook()
     window = MainWindow()
     if args.file:  # a copy of its unsaved edits is offered once the window is on screen
-        if not window.open_file(args.file, offer_copy=False) and args.screenshots:
-            return 1
+        if not window.open_file(args.file, offer_copy=False):
+            if args.screenshots:
+                return 1
+            # why was said in a dialog naming the line; the window then starts on a
+            # valid blank model, not on an empty one whose every field is an error
+            window.document.new_blank()
+            window.statusBar().showMessage(f"{args.file} could not be opened: a new blank "
+                                           "model instead (File > Open to try again).")  # fmt: skip
     else:
         window.document.open_copy(SAMPLE)
     if args.screenshots:

@@ -160,6 +160,30 @@ def test_piui_started_without_a_file_is_unmodified(qtbot, monkeypatch):
     assert "copy of parsytec-gcel.machine" in window.windowTitle()
 
 
+def test_piui_started_on_a_file_it_cannot_open_starts_on_a_blank_model(qtbot, monkeypatch,
+                                                                        tmp_path):  # fmt: skip
+    """`piui broken.machine` (a syntax error) said why in a dialog, then showed an empty
+    "untitled" model whose every field was an error (no id, no name, no processors): it
+    starts on a valid blank model, and the status bar says what happened."""
+    import piui.app
+    from piui.main_window import MainWindow
+
+    broken = tmp_path / "broken.machine"
+    broken.write_text((SAMPLES / "grid4x4.machine").read_text().replace(
+        "maxtotalspd =", "maxtotalspd = pt(1).iga + some.thing.bad +", 1))  # fmt: skip
+    made, said = [], []
+    monkeypatch.setattr(MainWindow, "show", lambda self: made.append(self))
+    monkeypatch.setattr(MainWindow, "_show_error", lambda self, *a: said.append(a[0]))
+    monkeypatch.setattr("PySide6.QtWidgets.QApplication.exec", lambda self: 0)
+    assert piui.app.main([str(broken)]) == 0
+    (window,) = made
+    qtbot.addWidget(window)
+    assert said == ["Cannot open the model"]
+    assert not [d for d in window.document.diagnostics if d.is_error]
+    assert window.document.machine.processors and not window.document.is_modified
+    assert f"{broken} could not be opened" in window.statusBar().currentMessage()
+
+
 def test_a_model_with_semantic_errors_opens_unmodified(main_window, tmp_path):
     path = tmp_path / "broken.machine"
     path.write_text((SAMPLES / "grid4x4.machine").read_text().replace("processors = 1",
