@@ -111,6 +111,11 @@ def test_return_in_a_field_asks_its_question(main_window, qtbot) -> None:
     assert panel.dst.value() == 16  # what was typed, taken before the question
     expected = core_route(main_window.document.machine.hardware(), 1, 16)
     assert f"{len(expected.links)} link(s)" in panel.route_text.text()
+    panel.dst.selectAll()
+    qtbot.keyClicks(panel.dst, "Saturn")
+    qtbot.keyClick(panel.dst, Qt.Key.Key_Return)  # refused: its reason stays in view
+    assert asked == ["route"] and panel.dst.value() == 16
+    assert panel.dst.field.is_refused()
     panel.ask_transfer = lambda: None  # the core's stand-in answers routes only
     panel.bytes.setFocus()
     qtbot.keyClick(panel.bytes, Qt.Key.Key_Return)
