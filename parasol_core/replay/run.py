@@ -381,11 +381,13 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
 
 def _narrow(prog: Program) -> None:
     """A program's per-action columns in the fewest bytes that hold them, for the rest
-    of a one-shot replay: node numbers as int32 (when they fit), and of ``op_flops``
-    only whether it is > 0 (all the result reads of it)."""
+    of a one-shot replay: node numbers as int32 (when they fit), of ``op_flops`` only
+    whether it is > 0 (all the result reads of it), and no ``op_start`` (None: an
+    action starts where its rank's previous one ended, the first at 0, so the result
+    takes each start from the ``op_end`` before it)."""
+    prog.op_start = None  # type: ignore[assignment]
     if prog.nodes < 2**31 - 1:
-        prog.op_start, prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (
-            prog.op_start, prog.op_end, prog.op_msg))  # fmt: skip
+        prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (prog.op_end, prog.op_msg))
     prog.op_flops = prog.op_flops > 0
 
 
