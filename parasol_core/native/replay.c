@@ -11,7 +11,9 @@
  *
  * Output: per node src, dst (ranks), nbytes, flops, transfer (0/1), and its
  * dependencies as CSR (after_ptr, after_idx); per action op_start, op_end, op_msg,
- * op_flops. Arrays sized by the caller (max_nodes, max_edges). Returns the node count,
+ * op_flops (narrow: no op_start, op_end and op_msg int32, op_flops uint8 1 where the
+ * action computes; the caller keeps max_nodes below 2^31). Arrays sized by the caller
+ * (max_nodes, max_edges). Returns the node count,
  * or a negative code: -2 no memory, -6 the caller's room is short, -10 a send or receive
  * never matched, -13 a wait with no request (*where: the action; the caller asks the
  * Python builder for the message). */
@@ -280,7 +282,7 @@ int64_t parasol_replay_compile(
     int64_t max_nodes, int64_t max_edges, int64_t *out_src, int64_t *out_dst, double *out_nbytes,
     double *out_flops, uint8_t *out_transfer, int64_t *dep0, int64_t *dep1, int64_t *xstart,
     int64_t *xcount, int64_t *xdeps, int64_t *after_ptr, int64_t *after_idx, int64_t *op_start,
-    int64_t *op_end, int64_t *op_msg, double *op_flops, int64_t *where) {
+    int64_t *op_end, int64_t *op_msg, double *op_flops, int64_t *where, int64_t narrow) {
     /* kinds: the numbers of compute, send, isend, recv, irecv, wait, waitall, sendRecv,
      * and the first and last collective (they are contiguous in KINDS) */
     const int64_t K_COMPUTE = kinds[0], K_SEND = kinds[1], K_ISEND = kinds[2], K_RECV = kinds[3],
@@ -318,13 +320,12 @@ int64_t parasol_replay_compile(
         int64_t cur = -1, nreq = 0, number = 0;
         for (int64_t i = first[rank]; i < first[rank + 1]; i++) {
             int64_t k = kind[i];
-            op_start[i] = cur;
-            op_msg[i] = -1;
-            op_flops[i] = 0.0;
+            int64_t a_start = cur, a_msg = -1;
+            double a_flops = 0.0;
             if (k == K_COMPUTE) {
                 if (flops[i] > 0)
                     cur = node(&b, rank, rank, 0.0, cur >= 0 ? cur : -1, -1, flops[i], 0);
-                op_flops[i] = flops[i];
+                a_flops = flops[i];
             } else if (k == K_SEND || k == K_ISEND) {
                 int e;
                 int64_t msg = post_send(&b, rank, peer[i], tag[i], 0, size[i], cur, i, &e);
@@ -341,14 +342,14 @@ int64_t parasol_replay_compile(
                     req[nreq++] = (Request){rank, peer[i], tag[i], e ? -1 : msg, msg};
                 } else if (!e) {
                     cur = msg;
-                    op_msg[i] = msg;
+                    a_msg = msg;
                 }
             } else if (k == K_RECV || k == K_IRECV) {
                 int64_t msg;
                 int64_t done = post_recv(&b, rank, peer[i], tag[i], 0, cur, i, k == K_RECV, &msg);
                 if (k == K_RECV) {
                     cur = done;
-                    op_msg[i] = msg;
+                    a_msg = msg;
                 } else {
                     if (nreq == reqcap) {
                         reqcap *= 2;
@@ -379,7 +380,7 @@ int64_t parasol_replay_compile(
                 nreq--;
                 cur = join2(&b, rank, cur, r.done);
                 if (r.done >= 0)
-                    op_msg[i] = r.msg;
+                    a_msg = r.msg;
             } else if (k == K_WAITALL) {
                 int64_t m = 0, firstmsg = -1;
                 if (valcap < nreq + 1) {
@@ -400,7 +401,7 @@ int64_t parasol_replay_compile(
                     }
                 if (m > 1) {
                     cur = join_list(&b, rank, vals, m);
-                    op_msg[i] = firstmsg;
+                    a_msg = firstmsg;
                 }
                 nreq = 0;
             } else if (k == K_SENDRECV || (k >= K_COLL0 && k <= K_COLL1)) {
@@ -458,12 +459,12 @@ int64_t parasol_replay_compile(
                         return b.err;
                     }
                 }
-                op_msg[i] = firstmsg;
+                a_msg = firstmsg;
                 if (k != K_SENDRECV) {
                     number++;
                     if (flops[i] > 0) {
                         cur = node(&b, rank, rank, 0.0, cur >= 0 ? cur : -1, -1, flops[i], 0);
-                        op_flops[i] = flops[i];
+                        a_flops = flops[i];
                     }
                 }
             }
@@ -471,7 +472,16 @@ int64_t parasol_replay_compile(
                 free_all(&b, req, vals);
                 return b.err;
             }
-            op_end[i] = cur;
+            if (narrow) { /* a one-shot replay's: 32-bit node numbers, whether it computes */
+                ((int32_t *)op_end)[i] = (int32_t)cur;
+                ((int32_t *)op_msg)[i] = (int32_t)a_msg;
+                ((uint8_t *)op_flops)[i] = a_flops > 0;
+            } else {
+                op_start[i] = a_start;
+                op_end[i] = cur;
+                op_msg[i] = a_msg;
+                op_flops[i] = a_flops;
+            }
         }
     }
     /* every queue empty, or the first action left in one */

@@ -386,9 +386,11 @@ def _narrow(prog: Program) -> None:
     action starts where its rank's previous one ended, the first at 0, so the result
     takes each start from the ``op_end`` before it)."""
     prog.op_start = None  # type: ignore[assignment]
-    if prog.nodes < 2**31 - 1:
-        prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (prog.op_end, prog.op_msg))
-    prog.op_flops = prog.op_flops > 0
+    if prog.nodes < 2**31 - 1:  # (no copy when the compiler made them so)
+        prog.op_end, prog.op_msg = (a.astype(np.int32, copy=False) for a in (
+            prog.op_end, prog.op_msg))  # fmt: skip
+    if prog.op_flops.dtype != bool:
+        prog.op_flops = prog.op_flops > 0
 
 
 def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
