@@ -29,6 +29,7 @@ from parasol_core.replay.program import (
 from parasol_core.replay.result import ReplayResult
 from parasol_core.replay.tifile import (
     BYTES_PER_ACTION,
+    BYTES_PER_RANK,
     KINDS,
     ONCE_BYTES_PER_ACTION,
     Trace,
@@ -315,7 +316,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
     table = RouteTable(hw)
     matched = not wildcards(trace).size  # no receive from any source: one run
     once = release and not operations and matched
-    _charge(len(trace), None, once, len(hw.links))  # before compiling: by its actions
+    _charge(len(trace), None, once, len(hw.links), trace.ranks)  # before compiling: by its actions
     if release and matched:
         return _replay_once(machine, engine, hw, table, hosts, per_flop, trace, sem, options,
                             operations)  # fmt: skip
@@ -393,9 +394,9 @@ def _narrow(prog: Program) -> None:
         prog.op_flops = prog.op_flops > 0
 
 
-def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
+def _charge(actions: int, nodes: int | None, once: bool, links: int, ranks: int) -> None:
     """A replay's memory against the budget in force (tifile.replay_memory: by its
-    actions, and once compiled by its program's nodes too), before the work it charges;
+    actions and ranks, and once compiled by its program's nodes too), before the work it charges;
     without a memory budget, the program's nodes against the count of messages."""
     limit = budget.current().memory
     if limit is None:
@@ -403,10 +404,11 @@ def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
             budget.check_phase("replaying the trace", nodes, hint=f"{nodes:,} nodes for "
                                f"{actions:,} actions", flow=True, links=links)  # fmt: skip
         return
-    need = replay_memory(actions, nodes, once) + links * budget.FLOW_BYTES_PER_LINK
+    need = replay_memory(actions, nodes, once, ranks) + links * budget.FLOW_BYTES_PER_LINK
     if need > limit:
         per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
-        how = f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action"
+        how = (f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action and "
+               f"{BYTES_PER_RANK:,} a rank")  # fmt: skip
         told = f"replaying the trace ({actions:,} actions"
         told += f", {nodes:,} program nodes; {how})" if nodes is not None else f"; {how})"
         raise budget.MemoryBudgetError(told, need, limit, budget.current().source)
@@ -446,7 +448,7 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
     if consume:
         prog.transfers = int(prog.transfer.sum())
         prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]
-    _charge(actions, n, once, len(hw.links))
+    _charge(actions, n, once, len(hw.links), int(hosts.shape[0]))
     ids = _routes(table, src, dst, machine)
     poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)
