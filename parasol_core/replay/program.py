@@ -766,21 +766,24 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics, release: bool = False
         (trace.size, f64), (trace.size2, f64), (trace.flops, f64), (ptr, i64), (op, i64),
         (peer, i64), (nbytes, f64), (phase, i64), (_KINDS_C, i64))]  # fmt: skip
     del ptr, op, peer, nbytes, phase
-    if release:  # what the kernel reads stays (cols), the rest goes: ranks, lines, files
-        trace.release()
     max_nodes = 2 * n + 2 * steps + 16
     max_edges = 2 * max_nodes + n + 2 * steps + 16
+    if max_edges >= 2**31 - 1:  # the kernel's scratch is 32-bit: the Python builder's
+        return None
+    if release:  # what the kernel reads stays (cols), the rest goes: ranks, lines, files
+        trace.release()
     src, dst = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
     nb, fl = np.zeros(max_nodes), np.zeros(max_nodes)
     transfer = np.zeros(max_nodes, np.uint8)
-    dep0, dep1 = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
+    i32 = np.int32  # (the kernel's scratch: 32-bit node numbers and offsets)
+    dep0, dep1 = np.zeros(max_nodes, i32), np.zeros(max_nodes, i32)
     xstart, xcount, xdeps = (
-        np.zeros(max_nodes, i64),
-        np.zeros(max_nodes, i64),
+        np.zeros(max_nodes, i32),
+        np.zeros(max_nodes, i32),
         np.zeros(max_edges, i64),
     )
     after_ptr, after_idx = np.zeros(max_nodes + 1, i64), np.zeros(max_edges, i64)
-    narrow = release and max_nodes < 2**31 - 1  # node numbers fit 32 bits
+    narrow = release  # (node numbers fit 32 bits: max_nodes < max_edges < 2^31)
     if narrow:
         op_start, op_flops = None, np.zeros(n, np.uint8)
         op_end, op_msg = np.zeros(n, np.int32), np.zeros(n, np.int32)
