@@ -87,7 +87,7 @@ def main() -> None:
             for name, script, once in kinds:
                 top = peak(script, model, trace)
                 grown = top - floor[name]
-                charged = replay_memory(actions, once=once)
+                charged = replay_memory(actions, once=once, ranks=side * side)
                 print(f"{name}: {actions:,} actions on {args.ranks} ranks: peak "
                       f"{top / 2**20:,.0f} MiB, grown {grown / actions:.0f} bytes an action, "
                       f"{grown / charged:.2f} of the charge")  # fmt: skip

@@ -16,6 +16,15 @@ that had used its heap kept it; one started afresh (a rank of ``mpiexec``) gave 
 each time, 1,170 page faults a variant against 490, and 0.8 s of system time a worker
 in a 1,024-variant sweep. :func:`keep_freed_heap` raises the threshold for such a
 worker.
+
+A one-shot piece of work that makes and drops arrays of every size as it goes (a
+one-shot replay, ``parasol-model replay``: each stage's arrays let go once the next
+has what it needs) meets a third habit: glibc maps an allocation of its own only above
+a threshold it raises, up to 32 MiB, each time such a mapping is freed; past the first
+few, arrays of megabytes come from the heap, and the holes they leave when freed stay
+resident beside the arrays made later. :func:`map_large_allocations` fixes the
+threshold, so that every large array is a mapping of its own, given back when freed:
+the replay's peak at 2.5 million actions on 4,096 ranks fell from 559 to 509 MiB.
 """
 
 from __future__ import annotations
@@ -31,7 +40,12 @@ TRIM_AFTER_BYTES = 32 * 1024 * 1024
 #: The free heap a worker keeps (:func:`keep_freed_heap`) before giving it back.
 KEEP_HEAP_BYTES = 256 * 1024 * 1024
 
-_M_TRIM_THRESHOLD = -1  # glibc's mallopt parameter
+_M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters
+_M_MMAP_THRESHOLD = -3
+
+#: Allocations at least this large are mappings of their own (:func:`map_large_allocations`;
+#: glibc's starting threshold, kept).
+MAP_FROM_BYTES = 128 * 1024
 
 _looked = False
 _libc: Any = None
@@ -72,3 +86,15 @@ def keep_freed_heap(nbytes: int = KEEP_HEAP_BYTES) -> bool:
     if mallopt is None:
         return False
     return bool(mallopt(_M_TRIM_THRESHOLD, min(int(nbytes), 2**31 - 1)))
+
+
+def map_large_allocations(nbytes: int = MAP_FROM_BYTES) -> bool:
+    """Have every allocation of at least ``nbytes`` be a mapping of its own, given back
+    to the system when freed, for the rest of the process (see above): for a process
+    doing one large piece of work whose arrays come and go by stages, so that a freed
+    array's pages are not kept beside the next stage's. Whether there was a way to
+    (glibc)."""
+    mallopt = getattr(_glibc(), "mallopt", None)
+    if mallopt is None:
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, min(int(nbytes), 2**31 - 1)))

@@ -118,6 +118,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         options.semantics()  # a bad --algorithm or --eager: before any work
     except ReplayError as e:
         raise CommandError(f"error: {e}", EXIT_USAGE) from None
+    from parasol_core.base.memory import map_large_allocations
+
+    map_large_allocations()  # this process's one replay: its stages' arrays given back
     try:
         with memory_budget(args):
             trace = load_trace(args.trace)

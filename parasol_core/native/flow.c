@@ -18,6 +18,9 @@
  * Message i waits for wait_count[i] others and releases dependents[dep_ptr[i] ..
  * dep_ptr[i+1]] when it ends (dep_ptr NULL: nobody waits; wait_count NULL with dep_ptr:
  * each message waits for as many as list it among their dependents).
+ * The entries' offsets and resources and the dependents and their offsets are 32-bit
+ * (the caller keeps each count below 2^31); end[] is also the kernel's heap of predicted
+ * ends (a message's predicted end is its end once reached; NaN for one never reached).
  * start[i] is when a message that waits for nobody starts; one that waits starts at the
  * later of start[i] and the last end it waits for plus delay[i] (delay NULL: 0; the
  * caller passes start[i] with delay[i] already added, so the later of the two is
@@ -147,7 +150,8 @@ static inline double heap_top(const Heap *h) { return h->n ? h->a[0].key : INFIN
 typedef struct {
     int32_t *a;   /* heap of messages (32 bits: the caller keeps them below 2^31) */
     int32_t *pos; /* per message: where it is in a, -1 when absent */
-    double *key;  /* per message */
+    double *key;  /* per message (the caller's end: a message's predicted end is its end
+                   * once it ends; set to NaN after the run for those that never end) */
     int64_t n;
 } IHeap;
 
@@ -232,7 +236,7 @@ enum { BY_CAP = -1, BY_NOTHING = -2, NEW = -3 };
 typedef struct {
     int rule;
     int64_t m, nres, nslots;
-    const int64_t *e_start, *e_res;
+    const int32_t *e_start, *e_res; /* 32 bits: the caller keeps entries below 2^31 */
     const double *e_w;
     const double *latency, *nbytes, *penalty, *cap;
     const uint8_t *instant;
@@ -241,7 +245,7 @@ typedef struct {
     const uint8_t *g_last;
     const double *g_speed;
     double forward;
-    const int64_t *dep_ptr, *dependents;
+    const int32_t *dep_ptr, *dependents; /* (and the dependents below 2^31) */
     const double *delay; /* per message, or NULL: seconds after the last it waits for */
     double *t0, *end, *busy;
     int64_t *max_n;
@@ -781,21 +785,20 @@ static void free_all(Flow *s) {
     void *p[] = {s->hot, s->st, s->rem, s->anchor, s->ready, s->xold, s->left, s->neck, s->necked,
                  s->lpos, s->rfirst, s->rcount, s->rl_k, s->rl_g, s->rl_w, s->sumw, s->L, s->gf,
                  s->gd, s->rmark, s->rrem, s->rD, s->rD0, s->rn, s->Lold, s->load, s->since,
-                 s->E, s->S, s->A, s->R, s->ends.a, s->ends.pos, s->ends.key, s->go.a, s->rel.a,
-                 s->fill.a};
+                 s->E, s->S, s->A, s->R, s->ends.a, s->ends.pos, s->go.a, s->rel.a, s->fill.a};
     for (size_t q = 0; q < sizeof p / sizeof p[0]; q++)
         free(p[q]);
 }
 
 int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots,
-                           const int64_t *e_start, const int64_t *e_res,
+                           const int32_t *e_start, const int32_t *e_res,
                            const double *e_w, const double *latency, const double *nbytes,
                            const double *penalty, const double *cap, const uint8_t *instant,
                            const int64_t *u_start, const int64_t *u_hops, const int64_t *u_flat,
                            const int64_t *g_start, const int64_t *g_res, const uint8_t *g_last,
                            const double *g_speed, double forward, const double *start,
                            int64_t nqueue, const int64_t *queue, const int64_t *wait_count,
-                           const int64_t *dep_ptr, const int64_t *dependents, double *t0,
+                           const int32_t *dep_ptr, const int32_t *dependents, double *t0,
                            double *end, double *busy, int64_t *max_n, int64_t *events,
                            const double *delay, flow_check_fn check) {
     Flow s;
@@ -862,7 +865,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.R = malloc(NR * sizeof(int64_t));
     s.ends.a = malloc(M * sizeof(int32_t));
     s.ends.pos = malloc(M * sizeof(int32_t));
-    s.ends.key = malloc(M * sizeof(double));
+    s.ends.key = end; /* the caller's: a predicted end is the end once it is reached */
     if (g_start && rule == RULE_MAX) {
         s.gf = calloc(NR, sizeof(int64_t));
         s.gd = calloc(NR, sizeof(int64_t));
@@ -871,7 +874,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         !s.neck || !s.necked || !s.lpos || !s.rfirst || !s.rcount || !s.rl_k || !s.rl_g || !s.rl_w ||
         !s.sumw || !s.L || !s.rmark || !s.rrem || !s.rD || !s.rD0 || !s.rn || !s.Lold ||
         !s.load || !s.since || !s.E || !s.S || !s.A || !s.R || !s.ends.a || !s.ends.pos ||
-        !s.ends.key || (g_start && rule == RULE_MAX && (!s.gf || !s.gd))) {
+        (g_start && rule == RULE_MAX && (!s.gf || !s.gd))) {
         free_all(&s);
         return -2;
     }
@@ -986,6 +989,9 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
             return err;
         }
     }
+    for (int64_t i = 0; i < m; i++) /* a predicted end never reached is no end */
+        if (s.st[i] != DONE)
+            end[i] = NAN;
     events[0] = nev;
     events[1] = polls;
 #ifdef FLOW_STATS

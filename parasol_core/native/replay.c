@@ -11,7 +11,10 @@
  *
  * Output: per node src, dst (ranks), nbytes, flops, transfer (0/1), and its
  * dependencies as CSR (after_ptr, after_idx); per action op_start, op_end, op_msg,
- * op_flops. Arrays sized by the caller (max_nodes, max_edges). Returns the node count,
+ * op_flops (the scratch dep0, dep1, xstart and xcount 32-bit: the caller keeps max_nodes
+ * and max_edges below 2^31; narrow: no op_start, op_end and op_msg int32, op_flops uint8 1 where the
+ * action computes; the caller keeps max_nodes below 2^31). Arrays sized by the caller
+ * (max_nodes, max_edges). Returns the node count,
  * or a negative code: -2 no memory, -6 the caller's room is short, -10 a send or receive
  * never matched, -13 a wait with no request (*where: the action; the caller asks the
  * Python builder for the message). */
@@ -38,7 +41,8 @@ typedef struct {
 
 typedef struct {
     /* nodes */
-    int64_t n, cap, *src, *dst, *dep0, *dep1, *xstart, *xcount;
+    int64_t n, cap, *src, *dst;
+    int32_t *dep0, *dep1, *xstart, *xcount; /* scratch: the caller keeps nodes and edges below 2^31 */
     double *nbytes, *flops;
     uint8_t *transfer;
     int64_t nx, xcap, *xdeps; /* the deps of joins of more than two */
@@ -122,8 +126,8 @@ static int64_t node(B *b, int64_t a, int64_t d, double nbytes, int64_t d0, int64
     b->nbytes[k] = nbytes;
     b->flops[k] = flops;
     b->transfer[k] = (uint8_t)transfer;
-    b->dep0[k] = d0;
-    b->dep1[k] = d1;
+    b->dep0[k] = (int32_t)d0;
+    b->dep1[k] = (int32_t)d1;
     b->xstart[k] = 0;
     b->xcount[k] = 0;
     return k;
@@ -168,8 +172,8 @@ static int64_t join_list(B *b, int64_t rank, const int64_t *deps, int64_t n) {
     if (m == 2)
         return node(b, rank, rank, 0.0, b->xdeps[start], b->xdeps[start + 1], 0.0, 0);
     int64_t k = node(b, rank, rank, 0.0, -1, -1, 0.0, 0);
-    b->xstart[k] = start;
-    b->xcount[k] = m;
+    b->xstart[k] = (int32_t)start;
+    b->xcount[k] = (int32_t)m;
     b->nx = start + m;
     return k;
 }
@@ -230,8 +234,8 @@ static int64_t post_send(B *b, int64_t rank, int64_t dst, int64_t tag, int64_t s
         for (int i = 0; i < (*eager ? 1 : 2); i++)
             if (d[i] >= 0)
                 out[m++] = d[i];
-        b->dep0[msg] = out[0];
-        b->dep1[msg] = out[1];
+        b->dep0[msg] = (int32_t)out[0];
+        b->dep1[msg] = (int32_t)out[1];
         return msg;
     }
     int64_t msg = node(b, rank, dst, nbytes, cur >= 0 ? cur : -1, -1, 0.0, 1);
@@ -254,9 +258,9 @@ static int64_t post_recv(B *b, int64_t rank, int64_t src, int64_t tag, int64_t s
             return blocking ? join2(b, rank, *msg, cur) : *msg;
         if (cur >= 0) {
             if (b->dep0[*msg] < 0)
-                b->dep0[*msg] = cur;
+                b->dep0[*msg] = (int32_t)cur;
             else
-                b->dep1[*msg] = cur;
+                b->dep1[*msg] = (int32_t)cur;
         }
         return *msg;
     }
@@ -278,9 +282,9 @@ int64_t parasol_replay_compile(
     const int64_t *prim_ptr, const int64_t *prim_op, const int64_t *prim_peer,
     const double *prim_bytes, const int64_t *prim_phase, const int64_t *kinds, double eager,
     int64_t max_nodes, int64_t max_edges, int64_t *out_src, int64_t *out_dst, double *out_nbytes,
-    double *out_flops, uint8_t *out_transfer, int64_t *dep0, int64_t *dep1, int64_t *xstart,
-    int64_t *xcount, int64_t *xdeps, int64_t *after_ptr, int64_t *after_idx, int64_t *op_start,
-    int64_t *op_end, int64_t *op_msg, double *op_flops, int64_t *where) {
+    double *out_flops, uint8_t *out_transfer, int32_t *dep0, int32_t *dep1, int32_t *xstart,
+    int32_t *xcount, int64_t *xdeps, int64_t *after_ptr, int64_t *after_idx, int64_t *op_start,
+    int64_t *op_end, int64_t *op_msg, double *op_flops, int64_t *where, int64_t narrow) {
     /* kinds: the numbers of compute, send, isend, recv, irecv, wait, waitall, sendRecv,
      * and the first and last collective (they are contiguous in KINDS) */
     const int64_t K_COMPUTE = kinds[0], K_SEND = kinds[1], K_ISEND = kinds[2], K_RECV = kinds[3],
@@ -318,13 +322,12 @@ int64_t parasol_replay_compile(
         int64_t cur = -1, nreq = 0, number = 0;
         for (int64_t i = first[rank]; i < first[rank + 1]; i++) {
             int64_t k = kind[i];
-            op_start[i] = cur;
-            op_msg[i] = -1;
-            op_flops[i] = 0.0;
+            int64_t a_start = cur, a_msg = -1;
+            double a_flops = 0.0;
             if (k == K_COMPUTE) {
                 if (flops[i] > 0)
                     cur = node(&b, rank, rank, 0.0, cur >= 0 ? cur : -1, -1, flops[i], 0);
-                op_flops[i] = flops[i];
+                a_flops = flops[i];
             } else if (k == K_SEND || k == K_ISEND) {
                 int e;
                 int64_t msg = post_send(&b, rank, peer[i], tag[i], 0, size[i], cur, i, &e);
@@ -341,14 +344,14 @@ int64_t parasol_replay_compile(
                     req[nreq++] = (Request){rank, peer[i], tag[i], e ? -1 : msg, msg};
                 } else if (!e) {
                     cur = msg;
-                    op_msg[i] = msg;
+                    a_msg = msg;
                 }
             } else if (k == K_RECV || k == K_IRECV) {
                 int64_t msg;
                 int64_t done = post_recv(&b, rank, peer[i], tag[i], 0, cur, i, k == K_RECV, &msg);
                 if (k == K_RECV) {
                     cur = done;
-                    op_msg[i] = msg;
+                    a_msg = msg;
                 } else {
                     if (nreq == reqcap) {
                         reqcap *= 2;
@@ -379,7 +382,7 @@ int64_t parasol_replay_compile(
                 nreq--;
                 cur = join2(&b, rank, cur, r.done);
                 if (r.done >= 0)
-                    op_msg[i] = r.msg;
+                    a_msg = r.msg;
             } else if (k == K_WAITALL) {
                 int64_t m = 0, firstmsg = -1;
                 if (valcap < nreq + 1) {
@@ -400,7 +403,7 @@ int64_t parasol_replay_compile(
                     }
                 if (m > 1) {
                     cur = join_list(&b, rank, vals, m);
-                    op_msg[i] = firstmsg;
+                    a_msg = firstmsg;
                 }
                 nreq = 0;
             } else if (k == K_SENDRECV || (k >= K_COLL0 && k <= K_COLL1)) {
@@ -458,12 +461,12 @@ int64_t parasol_replay_compile(
                         return b.err;
                     }
                 }
-                op_msg[i] = firstmsg;
+                a_msg = firstmsg;
                 if (k != K_SENDRECV) {
                     number++;
                     if (flops[i] > 0) {
                         cur = node(&b, rank, rank, 0.0, cur >= 0 ? cur : -1, -1, flops[i], 0);
-                        op_flops[i] = flops[i];
+                        a_flops = flops[i];
                     }
                 }
             }
@@ -471,7 +474,16 @@ int64_t parasol_replay_compile(
                 free_all(&b, req, vals);
                 return b.err;
             }
-            op_end[i] = cur;
+            if (narrow) { /* a one-shot replay's: 32-bit node numbers, whether it computes */
+                ((int32_t *)op_end)[i] = (int32_t)cur;
+                ((int32_t *)op_msg)[i] = (int32_t)a_msg;
+                ((uint8_t *)op_flops)[i] = a_flops > 0;
+            } else {
+                op_start[i] = a_start;
+                op_end[i] = cur;
+                op_msg[i] = a_msg;
+                op_flops[i] = a_flops;
+            }
         }
     }
     /* every queue empty, or the first action left in one */

@@ -687,7 +687,7 @@ _KINDS_C = np.asarray([KIND[k] for k in ("compute", "send", "isend", "recv", "ir
                       dtype=np.int64)  # fmt: skip
 _COLLECTIVE_KINDS = np.arange(KIND["bcast"], KIND["barrier"] + 1)
 _P, _N = ctypes.c_void_p, ctypes.c_int64
-_SIGNATURE = (_N, _P, _N, *[_P] * 12, ctypes.c_double, _N, _N, *[_P] * 17)
+_SIGNATURE = (_N, _P, _N, *[_P] * 12, ctypes.c_double, _N, _N, *[_P] * 17, _N)
 
 
 def _kernel() -> Any:
@@ -753,7 +753,10 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics, release: bool = False
                    ) -> Program | None:  # fmt: skip
     """The program from the C kernel (``native/replay.c``); None when the trace is bad
     (the Python builder then says why). ``release``: the trace's columns are let go
-    (:meth:`Trace.release`) once the kernel's inputs are made, before its outputs are."""
+    (:meth:`Trace.release`) once the kernel's inputs are made, before its outputs are,
+    and the per-action columns are a one-shot replay's (``run._narrow``'s: no
+    ``op_start``, ``op_end`` and ``op_msg`` int32, ``op_flops`` whether the action
+    computes), made so by the kernel rather than narrowed after."""
     i64, f64 = np.int64, np.float64
     n = len(trace)
     ptr, op, peer, nbytes, phase = _steps(trace, sem)
@@ -763,30 +766,39 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics, release: bool = False
         (trace.size, f64), (trace.size2, f64), (trace.flops, f64), (ptr, i64), (op, i64),
         (peer, i64), (nbytes, f64), (phase, i64), (_KINDS_C, i64))]  # fmt: skip
     del ptr, op, peer, nbytes, phase
-    if release:  # what the kernel reads stays (cols), the rest goes: ranks, lines, files
-        trace.release()
     max_nodes = 2 * n + 2 * steps + 16
     max_edges = 2 * max_nodes + n + 2 * steps + 16
+    if max_edges >= 2**31 - 1:  # the kernel's scratch is 32-bit: the Python builder's
+        return None
+    if release:  # what the kernel reads stays (cols), the rest goes: ranks, lines, files
+        trace.release()
     src, dst = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
     nb, fl = np.zeros(max_nodes), np.zeros(max_nodes)
     transfer = np.zeros(max_nodes, np.uint8)
-    dep0, dep1 = np.zeros(max_nodes, i64), np.zeros(max_nodes, i64)
+    i32 = np.int32  # (the kernel's scratch: 32-bit node numbers and offsets)
+    dep0, dep1 = np.zeros(max_nodes, i32), np.zeros(max_nodes, i32)
     xstart, xcount, xdeps = (
-        np.zeros(max_nodes, i64),
-        np.zeros(max_nodes, i64),
+        np.zeros(max_nodes, i32),
+        np.zeros(max_nodes, i32),
         np.zeros(max_edges, i64),
     )
     after_ptr, after_idx = np.zeros(max_nodes + 1, i64), np.zeros(max_edges, i64)
-    op_start, op_end, op_msg = np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64)
-    op_flops = np.zeros(n)
+    narrow = release  # (node numbers fit 32 bits: max_nodes < max_edges < 2^31)
+    if narrow:
+        op_start, op_flops = None, np.zeros(n, np.uint8)
+        op_end, op_msg = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    else:
+        op_start, op_end, op_msg = np.zeros(n, i64), np.zeros(n, i64), np.zeros(n, i64)
+        op_flops = np.zeros(n)
     where = np.zeros(1, i64)
 
-    def p(a: np.ndarray) -> int:
-        return a.ctypes.data
+    def p(a: np.ndarray | None) -> int | None:
+        return None if a is None else a.ctypes.data
 
     got = lib(ranks, p(cols[0]), n, *map(p, cols[1:]), sem.eager, max_nodes, max_edges,
               *map(p, (src, dst, nb, fl, transfer, dep0, dep1, xstart, xcount, xdeps,
-                       after_ptr, after_idx, op_start, op_end, op_msg, op_flops, where)))  # fmt: skip
+                       after_ptr, after_idx, op_start, op_end, op_msg, op_flops, where)),
+              int(narrow))  # fmt: skip
     if got == -2:
         raise MemoryError("the replay's compiler could not allocate its state")
     if got < 0:
@@ -798,7 +810,8 @@ def compile_native(lib: Any, trace: Trace, sem: Semantics, release: bool = False
     return Program(src=src[:m], dst=dst[:m], nbytes=nb[:m], flops=fl[:m],
                    cost=np.full(m, -1, dtype=i64), after_ptr=after_ptr[: m + 1],
                    after_idx=after_idx[: int(after_ptr[m])], cost_keys=[],
-                   op_start=op_start, op_end=op_end, op_msg=op_msg, op_flops=op_flops,
+                   op_start=op_start, op_end=op_end, op_msg=op_msg,  # type: ignore[arg-type]
+                   op_flops=op_flops.view(bool) if narrow else op_flops,
                    transfer=transfer[:m].view(bool))  # fmt: skip
 
 

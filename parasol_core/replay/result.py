@@ -64,14 +64,23 @@ class ReplayResult:
            operations: bool = True) -> ReplayResult:  # fmt: skip
         """``operations=False``: the per-rank figures only (the per-operation columns
         empty, :attr:`operations` False), from ``trace.first`` and the program's
-        per-action columns: what a trace whose columns were let go can give."""
+        per-action columns: what a trace whose columns were let go can give (its
+        ``op_start`` may be None: each action's start is then the end of the one before
+        it on its rank, which is what ``op_start`` names, and 0 for a rank's first)."""
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
             return np.where(nodes >= 0, times[np.maximum(nodes, 0)], 0.0) if times.size else \
                 np.zeros(nodes.shape[0])  # fmt: skip
 
-        start, stop = at(prog.op_start, end), at(prog.op_end, end)
+        stop = at(prog.op_end, end)
+        if prog.op_start is not None:
+            start = at(prog.op_start, end)
+        else:  # (a one-shot replay's) each action starts where its rank's previous one ended
+            start = np.empty_like(stop)
+            start[1:] = stop[:-1]
+            heads = trace.first[:-1]
+            start[heads[heads < stop.shape[0]]] = 0.0
         dur = np.maximum(stop - start, 0.0)
         comp = np.where(prog.op_flops > 0, at(prog.op_end, delay), 0.0)
         comp = np.minimum(comp, dur)

@@ -35,6 +35,7 @@ from parasol_core.replay.program import (
 from parasol_core.replay.result import ReplayResult
 from parasol_core.replay.tifile import (
     BYTES_PER_ACTION,
+    BYTES_PER_RANK,
     KINDS,
     ONCE_BYTES_PER_ACTION,
     Trace,
@@ -339,7 +340,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
     table = RouteTable(hw)
     matched = not wildcards(trace).size  # no receive from any source: one run
     once = release and not operations and matched
-    _charge(len(trace), None, once, len(hw.links))  # before compiling: by its actions
+    _charge(len(trace), None, once, len(hw.links), trace.ranks)  # before compiling: by its actions
     if release and matched:
         return _replay_once(machine, engine, hw, table, hosts, per_flop, trace, sem, options,
                             operations)  # fmt: skip
@@ -405,17 +406,21 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
 
 def _narrow(prog: Program) -> None:
     """A program's per-action columns in the fewest bytes that hold them, for the rest
-    of a one-shot replay: node numbers as int32 (when they fit), and of ``op_flops``
-    only whether it is > 0 (all the result reads of it)."""
-    if prog.nodes < 2**31 - 1:
-        prog.op_start, prog.op_end, prog.op_msg = (a.astype(np.int32) for a in (
-            prog.op_start, prog.op_end, prog.op_msg))  # fmt: skip
-    prog.op_flops = prog.op_flops > 0
+    of a one-shot replay: node numbers as int32 (when they fit), of ``op_flops`` only
+    whether it is > 0 (all the result reads of it), and no ``op_start`` (None: an
+    action starts where its rank's previous one ended, the first at 0, so the result
+    takes each start from the ``op_end`` before it)."""
+    prog.op_start = None  # type: ignore[assignment]
+    if prog.nodes < 2**31 - 1:  # (no copy when the compiler made them so)
+        prog.op_end, prog.op_msg = (a.astype(np.int32, copy=False) for a in (
+            prog.op_end, prog.op_msg))  # fmt: skip
+    if prog.op_flops.dtype != bool:
+        prog.op_flops = prog.op_flops > 0
 
 
-def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
+def _charge(actions: int, nodes: int | None, once: bool, links: int, ranks: int) -> None:
     """A replay's memory against the budget in force (tifile.replay_memory: by its
-    actions, and once compiled by its program's nodes too), before the work it charges;
+    actions and ranks, and once compiled by its program's nodes too), before the work it charges;
     without a memory budget, the program's nodes against the count of messages."""
     limit = budget.current().memory
     if limit is None:
@@ -423,10 +428,11 @@ def _charge(actions: int, nodes: int | None, once: bool, links: int) -> None:
             budget.check_phase("replaying the trace", nodes, hint=f"{nodes:,} nodes for "
                                f"{actions:,} actions", flow=True, links=links)  # fmt: skip
         return
-    need = replay_memory(actions, nodes, once) + links * budget.FLOW_BYTES_PER_LINK
+    need = replay_memory(actions, nodes, once, ranks) + links * budget.FLOW_BYTES_PER_LINK
     if need > limit:
         per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
-        how = f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action"
+        how = (f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action and "
+               f"{BYTES_PER_RANK:,} a rank")  # fmt: skip
         told = f"replaying the trace ({actions:,} actions"
         told += f", {nodes:,} program nodes; {how})" if nodes is not None else f"; {how})"
         raise budget.MemoryBudgetError(told, need, limit, budget.current().source)
@@ -466,7 +472,7 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
     if consume:
         prog.transfers = int(prog.transfer.sum())
         prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]
-    _charge(actions, n, once, len(hw.links))
+    _charge(actions, n, once, len(hw.links), int(hosts.shape[0]))
     ids = _routes(table, src, dst, machine)
     poll()
     msgs = MessageArrays(src, dst, prog.nbytes, None, prog.after_ptr, prog.after_idx, delay)

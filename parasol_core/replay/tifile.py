@@ -104,33 +104,46 @@ _LOWER = {name.lower(): name for name in KINDS}
 # memory a replay takes, for the budget (--max-memory): its peak resident memory's
 # growth over the same replay of a one-iteration trace of the same ranks (Python's,
 # numpy's and the model's), in bytes an action of a Jacobi trace
-# (benchmarks/bench_replay_memory.py; tests/replay/test_replay_memory.py holds them).
+# (benchmarks/bench_replay_memory.py; tests/replay/test_replay_memory.py holds them),
+# and BYTES_PER_RANK a rank (what a rank costs whatever its actions: its file's
+# reading, its share of the routes and the per-rank sums).
 # A one-shot replay (parasol-model replay without --json or --timeline,
-# replay(release=True, operations=False)): 199-208 on 1,024 ranks (10^5 and 10^6
-# actions), 291 on 4,096 ranks at 421,888 actions (the C library's heap keeps more of
-# mid-sized arrays), about 200 at 10,018,816 (peak 1,946 MiB; before the trace was let
+# replay(release=True, operations=False)), since its compiler writes narrow per-action
+# columns, the flow kernel reads 32-bit indices, large arrays are mappings of their
+# own and the resource uses are made without gathering every message's processors
+# (docs/replay.md, "Memory"): 151-180 on 1,024 ranks (10^5 and 10^6 actions), 125 on
+# 64 ranks at 97,088, 147-163 on 256 ranks, 214 on 4,096 ranks at 421,888 actions
+# (its fixed part: about 4 KiB a rank), 180 at 2,490,368 and 166 at 10,018,816 (peak
+# 1,631 MiB); charged 185 an action and 8 KiB a rank. Before these cuts: 199-208,
+# 291, about 200 at 10^7 (peak 1,946 MiB), charged 360; and before the trace was let
 # go as the compiler took it and the flow kernel was given only what it reads: 293-308,
-# 404, 324, charged 480). A replay that keeps the trace, its program and
+# 404, 324, charged 480. A replay that keeps the trace, its program and
 # every operation (replay(), the Program window, the estimator): 465-475 on 1,024
 # ranks (399-415 since the flow kernel is given only what it reads), 565 on 4,096 at
 # 421,888 actions, 485 at 10^7. Reading the trace alone: 89 at 10^7. A Jacobi
 # trace compiles to NODES_PER_ACTION program nodes an action; a trace of more
 # (collectives on many ranks: hundreds a collective) is charged per node, at the same
-# figure over NODES_PER_ACTION. And the length of line the estimate before reading
-# assumes (shorter than most: "0 waitall 8", "0 compute 200000")
+# figure over NODES_PER_ACTION. Reading is charged READ_BYTES_PER_ACTION a line, the
+# lines counted before the columns are made (it was charged by the files' bytes over
+# a shortest line of 12 bytes: 3.1 x 10^9 for the 10^7-action trace, whose 23-byte
+# lines take 89 bytes an action); an OTF2 archive still is, by its bytes over
+# SHORTEST_LINE.
 BYTES_PER_ACTION = 700
-ONCE_BYTES_PER_ACTION = 360
+ONCE_BYTES_PER_ACTION = 185
+BYTES_PER_RANK = 8192
 READ_BYTES_PER_ACTION = 160
 NODES_PER_ACTION = 0.84
 SHORTEST_LINE = 12
 
 
-def replay_memory(actions: int, nodes: int | None = None, once: bool = False) -> int:
+def replay_memory(actions: int, nodes: int | None = None, once: bool = False,
+                  ranks: int = 0) -> int:  # fmt: skip
     """The bytes a replay of ``actions`` actions (``nodes`` program nodes, when compiled)
-    is charged: one-shot (``once``) or kept (see :data:`BYTES_PER_ACTION`)."""
+    on ``ranks`` ranks is charged: one-shot (``once``) or kept (see
+    :data:`BYTES_PER_ACTION`), and :data:`BYTES_PER_RANK` a rank."""
     per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
     units = actions if nodes is None else max(actions, nodes / NODES_PER_ACTION)
-    return int(units * per)
+    return int(units * per) + ranks * BYTES_PER_RANK
 
 
 class TraceError(ValueError):
@@ -212,7 +225,8 @@ def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     rank, or one file holding every rank's actions. ``ranks``: how many the program had
     (default: as many as the index names, or the highest rank seen plus one). Held to
     the memory budget in force (:mod:`parasol_core.base.budget`, ``--max-memory``),
-    estimated from the files' sizes before they are read. TraceError on bad input."""
+    estimated from the files' lines, counted before the trace's columns are made.
+    TraceError on bad input."""
     index = Path(path)
     try:
         head = read_head(index, 4096)
@@ -220,7 +234,6 @@ def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
         raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
     first = _first_line(head)
     files = [index] if first is not None and _is_action(first) else _index_files(index)
-    _check_size(files)
     collecting = gc.isenabled()
     gc.disable()  # the columns' lists hold numbers only: no collector passes
     try:
@@ -272,6 +285,8 @@ def _index_files(index: Path) -> list[Path]:
 
 
 def _check_size(files: list[Path]) -> None:
+    """Reading ``files`` against the memory budget in force by their bytes, over
+    SHORTEST_LINE bytes an action (an OTF2 archive's, before it is read)."""
     total = sum(f.stat().st_size for f in files)
     limit = budget.current().memory
     if limit is None:
@@ -281,6 +296,22 @@ def _check_size(files: list[Path]) -> None:
         raise budget.MemoryBudgetError(
             f"reading the trace ({total:,} bytes in {len(files)} files, up to "
             f"{total // SHORTEST_LINE:,} actions)", estimate, limit,
+            budget.current().source,
+        )  # fmt: skip
+
+
+def _check_lines(lines: int, files: int) -> None:
+    """Reading ``lines`` lines (at most as many actions) of ``files`` files against the
+    memory budget in force, before the columns are made (READ_BYTES_PER_ACTION a line:
+    the lines are counted first, a file at a time)."""
+    limit = budget.current().memory
+    if limit is None:
+        return
+    estimate = lines * READ_BYTES_PER_ACTION
+    if estimate > limit:
+        raise budget.MemoryBudgetError(
+            f"reading the trace ({lines:,} lines in {files} files, "
+            f"{READ_BYTES_PER_ACTION} bytes a line)", estimate, limit,
             budget.current().source,
         )  # fmt: skip
 
@@ -382,6 +413,7 @@ def _read(files: list[Path], ranks: int | None, index: Path) -> Trace:
         cap = data.count(b"\n") + 1
         if not col:
             total = cap if caps is None else max(sum(caps), cap)
+            _check_lines(total, len(files))  # before the columns are made
             col = {k: np.empty(total, dtype=t) for k, t in _COLUMNS}
         if done + cap > col["rank"].shape[0]:  # a file grew since it was counted
             col = {k: np.concatenate([a[:done], np.empty(cap, dtype=a.dtype)])

@@ -300,9 +300,10 @@ def _kernel() -> object | None:
 def native_usable(phase: Phase, usage: Usage) -> bool:
     """Whether the C engine takes this phase: finite latencies and weights (an infinite
     one is left to the Python trace, NaNs and all), and messages and resource uses that
-    32-bit indices can number."""
+    32-bit indices can number (the entries' offsets, the dependents' too)."""
+    deps = 0 if phase.dependents is None else phase.dependents.shape[0]
     return bool(
-        max(phase.m, usage.res.shape[0], usage.nres) < 2**31 - 1
+        max(phase.m, usage.res.shape[0], usage.nres, deps) < 2**31 - 1
         and (phase.delay is None or np.isfinite(phase.delay).all())
         and np.isfinite(phase.latency).all()
         and np.isfinite(usage.weight).all()
@@ -316,7 +317,9 @@ def lighten(phase: Phase, usage: Usage) -> Phase:
     of it, when the kernel will run it: its route ids (a placeholder of their shape),
     and, when the resource uses name the links (``usage.links_only``), its link slots
     (None: the kernel takes each message's from its entries), and the count each
-    message waits for (the kernel counts them in the dependents)."""
+    message waits for (the kernel counts them in the dependents); and its dependents and
+    their offsets made 32-bit, as the kernel reads them (half the bytes: the phase's own
+    are let go when the caller drops the phase it lightened)."""
     if _kernel() is None or not native_usable(phase, usage):
         return phase
     none = np.broadcast_to(np.zeros(1, dtype=np.int64), phase.route_ids.shape)
@@ -325,6 +328,8 @@ def lighten(phase: Phase, usage: Usage) -> Phase:
         light.update(u_flat=None, u_start=None, u_hops=None)
     if phase.dep_ptr is not None:  # the kernel counts each message's waits itself
         light["waits"] = None
+        light["dep_ptr"] = phase.dep_ptr.astype(np.int32)
+        light["dependents"] = phase.dependents.astype(np.int32)
     return dataclasses.replace(phase, **light)
 
 
@@ -352,7 +357,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     messages' starts are their delays when every start is 0, and each message's time
     alone is made after the kernel has let go of its state."""
     m, size = phase.m, phase.nlinks + 1
-    i64, f64 = np.int64, np.float64
+    i64, i32, f64 = np.int64, np.int32, np.float64
 
     def arr(a: np.ndarray | None, dtype: type = i64) -> np.ndarray | None:
         return None if a is None else np.ascontiguousarray(a, dtype=dtype)
@@ -399,9 +404,17 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     links = (arr(u_start), arr(u_hops), arr(u_flat)) if u_flat is not None else (None,) * 3
     if not cap.any():  # no message has a cap that can bind: the kernel is told none
         cap = None
-    keep = [arr(usage.start), arr(res), arr(usage.weight, f64), arr(phase.latency, f64),
-            arr(phase.messages.nbytes, f64), None, arr(cap, f64), arr(instant, np.uint8),
-            *links]  # fmt: skip
+    # the entries' offsets and resources 32-bit, as the kernel reads them (consume: the
+    # usage's own let go, one at a time, before the kernel allocates its state)
+    keep = [arr(usage.start, i32)]
+    hops = None if consume or phase.u_hops is not None else np.diff(usage.start)
+    if consume:
+        usage.start = None  # type: ignore[assignment]
+    keep.append(arr(res, i32))
+    if consume:
+        res = usage.res = None  # type: ignore[assignment]
+    keep += [arr(usage.weight, f64), arr(phase.latency, f64), arr(phase.messages.nbytes, f64),
+             None, arr(cap, f64), arr(instant, np.uint8), *links]  # fmt: skip
     del res, cap, instant, links
     gaps: list[np.ndarray | None] = [None, None, None, None]
     if forwarding:
@@ -416,7 +429,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     else:
         start = arr(given if delay is None else given + delay, f64)
     queue = arr(phase.queue)
-    after = [arr(phase.waits), arr(phase.dep_ptr), arr(phase.dependents)]
+    after = [arr(phase.waits), arr(phase.dep_ptr, i32), arr(phase.dependents, i32)]
     t0, end = np.full(m, np.nan), np.full(m, np.nan)
     busy, max_n = np.zeros(size), np.zeros(size, dtype=i64)
     events = np.zeros(2, dtype=i64)  # the events, the polls of ``check``
@@ -452,6 +465,6 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     if consume:
         alone = np.zeros(0)
     else:
-        hops = np.diff(usage.start) if phase.u_hops is None else phase.u_hops
+        hops = hops if phase.u_hops is None else phase.u_hops
         alone = np.where(hops > 0, latency + nbytes * alone_c, 0.0)
     return TraceResult(t0, end, alone, int(events[0]), busy, max_n, int(events[1]))

@@ -27,11 +27,19 @@ def gather(
     del starts
     at = np.repeat(first, lengths)
     del first
-    for lo in range(0, at.shape[0], _BLOCK):  # at[e] += e, without an arange of them all
-        hi = min(lo + _BLOCK, at.shape[0])
-        at[lo:hi] += np.arange(lo, hi, dtype=np.int64)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths) if which else None
-    return flat[at], owner
+    del lengths
+    # at[e] += e, without an arange of them all; and, when the segments' elements are
+    # of its type, each block of offsets replaced by the elements they point at (the
+    # result in the offsets' storage: one array of the elements' length, not two)
+    inplace = flat.dtype == at.dtype
+    for lo in range(0, at.shape[0], _BLOCK):
+        hi = min(lo + _BLOCK, at.shape[0])
+        block = at[lo:hi]
+        block += np.arange(lo, hi, dtype=np.int64)
+        if inplace:
+            np.take(flat, block, out=block)
+    return (at if inplace else flat[at]), owner
 
 
 _BLOCK = 1 << 20  # elements a block of gather's offsets

@@ -140,16 +140,18 @@ class Usage:
 
     def __init__(self, index: Any, procs: np.ndarray, proc_ends: np.ndarray,
                  slots: np.ndarray, ends: np.ndarray, opts: NetOptions,
-                 repeats: bool = True, own: bool = False) -> None:  # fmt: skip
+                 repeats: bool = True, own: bool = False,
+                 ways: np.ndarray | None = None) -> None:  # fmt: skip
         """``own``: ``slots`` and ``ends`` are this usage's to keep or overwrite (the
-        caller made them for it)."""
+        caller made them for it). ``ways``: per crossing, whether it goes from the
+        higher-numbered of its link's processors, when the caller has it (the
+        processors then unread: for the entries of the link directions alone)."""
         n = ends.shape[0] - 1
         nslots = index.link_ids.shape[0]
         self.n = n
         self.nslots = nslots
         self.nres = 2 * nslots + index.count + 1
         self.forward = opts.forward or 0.0
-        hops = np.diff(ends)
         speed = index.speed[slots]
         listed_shared, listed_fat = opts.policy_masks(index.link_ids)
         fat = listed_fat[slots] if listed_fat.any() else None  # by crossing
@@ -161,14 +163,10 @@ class Usage:
             direction = None
             if duplex:  # split links: a direction each, 1 the way from the higher-numbered end
                 direction = ((index.sizes == 2) & ~listed_shared & ~listed_fat)[slots]
-                # hop k of route i goes from procs[proc_ends[i] + k] to the next one
-                at = np.repeat(proc_ends[:-1] - ends[:-1], hops)
-                for lo in range(0, at.shape[0], _BLOCK):  # (in blocks: no temporaries of all)
-                    hi = min(lo + _BLOCK, at.shape[0])
-                    seg = at[lo:hi]
-                    seg += np.arange(lo, hi, dtype=np.int64)
-                    direction[lo:hi] &= procs[seg] > procs[seg + 1]
-                del at
+                if ways is not None:
+                    direction &= ways
+                else:
+                    _ways_into(direction, procs, proc_ends, ends)
             self.res = np.multiply(slots, 2, out=slots) if own else 2 * slots
             if direction is not None:
                 self.res += direction
@@ -176,11 +174,12 @@ class Usage:
             self.start = ends if own and ends.dtype == np.int64 and (
                 not n or ends[0] == 0) else np.asarray(ends - ends[0], dtype=np.int64)  # fmt: skip
             self.floor = np.zeros(n)
-            self._slowest(speed, ends, hops)
+            self._slowest(speed, ends)
             self.gap_res = None
             self.links_only = True
             return
         self.links_only = False
+        hops = np.diff(ends)
         owner = np.repeat(np.arange(n, dtype=np.int64), hops)
         a = b = last = None
         if duplex or opts.forward is not None:
@@ -239,7 +238,7 @@ class Usage:
         self.floor = np.zeros(n)
         if fat is not None and fat.any():
             np.maximum.at(self.floor, owner[fat], speed[fat])
-        self._slowest(speed, ends, hops)
+        self._slowest(speed, ends)
         if self.forward > 0:
             own = np.ones(slots.shape[0], dtype=bool) if fat is None else ~fat
             self.gap_res = link_res[own]
@@ -250,12 +249,22 @@ class Usage:
         else:
             self.gap_res = None
 
-    def _slowest(self, speed: np.ndarray, ends: np.ndarray, hops: np.ndarray) -> None:
-        """:attr:`slowest`, from each crossing's speed (``ends``: the routes' offsets)."""
+    def _slowest(self, speed: np.ndarray, ends: np.ndarray) -> None:
+        """:attr:`slowest`, from each crossing's speed (``ends``: the routes' offsets),
+        in blocks of messages (no temporaries of them all: a replay's 10^7)."""
         self.slowest = np.zeros(self.n)
-        if speed.shape[0]:
-            full = hops > 0
-            self.slowest[full] = np.maximum.reduceat(speed, ends[:-1][full])
+        if not speed.shape[0]:
+            return
+        for lo in range(0, self.n, _BLOCK):
+            hi = min(lo + _BLOCK, self.n)
+            a, b = int(ends[lo]), int(ends[hi])
+            if a == b:
+                continue
+            first = ends[lo:hi]
+            full = ends[lo + 1 : hi + 1] > first  # a message that crosses a link
+            # (the last full one's crossings run to the block's end: the ones after it
+            # cross none)
+            self.slowest[lo:hi][full] = np.maximum.reduceat(speed[a:b], first[full] - a)
 
     @property
     def owner(self) -> np.ndarray:
@@ -308,8 +317,26 @@ class Usage:
         return out
 
 
+def _ways_into(out: np.ndarray, procs: np.ndarray, proc_ends: np.ndarray,
+               ends: np.ndarray) -> None:  # fmt: skip
+    """``out`` (per crossing, routes' crossings ``ends[i]:ends[i + 1]``) and-ed with
+    whether the crossing goes from the higher-numbered processor to the lower: hop k of
+    route i goes from ``procs[proc_ends[i] + k]`` to the next one."""
+    at = np.repeat(proc_ends[:-1] - ends[:-1], np.diff(ends))
+    for lo in range(0, at.shape[0], _BLOCK):  # (in blocks: no temporaries of all)
+        hi = min(lo + _BLOCK, at.shape[0])
+        seg = at[lo:hi]
+        seg += np.arange(lo, hi, dtype=np.int64)
+        out[lo:hi] &= procs[seg] > procs[seg + 1]
+
+
 def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
-    """The resources the routes ``route_ids`` of a RouteTable use."""
+    """The resources the routes ``route_ids`` of a RouteTable use. For the entries of
+    the link directions alone (duplex links of no cross-traffic cost, no forwarding
+    cost, no fatpipe, no link crossed twice: :attr:`Usage.links_only`) the way each
+    hop goes is found once per route of the table and gathered per message as a bit,
+    rather than the processors of every message's route gathered (a replay's 10^7
+    messages: two arrays of them all and more)."""
 
     slots, ends, _, uends = table.arrays()
     pos = np.asarray(route_ids, dtype=np.int64) - 1
@@ -321,18 +348,32 @@ def usage_of(table: Any, route_ids: np.ndarray, opts: NetOptions) -> Usage:
     distinct -= uends[pos]
     repeats = bool((distinct != hops).any())  # a link crossed twice
     del after, distinct
-    new_ends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
+    which_way = opts.duplex is not None or opts.forward is not None
+    ways = None
+    fatpipes = opts.policy_masks(table.index.link_ids)[1].any() if which_way else True
+    lean = not (opts.duplex or repeats or fatpipes) and opts.forward is None
+    if which_way and lean:  # the link directions alone (as Usage decides it)
+        procs, proc_ends = table.processor_arrays()
+        route_ways = np.ones(slots.shape[0], dtype=bool)
+        _ways_into(route_ways, procs, proc_ends, ends)
+        ways, _ = gather(route_ways, ends, pos, which=False)
+        which_way = False
+        del procs, proc_ends, route_ways
+    if not which_way:
+        del pos  # (not needed for the processors)
+    new_ends = np.zeros(hops.shape[0] + 1, dtype=np.int64)
     np.cumsum(hops, out=new_ends[1:])
     del hops
     pflat = new_pends = np.zeros(0, dtype=np.int64)
-    if opts.duplex is not None or opts.forward is not None:  # which way each hop goes
+    if which_way:  # which way each hop goes
         procs, proc_ends = table.processor_arrays()
         pflat, _ = gather(procs, proc_ends, pos, which=False)
         plen = proc_ends[pos + 1] - proc_ends[pos]
         new_pends = np.zeros(pos.shape[0] + 1, dtype=np.int64)
         np.cumsum(plen, out=new_pends[1:])
-    del pos
-    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats, own=True)
+        del pos
+    return Usage(table.index, pflat, new_pends, flat, new_ends, opts, repeats, own=True,
+                 ways=ways)  # fmt: skip
 
 
 def state_per_byte(table: Any, counts: dict[int, int], route_ids: np.ndarray,

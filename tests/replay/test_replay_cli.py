@@ -110,14 +110,15 @@ def test_a_virtual_topology_s_mapping_places_the_ranks(capsys):
 
 
 def test_a_trace_past_the_memory_budget_is_refused_naming_both_figures(tmp_path, capsys):
-    # the reading is charged by the file's bytes, the replay by the actions read: a
+    # the reading is charged by the file's lines, the replay by the actions read: a
     # budget between the two lets the trace be read and refuses its replay, before it
-    # compiles, naming its estimate and the budget
+    # compiles, naming its estimate and the budget; one under the reading's charge
+    # refuses the reading
     from parasol_core.base.budget import format_size
     from parasol_core.replay.tifile import (
+        BYTES_PER_RANK,
         ONCE_BYTES_PER_ACTION,
         READ_BYTES_PER_ACTION,
-        SHORTEST_LINE,
     )
 
     path = tmp_path / "cluster.machine"
@@ -126,13 +127,18 @@ def test_a_trace_past_the_memory_budget_is_refused_naming_both_figures(tmp_path,
     lines = [f"{r} {w}" for r in range(16) for _ in range(200)
              for w in (f"send {(r + 1) % 16} 0 8 6", f"recv {(r - 1) % 16} 0 8 6")]  # fmt: skip
     trace.write_text("\n".join(lines) + "\n")
-    read = trace.stat().st_size // SHORTEST_LINE * READ_BYTES_PER_ACTION
-    need = len(lines) * ONCE_BYTES_PER_ACTION
+    read = (len(lines) + 1) * READ_BYTES_PER_ACTION  # (the count after the last newline)
+    need = len(lines) * ONCE_BYTES_PER_ACTION + 16 * BYTES_PER_RANK
     limit = (read + need) // 2
     assert read < limit < need
     status, out, err = run(capsys, path, trace, "--max-memory", str(limit))
     assert status == 2 and not out
     assert (f"replaying the trace ({len(lines):,} actions; a one-shot replay, "
-            f"{ONCE_BYTES_PER_ACTION} bytes an action) would need about ") in err  # fmt: skip
+            f"{ONCE_BYTES_PER_ACTION} bytes an action and {BYTES_PER_RANK:,} a rank) would "
+            "need about ") in err  # fmt: skip
     assert f"over the memory budget of {format_size(limit)} (--max-memory)" in err
     assert run(capsys, path, trace, "--max-memory", str(2 * need))[0] == 0
+    status, out, err = run(capsys, path, trace, "--max-memory", str(read - 1))
+    assert status == 2 and not out
+    assert (f"reading the trace ({len(lines) + 1:,} lines in 1 files, {READ_BYTES_PER_ACTION} "
+            "bytes a line) would need about ") in err  # fmt: skip

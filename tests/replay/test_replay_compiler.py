@@ -94,6 +94,22 @@ def test_the_kernel_compiles_what_the_python_builder_does(tmp_path, text, eager)
     fast = prog.compile_native(prog._kernel(), trace, sem)
     assert fast is not None
     assert_same(fast, prog.compile_python(trace, sem))
+    # a one-shot replay's compile (release: the trace let go as the kernel takes it):
+    # the same nodes, and the per-action columns narrow (no op_start: each action
+    # starts where its rank's last one ended)
+    first = trace.first.copy()
+    lean = prog.compile_native(prog._kernel(), trace, sem, release=True)
+    assert lean is not None and lean.op_start is None
+    assert lean.op_end.dtype == np.int32 and lean.op_msg.dtype == np.int32
+    assert lean.op_flops.dtype == bool
+    for name in ("src", "dst", "nbytes", "flops", "after_ptr", "after_idx"):
+        np.testing.assert_array_equal(getattr(lean, name), getattr(fast, name), name)
+    np.testing.assert_array_equal(lean.op_end, fast.op_end)
+    np.testing.assert_array_equal(lean.op_msg, fast.op_msg)
+    np.testing.assert_array_equal(lean.op_flops, fast.op_flops > 0)
+    starts = np.concatenate([[-1], fast.op_end[:-1]])
+    starts[first[:-1][first[:-1] < starts.shape[0]]] = -1
+    np.testing.assert_array_equal(starts, fast.op_start)
 
 
 @needs_kernel

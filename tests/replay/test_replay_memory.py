@@ -74,16 +74,22 @@ def peak_bytes(model: Path, trace: Path, script: str = PEAK) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no /proc (Linux's)")
-def test_a_replay_takes_no_more_memory_than_its_actions_are_charged(tmp_path):
+@pytest.mark.parametrize("side, iterations", [(8, 150), (32, 10)])
+def test_a_replay_takes_no_more_memory_than_its_actions_are_charged(tmp_path, side, iterations):
+    # 64 ranks of many actions each, 1,024 ranks of few (what a rank costs whatever
+    # its actions weighs most: tifile.BYTES_PER_RANK)
+    ranks = side * side
     model = tmp_path / "torus.machine"
-    model.write_text(dumps(torus_machine((8, 8))))
-    small, _ = jacobi(tmp_path / "small", 8, 1)
-    big, actions = jacobi(tmp_path / "big", 8, 150)
+    model.write_text(dumps(torus_machine((side, side))))
+    small, _ = jacobi(tmp_path / "small", side, 1)
+    big, actions = jacobi(tmp_path / "big", side, iterations)
     assert actions > 90_000
     once = peak_bytes(model, big) - peak_bytes(model, small)
-    assert 0 < once <= replay_memory(actions, once=True), (once, replay_memory(actions, once=True))
+    charged = replay_memory(actions, once=True, ranks=ranks)
+    assert 0 < once <= charged, (once, charged)
     kept = peak_bytes(model, big, KEPT) - peak_bytes(model, small, KEPT)
-    assert 0 < kept <= replay_memory(actions), (kept, replay_memory(actions))
+    charged = replay_memory(actions, ranks=ranks)
+    assert 0 < kept <= charged, (kept, charged)
     # the one-shot replay lets the trace, the program's nodes and the operations go:
     # measured 0.63-0.72 of the kept replay's growth (bench_replay_memory.py, 10^5-10^6
     # actions); since the trace goes as the compiler takes it, 0.50

@@ -16,6 +16,7 @@ from parasol_core.model import Machine, Processor, Timing
 from parasol_core.simulate.messages import MessageArrays, PhaseError
 from parasol_core.simulate.trace import Phase
 from parasol_core.syntax.loader import load
+from parasol_core.topology import ragged, resources
 from parasol_core.topology.generators import torus
 from parasol_core.topology.ragged import gather, segment_reduce
 from parasol_core.topology.resources import usage_of
@@ -101,11 +102,17 @@ def test_a_link_without_a_latency_is_named_with_its_first_message():
 
 @pytest.mark.parametrize("duplex", [None, 0.0])
 @pytest.mark.parametrize("shared", [None, "1 3-5"])
-def test_link_entries_are_the_per_message_definition(duplex, shared):
+@pytest.mark.parametrize("block", [None, 7])
+def test_link_entries_are_the_per_message_definition(duplex, shared, block, monkeypatch):
     # a topology of links only (no forwarding cost, no acknowledgements, no fatpipe,
     # no link crossed twice): each message's entries are its crossings in route order,
-    # a split link's direction 1 the way from its higher-numbered end, made without an
-    # owner per entry (made when asked)
+    # a split link's direction 1 the way from its higher-numbered end (found per route
+    # of the table, gathered per message), made without an owner per entry (made when
+    # asked); the passes done in blocks (``block``: 7 messages or crossings a block, so
+    # that blocks end inside routes) give the same
+    if block is not None:
+        monkeypatch.setattr(resources, "_BLOCK", block)
+        monkeypatch.setattr(ragged, "_BLOCK", block)
     topology = torus([4, 3], 1e-6, 1e-9)
     topology.duplex, topology.shared = duplex, shared if duplex is not None else None
     rng = np.random.default_rng(7)
