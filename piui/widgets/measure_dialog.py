@@ -273,6 +273,15 @@ class MeasureDialog(QDialog):
         self.cancel()
         super().closeEvent(event)
 
+    def reject(self) -> None:
+        """Esc: a run under way is cancelled first, the dialog staying on screen to say
+        so (nothing is written); Esc again closes it. (QDialog's Esc hid the dialog and let the run
+        go on unseen.)"""
+        if self.running:
+            self.cancel()
+            return
+        super().reject()
+
     # ---- measuring
 
     def measure(self) -> None:

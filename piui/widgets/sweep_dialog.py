@@ -441,6 +441,15 @@ class SweepDialog(QDialog):
         self.cancel()
         super().closeEvent(event)
 
+    def reject(self) -> None:
+        """Esc: a run under way is cancelled first, the dialog staying on screen to say
+        so (the rows made so far stay); Esc again closes it. (QDialog's Esc hid the dialog and let the run
+        go on unseen.)"""
+        if self.running:
+            self.cancel()
+            return
+        super().reject()
+
     def _took(self, row: Row) -> None:
         stopped = self._cancel is not None and self._cancel.is_set()
         if self.spec is None or self._dropped or stopped:

@@ -122,3 +122,19 @@ def test_closing_the_dialog_cancels_a_run(main_window, qtbot):
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     QApplication.processEvents()
     assert dialog.result is None
+
+
+def test_escape_cancels_a_run_before_it_closes_the_dialog(main_window, qtbot):
+    """Esc hid the dialog and the measurement ran on unseen; now the first Esc cancels
+    it (the dialog stays, saying so), the next closes the dialog."""
+    dialog = _dialog(main_window)
+    dialog.options = lambda: MeasureOptions(quick=True)
+    before = main_window.document.machine
+    dialog.measure()
+    qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert "cancelled" in dialog.status.text() and dialog.result is None
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and main_window.document.machine is before

@@ -359,3 +359,19 @@ def test_every_axis_is_named_in_a_narrow_dialog(main_window, qtbot):
             area = area.parentWidget()
         scrolls = area.horizontalScrollBar().maximum() > 0
         assert scrolls == (area.viewport().width() < plot.minimumWidth()), plot
+
+
+def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window, qtbot):
+    """Esc hid the dialog and its sweep ran on unseen; now the first Esc cancels the
+    run (the dialog stays, saying so, with the rows made), the next closes it."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.run()
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 400
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
