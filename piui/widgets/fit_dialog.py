@@ -55,6 +55,7 @@ from parasol_core.analysis.fit import (
     read_measurement_file,
     read_source,
 )
+from parasol_core.base.words import counted
 from parasol_core.frontend import runtime
 from parasol_core.session import SessionError
 from parasol_core.session.edit import EditError
@@ -97,12 +98,12 @@ class Source:
     def text(self) -> str:
         """The line in the list of sources."""
         if self.log is None:
-            return f"{self.label}: {len(self.measurements)} measurements"
-        head = f"{self.label} ({self.procs} processes)"
+            return f"{self.label}: {counted(len(self.measurements), 'measurement')}"
+        head = f"{self.label} ({counted(self.procs, 'process', 'processes')})"
         if self.table is None:
             return f"{head}: {len(self.log.tables)} tables; choose one"
         m = self.measurements
-        count = f"{len(m)} measurements" if m is not None else "not fitted"
+        count = counted(len(m), "measurement") if m is not None else "not fitted"
         return f"{head}: {self.table.name}, {count}"
 
 
@@ -421,8 +422,8 @@ class FitDialog(QDialog):
             note = "" if self.candidates[0].q is not None else (
                 " No error column: equal relative errors assumed, so Q is not given.")  # fmt: skip
             self.status.setStyleSheet("")
-            self.status.setText(f"{len(self.measurements)} measurements, "
-                                f"{len(self.candidates)} forms; best first.{note}")  # fmt: skip
+            self.status.setText(f"{counted(len(self.measurements), 'measurement')}, "
+                                f"{counted(len(self.candidates), 'form')}; best first.{note}")  # fmt: skip
         notes = self._notes()
         self.notes.setText(notes)
         self.notes.setVisible(bool(notes))
@@ -479,7 +480,7 @@ class FitDialog(QDialog):
         self.series_list.blockSignals(True)
         self.series_list.clear()
         for i, p in enumerate(counts):
-            item = QListWidgetItem(f"{int(p)} processes")
+            item = QListWidgetItem(counted(int(p), "process", "processes"))
             item.setData(Qt.ItemDataRole.UserRole, p)
             item.setForeground(QColor(PALETTE[i % len(PALETTE)]))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -519,7 +520,7 @@ class FitDialog(QDialog):
                 continue
             color = PALETTE[i % len(PALETTE)]
             sel = m.procs == p
-            series.append(Series(f"{int(p)} processes", m.bytes[sel], m.seconds[sel], color,
+            series.append(Series(counted(int(p), "process", "processes"), m.bytes[sel], m.seconds[sel], color,
                                  points=True))  # fmt: skip
             if c is not None:
                 fitted = c.predict(p, sizes)
@@ -532,7 +533,7 @@ class FitDialog(QDialog):
                 if np.isfinite(spread):
                     widest = max(widest, float(spread))
                 measured = m.seconds[sel] - c.predict(p, m.bytes[sel])
-                residuals.append(Series(f"{int(p)} processes", m.bytes[sel], measured, color,
+                residuals.append(Series(counted(int(p), "process", "processes"), m.bytes[sel], measured, color,
                                         points=True))  # fmt: skip
         self.plot.set_series(series)
         for x, lo, hi, color in bands:

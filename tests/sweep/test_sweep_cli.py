@@ -87,6 +87,16 @@ def sweep_file(tmp_path: Path) -> Path:
     return path
 
 
+def test_a_sweep_of_one_variant_says_one_variant(tmp_path, capsys):
+    """A sweep of one variant said '1 rows written; 1 variants'."""
+    one = tmp_path / "one.toml"
+    one.write_text(f'model = "{GCEL}"\n[[axis]]\nset = "pt(1).iga"\nvalues = [1e-7]\n'
+                   '[[answer]]\neval = "po(1).ia_spd"\n')  # fmt: skip
+    assert main(["sweep", str(one), "-o", str(tmp_path / "r.csv"), "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "1 row written; 1 variant" in err and "variants" not in err
+
+
 def test_a_sweep_file_in_a_row_per_variant_out(sweep_file, tmp_path, capsys):
     out = tmp_path / "r.csv"
     assert main(["sweep", str(sweep_file), "-o", str(out), "--workers", "1"]) == 0
