@@ -291,6 +291,7 @@ SUBPROCESS_TESTS: dict[str, set[str]] = {
 
 # Modules slow as a whole: their fixtures start servers and their cases take seconds.
 SLOW_MODULES = {
+    "test_gui_no_overlap",  # every window shown, floated and laid out narrow
     "test_replay_simgrid",
     "test_replay_memory",  # four replays of 100,000 actions in processes of their own
     "test_sweep_cli",

@@ -83,6 +83,27 @@ class MessageLine(QLabel):
             self._fit()
         return False
 
+    def resizeEvent(self, event: QEvent) -> None:
+        super().resizeEvent(event)
+        self._keep_lines()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._keep_lines()
+
+    def clear(self) -> None:
+        super().clear()
+        self._keep_lines()
+
+    def _keep_lines(self) -> None:
+        """At least the height its lines take at its width: a splitter, a tab or a dock
+        gives a widget its minimum height, not the height its width asks for, and the
+        line's second line was drawn over the table above it (the Run-time systems
+        window at 300 pixels)."""
+        need = max(0, self.heightForWidth(self.width())) if self.text() else 0
+        if need != self.minimumHeight():
+            self.setMinimumHeight(need)
+
     def _watch(self) -> None:
         from PySide6.QtWidgets import QScrollArea
 
