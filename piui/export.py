@@ -146,11 +146,14 @@ class Worker(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="piui-estimator")
+        self._closed = False
         self.pending = 0
         self.done.connect(self._deliver)
 
     def run(self, call: Callable[[], Any], then: Callable[[Any, BaseException | None], None],
             ) -> None:  # fmt: skip
+        if self._closed:  # the window closed: nothing to ask for, nobody to tell
+            return
         self.pending += 1
 
         def job() -> None:
@@ -182,6 +185,7 @@ class Worker(QObject):
         then(result, error)
 
     def shutdown(self) -> None:
+        self._closed = True
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -203,6 +207,13 @@ class Exporter(QObject):
         self._auto.setInterval(AUTO_EXPORT_DELAY_MS)
         self._auto.timeout.connect(self.export)
         document.changed.connect(self._changed)
+
+    def shutdown(self) -> None:
+        """The window closes: no export starts any more (an auto-export waiting for its
+        second fired after the worker was gone: 'cannot schedule new futures after
+        shutdown'), and the worker's thread ends."""
+        self._auto.stop()
+        self.worker.shutdown()
 
     def preload(self) -> None:
         """Import the estimator's client (and the HTTP and JSON modules it uses) on the

@@ -548,7 +548,7 @@ class MainWindow(QMainWindow):
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
         self.import_simgrid_action = self._action("&Import SimGrid platform…",
-                                                  self.import_simgrid)  # fmt: skip
+                                                  lambda: self.import_simgrid())  # fmt: skip
         file.addAction(self.import_simgrid_action)
         self.open_trace_action = self._action("Open program &trace…",
                                               lambda _checked=False: self.open_program_trace(),
@@ -1657,7 +1657,7 @@ class MainWindow(QMainWindow):
         s.sync()
         for logger in ("piui", "parasol_core"):
             logging.getLogger(logger).removeHandler(self.handler)
-        self.exporter.worker.shutdown()
+        self.exporter.shutdown()
         if self.local_estimator is not None:
             self.local_estimator.stop()
         if self.measure_dialog is not None:
