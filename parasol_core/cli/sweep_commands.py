@@ -8,6 +8,7 @@ import time
 
 from parasol_core.base.limits import Unreadable, open_input
 from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -101,14 +102,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             errors += bool(row.error)
             elapsed = time.monotonic() - start
             seconds_left = elapsed / count * (left - count) if count >= 2 else None
-            bar.update((len(done) + count) / total, f"{len(done) + count:,} of {total:,} variants",
+            bar.update((len(done) + count) / total, f"{len(done) + count:,} of {counted(total, 'variant')}",
                        seconds_left)  # fmt: skip
 
-        bar.update(len(done) / total, f"{len(done):,} of {total:,} variants", None)
+        bar.update(len(done) / total, f"{len(done):,} of {counted(total, 'variant')}", None)
         runner.run_sweep(spec, on_row, skip=done, executor=executor, workers=args.workers,
                          todo=todo)  # fmt: skip
     kept = f", {len(done):,} kept from before" if done else ""
     failed = f", {errors:,} with an error" if errors else ""
-    print(f"{args.output}: {count:,} rows written{failed}{kept}; {total:,} variants",
+    print(f"{args.output}: {counted(count, 'row')} written{failed}{kept}; {counted(total, 'variant')}",
           file=sys.stderr)  # fmt: skip
     return EXIT_OK

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from parasol_core.base import budget
+from parasol_core.base.words import counted
 from parasol_core.frontend.timeline import COMPUTATION, RECEIVING, SENDING, WAITING, Timeline
 from parasol_core.model import Machine
 from parasol_core.replay import (
@@ -101,7 +102,7 @@ class Program:
 
     @property
     def title(self) -> str:
-        return f"{self.path.name} ({self.trace.ranks} ranks, {len(self.trace):,} actions)"
+        return f"{self.path.name} ({counted(self.trace.ranks, 'rank')}, {counted(len(self.trace), 'action')})"
 
 
 def read_program(path: str | Path, options: ReplayOptions | None = None) -> Program:

@@ -55,6 +55,7 @@ from parasol_core.analysis.fit import (
     read_measurement_file,
     read_source,
 )
+from parasol_core.base.words import counted
 from parasol_core.frontend import runtime
 from parasol_core.session import SessionError
 from parasol_core.session.edit import EditError
@@ -100,7 +101,7 @@ class Source:
             return f"{self.label}: {len(self.measurements)} measurements"
         head = f"{self.label} ({self.procs} processes)"
         if self.table is None:
-            return f"{head}: {len(self.log.tables)} tables; choose one"
+            return f"{head}: {counted(len(self.log.tables), 'table')}; choose one"
         m = self.measurements
         count = f"{len(m)} measurements" if m is not None else "not fitted"
         return f"{head}: {self.table.name}, {count}"

@@ -52,6 +52,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.words import counted
 from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
@@ -428,7 +429,7 @@ class SweepDialog(QDialog):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.bar.setValue(0)
-        self.status.setText(f"0 of {spec.size:,} variants")
+        self.status.setText(f"0 of {counted(spec.size, 'variant')}")
         self.redraw()
         self._runner.start(spec, self._cancel, self.document.machine)
 
@@ -461,7 +462,7 @@ class SweepDialog(QDialog):
         elapsed = time.monotonic() - self._started
         left = elapsed / n * (total - n)
         said = f"about {max(1, round(left))} s left" if n >= 2 and n < total else ""
-        self.status.setText(f"{n:,} of {total:,} variants" + (f", {said}" if said else ""))
+        self.status.setText(f"{n:,} of {counted(total, 'variant')}" + (f", {said}" if said else ""))
         if not self._redraw.isActive():
             self._redraw.start()
 
@@ -479,12 +480,12 @@ class SweepDialog(QDialog):
         total = self.spec.size if self.spec else 0
         failed = sum(bool(r.error) for r in self.rows)
         if error is not None:
-            self.status.setText(f"Stopped after {len(self.rows):,} variants")
+            self.status.setText(f"Stopped after {counted(len(self.rows), 'variant')}")
             self.message.setText(f"The sweep stopped: {error}")
         elif cancelled:
-            self.status.setText(f"Cancelled: {len(self.rows):,} of {total:,} variants")
+            self.status.setText(f"Cancelled: {len(self.rows):,} of {counted(total, 'variant')}")
         else:
-            self.status.setText(f"Done: {total:,} variants" + (f", {failed:,} with an error"
+            self.status.setText(f"Done: {counted(total, 'variant')}" + (f", {failed:,} with an error"
                                                                if failed else ""))  # fmt: skip
 
     def _add_table_row(self, row: Row) -> None:

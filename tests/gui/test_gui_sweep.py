@@ -375,3 +375,13 @@ def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window,
     assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 400
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
+
+
+def test_a_sweep_of_one_variant_says_one_variant(main_window, qtbot):
+    """The status said "Done: 1 variants"; a count is worded by base.words."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "1e-6")
+    dialog.run()
+    assert dialog.status.text() == "0 of 1 variant"
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.status.text() == "Done: 1 variant"
