@@ -296,6 +296,7 @@ SLOW_MODULES = {
     "test_sweep_cli",
     "test_gui_sweep",
     "test_gui_sweep_follows_model",
+    "test_gui_field_error_follows_text",  # a trace opened and predicted three times
     "test_gui_preferences_url",  # nine addresses typed, checked and refused in one dialog
     "test_estimator_budgets",
     "test_estimator_load",
