@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.words import counted
+from piui.widgets.shortcuts import CLOSE, RUN, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 
@@ -114,7 +115,12 @@ class MeasureDialog(QDialog):
         self.validate_button.setEnabled(False)
         self.cancel_button = QPushButton("&Cancel")
         self.cancel_button.setEnabled(False)
-        close = QPushButton("Close")
+        close = self.close_button = QPushButton("C&lose")
+        key_for(self.start_button, self, RUN, "Measure this computer: the result opens as a "
+                "new model")  # fmt: skip
+        self.cancel_button.setToolTip(with_key("Stop what runs now; nothing is written",
+                                               "Esc"))  # fmt: skip
+        key_for(close, self, CLOSE, "Close this window (a run under way is cancelled)")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)

@@ -59,6 +59,7 @@ from parasol_core.sweep.worker import Row
 from piui.widgets.plot_axes import readable_axes, show_categories
 from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
+from piui.widgets.shortcuts import CLOSE, RUN, bind, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 REDRAW_MS = 150
@@ -138,11 +139,11 @@ class SweepDialog(QDialog):
         self.axes.setColumnWidth(0, 200)
         self.axes.verticalHeader().setVisible(False)
         self.axes.setMinimumHeight(110)
-        self.add_button = QPushButton("Add axis")
+        self.add_button = QPushButton("&Add axis")
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
-        self.remove_button = QPushButton("Remove axis")
+        self.remove_button = QPushButton("Re&move axis")
         self.remove_button.clicked.connect(self._remove_axis)
         self.expressions = QLineEdit()
         self.expressions.setToolTip("Expressions to evaluate for each variant, separated by commas")
@@ -151,7 +152,7 @@ class SweepDialog(QDialog):
         self.pattern_bytes = QSpinBox(minimum=0, maximum=1 << 30, value=4096)
         self.trace = QLineEdit()
         self.trace.setPlaceholderText("a SimGrid time-independent trace (its index file)")
-        self.trace_button = QPushButton("Choose…")
+        self.trace_button = QPushButton("C&hoose…")
         self.trace_button.clicked.connect(self._choose_trace)
         self.flop = QLineEdit()
         self.flop.setPlaceholderText("seconds a flop (default: the replay's)")
@@ -189,12 +190,15 @@ class SweepDialog(QDialog):
         form.addRow("Program (replay)", program)
         form.addRow("Sample", sample)
 
-        self.run_button = QPushButton("Run")
+        self.run_button = QPushButton("&Run")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
+        key_for(self.run_button, self, RUN, "Run the sweep: its variants on this machine's cores")
+        self.cancel_button = QPushButton("&Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setToolTip(with_key("Stop the sweep; the rows made stay", "Esc"))
+        bind(self, CLOSE, self.close)  # Ctrl+W: as the title bar's button (a run cancelled)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.status = message_label()
