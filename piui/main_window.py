@@ -95,6 +95,12 @@ SHORTCUTS = [
     ("Esc", "In an expression being typed, put back the model's"),
     ("Ctrl+W / Esc", "Close an instruction category window (Esc backs out of a value "
      "being typed first)"),
+    ("Ctrl+Return", "File > Sweep…: Run; File > Measure this machine…: Measure; the "
+     "Estimate panel: Estimate block"),
+    ("Esc", "In File > Sweep… or Measure this machine…, cancel the run under way (the "
+     "window stays, saying so); again, close the window"),
+    ("Ctrl+W", "Close File > Sweep… or Measure this machine… (a run under way is "
+     "cancelled)"),
 ]  # fmt: skip
 
 

@@ -188,6 +188,7 @@ SUBPROCESS_MODULES = {
     "test_cli_lazy",  # parasol-model replay in a fresh process: what it imports
     "test_replay_memory",  # parasol-model replay in processes: their peak memory
     "test_gui_sweep",  # File > Sweep… runs its variants on a process pool
+    "test_gui_dialog_keys",  # a sweep on a process pool, a measurement's C compiler
     "test_gui_sweep_follows_model",  # a sweep on a process pool, another model opened
     "test_gui_estimate_answers",  # a real estimator answering the Estimate panel
 }
@@ -297,6 +298,8 @@ SLOW_MODULES = {
     "test_sweep_cli",
     "test_gui_sweep",
     "test_gui_sweep_follows_model",
+    "test_gui_dialog_keys",  # a sweep and a measurement started and cancelled by keys
+    "test_gui_field_error_follows_text",  # a trace opened and predicted three times
     "test_gui_preferences_url",  # nine addresses typed, checked and refused in one dialog
     "test_estimator_budgets",
     "test_estimator_load",

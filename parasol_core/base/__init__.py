@@ -11,6 +11,7 @@
 * :mod:`.memory`: handing freed heap back to the system after large work;
 * :mod:`.filelock`: advisory locks for writers of one file, and their temporaries
   (removed by the next writer when the one that made them was killed);
+* :mod:`.words`: counts in words ("1 variant", "2 variants");
 * :mod:`.signals`: how every long-running command stops on SIGINT, SIGTERM and SIGHUP
   (clean up, exit 128 + the signal).
 """

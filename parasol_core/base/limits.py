@@ -132,6 +132,15 @@ def check_name(value: object, what: str = "a name") -> str:
     return text
 
 
+def blank_name(value: object, label: str = "name") -> str | None:
+    """Why ``value`` cannot be a name because it is blank (empty or only spaces: the
+    model, its windows and its file would show nothing for it), or None."""
+    if isinstance(value, str) and not value.strip():
+        return (f"{label}: a name cannot be blank: the model would show nothing for it; "
+                "give it a visible character")  # fmt: skip
+    return None
+
+
 def control_character(text: str) -> str | None:
     """The first control character in ``text`` (NUL, escape, ... ; a tab is allowed), or
     None. A name holding one would print raw to a terminal."""

@@ -1,10 +1,29 @@
-"""Counts in words, singular for one: "1 variant", "1,024 variants", "0 variants"."""
+"""Counts in words: "1 variant", "2 variants", "1,000 ranks".
+
+Every message that says how many of something there are (the command line's, the
+estimator's and the windows') words the count here, so that one of a thing is never
+said as "1 variants".
+"""
 
 from __future__ import annotations
 
+# nouns whose plural is not the noun + "s"
+_IRREGULAR = {"axis": "axes", "entry": "entries", "process": "processes", "switch": "switches"}
 
-def counted(n: int, noun: str, plural: str | None = None) -> str:
-    """``n`` (with thousands separators) and ``noun``, singular for exactly one; the
-    plural adds "s" unless ``plural`` says otherwise ("process", "processes")."""
-    word = noun if n == 1 else (plural if plural is not None else noun + "s")
-    return f"{n:,} {word}"
+
+def plural(noun: str, n: int | float) -> str:
+    """``noun`` as it goes with the count ``n``: singular for exactly one."""
+    if n == 1:
+        return noun
+    if noun in _IRREGULAR:
+        return _IRREGULAR[noun]
+    head, _, last = noun.rpartition(" ")  # "problem size" -> "problem sizes"
+    word = _IRREGULAR.get(last, last + "s")
+    return f"{head} {word}" if head else word
+
+
+def counted(n: int | float, noun: str, grouped: bool = True) -> str:
+    """``n`` and its noun: ``counted(1, "variant")`` is "1 variant",
+    ``counted(1200, "rank")`` "1,200 ranks" (``grouped=False``: "1200 ranks")."""
+    number = f"{n:,}" if grouped else f"{n}"
+    return f"{number} {plural(noun, n)}"

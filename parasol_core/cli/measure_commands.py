@@ -10,6 +10,7 @@ import threading
 
 from parasol_core.base import signals
 from parasol_core.base.numeric import OptionNumber, read_int
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -155,7 +156,7 @@ def run_measure(args: argparse.Namespace) -> int:
             print(f"parasol-model measure: {e}", file=sys.stderr)
             return EXIT_ERRORS
     n_timings = len(model.timings)
-    print(f"parasol-model measure: {n_timings} timings measured in {model.seconds:.0f} s on "
+    print(f"parasol-model measure: {counted(n_timings, 'timing')} measured in {model.seconds:.0f} s on "
           f"{model.cpu}; {len(model.left_out)} left out:", file=sys.stderr)  # fmt: skip
     for name, reason in model.left_out:
         print(f"  {name}: {reason}", file=sys.stderr)

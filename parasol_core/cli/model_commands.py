@@ -8,6 +8,7 @@ import sys
 from parasol_core.analysis.validate import validate
 from parasol_core.base import filelock, params
 from parasol_core.base.limits import ValueRangeError, float_text, printable
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     AN_ID,
     EXIT_ERRORS,
@@ -125,7 +126,7 @@ def summary(machine: Machine) -> str:
     for proc in machine.processors:
         role = "switch, " if proc.is_switch else ""
         lines.append(
-            f"    {proc.id}: {printable(str(proc.name))}  ({role}{len(proc.timings)} timings)"
+            f"    {proc.id}: {printable(str(proc.name))}  ({role}{counted(len(proc.timings), 'timing')})"
         )
         if proc.cache is not None:
             c = proc.cache
@@ -144,16 +145,16 @@ def summary(machine: Machine) -> str:
     for topo in machine.topologies:
         shape = " x ".join(map(str, topo.shape)) if topo.shape else "-"
         count = (with_unit(count_text(machine, topo))
-                 if has_switches(machine, topo) else f"{topo.processor_count} processors")  # fmt: skip
+                 if has_switches(machine, topo) else counted(topo.processor_count, "processor"))  # fmt: skip
         network = f", network {topo.network}" if topo.network else ""
         lines.append(f"    topology {topo.id}: {printable(str(topo.name))}, "
                      f"routing {printable(str(topo.routing))}, "
-                     f"{count}, {len(topo.links)} links, "
+                     f"{count}, {counted(len(topo.links), 'link')}, "
                      f"shape {shape}{network}")  # fmt: skip
     for virt in machine.virtuals:
         lines.append(f"    virtual {virt.id}: {printable(str(virt.name))}, "
                      f"routing {printable(str(virt.routing))}, "
-                     f"{virt.processor_count} processors")  # fmt: skip
+                     f"{counted(virt.processor_count, 'processor')}")  # fmt: skip
     for section in machine.runtime_sections():
         lines.append(f"  {section.KEYWORD}: {', '.join(section.entries) or '-'}")
     return "\n".join(lines) + "\n"

@@ -39,6 +39,7 @@ from parasol_core.base import budget
 from parasol_core.base.arrays import unique
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.numeric import is_whole, read_int
+from parasol_core.base.words import counted
 from parasol_core.estimator.binary import Binary, ColumnRef
 from parasol_core.estimator.protocol import (
     EVALUATION_FAILED,
@@ -998,7 +999,7 @@ def sweep_run(svc: Service, model: str, sweep: str) -> dict:
     spec, loaded, trace_lines = _sweep_spec(svc, model, sweep)
     budget.check("the sweep", _sweep_work(spec, loaded, trace_lines), MAX_SWEEP_WORK,
                  "messages, evaluations and trace lines" if trace_lines
-                 else "messages and evaluations", f"{spec.size:,} variants")  # fmt: skip
+                 else "messages and evaluations", counted(spec.size, "variant"))  # fmt: skip
     todo = variants(spec)
     rows: list[list[Any]] = []
 

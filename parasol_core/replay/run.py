@@ -20,6 +20,7 @@ from parasol_core.base.limits import (
     read_capped,
 )
 from parasol_core.base.numeric import is_whole, read_int
+from parasol_core.base.words import counted
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
@@ -529,7 +530,7 @@ def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
                     on = f", waiting for rank {peer}"
                 lines.append(f"rank {r} in {what} at {trace.where(i)}{on}")
                 break
-    head = f"the program deadlocks: {len(stuck)} of {trace.ranks} ranks never finish"
+    head = f"the program deadlocks: {len(stuck)} of {counted(trace.ranks, 'rank')} never finish"
     return DeadlockError(head + ": " + "; ".join(lines[:20]) + (
         f"; and {len(lines) - 20} more" if len(lines) > 20 else ""), stuck)  # fmt: skip
 

@@ -579,6 +579,9 @@ class Session:
             edit.check_int(s.attr, value, s.label)
         if s.kind == STR and value is not ABSENT and value is not None:
             edit.check_name(value, s.label)  # refused now, not when the file is saved
+            blank = limits.blank_name(value, s.label) if s.attr == "name" else None
+            if blank is not None:
+                raise edit.EditError(blank)
         if s.attr == "id" and isinstance(s.obj, Processor) and value != s.obj.id:
             self._renumber(s.obj, value)
             return
@@ -1088,6 +1091,11 @@ class Session:
         hw = self.machine.hardware()
         if hw is None:
             raise SessionError("the model has no hardware topology to map onto")
+        if name is not None:
+            blank = limits.blank_name(name, "the virtual topology's name")
+            if blank is not None:
+                raise edit.EditError(blank)
+            edit.check_name(name, "the virtual topology's name")
         targets = self._targets()
         n = len(targets) if processors is None else processors
         if shape is None and isinstance(n, int) and not isinstance(n, bool) and (

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.base.limits import MAX_ID
+from parasol_core.base.limits import MAX_ID, blank_name
 from parasol_core.topology.shape import parse_shape
 from parasol_core.topology.virtual import default_shape, virtual_problem
 from piui.widgets.routing_box import RoutingBox
@@ -70,6 +70,7 @@ class AddVirtualDialog(QDialog):
         for signal in (self.routing.currentIndexChanged, self.count.valueChanged):
             signal.connect(self._defaults)
         self.name.textEdited.connect(lambda _text: setattr(self, "_named", True))
+        self.name.textChanged.connect(lambda _text: self._check())  # a blank name refused
         self.shape.textEdited.connect(self._shape_typed)
         self._defaults()
 
@@ -94,6 +95,9 @@ class AddVirtualDialog(QDialog):
             shape = parse_shape(self.shape.text())
         except ValueError as e:
             return str(e)
+        blank = blank_name(self.name.text(), "Name")
+        if blank is not None:
+            return blank
         return virtual_problem(self.routing.routing(), self.count.value(), shape,
                                "the virtual topology")  # fmt: skip
 

@@ -99,9 +99,9 @@ class Source:
         """The line in the list of sources."""
         if self.log is None:
             return f"{self.label}: {counted(len(self.measurements), 'measurement')}"
-        head = f"{self.label} ({counted(self.procs, 'process', 'processes')})"
+        head = f"{self.label} ({counted(self.procs, 'process')})"
         if self.table is None:
-            return f"{head}: {len(self.log.tables)} tables; choose one"
+            return f"{head}: {counted(len(self.log.tables), 'table')}; choose one"
         m = self.measurements
         count = counted(len(m), "measurement") if m is not None else "not fitted"
         return f"{head}: {self.table.name}, {count}"
@@ -480,7 +480,7 @@ class FitDialog(QDialog):
         self.series_list.blockSignals(True)
         self.series_list.clear()
         for i, p in enumerate(counts):
-            item = QListWidgetItem(counted(int(p), "process", "processes"))
+            item = QListWidgetItem(counted(int(p), "process"))
             item.setData(Qt.ItemDataRole.UserRole, p)
             item.setForeground(QColor(PALETTE[i % len(PALETTE)]))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -520,7 +520,7 @@ class FitDialog(QDialog):
                 continue
             color = PALETTE[i % len(PALETTE)]
             sel = m.procs == p
-            series.append(Series(counted(int(p), "process", "processes"), m.bytes[sel], m.seconds[sel], color,
+            series.append(Series(counted(int(p), "process"), m.bytes[sel], m.seconds[sel], color,
                                  points=True))  # fmt: skip
             if c is not None:
                 fitted = c.predict(p, sizes)
@@ -533,7 +533,7 @@ class FitDialog(QDialog):
                 if np.isfinite(spread):
                     widest = max(widest, float(spread))
                 measured = m.seconds[sel] - c.predict(p, m.bytes[sel])
-                residuals.append(Series(counted(int(p), "process", "processes"), m.bytes[sel], measured, color,
+                residuals.append(Series(counted(int(p), "process"), m.bytes[sel], measured, color,
                                         points=True))  # fmt: skip
         self.plot.set_series(series)
         for x, lo, hi, color in bands:

@@ -31,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.words import counted
+from piui.widgets.shortcuts import CLOSE, RUN, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 
@@ -113,7 +115,12 @@ class MeasureDialog(QDialog):
         self.validate_button.setEnabled(False)
         self.cancel_button = QPushButton("&Cancel")
         self.cancel_button.setEnabled(False)
-        close = QPushButton("Close")
+        close = self.close_button = QPushButton("C&lose")
+        key_for(self.start_button, self, RUN, "Measure this computer: the result opens as a "
+                "new model")  # fmt: skip
+        self.cancel_button.setToolTip(with_key("Stop what runs now; nothing is written",
+                                               "Esc"))  # fmt: skip
+        key_for(close, self, CLOSE, "Close this window (a run under way is cancelled)")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
@@ -377,9 +384,11 @@ class MeasureDialog(QDialog):
         self._remember_pace(result)
         self._busy(False)
         self.bar.setValue(1000)
-        written = len(result.timings) if result.timings else "all measurable"
-        self.status.setText(f"Measured {result.cpu} in {result.seconds:.0f} s: {written} "
-                            f"timings; {len(result.left_out)} left out. It is open as a new "
+        written = (
+            counted(len(result.timings), "timing") if result.timings else "all measurable timings"
+        )
+        self.status.setText(f"Measured {result.cpu} in {result.seconds:.0f} s: {written}"
+                            f"; {len(result.left_out)} left out. It is open as a new "
                             "model: Save as to keep it.")  # fmt: skip
         self.report.setPlainText("Left out, and why:\n" + "\n".join(
             f"  {name}: {why}" for name, why in result.left_out) if result.left_out
@@ -455,9 +464,9 @@ class MeasureDialog(QDialog):
 
         ratios = [r.ratio for r in self.rows] or [float("nan")]
         means, mean, spread = program_summary(self.rows)
-        held_out = (f" On {len(means)} programs the measurement never saw: mean ratio "
+        held_out = (f" On {counted(len(means), 'program')} the measurement never saw: mean ratio "
                     f"{mean:.3g}, spread {spread:.3g}x." if means else "")  # fmt: skip
         self.status.setText(f"Validated {self.validated_model}: predicted / measured from "
-                            f"{min(ratios):.3g} to {max(ratios):.3g} over {len(ratios)} "
-                            "problem sizes." + held_out)  # fmt: skip
+                            f"{min(ratios):.3g} to {max(ratios):.3g} over "
+                            f"{counted(len(ratios), 'problem size')}." + held_out)  # fmt: skip
         self.report.setPlainText(format_validation_table(self.rows, self.validated_text))

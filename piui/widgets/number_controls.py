@@ -13,7 +13,7 @@ import math
 import weakref
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFocusEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QSlider, QToolTip, QWidget
 
 from parasol_core.base.numeric import (
@@ -97,15 +97,38 @@ class ValueField(QLineEdit):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
+        self._entered = self.text()  # the text the window last took (entered or shown)
         self.textEdited.connect(lambda _text: self.accept_input())
+        self.editingFinished.connect(self._took)
+
+    def _took(self) -> None:
+        self._entered = self.text()
 
     def setText(self, text: str) -> None:
         """Show ``text`` from its beginning, as a reader starts: a value longer than the
         field (a model's name in a narrow panel) would otherwise show its end, the
         cursor's place. Not while the user is in the field: the cursor stays theirs."""
         super().setText(text)
+        self._entered = text
         if not self.hasFocus():
             self.setCursorPosition(0)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The field's own Ctrl+Z / Ctrl+Shift+Z: a field's error (and what the window
+        made of its text) describes the text it shows. Undoing an entry the window took
+        (typed, then Return) enters the text it brings back, as Return would: the window
+        applies it and says what follows from it, the error of the undone entry gone.
+        Undoing typing not yet entered only takes the refusal's pink away."""
+        undo = event.matches(QKeySequence.StandardKey.Undo) or event.matches(
+            QKeySequence.StandardKey.Redo) or QKeySequence(event.keyCombination()) in (
+            QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))  # fmt: skip
+        before = self.text()
+        super().keyPressEvent(event)
+        if not undo or self.text() == before:
+            return
+        self.accept_input()
+        if before == self._entered:
+            self.editingFinished.emit()
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         super().focusInEvent(event)

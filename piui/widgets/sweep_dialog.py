@@ -57,7 +57,9 @@ from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
 from piui.widgets.plot_axes import readable_axes, show_categories
+from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
+from piui.widgets.shortcuts import CLOSE, RUN, bind, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 REDRAW_MS = 150
@@ -123,6 +125,7 @@ class SweepDialog(QDialog):
         self._redraw = QTimer(self, singleShot=True, interval=REDRAW_MS)
         self._redraw.timeout.connect(self.redraw)
         self.redraws = 0  # how many times the results were drawn (tests)
+        self.too_large = 0  # answers past what a plot draws, left out of the last drawing
         self._opening = False  # a variant of this sweep is being opened as the model
         self._dropped = False  # the run under way was of a model no longer open
         if document is not None:
@@ -136,11 +139,11 @@ class SweepDialog(QDialog):
         self.axes.setColumnWidth(0, 200)
         self.axes.verticalHeader().setVisible(False)
         self.axes.setMinimumHeight(110)
-        self.add_button = QPushButton("Add axis")
+        self.add_button = QPushButton("&Add axis")
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
         self.add_menu.aboutToShow.connect(self._fill_add_menu)
-        self.remove_button = QPushButton("Remove axis")
+        self.remove_button = QPushButton("Re&move axis")
         self.remove_button.clicked.connect(self._remove_axis)
         self.expressions = QLineEdit()
         self.expressions.setToolTip("Expressions to evaluate for each variant, separated by commas")
@@ -149,7 +152,7 @@ class SweepDialog(QDialog):
         self.pattern_bytes = QSpinBox(minimum=0, maximum=1 << 30, value=4096)
         self.trace = QLineEdit()
         self.trace.setPlaceholderText("a SimGrid time-independent trace (its index file)")
-        self.trace_button = QPushButton("Choose…")
+        self.trace_button = QPushButton("C&hoose…")
         self.trace_button.clicked.connect(self._choose_trace)
         self.flop = QLineEdit()
         self.flop.setPlaceholderText("seconds a flop (default: the replay's)")
@@ -187,12 +190,15 @@ class SweepDialog(QDialog):
         form.addRow("Program (replay)", program)
         form.addRow("Sample", sample)
 
-        self.run_button = QPushButton("Run")
+        self.run_button = QPushButton("&Run")
         self.run_button.setDefault(True)
         self.run_button.clicked.connect(self.run)
-        self.cancel_button = QPushButton("Cancel")
+        key_for(self.run_button, self, RUN, "Run the sweep: its variants on this machine's cores")
+        self.cancel_button = QPushButton("&Cancel")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
+        self.cancel_button.setToolTip(with_key("Stop the sweep; the rows made stay", "Esc"))
+        bind(self, CLOSE, self.close)  # Ctrl+W: as the title bar's button (a run cancelled)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.status = message_label()
@@ -500,9 +506,13 @@ class SweepDialog(QDialog):
     # ------------------------------------------------------------------ drawing
 
     def _answers(self) -> tuple[int, list[Row], np.ndarray]:
+        """The answer chosen, the rows with a value of it a plot can draw, and those
+        values; ``self.too_large``: how many were left out for being past +-1e300
+        (:mod:`piui.widgets.plot_limits`: pyqtgraph's padding overflows near 1e308)."""
         k = max(self.answer.currentIndex(), 0)
-        done = [r for r in self.rows if r.answers and r.answers[k] is not None
-                and math.isfinite(float(r.answers[k]))]  # fmt: skip
+        answered = [r for r in self.rows if r.answers and r.answers[k] is not None]
+        self.too_large = sum(too_large(float(r.answers[k])) for r in answered)
+        done = [r for r in answered if drawable(float(r.answers[k]))]
         return k, done, np.array([float(r.answers[k]) for r in done])
 
     def redraw(self) -> None:
@@ -545,6 +555,7 @@ class SweepDialog(QDialog):
         self.line.setData(xs, ys[order], data=np.array([r.index for r in done])[order])
         self.line_plot.setLabel("bottom", axis.name)
         self.line_plot.setLabel("left", name)
+        self.line_plot.setTitle(too_large_note(self.too_large) or None)
         bottom = self.line_plot.getAxis("bottom")
         bottom.setTicks(None if values is not None else
                         [[(i, axis.text(i)) for i in range(len(axis.values))]])  # fmt: skip
@@ -559,6 +570,8 @@ class SweepDialog(QDialog):
 
     def _draw_heat(self, spec: SweepSpec, k: int, name: str) -> None:
         grid = analysis.table(spec, self.rows, k, 0, 1)  # rows: axis 1, columns: axis 0
+        huge = np.abs(grid) > DRAWABLE  # NaN compares False
+        grid = np.where(huge, np.nan, grid)  # past what a plot draws: as a missing value
         self.heat_grid = grid
         finite = grid[np.isfinite(grid)]
         log = finite.size > 0 and finite.min() > 0 and finite.max() >= 100 * finite.min()
@@ -576,7 +589,9 @@ class SweepDialog(QDialog):
             [[(j + 0.5, _short(y.values[j])) for j in range(len(y.values))]])  # fmt: skip
         self.heat_plot.setLabel("bottom", x.name)
         self.heat_plot.setLabel("left", y.name)
-        self.heat_plot.setTitle(name + (" (colour: log scale)" if log else ""))
+        note = too_large_note(int(huge.sum()))
+        self.heat_plot.setTitle(name + (" (colour: log scale)" if log else "")
+                                + (f" ({note})" if note else ""))  # fmt: skip
         self.plots.setCurrentWidget(self.heat_plot)
 
     def _draw_parallel(self, spec: SweepSpec, done: list[Row], ys: np.ndarray,
@@ -605,12 +620,14 @@ class SweepDialog(QDialog):
         show_categories(plot, "bottom", [a.name for a in spec.axes] + [name], padding=0)
         plot.getAxis("left").setTicks([[(0, "lowest"), (1, "highest")]])
         low, high = (10**lo, 10**hi) if log else (lo, hi)
+        note = too_large_note(self.too_large)
         plot.setTitle(f"{name}: {low:.4g} (dark) to {high:.4g} (light)"
-                      + (", log scale" if log else ""))  # fmt: skip
+                      + (", log scale" if log else "") + (f"; {note}" if note else ""))  # fmt: skip
         self.plots.setCurrentWidget(plot)
 
     def _draw_effects(self, effects: list[tuple[str, float]]) -> None:
         plot = self.effects_plot
+        effects = [(n, e) for n, e in effects if drawable(e)]  # an effect past 1e300: none
         if self.effect_bars is not None:
             plot.removeItem(self.effect_bars)
             self.effect_bars = None

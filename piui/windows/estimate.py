@@ -37,6 +37,7 @@ from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.return_key import on_return
+from piui.widgets.shortcuts import RUN, key_for, with_key
 from piui.widgets.status_messages import (
     MessageLine,
     forget_on_change,
@@ -93,7 +94,7 @@ class EstimatePanel(QWidget):
         self.between = QComboBox()
         self.between.setToolTip("route between processors of the hardware topology, or "
                                 "between virtual processors of a virtual topology")  # fmt: skip
-        self.route_button = QPushButton("Route")
+        self.route_button = QPushButton("&Route")
         self.route_text = message_label()
         route_box = QGroupBox("Route")
         rows = QVBoxLayout(route_box)
@@ -106,7 +107,7 @@ class EstimatePanel(QWidget):
         self.bytes.setMaximumWidth(110)
         self.phase = QCheckBox("the other routes in flight")
         self.phase.setToolTip("with the other routes asked for here in flight (the phase)")
-        self.transfer_button = QPushButton("Transfer time")
+        self.transfer_button = QPushButton("&Transfer time")
         self.transfer_text = QLabel()
         transfer_box = QGroupBox("Transfer time on the last route")
         rows = QVBoxLayout(transfer_box)
@@ -121,7 +122,7 @@ class EstimatePanel(QWidget):
         )
         self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
         self.cached = QCheckBox("loop in the cache")
-        self.block_button = QPushButton("Estimate block")
+        self.block_button = QPushButton("Estimate &block")
         self.block_text = QLabel()
         block_box = QGroupBox("Basic block")
         rows = QVBoxLayout(block_box)
@@ -170,6 +171,10 @@ class EstimatePanel(QWidget):
         self.transfer_button.clicked.connect(lambda: self.ask_transfer())
         on_return(self.route_button, self.src, self.dst)
         on_return(self.transfer_button, self.bytes)
+        self.transfer_button.setToolTip(with_key("Ask the transfer time of the message on the "
+                                                 "last route", "Return"))  # fmt: skip
+        # the counts are typed over lines (Return is a line end): Ctrl+Return asks, as Run
+        key_for(self.block_button, self, RUN, "Estimate the basic block's time")
         self.block_button.clicked.connect(lambda: self.ask_block())
         exporter.finished.connect(self._exported)
         self.document.modelReset.connect(self.reset)
@@ -230,7 +235,8 @@ class EstimatePanel(QWidget):
             box.setEnabled(count > 1)
             box.refresh()  # the names of this model's processors, or numbers
         self.route_button.setEnabled(count > 1)
-        self.route_button.setToolTip("" if count > 1 else "the topology has one processor: "
+        self.route_button.setToolTip(with_key("Ask the estimator the route", "Return")
+                                     if count > 1 else "the topology has one processor: "
                                      "there is no route to ask for")  # fmt: skip
         ids = [p.id for p in machine.processors if p.id is not None]
         self.processor.setRange(min(ids, default=1), max(ids, default=1))

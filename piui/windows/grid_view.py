@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change
 from parasol_core.topology.errors import RoutingError
@@ -156,10 +157,10 @@ class GridViewWindow(QWidget):
                 "levels": "switches by level", "bus": "bus",
                 "force": "no shape, drawn force-directed"}.get(place.kind, "no shape")  # fmt: skip
             switches = int(self.canvas.switches.sum())
-            count = (f"{place.count - switches} processors and {switches} switches"
-                     if switches else f"{place.count} processors")  # fmt: skip
+            count = (f"{counted(place.count - switches, 'processor')} and {counted(switches, 'switch')}"
+                     if switches else counted(place.count, "processor"))  # fmt: skip
             self.title.setText(f"Topology {hw.id}: {hw.name or '(no name)'} — {shape}, "
-                               f"{count}, {len(hw.links)} links, "
+                               f"{count}, {counted(len(hw.links), 'link')}, "
                                f"{hw.routing or 'no'} routing")  # fmt: skip
         self.virtual_box.blockSignals(True)
         self.virtual_box.clear()

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from parasol_core.session import SessionError
 from piui.document import Document
+from piui.widgets.shortcuts import with_key
 from piui.widgets.status_messages import message_label, show_refusal
 
 OPENED = "The model as opened"
@@ -26,7 +27,9 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.document = document
         self.list = QListWidget()
-        self.list.setToolTip("Click a step to undo or redo to just after it")
+        self.list.setToolTip(with_key("Click a step (or choose it with the arrow keys and "
+                                      "press Return) to undo or redo to just after it; "
+                                      "Edit > History", "Ctrl+H"))  # fmt: skip
         self.list.itemClicked.connect(self._clicked)
         self.list.itemActivated.connect(self._clicked)
         self.note = message_label()  # where the history stands, or why a step was refused

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.limits import MAX_ID
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.errors import RoutingError
@@ -289,7 +290,7 @@ class MappingEditorWindow(QWidget):
         self.virtual_box.clear()
         for v in self.document.machine.virtuals:
             self.virtual_box.addItem(f"{v.id}: {v.name or ''} ({v.routing}, "
-                                     f"{v.processor_count} processors)", v.id)  # fmt: skip
+                                     f"{counted(v.processor_count, 'processor')})", v.id)  # fmt: skip
         at = self.virtual_box.findData(self.selection.virtual_id)
         self.virtual_box.setCurrentIndex(at if at >= 0 else 0)
         self.virtual_box.blockSignals(False)

@@ -173,3 +173,32 @@ def test_installed_command_runs():
     exe = Path(sys.executable).parent / "parasol-model"
     result = subprocess.run([exe, "check", GCEL], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", ["", "   ", '""'])
+@pytest.mark.parametrize("ref", ["pr(1).name", "to(1).name", "ma.name"])
+def test_set_refuses_a_blank_name_saying_why(capsys, tmp_path, ref, name):
+    """A blank name was taken and written as name = "": nothing a user could see."""
+    src = tmp_path / "g.machine"
+    src.write_text(GCEL.read_text())
+    out = tmp_path / "out.machine"
+    status, _, err = run(capsys, "set", src, f"{ref}={name}", "-o", out)
+    assert status == 1 and f"{ref}: a name cannot be blank" in err
+    assert not out.exists() and src.read_text() == GCEL.read_text()
+
+
+def test_the_writer_writes_no_blank_name():
+    """A blank name given the model directly (not through the session) is not written."""
+    from parasol_core.session import Session
+
+    session = Session.from_text(GCEL.read_text())
+    session.machine.processors[0].name = "  "
+    session.machine.topologies[0].name = ""
+    text = session.text()
+    assert 'name = "  "' not in text and 'name = ""' not in text
+    assert load_text_names(text) == ["Parsytec GCel"]
+
+
+def load_text_names(text: str) -> list[str]:
+    m = loads(text)
+    return [n for n in [m.name, m.processors[0].name, m.topologies[0].name] if n]

@@ -10,5 +10,5 @@ def test_one_is_singular_and_every_other_count_plural():
     assert counted(1, "variant") == "1 variant"
     assert [counted(n, "variant") for n in (0, 2, 1024)] == ["0 variants", "2 variants",
                                                               "1,024 variants"]  # fmt: skip
-    assert counted(1, "process", "processes") == "1 process"
-    assert counted(16, "process", "processes") == "16 processes"
+    assert counted(1, "process") == "1 process"
+    assert counted(16, "process") == "16 processes"

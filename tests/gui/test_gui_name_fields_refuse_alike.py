@@ -7,7 +7,8 @@ refusals): a field whose input was refused is pink with the reason at it, holdin
 model's value again, and the window's message line says it too. Checked here for every
 name field of the windows that edit names: the machine's (overview), a processor
 type's (processor master), the hardware topology's (topology editor) and a virtual
-topology's (mapping editor)."""
+topology's (mapping editor). A blank name is refused alike: the model, its windows
+and its file would show nothing for it."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ WINDOWS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("bad", ['16 x 32 "GCel"', "esc\x1bape", "two\nlines"])
+# "" and "   ": a blank name, which the model would show as nothing, refused alike
+@pytest.mark.parametrize("bad", ['16 x 32 "GCel"', "esc\x1bape", "two\nlines", "", "   "])
 @pytest.mark.parametrize("key", list(WINDOWS))
 def test_a_name_the_format_cannot_hold_is_refused_at_its_field(qtbot, sample_copy, key, bad):
     import importlib
@@ -60,3 +62,24 @@ def test_a_name_the_format_cannot_hold_is_refused_at_its_field(qtbot, sample_cop
     qtbot.keyClick(field, Qt.Key.Key_Return)
     assert name_of(document.machine) == before + " 2"
     assert not field.is_refused()
+
+
+def test_the_add_virtual_dialog_refuses_a_blank_name(qtbot, sample_copy):
+    """Add virtual topology's Name emptied: OK is off and the note says why."""
+    from piui.windows.mapping_editor import MappingEditorWindow
+
+    document = Document()
+    document.open(sample_copy("grid4x4.machine"))
+    window = MappingEditorWindow(document)
+    qtbot.addWidget(window)
+    hw = document.machine.hardware()
+    dialog = window.add_dialog(16, hw.routing)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert ok.isEnabled()
+    dialog.name.clear()
+    qtbot.keyClicks(dialog.name, "  ")
+    assert not ok.isEnabled() and "cannot be blank" in dialog.note.text()
+    qtbot.keyClicks(dialog.name, "ring")
+    assert ok.isEnabled()

@@ -4,6 +4,8 @@ coordinates, what dominates, and a clicked result opened as a new unsaved model.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -375,3 +377,39 @@ def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window,
     assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 400
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
+
+
+def test_a_sweep_of_one_variant_says_one_variant(main_window, qtbot):
+    """The status said "Done: 1 variants"; a count is worded by base.words."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "1e-6")
+    dialog.run()
+    assert dialog.status.text() == "0 of 1 variant"
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.status.text() == "Done: 1 variant"
+
+
+@pytest.mark.parametrize("values", ["1e-6", "1e-6, 2e-6, 1e-5"])
+def test_answers_near_the_largest_double_are_left_out_and_said(main_window, qtbot, values):
+    """A line of answers near 1e308: pyqtgraph's padding (and the dialog's own +-5 % for
+    a flat answer) overflowed to infinity and the plot stopped drawing. Now an answer past
+    +-1e300 is left out as plot_limits says, and the plot's title says how many."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", values)
+    dialog.expressions.setText("pt(1).iga * 1.7e300 * 1e13, pt(1).iga * 2")  # 1.7e307 to 1.7e308
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    n = len(values.split(","))
+    assert len(dialog.rows) == n, dialog.message.text()
+    assert dialog.status.text().startswith("Done")
+    dialog.redraw()
+    xs, ys = dialog.line.getData()
+    assert xs is None or len(xs) == 0  # none drawable
+    title = dialog.line_plot.getPlotItem().titleLabel.text
+    assert f"{n} value{'s' if n > 1 else ''} past ±1e300 not drawn" in title
+    dialog.line_plot.grab()  # drawn without an error (pytest-qt fails on one raised)
+    for lo, hi in dialog.line_plot.getPlotItem().viewRange():
+        assert math.isfinite(lo) and math.isfinite(hi)
+    dialog.answer.setCurrentIndex(1)  # the other answer: drawn, with no note
+    xs, ys = dialog.line.getData()
+    assert len(xs) == n and not dialog.line_plot.getPlotItem().titleLabel.isVisible()
