@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.base.words import counted
 from parasol_core.frontend import layouts
 from parasol_core.model import EXPRESSION_SECTIONS
 from parasol_core.session import disk, recovery
@@ -994,7 +995,7 @@ class MainWindow(QMainWindow):
         errors = [d for d in self.document.diagnostics if d.is_error]
         if errors and not self.confirm(
             "Save a model with errors",
-            f"The model has {len(errors)} error(s); PIUI and other readers will report them "
+            f"The model has {counted(len(errors), 'error')}; PIUI and other readers will report them "
             "when it is opened again. Save it anyway?",
             [d.format(str(path)) for d in errors],  # where they will be: the file saved
         ):
@@ -1037,7 +1038,9 @@ class MainWindow(QMainWindow):
     def _export_finished(self, result: ExportResult) -> None:
         self.export_action.setEnabled(True)
         if result.ok:
-            warnings = f", {len(result.diagnostics)} warning(s)" if result.diagnostics else ""
+            warnings = (
+                f", {counted(len(result.diagnostics), 'warning')}" if result.diagnostics else ""
+            )
             self.statusBar().showMessage(
                 f"Exported to {result.url} as model {result.model} ({result.name}){warnings}.",
                 10000,

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.diagnostics import Diagnostic
+from parasol_core.base.words import counted
 from piui.document import Document
 
 MESSAGE = 2  # the column of the messages
@@ -95,7 +96,9 @@ class DiagnosticsPanel(QWidget):
         n_err = sum(d.is_error for d in diagnostics)
         n_warn = len(diagnostics) - n_err
         self.summary.setText(
-            "No problems found." if not diagnostics else f"{n_err} error(s), {n_warn} warning(s)"
+            "No problems found."
+            if not diagnostics
+            else f"{counted(n_err, 'error')}, {counted(n_warn, 'warning')}"
         )
 
     def diagnostic_at(self, row: int) -> Diagnostic:

@@ -64,7 +64,7 @@ def test_a_model_with_semantic_errors_opens_with_its_diagnostics(main_window, tm
     path.write_text(text.replace("processors = 1", "processors = 3", 1))
     assert main_window.open_file(path)
     panel = main_window.diagnostics
-    assert panel.summary.text() == "1 error(s), 0 warning(s)"
+    assert panel.summary.text() == "1 error, 0 warnings"
     assert "'processors = 3' but 1 processor section(s)" in panel.diagnostic_at(0).message
 
 
