@@ -88,6 +88,7 @@ SHORTCUTS = [
      "combinations side by side), topology and mapping, estimating, a program's "
      "what-if (the Program window below the scalers)"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
+    ("Ctrl+Shift+I", "Import a SimGrid platform as a new model"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
@@ -555,7 +556,10 @@ class MainWindow(QMainWindow):
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
         self.import_simgrid_action = self._action("&Import SimGrid platform…",
-                                                  self.import_simgrid)  # fmt: skip
+                                                  lambda _checked=False: self.import_simgrid(),
+                                                  "Ctrl+Shift+I")  # fmt: skip
+        self.import_simgrid_action.setToolTip("A SimGrid platform as a new model; what does "
+                                              "not carry over is said beside it")  # fmt: skip
         file.addAction(self.import_simgrid_action)
         self.open_trace_action = self._action("Open program &trace…",
                                               lambda _checked=False: self.open_program_trace(),
