@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.diagnostics import Diagnostic, ModelSyntaxError
+from parasol_core.base.words import counted
 from parasol_core.frontend import layouts
 from parasol_core.model import EXPRESSION_SECTIONS
 from parasol_core.session import disk, recovery
@@ -87,6 +88,7 @@ SHORTCUTS = [
      "combinations side by side), topology and mapping, estimating, a program's "
      "what-if (the Program window below the scalers)"),
     ("Ctrl+Shift+E", "Export the model to the estimator"),
+    ("Ctrl+Shift+I", "Import a SimGrid platform as a new model"),
     ("Ctrl+,", "Preferences (which estimator Export pushes to)"),
     ("Ctrl+Q", "Quit"),
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
@@ -554,7 +556,10 @@ class MainWindow(QMainWindow):
         file.addAction(self._action("&Open…", self.open_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = file.addMenu("Open &recent")
         self.import_simgrid_action = self._action("&Import SimGrid platform…",
-                                                  lambda: self.import_simgrid())  # fmt: skip
+                                                  lambda _checked=False: self.import_simgrid(),
+                                                  "Ctrl+Shift+I")  # fmt: skip
+        self.import_simgrid_action.setToolTip("A SimGrid platform as a new model; what does "
+                                              "not carry over is said beside it")  # fmt: skip
         file.addAction(self.import_simgrid_action)
         self.open_trace_action = self._action("Open program &trace…",
                                               lambda _checked=False: self.open_program_trace(),
@@ -994,7 +999,7 @@ class MainWindow(QMainWindow):
         errors = [d for d in self.document.diagnostics if d.is_error]
         if errors and not self.confirm(
             "Save a model with errors",
-            f"The model has {len(errors)} error(s); PIUI and other readers will report them "
+            f"The model has {counted(len(errors), 'error')}; PIUI and other readers will report them "
             "when it is opened again. Save it anyway?",
             [d.format(str(path)) for d in errors],  # where they will be: the file saved
         ):
@@ -1037,7 +1042,9 @@ class MainWindow(QMainWindow):
     def _export_finished(self, result: ExportResult) -> None:
         self.export_action.setEnabled(True)
         if result.ok:
-            warnings = f", {len(result.diagnostics)} warning(s)" if result.diagnostics else ""
+            warnings = (
+                f", {counted(len(result.diagnostics), 'warning')}" if result.diagnostics else ""
+            )
             self.statusBar().showMessage(
                 f"Exported to {result.url} as model {result.model} ({result.name}){warnings}.",
                 10000,

@@ -28,6 +28,7 @@ from parasol_core.base import filelock, limits, params
 from parasol_core.base.arrays import difference, union
 from parasol_core.base.limits import MAX_ID
 from parasol_core.base.numeric import is_whole
+from parasol_core.base.words import counted
 from parasol_core.expr.engine import Engine
 from parasol_core.model import (
     EXPR,
@@ -905,7 +906,7 @@ class Session:
             if value is not None and (not math.isfinite(value.mean) or value.mean < 0):
                 raise SessionError(f"a link {what} must be a non-negative number")
         picked = self._pick_links(topo, link_ids)
-        with self._operation(label or f"Set {len(picked)} link(s) of topology {topo_id}",
+        with self._operation(label or f"Set {counted(len(picked), 'link')} of topology {topo_id}",
                              merge, window):  # fmt: skip
             for attr, value in (("latency", latency), ("speed", speed)):
                 if value is not None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Topology
 from parasol_core.topology.shape import processor_count
 
@@ -88,13 +89,13 @@ class TopologyChange:
             lines.append(f"shape: {_shape_text(self.shape[0])} -> {_shape_text(self.shape[1])}")
         for what, links in (("adds", self.added), ("removes", self.removed)):
             if links:
-                lines.append(f"{what} {len(links)} link(s): {_links_text(links)}")
+                lines.append(f"{what} {counted(len(links), 'link')}: {_links_text(links)}")
         if self.changed:
             lines.append(
-                f"changes the latency or speed of {len(self.changed)} link(s): "
+                f"changes the latency or speed of {counted(len(self.changed), 'link')}: "
                 f"{_links_text([new for _, new in self.changed[:12]], len(self.changed))}"
             )
-        lines.append(f"keeps {self.unchanged} link(s) as they are")
+        lines.append(f"keeps {counted(self.unchanged, 'link')} as they are")
         return lines
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 from parasol_core.model import EXPRESSION_SECTIONS, Machine, Processor, Topology, VirtualTopology
 from parasol_core.model.inttable import int_columns
 from parasol_core.model.tree import Expression
@@ -232,7 +233,7 @@ def plan_replacement(machine: Machine, topo_id: int, new: Topology,
                 "the last processor",
                 ((REMAP, "move them onto the least used compute processors"),
                  (REMOVE, "remove those virtual topologies"),
-                 (LEAVE, f"leave them: the model has {unfit} error(s) until they are mapped "
+                 (LEAVE, f"leave them: the model has {counted(unfit, 'error')} until they are mapped "
                          "again")),
                 choices.mappings,
             ))  # fmt: skip
@@ -379,7 +380,7 @@ def _mapping_fixes(machine: Machine, old: Topology, n_old: int, n_new: int,
         if act == REMOVE:
             text = f"{what}: the virtual topology is removed"
         if act == LEAVE:
-            text = (f"{what}: left there, the model has {len(unfit)} error(s) until they are "
+            text = (f"{what}: left there, the model has {counted(len(unfit), 'error')} until they are "
                     "mapped again")  # fmt: skip
         fixes.append(MappingFix(virt, unfit, act, moves, text))
     return fixes

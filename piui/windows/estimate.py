@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from parasol_core.base.limits import MAX_ID
 from parasol_core.base.numeric import parse_whole
+from parasol_core.base.words import counted
 from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
@@ -318,7 +319,7 @@ class EstimatePanel(QWidget):
             path = " → ".join(f"{p} ({names[str(p)]})" if str(p) in names else str(p)
                               for p in route.get("processors", []))  # fmt: skip
             between = f"virtual {src} → {dst} of {virtual}: " if virtual is not None else ""
-            self.route_text.setText(f"{between}{hops} link(s): {path}")
+            self.route_text.setText(f"{between}{counted(hops, 'link')}: {path}")
             self.transfer_text.clear()  # a time on the route before: not on this one
             self.document.show_route(src, dst, virtual)
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, plural
 from parasol_core.model import Link, Topology, VirtualTopology
 from parasol_core.session import Change
 from parasol_core.topology.errors import RoutingError
@@ -309,8 +309,9 @@ class GridViewWindow(QWidget):
             return ()
         self.hover_route = (r.processors, r.links)
         self.info.setText(f"Virtual link {v}–{w} of virtual topology {virt.id}: hardware route "
-                          f"{' → '.join(labelled(self.hardware, r.processors))} over link(s) "
-                          f"{', '.join(map(str, r.links)) or 'none'} ({r.hops} hop(s))")  # fmt: skip
+                          f"{' → '.join(labelled(self.hardware, r.processors))} over "
+                          f"{plural('link', len(r.links))} "
+                          f"{', '.join(map(str, r.links)) or 'none'} ({counted(r.hops, 'hop')})")  # fmt: skip
         self._show_route()
         return r.links
 
@@ -338,7 +339,7 @@ class GridViewWindow(QWidget):
             self.info.setText(f"Route between virtual processors {src} → {dst} of virtual "
                               f"topology {virtual}: hardware route "
                               f"{' → '.join(labelled(self.hardware, r.processors))} "
-                              f"({r.hops} hop(s))")  # fmt: skip
+                              f"({counted(r.hops, 'hop')})")  # fmt: skip
         self._show_route()
 
     def _show_route(self) -> None:
@@ -364,8 +365,8 @@ class GridViewWindow(QWidget):
                 self.click_route = (r.processors, r.links)
                 ends = labelled(hw, (a, b))  # with their names, where the topology keeps them
                 self.info.setText(f"Route {ends[0]} → {ends[1]} ({hw.routing}): "
-                                  f"{' → '.join(labelled(hw, r.processors))}, {r.hops} hop(s), "
-                                  f"link(s) {', '.join(map(str, r.links))}")  # fmt: skip
+                                  f"{' → '.join(labelled(hw, r.processors))}, {counted(r.hops, 'hop')}, "
+                                  f"{plural('link', len(r.links))} {', '.join(map(str, r.links))}")  # fmt: skip
             except RoutingError as e:
                 self.click_route = ((), ())
                 self.info.setText(str(e))

@@ -13,6 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from parasol_core.base.words import counted
 from parasol_core.session import SessionError
 from piui.document import Document
 from piui.widgets.shortcuts import with_key
@@ -72,7 +73,7 @@ class HistoryPanel(QWidget):
         self.list.scrollToItem(self.list.item(history.index))
         steps = len(history.steps)
         self.note.setStyleSheet(NOTE_STYLE)  # (a refusal's red gone)
-        self.note.setText(f"{history.index} of {steps} step(s) done"
+        self.note.setText(f"{history.index} of {counted(steps, 'step')} done"
                           + (f"; {steps - history.index} to redo" if history.index < steps
                              else ""))  # fmt: skip
 

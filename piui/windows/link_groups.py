@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Machine, MachineCombinations, Timing, Topology
 from parasol_core.session import Change, SessionError
 from parasol_core.topology.layout import link_groups
@@ -187,7 +188,7 @@ class LinkGroupsWindow(QWidget):
                   if not self._same[attr]]  # fmt: skip
         self.note.setStyleSheet("")  # (a refusal's red gone)
         self.note.setText(
-            f"{self._group_size} link(s). "
+            f"{counted(self._group_size, 'link')}. "
             + (f"Their {' and '.join(differ)} differ; the first link's is shown, and moving a "
                "control sets all of them." if differ else "")
         )  # fmt: skip
@@ -259,7 +260,7 @@ class LinkGroupsWindow(QWidget):
         try:
             self.document.session.set_links(
                 hw.id, ids, **{what: Timing(value)}, merge=merge,
-                label=f"Set the {what} of {len(ids)} link(s)",
+                label=f"Set the {what} of {counted(len(ids), 'link')}",
             )  # fmt: skip
         except SessionError as e:
             show_refusal(self.note, f"{what} not set: {e}")

@@ -412,7 +412,7 @@ class MappingEditorWindow(QWidget):
             return ""
         if f is None:
             return ""
-        return (f"<br><b>forwarding</b> {f.forwarded_hops} hop(s) forwarded; slowest "
+        return (f"<br><b>forwarding</b> {counted(f.forwarded_hops, 'hop')} forwarded; slowest "
                 f"virtual link alone {f.worst_per_byte:.4g} s/byte")  # fmt: skip
 
     def _current_quality(self) -> MappingQuality | RoutingError:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parasol_core.base.words import counted
 from parasol_core.estimator.client import Client, check_url, default_url
 from parasol_core.estimator.local import LocalEstimator
 from piui.export import EstimatorSettings, Worker
@@ -145,8 +146,8 @@ class PreferencesDialog(QDialog):
         def done(info: dict | None, error: BaseException | None) -> None:
             if error is None:
                 self.status.setText(f"The estimator at {s.url} answers: protocol "
-                                    f"{info.get('protocol')}, {info.get('models', 0)} "
-                                    "model(s) stored.")  # fmt: skip
+                                    f"{info.get('protocol')}, "
+                                    f"{counted(info.get('models', 0), 'model')} stored.")  # fmt: skip
             else:
                 self.status.setText(check_failure(s.url, s.token, error))
             if then is not None:

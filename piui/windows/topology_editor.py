@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.numeric import parse_number, parse_whole
+from parasol_core.base.words import counted, plural
 from parasol_core.model import Link, Machine, Timing, Topology, VirtualTopology
 from parasol_core.session import REDO, UNDO, Change, SessionError
 from parasol_core.topology.compare import TopologyChange
@@ -276,8 +277,8 @@ class TopologyEditorWindow(QWidget):
         hw = self.hardware
         if hw is not None and procs:
             types = sorted({hw.types.get(p) for p in procs}, key=str)
-            self.type_note.setText(f"{len(procs)} processor(s) selected in the grid view, of "
-                                   f"type(s) {', '.join(map(str, types))}.")  # fmt: skip
+            self.type_note.setText(f"{counted(len(procs), 'processor')} selected in the grid view, "
+                                   f"of {plural('type', len(types))} {', '.join(map(str, types))}.")  # fmt: skip
         else:
             self.type_note.setText("Select processors in the grid view to set their type.")
 
@@ -322,7 +323,9 @@ class TopologyEditorWindow(QWidget):
         procs = self.selection.processors
         if hw is None or t is None or not procs:
             return
-        with self.document.session.group(f"Processor type {t} for {len(procs)} processor(s)"):
+        with self.document.session.group(
+            f"Processor type {t} for {counted(len(procs), 'processor')}"
+        ):
             for p in procs:
                 if hw.types.get(p) != t:
                     self.document.session.set_value(f"tp({hw.id})({p})", t)
@@ -439,7 +442,7 @@ class TopologyEditorWindow(QWidget):
         links = self.selection.links
         if hw is None or not links:
             return
-        with self.document.session.group(f"Remove {len(links)} link(s)"):
+        with self.document.session.group(f"Remove {counted(len(links), 'link')}"):
             for lid in links:
                 self.document.session.remove_link(hw.id, lid)
         self.selection.set(hw.id, self.selection.processors, ())

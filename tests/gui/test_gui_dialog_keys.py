@@ -109,3 +109,15 @@ def test_the_keys_are_in_help_keyboard_shortcuts():
 
     keys = dict(SHORTCUTS)
     assert "Ctrl+Return" in keys and "Sweep" in keys["Ctrl+Return"]
+
+
+def test_ctrl_shift_i_asks_for_a_platform_to_import(main_window, qtbot):
+    asked = []
+    main_window.ask_platform_path = lambda saving: asked.append(saving) or ""
+    main_window.activateWindow()
+    qtbot.waitUntil(main_window.isActiveWindow)
+    qtbot.keyClick(main_window, Qt.Key.Key_I, CTRL | Qt.KeyboardModifier.ShiftModifier)
+    assert asked == [False]  # File > Import SimGrid platform…, asking which
+    from piui.main_window import SHORTCUTS
+
+    assert "Ctrl+Shift+I" in dict(SHORTCUTS)

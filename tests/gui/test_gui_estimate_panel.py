@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from parasol_core.base.words import counted
 from parasol_core.topology.index import route as core_route
 from parasol_core.topology.shape import processor_count
 from parasol_core.topology.virtual import virtual_route
@@ -76,7 +77,7 @@ def test_a_route_answered_is_drawn_in_the_grid_view(main_window) -> None:
     panel.ask_route()  # before the grid view was ever built: it shows it when it is
     grid = main_window.panels["grid-view"]
     expected = core_route(machine.hardware(), 1, 16)
-    assert "link(s)" in panel.route_text.text()
+    assert " link" in panel.route_text.text()
     assert grid.canvas.route_processors == set(expected.processors)
     assert grid.canvas.route_links == set(expected.links)
 
@@ -110,7 +111,7 @@ def test_return_in_a_field_asks_its_question(main_window, qtbot) -> None:
     assert asked == ["route"]
     assert panel.dst.value() == 16  # what was typed, taken before the question
     expected = core_route(main_window.document.machine.hardware(), 1, 16)
-    assert f"{len(expected.links)} link(s)" in panel.route_text.text()
+    assert counted(len(expected.links), "link") + ":" in panel.route_text.text()
     panel.dst.selectAll()
     qtbot.keyClicks(panel.dst, "Saturn")
     qtbot.keyClick(panel.dst, Qt.Key.Key_Return)  # refused: its reason stays in view

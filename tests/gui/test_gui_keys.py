@@ -205,7 +205,7 @@ def test_the_history_lists_the_steps_and_a_click_goes_back_to_one(main_window, q
     click(1)  # undo to just after the first step
     assert doc.machine.processor(1).timings["iga"] == Timing(1e-6)
     assert panel.list.currentRow() == 1 and doc.session.history.index == 1
-    assert panel.note.text() == "1 of 3 step(s) done; 2 to redo"
+    assert panel.note.text() == "1 of 3 steps done; 2 to redo"
     click(3)  # redo to the end
     assert doc.machine.processor(1).timings["iga"] == Timing(3e-6)
     click(0)  # back to the model as opened

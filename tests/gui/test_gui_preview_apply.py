@@ -95,7 +95,7 @@ def test_a_fat_tree_under_a_virtual_topology_names_and_fixes_the_mappings(qtbot,
     warning = w.warning.text()
     assert w.warning.isVisible() and warning.startswith("Apply would leave the model with errors")
     assert (
-        "map[65..72] would be on switches (65..72): left there, the model has 8 error(s)" in warning
+        "map[65..72] would be on switches (65..72): left there, the model has 8 errors" in warning
     )
     qtbot.mouseClick(w.apply_button, Qt.MouseButton.LeftButton)
     assert len(errors(doc)) == 8

@@ -44,7 +44,7 @@ def test_the_estimate_panel_shows_and_takes_names(main_window, qtbot, tmp_path) 
     assert panel.dst.value() == 3 and panel.dst.text() == "3 (Fafard)"
     _answer_in_process(panel, tmp_path)
     panel.ask_route()
-    assert panel.route_text.text() == "2 link(s): 1 (Tremblay) → 4 (R) → 3 (Fafard)"
+    assert panel.route_text.text() == "2 links: 1 (Tremblay) → 4 (R) → 3 (Fafard)"
     # between virtual processors: numbers only
     panel.between.setCurrentIndex(1)
     assert panel.src.text() == "1"
@@ -60,7 +60,7 @@ def test_the_grid_view_route_readout_names_the_processors(main_window, tmp_path)
     grid._clicked(1, None)
     grid._clicked(3, None)
     assert grid.info.text().startswith("Route 1 (Tremblay) → 3 (Fafard) (")
-    assert "1 (Tremblay) → 4 (R) → 3 (Fafard), 2 hop(s)" in grid.info.text()
+    assert "1 (Tremblay) → 4 (R) → 3 (Fafard), 2 hops" in grid.info.text()
 
 
 def test_the_mapping_editor_names_and_takes_names(main_window, qtbot, tmp_path) -> None:

@@ -8,6 +8,7 @@ from gui_actions import shown
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 
+from parasol_core.base.words import counted
 from parasol_core.model import Timing
 from parasol_core.session import Session
 from parasol_core.syntax.loader import load
@@ -263,7 +264,7 @@ def test_arrow_steps_on_the_all_links_slider_are_one_bulk_undo_step(qtbot, docum
     assert list(step.mutations[0].links) == list(hw.links)
     shown_value = w.speed.value()
     assert all(lk.speed.mean == shown_value for lk in hw.links)
-    assert w.note.text() == f"{len(hw.links)} link(s). "
+    assert w.note.text() == f"{counted(len(hw.links), 'link')}. "
     doc.session.undo()
     assert [lk.speed for lk in hw.links] == speeds
     assert w.speed.value() == speeds[0].mean
@@ -423,14 +424,14 @@ def test_generate_a_torus_over_the_grid_preview_apply_undo(qtbot, document, tmp_
     assert [lk.connect for lk in change.added] == [lk.connect for lk in expected.added]
     assert change.removed == expected.removed == []
     assert len(change.added) == 8  # the wrap-around links of a 4 x 4 torus
-    assert "adds 8 link(s)" in w.preview_text.toPlainText()
+    assert "adds 8 links" in w.preview_text.toPlainText()
     assert w.apply_button.isEnabled()
     w.apply_button.click()
     hw = doc.machine.hardware()
     assert hw is not old and hw.routing == "2Dtorus" and len(hw.links) == 32
     assert hw.types == old.types
     shown_text = w.preview_text.toPlainText()  # what was applied, not a stale preview
-    assert "adds 8 link(s)" in shown_text and shown_text.endswith("Undo takes it back)")
+    assert "adds 8 links" in shown_text and shown_text.endswith("Undo takes it back)")
     assert "changed since the preview" not in shown_text
     doc.session.undo()
     assert doc.machine.hardware() is old
@@ -527,7 +528,9 @@ def test_the_mapping_editor_shows_forwarding_figures_on_hardware_with_a_cost(
     figures = forwarding_figures(doc.machine, core)
     assert figures.forwarded_hops == round(core.virtual_links * (core.dilation_mean - 1)) > 0
     assert figures.worst_per_byte == pytest.approx(9.1e-07 + 6.083333333333333e-07)
-    assert f"<b>forwarding</b> {figures.forwarded_hops} hop(s) forwarded" in w.metrics.text()
+    assert (
+        f"<b>forwarding</b> {counted(figures.forwarded_hops, 'hop')} forwarded" in w.metrics.text()
+    )
     assert "1.518e-06 s/byte" in w.metrics.text()
     qtbot.wait(50)  # the label re-laid out (docs/screenshots/mapping-forwarding.png)
     assert w.grab().save(str(tmp_path / "mapping-forwarding.png"))
@@ -619,6 +622,6 @@ def test_return_in_a_generator_field_previews(qtbot, document):
         w.sizes.setText("4 4")
         field.setFocus()
         qtbot.keyClick(field, Qt.Key.Key_Return)
-        assert "adds 8 link(s)" in w.preview_text.toPlainText(), field
+        assert "adds 8 links" in w.preview_text.toPlainText(), field
         assert w.apply_button.isEnabled()
     assert len(doc.machine.hardware().links) == 24  # previewed, never applied

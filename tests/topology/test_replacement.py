@@ -159,7 +159,7 @@ def test_a_fat_tree_under_a_72_processor_virtual_topology_moves_what_no_longer_f
     assert [virt.mapping[v] for v in range(65, 73)] == list(range(1, 9))
     s.undo()
     left = s.plan_generation(1, "fattree", (4, 3), 3.5e-7, 4e-11, Choices(mappings=LEAVE))
-    assert len(left.problems()) == 1 and "8 error(s)" in left.problems()[0]
+    assert len(left.problems()) == 1 and "8 errors" in left.problems()[0]
     s.apply_replacement(left)
     assert sum(d.is_error for d in s.revalidate()) == 8
 

@@ -165,7 +165,7 @@ def test_replacing_a_grid_by_a_torus_adds_the_wrap_around_links():
     assert change.routing == ("XY", "2Dtorus")
     lines = change.summary()
     assert lines[0] == "routing: XY -> 2Dtorus"
-    assert lines[1].startswith("adds 8 link(s): 1-4, 5-8, 9-12, 13-16, 1-13")
+    assert lines[1].startswith("adds 8 links: 1-4, 5-8, 9-12, 13-16, 1-13")
     assert not change.is_empty
 
 
