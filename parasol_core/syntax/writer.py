@@ -96,12 +96,6 @@ def format_value(kind: str, value: Any) -> str:
     raise ValueError(f"unknown value kind {kind!r}")
 
 
-def blank_name(f: Field, value: Any) -> bool:
-    """A name of nothing but spaces (or of nothing): never written (a line ``name = ""``
-    names nothing a user can see; the session refuses to set one)."""
-    return f.attr == "name" and isinstance(value, str) and not value.strip()
-
-
 def definition(f: Field, value: Any, comment: bool = True) -> str:
     """A field's line (without indentation); with ``comment``, the comment its value
     carries (:func:`value_comment`) after it."""
@@ -259,7 +253,7 @@ def canonical_lines(block: Block, indent: str = "", comments: Comments | None = 
     if places is not None:
         lines += _comment_lines(inner, places.top.get(None))
     for f, value in block.field_items():
-        if value is not None and not blank_name(f, value):
+        if value is not None:
             own = places is None or f.attr not in places.after  # Comments' comment first
             lines += _commented(inner, definition(f, value, own), places, f.attr)
     top = isinstance(block, Machine)
@@ -461,8 +455,6 @@ def _edit_block(block: Block, edits: _Edits) -> None:
     for f in block.FIELDS:
         current = getattr(block, f.attr)
         vs: ValueSource | None = src.values.get(f.attr)
-        if blank_name(f, current) and (vs is None or vs.value != current):
-            current = None  # a blank name set since the file was read: not written
         if vs is None:
             if current is not None:
                 new_fields.append(inner + definition(f, current))

@@ -186,19 +186,3 @@ def test_set_refuses_a_blank_name_saying_why(capsys, tmp_path, ref, name):
     assert status == 1 and f"{ref}: a name cannot be blank" in err
     assert not out.exists() and src.read_text() == GCEL.read_text()
 
-
-def test_the_writer_writes_no_blank_name():
-    """A blank name given the model directly (not through the session) is not written."""
-    from parasol_core.session import Session
-
-    session = Session.from_text(GCEL.read_text())
-    session.machine.processors[0].name = "  "
-    session.machine.topologies[0].name = ""
-    text = session.text()
-    assert 'name = "  "' not in text and 'name = ""' not in text
-    assert load_text_names(text) == ["Parsytec GCel"]
-
-
-def load_text_names(text: str) -> list[str]:
-    m = loads(text)
-    return [n for n in [m.name, m.processors[0].name, m.topologies[0].name] if n]
