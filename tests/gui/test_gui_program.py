@@ -160,6 +160,30 @@ def test_a_bad_trace_is_said_with_its_line_and_the_open_one_stays(program, tmp_p
     assert program.after is shown and program.program.path == program.trace_path
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        bytes(range(256)) * 8,  # a binary file opened by mistake (an image, a core dump)
+        b"rank-0.txt\n" + b"\x00" * 5000 + b"\n",  # an index whose NUL is past the first 4 KiB
+    ],
+    ids=["binary", "nul-late"],
+)
+def test_a_binary_file_opened_as_a_trace_is_said_and_the_open_one_stays(
+        main_window, program, tmp_path, content):  # fmt: skip
+    """File > Open program trace… on a binary file: the message says which file and
+    why (not an uncaught ValueError: embedded null byte), the trace open stays."""
+    bad = tmp_path / "picture.png"
+    bad.write_bytes(content)
+    (tmp_path / "rank-0.txt").write_text("0 init\n0 finalize\n")
+    shown = program.after
+    program.ask_trace_path = lambda: str(bad)
+    assert not main_window.open_program_trace()
+    assert "picture.png" in program.message.text()
+    assert "binary" in program.message.text()
+    assert program.after is shown and program.program.path == program.trace_path
+    assert program.title.text() == f"Program: {program.program.title}"
+
+
 def test_the_prediction_follows_a_link_speed_dragged(main_window, program, qtbot):
     before = program.after.makespan
     links = main_window.panels["link-groups"]
