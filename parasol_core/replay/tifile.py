@@ -232,6 +232,10 @@ def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
         head = read_head(index, 4096)
     except OSError as e:
         raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
+    if b"\0" in head:
+        raise TraceUnreadable(f"{index}: is a binary file, not a trace (a SimGrid "
+                              "time-independent trace is text: an index naming one action "
+                              "file per rank, or the actions; or an OTF2 archive's .otf2)")  # fmt: skip
     first = _first_line(head)
     files = [index] if first is not None and _is_action(first) else _index_files(index)
     collecting = gc.isenabled()
@@ -268,6 +272,9 @@ def _index_files(index: Path) -> list[Path]:
         name = raw.strip()
         if not name or name.startswith("#"):
             continue
+        if "\0" in name:  # no file is named so (and Path.exists() would raise)
+            raise TraceUnreadable(f"{index}:{n}: holds a NUL byte: binary, not a file name "
+                                  "(an index names one action file a line)")  # fmt: skip
         p = Path(name)
         if not p.is_absolute():
             near = index.parent / p

@@ -98,7 +98,7 @@ class ProgramWindow(QWidget):
         self.live.busyChanged.connect(self._busy)
         self.dominance_job = LivePrediction(self, "piui-dominates")
         self.dominance_job.answered.connect(self._dominance_answered)
-        self.dominance_job.failed.connect(self._failed)
+        self.dominance_job.failed.connect(self._dominance_failed)
         # asked from outside (the main window's File menu); tests answer it
         self.ask_trace_path = self._ask_trace_path
         self.ask_hostfile_path = self._ask_hostfile_path
@@ -460,9 +460,23 @@ class ProgramWindow(QWidget):
             self._dominance_if_shown()  # the prediction is in: what dominates, if on show
 
     def _failed(self, error: BaseException, _serial: int) -> None:
+        """No prediction for the trace and model on screen (a flop expression refused, a
+        trace whose receives no send matches): the number, breakdown and timeline of the
+        question before are not about them and go (the *before* stays, to compare the
+        next answer with); the message says why."""
+        self.after = None
+        self.shown_generation = -1
+        self.keep_button.setEnabled(False)
+        self.prediction.setText(FAILED)
+        self.breakdown.show(None)
+        self.timeline.set_timeline(None)
+        self.dominates.clear()
+        self._dominance_failed(error)
+        self.predictionFailed.emit(str(error))
+
+    def _dominance_failed(self, error: BaseException, _serial: int = 0) -> None:
         show_refusal(self.message, f"No prediction: {error}")
         log.error("program prediction: %s", error)
-        self.predictionFailed.emit(str(error))
 
     def _busy(self, busy: bool) -> None:
         self.state.setText("predicting…" if busy else "")
@@ -599,6 +613,7 @@ class _Breakdown(QAbstractTableModel):
 
 
 PENDING = "Predicted time: …"  # a trace or model whose prediction has not come yet
+FAILED = "Predicted time: none (the message below says why)"  # its replay failed
 
 
 class _DominatesView(QWidget):

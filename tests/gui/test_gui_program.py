@@ -160,6 +160,69 @@ def test_a_bad_trace_is_said_with_its_line_and_the_open_one_stays(program, tmp_p
     assert program.after is shown and program.program.path == program.trace_path
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        bytes(range(256)) * 8,  # a binary file opened by mistake (an image, a core dump)
+        b"rank-0.txt\n" + b"\x00" * 5000 + b"\n",  # an index whose NUL is past the first 4 KiB
+    ],
+    ids=["binary", "nul-late"],
+)
+def test_a_binary_file_opened_as_a_trace_is_said_and_the_open_one_stays(
+        main_window, program, tmp_path, content):  # fmt: skip
+    """File > Open program trace… on a binary file: the message says which file and
+    why (not an uncaught ValueError: embedded null byte), the trace open stays."""
+    bad = tmp_path / "picture.png"
+    bad.write_bytes(content)
+    (tmp_path / "rank-0.txt").write_text("0 init\n0 finalize\n")
+    shown = program.after
+    program.ask_trace_path = lambda: str(bad)
+    assert not main_window.open_program_trace()
+    assert "picture.png" in program.message.text()
+    assert "binary" in program.message.text()
+    assert program.after is shown and program.program.path == program.trace_path
+    assert program.title.text() == f"Program: {program.program.title}"
+
+
+def test_a_failed_prediction_leaves_no_number_of_the_question_before(main_window, program, qtbot):
+    """A flop expression that cannot be worked out: no prediction. The window said
+    'Predicted time: 28.46 s' beside '1/0' (the number of the flop before, looking
+    current) and kept *Keep as before* on; now it says there is none, and the next good
+    expression brings a number again."""
+    before = program.after.makespan
+    with qtbot.waitSignal(program.predictionFailed, timeout=30_000):
+        program.flop.setText("1/0")
+        program.flop.editingFinished.emit()
+    assert "division by zero" in program.message.text()
+    assert core.seconds_text(before) not in program.prediction.text()
+    assert program.prediction.text() == "Predicted time: none (the message below says why)"
+    assert not program.keep_button.isEnabled()
+    assert program.table.model().rowCount() == 0 and program.timeline.timeline is None
+    double = core.flop_for(main_window.document.machine)
+    with qtbot.waitSignal(program.predictionShown, timeout=30_000):
+        program.flop.setText(f"2 * ({double})")
+        program.flop.editingFinished.emit()
+    assert program.after.makespan > before
+    # another flop is another question: its own before (ProgramWindow._question_changed)
+    assert program.prediction.text() == core.before_after_text(None, program.after.makespan)
+    assert program.keep_button.isEnabled() and program.table.model().rowCount() == 16
+
+
+def test_a_trace_that_cannot_be_replayed_is_not_shown_as_predicting(main_window, program,
+                                                                    qtbot, tmp_path):  # fmt: skip
+    """A trace whose receive no send matches opens (it is read) but cannot be predicted:
+    the window said 'Predicted time: …' for ever, as if still working."""
+    (tmp_path / "r0").write_text("0 init\n0 recv 1 1 100\n0 finalize\n")
+    (tmp_path / "r1").write_text("1 init\n1 recv 0 1 100\n1 finalize\n")
+    (tmp_path / "deadlock.txt").write_text("r0\nr1\n")
+    program.ask_trace_path = lambda: str(tmp_path / "deadlock.txt")
+    with qtbot.waitSignal(program.predictionFailed, timeout=30_000):
+        assert main_window.open_program_trace()
+    assert "r0:2" in program.message.text() and "matched by no send" in program.message.text()
+    assert program.prediction.text() == "Predicted time: none (the message below says why)"
+    assert not program.state.text()  # not "predicting…"
+
+
 def test_the_prediction_follows_a_link_speed_dragged(main_window, program, qtbot):
     before = program.after.makespan
     links = main_window.panels["link-groups"]
