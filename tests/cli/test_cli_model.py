@@ -185,4 +185,3 @@ def test_set_refuses_a_blank_name_saying_why(capsys, tmp_path, ref, name):
     status, _, err = run(capsys, "set", src, f"{ref}={name}", "-o", out)
     assert status == 1 and f"{ref}: a name cannot be blank" in err
     assert not out.exists() and src.read_text() == GCEL.read_text()
-
