@@ -295,32 +295,25 @@ def _check_size(files: list[Path]) -> None:
     """Reading ``files`` against the memory budget in force by their bytes, over
     SHORTEST_LINE bytes an action (an OTF2 archive's, before it is read)."""
     total = sum(f.stat().st_size for f in files)
-    limit = budget.current().memory
-    if limit is None:
-        return
-    estimate = total // SHORTEST_LINE * READ_BYTES_PER_ACTION
-    if estimate > limit:
-        raise budget.MemoryBudgetError(
-            f"reading the trace ({total:,} bytes in {len(files)} files, up to "
-            f"{total // SHORTEST_LINE:,} actions)", estimate, limit,
-            budget.current().source,
-        )  # fmt: skip
+    _charge(f"reading the trace ({total:,} bytes in {len(files)} files, up to "
+            f"{total // SHORTEST_LINE:,} actions)",
+            total // SHORTEST_LINE * READ_BYTES_PER_ACTION)  # fmt: skip
 
 
 def _check_lines(lines: int, files: int) -> None:
     """Reading ``lines`` lines (at most as many actions) of ``files`` files against the
     memory budget in force, before the columns are made (READ_BYTES_PER_ACTION a line:
     the lines are counted first, a file at a time)."""
+    _charge(f"reading the trace ({lines:,} lines in {files} files, "
+            f"{READ_BYTES_PER_ACTION} bytes a line)", lines * READ_BYTES_PER_ACTION)  # fmt: skip
+
+
+def _charge(what: str, estimate: int) -> None:
+    """MemoryBudgetError naming ``what`` when ``estimate`` bytes are past the memory
+    budget in force (none: nothing to check)."""
     limit = budget.current().memory
-    if limit is None:
-        return
-    estimate = lines * READ_BYTES_PER_ACTION
-    if estimate > limit:
-        raise budget.MemoryBudgetError(
-            f"reading the trace ({lines:,} lines in {files} files, "
-            f"{READ_BYTES_PER_ACTION} bytes a line)", estimate, limit,
-            budget.current().source,
-        )  # fmt: skip
+    if limit is not None and estimate > limit:
+        raise budget.MemoryBudgetError(what, estimate, limit, budget.current().source)
 
 
 class _Columns:

@@ -465,12 +465,7 @@ class ProgramWindow(QWidget):
         question before are not about them and go (the *before* stays, to compare the
         next answer with); the message says why."""
         self.after = None
-        self.shown_generation = -1
-        self.keep_button.setEnabled(False)
-        self.prediction.setText(FAILED)
-        self.breakdown.show(None)
-        self.timeline.set_timeline(None)
-        self.dominates.clear()
+        self._clear_answer(FAILED)
         self._dominance_failed(error)
         self.predictionFailed.emit(str(error))
 
@@ -488,9 +483,14 @@ class ProgramWindow(QWidget):
         answer stays on show while the same trace on the same model is predicted again
         (a slider dragged), never under another trace's title or for another model."""
         self.before = self.after = None
+        self._clear_answer(PENDING)
+
+    def _clear_answer(self, said: str) -> None:
+        """No answer on show: ``said`` where the predicted time was, the breakdown, the
+        timeline and the bars of what dominates empty."""
         self.shown_generation = -1
         self.keep_button.setEnabled(False)
-        self.prediction.setText(PENDING)
+        self.prediction.setText(said)
         self.breakdown.show(None)
         self.timeline.set_timeline(None)
         self.dominates.clear()
