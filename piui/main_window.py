@@ -63,9 +63,9 @@ log = logging.getLogger("piui")
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_models"
 MAX_RECENT = 10
 LEFT_DOCK_WIDTH = 260
+RIGHT_DOCK_WIDTH = 560
 # File > Export to file…'s dialog: a copy is written, the open file stays the one edited
 EXPORT_TITLE = "Export a copy of the model"
-RIGHT_DOCK_WIDTH = 560
 # A saved dock layout is restored only into the same docks and the same scheme of named
 # layouts (corners, columns): a state saved by a PIUI of another scheme starts from the
 # default layout (View > Layout), as on the first run. Change it with the scheme.
@@ -94,15 +94,14 @@ SHORTCUTS = [
     ("Arrow keys, Page Up/Down", "Move a focused slider one step / one page"),
     ("Enter", "Apply a typed value; in the topology generator, preview; in the Estimate "
      "panel, ask the route or the transfer time"),
-    ("Esc", "In an expression being typed, put back the model's"),
-    ("Ctrl+W / Esc", "Close an instruction category window (Esc backs out of a value "
-     "being typed first)"),
     ("Ctrl+Return", "File > Sweep…: Run; File > Measure this machine…: Measure; the "
      "Estimate panel: Estimate block"),
-    ("Esc", "In File > Sweep… or Measure this machine…, cancel the run under way (the "
-     "window stays, saying so); again, close the window"),
-    ("Ctrl+W", "Close File > Sweep… or Measure this machine… (a run under way is "
-     "cancelled)"),
+    ("Esc", "Put back the model's text over an expression being typed; in an instruction "
+     "category window, over a value being typed, then close the window; in File > "
+     "Sweep… or Measure this machine…, cancel the run under way (the window stays, "
+     "saying so), then close the window"),
+    ("Ctrl+W", "Close an instruction category window, File > Sweep… or Measure this "
+     "machine… (a run under way is cancelled)"),
 ]  # fmt: skip
 
 
@@ -444,7 +443,7 @@ class MainWindow(QMainWindow):
     def _give_room(self, dock: QDockWidget) -> None:
         """A dock just shown gets at least ``layouts.RETURNING_SHARE`` of its column's
         height (of the bottom row's width), and alone in a column, the width its window
-        asks for (up to a third of the main window's): Qt gives a dock shown into a place where
+        asks for (:meth:`_widen_new_column`): Qt gives a dock shown into a place where
         nothing was on show only its minimum size. A dock that took a place on show (a
         tab behind another) already has its place's size and is left as it is."""
         if not dock.isVisible() or dock.isFloating():

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.words import counted
-from piui.widgets.shortcuts import CLOSE, RUN, key_for, with_key
+from piui.widgets.shortcuts import CLOSE, RUN, CancelsItsRunFirst, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 
@@ -71,7 +71,7 @@ def _bytes(n: int) -> str:
     return f"{n} B"
 
 
-class MeasureDialog(QDialog):
+class MeasureDialog(CancelsItsRunFirst, QDialog):
     """``opened(text)`` asks the main window to open a measured model.
 
     ``document``: the model on screen, which Validate predicts with (the measured model
@@ -275,19 +275,6 @@ class MeasureDialog(QDialog):
         if self._cancel is not None:
             self._cancel.set()
             self.status.setText("Cancelling…")
-
-    def closeEvent(self, event: Any) -> None:
-        self.cancel()
-        super().closeEvent(event)
-
-    def reject(self) -> None:
-        """Esc: a run under way is cancelled first, the dialog staying on screen to say
-        so (nothing is written); Esc again closes it. (QDialog's Esc hid the dialog and let the run
-        go on unseen.)"""
-        if self.running:
-            self.cancel()
-            return
-        super().reject()
 
     # ---- measuring
 

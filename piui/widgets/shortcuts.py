@@ -1,7 +1,8 @@
 """A window's own keys, given alike everywhere: Run is Ctrl+Return (and the keypad's
 Ctrl+Enter), Close is Ctrl+W (the platform's Close) where the thing is a window, Esc
-cancels a run under way (the dialogs' ``reject``); each key is named in the tooltip of
-what it does, as the main window's menus show theirs."""
+cancels a run under way before it closes the window (:class:`CancelsItsRunFirst`),
+Return in a form's field does the form's main action (:func:`on_return`); each key is
+named in the tooltip of what it does, as the main window's menus show theirs."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractButton, QWidget
+from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QLineEdit, QWidget
 
 RUN = ("Ctrl+Return", "Ctrl+Enter")
 CLOSE = ("Ctrl+W", "Ctrl+F4")  # the platforms' Close, Ctrl+W first wherever it runs
@@ -41,5 +42,45 @@ def key_for(button: QAbstractButton, owner: QWidget,
             keys: str | QKeySequence.StandardKey | tuple[str, ...], purpose: str) -> None:  # fmt: skip
     """``keys`` click ``button`` (when it is enabled) anywhere in ``owner``; its tooltip
     says ``purpose`` and the first key."""
-    bind(owner, keys, lambda: button.click() if button.isEnabled() else None)
+    bind(owner, keys, lambda: _press(button))
     button.setToolTip(with_key(purpose, keys[0] if isinstance(keys, tuple) else keys))
+
+
+def on_return(button: QAbstractButton, *fields: QWidget) -> None:
+    """Return (or Enter) in any of ``fields`` (line edits or spin boxes) clicks
+    ``button`` while it is enabled, after the field has taken what was typed (a spin
+    box interprets its text first), as a dialog's default button does: the topology
+    generator's Preview, the Estimate panel's Route and Transfer time. A field that has
+    just refused what was typed (a name the topology lacks) asks nothing: its refusal
+    stays in view, not replaced by the answer to a question about the value put back."""
+    for field in fields:
+        edit = field if isinstance(field, QLineEdit) else None
+        if isinstance(field, QAbstractSpinBox):
+            edit = field.findChild(QLineEdit)
+        if edit is None:
+            raise TypeError(f"{type(field).__name__}: not a field with a Return key")
+        edit.returnPressed.connect(lambda b=button, e=edit: _press(b, e))
+
+
+def _press(button: QAbstractButton, edit: QLineEdit | None = None) -> None:
+    """Click ``button`` if it is enabled, unless ``edit`` has just refused its input."""
+    refused = getattr(edit, "is_refused", None)  # the house's ValueField
+    if button.isEnabled() and not (refused is not None and refused()):
+        button.click()
+
+
+class CancelsItsRunFirst:
+    """Mixed into a dialog that runs work in the background (``running``, ``cancel``):
+    Esc cancels a run under way, the dialog staying on screen to say so, and closes it
+    once nothing runs (QDialog's Esc hid the dialog and let the run go on unseen);
+    closing it (its title bar, Ctrl+W) cancels the run. Put before QDialog."""
+
+    def reject(self) -> None:
+        if self.running:  # type: ignore[attr-defined]
+            self.cancel()  # type: ignore[attr-defined]
+            return
+        super().reject()  # type: ignore[misc]
+
+    def closeEvent(self, event: object) -> None:
+        self.cancel()  # type: ignore[attr-defined]
+        super().closeEvent(event)  # type: ignore[misc]

@@ -59,7 +59,7 @@ from parasol_core.sweep.worker import Row
 from piui.widgets.plot_axes import readable_axes, show_categories
 from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
-from piui.widgets.shortcuts import CLOSE, RUN, bind, key_for, with_key
+from piui.widgets.shortcuts import CLOSE, RUN, CancelsItsRunFirst, bind, key_for, with_key
 from piui.widgets.status_messages import message_label
 
 REDRAW_MS = 150
@@ -105,7 +105,7 @@ class _Runner(QObject):
         threading.Thread(target=run, name="piui-sweep", daemon=True).start()
 
 
-class SweepDialog(QDialog):
+class SweepDialog(CancelsItsRunFirst, QDialog):
     """See the module. ``opened(text, title)``: the user asked for a variant's model."""
 
     opened = Signal(str, str)
@@ -443,19 +443,6 @@ class SweepDialog(QDialog):
         if self._cancel is not None:
             self._cancel.set()
             self.status.setText("Cancelling…")
-
-    def closeEvent(self, event: Any) -> None:
-        self.cancel()
-        super().closeEvent(event)
-
-    def reject(self) -> None:
-        """Esc: a run under way is cancelled first, the dialog staying on screen to say
-        so (the rows made so far stay); Esc again closes it. (QDialog's Esc hid the
-        dialog and let the run go on unseen.)"""
-        if self.running:
-            self.cancel()
-            return
-        super().reject()
 
     def _took(self, row: Row) -> None:
         stopped = self._cancel is not None and self._cancel.is_set()

@@ -37,8 +37,7 @@ from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
-from piui.widgets.return_key import on_return
-from piui.widgets.shortcuts import RUN, key_for, with_key
+from piui.widgets.shortcuts import RUN, key_for, on_return, with_key
 from piui.widgets.status_messages import (
     MessageLine,
     forget_on_change,

@@ -41,8 +41,8 @@ from parasol_core.topology.switches import count_text
 from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 from piui.widgets.processor_box import ProcessorBox
-from piui.widgets.return_key import on_return
 from piui.widgets.routing_box import RoutingBox
+from piui.widgets.shortcuts import on_return
 from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
 from piui.widgets.topology_selection import selection_of
