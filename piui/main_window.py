@@ -1660,7 +1660,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.open_file(path))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.maybe_save():
+        # a sweep or a measurement under way is stopped only if the user agrees, asked
+        # before the unsaved changes (a Cancel there must not have stopped a run)
+        runs = [d for d in (self.sweep_dialog, self.measure_dialog) if d is not None]
+        if not all(d.may_close() for d in runs) or not self.maybe_save():  # type: ignore[attr-defined]
             event.ignore()
             return
         s = settings()
@@ -1672,6 +1675,6 @@ class MainWindow(QMainWindow):
         self.exporter.shutdown()
         if self.local_estimator is not None:
             self.local_estimator.stop()
-        if self.measure_dialog is not None:
-            self.measure_dialog.cancel()  # its C programs are killed, nothing is written
+        for d in runs:  # a measurement's C programs are killed, nothing is written; a
+            d.cancel()  # sweep's pool ends
         event.accept()

@@ -99,11 +99,16 @@ def sample_copy(tmp_path):
 
 
 @pytest.fixture
-def main_window(qtbot, sample_copy):
+def main_window(qtbot, sample_copy, monkeypatch):
     """The main window with a copy of the GCel sample open; dialogs answered by tests."""
     from PySide6.QtWidgets import QMessageBox
 
     from piui.main_window import MainWindow
+    from piui.widgets.shortcuts import CancelsItsRunFirst
+
+    # closing a dialog with a run under way asks (a modal box would block): a test that
+    # does not answer stops the run, as closing did before it asked
+    monkeypatch.setattr(CancelsItsRunFirst, "ask_stop_run", lambda self, what: True)
 
     window = MainWindow()
     qtbot.addWidget(window)

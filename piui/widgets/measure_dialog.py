@@ -92,6 +92,7 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
         self._runner.progressed.connect(self._progressed)
         self._runner.ended.connect(self._ended)
         self._then: Callable[[Any, BaseException | None], None] | None = None
+        self._doing = ""  # what runs, in words (run_under_way)
         self.validation_sizes: tuple[int, ...] | None = None  # None: the options' own
         self.validation_programs: tuple[str, ...] | None = None  # None: the held-out ones
 
@@ -120,7 +121,7 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
                 "new model")  # fmt: skip
         self.cancel_button.setToolTip(with_key("Stop what runs now; nothing is written",
                                                "Esc"))  # fmt: skip
-        key_for(close, self, CLOSE, "Close this window (a run under way is cancelled)")
+        key_for(close, self, CLOSE, "Close this window (asks first while a run is under way)")
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.bar.setTextVisible(False)
@@ -262,13 +263,21 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
                    "and compare (table 4.2)")  # fmt: skip
         self.validate_button.setToolTip(why)
 
-    def _run(self, job: Callable, then: Callable[[Any, BaseException | None], None]) -> None:
+    def _run(self, job: Callable, then: Callable[[Any, BaseException | None], None],
+             what: str) -> None:  # fmt: skip
+        self._doing = what
         self._cancel = threading.Event()
         self._then = then
         self.message.clear()
         self.bar.setValue(0)
         self._busy(True)
         self._runner.start(job, self._cancel)
+
+    def run_under_way(self) -> str:
+        """What runs and how far it is, in words (asked before closing)."""
+        return (
+            f"{self._doing} is under way ({self.status.text()}); nothing is written until it ends"
+        )
 
     def cancel(self) -> None:
         """Stop what runs now; nothing is written or opened."""
@@ -291,7 +300,11 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
         self._points: list[tuple[int, float]] = []
         self._memory_points: list[tuple[int, float]] = []
         self.report.clear()
-        self._run(lambda progress, cancel: measure_host(options, progress, cancel), self._measured)
+        self._run(
+            lambda progress, cancel: measure_host(options, progress, cancel),
+            self._measured,
+            "Measuring this machine",
+        )
 
     def _progressed(self, p: Any) -> None:
         self.bar.setValue(int(round(1000 * min(max(p.fraction, 0.0), 1.0))))
@@ -415,7 +428,7 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
         more = {} if self.validation_programs is None else {"programs": self.validation_programs}
         self._run(lambda progress, cancel: validate_host(text, options, progress, cancel, sizes,
                                                          **more),
-                  self._validated)  # fmt: skip
+                  self._validated, "Validating the model")  # fmt: skip
 
     def _validated(self, rows: Any, error: BaseException | None) -> None:
         import pyqtgraph as pg

@@ -70,17 +70,52 @@ def _press(button: QAbstractButton, edit: QLineEdit | None = None) -> None:
 
 
 class CancelsItsRunFirst:
-    """Mixed into a dialog that runs work in the background (``running``, ``cancel``):
-    Esc cancels a run under way, the dialog staying on screen to say so, and closes it
-    once nothing runs (QDialog's Esc hid the dialog and let the run go on unseen);
-    closing it (its title bar, Ctrl+W) cancels the run. Put before QDialog."""
+    """Mixed into a dialog that runs work in the background (``running``, ``cancel``,
+    ``run_under_way()``: what runs and how far it is, in words): Esc cancels a run under
+    way, the dialog staying on screen to say so, and closes it once nothing runs
+    (QDialog's Esc hid the dialog and let the run go on unseen). Closing it while a run
+    is under way (its title bar, Ctrl+W, or the main window quitting: :meth:`may_close`)
+    asks first: Stop stops the run and closes, Keep running keeps both. The asking is
+    ``ask_stop_run`` (tests answer it). Put before QDialog."""
+
+    def ask_stop_run(self, what: str) -> bool:
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "A run is under way",
+            f"{what}. Stop it and close?",
+            parent=self,
+        )  # type: ignore[arg-type]
+        stop = box.addButton("&Stop and close", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton("&Keep running", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.exec()
+        return box.clickedButton() is stop
+
+    def may_close(self) -> bool:
+        """Whether this dialog may close now: nothing runs, or the user agreed to stop
+        what does (asked here; the run is not stopped yet)."""
+        if not self.running:  # type: ignore[attr-defined]
+            return True
+        return self.ask_stop_run(self.run_under_way())  # type: ignore[attr-defined]
+
+    _closing = False  # a close the user agreed to: the run is stopped, the dialog goes
 
     def reject(self) -> None:
-        if self.running:  # type: ignore[attr-defined]
+        if self.running and not self._closing:  # type: ignore[attr-defined]
             self.cancel()  # type: ignore[attr-defined]
             return
         super().reject()  # type: ignore[misc]
 
     def closeEvent(self, event: object) -> None:
+        if not self.may_close():
+            event.ignore()  # type: ignore[attr-defined]
+            return
         self.cancel()  # type: ignore[attr-defined]
-        super().closeEvent(event)  # type: ignore[misc]
+        self._closing = True  # QDialog's closeEvent rejects: here, it hides
+        try:
+            super().closeEvent(event)  # type: ignore[misc]
+        finally:
+            self._closing = False

@@ -198,7 +198,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.setToolTip(with_key("Stop the sweep; the rows made stay", "Esc"))
-        bind(self, CLOSE, self.close)  # Ctrl+W: as the title bar's button (a run cancelled)
+        bind(self, CLOSE, self.close)  # Ctrl+W: as the title bar's button (asks if a run goes on)
         self.bar = QProgressBar()
         self.bar.setRange(0, 1000)
         self.status = message_label()
@@ -438,6 +438,12 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.status.setText(f"0 of {counted(spec.size, 'variant')}")
         self.redraw()
         self._runner.start(spec, self._cancel, self.document.machine)
+
+    def run_under_way(self) -> str:
+        """What runs and how far it is, in words (asked before closing)."""
+        total = self.spec.size if self.spec is not None else 0
+        return (f"A sweep is running: {len(self.rows):,} of {counted(total, 'variant')} done "
+                "(the rows made so far stay in this window)")  # fmt: skip
 
     def cancel(self) -> None:
         if self._cancel is not None:

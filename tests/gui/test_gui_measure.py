@@ -113,15 +113,31 @@ def test_cancel_stops_a_measurement_and_opens_nothing(main_window, qtbot):
     assert main_window.document.machine is before
 
 
-def test_closing_the_dialog_cancels_a_run(main_window, qtbot):
+def test_closing_the_dialog_mid_run_asks_and_keep_running_keeps_both(main_window, qtbot):
+    """Ctrl+W or the title bar stopped a measurement without a word; now they ask, saying
+    what runs: Keep running keeps the dialog and its run, Stop cancels and closes."""
     dialog = _dialog(main_window)
     dialog.options = lambda: MeasureOptions(quick=True)
     dialog.measure()
     qtbot.waitUntil(lambda: "Measuring" in dialog.status.text(), timeout=60_000)
+    asked = []
+    dialog.ask_stop_run = lambda what: asked.append(what) or False
+    qtbot.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.isVisible() and dialog.running and not dialog._cancel.is_set()
+    assert len(asked) == 1 and asked[0].startswith("Measuring this machine is under way")
+    dialog.ask_stop_run = lambda what: asked.append(what) or True
     dialog.close()
+    assert len(asked) == 2 and not dialog.isVisible()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     QApplication.processEvents()
     assert dialog.result is None
+
+
+def test_closing_the_dialog_with_nothing_running_does_not_ask(main_window, qtbot):
+    dialog = _dialog(main_window)
+    dialog.ask_stop_run = lambda what: pytest.fail(f"asked: {what}")
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
 
 
 def test_escape_cancels_a_run_before_it_closes_the_dialog(main_window, qtbot):

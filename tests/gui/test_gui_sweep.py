@@ -8,6 +8,7 @@ import math
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from parasol_core.sweep.worker import Row
 
@@ -103,13 +104,13 @@ def test_two_axes_make_a_heat_map_more_make_parallel_coordinates(main_window, qt
 
 def test_cancel_stops_the_sweep_and_bad_axes_are_said(main_window, qtbot):
     dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
     dialog.pattern.setCurrentText("broadcast")
     dialog.run()
     qtbot.waitUntil(lambda: len(dialog.rows) >= 5, timeout=60_000)
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
-    assert 5 <= len(dialog.rows) < 400
+    assert 5 <= len(dialog.rows) < 5000
     assert dialog.status.text().startswith("Cancelled:")
     assert dialog.table.rowCount() == len(dialog.rows)
     dialog.add_axis("pt(9).iga", "1, 2")
@@ -367,14 +368,14 @@ def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window,
     """Esc hid the dialog and its sweep ran on unseen; now the first Esc cancels the
     run (the dialog stays, saying so, with the rows made), the next closes it."""
     dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
     dialog.pattern.setCurrentText("broadcast")
     dialog.run()
     qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert dialog.isVisible()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
-    assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 400
+    assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 5000
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
 
@@ -413,3 +414,47 @@ def test_answers_near_the_largest_double_are_left_out_and_said(main_window, qtbo
     dialog.answer.setCurrentIndex(1)  # the other answer: drawn, with no note
     xs, ys = dialog.line.getData()
     assert len(xs) == n and not dialog.line_plot.getPlotItem().titleLabel.isVisible()
+
+
+def test_closing_a_running_sweep_asks_and_keep_running_keeps_both(main_window, qtbot):
+    """Ctrl+W or the title bar cancelled a sweep without a word; now they ask, saying how
+    far it is: Keep running keeps the dialog and its run; Stop cancels it and closes."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.run()
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
+    asked = []
+    dialog.ask_stop_run = lambda what: asked.append(what) or False
+    qtbot.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
+    assert dialog.isVisible() and dialog.running and not dialog._cancel.is_set()
+    assert len(asked) == 1 and asked[0].startswith("A sweep is running: ")
+    assert "of 5,000 variants done" in asked[0]
+    dialog.ask_stop_run = lambda what: asked.append(what) or True
+    dialog.close()
+    assert len(asked) == 2 and not dialog.isVisible()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) < 5000
+
+
+@pytest.mark.parametrize("stop", [False, True])
+def test_quitting_with_a_sweep_running_asks_before_the_unsaved_changes(main_window, qtbot, stop):
+    """Quitting PIUI ended a running sweep unasked. Now the sweep's question comes first:
+    Keep running keeps PIUI open (the unsaved changes not asked about, the sweep going
+    on); Stop goes on to the unsaved changes, and a Cancel there stops nothing."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.run()
+    qtbot.waitUntil(lambda: len(dialog.rows) >= 1, timeout=60_000)
+    order = []
+    dialog.ask_stop_run = lambda what: order.append("run") or stop
+    main_window.ask_save_changes = lambda: order.append("save") or QMessageBox.StandardButton.Cancel
+    main_window.document.session.set("pt(1).iga", "8e-7")  # a change not saved
+    assert not main_window.close()
+    assert order == (["run", "save"] if stop else ["run"])
+    assert dialog.running and not dialog._cancel.is_set()  # nothing stopped yet
+    main_window.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+    dialog.ask_stop_run = lambda what: True
+    assert main_window.close()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
