@@ -30,10 +30,10 @@ from typing import Any
 
 from parasol_core.estimator.methods import (
     MAX_NAME,
+    MAX_NAME_LENGTH,
     Service,
     _overflow,
     method,
-    processor_param,
     with_names,
 )
 from parasol_core.estimator.protocol import (
@@ -60,6 +60,8 @@ from parasol_core.replay import (
     load_trace,
     replay,
 )
+from parasol_core.replay.run import host_entry
+from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.overflow import TimeOverflowError
 from parasol_core.topology.resources import SHARING
 
@@ -182,13 +184,9 @@ def _options(params: dict, machine: Machine | None = None) -> ReplayOptions:
     hosts = params.get("hosts")
     if hosts is not None:
         if not isinstance(hosts, list) or not hosts or len(hosts) > MAX_ACTIONS:
-            raise ParamError("hosts must be a non-empty list of processor numbers")
-        # processor numbers, or (since 1.4) the hardware topology's names of them
-        if machine is None:
-            kwargs["hostfile"] = [check_int("hosts", h) for h in hosts]
-        else:
-            kwargs["hostfile"] = [processor_param(machine, f"hosts[{i}]", h)
-                                  for i, h in enumerate(hosts)]  # fmt: skip
+            raise ParamError("hosts must be a non-empty list of hostfile entries (N, pN, a "
+                             "processor's name, each optionally :RANKS)")  # fmt: skip
+        kwargs["hostfile"] = _host_entries(hosts, machine)
     algorithms = params.get("algorithms")
     if algorithms is not None:
         check_object("algorithms", algorithms)
@@ -198,6 +196,27 @@ def _options(params: dict, machine: Machine | None = None) -> ReplayOptions:
                                  f"{', '.join(ALGORITHMS.get(name, ()))}")  # fmt: skip
         kwargs["algorithms"] = dict(algorithms)
     return ReplayOptions(**kwargs)
+
+
+def _host_entries(hosts: list, machine: Machine | None) -> list[int | str]:
+    """``hosts`` as a hostfile's lines, read by the one reader of hostfile entries
+    (:func:`parasol_core.replay.host_entry`: ``--hostfile``, a sweep's ``hostfile``,
+    ``sweep.run``): a number, ``pN`` or a name, each optionally ``:RANKS``; each entry
+    checked here (-32602 naming it), the ranks placed by the replay."""
+    hw = machine.hardware() if machine is not None else None
+    for i, h in enumerate(hosts):
+        what = f"hosts[{i}]"
+        if isinstance(h, str):
+            check_str(what, h, MAX_NAME_LENGTH + 24)  # a name and its :RANKS
+        try:
+            got = host_entry(h, hw, what, most=1)
+        except (ValueError, RoutingError) as e:
+            raise ParamError(str(e)) from None
+        count = (hw.processor_count or 0) if hw is not None else None
+        if count is not None and got and not 1 <= got[0] <= count:
+            raise ParamError(f"{what}: processor {got[0]}: the hardware topology has "
+                             f"processors 1..{count}")  # fmt: skip
+    return list(hosts)
 
 
 @method("estimate.program", bulk=True, heavy=True, cost=_program_cost)

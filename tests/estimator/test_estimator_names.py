@@ -153,3 +153,37 @@ def test_a_number_sent_as_a_string_is_refused_unless_a_processor_has_that_name(e
         with pytest.raises(RemoteError) as info:
             c.call("route.plot_many", model=model, pairs=[[1, 3], [3, "2"]])
         assert info.value.code == -32602
+
+
+@pytest.mark.parametrize(
+    ("entries", "numbers"),
+    [
+        (["p1", "p3"], [1, 3]),
+        (["Tremblay:1", "Fafard"], [1, 3]),
+        (["p3:2"], [3, 3]),
+        (["Jupiter:9999999999"], [2, 2]),  # at most the ranks left: two
+        (["1", 3], [1, 3]),  # a hostfile's line "1" is processor 1
+    ],
+)
+def test_hosts_are_hostfile_entries_as_everywhere_else(estimator, pushed, entries, numbers):  # noqa: F811
+    """estimate.program's hosts took numbers and names only, while --hostfile, a sweep
+    file and sweep.run take N, pN, names, each with :RANKS: one syntax everywhere."""
+    model, trace = pushed
+    with estimator.client() as c:
+        by_entries = c.call("estimate.program", model=model, trace=trace, flop="1e-9",
+                            hosts=entries)  # fmt: skip
+        by_numbers = c.call("estimate.program", model=model, trace=trace, flop="1e-9",
+                            hosts=numbers)  # fmt: skip
+    assert by_entries == by_numbers
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [("Saturn:2", "'Saturn'"), ("p9", "9"), ("p1:x", "'p1:x'"), (True, "True"), (1.5, "1.5")],
+)
+def test_a_bad_host_entry_is_refused_naming_it(estimator, pushed, entry, said):  # noqa: F811
+    model, trace = pushed
+    with estimator.client() as c, pytest.raises(RemoteError) as info:
+        c.call("estimate.program", model=model, trace=trace, flop="1e-9", hosts=[1, entry])
+    assert info.value.code == -32602
+    assert "hosts[1]" in info.value.message and said in info.value.message
