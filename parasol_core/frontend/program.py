@@ -22,6 +22,7 @@ from parasol_core.model import Machine
 from parasol_core.replay import (
     DEFAULT_FLOP,
     KINDS,
+    FlopError,
     ReplayOptions,
     ReplayResult,
     Trace,
@@ -36,6 +37,7 @@ from parasol_core.topology.names import table_of
 __all__ = [
     "TRACE_FILTER",
     "Cancelled",
+    "FlopError",
     "Prediction",
     "Program",
     "TraceError",

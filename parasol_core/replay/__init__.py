@@ -61,6 +61,7 @@ from parasol_core.replay.reading import load_trace  # noqa: E402
 from parasol_core.replay.result import ReplayResult  # noqa: E402
 from parasol_core.replay.run import (  # noqa: E402
     DEFAULT_FLOP,
+    FlopError,
     ReplayError,
     ReplayOptions,
     hosts_of,
@@ -75,6 +76,7 @@ __all__ = [
     "EAGER_BYTES",
     "KINDS",
     "DeadlockError",
+    "FlopError",
     "Program",
     "ReplayError",
     "ReplayOptions",

@@ -63,6 +63,11 @@ class ReplayError(ValueError):
     a collective cost the model cannot give, a route that cannot be plotted."""
 
 
+class FlopError(ReplayError):
+    """The flop expression (``--flop``, the Program window's field, a sweep's ``flop``)
+    gives no time on this model: which expression, on which processor type, and why."""
+
+
 class ReplayUnreadable(ReplayError, Unreadable):
     """A file a replay reads besides its trace (a hostfile) that cannot be read."""
 
@@ -230,10 +235,10 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
             text = flop.replace("(T)", f"({t})")
             value = engine.evaluate_text(text)
             if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-                raise ReplayError(f"a flop's time on processor type {t}, '{text}': {value} "
+                raise FlopError(f"a flop's time on processor type {t}, '{text}': {value} "
                                   "(give another expression for a flop's time)")  # fmt: skip
             if not (math.isfinite(value) and value >= 0):
-                raise ReplayError(f"a flop's time on processor type {t}, '{text}', is "
+                raise FlopError(f"a flop's time on processor type {t}, '{text}', is "
                                   f"{value!r}: it must be zero or more seconds")  # fmt: skip
             cache[t] = float(value)
         out[r] = cache[t]
@@ -261,7 +266,7 @@ def time_scale(machine: Machine, engine: Engine, hosts: np.ndarray,
     text = options.flop.replace("(T)", f"({ttype})")
     value = Engine(traced).evaluate_text(text)
     if isinstance(value, EvalError) or not isinstance(value, (int, float)) or not value > 0:
-        raise ReplayError(f"the traced machine's '{text}': {value} (it must be a positive "
+        raise FlopError(f"the traced machine's '{text}': {value} (it must be a positive "
                           "time; give another expression for a flop's time)")  # fmt: skip
     return flop_times(machine, engine, hosts, options.flop) / float(value)
 
@@ -535,4 +540,4 @@ def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
         f"; and {len(lines) - 20} more" if len(lines) > 20 else ""), stuck)  # fmt: skip
 
 
-__all__ = ["DEFAULT_FLOP", "ReplayError", "ReplayOptions", "TraceError", "replay"]
+__all__ = ["DEFAULT_FLOP", "FlopError", "ReplayError", "ReplayOptions", "TraceError", "replay"]

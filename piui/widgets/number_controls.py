@@ -138,12 +138,28 @@ class ValueField(QLineEdit):
     def reject_input(self, message: str, good_text: str) -> None:
         """Refuse what was typed: say why at the field (a tooltip shown at once, and
         the ``rejected`` signal for the window's message line), keep the old value."""
+        self._mark_refused(message)
+        self.setText(good_text)
+        self._say_refused(message)
+
+    def mark_refused(self, message: str) -> None:
+        """Mark the text the field shows as refused, keeping it: a value the window took
+        and then found it cannot use (the Program window's flop expression, refused by
+        the prediction it asked), marked and said as :meth:`reject_input` does, until
+        the user comes back to the field or the window accepts its text again."""
+        self._mark_refused(message)
+        self._say_refused(message)
+
+    def _mark_refused(self, message: str) -> None:
         logging.getLogger("piui").warning("input rejected: %s", message)
+        if not self.is_refused():  # the field's own tooltip, given back on acceptance
+            self._own_tip = self.toolTip()
         self._refused = True
         REFUSED.add(self)
         self.setToolTip(message)
         self.setStyleSheet(_INVALID_STYLE)
-        self.setText(good_text)
+
+    def _say_refused(self, message: str) -> None:
         if self.isVisible():
             QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), message, self)
             _TipGoesWithItsPlace.watch(self)
@@ -154,7 +170,7 @@ class ValueField(QLineEdit):
             return  # nothing to undo (and setStyleSheet is dear: a slider step calls this)
         self._refused = False
         REFUSED.discard(self)
-        self.setToolTip("")
+        self.setToolTip(getattr(self, "_own_tip", ""))
         self.setStyleSheet("")
 
     def is_refused(self) -> bool:

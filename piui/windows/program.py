@@ -455,6 +455,7 @@ class ProgramWindow(QWidget):
             self.before = prediction
         self.shown_generation = generation
         self.message.clear()
+        self.flop.accept_input()  # the flop it shows gives a time
         self._show(keep_view=not first)
         if not self.live.busy:
             self._dominance_if_shown()  # the prediction is in: what dominates, if on show
@@ -467,6 +468,8 @@ class ProgramWindow(QWidget):
         self.after = None
         self._clear_answer(FAILED)
         self._dominance_failed(error)
+        if isinstance(error, core.FlopError):  # the flop expression shown is what failed
+            self.flop.mark_refused(str(error))
         self.predictionFailed.emit(str(error))
 
     def _dominance_failed(self, error: BaseException, _serial: int = 0) -> None:

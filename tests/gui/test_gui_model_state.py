@@ -145,3 +145,19 @@ def test_a_refusals_pink_goes_when_the_user_comes_back_to_the_field(main_window,
     assert field.is_refused()
     qtbot.keyClicks(field, "1")  # typing again
     assert not field.is_refused()
+
+
+def test_every_field_has_its_own_tooltip_back_once_a_refusal_is_mended(main_window):
+    """A refusal's reason replaced a field's own tooltip, and accepting the field's text
+    again left it with none (the Program window's flop lost what it is for): every
+    field with a tooltip of its own gets it back."""
+    panels = main_window.panels
+    fields = [f for p in panels.values() for f in p.findChildren(ValueField)
+              if f.isEnabled() and f.toolTip()]  # fmt: skip
+    own = {f: f.toolTip() for f in fields}
+    assert len(fields) >= 3
+    for f in fields:
+        f.reject_input("refused for the test", f.text())
+        assert f.toolTip() == "refused for the test"
+        f.accept_input()
+    assert {f: f.toolTip() for f in fields} == own

@@ -198,11 +198,17 @@ def test_a_failed_prediction_leaves_no_number_of_the_question_before(main_window
     assert program.prediction.text() == "Predicted time: none (the message below says why)"
     assert not program.keep_button.isEnabled()
     assert program.table.model().rowCount() == 0 and program.timeline.timeline is None
+    # the field shows its expression refused, as every field shows a refused entry (it
+    # was left looking accepted): marked, its tooltip saying why, the text kept to mend
+    assert program.flop.is_refused() and program.flop.text() == "1/0"
+    assert "division by zero" in program.flop.toolTip()
     double = core.flop_for(main_window.document.machine)
     with qtbot.waitSignal(program.predictionShown, timeout=30_000):
         program.flop.setText(f"2 * ({double})")
         program.flop.editingFinished.emit()
     assert program.after.makespan > before
+    assert not program.flop.is_refused() and not program.flop.styleSheet()
+    assert program.flop.toolTip().startswith("The seconds of one floating-point operation")
     # another flop is another question: its own before (ProgramWindow._question_changed)
     assert program.prediction.text() == core.before_after_text(None, program.after.makespan)
     assert program.keep_button.isEnabled() and program.table.model().rowCount() == 16
