@@ -310,6 +310,7 @@ class MainWindow(QMainWindow):
         self.document.undo_stack.cleanChanged.connect(self._update_title)
         self.document.pathChanged.connect(self._update_title)
         self.document.modelReset.connect(self._update_title)
+        self.document.modelReset.connect(self._close_carry_notes)  # about the model before
         self.disk_watcher = DiskWatcher(self.document, self)
         self.disk_watcher.statusChanged.connect(self._disk_status_changed)
         self.document.undo_stack.cleanChanged.connect(
@@ -958,8 +959,17 @@ class MainWindow(QMainWindow):
         else:
             box.setInformativeText("Everything carried over.")
         box.setModal(False)
+        self._close_carry_notes()  # one at a time: the last import's or export's
         box.show()
         self.carry_notes = box
+
+    def _close_carry_notes(self) -> None:
+        """What did not carry over is about the model it was said with: it goes when
+        another model opens (an import opens its own before its notes are shown)."""
+        if self.carry_notes is not None:
+            self.carry_notes.close()
+            self.carry_notes.deleteLater()
+            self.carry_notes = None
 
     def _ask_platform_path(self, saving: bool) -> str:
         from piui.widgets.file_dialogs import PLATFORM_FILTER, ask_path, start_file, start_folder

@@ -89,3 +89,19 @@ def test_the_topology_window_names_an_imported_platforms_processors(qtbot, tmp_p
     w._hovered("link", 3)
     assert w.info.text().startswith("Link 3: connects 3 (Fafard), 4 (R)")
     assert not w.grab().isNull()
+
+
+def test_what_did_not_carry_over_goes_when_another_model_opens(main_window, sample_copy, tmp_path):
+    """The notes of an import stayed on screen over the next model opened, about a model
+    no longer shown: a window holds nothing that outlives the model it shows."""
+    xml = tmp_path / "small.xml"
+    xml.write_text(SMALL)
+    main_window.ask_platform_path = lambda saving: str(xml)
+    assert main_window.import_simgrid()
+    first = main_window.carry_notes
+    assert first is not None and first.isVisible()
+    assert main_window.import_simgrid()  # a second import: its own notes, one box
+    second = main_window.carry_notes
+    assert second is not first and second.isVisible() and not first.isVisible()
+    assert main_window.open_file(sample_copy("grid4x4.machine"))
+    assert main_window.carry_notes is None and not second.isVisible()
