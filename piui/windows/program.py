@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QSplitter,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -60,6 +59,7 @@ from piui.widgets.status_messages import (
     show_refusal,
 )
 from piui.widgets.timeline_plot import TimelinePlot
+from piui.widgets.turning_splitter import TurningSplitter
 
 log = logging.getLogger("piui")
 
@@ -199,7 +199,8 @@ class ProgramWindow(QWidget):
         self.timeline = TimelinePlot()
         self.dominates = _DominatesView()
 
-        self.split = split = QSplitter(Qt.Orientation.Horizontal)
+        # side by side in a wide window, the timeline under the breakdown in a narrow one
+        self.split = split = TurningSplitter()
         split.addWidget(self.table)
         split.addWidget(self.timeline)
         split.setStretchFactor(0, 2)  # the breakdown's five columns, the timeline the rest
@@ -514,7 +515,8 @@ class ProgramWindow(QWidget):
         """The breakdown as wide as its columns (at most 40 % of the window), the
         timeline the rest; until the user moves the splitter."""
         total = sum(self.split.sizes())
-        if self._split_moved or total <= 0 or not self.breakdown.ranks:
+        side_by_side = self.split.orientation() == Qt.Orientation.Horizontal
+        if self._split_moved or total <= 0 or not self.breakdown.ranks or not side_by_side:
             return
         wanted = (self.table.horizontalHeader().length() + 2 * self.table.frameWidth()
                   + self.table.verticalScrollBar().sizeHint().width())  # fmt: skip

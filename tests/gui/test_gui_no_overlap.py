@@ -8,43 +8,9 @@ no other (controls scrolled out of view are not seen)."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from PySide6.QtCore import QRect
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
-    QAbstractSpinBox,
-    QApplication,
-    QComboBox,
-    QLabel,
-    QLineEdit,
-    QSlider,
-    QWidget,
-)
-
-LEAVES = (QLabel, QAbstractButton, QLineEdit, QAbstractSpinBox, QComboBox, QSlider,
-          QAbstractItemView)  # fmt: skip
-
-
-def seen(panel: QWidget) -> list[tuple[QWidget, QRect]]:
-    """The controls of ``panel`` on show, each with the part of it seen, in the panel's
-    coordinates (not the inner parts of a control: a spin box's line edit)."""
-    out = []
-    for w in panel.findChildren(QWidget):
-        if not isinstance(w, LEAVES) or not w.isVisible():
-            continue
-        parent = w.parentWidget()
-        while parent is not None and parent is not panel and not isinstance(parent, LEAVES):
-            parent = parent.parentWidget()
-        if parent is not panel and parent is not None:
-            continue  # part of another control
-        part = w.visibleRegion().boundingRect()
-        if part.isEmpty():
-            continue
-        out.append((w, QRect(w.mapTo(panel, part.topLeft()), part.size())))
-    return out
+from PySide6.QtWidgets import QApplication, QWidget
+from widget_overlap import overlapping
 
 
 def _name(w: QWidget) -> str:
@@ -67,9 +33,6 @@ def test_no_control_is_drawn_over_another_at_a_narrow_width(main_window, qtbot, 
         for _ in range(4):
             QApplication.processEvents()
         panel = main_window.panels[key]
-        for (a, ra), (b, rb) in itertools.combinations(seen(panel), 2):
-            both = ra.intersected(rb)
-            if both.width() > 2 and both.height() > 2:
-                found.append(f"{key}: {_name(a)} and {_name(b)}")
+        found += [f"{key}: {_name(a)} and {_name(b)}" for a, b in overlapping(panel)]
         dock.setFloating(False)
     assert not found, found

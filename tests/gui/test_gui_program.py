@@ -365,3 +365,25 @@ def test_the_status_bar_stops_saying_predicting_once_the_answer_is_in(main_windo
         main_window.open_trace_action.trigger()
     assert main_window.statusBar().currentMessage() == ""
     assert "deadlocks" in program.message.text()
+
+
+@pytest.mark.parametrize("width", [320, 900])
+def test_the_program_window_narrows_to_its_widest_pane(main_window, program, qtbot, width):
+    """The Program window asked 470 px (its breakdown and timeline side by side, at their
+    minimum): a narrow dock could not hold it. Now the timeline goes under the breakdown
+    when both do not fit, and the window narrows to about 320 px with nothing drawn
+    over anything else; wide, they stand side by side again."""
+    from widget_overlap import overlapping
+
+    dock = main_window.docks["program"]
+    dock.setFloating(True)
+    assert dock.minimumSizeHint().width() <= 330
+    dock.resize(width, 700)
+    for _ in range(4):
+        QApplication.processEvents()
+    assert abs(program.width() - width) < 40
+    side_by_side = program.split.orientation() == Qt.Orientation.Horizontal
+    assert side_by_side == (width > 600)
+    assert not overlapping(program)
+    assert program.timeline.isVisible() and program.table.isVisible()
+    assert program.timeline.height() > 100 and program.table.width() > 150
