@@ -23,7 +23,7 @@ def _focused(qtbot, dialog):
 def test_sweep_ctrl_return_runs_esc_cancels_ctrl_w_closes(main_window, qtbot):
     main_window.show_sweep()
     dialog = _focused(qtbot, main_window.sweep_dialog)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
     dialog.pattern.setCurrentText("broadcast")
     assert "Ctrl+Return" in dialog.run_button.toolTip()
     assert "Esc" in dialog.cancel_button.toolTip()

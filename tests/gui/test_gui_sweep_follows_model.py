@@ -69,10 +69,11 @@ def test_another_model_opened_leaves_nothing_of_the_last_sweep(main_window, qtbo
 
 def test_a_run_under_way_is_cancelled_when_another_model_opens(main_window, qtbot):
     dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 400")
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
     dialog.pattern.setCurrentText("broadcast")
     dialog.run()
     qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
+    assert dialog.running  # 5,000 variants: still under way (400 could all be done)
     _new_from_sample(main_window, "grid4x4")
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     qtbot.wait(200)  # rows that were on their way: none is shown
