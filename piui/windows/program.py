@@ -124,6 +124,7 @@ class ProgramWindow(QWidget):
         big.setPointSizeF(big.pointSizeF() * 1.4)
         self.prediction.setFont(big)
         self.prediction.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.prediction.setWordWrap(True)  # "none (the message below says why)" in a narrow dock
         self.state = QLabel()
         self.state.setStyleSheet("color: palette(dark);")
         self.message = message_label()
