@@ -22,6 +22,18 @@ def _dialog(main_window):
     return dialog
 
 
+def _running(main_window, qtbot, rows: int = 2):
+    """The dialog with a sweep of 5,000 broadcast variants under way, ``rows`` of them
+    made (400 could all be done on a quiet machine before the test acts)."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
+    dialog.pattern.setCurrentText("broadcast")
+    dialog.run()
+    qtbot.waitUntil(lambda: len(dialog.rows) >= rows, timeout=60_000)
+    assert dialog.running
+    return dialog
+
+
 def _add_from_menu(dialog, change: str) -> None:
     dialog._fill_add_menu()
     for menu_action in dialog.add_menu.actions():
@@ -367,11 +379,7 @@ def test_every_axis_is_named_in_a_narrow_dialog(main_window, qtbot):
 def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window, qtbot):
     """Esc hid the dialog and its sweep ran on unseen; now the first Esc cancels the
     run (the dialog stays, saying so, with the rows made), the next closes it."""
-    dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
-    dialog.pattern.setCurrentText("broadcast")
-    dialog.run()
-    qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
+    dialog = _running(main_window, qtbot, 2)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert dialog.isVisible()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
@@ -419,11 +427,7 @@ def test_answers_near_the_largest_double_are_left_out_and_said(main_window, qtbo
 def test_closing_a_running_sweep_asks_and_keep_running_keeps_both(main_window, qtbot):
     """Ctrl+W or the title bar cancelled a sweep without a word; now they ask, saying how
     far it is: Keep running keeps the dialog and its run; Stop cancels it and closes."""
-    dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
-    dialog.pattern.setCurrentText("broadcast")
-    dialog.run()
-    qtbot.waitUntil(lambda: len(dialog.rows) >= 2, timeout=60_000)
+    dialog = _running(main_window, qtbot, 2)
     asked = []
     dialog.ask_stop_run = lambda what: asked.append(what) or False
     qtbot.keyClick(dialog, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)
@@ -442,11 +446,7 @@ def test_quitting_with_a_sweep_running_asks_before_the_unsaved_changes(main_wind
     """Quitting PIUI ended a running sweep unasked. Now the sweep's question comes first:
     Keep running keeps PIUI open (the unsaved changes not asked about, the sweep going
     on); Stop goes on to the unsaved changes, and a Cancel there stops nothing."""
-    dialog = _dialog(main_window)
-    dialog.add_axis("pt(1).iga", "linear 1e-7 1e-5 5000")
-    dialog.pattern.setCurrentText("broadcast")
-    dialog.run()
-    qtbot.waitUntil(lambda: len(dialog.rows) >= 1, timeout=60_000)
+    dialog = _running(main_window, qtbot, 1)
     order = []
     dialog.ask_stop_run = lambda what: order.append("run") or stop
     main_window.ask_save_changes = lambda: order.append("save") or QMessageBox.StandardButton.Cancel
