@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
         self.measure_dialog: QWidget | None = None  # File > Measure this machine…
         self.sweep_dialog: QWidget | None = None  # File > Sweep…
         self.document.sweepRequested.connect(self.sweep_axis)  # a window's "Sweep …"
+        self._stopped_by_signal = False  # closing without a question (stop_by_signal)
         self.carry_notes: QMessageBox | None = None  # what a SimGrid import/export left out
         self.exporter = Exporter(self.document, self.estimator_settings, self)
         self.exporter.started.connect(self._export_started)
@@ -1630,6 +1631,7 @@ class MainWindow(QMainWindow):
         # a copy restored from stays unless written over: nobody discarded its edits
         session.recovered_from = None
         self.ask_save_changes = lambda: QMessageBox.StandardButton.Discard
+        self._stopped_by_signal = True  # a sweep or a measurement under way: stopped unasked
         self.close()
         return kept
 
@@ -1673,7 +1675,8 @@ class MainWindow(QMainWindow):
         # a sweep or a measurement under way is stopped only if the user agrees, asked
         # before the unsaved changes (a Cancel there must not have stopped a run)
         runs = [d for d in (self.sweep_dialog, self.measure_dialog) if d is not None]
-        if not all(d.may_close() for d in runs) or not self.maybe_save():  # type: ignore[attr-defined]
+        asked = not self._stopped_by_signal  # nobody is there to answer (stop_by_signal)
+        if (asked and not all(d.may_close() for d in runs)) or not self.maybe_save():  # type: ignore[attr-defined]
             event.ignore()
             return
         s = settings()

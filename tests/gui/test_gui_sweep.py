@@ -458,3 +458,15 @@ def test_quitting_with_a_sweep_running_asks_before_the_unsaved_changes(main_wind
     dialog.ask_stop_run = lambda what: True
     assert main_window.close()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+
+
+def test_stopped_by_a_signal_with_a_sweep_running_nothing_is_asked(main_window, qtbot):
+    """SIGTERM (a session's end) closes PIUI with nobody there to answer: a running
+    sweep is stopped unasked, not waited on behind a question (the close-asks rule must
+    not block a signal's stop)."""
+    dialog = _running(main_window, qtbot, 1)
+    dialog.ask_stop_run = lambda what: pytest.fail(f"asked: {what}")
+    main_window.stop_by_signal("SIGTERM")
+    assert not main_window.isVisible()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) < 5000
