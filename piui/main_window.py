@@ -101,7 +101,7 @@ SHORTCUTS = [
      "Sweep… or Measure this machine…, cancel the run under way (the window stays, "
      "saying so), then close the window"),
     ("Ctrl+W", "Close an instruction category window, File > Sweep… or Measure this "
-     "machine… (a run under way is cancelled)"),
+     "machine… (asking first while a run is under way)"),
 ]  # fmt: skip
 
 
