@@ -476,6 +476,11 @@ class MainWindow(QMainWindow):
                      for d in others]  # fmt: skip
             orientation = Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal
             self.resizeDocks([*others, dock], [*sizes, want], orientation)
+        if not vertical:  # the bottom row: as tall as the panel asks, up to a third
+            title = dock.height() - dock.widget().height()  # its title bar and tab bar
+            tall = min(dock.widget().sizeHint().height() + title, self.height() // 3)
+            if dock.height() < tall:
+                self.resizeDocks([dock], [tall], Qt.Orientation.Vertical)
 
     def _widen_new_column(self, dock: QDockWidget) -> None:
         """A dock alone in its column, where nothing was on show, gets the width its

@@ -15,16 +15,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from PySide6.QtCore import QMargins, QSize
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
-    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -37,6 +37,7 @@ from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
+from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.shortcuts import RUN, key_for, on_return, with_key
 from piui.widgets.status_messages import (
     MessageLine,
@@ -145,17 +146,19 @@ class EstimatePanel(QWidget):
         # low dock (an error there was cut off)
         inner.addWidget(self.message)
         # three columns of two lines each: the panel sits in a wide, low dock, and every
-        # part (the transfer time among them) is then in sight without scrolling
-        row = QHBoxLayout()
+        # part (the transfer time among them) is then in sight without scrolling; in a
+        # place too narrow for the three (a tab of the default layout's bottom-left
+        # stack), one above the other, scrolled down rather than cut off at the side
+        self.questions = row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         row.addWidget(route_box, 1)
         row.addWidget(transfer_box, 1)
         row.addWidget(block_box, 1)
+        self._boxes = (route_box, transfer_box, block_box)
         inner.addLayout(row)
         inner.addStretch(1)
-        scroll = QScrollArea()  # never forces the main window taller than the screen
-        scroll.setWidget(body)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll = scroll = in_scroll_area(
+            body
+        )  # never forces the main window taller than the screen
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
@@ -184,6 +187,26 @@ class EstimatePanel(QWidget):
         forget_on_change(self.document, self, self.message)
         self._fit_to_model()
         self._show_model()
+
+    def side_by_side_width(self) -> int:
+        """The width the three question boxes take side by side, at their minimum."""
+        row = self.questions
+        boxes = sum(b.minimumSizeHint().width() for b in self._boxes)
+        return boxes + row.spacing() * (len(self._boxes) - 1) + 12 + 20  # margins, a bar
+
+    def sizeHint(self) -> QSize:
+        """The questions' size, not the scroll area's capped hint: a place too low for
+        them is raised as far as the window allows (``MainWindow._give_room``)."""
+        body = self._scroll.widget()
+        return body.sizeHint().grownBy(QMargins(0, 0, 0, 4))
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001
+        wanted = (QBoxLayout.Direction.LeftToRight
+                  if event.size().width() >= self.side_by_side_width()
+                  else QBoxLayout.Direction.TopToBottom)  # fmt: skip
+        if self.questions.direction() != wanted:
+            self.questions.setDirection(wanted)
+        super().resizeEvent(event)
 
     def _named_topology(self):  # noqa: ANN202
         """The topology whose names the processor boxes show: the hardware, unless

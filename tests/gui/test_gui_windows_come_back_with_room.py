@@ -114,3 +114,29 @@ def test_a_window_shown_into_an_empty_column_gets_the_width_it_asks_for(main_win
     fair = sum(sides.values()) // len(sides)
     wanted = min(dock.sizeHint().width(), main_window.width() // 3, fair)
     assert dock.width() >= wanted - 2, (key, dock.width(), wanted)
+
+
+@pytest.mark.parametrize("layout_key", [named.key for named in layouts.LAYOUTS])
+def test_the_estimate_panel_brought_into_the_bottom_row_has_its_questions_in_view(
+        main_window, qtbot, layout_key):  # fmt: skip
+    """View > Estimate on the what-if layout put the panel into the bottom-left stack at
+    385 x 122 px, its three question boxes side by side wanting 1,092 x 140: scrolled both
+    ways, the first box cut. Now the boxes stack where they do not fit side by side, and
+    a bottom row lower than its panel asks is raised, up to a third of the window."""
+    from PySide6.QtWidgets import QBoxLayout
+
+    main_window.resize(1400, 900)
+    main_window.layout_actions[layout_key].trigger()
+    settle(qtbot)
+    if not main_window.docks["estimate"].isVisible():
+        main_window.view_actions["estimate"].trigger()
+        settle(qtbot)
+    dock, panel = main_window.docks["estimate"], main_window.panels["estimate"]
+    if main_window.dockWidgetArea(dock) != Qt.DockWidgetArea.BottomDockWidgetArea:
+        pytest.skip(f"{layout_key}: the Estimate panel is not in the bottom row")
+    side_by_side = panel.questions.direction() == QBoxLayout.Direction.LeftToRight
+    assert side_by_side == (panel.width() >= panel.side_by_side_width())
+    # the row's height (its tab bar's 30 px among it) is as the panel asks, up to a third
+    assert dock.height() >= min(panel.sizeHint().height(), main_window.height() // 3) - 30
+    if layout_key == "what-if":
+        assert dock.height() > 200  # was 122
