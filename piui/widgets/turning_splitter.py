@@ -5,12 +5,25 @@ and timeline in a narrow dock)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QSplitter, QWidget
 
 SLACK = 80
 """Pixels beyond the panes' minimum widths before they go side by side: a pane at its
 bare minimum is hardly readable."""
+
+
+def least_width(widget: QWidget) -> int:
+    """The narrowest ``widget`` is laid out: its minimum width, or its minimum hint."""
+    return max(widget.minimumWidth(), widget.minimumSizeHint().width())
+
+
+def side_by_side_width(panes: Sequence[QWidget], gap: int, slack: int) -> int:
+    """The width ``panes`` need side by side: their least widths, ``gap`` between each
+    two, and ``slack`` more (a splitter here; the Estimate panel's question boxes)."""
+    return sum(least_width(w) for w in panes) + gap * max(0, len(panes) - 1) + slack
 
 
 class TurningSplitter(QSplitter):
@@ -22,17 +35,15 @@ class TurningSplitter(QSplitter):
         super().__init__(Qt.Orientation.Horizontal, parent)
         self._stacked = stacked
 
+    def panes(self) -> list[QWidget]:
+        return [self.widget(i) for i in range(self.count())]
+
     def side_by_side_width(self) -> int:
-        panes = [self.widget(i) for i in range(self.count())]
-        need = sum(max(w.minimumWidth(), w.minimumSizeHint().width()) for w in panes)
-        return need + self.handleWidth() * max(0, len(panes) - 1) + SLACK
+        return side_by_side_width(self.panes(), self.handleWidth(), SLACK)
 
     def minimumSizeHint(self) -> QSize:
-        hint = super().minimumSizeHint()
-        panes = [self.widget(i) for i in range(self.count())]
-        widest = max((max(w.minimumWidth(), w.minimumSizeHint().width()) for w in panes),
-                     default=0)  # fmt: skip
-        return QSize(widest, hint.height())
+        widest = max((least_width(w) for w in self.panes()), default=0)
+        return QSize(widest, super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
         self.turn(event.size().width())

@@ -45,6 +45,7 @@ from piui.widgets.status_messages import (
     message_label,
     show_refusal,
 )
+from piui.widgets.turning_splitter import side_by_side_width
 
 
 def _row(*widgets: QWidget) -> QHBoxLayout:
@@ -156,9 +157,8 @@ class EstimatePanel(QWidget):
         self._boxes = (route_box, transfer_box, block_box)
         inner.addLayout(row)
         inner.addStretch(1)
-        self._scroll = scroll = in_scroll_area(
-            body
-        )  # never forces the main window taller than the screen
+        # in a scroll area: never forces the main window taller than the screen
+        self._scroll = scroll = in_scroll_area(body)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
@@ -190,9 +190,8 @@ class EstimatePanel(QWidget):
 
     def side_by_side_width(self) -> int:
         """The width the three question boxes take side by side, at their minimum."""
-        row = self.questions
-        boxes = sum(b.minimumSizeHint().width() for b in self._boxes)
-        return boxes + row.spacing() * (len(self._boxes) - 1) + 12 + 20  # margins, a bar
+        # beyond the boxes: the body's margins (12) and a scroll bar (20)
+        return side_by_side_width(self._boxes, self.questions.spacing(), 12 + 20)
 
     def sizeHint(self) -> QSize:
         """The questions' size, not the scroll area's capped hint: a place too low for
