@@ -201,6 +201,12 @@ def suite_runs_of(options: MeasureOptions) -> int:
     return 3 if options.quick else 5
 
 
+def suite_passes_of(options: MeasureOptions) -> int:
+    """Passes over the suite's programs, each program a process of its own in each (the
+    minimum of every run is kept): :func:`parasol_core.measure.suite.run_suite`."""
+    return 2 if options.quick else 4
+
+
 def suite_need_of(options: MeasureOptions) -> float:
     """Seconds one timed run of a suite program lasts at least."""
     return 0.005 if options.quick else 0.02
@@ -208,7 +214,7 @@ def suite_need_of(options: MeasureOptions) -> float:
 
 def _suite_seconds(options: MeasureOptions, names: Sequence[str]) -> float:
     per = 3 * (suite_runs_of(options) + 2) * suite_need_of(options) * 1.2
-    return 1.5 + len(names) * per
+    return 1.5 + len(names) * per * suite_passes_of(options)
 
 
 def _memory_seconds(options: MeasureOptions) -> float:
@@ -437,7 +443,7 @@ def measure_host(
                 tracker.stage("program suite (calibration)", _suite_seconds(options, names))
                 suite_runs = suite.run_suite(
                     cc, flags, names, runs=suite_runs_of(options),
-                    need=suite_need_of(options), cancel=cancel,
+                    need=suite_need_of(options), passes=suite_passes_of(options), cancel=cancel,
                     on_step=tracker.relabel, on_idle=tracker.report,
                 )  # fmt: skip
                 calibration = calibrate_mod.calibrate(

@@ -531,9 +531,20 @@ def run_suite(
     on_step: Callable[[str], None] | None = None,
     sizes: Mapping[str, Sequence[int]] | None = None,
     on_idle: Callable[[], None] | None = None,
+    passes: int = 1,
 ) -> list[SuiteRun]:
     """Build the suite twice (counted and timed) with ``flags`` and run ``programs`` at
-    their three sizes (or ``sizes[name]``): one :class:`SuiteRun` per program and size."""
+    their three sizes (or ``sizes[name]``): one :class:`SuiteRun` per program and size.
+
+    ``passes``: the timed programs are run that many times over, each program a process
+    of its own each time, one pass after the other (every program once, then again), and
+    a size's time is the minimum of all its runs. A process has an address layout and a
+    state of the predictors of its own, and one pass spans a few seconds of the
+    machine's: two measurements a minute apart timed one pass each differed by up to
+    14 % in a program (docs/measure.md, "The program suite"); the least of several
+    passes repeats within a few per cent."""
+    if passes < 1:
+        raise ValueError(f"passes: at least 1, not {passes}")
     out: list[SuiteRun] = []
     held = build = None
     try:
@@ -545,27 +556,35 @@ def run_suite(
             on_step("compiling the program suite")
         toolchain.compile_c(cc, src, build / "timed", list(flags), cancel)
         toolchain.compile_c(cc, src, build / "counted", [*flags, "-DCOUNT"], cancel)
+        counts: dict[tuple[str, int], dict[str, int]] = {}
+        chains: dict[tuple[str, int], tuple[dict[str, int], ...]] = {}
+        timed: dict[tuple[str, int], list[float]] = {}  # in the programs' and sizes' order
         for name in programs:
-            prog = PROGRAMS[name]
-            these = [str(s) for s in (sizes or {}).get(name, prog.sizes)]
-            counts: dict[int, dict[str, int]] = {}
-            chains: dict[int, tuple[dict[str, int], ...]] = {}
+            these = [str(s) for s in (sizes or {}).get(name, PROGRAMS[name].sizes)]
             argv = [str(build / "counted"), name, "1", "0", *these]
             with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
                 for line in lines:
                     d = json.loads(line)
-                    counts[d["size"]] = {k: v for k, v in d["counts"].items() if v}
-                    chains[d["size"]] = tuple(c for c in ({k: v for k, v in ch.items() if v}
-                                                          for ch in d["chains"]) if c)  # fmt: skip
-            if on_step is not None:
-                on_step(f"program suite: {name} ({prog.character})")
-            argv = [str(build / "timed"), name, str(runs), repr(need), *these]
-            with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
-                for line in lines:
-                    d = json.loads(line)
-                    secs = tuple(float(s) for s in d["seconds"])
-                    out.append(SuiteRun(name, d["size"], counts[d["size"]], min(secs), secs,
-                                        chains[d["size"]]))  # fmt: skip
+                    key = (name, d["size"])
+                    counts[key] = {k: v for k, v in d["counts"].items() if v}
+                    chains[key] = tuple(c for c in ({k: v for k, v in ch.items() if v}
+                                                    for ch in d["chains"]) if c)  # fmt: skip
+                    timed[key] = []
+        for done in range(passes):
+            for name in programs:
+                prog = PROGRAMS[name]
+                these = [str(s) for s in (sizes or {}).get(name, prog.sizes)]
+                if on_step is not None:
+                    again = f", pass {done + 1} of {passes}" if passes > 1 else ""
+                    on_step(f"program suite: {name} ({prog.character}{again})")
+                argv = [str(build / "timed"), name, str(runs), repr(need), *these]
+                with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
+                    for line in lines:
+                        d = json.loads(line)
+                        timed[(name, d["size"])].extend(float(s) for s in d["seconds"])
+        for (name, size), secs in timed.items():
+            out.append(SuiteRun(name, size, counts[(name, size)], min(secs), tuple(secs),
+                                chains[(name, size)]))  # fmt: skip
     finally:
         if build is not None:
             shutil.rmtree(build, ignore_errors=True)

@@ -257,16 +257,18 @@ def _suite_rows(machine: Machine, proc, cached: bool, cc: list[str],  # noqa: AN
     """The held-out programs of the suite, predicted from the model and timed here."""
     if not programs:
         return []
-    from parasol_core.measure.host import suite_need_of, suite_runs_of
+    from parasol_core.measure.host import suite_need_of, suite_passes_of, suite_runs_of
 
     done = [0]
+    passes = suite_passes_of(options)
 
     def step(what: str) -> None:
-        _report(progress, done[0] / max(1, len(programs)), what, None)
+        _report(progress, done[0] / max(1, len(programs) * passes), what, None)
         done[0] += 1 if what.startswith("program suite:") else 0
 
     runs = suite.run_suite(cc, list(options.cflags), programs, runs=suite_runs_of(options),
-                           need=suite_need_of(options), cancel=cancel, on_step=step)  # fmt: skip
+                           need=suite_need_of(options), passes=passes, cancel=cancel,
+                           on_step=step)  # fmt: skip
     latencies = read_latencies(machine.src.text, proc.id) if machine.src is not None else {}
     out = []
     for r in runs:

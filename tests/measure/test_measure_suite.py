@@ -93,6 +93,27 @@ def test_a_timed_suite_run_takes_longer_at_a_larger_size():
     assert runs[1].seconds > 4 * runs[0].seconds  # 16x the work
 
 
+@needs_cc
+def test_passes_time_every_program_again_in_a_process_of_its_own_and_keep_the_least():
+    cc = toolchain.find_compiler()
+    steps: list[str] = []
+    runs = suite.run_suite(cc, ["-O2"], ["triad", "intbits"], runs=2, need=0.001,
+                           sizes={"triad": (500, 1000), "intbits": (500,)}, passes=3,
+                           on_step=steps.append)  # fmt: skip
+    timed = [s for s in steps if s.startswith("program suite:")]
+    # every program once a pass, one pass after the other: a slow spell of the machine
+    # falls on different programs in different passes
+    assert [t.split()[2] for t in timed] == ["triad", "intbits"] * 3
+    assert timed[-1].endswith("pass 3 of 3)")
+    assert [(r.program, r.size) for r in runs] == [("triad", 500), ("triad", 1000),
+                                                   ("intbits", 500)]  # fmt: skip
+    # each size's runs from all three processes, its figure the least of them
+    assert all(len(r.runs) == 2 * 3 and r.seconds == min(r.runs) for r in runs)
+    assert runs[2].counts == suite.PROGRAMS["intbits"].counts(500)
+    with pytest.raises(ValueError, match="passes"):
+        suite.run_suite(cc, ["-O2"], ["triad"], passes=0)
+
+
 # --- latency and throughput kernels ----------------------------------------------------
 
 
