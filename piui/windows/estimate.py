@@ -348,9 +348,8 @@ class EstimatePanel(QWidget):
             lambda c: c.plot(model, src, dst, virtual), self._answer(show)))  # fmt: skip
 
     def ask_transfer(self) -> None:
-        if not self.routes:
-            show_refusal(self.message, "ask for a route first")
-            return
+        # the field typed in is judged first: "abc" is refused at the field, whatever
+        # else the question still lacks
         try:
             nbytes = parse_whole(self.bytes.text(), 0, 2**53, "a message size in bytes")
         except ValueError as e:
@@ -359,6 +358,9 @@ class EstimatePanel(QWidget):
             show_refusal(self.message, str(e))
             return
         self.bytes.accept_input()
+        if not self.routes:
+            show_refusal(self.message, "ask for a route first")
+            return
         route = self.routes[-1]["route"]
         active = [r["route"] for r in self.routes[:-1]] if self.phase.isChecked() else []
 

@@ -121,3 +121,26 @@ def test_return_in_a_field_asks_its_question(main_window, qtbot) -> None:
     panel.bytes.setFocus()
     qtbot.keyClick(panel.bytes, Qt.Key.Key_Return)
     assert asked == ["route", "transfer"]
+
+
+def test_a_size_that_is_no_number_is_refused_at_its_field_before_the_route_is_asked(
+    main_window, qtbot
+) -> None:
+    """The bytes field's own error comes first: "abc" typed before any route was asked
+    said "ask for a route first" and left the field unmarked."""
+    from PySide6.QtCore import Qt
+
+    assert main_window.open_file(GRID)
+    panel = main_window.estimate
+    assert not panel.routes
+    panel.bytes.setFocus()
+    panel.bytes.selectAll()
+    qtbot.keyClicks(panel.bytes, "abc")
+    panel.transfer_button.click()
+    assert panel.bytes.is_refused()
+    assert "message size" in panel.message.text() and "route" not in panel.message.text()
+    panel.bytes.selectAll()
+    qtbot.keyClicks(panel.bytes, "4096")
+    qtbot.keyClick(panel.bytes, Qt.Key.Key_Return)  # a good size: now the route is lacking
+    assert not panel.bytes.is_refused()
+    assert "ask for a route first" in panel.message.text()
