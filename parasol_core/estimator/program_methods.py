@@ -204,18 +204,14 @@ def _host_entries(hosts: list, machine: Machine | None) -> list[int | str]:
     ``sweep.run``): a number, ``pN`` or a name, each optionally ``:RANKS``; each entry
     checked here (-32602 naming it), the ranks placed by the replay."""
     hw = machine.hardware() if machine is not None else None
-    count = (hw.processor_count or 0) if hw is not None else None
     for i, h in enumerate(hosts):
         what = f"hosts[{i}]"
         if isinstance(h, str):
             check_str(what, h, MAX_NAME_LENGTH + 24)  # a name and its :RANKS
         try:
-            got = host_entry(h, hw, what, most=1)
+            host_entry(h, hw, what, most=1)  # a processor the topology lacks too
         except (ValueError, RoutingError) as e:
             raise ParamError(str(e)) from None
-        if count is not None and got and not 1 <= got[0] <= count:
-            raise ParamError(f"{what}: processor {got[0]}: the hardware topology has "
-                             f"processors 1..{count}")  # fmt: skip
     return list(hosts)
 
 

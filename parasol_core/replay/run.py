@@ -131,14 +131,8 @@ def hosts_of(machine: Machine, options: ReplayOptions, ranks: int) -> np.ndarray
         hosts = _hostfile(options.hostfile, hw, ranks)
         if not hosts:
             raise ReplayError(f"the hostfile {options.hostfile} names no processor")
-        out = np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
-        count = hw.processor_count or 0
-        bad = (out < 1) | (out > count)
-        if bad.any():
-            r = int(np.argmax(bad))
-            raise ReplayError(f"rank {r}: the hostfile names processor {int(out[r])}, and "
-                              f"{_label(hw)} has processors 1..{count}")  # fmt: skip
-        return out
+        # every entry is one of hw's processors: host_entry refused any other, naming it
+        return np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
     computes = compute_processors(machine, hw)
     if computes.shape[0] < ranks:
         raise ReplayError(f"the trace has {ranks} ranks and {_label(hw)} {computes.shape[0]} "
@@ -199,10 +193,11 @@ def host_entry(entry: int | str, hw: Any = None, what: str = "host",
     numbers (:func:`parasol_core.topology.names.processor_number`: a name the topology
     has wins over reading ``pN`` as processor N). The one reader of hostfile entries:
     ``--hostfile``'s lines, a sweep's ``hostfile`` lists. At most ``most`` processors
-    (the ranks left to place). ValueError or RoutingError saying ``what`` and why
-    otherwise."""
+    (the ranks left to place). With ``hw``, a processor it lacks is refused here, so that
+    every reader says which entry named it (a file's line, ``hostfile[i]``,
+    ``hosts[i]``). ValueError or RoutingError saying ``what`` and why otherwise."""
     if isinstance(entry, int) and not isinstance(entry, bool):
-        return [processor_number(hw, entry, what)][:most]
+        return [_in_topology(processor_number(hw, entry, what), hw, f"{what} {entry}")][:most]
     if not isinstance(entry, str):
         raise ValueError(f"{what}: a processor is a number or a name, not {str(entry)[:40]!r}")
     word = entry.strip()
@@ -215,7 +210,19 @@ def host_entry(entry: int | str, hw: Any = None, what: str = "host",
     except (ValueError, RoutingError) as e:
         raise ValueError(f"{e} (an entry is N, pN, a processor's name, each optionally "
                          ":RANKS)") from None  # fmt: skip
+    _in_topology(p, hw, f"{what} {word!r}")
     return [p] * (k if most is None else min(k, most))
+
+
+def _in_topology(p: int, hw: Any, what: str) -> int:
+    """``p``, or ValueError saying ``what`` names a processor ``hw`` has not (no check
+    without ``hw``)."""
+    if hw is not None:
+        count = hw.processor_count or 0
+        if not 1 <= p <= count:
+            raise ValueError(f"{what}: processor {p} is not in {_label(hw)} (processors "
+                             f"1..{count})")  # fmt: skip
+    return p
 
 
 # --------------------------------------------------------------------------- timings

@@ -117,7 +117,7 @@ def test_a_hostfile_places_the_ranks_as_replay_hostfile_does(on_grid, qtbot, tmp
     window.ask_hostfile_path = lambda: str(bad)
     with qtbot.waitSignal(window.live.failed, timeout=30_000):
         window.choose_hostfile()
-    assert "processor 99" in window.message.text()
+    assert f"{bad}:2: host '99': processor 99 is not in" in window.message.text()
 
 
 def test_the_placement_goes_when_another_model_opens(on_grid, qtbot, main_window, sample_copy):

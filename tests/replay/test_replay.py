@@ -296,6 +296,26 @@ def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):
         replay(ring_machine(2), load_trace(write(tmp_path, "2 compute 1\n", "c.txt")))
 
 
+def test_a_processor_the_topology_lacks_is_refused_naming_the_entry_that_names_it(tmp_path):
+    """Every reader of hostfile entries says which entry named a processor the hardware
+    lacks: a file's line (it said "rank 1: the hostfile names processor 99", no line), a
+    list's index (a sweep's), and an entry past the ranks to place is still checked."""
+    trace = load_trace(write(tmp_path, "0 send 1 0 1000 6\n1 recv 0 0 1000 6\n"))
+    machine = ring_machine(6)
+    hosts = write(tmp_path, "# two ranks\n1\n\np99\n", "hosts")
+    for source, where in ((hosts, f"{hosts}:4: host 'p99'"), ([1, 99], "hostfile[1] 99"),
+                          ([1, 2, "7:3"], "hostfile[2] '7:3'")):  # fmt: skip
+        with pytest.raises(ReplayError) as info:
+            replay(machine, trace, ReplayOptions(hostfile=source))
+        said = str(info.value)
+        assert said.startswith(where), said
+        assert "is not in hardware topology 1 (processors 1..6)" in said
+    for fine, placed in (([6, "p1"], [6, 1]), (["1:2", 6], [1, 1])):  # the range's ends
+        assert replay(machine, trace, ReplayOptions(hostfile=fine)).host.tolist() == placed
+    with pytest.raises(ReplayError, match=r"hostfile\[0\] 0: processor 0 is not in"):
+        replay(machine, trace, ReplayOptions(hostfile=[0, 1]))
+
+
 def test_a_hostfile_entry_of_ten_billion_ranks_places_the_trace_s_and_no_more(tmp_path):
     """'1:9999999999' was a list of ten billion processors (80 GB) before any rank was
     placed: an entry gives at most the ranks left to place, read from a file, from a
