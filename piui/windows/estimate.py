@@ -13,7 +13,7 @@ answered is drawn in the grid view too (``Document.show_route``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QMargins, QSize
 from PySide6.QtWidgets import (
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -54,6 +55,51 @@ def _row(*widgets: QWidget) -> QHBoxLayout:
         row.addWidget(w)
     row.addStretch(1)
     return row
+
+
+class _TurningBox(QGroupBox):
+    """A box whose question is one row where it is wide enough, and its two halves one
+    above the other where it is not (a place of 385 pixels scrolled the Route box's 399
+    and the Basic block's 387 sideways). Its minimum width is its wider half's."""
+
+    def __init__(self, title: str, first: Sequence[QWidget], second: Sequence[QWidget]) -> None:
+        super().__init__(title)
+        self.rows = QVBoxLayout(self)
+        # the box's least width is minimumSizeHint's, not its one-row layout's
+        self.rows.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.halves = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._parts = (*first, *second)
+        left = QHBoxLayout()
+        for w in first:
+            left.addWidget(w)
+        left.addStretch(0)  # 1 when the halves are stacked: the fields keep their width
+        self._left, self._right = left, _row(*second)
+        self.halves.addLayout(left)
+        self.halves.addLayout(self._right)
+        self.rows.addLayout(self.halves)
+
+    def _frame(self) -> int:
+        """The box's width beyond its layout's (its frame and the layout's margins)."""
+        return super().minimumSizeHint().width() - self.rows.minimumSize().width()
+
+    def one_row_width(self) -> int:
+        """The least width the question takes on one row."""
+        halves = self._left.minimumSize().width() + self._right.minimumSize().width()
+        return halves + max(0, self.halves.spacing()) + self._frame()
+
+    def minimumSizeHint(self) -> QSize:
+        widest = max(self._left.minimumSize().width(), self._right.minimumSize().width())
+        return QSize(widest + self._frame(), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001
+        wanted = (QBoxLayout.Direction.LeftToRight
+                  if event.size().width() >= self.one_row_width()
+                  else QBoxLayout.Direction.TopToBottom)  # fmt: skip
+        if self.halves.direction() != wanted:
+            self.halves.setDirection(wanted)
+            stacked = wanted == QBoxLayout.Direction.TopToBottom
+            self._left.setStretch(self._left.count() - 1, 1 if stacked else 0)
+        super().resizeEvent(event)
 
 
 class _Message(MessageLine):
@@ -98,11 +144,9 @@ class EstimatePanel(QWidget):
                                 "between virtual processors of a virtual topology")  # fmt: skip
         self.route_button = QPushButton("&Route")
         self.route_text = message_label()
-        route_box = QGroupBox("Route")
-        rows = QVBoxLayout(route_box)
-        rows.addLayout(_row(QLabel("from"), self.src, QLabel("to"), self.dst, QLabel("of"),
-                            self.between, self.route_button))  # fmt: skip
-        rows.addWidget(self.route_text)
+        route_box = _TurningBox("Route", (QLabel("from"), self.src, QLabel("to"), self.dst),
+                                (QLabel("of"), self.between, self.route_button))  # fmt: skip
+        route_box.rows.addWidget(self.route_text)
 
         self.bytes = ValueField("1024")
         self.bytes.setToolTip("message size in bytes")
@@ -126,11 +170,10 @@ class EstimatePanel(QWidget):
         self.cached = QCheckBox("loop in the cache")
         self.block_button = QPushButton("Estimate &block")
         self.block_text = QLabel()
-        block_box = QGroupBox("Basic block")
-        rows = QVBoxLayout(block_box)
-        rows.addLayout(_row(QLabel("processor type"), self.processor, self.cached,
-                            self.block_button, self.block_text))  # fmt: skip
-        rows.addWidget(self.counts)
+        block_box = _TurningBox("Basic block", (QLabel("processor type"), self.processor,
+                                                self.cached),
+                                (self.block_button, self.block_text))  # fmt: skip
+        block_box.rows.addWidget(self.counts)
         for box in (route_box, transfer_box, block_box):
             box.layout().setContentsMargins(6, 2, 6, 2)
             box.layout().setSpacing(2)

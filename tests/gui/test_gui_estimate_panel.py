@@ -144,3 +144,36 @@ def test_a_size_that_is_no_number_is_refused_at_its_field_before_the_route_is_as
     qtbot.keyClick(panel.bytes, Qt.Key.Key_Return)  # a good size: now the route is lacking
     assert not panel.bytes.is_refused()
     assert "ask for a route first" in panel.message.text()
+
+
+def test_a_narrow_panel_stacks_a_question_s_halves_and_never_scrolls_sideways(
+    main_window, qtbot
+) -> None:
+    """A 385-pixel place scrolled the panel 14 pixels sideways: the Route box's one row
+    wanted 399, the Basic block's 387. A box's question is now one row where it fits and
+    its two halves stacked where it does not, so that down to the widest half nothing
+    scrolls sideways, and every field stays on screen."""
+    from PySide6.QtWidgets import QApplication, QBoxLayout
+
+    assert main_window.open_file(GRID)
+    panel = main_window.estimate
+    panel.setParent(None)
+    route, _transfer, block = panel._boxes
+    least = max(b.minimumSizeHint().width() for b in panel._boxes) + 12 + 20
+    for width in (least, 300, 385, 700, 1400):
+        panel.resize(width, 420)
+        panel.show()
+        for _ in range(3):
+            QApplication.processEvents()
+        assert panel._scroll.horizontalScrollBar().maximum() == 0, width
+        for box in (route, block):
+            one_row = box.halves.direction() == QBoxLayout.Direction.LeftToRight
+            assert one_row == (box.width() >= box.one_row_width()), width
+            for w in box._parts:  # each part whole inside its box
+                r = w.geometry()
+                assert r.left() >= 0 and r.right() < box.width(), (width, w)
+        if width <= 300:
+            assert route.halves.direction() == QBoxLayout.Direction.TopToBottom
+            # stacked, the fields keep their width (not stretched over the row)
+            assert panel.src.width() < route.width() // 2
+    panel.close()
