@@ -74,8 +74,8 @@ class _TurningBox(QGroupBox):
             left.addWidget(w)
         left.addStretch(0)  # 1 when the halves are stacked: the fields keep their width
         self._left, self._right = left, _row(*second)
-        self.halves.addLayout(left)
-        self.halves.addLayout(self._right)
+        self.halves.addLayout(left, 0)  # on one row the room left goes after the second
+        self.halves.addLayout(self._right, 1)
         self.rows.addLayout(self.halves)
 
     def _frame(self) -> int:
