@@ -166,6 +166,8 @@ class HostModel:
     throughput: dict[str, stats.Estimate] = field(default_factory=dict)  # independent
     calibration: calibrate_mod.Calibration | None = None
     suite_runs: list = field(default_factory=list)  # the calibration programs' runs
+    # throughputs measured too small to tell from zero (at least 0), written as measured
+    throughput_small: dict[str, stats.Estimate] = field(default_factory=dict)
     memory_curve: list[tuple[int, float]] = field(default_factory=list)  # bytes, s/ref
     memory_levels: list = field(default_factory=list)  # memory.Level, by level
 
@@ -399,6 +401,10 @@ def measure_host(
         results: dict[str, stats.Estimate] = {}  # latency (flow: cost per execution)
         through: dict[str, stats.Estimate] = {}  # reciprocal throughput
         through_refused: dict[str, str] = {}
+        # throughputs measured too small to tell from zero: the operation overlaps with
+        # the rest, so what was measured (at least 0) stands, not the latency (which
+        # wrote igm 48 times another run's value where its throughput was refused)
+        through_small: dict[str, stats.Estimate] = {}
         refused: dict[str, str] = {}
         timer: dict = {}
         per_kernel = _kernel_seconds(options)
@@ -430,6 +436,9 @@ def measure_host(
                                                   timer["tick"], k.divide)  # fmt: skip
                             if isinstance(got, stats.Refusal):
                                 refusals[k.name] = got.reason
+                                small = got.at_least_zero()
+                                if into is through and small is not None:
+                                    through_small[k.name] = small
                             else:
                                 into[k.name] = got
 
@@ -449,7 +458,7 @@ def measure_host(
                 calibration = calibrate_mod.calibrate(
                     [(r.program, r.counts, r.seconds, r.chains) for r in suite_runs],
                     {n: e.mean for n, e in results.items()},
-                    {n: e.mean for n, e in through.items()},
+                    {n: e.mean for n, e in {**through_small, **through}.items()},
                 )  # fmt: skip
 
         curve: list[tuple[int, float]] = []
@@ -538,7 +547,7 @@ def measure_host(
     if options.parameters is not None:
         wanted = {params.resolve_name(n)[0] for n in options.parameters}
         left_out = [(n, r) for n, r in left_out if n in wanted]
-    written = written_timings(results, through, calibration)
+    written = written_timings(results, {**through_small, **through}, calibration)
     levels, level_source = [], ""
     if memory_curve:
         levels, level_source = memory_mod.levels_from_curve(memory_curve,
@@ -546,14 +555,16 @@ def measure_host(
     text = model_text(
         written, refused, info, cache_result, curve, link_result, {n for n, _ in left_out},
         latency=results, throughput=through, calibration=calibration,
-        throughput_refused=through_refused, memory_curve=memory_curve,
+        throughput_refused=through_refused, throughput_small=through_small,
+        memory_curve=memory_curve,
         memory_levels=levels, memory_source=level_source,
     )  # fmt: skip
     tracker.finish()
     info["seconds"] = time.monotonic() - started
     return HostModel(text, cpu, left_out, curve, written, info["seconds"], info,
                      latency=results, throughput=through, calibration=calibration,
-                     suite_runs=suite_runs, memory_curve=memory_curve,
+                     suite_runs=suite_runs, throughput_small=through_small,
+                     memory_curve=memory_curve,
                      memory_levels=levels)  # fmt: skip
 
 
@@ -564,8 +575,9 @@ def written_timings(
 ) -> dict[str, stats.Estimate]:
     """The model's value of each measured operation: without a calibration its latency
     (cost per execution), with one ``a * throughput + b * latency``, the weights of its
-    class (mean, deviation and median alike; an operation without a throughput stands
-    for both)."""
+    class (mean, deviation and median alike; an operation without a throughput, one
+    that has no throughput kernel, stands for both; a throughput measured too small to
+    tell from zero is in ``throughput`` as measured, at least 0)."""
     if calibration is None:
         return dict(latency)
     out = {}
@@ -618,6 +630,7 @@ def model_text(
     throughput: dict[str, stats.Estimate] | None = None,
     calibration: calibrate_mod.Calibration | None = None,
     throughput_refused: dict[str, str] | None = None,
+    throughput_small: dict[str, stats.Estimate] | None = None,
     memory_curve: Sequence[tuple[int, float]] = (),
     memory_levels: Sequence[memory_mod.Level] = (),
     memory_source: str = "",
@@ -692,6 +705,12 @@ def model_text(
                 if thr is not None:
                     both += (f", reciprocal throughput {format_number(_num(thr.mean * speedup))}"
                              f" +- {format_number(_num(thr.sd * speedup))}")  # fmt: skip
+                elif throughput_small and p.name in throughput_small:
+                    small = throughput_small[p.name]
+                    both += (f", reciprocal throughput {format_number(_num(small.mean * speedup))}"
+                             f" +- {format_number(_num(small.sd * speedup))}, too small to "
+                             "tell from zero (" + (throughput_refused or {}).get(p.name, "")[:60]
+                             + "...)")  # fmt: skip
                 elif throughput_refused and p.name in throughput_refused:
                     both += ", no throughput (" + throughput_refused[p.name][:60] + "...)"
                 both += "; "

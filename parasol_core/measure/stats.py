@@ -54,6 +54,17 @@ class Estimate:
 @dataclass(frozen=True)
 class Refusal:
     reason: str
+    # what the runs gave, when they ran: a value too small to tell from zero is still a
+    # measurement (a throughput of an operation the core overlaps with the rest is that)
+    seen: Estimate | None = None
+
+    def at_least_zero(self) -> Estimate | None:
+        """:attr:`seen` with its mean and median no lower than 0 (None if none)."""
+        e = self.seen
+        if e is None:
+            return None
+        return Estimate(max(0.0, e.mean), e.sd, max(0.0, e.median), e.runs, e.run_seconds,
+                        e.per_op_resolution, e.rejected)  # fmt: skip
 
 
 def summarise(
@@ -77,24 +88,27 @@ def summarise(
     sd = statistics.stdev(per_op) if len(per_op) > 1 else 0.0
     run_seconds = statistics.fmean(ctl)
     resolution = tick / ops / divide
+    seen = Estimate(mean, sd, median, len(per_op), run_seconds, resolution, rejected)
+    median_diff = statistics.median(diffs)
+    # a difference within the timer's ticks either way is the timer's to resolve, not
+    # the operation's sign (a 1 ms clock gave ila's runs a median of 0 or -1 tick)
+    if abs(median_diff) < min_diff_ticks * tick:
+        return Refusal(
+            f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
+            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen
+        )  # fmt: skip
     if not (mean > 0 and median > 0):
         return Refusal(
             f"the test loop was not slower than the control loop (difference "
             f"{mean:.3g} s per operation over {len(diffs)} runs of {run_seconds:.3g} s): "
-            "the operation costs nothing this method can see"
-        )
-    median_diff = statistics.median(diffs)
-    if median_diff < min_diff_ticks * tick:
-        return Refusal(
-            f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
-            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it"
-        )
+            "the operation costs nothing this method can see", seen
+        )  # fmt: skip
     if len(per_op) > 1 and mean < 2 * sd / math.sqrt(len(per_op)):
         return Refusal(
             f"the mean, {mean:.3g} s, is less than two standard errors "
-            f"({2 * sd / math.sqrt(len(per_op)):.3g} s) from zero over {len(per_op)} runs"
-        )
-    return Estimate(mean, sd, median, len(per_op), run_seconds, resolution, rejected)
+            f"({2 * sd / math.sqrt(len(per_op)):.3g} s) from zero over {len(per_op)} runs", seen
+        )  # fmt: skip
+    return seen
 
 
 OUTLIER_SDS = 3.5

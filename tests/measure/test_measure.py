@@ -175,6 +175,12 @@ def test_refuses_what_the_timer_cannot_resolve():
     assert isinstance(r, stats.Refusal) and "cannot resolve" in r.reason
     ok = stats.summarise([0.100] * 4, [0.105] * 4, ops=1e6, tick=1e-6)
     assert isinstance(ok, stats.Estimate)
+    # a difference of a tick or none, either way, is the timer's too, not the sign's (a
+    # coarse clock's median of 0 ticks said "not slower", one run in four)
+    for test in ([0.100] * 4, [0.099] * 4, [0.100, 0.101, 0.099, 0.100]):
+        r = stats.summarise([0.100] * 4, test, ops=1e6, tick=1e-3)
+        assert isinstance(r, stats.Refusal) and "cannot resolve" in r.reason, test
+        assert r.seen is not None and r.seen.runs == 4  # what the runs gave, kept
 
 
 def test_refuses_a_value_that_is_not_positive_or_is_noise():

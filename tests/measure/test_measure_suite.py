@@ -308,7 +308,8 @@ def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_l
     assert "Each written timing is " in host.text and "non-negative least squares" in host.text
     timings = loads(host.text).processors[0].timings
     for name in set(timings) & {"arr1", "ils"}:
-        lat, thr = host.latency[name], host.throughput.get(name)
+        lat = host.latency[name]
+        thr = host.throughput.get(name) or host.throughput_small.get(name)
         assert timings[name].mean == pytest.approx(
             cal.value(name, lat.mean, thr.mean if thr else None), rel=1e-3)  # fmt: skip
         line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
@@ -322,3 +323,46 @@ def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_l
     for r in host.suite_runs:
         assert list(r.chains) == suite.PROGRAMS["chase"].chains(r.size)
     assert [b for b, _ in host.memory_curve] == [4096, 1 << 16, 1 << 20]
+
+
+@needs_cc
+def test_a_throughput_too_small_to_tell_from_zero_is_written_as_measured_not_as_the_latency(
+    monkeypatch,
+):
+    """A run whose igm throughput the runs could not tell from zero wrote igm from its
+    latency, 48 times the value of the run before (3.3e-10 against 6.8e-12 s): a
+    throughput too small to see means the core overlaps the operation with the rest.
+    Every throughput refused here: each written value is its class's mix of the
+    measured throughput (at least 0), and its comment says it is too small to tell."""
+    from parasol_core.measure import measure_host, stats
+    from parasol_core.measure.host import throughput_runs
+    from parasol_core.syntax.loader import loads
+
+    real = stats.summarise
+    runs = 5
+    thr_runs = throughput_runs(runs)
+    assert thr_runs != runs  # the throughput kernels are told by their run count
+
+    def refuse_throughputs(ctl, test, ops, tick, divide=1.0, **kw):
+        got = real(ctl, test, ops, tick, divide, **kw)
+        if len(ctl) == thr_runs and isinstance(got, stats.Estimate):
+            return stats.Refusal("the mean, ..., is less than two standard errors", got)
+        return got
+
+    monkeypatch.setattr(stats, "summarise", refuse_throughputs)
+    options = MeasureOptions(runs=runs, run_seconds=0.005, cache=False, link=False,
+                             memory=False, parameters=["loopi1", "loopoh1", "arr1", "ils"])  # fmt: skip
+    host = measure_host(options)
+    assert not host.throughput and set(host.throughput_small) >= {"arr1", "ils"}
+    cal = host.calibration
+    assert cal is not None
+    timings = loads(host.text).processors[0].timings
+    for name in ("arr1", "ils"):
+        lat, small = host.latency[name], host.throughput_small[name]
+        assert small.mean >= 0
+        assert timings[name].mean == pytest.approx(cal.value(name, lat.mean, small.mean),
+                                                   rel=1e-3, abs=1e-15)  # fmt: skip
+        if cal.weight(name, "throughput") and small.mean < 0.5 * lat.mean:
+            assert timings[name].mean < cal.value(name, lat.mean, None)  # not the latency
+        line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
+        assert "too small to tell from zero" in line
