@@ -45,7 +45,7 @@ def repeatability(a, b) -> tuple[int, int, int, list[str]]:
 
 
 _PAIR = re.compile(
-    r"^\s*(?P<op>\w+) = (?P<val>\S+) \S+\s+# latency (?P<lat>[0-9.e+-]+)"
+    r"^\s*(?P<op>\w+) = (?P<val>\S+) (?P<sd>\S+)\s+# latency (?P<lat>[0-9.e+-]+)"
     r"(?:, reciprocal throughput (?P<thr>[0-9.e+-]+))?",
     re.M,
 )
@@ -53,9 +53,11 @@ _PAIR = re.compile(
 
 def _figures(path: str) -> dict[str, dict[str, float]]:
     """written value, latency and throughput of each timing in a measured model file."""
-    out: dict[str, dict[str, float]] = {"written": {}, "latency": {}, "throughput": {}}
+    out: dict[str, dict[str, float]] = {"written": {}, "sd": {}, "latency": {},
+                                        "throughput": {}}  # fmt: skip
     for m in _PAIR.finditer(Path(path).read_text()):
         out["written"][m["op"]] = float(m["val"])
+        out["sd"][m["op"]] = float(m["sd"])
         out["latency"][m["op"]] = float(m["lat"])
         if m["thr"]:
             out["throughput"][m["op"]] = float(m["thr"])
@@ -77,6 +79,13 @@ def compare(a_path: str, b_path: str) -> int:
               + (" (zero in both left out)" if kind == "written" else "")
               + ("; the rest: " + ", ".join(f"{op} {d * 100:.0f} %" for d, op in far)
                  if far else ""))  # fmt: skip
+        if kind == "written" and far:
+            # issue 20's second test: the rest told apart or not by the runs' deviations
+            sa, sb = a["sd"], b["sd"]
+            covered = [op for _, op in far if abs(x[op] - y[op]) <= sa[op] + sb[op]]
+            print(f"  of the rest, {len(covered)} within the two runs' standard deviations "
+                  "added (the runs cannot tell them apart)"
+                  + (": " + ", ".join(covered) if covered else ""))  # fmt: skip
     return 0
 
 
