@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtWidgets import QBoxLayout, QSplitter, QWidget
 
 SLACK = 80
 """Pixels beyond the panes' minimum widths before they go side by side: a pane at its
@@ -24,6 +24,17 @@ def side_by_side_width(panes: Sequence[QWidget], gap: int, slack: int) -> int:
     """The width ``panes`` need side by side: their least widths, ``gap`` between each
     two, and ``slack`` more (a splitter here; the Estimate panel's question boxes)."""
     return sum(least_width(w) for w in panes) + gap * max(0, len(panes) - 1) + slack
+
+
+def turn_layout(layout: QBoxLayout, width: int, needed: int) -> bool:
+    """Lay ``layout`` out left to right at ``width`` of at least ``needed``, top to
+    bottom below it; True when that changed its direction."""
+    wanted = (QBoxLayout.Direction.LeftToRight if width >= needed
+              else QBoxLayout.Direction.TopToBottom)  # fmt: skip
+    if layout.direction() == wanted:
+        return False
+    layout.setDirection(wanted)
+    return True
 
 
 class TurningSplitter(QSplitter):

@@ -46,7 +46,7 @@ from piui.widgets.status_messages import (
     message_label,
     show_refusal,
 )
-from piui.widgets.turning_splitter import side_by_side_width
+from piui.widgets.turning_splitter import side_by_side_width, turn_layout
 
 
 def _row(*widgets: QWidget) -> QHBoxLayout:
@@ -92,12 +92,8 @@ class _TurningBox(QGroupBox):
         return QSize(widest + self._frame(), super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
-        wanted = (QBoxLayout.Direction.LeftToRight
-                  if event.size().width() >= self.one_row_width()
-                  else QBoxLayout.Direction.TopToBottom)  # fmt: skip
-        if self.halves.direction() != wanted:
-            self.halves.setDirection(wanted)
-            stacked = wanted == QBoxLayout.Direction.TopToBottom
+        if turn_layout(self.halves, event.size().width(), self.one_row_width()):
+            stacked = self.halves.direction() == QBoxLayout.Direction.TopToBottom
             self._left.setStretch(self._left.count() - 1, 1 if stacked else 0)
         super().resizeEvent(event)
 
@@ -243,11 +239,7 @@ class EstimatePanel(QWidget):
         return body.sizeHint().grownBy(QMargins(0, 0, 0, 4))
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
-        wanted = (QBoxLayout.Direction.LeftToRight
-                  if event.size().width() >= self.side_by_side_width()
-                  else QBoxLayout.Direction.TopToBottom)  # fmt: skip
-        if self.questions.direction() != wanted:
-            self.questions.setDirection(wanted)
+        turn_layout(self.questions, event.size().width(), self.side_by_side_width())
         super().resizeEvent(event)
 
     def _named_topology(self):  # noqa: ANN202
