@@ -62,13 +62,13 @@ class MemoryLevel:
 
 
 _LEVEL = re.compile(
-    r"^#\s*memory level (?P<name>\S+): (?:(?P<size>\d+) bytes|beyond the caches), "
+    r"^#\s*memory level (?P<name>\S+): (?:(?P<size>[0-9]{1,18}) bytes|beyond the caches), "
     r"(?P<t>[0-9][0-9.eE+-]*|not measured)(?: s)? per array reference",
     re.M,
 )
 ARRAY_OPS = tuple(f"arr{k}" for k in range(1, 8))
 _VALIDATION = re.compile(
-    r"^#\s*validation: predicted / measured on (?P<n>\d+) programs? the measurement never "
+    r"^#\s*validation: predicted / measured on (?P<n>[0-9]{1,9}) programs? the measurement never "
     r"saw: every ratio (?P<lo>[0-9][0-9.eE+-]*) \.\. (?P<hi>[0-9][0-9.eE+-]*)",
     re.M,
 )

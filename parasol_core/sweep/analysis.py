@@ -120,25 +120,35 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
         ValueRangeError,
         is_whole,
         read_float,
+        read_int,
+        shown,
         why_not_digits,
     )
+
+    said = repr(shown(change))  # a message shows at most 40 characters of what was typed
+
+    def whole(text: str, what: str) -> int:  # as every whole number is read (5,000 digits)
+        try:
+            return read_int(text, what, sign=True)
+        except ValueRangeError as e:
+            raise ValueError(f"{said}: {e}") from None
 
     words = change.split()
     if not words:
         raise ValueError("say what changes: a reference, scale GROUP or topology ID")
     if words[0] == "scale":
         if len(words) not in (2, 3):
-            raise ValueError(f"{change!r}: scale GROUP, or scale GROUP pr(N)")
+            raise ValueError(f"{said}: scale GROUP, or scale GROUP pr(N)")
         table: dict[str, Any] = {"scale": words[1]}
         if len(words) == 3:
             inner = words[2].removeprefix("pr(").removesuffix(")")
             if not is_whole(inner):
-                raise ValueError(f"{change!r}: the processor as pr(N)")
-            table["processor"] = int(inner)
+                raise ValueError(f"{said}: the processor as pr(N)")
+            table["processor"] = whole(inner, "a processor type's id")
     elif words[0] == "topology":
         if len(words) != 2 or not is_whole(words[1]):
-            raise ValueError(f"{change!r}: topology ID")
-        table = {"generate": int(words[1])}
+            raise ValueError(f"{said}: topology ID")
+        table = {"generate": whole(words[1], "a topology's id")}
         items = [v.strip() for v in values.split(";") if v.strip()]
         if not items:
             raise ValueError("give the generated topologies, separated by ';'")
@@ -149,9 +159,9 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
 
     def number(text: str) -> int | float:
         try:
-            return int(text) if is_whole(text.lstrip("-")) else read_float(text)
+            return read_int(text, sign=True) if is_whole(text.lstrip("-")) else read_float(text)
         except ValueRangeError as e:
-            raise ValueError(f"{text!r}: {e}") from None
+            raise ValueError(f"{shown(text)!r}: {e}") from None
 
     spec = values.replace(",", " ").split()
     if spec and spec[0] in ("log", "linear", "range"):
@@ -165,7 +175,8 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
     out: list[Any] = []
     for item in items:
         try:
-            out.append(int(item) if is_whole(item.lstrip("-")) else read_float(item))
+            out.append(read_int(item, sign=True) if is_whole(item.lstrip("-"))
+                       else read_float(item))  # fmt: skip
         except NotANumberError as e:
             if why_not_digits(item):  # '１': a number in other digits, not a name
                 raise ValueError(str(e)) from None

@@ -39,6 +39,7 @@ from parasol_core.base.limits import (
     open_input,
     read_model_bytes,
 )
+from parasol_core.base.numeric import read_int, shown
 from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.loader import decode, loads
 
@@ -296,7 +297,10 @@ class _Reader:
                 raise self.fail(where, 'set = "REF": a reference such as pt(1).iga')
             m = LINKS_RE.fullmatch(what)
             if m:
-                topo = machine.topology(int(m.group(1)))
+                try:  # as every whole number is read (5,000 digits: Python's own limit)
+                    topo = machine.topology(read_int(m.group(1), "a topology's id"))
+                except ValueError as e:
+                    raise self.fail(where, f"{shown(what)}: {e}") from None
                 if topo is None:
                     raise self.fail(where, f"{what}: there is no hardware topology with id "
                                     f"{m.group(1)}")  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
-from parasol_core.base.numeric import is_whole, why_not_digits
+from parasol_core.base.numeric import is_whole, read_int, why_not_digits
 from parasol_core.model import Topology
 from parasol_core.syntax.annotations import NameTable, name_table
 from parasol_core.topology.errors import RoutingError
@@ -80,17 +80,26 @@ def processor_number(topology: Topology | None, text: str | int, what: str = "pr
         raise RoutingError(f"{what} must be a processor number or name, not {str(text)[:40]!r}")
     word = text.strip()
     if is_whole(word):
-        return int(word)
+        return _whole(word, what)
     table = table_of(topology)
     number = table.number(word)
     if number is not None:
         return number
     if prefixed and word[:1] in ("p", "P") and is_whole(word[1:]):
-        return int(word[1:])
+        return _whole(word[1:], what)
     if not word:
         raise RoutingError(f"{what}: expected a processor number or name, found nothing")
     # a number in digits other than 0-9 ('١٢'): say so, as every number read does
     raise RoutingError(refusal(table, word, what) + why_not_digits(word))
+
+
+def _whole(digits: str, what: str) -> int:
+    """``digits`` (ASCII, matched) as a number, read as every whole number is (a word of
+    5,000 digits said Python's own limit and ``sys.set_int_max_str_digits``)."""
+    try:
+        return read_int(digits, "a processor number")
+    except ValueError as e:
+        raise RoutingError(f"{what}: {e}") from None
 
 
 def refusal(table: NameTable, word: str, what: str = "processor") -> str:

@@ -19,6 +19,7 @@ from itertools import product
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.numeric import read_int
 from parasol_core.model import Topology
 
 
@@ -353,11 +354,10 @@ def parse_shape(text: str) -> tuple[int, ...]:
         raise ValueError(f"a shape is 1 to {MAX_DIMS} sizes, such as '9 8'")
     sizes = []
     for word in words:
-        try:
-            sizes.append(int(word))
-        except ValueError:
-            raise ValueError(f"'{word}' is not a size: a shape is whole numbers, such as "
-                             "'9 8'") from None  # fmt: skip
+        try:  # ASCII digits, as every number read ('٤' and '1_000' were taken)
+            sizes.append(read_int(word, "a size", sign=True))
+        except ValueError as e:
+            raise ValueError(f"{e}: a shape is whole numbers, such as '9 8'") from None
     return tuple(sizes)
 
 

@@ -120,13 +120,24 @@ def test_inf_and_nan_are_not_finite_numbers(text):
 def test_the_module_has_no_other_number_reader():
     """No module converts text with int() or float() on what it did not match as ASCII:
     every str.isdigit / isdecimal / isnumeric of the core is gone (they take '²')."""
+    import io
+    import tokenize
+
     core = ROOT / "parasol_core"
     found = []
     for path in core.rglob("*.py"):
         if path.name == "numeric.py":  # the reader itself, which names what it refuses
             continue
-        for i, line in enumerate(path.read_text().splitlines(), start=1):
-            code = line.split("#", 1)[0]
+        text = path.read_text()
+        # the code without its comments, by the tokenizer: a '#' inside a string (a
+        # pattern of a model's header line, r"^#\s*memory level (?P<size>\d+)") hid the
+        # rest of its line from this test when comments were cut at the first '#'
+        comments = {}
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.start[1]
+        for i, line in enumerate(text.splitlines(), start=1):
+            code = line[: comments[i]] if i in comments else line
             if re.search(r"\.(isdigit|isdecimal)\(", code) or (
                 ".isnumeric(" in code and "fit.py" not in path.name
             ):
@@ -478,3 +489,64 @@ def test_a_number_a_double_cannot_hold_names_what_it_was_typed_for(text, read):
         read(text, what="a message size in bytes")
     assert "a message size in bytes is needed" in str(e.value)
     assert str(e.value).startswith(f"'{text}'")
+
+
+# --------------------------------------------------------------------------- long numbers
+
+_LONG = "7" * 5000  # past Python's own limit for int() of a string (4,300 digits)
+
+
+def _sweep_with_links_of(topology: str) -> str:
+    return (f'model = "{GRID}"\n[[axis]]\nset = "tl({topology})(*).speed"\n'
+            'values = [1.0, 2.0]\n[[answer]]\neval = "mc.maxtotalspd"\n')  # fmt: skip
+
+
+def _long_numbers() -> dict:
+    from parasol_core.sweep.analysis import axis_from_form
+    from parasol_core.sweep.spec import loads_spec
+    from parasol_core.topology.names import processor_number
+    from parasol_core.topology.shape import parse_shape
+
+    return {
+        "a shape": lambda: parse_shape("4x" + _LONG),
+        "a processor": lambda: processor_number(None, _LONG),
+        "pN": lambda: processor_number(None, "p" + _LONG, prefixed=True),
+        "an axis's topology": lambda: axis_from_form("topology " + _LONG, "torus 4 4"),
+        "an axis's pr(N)": lambda: axis_from_form(f"scale arithmetic pr({_LONG})", "1, 2"),
+        "an axis's range": lambda: axis_from_form("pt(1).iga", f"range 1 {_LONG} 1"),
+        "a sweep file's tl(N)": lambda: loads_spec(_sweep_with_links_of(_LONG)),
+    }
+
+
+@pytest.mark.parametrize("where", list(_long_numbers()))
+def test_a_whole_number_of_five_thousand_digits_is_refused_in_the_project_s_words(where):
+    """A processor, a size or an id of 5,000 digits said Python's own limit ("Exceeds
+    the limit (4300 digits) ... use sys.set_int_max_str_digits()"), and `parasol-model
+    sweep` called it an unexpected error to report: every whole number read from text is
+    read by read_int, which says it is too long and shows 40 of its digits."""
+    with pytest.raises(ValueError) as info:
+        _long_numbers()[where]()
+    said = str(info.value)
+    assert "too long" in said and "5000 digits" in said, said
+    assert "set_int_max_str_digits" not in said and len(said) < 400
+
+
+def test_a_sweep_file_with_a_topology_id_of_five_thousand_digits_is_an_error_not_a_crash(
+    tmp_path, capsys
+):
+    sweep = tmp_path / "s.toml"
+    sweep.write_text(_sweep_with_links_of(_LONG))
+    assert main(["sweep", str(sweep), "-o", str(tmp_path / "out.csv")]) == 1
+    said = capsys.readouterr().err
+    assert "too long for a topology's id" in said and "please report" not in said
+
+
+@pytest.mark.parametrize("shape", ["٤x٤", "4x1_000", "４ ４"])
+def test_a_shape_typed_in_other_digits_or_with_separators_is_refused(shape):
+    """The mapping editor's and Add virtual topology's shape field took '٤x٤' as 4 x 4
+    and '4x1_000' as 4 x 1000: Python's int() reads them; read_int does not."""
+    from parasol_core.topology.shape import parse_shape
+
+    with pytest.raises(ValueError, match="is not a size"):
+        parse_shape(shape)
+    assert parse_shape("4 x 3") == (4, 3)
