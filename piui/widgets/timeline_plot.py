@@ -92,6 +92,7 @@ class TimelinePlot(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self.redraw)
+        self._empty_view()
         self.view.sigRangeChanged.connect(lambda *_: self._settle.start())
         self.view.sigRangeChangedManually.connect(lambda *_: setattr(self, "moved", True))
         self.view.sigResized.connect(lambda *_: self._settle.start())
@@ -109,6 +110,7 @@ class TimelinePlot(QWidget):
         if timeline is None or not len(timeline):
             self.image.clear()
             self.hover_label.setText(" ")
+            self._empty_view()
             return
         t_end = timeline.t_end if timeline.t_end > 0 else 1.0
         self.view.setLimits(xMin=-0.02 * t_end, xMax=1.1 * t_end, yMin=-0.5,
@@ -120,6 +122,15 @@ class TimelinePlot(QWidget):
             self.view.setRange(xRange=(0, t_end), yRange=(0, timeline.ranks), padding=0.02)
             self.moved = False
         self.redraw()
+
+    def _empty_view(self) -> None:
+        """Nothing to show: time and rank from 0 (pyqtgraph's empty view ran from -0.5,
+        a negative time and rank under "No program trace open"), no limits left from
+        the last program."""
+        self.view.setLimits(xMin=None, xMax=None, yMin=None, yMax=None, minXRange=None,
+                            minYRange=None)  # fmt: skip
+        self.view.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.moved = False
 
     def view_range(self) -> tuple[tuple[float, float], tuple[float, float]]:
         (x0, x1), (y0, y1) = self.view.viewRange()

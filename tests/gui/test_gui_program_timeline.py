@@ -84,3 +84,24 @@ def test_a_new_answer_refits_the_view_unless_the_user_moved_it(qtbot):
     zoomed = plot.view_range()
     plot.set_timeline(line, keep_view=True)
     assert plot.view_range() == zoomed
+
+
+def test_an_empty_timeline_shows_time_and_rank_from_zero_and_forgets_the_last_view(qtbot):
+    """With no program open the axes ran from -0.4 to 0.4 (pyqtgraph's empty view): a
+    negative time and rank under "No program trace open". And a program's limits stayed
+    on the empty view after it closed."""
+    plot = TimelinePlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    (x0, x1), (y0, y1) = plot.view_range()
+    assert (x0, y0) == (0, 0) and x1 > 0 and y1 > 0
+    line = _timeline(400)
+    plot.set_timeline(line)
+    assert plot.view_range()[0][1] > line.t_end * 0.9
+    plot.set_timeline(None)  # the trace closed, or the answer went
+    (x0, x1), (y0, y1) = plot.view_range()
+    assert (x0, x1, y0, y1) == (0, 1, 0, 1)
+    plot.view.setXRange(0, 5, padding=0)  # no limit of the last program holds the view
+    assert plot.view_range()[0] == (0, 5)
