@@ -46,6 +46,7 @@ __all__ = [
     "dominance",
     "dominance_rows",
     "dominance_summary",
+    "saved_text",
     "predict",
     "placement_choices",
     "read_program",
@@ -306,6 +307,11 @@ def dominance(machine: Machine, program: Program,
 def dominance_rows(found: _dominates.Dominance) -> list[tuple[str, float]]:
     """(label, % of the time saved) of every knob that changes something, largest first."""
     return [(e.label, 100.0 * (e.saved(found.before) or 0.0)) for e in found.ranked()]
+
+
+def saved_text(percent: float) -> str:
+    """A bar's own figure in *What dominates*: the share of the time saved."""
+    return f"{percent:.3g} %"
 
 
 def dominance_summary(found: _dominates.Dominance) -> str:

@@ -649,6 +649,9 @@ class _DominatesView(QWidget):
         item.addItem(self.bars)
         self.view = item.getViewBox()
         self.view.invertY(True)
+        # each bar's figure at its end: read without the scale, which a short dock
+        # scrolls below the fold
+        self.figures: list = []
         # a bar per knob, each named: in a short dock the chart scrolls, no name dropped
         self.scroll = in_scroll_area(self.plot)
         column = QVBoxLayout(self)
@@ -659,10 +662,23 @@ class _DominatesView(QWidget):
     def is_stale(self) -> bool:
         return self._stale
 
+    def _set_figures(self, rows: list[tuple[str, float]]) -> None:
+        import pyqtgraph as pg
+
+        for text in self.figures:
+            self.view.removeItem(text)
+        self.figures = []
+        for y, (_name, percent) in enumerate(rows):
+            text = pg.TextItem(core.saved_text(percent), color="#333", anchor=(0, 0.5))
+            text.setPos(max(percent, 0.0), y)
+            self.view.addItem(text)
+            self.figures.append(text)
+
     def clear(self) -> None:
         self._stale = True
         self.rows = []
         self.bars.setOpts(x0=[], y=[], width=[])
+        self._set_figures([])
         from piui.widgets.plot_axes import show_categories
 
         show_categories(self.plot, "left", [])
@@ -686,7 +702,9 @@ class _DominatesView(QWidget):
         from piui.widgets.plot_axes import show_categories
 
         show_categories(self.plot, "left", [name for name, _p in rows])
+        self._set_figures(rows)
         if len(rows):
-            self.view.setRange(xRange=(min(0.0, saved.min()), max(saved.max(), 1e-9)),
+            top = max(saved.max(), 1e-9)  # and room for the longest bar's figure after it
+            self.view.setRange(xRange=(min(0.0, saved.min()), top * 1.15),
                                yRange=(-0.5, len(rows) - 0.5), padding=0.05)  # fmt: skip
         self.state.setText(core.dominance_summary(found))

@@ -291,6 +291,14 @@ def test_every_bar_of_what_dominates_is_named_in_a_dock_of(width, height, main_w
     assert scrolls == (view.scroll.viewport().height() < view.plot.minimumHeight())
     if height == 300:
         assert scrolls  # a dozen names need more than a short dock has
+    # each bar's figure at its end, inside the view: read without the scale, which the
+    # short dock scrolls below the fold
+    assert [t.toPlainText() for t in view.figures] == [core.saved_text(p) for _, p in view.rows]
+    (x0, x1), _ = view.view.viewRange()
+    for text, (_name, percent) in zip(view.figures, view.rows):
+        assert text.pos().x() == pytest.approx(max(percent, 0.0)) and x0 <= text.pos().x() < x1
+    longest = max(view.figures, key=lambda t: t.pos().x())
+    assert longest.mapRectToView(longest.boundingRect()).right() <= x1  # not cut at the edge
 
 
 def test_a_program_that_deadlocks_is_said_with_the_stuck_ranks(program, qtbot, tmp_path):
