@@ -17,12 +17,16 @@ under load 4-5 agreed within 10 % (largest over smallest) for 13 of 16 kernels w
 this mean, 12 with the plain mean, 13 with the median, and 3 with the minima
 (docs/measure.md).
 
-A value is refused, never written, when it cannot be trusted:
+A value is refused when it cannot be told from zero:
 
+* the difference per run is smaller than ``min_diff_ticks`` ticks of the timer, either
+  way: the timer cannot resolve it at this run length;
 * the test loop is not slower than the control loop (mean or median not positive);
-* the difference per run is smaller than ``min_diff_ticks`` ticks of the timer: the
-  timer cannot resolve it at this run length;
 * the runs do not tell it from zero: the mean is less than two standard errors.
+
+A refused latency is not written (the operation is left out, with the reason). A
+refused *throughput* is written as the runs gave it (:attr:`Refusal.seen`, at least 0):
+the core overlaps the operation with the rest (``host.measure_host``).
 """
 
 from __future__ import annotations
