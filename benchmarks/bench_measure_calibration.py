@@ -15,7 +15,8 @@ three sizes, and each program's mean ratio predicted / measured is printed for:
 
 For each: the held-out programs' spread (largest mean ratio / smallest) and range. The
 machine's load (/proc/loadavg) is printed before and after: the figures are ratios of
-times measured in the same run, the programs' times the minimum of 5 runs in each of 4 passes (as `measure` times them).
+times measured in the same run, the programs' times as a full `measure` times them (the
+minimum of 5 runs in each of 4 passes).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from bench_measure_programs import loadavg, measured
 
-from parasol_core.measure import calibrate, suite, toolchain
+from parasol_core.measure import MeasureOptions, calibrate, suite, toolchain
+from parasol_core.measure.host import suite_need_of, suite_passes_of, suite_runs_of
 
 
 def main() -> int:
@@ -38,7 +40,9 @@ def main() -> int:
         print("the model's comments give no latencies: not written by measure (issue 34)")
         return 2
     print(f"load before: {loadavg()}")
-    runs = suite.run_suite(toolchain.find_compiler(), ["-O2"], runs=5, need=0.02, passes=4)
+    full = MeasureOptions()  # the suite timed as a full measurement times it
+    runs = suite.run_suite(toolchain.find_compiler(), ["-O2"], runs=suite_runs_of(full),
+                           need=suite_need_of(full), passes=suite_passes_of(full))  # fmt: skip
     print(f"load after:  {loadavg()}")
     cal_runs = [(r.program, r.counts, r.seconds, r.chains) for r in runs
                 if r.program in suite.CALIBRATION]  # fmt: skip

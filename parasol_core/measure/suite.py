@@ -559,9 +559,10 @@ def run_suite(
         counts: dict[tuple[str, int], dict[str, int]] = {}
         chains: dict[tuple[str, int], tuple[dict[str, int], ...]] = {}
         timed: dict[tuple[str, int], list[float]] = {}  # in the programs' and sizes' order
+        sizes_of = {name: [str(s) for s in (sizes or {}).get(name, PROGRAMS[name].sizes)]
+                    for name in programs}  # fmt: skip
         for name in programs:
-            these = [str(s) for s in (sizes or {}).get(name, PROGRAMS[name].sizes)]
-            argv = [str(build / "counted"), name, "1", "0", *these]
+            argv = [str(build / "counted"), name, "1", "0", *sizes_of[name]]
             with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
                 for line in lines:
                     d = json.loads(line)
@@ -572,12 +573,10 @@ def run_suite(
                     timed[key] = []
         for done in range(passes):
             for name in programs:
-                prog = PROGRAMS[name]
-                these = [str(s) for s in (sizes or {}).get(name, prog.sizes)]
                 if on_step is not None:
                     again = f", pass {done + 1} of {passes}" if passes > 1 else ""
-                    on_step(f"program suite: {name} ({prog.character}{again})")
-                argv = [str(build / "timed"), name, str(runs), repr(need), *these]
+                    on_step(f"program suite: {name} ({PROGRAMS[name].character}{again})")
+                argv = [str(build / "timed"), name, str(runs), repr(need), *sizes_of[name]]
                 with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
                     for line in lines:
                         d = json.loads(line)

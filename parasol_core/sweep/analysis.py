@@ -129,7 +129,7 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
 
     def whole(text: str, what: str) -> int:  # as every whole number is read (5,000 digits)
         try:
-            return read_int(text, what, sign=True)
+            return read_int(text, what)  # digits only: is_whole has matched it
         except ValueRangeError as e:
             raise ValueError(f"{said}: {e}") from None
 

@@ -68,7 +68,6 @@ class _TurningBox(QGroupBox):
         # the box's least width is minimumSizeHint's, not its one-row layout's
         self.rows.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         self.halves = QBoxLayout(QBoxLayout.Direction.LeftToRight)
-        self._parts = (*first, *second)
         left = QHBoxLayout()
         for w in first:
             left.addWidget(w)
