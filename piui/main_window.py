@@ -1374,8 +1374,12 @@ class MainWindow(QMainWindow):
         a group's first two docks, of a group whose docks are all closed, a second bar
         of a group): a bar is kept only if its tabs are those of a tab group of docks on
         show, one bar a group, the one beside the group's docks."""
+        # only bars a user sees: Qt keeps a spare bar, empty, shown outside the window, and
+        # shows it again at each layout: hiding it asked for another layout, without end
+        # (the window took a core while idle)
+        room = self.rect()
         bars = [b for b in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
-                if b.isVisible()]  # fmt: skip
+                if b.isVisible() and b.count() and b.geometry().intersects(room)]  # fmt: skip
         shown = {(id(b), b.geometry().getRect(), tuple(map(b.tabText, range(b.count()))))
                  for b in bars}  # fmt: skip
         if shown == self._clean_bars:

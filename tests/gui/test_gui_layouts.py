@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QScrollArea
+from PySide6.QtWidgets import QApplication, QMessageBox, QScrollArea, QTabBar
 
 from parasol_core.frontend import layouts
 from parasol_core.model import Machine, Processor, Topology, VirtualTopology
@@ -164,6 +164,56 @@ def test_the_layouts_are_in_the_view_menu_with_their_shortcuts(main_window, qtbo
 def test_every_window_has_a_place_in_every_layout(main_window):
     for named in layouts.LAYOUTS:
         assert named.problems(list(main_window.docks)) == []
+
+
+class _LayoutWork(QObject):
+    """Counts the layout passes of ``window`` and the shows and hides of its tab bars."""
+
+    def __init__(self, window) -> None:
+        super().__init__()
+        self.window = window
+        self.events: list[str] = []
+
+    def eventFilter(self, obj, event) -> bool:
+        kind = event.type()
+        if obj is self.window and kind == QEvent.Type.LayoutRequest:
+            self.events.append("layout")
+        elif isinstance(obj, QTabBar) and obj.parent() is self.window and kind in (
+                QEvent.Type.Show, QEvent.Type.Hide):  # fmt: skip
+            self.events.append(f"{kind.name} {[obj.tabText(i) for i in range(obj.count())]}")
+        return False
+
+
+def _idle_work(qtbot, window) -> list[str]:
+    """What the window does while nobody touches it, once it has settled."""
+    settle(qtbot, window)
+    qtbot.wait(100)
+    work = _LayoutWork(window)
+    QApplication.instance().installEventFilter(work)
+    try:
+        for _ in range(10):
+            QApplication.processEvents()
+            qtbot.wait(20)
+    finally:
+        QApplication.instance().removeEventFilter(work)
+    return work.events
+
+
+def test_an_idle_window_lays_nothing_out_in_any_layout(qtbot):
+    """A window nobody touches does no work: hiding a tab bar Qt keeps on show (a spare
+    one, outside the window) asked for another layout, which showed it again, without
+    end: PIUI took a whole core while idle."""
+    from piui.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.ask_save_changes = lambda: None
+    window.show_at_start()  # the first run, as `piui` starts
+    qtbot.waitExposed(window)
+    assert _idle_work(qtbot, window) == [], "the first run"
+    for key in KEYS:
+        choose(window, key)
+        assert _idle_work(qtbot, window) == [], key
 
 
 # ---------------------------------------------------------------------- first run, saved
