@@ -132,7 +132,10 @@ class ValueField(QLineEdit):
 
     def focusInEvent(self, event: QFocusEvent) -> None:
         super().focusInEvent(event)
-        if event.reason() != Qt.FocusReason.ActiveWindowFocusReason:  # not a window switch
+        # the user comes back to the field: not a window switch, nor a menu or a popup
+        # closing (File, a context menu) that gives the focus back where it was
+        if event.reason() not in (Qt.FocusReason.ActiveWindowFocusReason,
+                                  Qt.FocusReason.PopupFocusReason):  # fmt: skip
             self.accept_input()
 
     def reject_input(self, message: str, good_text: str) -> None:
