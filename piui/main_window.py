@@ -482,13 +482,14 @@ class MainWindow(QMainWindow):
             if dock.height() < tall:
                 self.resizeDocks([dock], [tall], Qt.Orientation.Vertical)
 
-    def _widen_new_column(self, dock: QDockWidget) -> None:
+    def _widen_new_column(self, dock: QDockWidget, again: bool = True) -> None:
         """A dock alone in its column, where nothing was on show, gets the width its
         window asks for, up to a third of the main window's and to a fair share of the
         side columns' room: Qt gives it its minimum, its buttons and fields cut off.
         The room comes from the central widget as far as it can spare it, then from the
         other side columns, each down to its minimum, in proportion to what they can
-        give."""
+        give. Once laid out, a dock still short of it (the central widget gave a few
+        pixels less than it seemed to spare) is widened ``again``, once."""
         sides = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea)
         columns: dict[tuple, list[QDockWidget]] = {}
         for d in self.docks.values():
@@ -514,6 +515,12 @@ class MainWindow(QMainWindow):
             widths = [w - round(taken * g / can) for w, g in zip(widths, give)]
             wide = dock.width() + spare + taken
         self.resizeDocks([*firsts, dock], [*widths, wide], Qt.Orientation.Horizontal)
+        if again:
+            QTimer.singleShot(0, lambda: self._widen_short(dock, wide))
+
+    def _widen_short(self, dock: QDockWidget, wide: int) -> None:
+        if dock.isVisible() and not dock.isFloating() and dock.width() < wide - 1:
+            self._widen_new_column(dock, again=False)
 
     def panel_has_focus(self, key: str) -> bool:
         """Whether the keyboard focus is in the panel's dock, the dock on show."""
