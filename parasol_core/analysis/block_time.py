@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from parasol_core.base import params
 from parasol_core.base.numeric import ValueRangeError, read_float
+from parasol_core.base.words import counted
 from parasol_core.model import Machine
 
 __all__ = [
@@ -167,7 +168,7 @@ def level_for(levels: Sequence[MemoryLevel], working_set: float) -> MemoryLevel:
 
 def _shown(value: object) -> str:
     text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+    return text if len(text) <= 40 else f"{text[:20]}... ({counted(len(text), 'character')})"
 
 
 def _merged(counts: Mapping[str, float], what: str = "") -> dict[str, float]:

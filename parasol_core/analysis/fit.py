@@ -56,6 +56,7 @@ from parasol_core.base.numeric import (
     is_whole,
     read_float,
 )
+from parasol_core.base.words import counted
 
 __all__ = [
     "START_FUNCTIONS",
@@ -243,7 +244,7 @@ def fit_comment(candidate: Candidate, m: Measurements, sources: Sequence[str]) -
 
     counts = sorted({int(p) for p in m.procs.tolist()})
     at = (f"{counts[0]} processes" if len(counts) == 1
-          else f"{len(counts)} process counts, {counts[0]} to {counts[-1]}")  # fmt: skip
+          else f"{counted(len(counts), 'process count')}, {counts[0]} to {counts[-1]}")  # fmt: skip
     where = "; ".join(printable(s if len(s) <= 80 else s[:77] + "...") for s in sources)
     if candidate.q is None:
         q = "no Q (no errors given: equal relative errors assumed)"
@@ -305,7 +306,7 @@ def fit(m: Measurements) -> list[Candidate]:
         if cand is not None:
             out.append(cand)
     if not out:
-        raise FitError(f"{len(m)} measurements are too few to fit (or all at one point)")
+        raise FitError(f"{counted(len(m), 'measurement')}: too few to fit (or all at one point)")
     order = {f: i for i, f in enumerate(forms(single, sizeless))}
     out.sort(key=lambda c: (_rank_chi2(c.chi2), order[c.form]))
     return out
@@ -424,7 +425,7 @@ def read_csv(text: str) -> Measurements:
     values: list[list[float]] = []
     for i, row in rows[1:]:
         if len(row) != len(header):
-            raise FitError(f"line {i}: expected {len(header)} values, found {len(row)}")
+            raise FitError(f"line {i}: expected {counted(len(header), 'value')}, found {len(row)}")
         try:  # ASCII numbers a double holds (base.numeric): not '٣', '1_000' or 1e999
             values.append([read_float(v) for v in row])
         except NotANumberError as e:
@@ -776,7 +777,7 @@ class OsuLog:
         if not found:
             raise TableChoiceError(f"no table named {name!r} in this file", self)
         numbers = ", ".join(str(t.number) for t in found)
-        raise TableChoiceError(f"{name!r} names {len(found)} tables ({numbers}): give its "
+        raise TableChoiceError(f"{name!r} names {counted(len(found), 'table')} ({numbers}): give its "
                                "number or a longer name", self, found)  # fmt: skip
 
     def choose(self, name: str | None = None) -> OsuTable:
@@ -786,7 +787,7 @@ class OsuLog:
             return self.find(name)
         if len(self.tables) == 1:
             return self.tables[0]
-        raise TableChoiceError(f"{len(self.tables)} benchmark tables in this file: "
+        raise TableChoiceError(f"{counted(len(self.tables), 'benchmark table')} in this file: "
                                "choose one", self)  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.base.limits import MAX_ID
 from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.base.source import LineIndex, loaded_connect
+from parasol_core.base.words import counted
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.model import (
@@ -100,7 +101,7 @@ class _Checker:
         if len(m.topologies) > 1:
             hw = m.hardware()
             self.warning(
-                f"{len(m.topologies)} hardware topologies: virtual topologies map onto the "
+                f"{counted(len(m.topologies), 'hardware topology')}: virtual topologies map onto the "
                 f"one with the lowest id ({hw.id if hw else '?'})", m.topologies[1], None,
                 ("topology", m.topologies[1].id),
             )  # fmt: skip

@@ -31,6 +31,7 @@ from parasol_core.base.numeric import SMALLEST_NORMAL as SMALLEST_NORMAL
 from parasol_core.base.numeric import ValueRangeError as ValueRangeError
 from parasol_core.base.numeric import finite_product
 from parasol_core.base.numeric import float_text as float_text
+from parasol_core.base.words import counted
 
 MAX_INT = 2**63 - 1
 MAX_ID = 2**31 - 1
@@ -210,7 +211,7 @@ def check_text(text: str, what: str = "a value") -> str:
         ) from None
     if len(text) > MAX_LINE_LENGTH - 100:
         raise ValueRangeError(
-            f"{what} is too long ({len(text):,} characters; a line of a model file holds "
+            f"{what} is too long ({counted(len(text), 'character')}; a line of a model file holds "
             f"at most {MAX_LINE_LENGTH:,})"
         )
     return text

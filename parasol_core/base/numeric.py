@@ -21,6 +21,8 @@ import math
 import re
 import unicodedata
 
+from parasol_core.base.words import counted
+
 SMALLEST_NORMAL = 2.2250738585072014e-308
 """The smallest positive double held to full precision; below it a number loses digits
 (a subnormal) and then becomes 0.0."""
@@ -113,7 +115,9 @@ def read_int(text: str, what: str = "a whole number", *, sign: bool = False,
         return int(s[2:], 16)
     if (_SIGNED_WHOLE if sign else _WHOLE).fullmatch(s):
         if len(s) > MAX_WHOLE_DIGITS:
-            raise ValueRangeError(f"'{shown(s)}' is too long for {what} ({len(s)} digits)")
+            raise ValueRangeError(
+                f"'{shown(s)}' is too long for {what} ({counted(len(s), 'digit')})"
+            )
         return int(s)
     if not s:
         raise NotANumberError(f"empty: {what} is needed")

@@ -8,7 +8,13 @@ said as "1 variants".
 from __future__ import annotations
 
 # nouns whose plural is not the noun + "s"
-_IRREGULAR = {"axis": "axes", "entry": "entries", "process": "processes", "switch": "switches"}
+_IRREGULAR = {
+    "axis": "axes",
+    "entry": "entries",
+    "process": "processes",
+    "switch": "switches",
+    "topology": "topologies",
+}
 
 
 def plural(noun: str, n: int | float) -> str:

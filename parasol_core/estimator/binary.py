@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.words import counted
+
 __all__ = [
     "BINARY_TYPE",
     "COLUMN_KEYS",
@@ -102,7 +104,7 @@ class ColumnRef:
         if offset + count * size > len(self.attachment):
             raise ValueError(
                 f"'{name}': bytes {offset} to {offset + count * size} are beyond the "
-                f"attachment ({len(self.attachment)} bytes)"
+                f"attachment ({counted(len(self.attachment), 'byte')})"
             )
         return np.frombuffer(self.attachment, dtype=dtype, count=count, offset=offset)
 

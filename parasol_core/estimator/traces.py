@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parasol_core.base.words import counted
 from parasol_core.estimator.store import ID_LENGTH, StoreFull, _fsync_dir, _write_atomic
 
 __all__ = ["StoredTrace", "TraceStore", "trace_id", "traces_of"]
@@ -119,7 +120,7 @@ class TraceStore:
         if not files:
             raise ValueError("a trace needs at least one file")
         if len(files) > MAX_FILES:
-            raise ValueError(f"a trace of {len(files):,} files: at most {MAX_FILES:,}")
+            raise ValueError(f"a trace of {counted(len(files), 'file')}: at most {MAX_FILES:,}")
         for name in files:
             check_file_name(name)
         if index not in files:

@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from parasol_core.base import params
+from parasol_core.base.words import counted
 from parasol_core.model import (
     COMBINATION_NAMES,
     EXPR,
@@ -319,7 +320,7 @@ def _connect(key: str, link: Any, ref: Reference) -> Target:
         return Target("value", key, value=len(procs))
     if not 1 <= k <= len(procs):
         raise UnresolvedReference(
-            f"'{ref}': link {ref.indices[1]} connects {len(procs)} processors, "
+            f"'{ref}': link {ref.indices[1]} connects {counted(len(procs), 'processor')}, "
             f"so connect(K) needs 0 <= K <= {len(procs)}")  # fmt: skip
     return Target("value", key, value=procs[k - 1])
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from parasol_core.base import filelock, params, signals
 from parasol_core.base.limits import outside_text
+from parasol_core.base.words import counted
 from parasol_core.measure import cache as cache_mod
 from parasol_core.measure import calibrate as calibrate_mod
 from parasol_core.measure import generator, kernels, link, stats, suite, toolchain
@@ -769,9 +770,9 @@ def model_text(
             types=dict.fromkeys(range(1, nproc + 1), 1), links=[pipe],
         )]  # fmt: skip
         notes.after(pipe, "latency", "half the round trip of 1 byte through a pipe between "
-                    f"two processes; {len(lat)} runs; {how}")  # fmt: skip
+                    f"two processes; {counted(len(lat), 'run')}; {how}")  # fmt: skip
         notes.after(pipe, "speed", "seconds per byte streaming 64 KiB blocks through a pipe; "
-                    f"{len(spd)} runs; {how}")  # fmt: skip
+                    f"{counted(len(spd), 'run')}; {how}")  # fmt: skip
     text = dumps_canonical(machine, comments=notes)
     _check_model(text)
     return text

@@ -61,6 +61,7 @@ import numpy as np
 from parasol_core.analysis.fit import Candidate, FitError, Measurements, fit, read_osu_log
 from parasol_core.base import signals
 from parasol_core.base.limits import outside_text
+from parasol_core.base.words import counted
 from parasol_core.measure.host import Progress
 from parasol_core.measure.mpi_bench import (
     COLLECTIVES,
@@ -366,7 +367,7 @@ def build_machine(hosts: Sequence[str], topology: Topology, fits: Sequence[Colle
     entries = {f.name: parse_expression(f.candidate.expression())
                for f in fits if f.candidate is not None}  # fmt: skip
     groups = host_groups(hosts)
-    return Machine(id=1, name=f"network measured under MPI: {len(hosts)} ranks on "
+    return Machine(id=1, name=f"network measured under MPI: {counted(len(hosts), 'rank')} on "
                    f"{len(groups)} host{'s' if len(groups) > 1 else ''}",
                    processor_count=1, topology_count=1,
                    processors=[Processor(1, PROCESSOR_NAME)],

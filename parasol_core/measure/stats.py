@@ -36,6 +36,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from parasol_core.base.words import counted
+
 __all__ = ["Estimate", "Refusal", "MIN_DIFF_TICKS", "summarise"]
 
 MIN_DIFF_TICKS = 10
@@ -104,13 +106,13 @@ def summarise(
     if not (mean > 0 and median > 0):
         return Refusal(
             f"the test loop was not slower than the control loop (difference "
-            f"{mean:.3g} s per operation over {len(diffs)} runs of {run_seconds:.3g} s): "
+            f"{mean:.3g} s per operation over {counted(len(diffs), 'run')} of {run_seconds:.3g} s): "
             "the operation costs nothing this method can see", seen
         )  # fmt: skip
     if len(per_op) > 1 and mean < 2 * sd / math.sqrt(len(per_op)):
         return Refusal(
             f"the mean, {mean:.3g} s, is less than two standard errors "
-            f"({2 * sd / math.sqrt(len(per_op)):.3g} s) from zero over {len(per_op)} runs", seen
+            f"({2 * sd / math.sqrt(len(per_op)):.3g} s) from zero over {counted(len(per_op), 'run')}", seen
         )  # fmt: skip
     return seen
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from parasol_core.analysis.block_time import estimate_block, read_latencies
 from parasol_core.base import filelock, signals
+from parasol_core.base.words import counted
 from parasol_core.measure import suite, toolchain
 from parasol_core.measure.host import MeasureOptions, Progress
 from parasol_core.measure.toolchain import MeasureCancelled
@@ -296,7 +297,7 @@ def annotate(text: str, rows: Sequence[ValidationRow], date: str | None = None) 
     if not every or min(every) <= 0:
         return text
     when = date or datetime.date.today().isoformat()
-    line = (f"# validation: predicted / measured on {len(means)} programs the measurement "
+    line = (f"# validation: predicted / measured on {counted(len(means), 'program')} the measurement "
             f"never saw: every ratio {min(every):.3g} .. {max(every):.3g}, mean {mean:.3g}, "
             f"spread of the programs' means {spread:.3g}x (`parasol-model measure "
             f"--validate`, {when}; docs/measure.md)\n")  # fmt: skip
@@ -398,7 +399,7 @@ def _program_table(rows: Sequence[ValidationRow]) -> list[str]:
     every = [r.ratio for r in rows if r.experiment in means]
     lo, hi = RATIO_RANGE
     inside = all(lo <= x <= hi for x in every)
-    out.append(f"across {len(means)} programs: mean ratio {mean:.3f}, spread {spread:.2f}x "
+    out.append(f"across {counted(len(means), 'program')}: mean ratio {mean:.3f}, spread {spread:.2f}x "
                f"(largest mean / smallest; target at most {SPREAD_TARGET}x: "
                f"{'met' if spread <= SPREAD_TARGET else 'NOT met'}); every ratio "
                f"{min(every):.3f} .. {max(every):.3f} "

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import union
+from parasol_core.base.words import counted
 
 # Bound by parasol_core.model (which imports this module, not the other way round).
 Link: Any = None
@@ -945,7 +946,7 @@ class LinkStore(MutableSequence):
 
     def __repr__(self) -> str:
         if len(self) > 6:
-            return f"LinkStore({len(self)} links: {self[0]!r}, ...)"
+            return f"LinkStore({counted(len(self), 'link')}: {self[0]!r}, ...)"
         return f"LinkStore({list(self)!r})"
 
     def __copy__(self) -> LinkStore:

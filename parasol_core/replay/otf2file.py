@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.replay.tifile import (
     KIND,
     Trace,
@@ -248,7 +249,7 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
     unfinished = [r for r in range(count) if state[r].requests]
     if unfinished:
         r = unfinished[0]
-        raise TraceError(f"{where}: rank {r} ends with {len(state[r].requests)} requests never "
+        raise TraceError(f"{where}: rank {r} ends with {counted(len(state[r].requests), 'request')} never "
                          "completed")  # fmt: skip
     check_ranks(trace)
     return trace

@@ -39,6 +39,7 @@ import numpy as np
 
 from parasol_core import native
 from parasol_core.base.budget import check_deadline
+from parasol_core.base.words import counted
 from parasol_core.replay.tifile import ANY_SOURCE, ANY_TAG, KIND, KINDS, Trace, TraceError
 
 # per collective, its algorithms (the first is the default: the ones the agreement
@@ -405,9 +406,9 @@ class _Builder:
                                  "does not take part)")  # fmt: skip
             if side == "s":
                 raise TraceError(f"{tr.where(action)}: rank {src}'s send to {dst} (tag {tag}) "
-                                 f"is matched by no receive ({len(q)} such sends unmatched)")  # fmt: skip
+                                 f"is matched by no receive ({counted(len(q), 'such send')} unmatched)")  # fmt: skip
             raise TraceError(f"{tr.where(action)}: rank {dst}'s receive from {src} (tag {tag}) "
-                             f"is matched by no send ({len(q)} such receives unmatched)")  # fmt: skip
+                             f"is matched by no send ({counted(len(q), 'such receive')} unmatched)")  # fmt: skip
 
     def program(self) -> Program:
         n = len(self.src)

@@ -54,6 +54,7 @@ from parasol_core.base.limits import (
     read_head,
 )
 from parasol_core.base.numeric import is_whole, read_float, read_int
+from parasol_core.base.words import counted
 
 # SMPI 3.32's datatype numbers (smpi_datatype.cpp, CREATE_MPI_DATATYPE) and their sizes
 DATATYPES: dict[int, tuple[str, int]] = {
@@ -295,7 +296,7 @@ def _check_size(files: list[Path]) -> None:
     """Reading ``files`` against the memory budget in force by their bytes, over
     SHORTEST_LINE bytes an action (an OTF2 archive's, before it is read)."""
     total = sum(f.stat().st_size for f in files)
-    _charge(f"reading the trace ({total:,} bytes in {len(files)} files, up to "
+    _charge(f"reading the trace ({counted(total, 'byte')} in {counted(len(files), 'file')}, up to "
             f"{total // SHORTEST_LINE:,} actions)",
             total // SHORTEST_LINE * READ_BYTES_PER_ACTION)  # fmt: skip
 

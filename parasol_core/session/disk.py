@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from parasol_core.base.words import counted
+
 UNKNOWN = "unknown"  # the session has no file, or did not read the one it names
 UNCHANGED = "unchanged"
 CHANGED = "changed"
@@ -171,7 +173,7 @@ def difference(disk: str, mine: str, name: str, mine_label: str = "edited",
 
     a, b = disk.splitlines(keepends=True), mine.splitlines(keepends=True)
     if len(a) + len(b) > limit:
-        raise DiffTooLarge(f"the two texts have {len(a) + len(b):,} lines together, more "
+        raise DiffTooLarge(f"the two texts have {counted(len(a) + len(b), 'line')} together, more "
                            f"than the {limit:,} that are compared")  # fmt: skip
     lines = difflib.unified_diff(a, b, f"{name} (on disk)", f"{name} ({mine_label})")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

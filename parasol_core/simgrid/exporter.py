@@ -36,6 +36,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from parasol_core.base import budget
+from parasol_core.base.words import counted
 from parasol_core.model import Machine
 from parasol_core.simgrid.importer import PREFIX
 
@@ -614,7 +615,7 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
         pa += [x for x, _ in gateways.values()]
         pb += [y for _, y in gateways.values()]
         pa, pb = np.asarray(pa, dtype=np.int64), np.asarray(pb, dtype=np.int64)
-        what = f"the zone routes of {len(groups):,} groups of {n // len(groups):,} routers"
+        what = f"the zone routes of {counted(len(groups), 'group')} of {counted(n // len(groups), 'router')}"
     pairs = int(pa.shape[0])
     budget.check(what, pairs, MAX_ROUTES, "routes",
                  "a SimGrid Full zone lists every pair of its zones")  # fmt: skip
@@ -716,7 +717,7 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
         add_links([lk for lk in topo.links if lk.id not in usable], "    ")
         for (i, j), (x, y) in gateways.items():
             zone_route(f"parasol-group-{i + 1}", f"parasol-group-{j + 1}", x, y, "    ")
-        said = (f"a Full zone of {len(groups):,} zones, one a group, each of zones of one "
+        said = (f"a Full zone of {counted(len(groups), 'zone')}, one a group, each of zones of one "
                 "router and its processors")  # fmt: skip
     out.notes.append(f"PARASOL's {topo.routing} routing as {said}, with a zone route between "
                      "every two: SimGrid's routes are PARASOL's")  # fmt: skip
@@ -806,7 +807,7 @@ def _as_weighted(machine: Machine, topo, count: int, mask, compute: list[int]) -
             continue  # a parallel link of a higher k: no route takes it
         taken.add(ends)
         edges.append((lk, cost - 1))
-    what = f"the weighted routes of a dragonfly of {len(links):,} links"
+    what = f"the weighted routes of a dragonfly of {counted(len(links), 'link')}"
     budget.check(what, len(edges), MAX_ROUTES, "routes", "one a link")
     budget.check(what, sum(1 + pads for _, pads in edges), MAX_ROUTE_LINKS, "link references")
     out = _Writer(machine, topo, count, mask, compute, "DijkstraCache")

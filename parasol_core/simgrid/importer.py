@@ -29,6 +29,7 @@ from parasol_core.base.numeric import (
     read_int,
     why_not_number,
 )
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
 from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
@@ -95,7 +96,7 @@ def shown(text: object, limit: int = SHOWN_CHARS) -> str:
     text = str(text)
     if len(text) <= limit:
         return printable(text)
-    return f"{printable(text[:limit])}… ({len(text):,} characters)"
+    return f"{printable(text[:limit])}… ({counted(len(text), 'character')})"
 
 
 class _Notes:
@@ -577,7 +578,7 @@ def _torus_dims(p: _Platform, el: Element, cid: str, n: int, params: str) -> lis
         raise p.error(f"cluster {cid!r}: the torus {params} has {shown} nodes, the "
                       f"radical gives {n} hosts", el)  # fmt: skip
     if len(dims) > 6:
-        raise p.error(f"cluster {cid!r}: a torus of {len(dims)} dimensions; PARASOL's "
+        raise p.error(f"cluster {cid!r}: a torus of {counted(len(dims), 'dimension')}; PARASOL's "
                       "tori have 1 to 6", el)  # fmt: skip
     return dims
 
@@ -1106,7 +1107,7 @@ def _compare_routes(p: _Platform, topo: Topology, number: dict[str, int]) -> Non
     if not chains:
         return
     if len(chains) > budget.current().route_pairs:
-        p.notes.add(f"{len(chains):,} explicit routes not compared with PARASOL's (over "
+        p.notes.add(f"{counted(len(chains), 'explicit route')} not compared with PARASOL's (over "
                     f"{budget.current().route_pairs:,})")  # fmt: skip
         return
     kept = [ln for ln in _ordered_links(p) if len(ln.ends) >= 2]  # as build() kept them

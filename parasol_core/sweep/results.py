@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from parasol_core.base.limits import open_input
+from parasol_core.base.words import counted
 from parasol_core.sweep.spec import SweepError, SweepSpec, SweepUnreadable
 from parasol_core.sweep.variants import Variant
 from parasol_core.sweep.worker import Row
@@ -59,7 +60,9 @@ def read_finished(path: str | Path, spec: SweepSpec, variants: Sequence[Variant]
     done: set[int] = set()
     for line, row in enumerate(rows[1:], start=2):
         if len(row) != len(columns):
-            raise SweepError(f"{path}: line {line}: {len(row)} cells, not {len(columns)}")
+            raise SweepError(
+                f"{path}: line {line}: {counted(len(row), 'cell')}, not {len(columns)}"
+            )
         try:
             index = int(row[0])
         except ValueError:

@@ -40,6 +40,7 @@ from parasol_core.base.limits import (
     read_model_bytes,
 )
 from parasol_core.base.numeric import read_int, shown
+from parasol_core.base.words import counted
 from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.loader import decode, loads
 
@@ -366,7 +367,9 @@ class _Reader:
                     raise self.fail(where, f"values: {x!r} is not a finite number"
                                     + ("" if numbers else " or a text"))  # fmt: skip
             if len(v) > MAX_AXIS_VALUES:
-                raise self.fail(where, f"{len(v):,} values, over the limit of {MAX_AXIS_VALUES:,}")
+                raise self.fail(
+                    where, f"{counted(len(v), 'value')}, over the limit of {MAX_AXIS_VALUES:,}"
+                )
             return list(v)
         if (not isinstance(v, list) or len(v) != 3
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool)

@@ -39,6 +39,7 @@ from parasol_core.base.numeric import (
     why_not_number,
 )
 from parasol_core.base.source import BOM, LineIndex, ValueSource
+from parasol_core.base.words import counted
 from parasol_core.model import NETWORK_KINDS, ROLES, VARIABLE_NETWORKS, Block, Machine
 
 #: the keys a topology section reads, and what each number means
@@ -377,7 +378,7 @@ def _network(eq: str, rest: str) -> tuple[str | None, str | None]:
         bad = next((why_not_number(n) for n in numbers if why_not_number(n)), "")
         return (
             None,
-            f"a {kind} takes {len(names)} whole numbers from 1 to 10^6: {kind} "
+            f"a {kind} takes {counted(len(names), 'whole number')} from 1 to 10^6: {kind} "
             f"{' '.join(names)}{bad}",
         )
     return " ".join([kind, *(str(int(n)) for n in numbers)]), None
@@ -666,7 +667,7 @@ def check_names(value: object) -> str | None:
     if why is not None:
         raise ValueError(f"names: {why}")
     if text is not None and len(text) > MAX_NAMES_TEXT:
-        raise ValueError(f"names: {len(text):,} characters, more than a names line holds "
+        raise ValueError(f"names: {counted(len(text), 'character')}, more than a names line holds "
                          f"({MAX_NAMES_TEXT:,})")  # fmt: skip
     return text
 
@@ -838,7 +839,7 @@ def parse_zones(text: str | None) -> tuple[list[Zone], str | None]:
         return [], form
     parts = text.split(";")
     if len(parts) > MAX_ZONES:
-        return [], f"{len(parts):,} zones, more than a zones line holds ({MAX_ZONES:,})"
+        return [], f"{counted(len(parts), 'zone')}, more than a zones line holds ({MAX_ZONES:,})"
     zones: list[Zone] = []
     seen: list[tuple[int, int]] = []
     for part in parts:

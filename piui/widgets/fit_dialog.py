@@ -433,7 +433,7 @@ class FitDialog(QDialog):
         """Why the sources cannot be fitted now ("" if they can)."""
         for source in self.sources:
             if source.log is not None and source.table is None:
-                return (f"{source.label} holds {len(source.log.tables)} benchmark tables: "
+                return (f"{source.label} holds {counted(len(source.log.tables), 'benchmark table')}: "
                         "choose one under Table.")  # fmt: skip
             if source.error:
                 return source.error
@@ -505,9 +505,9 @@ class FitDialog(QDialog):
         shown = self.shown_counts()
         hidden = [int(p) for p in all_counts if p not in shown]
         self.series_note.setText(
-            f"{len(shown)} of {len(all_counts)} process counts shown; hidden: "
+            f"{len(shown)} of {counted(len(all_counts), 'process count')} shown; hidden: "
             + ", ".join(map(str, hidden)) + " (tick them above)" if hidden
-            else f"All {len(all_counts)} process counts shown."
+            else f"All {counted(len(all_counts), 'process count')} shown."
         )  # fmt: skip
         sizes = np.array(runtime.message_sizes(max(int(m.bytes.max()), 2)), dtype=float)
         sizes = sizes[sizes >= max(m.bytes.min(), 1)]

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.params import GROUPS
+from parasol_core.base.words import counted
 from parasol_core.model import Processor
 from parasol_core.session import Change
 from parasol_core.session.scalers import ScalerState
@@ -57,7 +58,7 @@ class _Row:
         self.group = group
         info = GROUPS[group]
         self.label = QLabel(info.label)
-        self.label.setToolTip(f"{info.label}: {len(info.members)} timing parameters")
+        self.label.setToolTip(f"{info.label}: {counted(len(info.members), 'timing parameter')}")
         self.slider = FactorSlider()
         self.slider.slider.setMinimumWidth(100)
         self.slider.slider.setTickPosition(QSlider.TickPosition.TicksBelow)

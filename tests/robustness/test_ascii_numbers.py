@@ -527,7 +527,7 @@ def test_a_whole_number_of_five_thousand_digits_is_refused_in_the_project_s_word
     with pytest.raises(ValueError) as info:
         _long_numbers()[where]()
     said = str(info.value)
-    assert "too long" in said and "5000 digits" in said, said
+    assert "too long" in said and "5,000 digits" in said, said
     assert "set_int_max_str_digits" not in said and len(said) < 400
 
 
