@@ -4,6 +4,8 @@ one place in each; the fractions leave the centre its room; the sizes follow the
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from parasol_core.frontend.layouts import (
     DEFAULT,
@@ -67,3 +69,15 @@ def test_a_column_with_a_least_width_keeps_it_and_the_others_give_way():
     wide = dict(pixels(named, 1920, 1040, centre=330)["columns"])
     assert wide["grid-view"] == round(0.42 * 1920) and wide["topology-editor"] == round(
         0.32 * 1920)  # fmt: skip
+
+
+@given(width=st.integers(1, 6000), height=st.integers(1, 4000), centre=st.integers(0, 1200))
+def test_every_size_asked_of_the_window_system_is_at_least_a_pixel(width, height, centre):
+    """Qt refuses a call to size docks with any size below 1 and applies none of them:
+    on an 800 x 600 screen the topology layout asked 0 pixels for the grid view, and the
+    editors beside it did not get their least width either."""
+    for named in LAYOUTS:
+        sizes = pixels(named, width, height, centre)
+        asked = [*sizes["columns"], *sizes["bottom"], *sizes["bottom_row"],
+                 *(pair for rows in sizes["rows"] for pair in rows)]  # fmt: skip
+        assert all(n >= 1 for _, n in asked), (named.key, sizes)
