@@ -468,8 +468,11 @@ def layered(g: Graph, level: np.ndarray, parent: np.ndarray, ordered: bool = Fal
         xy[members[order], 0] = spread(target[order], 1.0)
         xy[members, 1] = floor + (base - 1 - lv) * 2.0
     xy = _with_alone(xy, alone)
+    # places of their own first (a terminal moves along its level, which is along its
+    # bar), then the bars through them: a bar made before reached short of a terminal
+    # moved off it
+    xy[:count] = pos = apart(xy[:count])
     bars = _bars(g, xy, parent, horizontal=True)
-    pos = apart(xy[:count])
     shift = pos.min(axis=0) if count else np.zeros(2)
     bends = bends.moved(-shift) if bends is not None else None
     return GraphDrawing(kind, pos - shift, level[:count].copy(), _moved(bars, -shift),
@@ -698,10 +701,17 @@ def force(g: Graph, parent: np.ndarray, seed: int = SEED) -> GraphDrawing:
     xy = _with_alone(xy, alone)
     hubs = np.flatnonzero(g.hub)
     direction = np.column_stack((-outward[hubs, 1], outward[hubs, 0]))
+    # places of their own first, a bus's terminal moved along its bar (its distance
+    # from the bar kept), then the bars through them
+    along = np.zeros((count, 2))
+    along[:, 0] = 1.0
+    on_bus = np.flatnonzero((parent[:count] >= 0) & g.hub[np.maximum(parent[:count], 0)])
+    hub = parent[on_bus]
+    along[on_bus] = np.column_stack((-outward[hub, 1], outward[hub, 0]))
+    xy[:count] = pos = apart(xy[:count], along)
     bars = _bars(g, xy, parent, horizontal=False, direction=direction)
-    pos = apart(xy[:count])
     shift = pos.min(axis=0) if count else np.zeros(2)
-    pos -= shift
+    pos = pos - shift
     return GraphDrawing("force", pos, None, _moved(bars, -shift))
 
 
@@ -807,11 +817,13 @@ def untangle(xy: np.ndarray, nodes: np.ndarray, a: np.ndarray, b: np.ndarray,
 # --------------------------------------------------------------------------- checks
 
 
-def apart(xy: np.ndarray) -> np.ndarray:
+def apart(xy: np.ndarray, along: np.ndarray | None = None) -> np.ndarray:
     """``xy`` with every row at a place of its own: a row that shares its place
-    (to 1e-6) with an earlier one moves a third of a unit to the right, as often as
-    it takes."""
+    (to 1e-6) with an earlier one moves a third of a unit to the right (or along its
+    row of ``along``, unit vectors: a bus's terminal along its bar), as often as it
+    takes."""
     xy = np.array(xy, dtype=np.float64)
+    step = np.array([[1.0, 0.0]]) if along is None else np.asarray(along, dtype=np.float64)
     if not np.isfinite(xy).all():
         xy[~np.isfinite(xy)] = 0.0
     for _ in range(64):
@@ -821,5 +833,6 @@ def apart(xy: np.ndarray) -> np.ndarray:
         same = np.concatenate(([False], (k[1:] == k[:-1]).all(axis=1)))
         if not same.any():
             return xy
-        xy[order[same], 0] += 1.0 / 3.0
+        moved = order[same]
+        xy[moved] += step[moved if step.shape[0] > 1 else 0] / 3.0
     return xy
