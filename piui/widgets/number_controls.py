@@ -94,6 +94,7 @@ class ValueField(QLineEdit):
     the reason."""
 
     rejected = Signal(str)
+    reverted = Signal()  # Esc backed out of typing: the text last taken is back
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
@@ -114,11 +115,21 @@ class ValueField(QLineEdit):
             self.setCursorPosition(0)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """The field's own Ctrl+Z / Ctrl+Shift+Z: a field's error (and what the window
-        made of its text) describes the text it shows. Undoing an entry the window took
-        (typed, then Return) enters the text it brings back, as Return would: the window
-        applies it and says what follows from it, the error of the undone entry gone.
-        Undoing typing not yet entered only takes the refusal's pink away."""
+        """Esc backs out of typing not yet entered: the text the window last took comes
+        back and the key goes no further (a second Esc closes the window or dialog, as
+        it does with nothing typed). The field's own Ctrl+Z / Ctrl+Shift+Z: a field's
+        error (and what the window made of its text) describes the text it shows.
+        Undoing an entry the window took (typed, then Return) enters the text it brings
+        back, as Return would: the window applies it and says what follows from it, the
+        error of the undone entry gone. Undoing typing not yet entered only takes the
+        refusal's pink away."""
+        if (event.key() == Qt.Key.Key_Escape and not event.modifiers()
+                and self.isModified() and self.text() != self._entered):  # fmt: skip
+            self.setText(self._entered)
+            self.accept_input()
+            self.reverted.emit()
+            event.accept()
+            return
         undo = event.matches(QKeySequence.StandardKey.Undo) or event.matches(
             QKeySequence.StandardKey.Redo) or QKeySequence(event.keyCombination()) in (
             QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y"))  # fmt: skip

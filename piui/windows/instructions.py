@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QPushButton,
     QScrollArea,
@@ -70,11 +69,6 @@ class _Row:
         self.remove.setToolTip(f"Remove {name} from this processor type")
         self.timing: object = ()  # what is shown; () before the first show
         self.shown_unset = False
-
-    def revert(self) -> None:
-        """Show the timing held again, over whatever was typed in the row's fields."""
-        timing, self.timing = self.timing, ()
-        self.show(timing, self.mean.isEnabled())
 
     def show(self, timing: Timing | None, enabled: bool) -> None:
         for w in (self.mean, self.sd):
@@ -155,6 +149,8 @@ class CategoryWindow(QWidget):
                 row.mean.rejected.connect(lambda m, n=name: self._rejected(f"{n}: {m}"))
                 row.sd.editingFinished.connect(lambda n=name: self._sd_edited(n))
                 row.sd.rejected.connect(lambda m, n=name: self._rejected(f"{n}: {m}"))
+                for field in (row.mean.field, row.sd):  # Esc backed out of typing
+                    field.reverted.connect(lambda: self.message.clear())
                 row.remove.clicked.connect(lambda _=False, n=name: self.remove_timing(n))
                 for label in (row.mnemonic, row.description):  # what-if: File > Sweep…
                     label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -199,19 +195,12 @@ class CategoryWindow(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The keys that close a window: Ctrl+W (the platform's Close) as its title bar's
-        button does; Esc backs out of a value being typed (not applied), then closes."""
-        if event.matches(QKeySequence.StandardKey.Close):
-            self.close()
-        elif (
+        button does; Esc closes it (a field being typed in backs out of the value first,
+        not applied: ValueField)."""
+        if event.matches(QKeySequence.StandardKey.Close) or (
             event.key() == Qt.Key.Key_Escape and event.modifiers() == Qt.KeyboardModifier.NoModifier
         ):
-            field = self.focusWidget()
-            typed = [r for r in self.rows.values() if field in (r.mean.field, r.sd)]
-            if isinstance(field, QLineEdit) and field.isModified() and typed:
-                typed[0].revert()  # the model's value back in the field
-                self.message.clear()
-            else:
-                self.close()
+            self.close()
         else:
             super().keyPressEvent(event)
 

@@ -55,3 +55,51 @@ def test_a_context_menu_opened_and_closed_leaves_it(refused, qtbot):
     qtbot.waitUntil(lambda: not menu.isVisible())
     QApplication.processEvents()
     assert refused.is_refused()
+
+
+# ---------------------------------------------------------------------- Esc
+
+
+def _dialog_with_field(qtbot, text: str):
+    from PySide6.QtWidgets import QDialog, QVBoxLayout
+
+    dialog = QDialog()
+    qtbot.addWidget(dialog)
+    field = ValueField(text)
+    QVBoxLayout(dialog).addWidget(field)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    field.setFocus()
+    return dialog, field
+
+
+def test_esc_backs_out_of_typing_then_closes_the_dialog(qtbot):
+    """Esc in any field puts back the text last taken and stays (the Instructions
+    window did this alone; a dialog closed at once, and the other windows kept the typed
+    text); a second Esc closes the dialog as it does with nothing typed."""
+    dialog, field = _dialog_with_field(qtbot, "4096")
+    backed: list[bool] = []
+    field.reverted.connect(lambda: backed.append(True))
+    field.selectAll()
+    qtbot.keyClicks(field, "12x")
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    assert dialog.isVisible() and field.text() == "4096" and backed == [True]
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+
+
+def test_esc_after_return_leaves_what_was_entered(qtbot):
+    dialog, field = _dialog_with_field(qtbot, "4096")
+    field.selectAll()
+    qtbot.keyClicks(field, "8192")
+    qtbot.keyClick(field, Qt.Key.Key_Return)  # taken
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    assert field.text() == "8192" and not dialog.isVisible()
+
+
+def test_esc_backs_out_of_typing_over_a_refusal_and_the_pink_goes(qtbot):
+    dialog, field = _dialog_with_field(qtbot, "4096")
+    field.reject_input("not a number", "4096")  # typed, refused, put back
+    qtbot.keyClicks(field, "7")  # typing again takes the pink away
+    qtbot.keyClick(field, Qt.Key.Key_Escape)
+    assert field.text() == "4096" and not field.is_refused() and dialog.isVisible()
