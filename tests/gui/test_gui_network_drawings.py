@@ -73,9 +73,13 @@ def near(c: QColor, d: QColor, tolerance: int = 40) -> bool:
 
 
 def dark_pixels(image: QImage, centre: QPointF, half: float) -> int:
-    """Near-black pixels in the square of ``half`` pixels about ``centre`` (a number)."""
+    """Near-black pixels in the square of ``half`` pixels about ``centre`` (a number).
+    The square is on the image: a pixel off it reads as black (and Qt warns), which
+    once counted a processor drawn off screen as its number written."""
     n = 0
     x0, y0 = int(centre.x() - half), int(centre.y() - half)
+    x1, y1 = int(centre.x() + half), int(centre.y() + half)
+    assert image.rect().contains(x0, y0) and image.rect().contains(x1, y1), (centre, half)
     for x in range(x0, int(centre.x() + half) + 1):
         for y in range(y0, int(centre.y() + half) + 1):
             if QColor(image.pixel(x, y)).lightness() < 70:
@@ -122,13 +126,15 @@ def test_numbers_are_written_only_when_they_fit_in_their_boxes(qtbot):
     c.zoom(0.3)
     c.grab()
     assert c.labels_drawn == 0
-    c.zoom(40 / c.scale, c.screen_point(1))
+    c.zoom(40 / c.scale, c.screen_point(512))  # the widest number, 512, in view
     c.grab()
     assert c.labels_drawn > 0
     image = c.grab().toImage()
-    # the widest number, 512, inside its box: no dark pixel outside the box's edge
+    # written inside its box, the box's colour beside it
     at, r = c.screen_point(512), c.radius()
     assert dark_pixels(image, at, r * 0.45) > 3
+    assert near(QColor(image.pixel((at + QPointF(r * 0.8, 0)).toPoint())),
+                QColor("#7fb3e6"))  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the wheel
