@@ -34,7 +34,7 @@ static int word_is(const char *w, size_t n, const char *name) {
 
 /* a whole number as Python's int reads a plain ASCII word ([+-]digits); up to 18 digits
  * summed here (no overflow: 10^18 < 2^63), longer ones left to strtoll */
-static int read_int(const char *w, size_t n, int64_t *out) {
+static int read_int_any(const char *w, size_t n, int64_t *out) {
     char buf[32];
     if (n == 0 || n >= sizeof buf)
         return 0;
@@ -60,6 +60,15 @@ static int read_int(const char *w, size_t n, int64_t *out) {
         return 0;
     *out = (int64_t)x;
     return 1;
+}
+
+/* a whole number of a trace: one past 2^53 either way is not read here, as Python refuses
+ * it (tifile._int, "overflows") and words it (a sendRecv's source of 2^53 + 1 was read
+ * here and refused later as out of range, another error than Python's) */
+static int read_int(const char *w, size_t n, int64_t *out) {
+    if (!read_int_any(w, n, out))
+        return 0;
+    return *out <= (int64_t)TOP && *out >= -(int64_t)TOP;
 }
 
 /* a decimal number as Python's float reads it (strtod rounds correctly too); no hex,

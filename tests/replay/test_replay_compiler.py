@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from parasol_core.replay import ReplayOptions, Semantics, TraceError, load_trace
@@ -181,6 +181,11 @@ def read_both(path, monkeypatch):
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=mutated_text())
+# a whole number past 2^53 (a sendRecv's source): the C reader read it and the ranks'
+# check refused it as out of range, where Python refuses it as overflowing
+@example(text="0 init\n0 sendRecv 8 1 8 9007199254740993\n0 finalize\n"
+              "1 init\n1 sendRecv 8 0 8 0\n1 finalize\n")  # fmt: skip
+@example(text="0 init\n0 send 1 -9007199254740993 8\n0 finalize\n1 init\n1 finalize\n")
 def test_the_c_reader_reads_what_python_reads(tmp_path, monkeypatch, text):
     path = tmp_path / "t.txt"
     path.write_text(text, newline="")
