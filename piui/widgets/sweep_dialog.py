@@ -56,6 +56,7 @@ from parasol_core.base.words import counted
 from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
+from piui.widgets.labels import value_text
 from piui.widgets.plot_axes import readable_axes, show_categories
 from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
@@ -488,11 +489,19 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
                                 + (f", {failed:,} with an error" if failed else ""))  # fmt: skip
 
     def _add_table_row(self, row: Row) -> None:
+        """The row as the CSV writes it, but for its answers: six significant digits,
+        as the windows show values (a column of 0.202472527472527 was cut to
+        "0.202472527..."), the whole number in the cell's tooltip."""
         r = self.table.rowCount()
         self.table.insertRow(r)
         cells = row.cells()
+        first = 1 + len(row.values)  # the answers' columns
         for c, text in enumerate(cells[:-2] + cells[-1:]):
-            item = QTableWidgetItem(text)
+            answer = row.answers[c - first] if first <= c < first + len(row.answers) else None
+            shown = text if answer is None else value_text(answer)
+            item = QTableWidgetItem(shown)
+            if shown != text:
+                item.setToolTip(text)
             item.setData(Qt.ItemDataRole.UserRole, row.index)
             self.table.setItem(r, c, item)
 

@@ -171,7 +171,9 @@ def test_the_pool_runs_while_the_window_lives_and_cancel_ends_its_processes(main
     dialog.cancel_button.clicked.connect(lambda: events.append("cancel"))
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     (rows_at_cancel,) = at_click
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    # the lambdas above run in the sweep's own thread as it signals: the dialog may take
+    # the end (queued to this thread) before "ended" is appended here
+    qtbot.waitUntil(lambda: not dialog.running and "ended" in events, timeout=60_000)
     # at once: the workers were ended (SIGTERM), not left to finish their variants and
     # exit as a pool shut down in order does (exit code 0)
     assert [p.exitcode for p in processes] == [-signal.SIGTERM] * len(processes)
@@ -386,6 +388,28 @@ def test_escape_cancels_a_running_sweep_before_it_closes_the_dialog(main_window,
     assert dialog.status.text().startswith("Cancelled:") and len(dialog.rows) < 5000
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
+
+
+def test_the_table_shows_answers_as_the_windows_do_the_whole_number_in_a_tooltip(
+        main_window, qtbot):  # fmt: skip
+    """A column of ratios read "0.202472527..." (the CSV's shortest round trip, cut):
+    six significant digits, as every window shows a value, the number whole beside."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("scale all", "0.25, 3")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    headers = [
+        dialog.table.horizontalHeaderItem(c).text() for c in range(dialog.table.columnCount())
+    ]
+    column = headers.index("po(1).ia_spd")
+    by_row = {dialog.table.item(r, 0).text(): dialog.table.item(r, column)
+              for r in range(dialog.table.rowCount())}  # fmt: skip
+    rows = {str(row.index): row for row in dialog.rows}
+    for index, item in by_row.items():
+        value = rows[index].answers[0]
+        assert item.text() == f"{value:.6g}"
+        assert float(item.toolTip() or item.text()) == value  # the whole number
+    assert dialog.table.item(0, 1).text() in ("0.25", "3")  # an axis's value as written
 
 
 def test_a_sweep_of_one_variant_says_one_variant(main_window, qtbot):
