@@ -57,7 +57,7 @@ def _timing(value: Seconds) -> Timing:
 
 def _check_count(n: int) -> None:
     if not 1 <= n <= MAX_PROCESSORS:
-        raise ValueError(f"a topology needs 1 to {MAX_PROCESSORS} processors, got {n}")
+        raise ValueError(f"a topology needs 1 to {MAX_PROCESSORS:,} processors, got {n:,}")
 
 
 def build(

@@ -42,6 +42,7 @@ from piui.document import Document
 from piui.widgets.number_controls import MantissaExponentEdit, ValueField
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.routing_box import RoutingBox
+from piui.widgets.scrolling import bring_into_view
 from piui.widgets.shortcuts import on_return
 from piui.widgets.status_messages import forget_on_change, message_label, show_refusal
 from piui.widgets.sweep_menu import offer_sweep, sweep_menu
@@ -83,6 +84,7 @@ class TopologyEditorWindow(QWidget):
         self.gen_latency = QLineEdit()
         self.gen_speed = QLineEdit()
         preview, self.apply_button = QPushButton("Preview"), QPushButton("Apply")
+        self.preview_button = preview
         self.preview_text = QPlainTextEdit()
         self.preview_text.setReadOnly(True)
         self.preview_text.setMinimumHeight(90)
@@ -364,11 +366,13 @@ class TopologyEditorWindow(QWidget):
             self._pending = None
             self.apply_button.setEnabled(False)
             self._show_options(None)
+            bring_into_view(self.preview_text)
             return None
         self._pending, self._pending_of = plan, plan.basis
         self.apply_button.setEnabled(not plan.is_empty)
         self.preview_text.setPlainText("\n".join(plan.summary()))
         self._show_options(plan)
+        bring_into_view(self.preview_text)
         return plan.links
 
     def _show_options(self, plan: Replacement | None) -> None:

@@ -7,6 +7,7 @@ import pytest
 from gui_actions import shown
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QScrollArea
 
 from parasol_core.base.words import counted
 from parasol_core.model import Timing
@@ -587,7 +588,7 @@ def test_hovering_a_link_and_widths_by_speed_read_the_link_store(qtbot, document
         ("4 4", "2.85e-05", "", "empty: a link speed in seconds per byte is needed"),
         ("4 4", "1e400", "9.1e-07", "too large"),
         ("4 4", "-1", "9.1e-07", "must be zero or positive"),
-        ("1000 1000 1000", "2.85e-05", "9.1e-07", "1 to 1000000 processors"),
+        ("1000 1000 1000", "2.85e-05", "9.1e-07", "1 to 1,000,000 processors"),
     ],
 )
 def test_the_generator_says_what_is_wrong_with_its_fields(qtbot, document, sizes, latency,
@@ -625,3 +626,29 @@ def test_return_in_a_generator_field_previews(qtbot, document):
         assert "adds 8 links" in w.preview_text.toPlainText(), field
         assert w.apply_button.isEnabled()
     assert len(doc.machine.hardware().links) == 24  # previewed, never applied
+
+
+def test_the_preview_is_brought_into_view_in_a_short_panel(main_window, qtbot):
+    """On a 1600 x 1000 screen in the Topology layout the generator's answer (a refusal
+    of 10^9 processors) was below the fold of the editor's panel, cut in half: Preview
+    now scrolls the panel to it."""
+    main_window.resize(1280, 700)
+    main_window.layout_actions["topology"].trigger()
+    qtbot.wait(50)
+    w = main_window.panels["topology-editor"]
+    area = w.parentWidget()
+    while area is not None and not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    assert area is not None
+    area.verticalScrollBar().setValue(0)
+    qtbot.wait(20)
+    assert area.verticalScrollBar().maximum() > 0  # the panel is taller than its dock
+    w.sizes.setText("1000 1000 1000")
+    qtbot.mouseClick(w.preview_button, Qt.MouseButton.LeftButton)
+    assert "cannot generate" in w.preview_text.toPlainText()
+
+    def shown_whole() -> bool:
+        top = w.preview_text.mapTo(area.viewport(), w.preview_text.rect().topLeft())
+        return 0 <= top.y() and top.y() + w.preview_text.height() <= area.viewport().height()
+
+    qtbot.waitUntil(shown_whole, timeout=5_000)
