@@ -77,6 +77,18 @@ def _short(value: Any) -> str:
 BATCH = 4  # variants sent to a worker at once: rows come back soon after they are made
 
 
+def _logarithmic(values: np.ndarray) -> bool:
+    """Whether an axis's values are drawn on a log scale: positive, and spanning a
+    hundredfold or in a constant ratio (a ``log`` range: 0.25 to 4 in five steps was
+    drawn on a linear axis, its points bunched at the left)."""
+    if values.size < 2 or not np.isfinite(values).all() or values.min() <= 0:
+        return False
+    if values.max() >= 100 * values.min():
+        return True
+    steps = np.diff(np.log(np.sort(values)))
+    return values.size >= 3 and steps.min() > 0 and np.allclose(steps, steps[0], rtol=1e-6)
+
+
 class _Runner(QObject):
     """Runs a sweep on a process pool driven from a thread of its own; rows and the end
     come back as signals. ``workers``: the pool's processes (None: one a core)."""
@@ -551,7 +563,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         pos = [where[r.index][0] for r in done]
         order = np.argsort(pos, kind="stable")
         xs = (values[pos] if values is not None else np.array(pos, float))[order]
-        log_x = values is not None and values.min() > 0 and values.max() >= 100 * values.min()
+        log_x = values is not None and _logarithmic(values)
         log_y = ys.size > 0 and ys.min() > 0 and ys.max() >= 100 * ys.min()
         self.line_plot.setLogMode(x=bool(log_x), y=bool(log_y))
         self.line.setData(xs, ys[order], data=np.array([r.index for r in done])[order])

@@ -412,6 +412,19 @@ def test_the_table_shows_answers_as_the_windows_do_the_whole_number_in_a_tooltip
     assert dialog.table.item(0, 1).text() in ("0.25", "3")  # an axis's value as written
 
 
+@pytest.mark.parametrize(("values", "log"), [("log 0.25 4 5", True), ("0.25, 0.5, 1, 2, 4", True),
+                                           ("linear 0.25 4 5", False), ("0.5, 1, 3", False)])  # fmt: skip
+def test_a_log_range_is_drawn_on_a_log_axis(main_window, qtbot, values, log):
+    """A log range of 0.25 to 4 was drawn on a linear axis, its points bunched at the
+    left: values in a constant ratio (or spanning a hundredfold) are drawn on a log one."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("scale all", values)
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    dialog.redraw()
+    assert dialog.line_plot.getPlotItem().getAxis("bottom").logMode == log
+
+
 def test_a_sweep_of_one_variant_says_one_variant(main_window, qtbot):
     """The status said "Done: 1 variants"; a count is worded by base.words."""
     dialog = _dialog(main_window)
