@@ -516,7 +516,7 @@ class MainWindow(QMainWindow):
             wide = dock.width() + spare + taken
         self.resizeDocks([*firsts, dock], [*widths, wide], Qt.Orientation.Horizontal)
         if again:
-            QTimer.singleShot(0, lambda: self._widen_short(dock, wide))
+            QTimer.singleShot(0, dock, lambda: self._widen_short(dock, wide))
 
     def _widen_short(self, dock: QDockWidget, wide: int) -> None:
         if dock.isVisible() and not dock.isFloating() and dock.width() < wide - 1:

@@ -38,4 +38,4 @@ def bring_into_view(widget: QWidget, margin: int = 8) -> None:
                 return
             parent = parent.parentWidget()
 
-    QTimer.singleShot(0, scroll)
+    QTimer.singleShot(0, widget, scroll)  # not called once the widget is gone
