@@ -17,25 +17,32 @@ def in_scroll_area(widget: QWidget) -> QScrollArea:
     return area
 
 
+def scroll_areas(widget: QWidget) -> list[QScrollArea]:
+    """The scroll areas ``widget`` is shown in, innermost first."""
+    areas = []
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QScrollArea) and parent.widget() is not None:
+            areas.append(parent)
+        parent = parent.parentWidget()
+    return areas
+
+
 def bring_into_view(widget: QWidget, margin: int = 8) -> None:
     """Scroll the scroll area ``widget`` is in (if any) so that it shows ``widget``, once
     the text just given it is laid out: the answer to a button lands where the user
     looks (the topology editor's Preview answered below the fold of its panel)."""
 
     def scroll() -> None:
-        parent = widget.parentWidget()
-        while parent is not None:
-            inner = parent.widget() if isinstance(parent, QScrollArea) else None
-            if inner is not None and inner.isAncestorOf(widget):
-                if inner.layout() is not None:  # the places as they are now, not before
-                    inner.layout().activate()
-                # its whole rectangle (ensureWidgetVisible would show a text box's
-                # cursor line only)
-                at = widget.mapTo(inner, QPoint(0, 0))
-                half_w, half_h = widget.width() // 2, widget.height() // 2
-                parent.ensureVisible(at.x() + half_w, at.y() + half_h, half_w + margin,
-                                     half_h + margin)  # fmt: skip
-                return
-            parent = parent.parentWidget()
+        areas = scroll_areas(widget)
+        if not areas:
+            return
+        area, inner = areas[0], areas[0].widget()
+        if inner.layout() is not None:  # the places as they are now, not before
+            inner.layout().activate()
+        # its whole rectangle (ensureWidgetVisible would show a text box's cursor line only)
+        at = widget.mapTo(inner, QPoint(0, 0))
+        half_w, half_h = widget.width() // 2, widget.height() // 2
+        area.ensureVisible(at.x() + half_w, at.y() + half_h, half_w + margin, half_h + margin)
 
     QTimer.singleShot(0, widget, scroll)  # not called once the widget is gone

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
 from piui.document import Document
 from piui.widgets.number_controls import REFUSED
+from piui.widgets.scrolling import scroll_areas
 
 _STALE_AFTER = (EDIT, UNDO, REDO, OPEN)
 
@@ -105,14 +106,7 @@ class MessageLine(QLabel):
             self.setMinimumHeight(need)
 
     def _watch(self) -> None:
-        from PySide6.QtWidgets import QScrollArea
-
-        views = []
-        parent = self.parentWidget()
-        while parent is not None:
-            if isinstance(parent, QScrollArea) and parent.widget() is not None:
-                views.append(parent)
-            parent = parent.parentWidget()
+        views = scroll_areas(self)
         for view in self._views:
             if shiboken6.isValid(view) and view not in views:
                 view.viewport().removeEventFilter(self)

@@ -83,8 +83,7 @@ class TopologyEditorWindow(QWidget):
         self.sizes = QLineEdit()
         self.gen_latency = QLineEdit()
         self.gen_speed = QLineEdit()
-        preview, self.apply_button = QPushButton("Preview"), QPushButton("Apply")
-        self.preview_button = preview
+        self.preview_button, self.apply_button = QPushButton("Preview"), QPushButton("Apply")
         self.preview_text = QPlainTextEdit()
         self.preview_text.setReadOnly(True)
         self.preview_text.setMinimumHeight(90)
@@ -136,7 +135,7 @@ class TopologyEditorWindow(QWidget):
             offer_sweep(gform.labelForField(field), lambda w=what: self.sweep_menu(w))
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        buttons.addWidget(preview)
+        buttons.addWidget(self.preview_button)
         buttons.addWidget(self.apply_button)
         gform.addRow(buttons)
         gform.addRow(self.preview_text)
@@ -174,8 +173,8 @@ class TopologyEditorWindow(QWidget):
         )
         self.set_type.clicked.connect(self.set_selected_type)
         self.kind.currentIndexChanged.connect(self._kind_changed)
-        preview.clicked.connect(self.preview)
-        on_return(preview, self.sizes, self.gen_latency, self.gen_speed)
+        self.preview_button.clicked.connect(self.preview)
+        on_return(self.preview_button, self.sizes, self.gen_latency, self.gen_speed)
         self.apply_button.clicked.connect(self.apply)
         add_link.clicked.connect(lambda: self.add_link(self.link_a.value(), self.link_b.value()))
         self.remove_links.clicked.connect(self.remove_selected_links)
@@ -359,6 +358,7 @@ class TopologyEditorWindow(QWidget):
         hw = self.hardware
         if hw is None:
             return None
+        bring_into_view(self.preview_text)  # the answer below, once laid out
         try:
             plan = self.planned()
         except (ValueError, TypeError, SessionError) as e:
@@ -366,13 +366,11 @@ class TopologyEditorWindow(QWidget):
             self._pending = None
             self.apply_button.setEnabled(False)
             self._show_options(None)
-            bring_into_view(self.preview_text)
             return None
         self._pending, self._pending_of = plan, plan.basis
         self.apply_button.setEnabled(not plan.is_empty)
         self.preview_text.setPlainText("\n".join(plan.summary()))
         self._show_options(plan)
-        bring_into_view(self.preview_text)
         return plan.links
 
     def _show_options(self, plan: Replacement | None) -> None:
