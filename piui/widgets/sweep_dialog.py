@@ -77,13 +77,18 @@ def _short(value: Any) -> str:
 BATCH = 4  # variants sent to a worker at once: rows come back soon after they are made
 
 
+def _hundredfold(values: np.ndarray) -> bool:
+    """Whether positive values span a hundredfold: drawn (or coloured) on a log scale."""
+    return bool(values.size > 0 and values.min() > 0 and values.max() >= 100 * values.min())
+
+
 def _logarithmic(values: np.ndarray) -> bool:
     """Whether an axis's values are drawn on a log scale: positive, and spanning a
     hundredfold or in a constant ratio (a ``log`` range: 0.25 to 4 in five steps was
     drawn on a linear axis, its points bunched at the left)."""
     if values.size < 2 or not np.isfinite(values).all() or values.min() <= 0:
         return False
-    if values.max() >= 100 * values.min():
+    if _hundredfold(values):
         return True
     steps = np.diff(np.log(np.sort(values)))
     return values.size >= 3 and steps.min() > 0 and np.allclose(steps, steps[0], rtol=1e-6)
@@ -564,7 +569,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         order = np.argsort(pos, kind="stable")
         xs = (values[pos] if values is not None else np.array(pos, float))[order]
         log_x = values is not None and _logarithmic(values)
-        log_y = ys.size > 0 and ys.min() > 0 and ys.max() >= 100 * ys.min()
+        log_y = _hundredfold(ys)
         self.line_plot.setLogMode(x=bool(log_x), y=bool(log_y))
         self.line.setData(xs, ys[order], data=np.array([r.index for r in done])[order])
         self.line_plot.setLabel("bottom", axis.name)
@@ -588,7 +593,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         grid = np.where(huge, np.nan, grid)  # past what a plot draws: as a missing value
         self.heat_grid = grid
         finite = grid[np.isfinite(grid)]
-        log = finite.size > 0 and finite.min() > 0 and finite.max() >= 100 * finite.min()
+        log = _hundredfold(finite)
         shown = np.log10(grid) if log else grid
         low = float(np.nanmin(shown)) if finite.size else 0.0
         high = float(np.nanmax(shown)) if finite.size else 1.0
@@ -616,7 +621,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.parallel_lines = []
         where = analysis.positions(spec)
         n = len(spec.axes)
-        log = ys.size > 0 and ys.min() > 0 and ys.max() >= 100 * ys.min()
+        log = _hundredfold(ys)
         scaled = np.log10(ys) if log else ys
         lo, hi = (float(scaled.min()), float(scaled.max())) if ys.size else (0.0, 1.0)
         cmap = pg.colormap.get("viridis")
