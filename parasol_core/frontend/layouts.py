@@ -249,29 +249,29 @@ def pixels(layout: Layout, width: int, height: int, centre: int = 320) -> dict[s
     screen the topology layout's grid view gave way to nothing, and the editors beside
     it did not get their least width either); the window system then gives each window
     at least its own minimum."""
+
+    def px(size: float) -> int:  # a pixel at least
+        return max(1, round(size))
+
     shown = [c for c in (*layout.left, *layout.right) if c.shown]
-    widths = [max(round(c.width * width), c.least, 1) for c in shown]
+    widths = [max(px(c.width * width), c.least) for c in shown]
     over = sum(widths) - max(width - centre, 0)
     flexible = sum(w for w, c in zip(widths, shown) if not c.least)
     if over > 0 and flexible > 0:
         keep = max(flexible - over, 0) / flexible
-        widths = [w if c.least else max(1, round(w * keep)) for w, c in zip(widths, shown)]
+        widths = [w if c.least else px(w * keep) for w, c in zip(widths, shown)]
     columns: list[tuple[str, int]] = []
     rows: list[list[tuple[str, int]]] = []
     for column, pixels_wide in zip(shown, widths):
         stacks = [s for s in column.stacks if s.windows]
         columns.append((stacks[0].front, pixels_wide))
         if len(stacks) > 1:
-            rows.append([(s.front, max(1, round(s.share * height))) for s in stacks])
+            rows.append([(s.front, px(s.share * height)) for s in stacks])
     bottom = [s for s in layout.bottom if s.windows]
     across = width if layout.bottom_across else max(width - sum(widths), centre)
     return {
         "columns": columns,
         "rows": rows,
-        "bottom": [(bottom[0].front, max(1, round(layout.bottom_height * height)))]
-        if bottom
-        else [],
-        "bottom_row": [(s.front, max(1, round(s.share * across))) for s in bottom]
-        if len(bottom) > 1
-        else [],
+        "bottom": [(bottom[0].front, px(layout.bottom_height * height))] if bottom else [],
+        "bottom_row": [(s.front, px(s.share * across)) for s in bottom] if len(bottom) > 1 else [],
     }
