@@ -157,9 +157,12 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
     else:
         table = {"set": change.strip()}
 
+    def read(text: str) -> int | float:  # a whole number as an int, any other as a float
+        return read_int(text, sign=True) if is_whole(text.lstrip("-")) else read_float(text)
+
     def number(text: str) -> int | float:
         try:
-            return read_int(text, sign=True) if is_whole(text.lstrip("-")) else read_float(text)
+            return read(text)
         except ValueRangeError as e:
             raise ValueError(f"{shown(text)!r}: {e}") from None
 
@@ -175,8 +178,7 @@ def axis_from_form(change: str, values: str) -> dict[str, Any]:
     out: list[Any] = []
     for item in items:
         try:
-            out.append(read_int(item, sign=True) if is_whole(item.lstrip("-"))
-                       else read_float(item))  # fmt: skip
+            out.append(read(item))
         except NotANumberError as e:
             if why_not_digits(item):  # '１': a number in other digits, not a name
                 raise ValueError(str(e)) from None
