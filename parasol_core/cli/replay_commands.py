@@ -24,7 +24,7 @@ SLOWEST = 8  # ranks listed without --json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from parasol_core.replay import ALGORITHMS, DEFAULT_FLOP, EAGER_BYTES
+    from parasol_core.replay import ALGORITHMS, DEFAULT_FLOP, EAGER_BYTES, GLOBAL_FLOP
     from parasol_core.topology.resources import SHARING, SHARING_HELP
 
     p = sub.add_parser(
@@ -53,9 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "names', and :4 after it for four ranks), rank 0 "
                        "first, used again from the top if the ranks outnumber it "
                        "(default: rank r on the r-th compute processor)")  # fmt: skip
-    p.add_argument("--flop", metavar="EXPR", default=DEFAULT_FLOP,
+    p.add_argument("--flop", metavar="EXPR",
                    help=f"a flop's seconds, T standing for the rank's processor type "
-                   f"(default: {DEFAULT_FLOP})")  # fmt: skip
+                   f"(default: {DEFAULT_FLOP}, or {GLOBAL_FLOP} on a model that times "
+                   "only global variables, as the 1994 samples do)")  # fmt: skip
     p.add_argument("--traced-on", metavar="MODEL",
                    help="an OTF2 trace's computation was measured on the machine of this "
                    "model (parasol-model measure's of the traced host): its durations are "
@@ -104,6 +105,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         ReplayError,
         ReplayOptions,
         TraceError,
+        flop_for,
         load_trace,
         replay,
     )
@@ -124,7 +126,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         with memory_budget(args):
             trace = load_trace(args.trace)
-            ranks, actions = trace.ranks, len(trace)
+            ranks, actions, timed = trace.ranks, len(trace), trace.timed
             # one replay: each stage let go once the next has it, and the operations
             # only when they are written (docs/replay.md, "Memory")
             result = replay(machine, trace, options, release=True,
@@ -149,6 +151,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"ranks: {ranks}")
     print(f"actions: {actions:,}")
     print(f"messages: {result.messages:,}")
+    if args.flop is None and not timed:  # the model's: say which, as the Program window does
+        print(
+            f"a flop takes {flop_for(machine, traced)} seconds (the model's; --flop gives another)"
+        )
     if result.runs > 1:  # receives from any source, matched by the simulated times
         print(f"receives from any source: matched in {result.runs} runs (docs/replay.md)")
     print(f"makespan: {result.makespan:.6g} s")

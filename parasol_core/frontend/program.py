@@ -20,13 +20,14 @@ from parasol_core.base.words import counted
 from parasol_core.frontend.timeline import COMPUTATION, RECEIVING, SENDING, WAITING, Timeline
 from parasol_core.model import Machine
 from parasol_core.replay import (
-    DEFAULT_FLOP,
+    GLOBAL_FLOP,
     KINDS,
     FlopError,
     ReplayOptions,
     ReplayResult,
     Trace,
     TraceError,
+    flop_for,
     load_trace,
     replay,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "TRACE_FILTER",
     "Cancelled",
     "FlopError",
+    "GLOBAL_FLOP",
     "Prediction",
     "Program",
     "TraceError",
@@ -46,6 +48,7 @@ __all__ = [
     "dominance",
     "dominance_rows",
     "dominance_summary",
+    "flop_for",
     "saved_text",
     "predict",
     "placement_choices",
@@ -84,8 +87,13 @@ class Program:
     traced_on: Machine | None = None
     traced_on_path: Path | None = None
 
+    def model_flop(self, machine: Machine) -> str:
+        """The flop expression used when none is chosen (``flop`` None): the model's,
+        one that the traced machine's model (``traced_on``) can evaluate too."""
+        return flop_for(machine, self.traced_on)
+
     def options_for(self, machine: Machine) -> ReplayOptions:
-        flop = flop_for(machine) if self.flop is None else self.flop
+        flop = self.model_flop(machine) if self.flop is None else self.flop
         options = replace(self.options, flop=flop)
         if self.virtual is not None or self.hostfile is not None:
             options = replace(options, virtual=self.virtual, hostfile=self.hostfile)
@@ -178,23 +186,6 @@ def predict(machine: Machine, program: Program,
     through the replay (``replay``'s ``cancel``)."""
     result = replay(machine, program.trace, program.options_for(machine), cancel=cancel)
     return prediction_of(result, program, table_of(machine.hardware()))
-
-
-# A flop's time when the model does not say (docs/replay.md): the mean of a double
-# addition and multiplication on local variables (the replay's default), or on global
-# ones when the model has no local timings (the 1994 samples time only global variables)
-GLOBAL_FLOP = "(pt(T).dga + pt(T).dgm) / 2"
-
-
-def flop_for(machine: Machine) -> str:
-    """The flop expression a model can evaluate: the replay's default when every
-    processor type defines its two timings, else :data:`GLOBAL_FLOP` when every one
-    defines those, else the default (whose error then names what is missing)."""
-    timings = [p.timings for p in machine.processors if p.role != "switch"]
-    for expression, names in ((DEFAULT_FLOP, ("dla", "dln")), (GLOBAL_FLOP, ("dga", "dgm"))):
-        if timings and all(all(n in t for n in names) for t in timings):
-            return expression
-    return DEFAULT_FLOP
 
 
 def prediction_of(result: ReplayResult, program: Program,

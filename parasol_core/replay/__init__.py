@@ -61,9 +61,11 @@ from parasol_core.replay.reading import load_trace  # noqa: E402
 from parasol_core.replay.result import ReplayResult  # noqa: E402
 from parasol_core.replay.run import (  # noqa: E402
     DEFAULT_FLOP,
+    GLOBAL_FLOP,
     FlopError,
     ReplayError,
     ReplayOptions,
+    flop_for,
     hosts_of,
     replay,
 )
@@ -77,6 +79,7 @@ __all__ = [
     "KINDS",
     "DeadlockError",
     "FlopError",
+    "GLOBAL_FLOP",
     "Program",
     "ReplayError",
     "ReplayOptions",
@@ -85,6 +88,7 @@ __all__ = [
     "Trace",
     "TraceError",
     "compile_program",
+    "flop_for",
     "hosts_of",
     "load_trace",
     "replay",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,24 @@ DEFAULT_FLOP = "(pt(T).dla + pt(T).dln) / 2"
 """A flop's seconds: the mean of a double local addition and multiplication of the
 rank's processor type (``T`` stands for its id)."""
 
+GLOBAL_FLOP = "(pt(T).dga + pt(T).dgm) / 2"
+"""A flop's seconds on a model that times only global variables (the 1994 samples):
+the mean of a double global addition and multiplication."""
+
+
+def flop_for(*machines: Machine | None) -> str:
+    """The flop expression a replay uses when none is given: :data:`DEFAULT_FLOP` when
+    every compute processor type of each of ``machines`` (the target, and an OTF2
+    trace's traced machine) defines its two timings, else :data:`GLOBAL_FLOP` when
+    every one defines those, else :data:`DEFAULT_FLOP` (whose error then names what is
+    missing)."""
+    timings = [p.timings for m in machines if m is not None
+               for p in m.processors if p.role != "switch"]  # fmt: skip
+    for expression, names in ((DEFAULT_FLOP, ("dla", "dln")), (GLOBAL_FLOP, ("dga", "dgm"))):
+        if timings and all(all(n in t for n in names) for t in timings):
+            return expression
+    return DEFAULT_FLOP
+
 
 class ReplayError(ValueError):
     """A replay that cannot run on this model: a rank with no processor, a flop time or
@@ -80,15 +98,16 @@ class ReplayOptions:
     mapping decides the hardware processor); ``hostfile``: a file of processors
     (``5``, ``p5`` or a name of the topology's ``# piui: names``; ``p5:4`` for 4 ranks;
     used again from its top if the ranks outnumber its lines, as smpirun does), or the
-    numbers (or names) as a list; neither: rank r on the r-th compute processor. ``flop``: the seconds of a flop, an expression in which
-    ``T`` is the rank's processor type (:data:`DEFAULT_FLOP`). ``collectives``:
+    numbers (or names) as a list; neither: rank r on the r-th compute processor.
+    ``flop``: the seconds of a flop, an expression in which ``T`` is the rank's
+    processor type; None: the model's (:func:`flop_for`). ``collectives``:
     ``network`` (SMPI's algorithms on the network, ``algorithms`` per collective) or
     ``model`` (the model's ``mpi`` section). ``eager``: bytes below which a send is
     eager. ``sharing``: the flow engine's rule (``max``, ``maxmin``, ``cm02``)."""
 
     virtual: int | None = None
     hostfile: str | Path | Sequence[int | str] | None = None
-    flop: str = DEFAULT_FLOP
+    flop: str | None = None
     collectives: str = "network"
     eager: float = EAGER_BYTES
     algorithms: Mapping[str, str] = field(default_factory=dict)
@@ -342,6 +361,8 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
     except ValueError as e:
         raise ReplayError(str(e)) from None
     sem = options.semantics()
+    if options.flop is None:  # the model's: the same expression on the traced machine
+        options = replace(options, flop=flop_for(machine, options.traced_on))
     check_world(trace)  # only MPI_COMM_WORLD: refuse what cannot be (about 1 ms)
     hosts = hosts_of(machine, options, trace.ranks)
     engine = engine if engine is not None else Engine(machine)
@@ -547,4 +568,13 @@ def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
         f"; and {len(lines) - 20} more" if len(lines) > 20 else ""), stuck)  # fmt: skip
 
 
-__all__ = ["DEFAULT_FLOP", "FlopError", "ReplayError", "ReplayOptions", "TraceError", "replay"]
+__all__ = [
+    "DEFAULT_FLOP",
+    "GLOBAL_FLOP",
+    "FlopError",
+    "ReplayError",
+    "ReplayOptions",
+    "TraceError",
+    "flop_for",
+    "replay",
+]

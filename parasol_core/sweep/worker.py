@@ -85,10 +85,14 @@ class Worker:
                 read_memory_levels(text) if o.get("working_set") is not None else [],
             )
         if answer.kind == "replay":  # parsed once a worker; its program compiled once
-            from parasol_core.replay import ReplayOptions, TraceError, load_trace
+            from dataclasses import replace
+
+            from parasol_core.replay import ReplayOptions, TraceError, flop_for, load_trace
 
             o = answer.options
             options = ReplayOptions(**{k: o[k] for k in o if k != "trace"})
+            if options.flop is None:  # the base model's, the same for every variant
+                options = replace(options, flop=flop_for(self.session.machine))
             try:
                 return load_trace(o["trace"]), options
             except (TraceError, OSError, ValueError) as e:  # each row says it

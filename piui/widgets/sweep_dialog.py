@@ -173,7 +173,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.trace_button = QPushButton("C&hoose…")
         self.trace_button.clicked.connect(self._choose_trace)
         self.flop = QLineEdit()
-        self.flop.setPlaceholderText("seconds a flop (default: the replay's)")
+        self.flop.setPlaceholderText("seconds a flop (default: the model's)")
         self.method = QComboBox()
         self.method.addItems(["grid", "random", "latin"])
         self.count = QSpinBox(minimum=1, maximum=1_000_000, value=100)

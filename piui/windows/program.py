@@ -284,7 +284,9 @@ class ProgramWindow(QWidget):
         if self.program is None:
             return
         text = self.flop.text().strip()
-        chosen = None if not text or text == core.flop_for(self.document.machine) else text
+        chosen = (
+            None if not text or text == self.program.model_flop(self.document.machine) else text
+        )
         if chosen != self.program.flop:
             self.program.flop = chosen
             self._question_changed()

@@ -42,8 +42,10 @@ def test_a_trace_pushed_once_is_predicted_as_the_core_predicts_it(estimator, tmp
         assert pushed["ranks"] == 8 and pushed["actions"] > 8 * 4 * 4
         again = c.push_trace(index)
         assert again["trace"] == pushed["trace"]  # the same files: the same trace
-        answer = c.program(model, pushed["trace"], flop=core.GLOBAL_FLOP)
-        with_ops = c.program(model, pushed["trace"], flop=core.GLOBAL_FLOP, operations=True)
+        # no flop given: the model's, as everywhere (the GCel times only global variables)
+        answer = c.program(model, pushed["trace"])
+        assert c.program(model, pushed["trace"], flop=core.GLOBAL_FLOP) == answer
+        with_ops = c.program(model, pushed["trace"], operations=True)
     program = core.read_program(index)
     machine = loads(text)
     here = replay(machine, program.trace, program.options_for(machine))

@@ -63,7 +63,7 @@ def test_each_row_is_the_replay_of_its_variant_and_the_trace_is_read_once(monkey
 
 
 def test_a_replay_the_model_cannot_run_is_each_rows_error():
-    spec = loads_spec(SWEEP.replace(', flop = "pt(T).dga"', ""))  # the default flop: dla
+    spec = loads_spec(SWEEP.replace('flop = "pt(T).dga"', 'flop = "pt(T).dla"'))  # no dla
     rows = []
     run_sweep(spec, rows.append, executor="serial")
     assert all("processor 1 has no timing 'dla'" in r.error for r in rows)
