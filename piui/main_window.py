@@ -8,7 +8,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import (
@@ -857,11 +857,15 @@ class MainWindow(QMainWindow):
         if self.sweep_dialog is None:
             from piui.widgets.sweep_dialog import SweepDialog
 
-            self.sweep_dialog = SweepDialog(self, self.document)
+            self.sweep_dialog = SweepDialog(self, self.document, self._open_program)
             self.sweep_dialog.opened.connect(self.open_variant)
         self.sweep_dialog.show()
         self.sweep_dialog.raise_()
         self.sweep_dialog.activateWindow()
+
+    def _open_program(self) -> Any:
+        """The program open in the Program window (None: none, or the window not built)."""
+        return self.panels["program"].program if self.panels.is_built("program") else None
 
     def sweep_axis(self, change: str) -> None:
         """A window's context menu asked to sweep ``change``: File > Sweep… with it as an axis."""

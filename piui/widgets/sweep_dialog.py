@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -128,9 +129,12 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
 
     opened = Signal(str, str)
 
-    def __init__(self, parent: QWidget | None = None, document: Any = None) -> None:
+    def __init__(self, parent: QWidget | None = None, document: Any = None,
+                 program: Callable[[], Any] | None = None) -> None:  # fmt: skip
         super().__init__(parent)
         self.document = document
+        # the Program window's open program (parasol_core.frontend.program.Program), if any
+        self._program = program or (lambda: None)
         self.setWindowTitle("Sweep")
         self.resize(1100, 760)
         self.spec: SweepSpec | None = None
@@ -172,6 +176,9 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.trace.setPlaceholderText("a SimGrid time-independent trace (its index file)")
         self.trace_button = QPushButton("C&hoose…")
         self.trace_button.clicked.connect(self._choose_trace)
+        self.program_button = QPushButton("&Program window's")
+        self.program_button.setToolTip("Replay the trace open in the Program window, with its flop")
+        self.program_button.clicked.connect(self.use_program)
         self.flop = QLineEdit()
         self.flop.setPlaceholderText("seconds a flop (default: the model's)")
         self.method = QComboBox()
@@ -203,6 +210,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         program = QHBoxLayout()
         program.addWidget(self.trace, 3)
         program.addWidget(self.trace_button)
+        program.addWidget(self.program_button)
         program.addWidget(QLabel("flop"))
         program.addWidget(self.flop, 2)
         form.addRow("Program (replay)", program)
@@ -392,6 +400,22 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
                         "Traces (*.txt *.trace);;All files (*)")  # fmt: skip
         if path:
             self.trace.setText(path)
+
+    def use_program(self) -> None:
+        """The trace open in the Program window, and its flop (empty: the model's, as
+        there), as the sweep's replay answer."""
+        program = self._program()
+        if program is None:
+            self.message.setText("No program is open: File > Open program trace… opens one "
+                                 "in the Program window.")  # fmt: skip
+            return
+        self.trace.setText(str(program.path))
+        self.flop.setText(program.flop or "")
+        if program.virtual is not None or program.hostfile is not None:
+            self.message.setText("The sweep runs rank r on the r-th compute processor; the "
+                                 "Program window places the ranks otherwise.")  # fmt: skip
+        else:
+            self.message.clear()
 
     def sweep_text(self) -> str:
         """The sweep the form says, as a sweep file (ValueError saying what is wrong)."""

@@ -218,6 +218,34 @@ def test_a_programs_replay_is_an_answer(main_window, qtbot):
     assert len(xs) == 3 and ys[0] < ys[1] < ys[2]  # slower links, a longer program
 
 
+def test_the_program_windows_trace_and_flop_are_one_click_away(main_window, qtbot, tmp_path):
+    """Found on a real display: a sweep of the program the Program window predicts meant
+    typing its path again, and its flop. The button takes both; the base variant's
+    answer is then the window's prediction."""
+    from program_traces import write_stencil
+
+    dialog = _dialog(main_window)
+    dialog.program_button.click()  # none open yet: said, nothing filled in
+    assert "No program is open" in dialog.message.text() and dialog.trace.text() == ""
+    path = write_stencil(tmp_path, ranks=8, iterations=4)
+    window = main_window.panels["program"]
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        main_window.open_program_trace(str(path))
+    window.flop.setText("2 * pt(T).dga")
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        window.flop.editingFinished.emit()
+    assert window.program.flop == "2 * pt(T).dga"
+    dialog.program_button.click()
+    assert dialog.trace.text() == str(path) and dialog.flop.text() == "2 * pt(T).dga"
+    assert dialog.message.text() == ""
+    dialog.add_axis("scale global", "1, 2")
+    dialog.expressions.setText("")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    base = next(r for r in dialog.rows if r.values == ("1",))
+    assert base.error == "" and base.answers[0] == window.after.makespan
+
+
 def test_a_timings_context_menu_adds_it_as_an_axis(main_window, qtbot):
     from parasol_core.frontend.categories import CATEGORIES
     from piui.windows.instructions import CategoryWindow
