@@ -16,10 +16,11 @@ def stencil_text(ranks: int = 16, iterations: int = 20, flops: int = 2_000_000,
     for it in range(iterations):
         for r in range(ranks):
             right, left = (r + 1) % ranks, (r - 1) % ranks
-            lines += [f"{r} compute {flops}", f"{r} irecv {left} {it} {nbytes // 8}",
-                      f"{r} isend {right} {it} {nbytes // 8}", f"{r} waitall"]  # fmt: skip
+            # doubles (datatype 0), named on each line as smpirun -trace-ti names them
+            lines += [f"{r} compute {flops}", f"{r} irecv {left} {it} {nbytes // 8} 0",
+                      f"{r} isend {right} {it} {nbytes // 8} 0", f"{r} waitall"]  # fmt: skip
             if it % reduce_every == reduce_every - 1:
-                lines.append(f"{r} allreduce 1 1")
+                lines.append(f"{r} allreduce 1 1 0")
     lines += [f"{r} finalize" for r in range(ranks)]
     return "\n".join(lines) + "\n"
 

@@ -28,8 +28,17 @@ def plural(noun: str, n: int | float) -> str:
     return f"{head} {word}" if head else word
 
 
-def counted(n: int | float, noun: str, grouped: bool = True) -> str:
+def counted(n: int | float, noun: str, grouped: bool = True, spec: str | None = None) -> str:
     """``n`` and its noun: ``counted(1, "variant")`` is "1 variant",
-    ``counted(1200, "rank")`` "1,200 ranks" (``grouped=False``: "1200 ranks")."""
+    ``counted(1200, "rank")`` "1,200 ranks" (``grouped=False``: "1200 ranks");
+    ``spec``: the number's format instead (``counted(1.0, "byte", spec="g")``, "1 byte";
+    the noun agrees with the number as written)."""
+    if spec is not None:
+        number = format(n, spec)
+        try:
+            shown = float(number.replace(",", ""))
+        except ValueError:
+            shown = n
+        return f"{number} {plural(noun, shown)}"
     number = f"{n:,}" if grouped else f"{n}"
     return f"{number} {plural(noun, n)}"

@@ -118,8 +118,8 @@ static int count_of(const char *w, size_t n, double *out) { /* _count */
 }
 
 static int dt_of(const char *w[], const size_t *n, int nw, int at, int *size) { /* _dt */
-    if (nw <= at) {
-        *size = 8;
+    if (nw <= at) { /* none named: MPI_BYTE, as SMPI's replay (DEFAULT_DATATYPE) */
+        *size = 1;
         return 1;
     }
     int64_t k;

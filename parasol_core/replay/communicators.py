@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.replay.tifile import COLLECTIVES, KIND, KINDS, Trace, TraceError
 
 # collectives whose bytes every rank gives alike (MPI: the same count and type signature)
@@ -81,11 +82,13 @@ def check_world(trace: Trace) -> None:
         few = int(np.argmin(count))
         i = int(coll[order][starts[r] + k])
         raise TraceError(f"{trace.where(i)}: rank {r} calls {_text(trace, i)} as its "
-                         f"collective number {k + 1}, and rank {few} calls {k} collectives: "
+                         f"collective number {k + 1}, and rank {few} calls {counted(k, 'collective')}: "
                          f"{_WHY}")  # fmt: skip
 
 
 def _text(trace: Trace, i: int) -> str:
     root, size = int(trace.peer[i]), float(trace.size[i])
-    parts = ([f"root {root}"] if root >= 0 else []) + ([f"{size:g} bytes"] if size else [])
+    parts = ([f"root {root}"] if root >= 0 else []) + (
+        [counted(size, "byte", spec="g")] if size else []
+    )
     return KINDS[int(trace.kind[i])] + (f" ({', '.join(parts)})" if parts else "")

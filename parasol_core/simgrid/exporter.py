@@ -45,7 +45,32 @@ MAX_ROUTES = 1_000_000
 MAX_ROUTE_LINKS = 5_000_000
 """The most link references (``<link_ctn>``) an export writes, all routes together."""
 HOST_SPEED = "1Gf"
-"""SimGrid needs a host speed; PARASOL has none in flops. Written as this, and said."""
+"""A host's speed where the model times no flop (SimGrid needs one). Written, and said."""
+
+
+def host_speeds(machine: Machine) -> dict[int, str]:
+    """Each compute processor type's SimGrid speed, in flops a second: 1 / the seconds a
+    flop takes on it, the replay's default flop (``flop_for``), so that SimGrid's replay
+    of a time-independent trace computes on the platform as PARASOL's replays on the
+    model. A type on which that has no positive finite value is not in the answer."""
+    from parasol_core.expr.engine import Engine
+    from parasol_core.expr.evaluate import EvalError
+    from parasol_core.replay.run import flop_for
+
+    expression, engine, out = flop_for(machine), Engine(machine), {}
+    for proc in machine.processors:
+        if proc.id is None or proc.role == "switch":
+            continue
+        value = engine.evaluate_text(expression.replace("(T)", f"({proc.id})"))
+        if isinstance(value, EvalError) or not isinstance(value, (int, float)):
+            continue
+        if value > 0 and math.isfinite(1.0 / value):
+            speed = 1.0 / value  # as a reader writes it: 2000000000f, not 1999999999.9999998f
+            short = f"{speed:.15g}"
+            out[proc.id] = (
+                f"{short if abs(float(short) - speed) <= 1e-15 * speed else _num(speed)}f"
+            )
+    return out
 
 
 VALIANT = (
@@ -183,9 +208,17 @@ class _Writer:
         self.routers = [p for p in range(1, count + 1) if mask[p]]
         if self.routers:
             prop("routers", " ".join(f"p{p}={topo.types.get(p, 0)}" for p in self.routers))
-        if any(p.timings for p in machine.processors):
-            notes.append("processor timings (SimGrid hosts have a speed in flops, written as "
-                         f"{HOST_SPEED})")  # fmt: skip
+        self.speeds = host_speeds(machine)
+        computing = sorted({topo.types.get(p, 0) for p in compute})
+        unspeeded = [t for t in computing if t not in self.speeds]
+        if any(p.timings for p in machine.processors) or unspeeded:
+            said = ("processor timings other than a flop's (each host's speed is 1 / its "
+                    "type's flop time, the replay's default flop)")  # fmt: skip
+            if unspeeded:
+                said += (f"; {HOST_SPEED} for the hosts of processor "
+                         f"{'type' if len(unspeeded) == 1 else 'types'} "
+                         f"{', '.join(map(str, unspeeded))}, which time no flop")  # fmt: skip
+            notes.append(said)
         if machine.virtuals:
             notes.append(f"virtual topologies and their mappings ({len(machine.virtuals)})")
         if machine.runtime_sections():
@@ -198,9 +231,13 @@ class _Writer:
         self.lines.append(f"{indent}<prop id={attribute(PREFIX + key, 'a property name')} "
                           f"value={attribute(value, what)}/>")  # fmt: skip
 
+    def speed(self, processor_type: int) -> str:
+        """A host's speed: its processor type's (``host_speeds``), else :data:`HOST_SPEED`."""
+        return self.speeds.get(processor_type, HOST_SPEED)
+
     def hosts(self, topo, compute: list[int]) -> None:  # noqa: ANN001
         for p in compute:
-            self.lines.append(f'    <host id="p{p}" speed="{HOST_SPEED}">')
+            self.lines.append(f'    <host id="p{p}" speed="{self.speed(topo.types.get(p, 0))}">')
             self.prop("type", topo.types.get(p, 0), "      ")
             self.lines.append("    </host>")
         for p in self.routers:
@@ -396,12 +433,14 @@ def _as_cluster(machine: Machine, topo, count: int, mask, compute: list[int]) ->
     switch_types = {topo.types.get(p, 0) for p in out.routers}
     if len(types) != 1 or len(switch_types) > 1:
         return None
-    out.prop("host-type", types.pop())
+    host_type = types.pop()
+    out.prop("host-type", host_type)
     if switch_types:
         out.prop("switch-type", switch_types.pop())
     bandwidth = _num(1.0 / sp, f"the links' bandwidth (1 / their speed {sp!r})")
     out.lines.append(f'    <cluster id="cluster" prefix="p" suffix="" radical="1-{c}" '
-                     f'speed="{HOST_SPEED}" bw="{bandwidth}Bps" lat="{_num(next(iter(lat)))}s" '
+                     f'speed="{out.speed(host_type)}" bw="{bandwidth}Bps" '
+                     f'lat="{_num(next(iter(lat)))}s" '
                      f'sharing_policy="{policy}" {kind}/>')  # fmt: skip
     made = out.done()
     try:
@@ -661,7 +700,7 @@ def _as_zones(machine: Machine, topo, count: int, mask, compute: list[int]) -> E
     def router_zone(r: int, ind: str, with_links: bool) -> None:
         lines.append(f'{ind}<zone id="parasol-router-p{r}" routing="Full">')
         for p in terminals[r]:
-            lines.append(f'{ind}  <host id="p{p}" speed="{HOST_SPEED}">')
+            lines.append(f'{ind}  <host id="p{p}" speed="{out.speed(topo.types.get(p, 0))}">')
             out.prop("type", topo.types.get(p, 0), ind + "    ")
             lines.append(f"{ind}  </host>")
         lines.append(f'{ind}  <router id="p{r}"/>')

@@ -31,7 +31,13 @@ from parasol_core.base.numeric import (
 )
 from parasol_core.base.words import counted
 from parasol_core.model import Link, Machine, Processor, Timing, Topology
-from parasol_core.simgrid.units import UnitError, parse_bandwidth, parse_speeds, parse_time
+from parasol_core.simgrid.units import (
+    UnitError,
+    flops_text,
+    parse_bandwidth,
+    parse_speeds,
+    parse_time,
+)
 from parasol_core.simgrid.xmlread import Element, PlatformError, parse_bytes, parse_file
 from parasol_core.syntax.annotations import (
     Zone,
@@ -127,6 +133,7 @@ class _Platform:
         self.switches: list[str] = []
         self.kind: dict[str, str] = {}  # node name -> "host" | "switch"
         self.host_props: dict[str, dict[str, str]] = {}
+        self.host_speed: dict[str, float] = {}  # flops a second (its first power state)
         self.links: dict[str, _Link] = {}
         self.chains: list[_Chain] = []
         self.zone_props: dict[str, str] = {}
@@ -267,7 +274,6 @@ def _ints(p: _Platform, el: Element, text: str, what: str) -> list[int]:
 
 
 _HOST_EXTRAS = {
-    "speed": "host speeds in flops (PARASOL's processor types hold instruction timings)",
     "core": "multi-core hosts (core > 1)",
     "pstate": "host power states (pstate)",
     "availability_file": "host availability and state traces",
@@ -286,9 +292,8 @@ def _host(p: _Platform, el: Element) -> None:
     except UnitError as e:
         raise p.error(str(e), el) from None
     if len(speeds) > 1:
-        p.notes.add("host power states (several speeds)", name)
-    if not any(c.tag == "prop" and (c.get("id") or "").startswith(PREFIX) for c in el.children):
-        p.notes.add(_HOST_EXTRAS["speed"], name)  # (PIUI's own export writes a placeholder)
+        p.notes.add("host power states after the first (each a speed)", name)
+    p.host_speed[name] = speeds[0]
     if el.get("core", "1").strip() != "1":
         p.notes.add(_HOST_EXTRAS["core"], name)
     for key in ("pstate", "availability_file", "speed_file", "state_file", "coordinates"):
@@ -473,8 +478,8 @@ def _cluster(p: _Platform, el: Element) -> None:
         speeds = parse_speeds(_attr(p, el, "speed"), "speed")
     except UnitError as e:
         raise p.error(str(e), el) from None
-    del speeds
-    p.notes.add(_HOST_EXTRAS["speed"], f"cluster {cid}")
+    if len(speeds) > 1:
+        p.notes.add("host power states after the first (each a speed)", f"cluster {cid}")
     if el.get("core", "1").strip() != "1":
         p.notes.add(_HOST_EXTRAS["core"], f"cluster {cid}")
     bw = _bandwidth(p, el, "bw")
@@ -522,6 +527,7 @@ def _cluster(p: _Platform, el: Element) -> None:
     for name in hosts:
         p.node(name, "host", el)
         p.host_props[name] = {}
+        p.host_speed[name] = speeds[0]
     facts: dict = {"hosts": hosts}
 
     def new_link(name: str, ends: list[str], bandwidth: float = bw, latency: float = lat,
@@ -885,6 +891,33 @@ def build(p: _Platform, name: str) -> Imported:
         given = p.host_props.get(host, {}).get(PREFIX + "type")
         given_type = _whole(given)
         types[number[host]] = given_type if given_type is not None else compute_type
+    # A platform of SimGrid's (not PIUI's export, whose hosts name their processor types
+    # and whose model file holds the timings): a processor type per host speed, in the
+    # order of the hosts' numbers, with a flop's time, 1 / the speed, as its double local
+    # addition and multiplication (the replay's flop), so that a time-independent
+    # trace's `compute F` takes F / speed seconds, as SimGrid's replay takes it.
+    flop: dict[int, float] = {}  # processor type -> seconds a flop
+    speed_of: dict[int, float] = {}  # processor type -> its hosts' speed
+    foreign = host_type is None and not any(PREFIX + "type" in p.host_props.get(h, {})
+                                            for h in p.hosts)  # fmt: skip
+    if foreign:
+        by_speed: dict[float, int] = {}
+        for host in sorted(p.hosts, key=number.__getitem__):
+            speed = p.host_speed.get(host, 0.0)
+            if speed not in by_speed:
+                by_speed[speed] = compute_type + len(by_speed)
+            types[number[host]] = by_speed[speed]
+        if by_speed and given_switch is None:
+            switch_type = compute_type + len(by_speed)
+        for speed, t in by_speed.items():
+            speed_of[t] = speed
+            seconds = 1.0 / speed if speed > 0 else math.inf
+            if SMALLEST_NORMAL <= seconds < math.inf:
+                flop[t] = seconds
+            else:
+                p.notes.add(f"a host speed whose flop time, 1 / speed, is not a positive "
+                            f"normal number: no flop timing written ({speed!r} flops a "
+                            "second)", f"processor type {t}")  # fmt: skip
     router_types = {}
     for item in props.get(PREFIX + "routers", "").split():
         r, _, t = item.partition("=")
@@ -896,11 +929,18 @@ def build(p: _Platform, name: str) -> Imported:
     if not kinds:
         if any(t == compute_type for t in types.values()) or not types:
             kinds[compute_type] = ("SimGrid host", None)
+        if len(speed_of) > 1:  # hosts of several speeds: each type named by its speed
+            for t, speed in speed_of.items():
+                kinds[t] = (f"SimGrid host, {flops_text(speed)}", None)
         if p.switches:
             kinds[switch_type] = ("SimGrid router", "switch")
     processors = [Processor(id=t, name=tn, role=role) for t, (tn, role) in sorted(kinds.items())]
     for t in sorted(set(types.values()) - set(kinds)):
         processors.append(Processor(id=t, name=f"type {t}"))
+    for proc in processors:
+        if proc.id in flop and proc.role != "switch":
+            proc.timings["dla"] = Timing(flop[proc.id])
+            proc.timings["dln"] = Timing(flop[proc.id])
 
     links: list[Link] = []
     split = 0

@@ -97,3 +97,11 @@ def parse_speed(text: str, what: str = "a speed") -> float:
 def parse_speeds(text: str, what: str = "a speed") -> list[float]:
     """A host's speeds, one per power state, separated by commas."""
     return [parse_speed(part, what) for part in text.split(",")]
+
+
+def flops_text(speed: float) -> str:
+    """A speed in flops a second as SimGrid writes one: ``2Gf``, ``500Mf``, ``1.5kf``."""
+    for prefix, factor in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if speed >= factor:
+            return f"{speed / factor:g}{prefix}f"
+    return f"{speed:g}f"

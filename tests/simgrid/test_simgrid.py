@@ -197,8 +197,18 @@ def test_a_full_zone_reads_with_link_ends_from_its_routes():
     assert hw.routing == "shortest"
     assert route(hw, 1, 2).links == (1, 2)  # SimGrid's explicit route, found again
     notes = "\n".join(imported.notes)
-    for said in ("host speeds in flops", "multi-core", "host properties"):
+    for said in ("multi-core", "host properties"):
         assert said in notes
+    # the host speeds carry over: a processor type a speed, a flop its inverse (the
+    # replay's flop, dla and dln), the router a type of its own
+    assert "host speeds" not in notes
+    assert hw.types == {1: 1, 2: 2, 3: 2, 4: 3}
+    assert [(p.id, p.name, p.role) for p in m.processors] == [
+        (1, "SimGrid host, 98.095Mf", None), (2, "SimGrid host, 76.296Mf", None),
+        (3, "SimGrid router", "switch")]  # fmt: skip
+    for t, speed in ((1, 98.095e6), (2, 76.296e6)):
+        assert m.processors[t - 1].timings["dla"].mean == 1 / speed
+        assert m.processors[t - 1].timings["dln"].mean == 1 / speed
     assert hw.fatpipe == "3" and "FATPIPE" not in notes  # kept as the link's policy
     assert "differ" not in notes  # every explicit route is PARASOL's too
 
