@@ -169,6 +169,9 @@ class HostModel:
     suite_runs: list = field(default_factory=list)  # the calibration programs' runs
     # throughputs measured too small to tell from zero (at least 0), written as measured
     throughput_small: dict[str, stats.Estimate] = field(default_factory=dict)
+    # latencies measured too small to tell from zero: why (they are in ``latency``, at
+    # least 0, as measured)
+    latency_small: dict[str, str] = field(default_factory=dict)
     memory_curve: list[tuple[int, float]] = field(default_factory=list)  # bytes, s/ref
     memory_levels: list = field(default_factory=list)  # memory.Level, by level
 
@@ -406,6 +409,7 @@ def measure_host(
         # the rest, so what was measured (at least 0) stands, not the latency (which
         # wrote igm 48 times another run's value where its throughput was refused)
         through_small: dict[str, stats.Estimate] = {}
+        latency_small: dict[str, stats.Estimate] = {}
         refused: dict[str, str] = {}
         timer: dict = {}
         per_kernel = _kernel_seconds(options)
@@ -440,8 +444,18 @@ def measure_host(
                                 small = got.at_least_zero()
                                 if into is through and small is not None:
                                     through_small[k.name] = small
+                                elif into is results and small is not None and got.resolved:
+                                    latency_small[k.name] = small
                             else:
                                 into[k.name] = got
+        # A latency too small to tell from zero is what was measured too, as a
+        # throughput is (the chain does not wait on the operation: a store of a
+        # variable the compiler keeps in a register): at least 0, not left out, which
+        # took the chase's calibration and the value itself from a run on a busy machine
+        small_why: dict[str, str] = {}
+        for name, small in latency_small.items():
+            results[name] = small
+            small_why[name] = refused.pop(name)
 
         calibration = None
         suite_runs: list = []
@@ -557,7 +571,7 @@ def measure_host(
         written, refused, info, cache_result, curve, link_result, {n for n, _ in left_out},
         latency=results, throughput=through, calibration=calibration,
         throughput_refused=through_refused, throughput_small=through_small,
-        memory_curve=memory_curve,
+        latency_small=small_why, memory_curve=memory_curve,
         memory_levels=levels, memory_source=level_source,
     )  # fmt: skip
     tracker.finish()
@@ -565,7 +579,7 @@ def measure_host(
     return HostModel(text, cpu, left_out, curve, written, info["seconds"], info,
                      latency=results, throughput=through, calibration=calibration,
                      suite_runs=suite_runs, throughput_small=through_small,
-                     memory_curve=memory_curve,
+                     latency_small=small_why, memory_curve=memory_curve,
                      memory_levels=levels)  # fmt: skip
 
 
@@ -632,6 +646,7 @@ def model_text(
     calibration: calibrate_mod.Calibration | None = None,
     throughput_refused: dict[str, str] | None = None,
     throughput_small: dict[str, stats.Estimate] | None = None,
+    latency_small: dict[str, str] | None = None,
     memory_curve: Sequence[tuple[int, float]] = (),
     memory_levels: Sequence[memory_mod.Level] = (),
     memory_source: str = "",
@@ -703,6 +718,9 @@ def model_text(
                 lat = latency[p.name]
                 thr = (throughput or {}).get(p.name)
                 both = f"latency {format_number(_num(lat.mean * speedup))}"
+                if latency_small and p.name in latency_small:
+                    both += (f" +- {format_number(_num(lat.sd * speedup))}, too small to "
+                             f"tell from zero ({latency_small[p.name][:60]}...)")  # fmt: skip
                 if thr is not None:
                     both += (f", reciprocal throughput {format_number(_num(thr.mean * speedup))}"
                              f" +- {format_number(_num(thr.sd * speedup))}")  # fmt: skip

@@ -63,6 +63,9 @@ class Refusal:
     # what the runs gave, when they ran: a value too small to tell from zero is still a
     # measurement (a throughput of an operation the core overlaps with the rest is that)
     seen: Estimate | None = None
+    # False: the timer could not resolve the difference (it says nothing of the
+    # operation's size); True: it did, and found it too small to tell from zero
+    resolved: bool = True
 
     def at_least_zero(self) -> Estimate | None:
         """:attr:`seen` with its mean and median no lower than 0 (None if none)."""
@@ -101,7 +104,7 @@ def summarise(
     if abs(median_diff) < min_diff_ticks * tick:
         return Refusal(
             f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
-            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen
+            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen, False
         )  # fmt: skip
     if not (mean > 0 and median > 0):
         return Refusal(

@@ -366,3 +366,38 @@ def test_a_throughput_too_small_to_tell_from_zero_is_written_as_measured_not_as_
             assert timings[name].mean < cal.value(name, lat.mean, None)  # not the latency
         line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
         assert "too small to tell from zero" in line
+
+
+@needs_cc
+def test_a_latency_too_small_to_tell_from_zero_is_written_as_measured_not_left_out(monkeypatch):
+    """On a busy machine the latency of ils (a store of an automatic variable, which the
+    compiler keeps in a register: 4e-11 s here) came out within two standard errors of
+    zero, so ils was left out of the model and the chase, which needs it, could not
+    calibrate: the measurement had no calibration at all. A latency too small to tell
+    from zero is what was measured, at least 0, as a throughput is."""
+    from parasol_core.measure import measure_host, stats
+    from parasol_core.syntax.loader import loads
+
+    real = stats.summarise
+    runs = 5
+
+    def refuse_latencies(ctl, test, ops, tick, divide=1.0, **kw):
+        got = real(ctl, test, ops, tick, divide, **kw)
+        if len(ctl) == runs and isinstance(got, stats.Estimate):  # a latency kernel's
+            return stats.Refusal("the mean, ..., is less than two standard errors", got)
+        return got
+
+    monkeypatch.setattr(stats, "summarise", refuse_latencies)
+    options = MeasureOptions(runs=runs, run_seconds=0.005, cache=False, link=False,
+                             memory=False, parameters=["loopi1", "loopoh1", "arr1", "ils"])  # fmt: skip
+    host = measure_host(options)
+    measured = {"loopi1", "loopoh1", "arr1", "ils"}
+    assert set(host.latency_small) == measured == set(host.latency)
+    assert all(host.latency[n].mean >= 0 for n in measured)
+    assert not measured & {n for n, _ in host.left_out}
+    assert host.calibration is not None and [r.program for r in host.suite_runs] == ["chase"] * 3
+    timings = loads(host.text).processors[0].timings
+    for name in measured:
+        assert name in timings
+        line = next(ln for ln in host.text.splitlines() if ln.strip().startswith(name + " ="))
+        assert "too small to tell from zero (" in line
