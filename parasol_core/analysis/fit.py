@@ -558,7 +558,9 @@ def _program(title: str) -> str:
 
 class _NoTableError(FitError):
     def __init__(self, skipped: int) -> None:
-        self.skipped = f"; {skipped} lines of other text" if skipped else ""
+        self.skipped = (
+            f"; {counted(skipped, 'line', grouped=False)} of other text" if skipped else ""
+        )
         super().__init__("no OSU benchmark table (a '# Size  Latency (us)' or "
                          f"'# Size  Bandwidth (MB/s)' header) found{self.skipped}")  # fmt: skip
 

@@ -95,6 +95,7 @@ from dataclasses import dataclass
 
 from parasol_core.base.limits import MAX_PHASE_MESSAGES
 from parasol_core.base.numeric import ValueRangeError, read_float, why_not_number
+from parasol_core.base.words import counted
 
 __all__ = [
     "BYTES_PER_MESSAGE",
@@ -262,7 +263,7 @@ class Limits:
     def describe_messages(self) -> str:
         """The phase's message limit in words, for messages."""
         if self.memory is None:
-            return f"{self.phase_messages:,} messages"
+            return f"{counted(self.phase_messages, 'message')}"
         return f"as many messages as fit the memory budget of {format_size(self.memory)}"
 
 
@@ -330,7 +331,8 @@ def check_phase(what: str, messages: int, steps: int | None = None, hint: str = 
         steps, exact = messages, False
     need = phase_memory(messages, steps, flow, links)
     if need > lim.memory:
-        told = f"{what} ({messages:,} messages, {'' if exact else 'at least '}{steps:,} route steps"
+        least = "" if exact else "at least "
+        told = f"{what} ({counted(messages, 'message')}, {least}{counted(steps, 'route step')}"
         told += f"; {hint})" if hint else ")"
         raise MemoryBudgetError(told, need, lim.memory, lim.source)
     return messages
@@ -344,7 +346,9 @@ def check_route_steps(what: str, steps: int, hint: str = "") -> int:
         return check(what, steps, lim.route_steps, "route steps", hint)
     need = steps * BYTES_PER_STEP
     if need > lim.memory:
-        raise MemoryBudgetError(f"{what} ({steps:,} route steps)", need, lim.memory, lim.source)
+        raise MemoryBudgetError(
+            f"{what} ({counted(steps, 'route step')})", need, lim.memory, lim.source
+        )
     return steps
 
 
@@ -384,7 +388,7 @@ def parse_size(text: str) -> int:
 def format_size(size: int) -> str:
     """Bytes, readably: ``512 bytes``, ``3.4 MiB``, ``5.2 GiB``."""
     if size < 1024:
-        return f"{size:,} bytes"
+        return f"{counted(size, 'byte')}"
     for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
         if size >= scale:
             return f"{size / scale:.1f} {unit}"
@@ -453,7 +457,7 @@ def check_pattern(name: str, count: int, grid: Sequence[int] | None = None,
                   wraps: bool = False, limit: int | None = None) -> int:  # fmt: skip
     """:func:`pattern_messages`, refused past ``limit`` (default: the phase's message
     limit in force, :func:`current`)."""
-    return check(f"the {name} pattern on {count:,} processors", pattern_messages(
+    return check(f"the {name} pattern on {counted(count, 'processor')}", pattern_messages(
         name, count, grid, wraps), current().message_limit if limit is None else limit,
         "messages")  # fmt: skip
 

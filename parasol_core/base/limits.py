@@ -288,8 +288,8 @@ def read_head(path: str | os.PathLike, size: int) -> bytes:
 
 def too_large(path: str | os.PathLike, limit: int, what: str) -> str:
     """The message for a file past its size limit, naming the limit."""
-    return (f"{path}: larger than {limit // (1024 * 1024)} MB ({limit:,} bytes), the limit "
-            f"for {what}; stopped reading")  # fmt: skip
+    return (f"{path}: larger than {limit // (1024 * 1024)} MB ({counted(limit, 'byte')}), the "
+            f"limit for {what}; stopped reading")  # fmt: skip
 
 
 def read_capped(path: str | os.PathLike, limit: int, what: str) -> bytes:

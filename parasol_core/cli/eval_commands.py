@@ -23,6 +23,7 @@ from parasol_core.base.limits import (
     too_large,
 )
 from parasol_core.base.numeric import OptionNumber, read_float, read_int
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     AN_ID,
     EXIT_ERRORS,
@@ -327,9 +328,11 @@ def cmd_block(args: argparse.Namespace) -> int:
     out = f"mean: {format_number(estimate.mean)}\nsd: {format_number(estimate.sd)}\n"
     if estimate.level is not None:
         level = next(lv for lv in levels if lv.name == estimate.level)
-        fits = (f"fits {level.size} bytes" if level.size is not None and args.working_set
-                <= level.size else "is past the measured caches")  # fmt: skip
-        out += (f"memory level: {estimate.level} (the working set of {args.working_set} bytes "
+        within = level.size is not None and args.working_set <= level.size
+        fits = (f"fits {counted(level.size, 'byte', grouped=False)}" if within
+                else "is past the measured caches")  # fmt: skip
+        out += (f"memory level: {estimate.level} (the working set of "
+                f"{counted(args.working_set, 'byte', grouped=False)} "
                 f"{fits}; +{estimate.array_extra:.4g} s per array reference)\n")  # fmt: skip
     if estimate.chain_bound is not None:
         at = ("the model's measured latencies" if estimate.chain_source == "latency" else

@@ -89,7 +89,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
         for tmp, size in filelock.remove_stale_temporaries(path):
-            print(f"note: {path}: removed {printable(tmp.name)} ({size:,} bytes), left by "
+            print(f"note: {path}: removed {printable(tmp.name)} ({counted(size, 'byte')}), left by "
                   "a writer of it that was killed before it finished", file=sys.stderr)  # fmt: skip
         try:
             machine = load_or_fail(path, warn=False)  # validate() holds the load's warnings

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from parasol_core.base import jsonout
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     AN_ID,
     BYTES,
@@ -156,7 +157,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
             f"a flop takes {flop_for(machine, traced)} seconds (the model's; --flop gives another)"
         )
     if result.runs > 1:  # receives from any source, matched by the simulated times
-        print(f"receives from any source: matched in {result.runs} runs (docs/replay.md)")
+        print(
+            f"receives from any source: matched in {counted(result.runs, 'run', grouped=False)} "
+            f"(docs/replay.md)"
+        )
     print(f"makespan: {result.makespan:.6g} s")
     parts = result.breakdown()
     whole = sum(parts.values()) or 1.0

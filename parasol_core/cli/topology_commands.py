@@ -8,6 +8,7 @@ import math
 from parasol_core.base import limits
 from parasol_core.base.limits import MAX_ID, MAX_INT
 from parasol_core.base.numeric import OptionNumber
+from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     AN_ID,
     BYTES,
@@ -216,7 +217,8 @@ def cmd_transfer(args: argparse.Namespace) -> int:
     except RoutingError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
     if not math.isfinite(seconds):
-        raise CommandError(f"error: the transfer time of {args.bytes:g} bytes is too large "
+        raise CommandError(f"error: the transfer time of "
+                           f"{counted(args.bytes, 'byte', spec='g')} is too large "
                            "for a floating-point number", EXIT_ERRORS)  # fmt: skip
     print(f"{seconds:.12g}")
     return EXIT_OK

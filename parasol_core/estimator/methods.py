@@ -400,7 +400,11 @@ def model_push(svc: Service, text: str, name: str | None = None) -> dict:
     if errors:
         first = errors[0]
         where = f"line {first.line}, column {first.column}: " if first.line else ""
-        more = f" (and {len(errors) - 1} more errors)" if len(errors) > 1 else ""
+        more = (
+            f" (and {counted(len(errors) - 1, 'more error', grouped=False)})"
+            if len(errors) > 1
+            else ""
+        )
         raise ParamError(f"the model was refused: {where}{first.message}{more}",
                          {"diagnostics": [diagnostic_data(d) for d in diagnostics]})  # fmt: skip
     try:
@@ -892,7 +896,7 @@ def estimate_phase(
             raise ParamError("messages must be a list of {src, dst, bytes, start?, after?}")
         most = budget.current().phase_messages  # the fixed limit: no memory budget here
         if len(messages) > most:
-            raise ParamError(f"at most {most} messages in one phase")
+            raise ParamError(f"at most {counted(most, 'message', grouped=False)} in one phase")
     if pattern is not None and not isinstance(pattern, str):
         raise ParamError("pattern must be a pattern name")
     if bytes is not None:

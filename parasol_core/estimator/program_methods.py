@@ -28,6 +28,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from parasol_core.base.words import counted
 from parasol_core.estimator.methods import (
     MAX_NAME,
     MAX_NAME_LENGTH,
@@ -225,8 +226,8 @@ def estimate_program(svc: Service, model: str, trace: str, flop: str | None = No
     stored = _stored(svc, trace)
     check_bool("operations", operations)
     if stored.lines > MAX_ACTIONS:
-        raise ParamError(f"a trace of {stored.lines:,} lines: at most {MAX_ACTIONS:,} in one "
-                         "request")  # fmt: skip
+        raise ParamError(f"a trace of {counted(stored.lines, 'line')}: at most {MAX_ACTIONS:,} "
+                         f"in one request")  # fmt: skip
     options = _options(dict(flop=flop, collectives=collectives, eager=eager, sharing=sharing,
                             virtual=virtual, hosts=hosts, algorithms=algorithms),
                        loaded.machine)  # fmt: skip

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from parasol_core.base.words import counted
+
 #: Bumped on any incompatible change; new methods or result fields bump the minor part.
 PROTOCOL_VERSION = "1.6"
 
@@ -66,7 +68,9 @@ def check_str(name: str, value: Any, max_length: int | None = None) -> str:
     if not isinstance(value, str):
         raise ParamError(f"'{name}' must be a string, not {_kind(value)}")
     if max_length is not None and len(value) > max_length:
-        raise ParamError(f"'{name}' is longer than {max_length} characters")
+        raise ParamError(
+            f"'{name}' is longer than {counted(max_length, 'character', grouped=False)}"
+        )
     return value
 
 

@@ -45,6 +45,7 @@ from parasol_core.base.numeric import (
     read_int,
 )
 from parasol_core.base.signals import SIGNALS, Stop, name_of
+from parasol_core.base.words import counted
 from parasol_core.estimator import program_methods  # noqa: F401 (registers its methods)
 from parasol_core.estimator.binary import (
     BINARY_TYPE,
@@ -352,7 +353,11 @@ def build_app(
         except web.HTTPRequestEntityTooLarge:
             log.info("http POST %s 413 (body over %d bytes)", RPC_PATH, max_body)
             return _json_response(
-                _error_body(INVALID_REQUEST, f"the body is larger than {max_body} bytes"), 413
+                _error_body(
+                    INVALID_REQUEST,
+                    f"the body is larger than {counted(max_body, 'byte', grouped=False)}",
+                ),
+                413,
             )
         attachment = None
         try:
@@ -886,7 +891,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"models: {len(models)}")
     for m in models:
         names = ", ".join(m["names"]) or "(no name)"
-        print(f"  {m['model']}  {names}  {m['size']} bytes  pushed {m['pushed']}")
+        print(
+            f"  {m['model']}  {names}  {counted(m['size'], 'byte', grouped=False)}  pushed "
+            f"{m['pushed']}"
+        )
     return 0
 
 

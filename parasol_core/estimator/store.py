@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parasol_core.base.words import counted
+
 __all__ = ["DEFAULT_LIMIT", "ModelStore", "StoreFull", "StoredText", "model_id"]
 
 ID_LENGTH = 32  # hex digits of SHA-256: 128 bits
@@ -42,9 +44,9 @@ class StoreFull(OSError):
     def __init__(self, size: int, used: int, limit: int) -> None:
         self.size, self.used, self.limit = size, used, limit
         super().__init__(
-            f"the store is full: this model is {size:,} bytes, the store holds {used:,} of "
-            f"its limit of {limit:,} bytes; drop models (model.drop) or start the "
-            "estimator with a larger --store-limit"
+            f"the store is full: this model is {counted(size, 'byte')}, the store holds "
+            f"{used:,} of its limit of {counted(limit, 'byte')}; drop models (model.drop) or "
+            "start the estimator with a larger --store-limit"
         )
 
 

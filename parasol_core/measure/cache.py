@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from parasol_core.base.words import counted
 from parasol_core.measure.generator import NA
 
 __all__ = ["KNEE_RISE", "CacheResult", "analyse", "program"]
@@ -106,12 +107,14 @@ def analyse(curve: Sequence[tuple[int, float]]) -> CacheResult:
             if speed > 1.0:
                 return CacheResult(
                     pts[i - 1][0], speed, True,
-                    f"knee after {pts[i - 1][0]} operations: {within:.3g} s in cache, "
+                    f"knee after {counted(pts[i - 1][0], 'operation', grouped=False)}: "
+                    f"{within:.3g} s in cache, "
                     f"{beyond:.3g} s beyond",
                 )  # fmt: skip
     spread = max(times) / inside
     return CacheResult(
         pts[-1][0], 1.0, False,
-        f"no knee up to {pts[-1][0]} operations (slowest point {spread:.2f} x the "
+        f"no knee up to {counted(pts[-1][0], 'operation', grouped=False)} (slowest point "
+        f"{spread:.2f} x the "
         "fastest): this CPU runs the loop as fast out of the instruction cache as in it",
     )  # fmt: skip

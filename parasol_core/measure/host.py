@@ -512,7 +512,7 @@ def measure_host(
             mem_runs = max(3, runs // 3)  # the minimum of a few runs: a size's figure
             for size in options.resolved_memory_sizes():
                 _check_cancel(cancel)
-                tracker.stage(f"memory curve, {size} bytes",
+                tracker.stage(f"memory curve, {counted(size, 'byte', grouped=False)}",
                               (3 + mem_runs) * run_s + size * 1.5e-8)  # fmt: skip
                 argv = [str(build / "memory"), repr(max(run_s, 1e-4)), str(mem_runs), str(size)]
                 with closing(toolchain.run_lines(argv, cancel, tracker.report, cwd=build)) as lines:
@@ -666,7 +666,7 @@ def model_text(
     notes.above(
         "Measured model of the host this was written on (`parasol-model measure`"
         + (" --quick" if info["quick"] else "") + ").",
-        f"CPU: {cpu}, {info['logical_processors']} logical processors.",
+        f"CPU: {cpu}, {counted(info['logical_processors'], 'logical processor', grouped=False)}.",
         f"Compiler: {compiler}. Date: {info['date']}.",
         f"Runs: {info['runs']} per timing, each test run at least {run_ms:g} ms and every "
         f"run at least {info['min_ticks']:g} timer ticks;",
@@ -734,7 +734,8 @@ def model_text(
                     both += ", no throughput (" + throughput_refused[p.name][:60] + "...)"
                 both += "; "
             notes.after(proc, f"timings.{p.name}",
-                        f"{both}{kernels.by_name(p.name).meaning}; {e.runs} runs x "
+                        f"{both}{kernels.by_name(p.name).meaning}; "
+                        f"{counted(e.runs, 'run', grouped=False)} x "
                         f"{e.run_seconds * 1e3:.3g} ms"
                         + (f" ({e.rejected} more set aside as outliers)" if e.rejected else "")
                         + ", median "
@@ -757,7 +758,8 @@ def model_text(
         if first is not None:
             notes.after(proc.cache, "speed", f"seconds per array reference with the data in "
                         f"the first-level data cache ({first.name}, the memory curve at "
-                        f"{first.curve_bytes} bytes); the other levels are in the header; "
+                        f"{counted(first.curve_bytes, 'byte', grouped=False)}); the other "
+                        f"levels are in the header; "
                         f"{how}")  # fmt: skip
         else:
             notes.before(proc.cache, "smallloopspeedup", "speed left out: no memory curve "
@@ -765,7 +767,8 @@ def model_text(
         notes.after(proc.cache, "smallloopspeedup",
                     ("out-of-cache / in-cache time of the growing loop" if cache_result.knee
                      else "no knee: written as 1.0 (report 4.2.1)")
-                    + f"; {info['runs']} runs per point; {how}")  # fmt: skip
+                    + f"; {counted(info['runs'], 'run', grouped=False)} per point; "
+                      f"{how}")  # fmt: skip
     machine = Machine(id=1, name=f"{cpu} (measured host)", processor_count=1,
                       topology_count=1 if link_result else 0, processors=[proc])  # fmt: skip
     if link_result:

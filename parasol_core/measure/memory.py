@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from parasol_core.base.words import counted
+
 __all__ = [
     "CACHE_DIR",
     "FULL_SIZES",
@@ -184,8 +186,12 @@ def program() -> str:
 def annotation(level: Level, source: str) -> str:
     """The model file's comment line for ``level``, in the form
     :func:`parasol_core.analysis.block_time.read_memory_levels` reads back."""
-    size = f"{level.size} bytes" if level.size is not None else "beyond the caches"
+    size = (
+        f"{counted(level.size, 'byte', grouped=False)}"
+        if level.size is not None
+        else "beyond the caches"
+    )
     t = f"{level.seconds:.4g} s" if level.seconds is not None else "not measured"
-    where = f" (curve point {level.curve_bytes} bytes; {source})" if level.curve_bytes else (
-        f" ({source})")  # fmt: skip
+    point = counted(level.curve_bytes, "byte", grouped=False)
+    where = f" (curve point {point}; {source})" if level.curve_bytes else f" ({source})"
     return f"memory level {level.name}: {size}, {t} per array reference{where}"

@@ -224,7 +224,8 @@ def network_topology(hosts: Sequence[str], figures: dict[tuple[int, int], Figure
     if _alike(list(figures.values()), everything):
         topo = bus(n, everything.latency, everything.per_byte, name=name)
         notes = [f"every measured pair alike (within {ALIKE:.0%} of the median): one bus "
-                 f"of all {n} processors (ranks 0..{n - 1}; hosts {hosts_text})",
+                 f"of all {counted(n, 'processor', grouped=False)} (ranks 0..{n - 1}; hosts "
+                 f"{hosts_text})",
                  f"bus: median {everything.describe()}"]  # fmt: skip
         return topo, notes
     links: list[list[int]] = []

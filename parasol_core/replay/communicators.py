@@ -53,7 +53,8 @@ def check_world(trace: Trace) -> None:
     if bad.size:
         i = int(bad[0])
         raise TraceError(f"{trace.where(i)}: comm_size {trace.size[i]:g}, and the trace has "
-                         f"{trace.ranks} ranks: only MPI_COMM_WORLD is replayed")  # fmt: skip
+                         f"{counted(trace.ranks, 'rank', grouped=False)}: only MPI_COMM_WORLD "
+                         f"is replayed")  # fmt: skip
     coll = np.flatnonzero(np.isin(kind, np.fromiter(COLLECTIVES, dtype=np.int64)))
     if not coll.size:
         return

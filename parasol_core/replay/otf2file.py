@@ -154,7 +154,7 @@ def _read(archive: Any, anchor: Path, ranks: int | None) -> Trace:
             continue
         if rank >= count:
             raise TraceError(f"{where}: event {n}: rank {rank} is out of range: the program "
-                             f"has {count} ranks")  # fmt: skip
+                             f"has {counted(count, 'rank', grouped=False)}")  # fmt: skip
         s = state[rank]
         name = type(event).__name__
         t = event.time / resolution

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.analysis.flops import DEFAULT_FLOP, GLOBAL_FLOP, flop_for
 from parasol_core.base import budget
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
@@ -52,28 +53,6 @@ from parasol_core.topology.resources import check_sharing, usage_of
 from parasol_core.topology.switches import compute_processors
 from parasol_core.topology.transfer import RouteTable
 from parasol_core.topology.virtual import find_virtual, hardware_of
-
-DEFAULT_FLOP = "(pt(T).dla + pt(T).dln) / 2"
-"""A flop's seconds: the mean of a double local addition and multiplication of the
-rank's processor type (``T`` stands for its id)."""
-
-GLOBAL_FLOP = "(pt(T).dga + pt(T).dgm) / 2"
-"""A flop's seconds on a model that times only global variables (the 1994 samples):
-the mean of a double global addition and multiplication."""
-
-
-def flop_for(*machines: Machine | None) -> str:
-    """The flop expression a replay uses when none is given: :data:`DEFAULT_FLOP` when
-    every compute processor type of each of ``machines`` (the target, and an OTF2
-    trace's traced machine) defines its two timings, else :data:`GLOBAL_FLOP` when
-    every one defines those, else :data:`DEFAULT_FLOP` (whose error then names what is
-    missing)."""
-    timings = [p.timings for m in machines if m is not None
-               for p in m.processors if p.role != "switch"]  # fmt: skip
-    for expression, names in ((DEFAULT_FLOP, ("dla", "dln")), (GLOBAL_FLOP, ("dga", "dgm"))):
-        if timings and all(all(n in t for n in names) for t in timings):
-            return expression
-    return DEFAULT_FLOP
 
 
 class ReplayError(ValueError):
@@ -154,7 +133,8 @@ def hosts_of(machine: Machine, options: ReplayOptions, ranks: int) -> np.ndarray
         return np.asarray([hosts[r % len(hosts)] for r in range(ranks)], dtype=np.int64)
     computes = compute_processors(machine, hw)
     if computes.shape[0] < ranks:
-        raise ReplayError(f"the trace has {ranks} ranks and {_label(hw)} {computes.shape[0]} "
+        raise ReplayError(f"the trace has {counted(ranks, 'rank', grouped=False)} and "
+                          f"{_label(hw)} {computes.shape[0]} "
                           "compute processors (give a hostfile to put several ranks on "
                           "one)")  # fmt: skip
     return computes[:ranks].astype(np.int64)
@@ -459,16 +439,17 @@ def _charge(actions: int, nodes: int | None, once: bool, links: int, ranks: int)
     limit = budget.current().memory
     if limit is None:
         if nodes is not None:
-            budget.check_phase("replaying the trace", nodes, hint=f"{nodes:,} nodes for "
-                               f"{actions:,} actions", flow=True, links=links)  # fmt: skip
+            budget.check_phase("replaying the trace", nodes, hint=f"{counted(nodes, 'node')} for "
+                               f"{counted(actions, 'action')}", flow=True, links=links)  # fmt: skip
         return
     need = replay_memory(actions, nodes, once, ranks) + links * budget.FLOW_BYTES_PER_LINK
     if need > limit:
         per = ONCE_BYTES_PER_ACTION if once else BYTES_PER_ACTION
-        how = (f"{'a one-shot' if once else 'a kept'} replay, {per} bytes an action and "
+        how = (f"{'a one-shot' if once else 'a kept'} replay, "
+               f"{counted(per, 'byte', grouped=False)} an action and "
                f"{BYTES_PER_RANK:,} a rank")  # fmt: skip
-        told = f"replaying the trace ({actions:,} actions"
-        told += f", {nodes:,} program nodes; {how})" if nodes is not None else f"; {how})"
+        told = f"replaying the trace ({counted(actions, 'action')}"
+        told += f", {counted(nodes, 'program node')}; {how})" if nodes is not None else f"; {how})"
         raise budget.MemoryBudgetError(told, need, limit, budget.current().source)
 
 
@@ -502,7 +483,8 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
     if not np.isfinite(delay).all():
         i = int(np.argmax(~np.isfinite(delay)))
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
-                          f"({prog.flops[i]:g} flops at {per_flop[prog.src[i]]:g} s)")  # fmt: skip
+                          f"({counted(prog.flops[i], 'flop', spec='g')} at "
+                          f"{per_flop[prog.src[i]]:g} s)")  # fmt: skip
     if consume:
         prog.transfers = int(prog.transfer.sum())
         prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]

@@ -300,7 +300,7 @@ def _check_size(files: list[Path]) -> None:
     SHORTEST_LINE bytes an action (an OTF2 archive's, before it is read)."""
     total = sum(f.stat().st_size for f in files)
     _charge(f"reading the trace ({counted(total, 'byte')} in {counted(len(files), 'file')}, up to "
-            f"{total // SHORTEST_LINE:,} actions)",
+            f"{counted(total // SHORTEST_LINE, 'action')})",
             total // SHORTEST_LINE * READ_BYTES_PER_ACTION)  # fmt: skip
 
 
@@ -308,7 +308,8 @@ def _check_lines(lines: int, files: int) -> None:
     """Reading ``lines`` lines (at most as many actions) of ``files`` files against the
     memory budget in force, before the columns are made (READ_BYTES_PER_ACTION a line:
     the lines are counted first, a file at a time)."""
-    _charge(f"reading the trace ({lines:,} lines in {files} files, "
+    _charge(f"reading the trace ({counted(lines, 'line')} in "
+            f"{counted(files, 'file', grouped=False)}, "
             f"{READ_BYTES_PER_ACTION} bytes a line)", lines * READ_BYTES_PER_ACTION)  # fmt: skip
 
 
@@ -561,7 +562,7 @@ def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) ->
 def check_rank_count(count: int) -> None:
     """Refuse a program of more ranks than :data:`MAX_RANKS`, naming both."""
     if count > MAX_RANKS:
-        raise TraceError(f"a program of {count:,} ranks is past the {MAX_RANKS:,} ranks a "
+        raise TraceError(f"a program of {counted(count, 'rank')} is past the {MAX_RANKS:,} ranks a "
                          "trace may have")  # fmt: skip
 
 
@@ -572,7 +573,8 @@ def check_ranks(trace: Trace) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise TraceError(f"{trace.where(i)}: rank {int(trace.rank[i])} is out of range: the "
-                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+                         f"program has {counted(p, 'rank', grouped=False)} "
+                         f"(0..{p - 1})")  # fmt: skip
     peer = trace.peer
     wild = (peer == ANY_SOURCE[0]) | (peer == ANY_SOURCE[1])
     bad = ((peer < -1) & ~wild) | (peer >= p)
@@ -580,12 +582,14 @@ def check_ranks(trace: Trace) -> None:
         i = int(np.argmax(bad))
         what = "root" if int(trace.kind[i]) in COLLECTIVES else "peer"
         raise TraceError(f"{trace.where(i)}: {what} {int(peer[i])} is out of range: the "
-                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+                         f"program has {counted(p, 'rank', grouped=False)} "
+                         f"(0..{p - 1})")  # fmt: skip
     sr = (trace.kind == KIND["sendRecv"]) & (trace.tag >= p)  # its source, in the tag column
     if sr.any():
         i = int(np.argmax(sr))
         raise TraceError(f"{trace.where(i)}: source {int(trace.tag[i])} is out of range: the "
-                         f"program has {p} ranks (0..{p - 1})")  # fmt: skip
+                         f"program has {counted(p, 'rank', grouped=False)} "
+                         f"(0..{p - 1})")  # fmt: skip
     lo, hi = trace.counts_ptr
     n = hi - lo
     v = n > 0
@@ -596,7 +600,8 @@ def check_ranks(trace: Trace) -> None:
         if bad.any():
             i = int(np.argmax(bad))
             raise TraceError(f"{trace.where(i)}: {KINDS[int(kind[i])]} gives {int(n[i])} "
-                             f"counts; the program has {p} ranks")  # fmt: skip
+                             f"counts; the program has "
+                             f"{counted(p, 'rank', grouped=False)}")  # fmt: skip
 
 
 def _int(word: str, what: str, where: str) -> int:
@@ -633,7 +638,8 @@ def _dt(words: list[str], at: int, where: str) -> int:
 def _bytes(count: float, size: int, where: str) -> float:
     value = count * size
     if value > MAX_COUNT:
-        raise TraceError(f"{where}: {count:.17g} elements of {size} bytes overflow (past 2^53 "
+        raise TraceError(f"{where}: {counted(count, 'element', spec='.17g')} of "
+                         f"{counted(size, 'byte', grouped=False)} overflow (past 2^53 "
                          "bytes)")  # fmt: skip
     return value
 
@@ -742,7 +748,7 @@ def _vector(name: str, args: list[str], where: str, p: int
         forms = {"alltoallv": "N C1..CP M D1..DP [DT DT]", "gatherv": "N D1..DP ROOT [DT DT]",
                  "allgatherv": "N D1..DP [DT DT]", "reducescatter": "D1..DP F [DT]"}  # fmt: skip
         raise TraceError(f"{where}: {name} takes {forms[name]}: {need} or {need + dts} "
-                         f"arguments for {p} ranks, got {n}")  # fmt: skip
+                         f"arguments for {counted(p, 'rank', grouped=False)}, got {n}")  # fmt: skip
     typed = n == need + dts
     sdt = _dt(args, need, where) if typed else DATATYPES[DEFAULT_DATATYPE][1]
     rdt = _dt(args, need + 1, where) if typed and dts == 2 else sdt

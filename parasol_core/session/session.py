@@ -1263,7 +1263,9 @@ class Session:
         kept = {v: h for v, h in virt.mapping.items() if 1 <= v <= processors}
         new = [v for v in range(1, processors + 1) if v not in kept]
         placed = place(kept, new, targets, processors, _wrapped(processors, targets))
-        with self._operation(f"Virtual topology {virt_id}: {processors} processors"):
+        with self._operation(
+            f"Virtual topology {virt_id}: {counted(processors, 'processor', grouped=False)}"
+        ):
             for v in range(processors + 1, max(old, processors) + 1):
                 if v in virt.mapping:
                     self._set(virt, "mapping", ABSENT, v)

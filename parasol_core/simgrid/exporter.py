@@ -53,23 +53,14 @@ def host_speeds(machine: Machine) -> dict[int, str]:
     flop takes on it, the replay's default flop (``flop_for``), so that SimGrid's replay
     of a time-independent trace computes on the platform as PARASOL's replays on the
     model. A type on which that has no positive finite value is not in the answer."""
-    from parasol_core.expr.engine import Engine
-    from parasol_core.expr.evaluate import EvalError
-    from parasol_core.replay.run import flop_for
+    from parasol_core.analysis.flops import flop_seconds
 
-    expression, engine, out = flop_for(machine), Engine(machine), {}
-    for proc in machine.processors:
-        if proc.id is None or proc.role == "switch":
-            continue
-        value = engine.evaluate_text(expression.replace("(T)", f"({proc.id})"))
-        if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-            continue
-        if value > 0 and math.isfinite(1.0 / value):
-            speed = 1.0 / value  # as a reader writes it: 2000000000f, not 1999999999.9999998f
+    out = {}
+    for t, seconds in flop_seconds(machine).items():
+        speed = 1.0 / seconds  # as a reader writes it: 2000000000f, not 1999999999.9999998f
+        if math.isfinite(speed):
             short = f"{speed:.15g}"
-            out[proc.id] = (
-                f"{short if abs(float(short) - speed) <= 1e-15 * speed else _num(speed)}f"
-            )
+            out[t] = f"{short if abs(float(short) - speed) <= 1e-15 * speed else _num(speed)}f"
     return out
 
 
@@ -307,12 +298,14 @@ def _as_full(machine: Machine, topo, count: int, mask, compute: list[int]) -> Ex
     hint = "a SimGrid Full zone lists every ordered pair"
     if topo.routing == "dragonfly-valiant":
         hint = VALIANT
-    budget.check(f"explicit routes between {c:,} compute processors", c * (c - 1), MAX_ROUTES,
+    budget.check(f"explicit routes between "
+                 f"{counted(c, 'compute processor')}", c * (c - 1), MAX_ROUTES,
                  "routes", hint)  # fmt: skip
     out = _Writer(machine, topo, count, mask, compute, "Full")
     if topo.routing == "dragonfly-valiant":
-        out.notes.append(f"dragonfly-valiant routing: {c * (c - 1):,} explicit routes in one "
-                         f"Full zone, growing as processors squared ({VALIANT})")  # fmt: skip
+        out.notes.append(f"dragonfly-valiant routing: {counted(c * (c - 1), 'explicit route')} "
+                         f"in one Full zone, growing as processors squared "
+                         f"({VALIANT})")  # fmt: skip
     out.hosts(topo, compute)
     usable, directed = out.links(topo)
     lines = out.lines
@@ -328,7 +321,7 @@ def _as_full(machine: Machine, topo, count: int, mask, compute: list[int]) -> Ex
             raise ExportError(
                 f"PARASOL cannot route the model ({e}); SimGrid needs every route"
             ) from None
-        budget.check(f"explicit routes between {c:,} compute processors",
+        budget.check(f"explicit routes between {counted(c, 'compute processor')}",
                      int(batch.link_offsets[-1]), MAX_ROUTE_LINKS, "link references")  # fmt: skip
         position = {p: i for i, p in enumerate(compute)}
         routes = {}
@@ -515,7 +508,8 @@ def _as_layers(machine: Machine, topo, count: int, mask, compute: list[int]) -> 
         return None
     d = len(axes)
     segments = sum(count * shape.dims[a] for a in axes)
-    budget.check(f"the routes of {d} layers over {count:,} processors", segments, MAX_ROUTES,
+    budget.check(f"the routes of {counted(d, 'layer', grouped=False)} over "
+                 f"{counted(count, 'processor')}", segments, MAX_ROUTES,
                  "routes", "a layer has a route from each processor to each along its "
                  "dimension")  # fmt: skip
     procs = np.arange(1, count + 1, dtype=np.int64)
@@ -539,7 +533,8 @@ def _as_layers(machine: Machine, topo, count: int, mask, compute: list[int]) -> 
         raise ExportError(
             f"PARASOL cannot route the model ({e}); SimGrid needs every route"
         ) from None
-    budget.check(f"the routes of {d} layers over {count:,} processors",
+    budget.check(f"the routes of {counted(d, 'layer', grouped=False)} over "
+                 f"{counted(count, 'processor')}",
                  int(batch.link_offsets[-1]) + segments, MAX_ROUTE_LINKS, "link references")  # fmt: skip
     out = _Writer(machine, topo, count, mask, compute, "DijkstraCache")
     out.prop("layers", " ".join(map(str, axes)))

@@ -581,8 +581,9 @@ def _torus_dims(p: _Platform, el: Element, cid: str, n: int, params: str) -> lis
             break
     if size != n:
         shown = f"{size}" if size <= n else f"more than {n}"
-        raise p.error(f"cluster {cid!r}: the torus {params} has {shown} nodes, the "
-                      f"radical gives {n} hosts", el)  # fmt: skip
+        raise p.error(f"cluster {cid!r}: the torus {params} has "
+                      f"{counted(shown, 'node', grouped=False)}, the "
+                      f"radical gives {counted(n, 'host', grouped=False)}", el)  # fmt: skip
     if len(dims) > 6:
         raise p.error(f"cluster {cid!r}: a torus of {counted(len(dims), 'dimension')}; PARASOL's "
                       "tori have 1 to 6", el)  # fmt: skip
@@ -604,7 +605,8 @@ def _fat_tree_shape(p: _Platform, el: Element, cid: str, n: int, params: str) ->
         raise p.error(f"cluster {cid!r}: {e}", el) from None
     m, w, ports = (_ints(p, el, x, "topo_parameters") for x in parts[1:])
     if h < 1 or not len(m) == len(w) == len(ports) == h:
-        raise p.error(f"cluster {cid!r}: a fat tree of {h} levels needs {h} numbers in each "
+        raise p.error(f"cluster {cid!r}: a fat tree of {counted(h, 'level', grouped=False)} "
+                      f"needs {h} numbers in each "
                       f"list, got {params!r}", el)  # fmt: skip
     hosts_made = 1
     for x in m:
@@ -613,8 +615,9 @@ def _fat_tree_shape(p: _Platform, el: Element, cid: str, n: int, params: str) ->
             break
     if hosts_made != n:
         shown = f"{hosts_made}" if hosts_made <= n else f"more than {n}"
-        raise p.error(f"cluster {cid!r}: the fat tree {params} has {shown} nodes, the "
-                      f"radical gives {n} hosts", el)  # fmt: skip
+        raise p.error(f"cluster {cid!r}: the fat tree {params} has "
+                      f"{counted(shown, 'node', grouped=False)}, the "
+                      f"radical gives {counted(n, 'host', grouped=False)}", el)  # fmt: skip
     limit = budget.current().imported
     above = [1] * (h + 1)  # above[i]: the product of m[i:] (at most the hosts)
     for i in range(h - 1, -1, -1):
@@ -627,7 +630,7 @@ def _fat_tree_shape(p: _Platform, el: Element, cid: str, n: int, params: str) ->
         by_level.append(below[i + 1] * above[i + 1])
         made += by_level[i + 1] + by_level[i] * w[i] * ports[i]  # its switches, its links
         if p.size + made > limit:  # at least this many: the rest is not worked out
-            budget.check(f"cluster {cid!r} (a fat tree of {h:,} levels, counted up to "
+            budget.check(f"cluster {cid!r} (a fat tree of {counted(h, 'level')}, counted up to "
                          f"level {i + 1:,})", p.size + made, limit, "processors and links",
                          "a platform's hosts, routers and links together")  # fmt: skip
     links = sum(by_level[i] * w[i] * ports[i] for i in range(h))
@@ -697,9 +700,11 @@ def _dragonfly_shape(p: _Platform, el: Element, cid: str, n: int, params: str) -
     per_group = c * b
     if g * per_group * nodes != n:
         raise p.error(f"cluster {cid!r}: the dragonfly {params} has {g * per_group * nodes} "
-                      f"nodes, the radical gives {n} hosts", el)  # fmt: skip
+                      f"nodes, the radical gives "
+                      f"{counted(n, 'host', grouped=False)}", el)  # fmt: skip
     if g > per_group:
-        raise p.error(f"cluster {cid!r}: {g} groups but {per_group} routers a group; SimGrid "
+        raise p.error(f"cluster {cid!r}: {counted(g, 'group', grouped=False)} but {per_group} "
+                      f"routers a group; SimGrid "
                       "links router n of each group to group n, so it needs as many routers "
                       "a group as groups", el)  # fmt: skip
     routers = g * per_group
@@ -751,7 +756,8 @@ def _dragonfly(p, el, cid, hosts, fly, bw, new_link, facts) -> None:  # noqa: AN
     if g <= b:  # SimGrid's routing goes to blade g of a chassis: it needs g blades
         facts["network"] = f"simgrid-dragonfly {g} {c} {b} {nodes}"
     else:
-        p.notes.add(f"a dragonfly of {g} groups and {b} blades a chassis: SimGrid's routing "
+        p.notes.add(f"a dragonfly of {counted(g, 'group', grouped=False)} and {b} blades a "
+                    f"chassis: SimGrid's routing "
                     "goes to blade G of a chassis, which there is not; routed by 'shortest'",
                     cid)  # fmt: skip
     if c > 1:
@@ -1060,7 +1066,7 @@ def build(p: _Platform, name: str) -> Imported:
     )  # fmt: skip
     if topo.shape and declared_shape(topo) is None:
         p.notes.add(f"the {PREFIX}shape property ({shown(' '.join(map(str, topo.shape)))}), "
-                    f"ignored: it does not fit {count:,} processors")  # fmt: skip
+                    f"ignored: it does not fit {counted(count, 'processor')}")  # fmt: skip
         topo.shape = None
     machine = Machine(
         id=_prop(

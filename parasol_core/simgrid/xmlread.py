@@ -33,6 +33,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from parasol_core.base.limits import read_capped
+from parasol_core.base.words import counted
 
 MAX_PLATFORM_BYTES = 64 * 1024 * 1024
 """The largest platform file read (64 MB: about 500,000 explicit routes)."""
@@ -123,7 +124,7 @@ def parse_bytes(data: bytes, source: str = "", max_elements: int = MAX_ELEMENTS)
         nonlocal count
         count += 1
         if count > max_elements:
-            refuse(f"more than {max_elements:,} elements, the limit for a platform file")
+            refuse(f"more than {counted(max_elements, 'element')}, the limit for a platform file")
         if len(stack) >= MAX_DEPTH:
             refuse(f"elements nested more than {MAX_DEPTH} deep")
         if refs:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base import budget
+from parasol_core.base.words import counted
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate.messages import Message, MessageArrays, PhaseError
 from parasol_core.topology.errors import RoutingError
@@ -113,7 +114,7 @@ def _check_count(name: str, layout: Layout, technique: RoutingTechnique) -> None
     plotted)."""
     count, hint = _estimate(name, layout, technique)
     exact = name in ("halo", "shift") and isinstance(technique, _GRIDS)
-    budget.check_phase(f"the {name} pattern on {layout.count:,} processors", count,
+    budget.check_phase(f"the {name} pattern on {counted(layout.count, 'processor')}", count,
                        2 * count, hint, exact)  # fmt: skip
 
 
@@ -134,7 +135,10 @@ def _estimate(name: str, layout: Layout, technique: RoutingTechnique) -> tuple[i
     for v in range(1, layout.count + 1):
         total += len(technique.neighbours(layout, v))
         if total > limit and v < layout.count:
-            return total * layout.count // v, f"extrapolated from the first {v:,} processors"
+            return (
+                total * layout.count // v,
+                f"extrapolated from the first {counted(v, 'processor')}",
+            )
     return total, ""
 
 
@@ -186,7 +190,7 @@ def _pattern_processors(
     ranks = compute_processors(machine, hw, layout.count)
     if not ranks.shape[0]:
         raise RoutingError(f"{layout.label} has no compute processors, only switches")
-    label = f"the {ranks.shape[0]:,} compute processors of {layout.label}"
+    label = f"the {counted(ranks.shape[0], 'compute processor')} of {layout.label}"
     return Layout(int(ranks.shape[0]), Shape((int(ranks.shape[0]),)), label), TORUS_1D, ranks
 
 

@@ -44,6 +44,7 @@ import numpy as np
 
 from parasol_core.base import budget
 from parasol_core.base.numeric import SMALLEST_NORMAL
+from parasol_core.base.words import counted
 from parasol_core.model import Machine, VirtualTopology
 from parasol_core.simulate import flow
 from parasol_core.simulate.messages import (
@@ -505,7 +506,8 @@ class _Guard:
             raise PhaseOverflowError(f"{self._what(i)}: its time a byte, {self.per_byte[i]:g} "
                                      f"s, shared by the messages on its links (up to {n} on "
                                      f"one) is past {RANGE}: {cause}")  # fmt: skip
-        raise PhaseOverflowError(f"{head}: its {msgs.nbytes[i]:g} bytes at {self.per_byte[i]:g} "
+        raise PhaseOverflowError(f"{head}: its {counted(msgs.nbytes[i], 'byte', spec='g')} at "
+                                 f"{self.per_byte[i]:g} "
                                  f"s a byte take longer than that with the other messages "
                                  f"on its links (up to {n} on one): {cause}")  # fmt: skip
 

@@ -221,7 +221,7 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     spec = SweepSpec(model_text, model_name, axes, tuple(answers), method, count, seed,
                      None if seconds is None else float(seconds), memory, source)  # fmt: skip
     if spec.size > MAX_VARIANTS:
-        raise SweepError(f"{source}: the sweep would run {spec.size:,} variants, over the "
+        raise SweepError(f"{source}: the sweep would run {counted(spec.size, 'variant')}, over the "
                          f"limit of {MAX_VARIANTS:,} variants; refused before any work "
                          "(sample it: [sample] method = \"random\" or \"latin\", count = N)")  # fmt: skip
     return spec
@@ -384,7 +384,7 @@ class _Reader:
             n = math.floor((stop - start) / third * (1 + 1e-12) + 1e-9) + 1
             if n > MAX_AXIS_VALUES:
                 raise self.fail(
-                    where, f"range: {n:,} values, over the limit of {MAX_AXIS_VALUES:,}"
+                    where, f"range: {counted(n, 'value')}, over the limit of {MAX_AXIS_VALUES:,}"
                 )
             if all(isinstance(x, int) for x in v):
                 return [start + i * third for i in range(n)]
@@ -393,7 +393,7 @@ class _Reader:
             raise self.fail(where, f"{key}: the count is a whole number, 1 or more")
         if third > MAX_AXIS_VALUES:
             raise self.fail(
-                where, f"{key}: {third:,} values, over the limit of {MAX_AXIS_VALUES:,}"
+                where, f"{key}: {counted(third, 'value')}, over the limit of {MAX_AXIS_VALUES:,}"
             )
         if third == 1:
             return [float(start)]

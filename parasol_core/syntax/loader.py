@@ -19,6 +19,7 @@ from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic, ModelSynta
 from parasol_core.base.limits import MAX_LINE_LENGTH, ValueRangeError, read_model_bytes
 from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.base.source import BOM, counting_text, position
+from parasol_core.base.words import counted
 from parasol_core.model import Machine, all_blocks
 from parasol_core.model.inttable import TableSources
 from parasol_core.syntax import reader
@@ -84,7 +85,8 @@ def _check_lines(text: str, file: str | None, cut_length: int | None = None) -> 
     start = next(at for at, length in long_lines if length == longest)
     line, column = position(text, start)
     raise ModelSyntaxError(
-        f"line {line} is too long ({longest:,} characters; the limit is {MAX_LINE_LENGTH:,})",
+        f"line {line} is too long ({counted(longest, 'character')}; the limit is "
+        f"{MAX_LINE_LENGTH:,})",
         line, column, file=file,
     )  # fmt: skip
 

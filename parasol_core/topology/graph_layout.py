@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 
 #: The width / height the layers' blocks of terminals are chosen to come near.
 ASPECT = 1.5
@@ -273,9 +274,11 @@ def draw(count: int, a: np.ndarray, b: np.ndarray,
     biggest = max(sizes, default=0)
     if work <= FORCE_BUDGET and biggest <= FORCE_NODES:
         return force(g, parent)
-    what = (f"{biggest} nodes in one connected part, past the {FORCE_NODES} of networkx's "
+    what = (f"{counted(biggest, 'node', grouped=False)} in one connected part, past the "
+            f"{FORCE_NODES} of networkx's "
             f"dense solver" if biggest > FORCE_NODES else
-            f"{work:,} node pairs x steps, past the budget of {FORCE_BUDGET:,}")  # fmt: skip
+            f"{counted(work, 'node pair')} x steps, past the budget of "
+            f"{FORCE_BUDGET:,}")  # fmt: skip
     if level is not None:
         note = f"force-directed layout not run ({what}): drawn in layers by hop distance"
         return _noted(layered(g, level, parent, kind="levels"), note)

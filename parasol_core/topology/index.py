@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.model import Topology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
@@ -157,7 +158,8 @@ class TopologyIndex:
         self.member_procs = numbers[np.repeat(keep, sizes)]
         if self.count > max(FREE_COUNT, 2 * present):
             self.problem = RoutingError(
-                f"{self.label} says it has {self.count} processors, far more than its "
+                f"{self.label} says it has {counted(self.count, 'processor', grouped=False)}, "
+                f"far more than its "
                 f"{len(topology.types)} p[i] lines and its links hold; correct its "
                 "'processors' count"
             )
@@ -477,7 +479,7 @@ class TopologyIndex:
         two-processor links joining its processors (-1 where there are not so many)."""
         if ranks.shape != slots.shape:
             raise RoutingError(f"the {self.routing} routing technique gave {ranks.shape[0]:,} "
-                               f"link choices for {slots.shape[0]:,} hops")  # fmt: skip
+                               f"link choices for {counted(slots.shape[0], 'hop')}")  # fmt: skip
         pick = np.flatnonzero(ranks > 0)
         if not pick.shape[0]:
             return slots

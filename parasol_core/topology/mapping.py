@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import RouteBatch, TopologyIndex, index_of
@@ -269,7 +270,8 @@ Scheme = Callable[[TopologyIndex, int, "Shape | None", "int | None"], list[int]]
 def _need_room(hw: TopologyIndex, count: int) -> None:
     if count > hw.count:
         raise RoutingError(
-            f"{count} virtual processors do not fit on the {hw.count} processors of {hw.label}"
+            f"{counted(count, 'virtual processor', grouped=False)} do not fit on the "
+            f"{counted(hw.count, 'processor', grouped=False)} of {hw.label}"
         )
 
 
@@ -494,7 +496,8 @@ def make_mapping(
     if has_switches(machine, hardware):  # onto the compute processors only, as ranks
         ranks = compute_processors(machine, hardware, hw.count)
         targets = ComputeTargets(int(ranks.shape[0]), None,
-                                 f"the {ranks.shape[0]:,} compute processors of {hw.label}")  # fmt: skip
+                                 f"the {counted(ranks.shape[0], 'compute processor')} of "
+                                 f"{hw.label}")  # fmt: skip
         placed = func(targets, count, virtual_shape(machine, virtual), seed)  # type: ignore[arg-type]
         return {v: int(ranks[h - 1]) for v, h in zip(range(1, count + 1), placed)}
     placed = func(hw, count, virtual_shape(machine, virtual), seed)
@@ -653,7 +656,8 @@ def crowding(mapping: Mapping[int, int], changes: Mapping[int, int], count: int,
     shown = ", ".join(map(str, sharing[:-1][:8])) + (", …" if len(sharing) > 9 else "")
     who = f"virtual processors {shown} and {sharing[-1]} would share hardware processor {h}"
     if limit == 1:
-        return (f"{who}: with {compute} compute processors for {count} virtual ones, "
+        return (f"{who}: with {counted(compute, 'compute processor', grouped=False)} for "
+                f"{count} virtual ones, "
                 "each takes one of its own")  # fmt: skip
     return (f"{who}: {count} virtual processors on {compute} compute ones take at most "
             f"{limit} to a processor")  # fmt: skip
@@ -744,7 +748,8 @@ def parse_mapping(text: str, virtual: VirtualTopology, hardware_count: int,
     n = virtual_count(virtual)
     words = text.replace(",", " ").split()
     if len(words) != n:
-        raise ValueError(f"virtual topology {virtual.id} has {n} processors: give {n} "
+        raise ValueError(f"virtual topology {virtual.id} has "
+                         f"{counted(n, 'processor', grouped=False)}: give {n} "
                          f"hardware processor numbers, not {len(words)}")  # fmt: skip
     out: dict[int, int] = {}
     for v, word in enumerate(words, start=1):

@@ -24,6 +24,7 @@ import numpy as np
 
 from parasol_core.base.limits import MAX_PHASE_MESSAGES
 from parasol_core.base.numeric import LARGEST, SMALLEST_NORMAL
+from parasol_core.base.words import counted
 from parasol_core.topology.errors import RoutingError
 
 #: what a message says of a double's range
@@ -55,7 +56,11 @@ def latency_cause(index: Any, slots: np.ndarray) -> str:
     lat = index.latency[slots]
     order = np.argsort(-lat, kind="stable")[:3]
     parts = [f"{_link(index, int(slots[k]))} has latency {lat[k]:g} s" for k in order]
-    more = f" (of {slots.shape[0]} links)" if slots.shape[0] > len(parts) else ""
+    more = (
+        f" (of {counted(slots.shape[0], 'link', grouped=False)})"
+        if slots.shape[0] > len(parts)
+        else ""
+    )
     return "; ".join(parts) + more
 
 
@@ -91,10 +96,12 @@ def check_transfer(index: Any, slots: np.ndarray, nbytes: float, per_byte: float
     _, cause = per_byte_cause(index, slots, forward)
     shared = f", shared by {sharing:g} messages on a link" if sharing > 1 else ""
     if not math.isfinite(total):
-        raise TimeOverflowError(f"{what}: its {nbytes:g} bytes take longer than {RANGE} s "
+        raise TimeOverflowError(f"{what}: its {counted(nbytes, 'byte', spec='g')} take longer "
+                                f"than {RANGE} s "
                                 f"({per_byte:g} s a byte{shared}): {cause}")  # fmt: skip
-    raise TimeOverflowError(f"{what}: its {nbytes:g} bytes at {per_byte:g} s a byte take "
-                            f"{moving!r} s, too small for a double to hold (below about "
+    raise TimeOverflowError(f"{what}: its {counted(nbytes, 'byte', spec='g')} at {per_byte:g} s "
+                            f"a byte take {moving!r} s, too small for a double to hold "
+                            f"(below about "
                             f"2.2e-308 s): {cause}")  # fmt: skip
 
 
@@ -128,14 +135,16 @@ def overflow_warnings(topology: Any) -> list[tuple[int | None, str, str]]:
                 row = int(np.argmax(values))
                 v = float(values[row])
                 more = int(large.sum()) - 1
+                n = LARGEST / v
                 what = (
-                    "a route or a chain of more than {n:.3g} hops over such links"
+                    f"a route or a chain of more than {counted(n, 'hop', spec='.3g')} over "
+                    "such links"
                     if attr == "latency"
-                    else "a message of more than {n:.3g} bytes"
+                    else f"a message of more than {counted(n, 'byte', spec='.3g')}"
                 )
                 out.append((row, attr, _too_large(
-                    f"link {store.view(row).id} of {label}", attr, v, unit,
-                    what.format(n=LARGEST / v), more)))  # fmt: skip
+                    f"link {store.view(row).id} of "
+                    f"{label}", attr, v, unit, what, more)))  # fmt: skip
             if attr == "speed":
                 tiny = (values > 0) & (values < SMALLEST_NORMAL)
                 if tiny.any():
@@ -145,15 +154,16 @@ def overflow_warnings(topology: Any) -> list[tuple[int | None, str, str]]:
                     also = f" ({more} more link{'s' if more > 1 else ''} like it)" if more else ""
                     out.append((row, attr, f"link {store.view(row).id} of {label}: speed = "
                                 f"{v!r} s a byte is so small that the time of a message of "
-                                f"fewer than {SMALLEST_NORMAL / v:.3g} bytes over it "
-                                "underflows (below about 2.2e-308 s, where a double loses "
+                                f"fewer than {counted(SMALLEST_NORMAL / v, 'byte', spec='.3g')} "
+                                f"over it underflows (below about 2.2e-308 s, where a double loses "
                                 "digits); simulate, transfer and the estimator refuse such "
                                 f"messages{also}"))  # fmt: skip
     forward = getattr(topology, "forward", None)
     if forward is not None and forward * PER_BYTE_SCALE > LARGEST:
         out.append((None, "forward", _too_large(
             f"'# piui: forward' of {label}", "forward", forward, "s a byte",
-            f"a forwarded message of more than {LARGEST / forward:.3g} bytes", 0)))  # fmt: skip
+            f"a forwarded message of more than "
+            f"{counted(LARGEST / forward, 'byte', spec='.3g')}", 0)))  # fmt: skip
     return out
 
 

@@ -483,7 +483,7 @@ def ranges_text(numbers: Any, limit: int = 6) -> str:
             for a, b in zip(starts.tolist(), ends.tolist())]  # fmt: skip
     if len(runs) <= limit:
         return ", ".join(runs)
-    return f"{', '.join(runs[:limit])} and {len(runs) - limit} more runs"
+    return f"{', '.join(runs[:limit])} and {counted(len(runs) - limit, 'more run', grouped=False)}"
 
 
 def with_choices(plan: Replacement, **answers: str) -> Choices:

@@ -20,6 +20,7 @@ import numpy as np
 
 from parasol_core.base.arrays import unique
 from parasol_core.base.numeric import read_int
+from parasol_core.base.words import counted
 from parasol_core.model import Topology
 
 
@@ -139,7 +140,8 @@ class Layout:
             )
         if not self.shape.fits(ndim):
             raise RoutingError(
-                f"{technique} routing works on grids of up to {ndim} dimensions; "
+                f"{technique} routing works on grids of up to "
+                f"{counted(ndim, 'dimension', grouped=False)}; "
                 f"{self.label} is {self.shape}"
             )
         grid = self._grids[ndim] = self.shape.padded(ndim)
@@ -374,6 +376,7 @@ def shape_problem(shape: Sequence[int] | None, count: int) -> str | None:
         return f"the sizes of a shape are whole numbers of 1 or more, not {bad!r}"
     size = math.prod(dims)
     if size != count:
-        return (f"a {' x '.join(map(str, dims))} grid has {size} processors, not {count}: the "
+        return (f"a {' x '.join(map(str, dims))} grid has "
+                f"{counted(size, 'processor', grouped=False)}, not {count}: the "
                 "product of the sizes is the processor count")  # fmt: skip
     return None

@@ -29,6 +29,7 @@ import numpy as np
 
 from parasol_core.base import budget
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout
@@ -185,7 +186,8 @@ class ShortestRouting(RoutingTechnique):
         graph = _graph(layout)
         sources, row = np.unique(src, return_inverse=True)
         budget.check(
-            f"shortest-path routes from {sources.shape[0]:,} sources on {graph.count:,} processors",
+            f"shortest-path routes from {sources.shape[0]:,} sources on "
+            f"{counted(graph.count, 'processor')}",
             sources.shape[0] * (graph.count + 1),
             budget.current().shortest_table,
             "table entries",

@@ -77,6 +77,7 @@ from math import prod
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique
 from parasol_core.topology.shape import Layout
@@ -339,8 +340,9 @@ class Dragonfly:
             raise ValueError(f"the numbers of a dragonfly must be positive, got {tuple(v)}")
         if g > a * h + 1:
             raise ValueError(
-                f"a dragonfly of {a} routers with {h} global links each joins at most "
-                f"A*H + 1 = {a * h + 1} groups, not {g}"
+                f"a dragonfly of {a} routers with {counted(h, 'global link', grouped=False)} "
+                f"each joins at most "
+                f"A*H + 1 = {counted(a * h + 1, 'group', grouped=False)}, not {g}"
             )
         return cls(g, a, p, h)
 
@@ -560,7 +562,7 @@ def fat_tree_of(layout: Layout, technique: str) -> FatTree:
     if tree.count != layout.count:
         raise RoutingError(
             f"{layout.label} says it is a {' '.join(map(str, (net[0], *net[1])))} fat tree "
-            f"of {tree.count} processors, but has {layout.count}"
+            f"of {counted(tree.count, 'processor', grouped=False)}, but has {layout.count}"
         )
     return tree
 
@@ -576,7 +578,7 @@ def dragonfly_of(layout: Layout, technique: str) -> Dragonfly:
     if fly.count != layout.count:
         raise RoutingError(
             f"{layout.label} says it is a dragonfly {' '.join(map(str, net[1]))} of "
-            f"{fly.count} processors, but has {layout.count}"
+            f"{counted(fly.count, 'processor', grouped=False)}, but has {layout.count}"
         )
     return fly
 

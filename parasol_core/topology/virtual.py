@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from parasol_core.base.words import counted
 from parasol_core.model import Machine, Topology, VirtualTopology
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.index import FREE_COUNT, Route, RouteBatch, TopologyIndex, index_of
@@ -144,7 +145,8 @@ def virtual_links(
     layout = virtual_layout(machine, virtual)
     if layout.count > max(FREE_COUNT, 2 * len(virtual.mapping)):
         raise RoutingError(
-            f"{virtual_label(virtual)} says it has {layout.count} processors, far more "
+            f"{virtual_label(virtual)} says it has "
+            f"{counted(layout.count, 'processor', grouped=False)}, far more "
             "than its mapping holds; correct its 'processors' count"
         )
     out = []

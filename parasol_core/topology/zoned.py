@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from parasol_core.base.arrays import unique
+from parasol_core.base.words import counted
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.routing import RoutingTechnique, get_routing
 from parasol_core.topology.shape import Layout, Shape
@@ -56,7 +57,8 @@ class _Zones:
             procs = np.asarray(zone.processors(), dtype=np.int64)
             if procs.shape[0] and int(procs.max()) > count:
                 raise RoutingError(f"{layout.label}: zone {k} names processor "
-                                   f"{int(procs.max())}, past its {count:,} processors")  # fmt: skip
+                                   f"{int(procs.max())}, past its "
+                                   f"{counted(count, 'processor')}")  # fmt: skip
             self.zone_of[procs] = k
             self.local[procs] = np.arange(1, procs.shape[0] + 1)
             self.members.append(np.concatenate([[0], procs]))
@@ -65,8 +67,8 @@ class _Zones:
             label = f"zone {k} of {layout.label}"
             if kind == "shape":  # a torus: its grid, processors in grid order
                 if int(np.prod(sizes)) != procs.shape[0]:
-                    raise RoutingError(f"{label} has {procs.shape[0]:,} processors, not the "
-                                       f"{int(np.prod(sizes)):,} of its shape "
+                    raise RoutingError(f"{label} has {counted(procs.shape[0], 'processor')}, "
+                                       f"not the {int(np.prod(sizes)):,} of its shape "
                                        f"{' x '.join(numbers)}")  # fmt: skip
                 self.layouts.append(Layout(int(procs.shape[0]), Shape(sizes), label))
             else:

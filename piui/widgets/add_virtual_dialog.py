@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.limits import MAX_ID, blank_name
+from parasol_core.base.words import counted
 from parasol_core.topology.shape import parse_shape
 from parasol_core.topology.virtual import default_shape, virtual_problem
 from piui.widgets.routing_box import RoutingBox
@@ -45,8 +46,9 @@ class AddVirtualDialog(QDialog):
         self.count = QSpinBox()
         self.count.setRange(1, MAX_ID)
         self.count.setValue(max(hardware_count, 1))
-        self.count.setToolTip(f"the hardware has {hardware_count} compute processors; more virtual "
-                              "ones share hardware processors")  # fmt: skip
+        self.count.setToolTip(f"the hardware has "
+                              f"{counted(hardware_count, 'compute processor', grouped=False)}; "
+                              f"more virtual ones share hardware processors")  # fmt: skip
         self.shape = QLineEdit()
         self.shape.setToolTip("the grid the routing lays the virtual processors on: 1 to 6 "
                               "sizes whose product is the processor count ('9 8', '6 4 3')")  # fmt: skip

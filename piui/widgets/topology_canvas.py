@@ -70,6 +70,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QRubberBand, QSizePolicy, QWidget
 
+from parasol_core.base.words import counted
 from parasol_core.model import Topology
 from parasol_core.model.inttable import int_columns
 from parasol_core.topology.layout import (
@@ -1003,7 +1004,8 @@ class TopologyCanvas(QWidget):
         painter.drawText(
             QRectF(6, 4, self._w() - 12, 20),
             Qt.AlignmentFlag.AlignRight,
-            f"{self.place.count} processors — zoom in for links and numbers",
+            f"{counted(self.place.count, 'processor', grouped=False)} — zoom in for links and "
+            f"numbers",
         )
 
     def _paint_links(self, painter: QPainter, xy: np.ndarray, visible: np.ndarray,

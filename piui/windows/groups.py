@@ -79,7 +79,8 @@ class _Row:
         total = len(GROUPS[self.group].members)
         self.defined = defined
         self.count.setText(f"{defined}/{total}")
-        self.count.setToolTip(f"{defined} of the {total} timings of this group are defined "
+        self.count.setToolTip(f"{defined} of the {counted(total, 'timing', grouped=False)} of "
+                              f"this group are defined "
                               "for this processor type; the others are left alone")  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from parasol_core.base.words import counted
 from parasol_core.model import Link, Topology
 from parasol_core.session import Change
 from piui.document import Document
@@ -111,7 +112,8 @@ class MachineCombinationWindow(QWidget):
             usable = spd[np.isfinite(spd) & (spd > 0)]
             if usable.shape[0]:
                 total = float(np.sum(1.0 / usable))
-                lines.append(f"For comparison, the {usable.shape[0]} hardware links of "
+                lines.append(f"For comparison, the "
+                             f"{counted(usable.shape[0], 'hardware link', grouped=False)} of "
                              f"topology {hw.id} summed: {_rate(total)} (one link: "
                              f"{_rate(1 / float(usable[0]))}).")  # fmt: skip
         self.explanation.setText("\n\n".join(lines))

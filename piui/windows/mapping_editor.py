@@ -431,7 +431,8 @@ class MappingEditorWindow(QWidget):
             busiest += ", …"
         label.setText(
             f"{prefix}<b>dilation</b> max {q.dilation_max}, mean {q.dilation_mean:.3g} "
-            f"&nbsp; <b>congestion</b> {q.congestion} ({q.virtual_links} virtual links; "
+            f"&nbsp; <b>congestion</b> {q.congestion} "
+            f"({counted(q.virtual_links, 'virtual link', grouped=False)}; "
             + (
                 f"busiest hardware link(s), highlighted: {busiest})"
                 if q.congestion > 1

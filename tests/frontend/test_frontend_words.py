@@ -25,17 +25,55 @@ def test_one_is_singular_and_every_other_count_plural():
 _RAW_COUNT = re.compile(r"\{len\([^{}]*\)(?::,)?\} (?:[a-z]+ )?[a-z]+s\b")
 _VERBS = re.compile(r"\} (?:is|was|has|does)\b")
 
+# any number written straight before a noun that counts: "{size:g} bytes", "{p} ranks"
+# (a mismatched collective said "(root 0, 1 bytes)", a read "1,000 lines in 1 files")
+_NOUNS = ("bytes|ranks|processors|messages|actions|links|variants|rows|elements|collectives|"
+          "files|lines|operations|steps|events|nodes|hosts|switches|layers|sources|values|"
+          "timings|types|levels|items|errors|warnings|requests|traces|models|runs|cores|"
+          "workers|batches|passes|points|programs|kernels|sends|receives|routes|pairs|groups|"
+          "dimensions|axes|cells|entries|digits|characters|words|arguments|hops")  # fmt: skip
+_QUALIFIERS = ("compute|virtual|hardware|route|program|node|logical|explicit|more|such|"
+               "global|other|distinct|matched|unmatched|pending")  # fmt: skip
+_NUMBER_NOUN = re.compile(r"\{(?!counted\()([^{}]+?)(?::[^{}]*)?\} (?:(?:" + _QUALIFIERS
+                          + r") )?(?:" + _NOUNS + r")\b(?!/| on | a )")  # fmt: skip
+_CONSTANT = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_WORDS_NOT_NUMBERS = {"name", "label", "where", "what", "who", "text", "want", "technique",
+                      "head", "colour"}  # fmt: skip
+
+
+def _said_before_a_noun(line: str) -> bool:
+    for m in _NUMBER_NOUN.finditer(line):
+        expr = m.group(1).strip()
+        if not (_CONSTANT.match(expr) or expr in _WORDS_NOT_NUMBERS or "!r" in expr
+                or expr.startswith("**")):  # fmt: skip
+            return True
+    return False
+
 
 def test_no_message_says_a_count_before_a_noun_it_does_not_agree_with():
-    """Every count of a collection said before its noun is worded by counted(): the
-    collection may hold one (a replay's one unmatched send said "1 such sends")."""
+    """Every count said before its noun is worded by counted(): a collection may hold
+    one (a replay's one unmatched send said "1 such sends"), a number may be 1 (a
+    collective of one byte said "1 bytes"). Constants (a limit) are left alone."""
     found = []
     for package in ("parasol_core", "piui"):
         for path in sorted((ROOT / package).rglob("*.py")):
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if _RAW_COUNT.search(line) and not _VERBS.search(line):
+                if (_RAW_COUNT.search(line) and not _VERBS.search(line)) or _said_before_a_noun(
+                        line):  # fmt: skip
                     found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_the_rule_finds_what_it_is_for():
+    assert _said_before_a_noun('f"{size:g} bytes"') and _said_before_a_noun('f"{p} ranks"')
+    assert _said_before_a_noun('f"{n:,} compute processors"')
+    assert not _said_before_a_noun("f\"{counted(size, 'byte', spec='g')}\"")
+    assert not _said_before_a_noun('f"at most {MAX_ROWS:,} rows"')  # a limit: never one
+    assert not _said_before_a_noun('f"{text} bytes/s"')  # a unit
+    assert not _said_before_a_noun('f"rank {r} runs on processor {h}"')  # a verb
+    assert counted(1.0, "byte", spec="g") == "1 byte"
+    assert counted(8.0, "byte", spec="g") == "8 bytes"
+    assert counted(1e20, "byte", spec=".3g") == "1e+20 bytes"
 
 
 def test_a_replay_of_one_unmatched_send_says_so_in_the_singular(tmp_path):

@@ -140,5 +140,5 @@ def test_a_trace_past_the_memory_budget_is_refused_naming_both_figures(tmp_path,
     assert run(capsys, path, trace, "--max-memory", str(2 * need))[0] == 0
     status, out, err = run(capsys, path, trace, "--max-memory", str(read - 1))
     assert status == 2 and not out
-    assert (f"reading the trace ({len(lines) + 1:,} lines in 1 files, {READ_BYTES_PER_ACTION} "
+    assert (f"reading the trace ({len(lines) + 1:,} lines in 1 file, {READ_BYTES_PER_ACTION} "
             "bytes a line) would need about ") in err  # fmt: skip
