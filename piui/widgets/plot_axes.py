@@ -44,6 +44,10 @@ def log_label(exponent: float) -> str:
     return f"{mantissa:g}e{math.floor(round(exponent, 9))}"
 
 
+BELOW = 4
+"""Pixels a bottom axis keeps below its lowest text (:meth:`ReadableAxis._updateHeight`)."""
+
+
 class ReadableAxis(pg.AxisItem):
     """A pyqtgraph axis whose tick labels do not overlap (the module's rule)."""
 
@@ -112,10 +116,26 @@ class ReadableAxis(pg.AxisItem):
     def logTickStrings(self, values: list, scale: float, spacing: float) -> list[str]:
         return [log_label(v) for v in values]
 
+    # ---- room below the lowest text
+
+    def _updateHeight(self) -> None:
+        """pyqtgraph's height and :data:`BELOW` pixels more under a bottom axis: its
+        lowest text, the tick labels or the title, reached the plot's last row of pixels,
+        where descenders were cut ("pt(1).iga" under the sweep's What dominates, the
+        parentheses of "message size (bytes)"). The title keeps its place (resizeEvent)."""
+        super()._updateHeight()
+        if self.orientation == "bottom" and self.isVisible() and self.fixedHeight is None:
+            h = self.maximumHeight() + BELOW
+            self.setMaximumHeight(h)
+            self.setMinimumHeight(h)
+
     # ---- the axis's own label (its title) stays on the axis
 
     def resizeEvent(self, ev: object = None) -> None:
         super().resizeEvent(ev)
+        label = getattr(self, "label", None)
+        if self.orientation == "bottom" and label is not None and self.fixedHeight is None:
+            label.setY(label.y() - BELOW)  # where pyqtgraph puts it, the room below it
         self._fit_label()
 
     def setLabel(self, *args: object, **kwargs: object) -> None:

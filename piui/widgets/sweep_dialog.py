@@ -124,6 +124,10 @@ class _Runner(QObject):
         threading.Thread(target=run, name="piui-sweep", daemon=True).start()
 
 
+EFFECTS_LEFT_LEAST = 400
+"""The least width :meth:`SweepDialog._room_for_effects` leaves the chart of results."""
+
+
 class SweepDialog(CancelsItsRunFirst, QDialog):
     """See the module. ``opened(text, title)``: the user asked for a variant's model."""
 
@@ -278,7 +282,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.table.cellDoubleClicked.connect(lambda r, _c: self._open_row(r))
         self.table.setToolTip("Double-click a row to open that variant as a new model")
 
-        charts = QSplitter(Qt.Orientation.Horizontal)
+        charts = self.charts = QSplitter(Qt.Orientation.Horizontal)
         # the plots name their axes and the effects' bars: narrow, they scroll sideways
         # rather than drop a name (plot_axes.show_categories)
         charts.addWidget(in_scroll_area(self.plots))
@@ -530,16 +534,22 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
                                 + (f", {failed:,} with an error" if failed else ""))  # fmt: skip
 
     def _add_table_row(self, row: Row) -> None:
-        """The row as the CSV writes it, but for its answers: six significant digits,
-        as the windows show values (a column of 0.202472527472527 was cut to
-        "0.202472527..."), the whole number in the cell's tooltip."""
+        """The row as the CSV writes it, but for its numbers, the axes' values and the
+        answers: six significant digits, as the windows show values (a column of
+        0.202472527472527 was cut to "0.202472527...", one of a log axis's values to
+        "1.930697728..."), the whole number in the cell's tooltip."""
         r = self.table.rowCount()
         self.table.insertRow(r)
         cells = row.cells()
         first = 1 + len(row.values)  # the answers' columns
         for c, text in enumerate(cells[:-2] + cells[-1:]):
-            answer = row.answers[c - first] if first <= c < first + len(row.answers) else None
-            shown = text if answer is None else value_text(answer)
+            number = row.answers[c - first] if first <= c < first + len(row.answers) else None
+            if 1 <= c < first:  # an axis's value: a number, or a word ("torus 8 8 8")
+                try:
+                    number = float(text)
+                except ValueError:
+                    number = None
+            shown = text if number is None else value_text(number)
             item = QTableWidgetItem(shown)
             if shown != text:
                 item.setToolTip(text)
@@ -687,6 +697,18 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         show_categories(plot, "bottom", [n for n, _ in effects])
         plot.setXRange(-0.5, len(effects) - 0.5, padding=0.05)
         plot.setYRange(0, max(heights) * 1.1 if max(heights) > 0 else 1)
+        self._room_for_effects()
+
+    def _room_for_effects(self) -> None:
+        """What dominates the width its names need, taken from the chart beside it
+        while that keeps the width its own names need: with three axes at 1,100 px it
+        scrolled to show its third bar where the other chart had room to spare."""
+        left, right = self.charts.sizes()
+        need = self.effects_plot.minimumWidth() - right
+        spare = left - max(self.plots.currentWidget().minimumWidth(), EFFECTS_LEFT_LEAST)
+        grow = min(need, spare)
+        if grow > 0:
+            self.charts.setSizes([left - grow, right + grow])
 
     # ------------------------------------------------------------------ opening a variant
 

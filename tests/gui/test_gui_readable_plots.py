@@ -74,6 +74,17 @@ def check_plots(widget: QWidget, where: str, expect: int) -> None:
                 assert -1 <= low and high <= length + 1, (name, text, rect, length)
             if axis.labelText:
                 assert axis.label_fits, name  # its title along it, not sticking out
+        # nothing drawn on the plot's last row of pixels: a tick label's descenders were
+        # cut there ("pt(1).iga" under the sweep's What dominates, which has no title)
+        assert ink_on_last_row(plot) == 0, f"{where}: labels cut at the bottom edge"
+
+
+def ink_on_last_row(plot: pg.PlotWidget) -> int:
+    """How many pixels of ``plot``'s bottom row differ from its bottom-left corner's."""
+    image = plot.grab().toImage()
+    y = image.height() - 1
+    corner = image.pixel(0, y)
+    return sum(image.pixel(x, y) != corner for x in range(image.width()))
 
 
 @pytest.mark.parametrize("log_x, low, high", [
@@ -178,3 +189,19 @@ def test_the_combinations_chart_at(width, main_window, qtbot):
     settle(qtbot, dock, width, 900)
     assert window.chart.is_built()
     check_plots(dock, f"combinations at {width} px", 1)
+
+
+def test_the_sweep_dialogs_plots_at(main_window, qtbot):
+    """Two axes: the heat map, and What dominates, whose names have no title below them."""
+    dialog = next(a for a in main_window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "S&weep…")  # fmt: skip
+    dialog.trigger()
+    dialog = main_window.sweep_dialog
+    dialog.add_axis("pt(1).iga", "log 1e-7 1e-5 4")
+    dialog.add_axis("tl(1)(*).speed", "log 1e-7 1e-5 4")
+    dialog.expressions.setText("po(1).ia_spd")
+    settle(qtbot, dialog, 1100, 760)
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    settle(qtbot, dialog, 1100, 760)
+    check_plots(dialog, "sweep dialog, two axes", 2)

@@ -440,6 +440,21 @@ def test_the_table_shows_answers_as_the_windows_do_the_whole_number_in_a_tooltip
     assert dialog.table.item(0, 1).text() in ("0.25", "3")  # an axis's value as written
 
 
+def test_an_axis_of_long_numbers_is_shown_as_the_answers_are(main_window, qtbot):
+    """A log axis's values read "1.930697728..." in the table: six significant digits
+    too, the whole number in the tooltip; a generator's words stay as they are."""
+    dialog = _dialog(main_window)
+    dialog.add_axis("pt(1).iga", "log 1e-7 1e-5 8")
+    dialog.expressions.setText("po(1).ia_spd")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    cells = [dialog.table.item(r, 1) for r in range(dialog.table.rowCount())]
+    values = {row.values[0] for row in dialog.rows}
+    assert {c.text() for c in cells} == {f"{float(v):.6g}" for v in values}
+    long = next(c for c in cells if len(c.toolTip()) > 10)
+    assert long.text() == "1.9307e-07" and float(long.toolTip()) == pytest.approx(1.9306977e-07)
+
+
 @pytest.mark.parametrize(("values", "log"), [("log 0.25 4 5", True), ("0.25, 0.5, 1, 2, 4", True),
                                            ("linear 0.25 4 5", False), ("0.5, 1, 3", False)])  # fmt: skip
 def test_a_log_range_is_drawn_on_a_log_axis(main_window, qtbot, values, log):
@@ -535,3 +550,24 @@ def test_stopped_by_a_signal_with_a_sweep_running_nothing_is_asked(main_window, 
     assert not main_window.isVisible()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) < 5000
+
+
+def test_what_dominates_takes_the_width_its_names_need_when_there_is_room(main_window, qtbot):
+    """Three axes at 1,100 px: What dominates scrolled sideways to show its third bar
+    while the chart beside it had room to spare; it now takes that room."""
+    from PySide6.QtWidgets import QApplication
+
+    dialog = _dialog(main_window)
+    for change, values in (("pt(1).iga", "1e-7, 1e-5"), ("tl(1)(*).speed", "1e-7, 1e-5"),
+                           ("scale arithmetic", "0.5, 2")):  # fmt: skip
+        dialog.add_axis(change, values)
+    dialog.expressions.setText("po(1).ia_spd")
+    dialog.resize(1100, 760)
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    for _ in range(3):
+        QApplication.processEvents()
+        qtbot.wait(10)
+    area = dialog.effects_plot.parentWidget().parentWidget()
+    assert area.viewport().width() >= dialog.effects_plot.minimumWidth()
+    assert area.horizontalScrollBar().maximum() == 0
