@@ -55,3 +55,35 @@ def named_model_text(virtual: bool = False) -> str:
         text = text.replace("    topologies = 1\n", "    topologies = 2\n", 1)
         text = text[: text.rindex("end machine")].rstrip("\n") + "\n" + VIRTUAL
     return text
+
+
+# Hosts of three speeds (issue 31: an imported platform keeps them), a star around the
+# router R with every pair's route, for SimGrid's Full zone: A is processor 1 (1Gf), B 2
+# (2Gf), C 3 (500Mf; its second power state, 100Mf, is not kept), D 4 (1Gf), R 5
+THREE_SPEEDS = (
+    """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="A" speed="1Gf"/>
+    <host id="B" speed="2Gf"/>
+    <host id="C" speed="500Mf,100Mf"/>
+    <host id="D" speed="1Gf"/>
+    <router id="R"/>
+    <link id="la" bandwidth="125MBps" latency="50us"/>
+    <link id="lb" bandwidth="125MBps" latency="50us"/>
+    <link id="lc" bandwidth="125MBps" latency="50us"/>
+    <link id="ld" bandwidth="125MBps" latency="50us"/>
+"""
+    + "".join(
+        f'    <route src="{h}" dst="R"><link_ctn id="l{h.lower()}"/></route>\n' for h in "ABCD"
+    )
+    + "".join(
+        f'    <route src="{a}" dst="{b}"><link_ctn id="l{a.lower()}"/><link_ctn id="l{b.lower()}"/></route>\n'
+        for i, a in enumerate("ABCD")
+        for b in "ABCD"[i + 1 :]
+    )
+    + """  </zone>
+</platform>
+"""
+)

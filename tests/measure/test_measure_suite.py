@@ -325,6 +325,28 @@ def test_a_measurement_writes_calibrated_values_with_both_measurements_and_the_l
     assert [b for b, _ in host.memory_curve] == [4096, 1 << 16, 1 << 20]
 
 
+RUNS = 5  # the latency kernels' runs in _measured_refusing (the throughputs' differ)
+
+
+def _measured_refusing(monkeypatch, runs: int):
+    """The chase's operations measured (so it can calibrate), every estimate of the
+    kernels timed ``runs`` times refused as within two standard errors of zero."""
+    from parasol_core.measure import measure_host, stats
+
+    real = stats.summarise
+
+    def refuse(ctl, test, ops, tick, divide=1.0, **kw):
+        got = real(ctl, test, ops, tick, divide, **kw)
+        if len(ctl) == runs and isinstance(got, stats.Estimate):
+            return stats.Refusal("the mean, ..., is less than two standard errors", got)
+        return got
+
+    monkeypatch.setattr(stats, "summarise", refuse)
+    return measure_host(MeasureOptions(runs=RUNS, run_seconds=0.005, cache=False, link=False,
+                                       memory=False,
+                                       parameters=["loopi1", "loopoh1", "arr1", "ils"]))  # fmt: skip
+
+
 @needs_cc
 def test_a_throughput_too_small_to_tell_from_zero_is_written_as_measured_not_as_the_latency(
     monkeypatch,
@@ -334,25 +356,12 @@ def test_a_throughput_too_small_to_tell_from_zero_is_written_as_measured_not_as_
     throughput too small to see means the core overlaps the operation with the rest.
     Every throughput refused here: each written value is its class's mix of the
     measured throughput (at least 0), and its comment says it is too small to tell."""
-    from parasol_core.measure import measure_host, stats
     from parasol_core.measure.host import throughput_runs
     from parasol_core.syntax.loader import loads
 
-    real = stats.summarise
-    runs = 5
-    thr_runs = throughput_runs(runs)
-    assert thr_runs != runs  # the throughput kernels are told by their run count
-
-    def refuse_throughputs(ctl, test, ops, tick, divide=1.0, **kw):
-        got = real(ctl, test, ops, tick, divide, **kw)
-        if len(ctl) == thr_runs and isinstance(got, stats.Estimate):
-            return stats.Refusal("the mean, ..., is less than two standard errors", got)
-        return got
-
-    monkeypatch.setattr(stats, "summarise", refuse_throughputs)
-    options = MeasureOptions(runs=runs, run_seconds=0.005, cache=False, link=False,
-                             memory=False, parameters=["loopi1", "loopoh1", "arr1", "ils"])  # fmt: skip
-    host = measure_host(options)
+    thr_runs = throughput_runs(RUNS)
+    assert thr_runs != RUNS  # the throughput kernels are told by their run count
+    host = _measured_refusing(monkeypatch, thr_runs)
     assert not host.throughput and set(host.throughput_small) >= {"arr1", "ils"}
     cal = host.calibration
     assert cal is not None
@@ -375,22 +384,9 @@ def test_a_latency_too_small_to_tell_from_zero_is_written_as_measured_not_left_o
     zero, so ils was left out of the model and the chase, which needs it, could not
     calibrate: the measurement had no calibration at all. A latency too small to tell
     from zero is what was measured, at least 0, as a throughput is."""
-    from parasol_core.measure import measure_host, stats
     from parasol_core.syntax.loader import loads
 
-    real = stats.summarise
-    runs = 5
-
-    def refuse_latencies(ctl, test, ops, tick, divide=1.0, **kw):
-        got = real(ctl, test, ops, tick, divide, **kw)
-        if len(ctl) == runs and isinstance(got, stats.Estimate):  # a latency kernel's
-            return stats.Refusal("the mean, ..., is less than two standard errors", got)
-        return got
-
-    monkeypatch.setattr(stats, "summarise", refuse_latencies)
-    options = MeasureOptions(runs=runs, run_seconds=0.005, cache=False, link=False,
-                             memory=False, parameters=["loopi1", "loopoh1", "arr1", "ils"])  # fmt: skip
-    host = measure_host(options)
+    host = _measured_refusing(monkeypatch, RUNS)  # every latency kernel's estimate
     measured = {"loopi1", "loopoh1", "arr1", "ils"}
     assert set(host.latency_small) == measured == set(host.latency)
     assert all(host.latency[n].mean >= 0 for n in measured)

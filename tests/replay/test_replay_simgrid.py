@@ -124,28 +124,6 @@ def test_uneven_sub_communicators_are_refused_with_their_lines(split_traces, tmp
 
 # --------------------------------------------------------------------------- SimGrid's own platforms
 
-FOREIGN = """<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="A" speed="1Gf"/>
-    <host id="B" speed="2Gf"/>
-    <host id="C" speed="500Mf"/>
-    <host id="D" speed="1Gf"/>
-    <link id="la" bandwidth="125MBps" latency="50us"/>
-    <link id="lb" bandwidth="125MBps" latency="50us"/>
-    <link id="lc" bandwidth="125MBps" latency="50us"/>
-    <link id="ld" bandwidth="125MBps" latency="50us"/>
-    <route src="A" dst="B"><link_ctn id="la"/><link_ctn id="lb"/></route>
-    <route src="A" dst="C"><link_ctn id="la"/><link_ctn id="lc"/></route>
-    <route src="A" dst="D"><link_ctn id="la"/><link_ctn id="ld"/></route>
-    <route src="B" dst="C"><link_ctn id="lb"/><link_ctn id="lc"/></route>
-    <route src="B" dst="D"><link_ctn id="lb"/><link_ctn id="ld"/></route>
-    <route src="C" dst="D"><link_ctn id="lc"/><link_ctn id="ld"/></route>
-  </zone>
-</platform>
-"""
-
 
 def test_a_simgrid_platform_imported_replays_a_trace_as_simgrid_replays_it(tmp_path):
     """Issue 31: "a platform imported from SimGrid keeps its hosts' speeds so a TI trace
@@ -154,6 +132,8 @@ def test_a_simgrid_platform_imported_replays_a_trace_as_simgrid_replays_it(tmp_p
     length on unequal hosts, a ring of 10^6-byte rendezvous messages, two collectives.
     Measured: every rank's finish within 1e-6 of SimGrid's (with the 8-byte default
     this replay had, 18 % off)."""
+    from named_platform import THREE_SPEEDS
+
     from parasol_core.simgrid import import_text
 
     ranks, lines = 4, []
@@ -171,10 +151,10 @@ def test_a_simgrid_platform_imported_replays_a_trace_as_simgrid_replays_it(tmp_p
     index = tmp_path / "trace.txt"
     index.write_text("".join(f"rank{r}.txt\n" for r in range(ranks)))
     platform, hostfile = tmp_path / "platform.xml", tmp_path / "hostfile"
-    platform.write_text(FOREIGN)
+    platform.write_text(THREE_SPEEDS)
     hostfile.write_text("A\nB\nC\nD\n")
     total, finish, _ = smpi_replay(platform, hostfile, index, ranks)
-    machine = import_text(FOREIGN, "platform.xml").machine
+    machine = import_text(THREE_SPEEDS, "platform.xml").machine
     ours = replay(machine, load_trace(index),
                   ReplayOptions(sharing="cm02", hostfile=str(hostfile)))  # fmt: skip
     assert ours.makespan == pytest.approx(total, rel=TOLERANCE)

@@ -9,32 +9,13 @@ from __future__ import annotations
 
 import re
 
+from named_platform import THREE_SPEEDS
+
 from parasol_core.analysis.validate import validate
 from parasol_core.model import Machine, Processor, Timing
 from parasol_core.replay import ReplayOptions, flop_for, load_trace, replay
 from parasol_core.simgrid import export_platform, import_text
 from parasol_core.topology import generators
-
-HOSTS = """<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="A" speed="1Gf"/>
-    <host id="B" speed="2Gf"/>
-    <host id="C" speed="500Mf,100Mf"/>
-    <host id="D" speed="1Gf"/>
-    <router id="R"/>
-    <link id="la" bandwidth="125MBps" latency="50us"/>
-    <link id="lb" bandwidth="125MBps" latency="50us"/>
-    <link id="lc" bandwidth="125MBps" latency="50us"/>
-    <link id="ld" bandwidth="125MBps" latency="50us"/>
-    <route src="A" dst="R"><link_ctn id="la"/></route>
-    <route src="B" dst="R"><link_ctn id="lb"/></route>
-    <route src="C" dst="R"><link_ctn id="lc"/></route>
-    <route src="D" dst="R"><link_ctn id="ld"/></route>
-  </zone>
-</platform>
-"""
 
 CLUSTER = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -54,7 +35,7 @@ def _trace(tmp_path, text: str):
 
 
 def test_each_host_speed_is_a_processor_type_whose_flop_takes_its_inverse(tmp_path):
-    imported = import_text(HOSTS, "hosts.xml")
+    imported = import_text(THREE_SPEEDS, "hosts.xml")
     m, hw = imported.machine, imported.machine.hardware()
     assert [d.message for d in validate(m) if d.is_error] == []
     # types in the hosts' order, one a speed; the router's after them
