@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 from parasol_core.expr.engine import Engine
-from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
 
 DEFAULT_FLOP = "(pt(T).dla + pt(T).dln) / 2"
@@ -34,6 +33,13 @@ def flop_for(*machines: Machine | None) -> str:
     return DEFAULT_FLOP
 
 
+def flop_value(engine: Engine, expression: str, processor_type: int) -> tuple[str, object]:
+    """``expression`` on processor type ``processor_type`` (``T`` standing for it): its
+    text, and its value (a number, or the EvalError saying why it has none)."""
+    text = expression.replace("(T)", f"({processor_type})")
+    return text, engine.evaluate_text(text)
+
+
 def flop_seconds(machine: Machine, engine: Engine | None = None) -> dict[int, float]:
     """Each compute processor type's seconds a flop (:func:`flop_for`'s expression),
     where that is a positive finite number."""
@@ -42,9 +48,7 @@ def flop_seconds(machine: Machine, engine: Engine | None = None) -> dict[int, fl
     for proc in machine.processors:
         if proc.id is None or proc.role == "switch":
             continue
-        value = engine.evaluate_text(expression.replace("(T)", f"({proc.id})"))
-        if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-            continue
-        if 0 < value < math.inf:
+        _, value = flop_value(engine, expression, proc.id)
+        if isinstance(value, (int, float)) and 0 < value < math.inf:
             out[proc.id] = float(value)
     return out

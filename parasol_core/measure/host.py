@@ -409,7 +409,8 @@ def measure_host(
         # the rest, so what was measured (at least 0) stands, not the latency (which
         # wrote igm 48 times another run's value where its throughput was refused)
         through_small: dict[str, stats.Estimate] = {}
-        latency_small: dict[str, stats.Estimate] = {}
+        # latencies too small to tell from zero, written as measured: why
+        small_why: dict[str, str] = {}
         refused: dict[str, str] = {}
         timer: dict = {}
         per_kernel = _kernel_seconds(options)
@@ -439,23 +440,22 @@ def measure_host(
                             ops = data["iterations"] * data["per_iter"]
                             got = stats.summarise(data["ctl"], data["test"], ops,
                                                   timer["tick"], k.divide)  # fmt: skip
-                            if isinstance(got, stats.Refusal):
+                            small = (got.at_least_zero() if isinstance(got, stats.Refusal)
+                                     else None)  # fmt: skip
+                            if small is not None and into is results and got.resolved:
+                                # a latency too small to tell from zero is what was
+                                # measured too, as a throughput is (the chain does not
+                                # wait on the operation: a store of a variable kept in
+                                # a register): at least 0, not left out, which took the
+                                # chase's calibration from a run on a busy machine
+                                results[k.name] = small
+                                small_why[k.name] = got.reason
+                            elif isinstance(got, stats.Refusal):
                                 refusals[k.name] = got.reason
-                                small = got.at_least_zero()
                                 if into is through and small is not None:
                                     through_small[k.name] = small
-                                elif into is results and small is not None and got.resolved:
-                                    latency_small[k.name] = small
                             else:
                                 into[k.name] = got
-        # A latency too small to tell from zero is what was measured too, as a
-        # throughput is (the chain does not wait on the operation: a store of a
-        # variable the compiler keeps in a register): at least 0, not left out, which
-        # took the chase's calibration and the value itself from a run on a busy machine
-        small_why: dict[str, str] = {}
-        for name, small in latency_small.items():
-            results[name] = small
-            small_why[name] = refused.pop(name)
 
         calibration = None
         suite_runs: list = []

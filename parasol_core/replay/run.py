@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.analysis.flops import DEFAULT_FLOP, GLOBAL_FLOP, flop_for
+from parasol_core.analysis.flops import DEFAULT_FLOP, GLOBAL_FLOP, flop_for, flop_value
 from parasol_core.base import budget
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
@@ -238,8 +238,7 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
         if t is None:
             raise ReplayError(f"rank {r} runs on processor {h}, which has no processor type")
         if t not in cache:
-            text = flop.replace("(T)", f"({t})")
-            value = engine.evaluate_text(text)
+            text, value = flop_value(engine, flop, t)
             if isinstance(value, EvalError) or not isinstance(value, (int, float)):
                 raise FlopError(f"a flop's time on processor type {t}, '{text}': {value} "
                                   "(give another expression for a flop's time)")  # fmt: skip
@@ -269,8 +268,7 @@ def time_scale(machine: Machine, engine: Engine, hosts: np.ndarray,
         if not traced.processors:
             raise ReplayError("the traced machine's model has no processor type")
         ttype = traced.processors[0].id
-    text = options.flop.replace("(T)", f"({ttype})")
-    value = Engine(traced).evaluate_text(text)
+    text, value = flop_value(Engine(traced), options.flop, ttype)
     if isinstance(value, EvalError) or not isinstance(value, (int, float)) or not value > 0:
         raise FlopError(f"the traced machine's '{text}': {value} (it must be a positive "
                           "time; give another expression for a flop's time)")  # fmt: skip

@@ -70,6 +70,7 @@ DATATYPES: dict[int, tuple[str, int]] = {
 # Measured: a 10^6-count send, bcast, allreduce or alltoall without a datatype takes
 # as long in smpirun -replay as one of MPI_BYTE, an eighth of one of MPI_DOUBLE.
 DEFAULT_DATATYPE = 6
+DEFAULT_SIZE = DATATYPES[DEFAULT_DATATYPE][1]  # its bytes
 ANY_SOURCE = (-555, -333)
 ANY_TAG = -444
 MAX_COUNT = 2**53  # elements or flops past which a count is not a whole double
@@ -510,7 +511,7 @@ def _fast(cols: _Columns, text: str, fname: str, fi: int, expect: int | None) ->
     )
     wait = KIND["wait"]
     point, sizes, top = _POINT, _SIZES, float(MAX_COUNT)
-    default = DATATYPES[DEFAULT_DATATYPE][1]  # a line that names no datatype
+    default = DEFAULT_SIZE  # a line that names no datatype
     for n, raw in enumerate(text.splitlines(), 1):
         w = raw.split()
         if not w or w[0][0] == "#":
@@ -627,7 +628,7 @@ def _count(word: str, what: str, where: str) -> float:
 
 def _dt(words: list[str], at: int, where: str) -> int:
     if len(words) <= at:
-        return DATATYPES[DEFAULT_DATATYPE][1]
+        return DEFAULT_SIZE
     number = _int(words[at], "a datatype", where)
     if number not in DATATYPES:
         known = ", ".join(f"{k} ({v[0]})" for k, v in DATATYPES.items())
@@ -750,7 +751,7 @@ def _vector(name: str, args: list[str], where: str, p: int
         raise TraceError(f"{where}: {name} takes {forms[name]}: {need} or {need + dts} "
                          f"arguments for {counted(p, 'rank', grouped=False)}, got {n}")  # fmt: skip
     typed = n == need + dts
-    sdt = _dt(args, need, where) if typed else DATATYPES[DEFAULT_DATATYPE][1]
+    sdt = _dt(args, need, where) if typed else DEFAULT_SIZE
     rdt = _dt(args, need + 1, where) if typed and dts == 2 else sdt
 
     def sizes(words: list[str], dt: int, what: str) -> list[float]:

@@ -903,11 +903,10 @@ def build(p: _Platform, name: str) -> Imported:
     # addition and multiplication (the replay's flop), so that a time-independent
     # trace's `compute F` takes F / speed seconds, as SimGrid's replay takes it.
     flop: dict[int, float] = {}  # processor type -> seconds a flop
-    speed_of: dict[int, float] = {}  # processor type -> its hosts' speed
+    by_speed: dict[float, int] = {}  # a host speed -> its processor type
     foreign = host_type is None and not any(PREFIX + "type" in p.host_props.get(h, {})
                                             for h in p.hosts)  # fmt: skip
     if foreign:
-        by_speed: dict[float, int] = {}
         for host in sorted(p.hosts, key=number.__getitem__):
             speed = p.host_speed.get(host, 0.0)
             if speed not in by_speed:
@@ -916,7 +915,6 @@ def build(p: _Platform, name: str) -> Imported:
         if by_speed and given_switch is None:
             switch_type = compute_type + len(by_speed)
         for speed, t in by_speed.items():
-            speed_of[t] = speed
             seconds = 1.0 / speed if speed > 0 else math.inf
             if SMALLEST_NORMAL <= seconds < math.inf:
                 flop[t] = seconds
@@ -935,8 +933,8 @@ def build(p: _Platform, name: str) -> Imported:
     if not kinds:
         if any(t == compute_type for t in types.values()) or not types:
             kinds[compute_type] = ("SimGrid host", None)
-        if len(speed_of) > 1:  # hosts of several speeds: each type named by its speed
-            for t, speed in speed_of.items():
+        if len(by_speed) > 1:  # hosts of several speeds: each type named by its speed
+            for speed, t in by_speed.items():
                 kinds[t] = (f"SimGrid host, {flops_text(speed)}", None)
         if p.switches:
             kinds[switch_type] = ("SimGrid router", "switch")
