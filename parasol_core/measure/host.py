@@ -440,16 +440,22 @@ def measure_host(
                             ops = data["iterations"] * data["per_iter"]
                             got = stats.summarise(data["ctl"], data["test"], ops,
                                                   timer["tick"], k.divide)  # fmt: skip
-                            small = (got.at_least_zero() if isinstance(got, stats.Refusal)
-                                     else None)  # fmt: skip
-                            if small is not None and into is results and got.resolved:
+                            small = None
+                            if isinstance(got, stats.Refusal):
+                                small = (got.small_estimate() if into is results
+                                         else got.at_least_zero())  # fmt: skip
+                            if small is not None and into is results:
                                 # a latency too small to tell from zero is what was
                                 # measured too, as a throughput is (the chain does not
                                 # wait on the operation: a store of a variable kept in
                                 # a register): at least 0, not left out, which took the
-                                # chase's calibration from a run on a busy machine
+                                # chase's calibration from a run on a busy machine; one
+                                # the timer could not resolve, at most its bound
                                 results[k.name] = small
-                                small_why[k.name] = got.reason
+                                why = got.reason
+                                if not got.resolved:
+                                    why = f"at most {format_number(_num(got.bound))} s: {why}"
+                                small_why[k.name] = why
                             elif isinstance(got, stats.Refusal):
                                 refusals[k.name] = got.reason
                                 if into is through and small is not None:

@@ -24,9 +24,17 @@ A value is refused when it cannot be told from zero:
 * the test loop is not slower than the control loop (mean or median not positive);
 * the runs do not tell it from zero: the mean is less than two standard errors.
 
-A refused latency is not written (the operation is left out, with the reason). A
-refused *throughput* is written as the runs gave it (:attr:`Refusal.seen`, at least 0):
-the core overlaps the operation with the rest (``host.measure_host``).
+A refused value is still a measurement of something small (``host.measure_host``): a
+refused *throughput* is written as the runs gave it (:attr:`Refusal.seen`, at least 0),
+since the core overlaps the operation with the rest; a refused *latency* is written the
+same way when it is small by :meth:`Refusal.small_estimate`. That is when the runs
+resolved the difference and found it too small to tell from zero, or when the timer
+could not resolve it but its ticks are a small share of a run
+(:data:`SMALL_TICK_SHARE`): then the operation costs at most :attr:`Refusal.bound`
+seconds, far below anything the model times, and is written as measured, no
+lower than 0 and no higher than the bound. Only a latency a coarse timer cannot resolve
+(its ticks a large share of a run: the timer says nothing of the operation's size) is
+left out, with the reason.
 """
 
 from __future__ import annotations
@@ -38,10 +46,19 @@ from dataclasses import dataclass
 
 from parasol_core.base.words import counted
 
-__all__ = ["Estimate", "Refusal", "MIN_DIFF_TICKS", "summarise"]
+__all__ = ["Estimate", "Refusal", "MIN_DIFF_TICKS", "SMALL_TICK_SHARE", "summarise"]
 
 MIN_DIFF_TICKS = 10
 """A run's test-minus-control difference must span at least this many timer ticks."""
+
+SMALL_TICK_SHARE = 1e-2
+"""A difference the timer cannot resolve bounds the operation's cost when the
+:data:`MIN_DIFF_TICKS` ticks it fell within are at most this share of a control run:
+then the operation adds at most that share to the time per operation of the loop it was
+timed in (10 ticks / operations against a control run / operations), too little for
+any sum of the model's timings to see. The thread CPU clock's seen tick here is 0.6 us:
+10 ticks are 0.03 % of a full measurement's 20 ms run and 0.4 % of a 1.3 ms control run
+of the tests; a 1 ms clock's are half of a 20 ms run, and bound nothing."""
 
 
 @dataclass(frozen=True)
@@ -63,17 +80,37 @@ class Refusal:
     # what the runs gave, when they ran: a value too small to tell from zero is still a
     # measurement (a throughput of an operation the core overlaps with the rest is that)
     seen: Estimate | None = None
-    # False: the timer could not resolve the difference (it says nothing of the
-    # operation's size); True: it did, and found it too small to tell from zero
+    # False: the timer could not resolve the difference; True: it did, and found it too
+    # small to tell from zero
     resolved: bool = True
+    # seconds per operation the difference stayed within, when the timer could not
+    # resolve it (None otherwise)
+    bound: float | None = None
+    # the share of a control run those ticks are (None when the timer resolved it)
+    ticks_of_run: float | None = None
 
     def at_least_zero(self) -> Estimate | None:
         """:attr:`seen` with its mean and median no lower than 0 (None if none)."""
+        return self._clipped(math.inf)
+
+    def small_estimate(self, tick_share: float = SMALL_TICK_SHARE) -> Estimate | None:
+        """What the runs gave, as a measurement of something small, or None when they
+        say nothing of the operation's size: when the runs resolved the difference,
+        :meth:`at_least_zero`; when the timer could not, the same no higher than
+        :attr:`bound`, provided the ticks it fell within are at most ``tick_share`` of a
+        control run (a coarse timer's are not)."""
+        if self.resolved:
+            return self.at_least_zero()
+        if self.bound is None or self.ticks_of_run is None or self.ticks_of_run > tick_share:
+            return None
+        return self._clipped(self.bound)
+
+    def _clipped(self, top: float) -> Estimate | None:
         e = self.seen
         if e is None:
             return None
-        return Estimate(max(0.0, e.mean), e.sd, max(0.0, e.median), e.runs, e.run_seconds,
-                        e.per_op_resolution, e.rejected)  # fmt: skip
+        return Estimate(min(top, max(0.0, e.mean)), e.sd, min(top, max(0.0, e.median)),
+                        e.runs, e.run_seconds, e.per_op_resolution, e.rejected)  # fmt: skip
 
 
 def summarise(
@@ -104,7 +141,9 @@ def summarise(
     if abs(median_diff) < min_diff_ticks * tick:
         return Refusal(
             f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
-            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen, False
+            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen, False,
+            min_diff_ticks * resolution,
+            min_diff_ticks * tick / run_seconds if run_seconds > 0 else math.inf,
         )  # fmt: skip
     if not (mean > 0 and median > 0):
         return Refusal(

@@ -183,6 +183,25 @@ def test_refuses_what_the_timer_cannot_resolve():
         assert r.seen is not None and r.seen.runs == 4  # what the runs gave, kept
 
 
+def test_a_difference_the_timer_cannot_resolve_bounds_the_operation_on_a_fine_timer():
+    """Runs of 10 ms differing by 0-3 ns on a 1 ns clock: under 10 ticks, which are a
+    millionth of a run, so the operation costs at most 10 ns / 1e7 operations. On a 1 ms
+    clock and runs of 20 ms the same refusal bounds nothing: the ticks are half a run."""
+    ctl = [0.010] * 4
+    fine = stats.summarise(ctl, [0.010 + d for d in (3e-9, 1e-9, 0.0, 2e-9)], ops=1e7, tick=1e-9)
+    assert isinstance(fine, stats.Refusal) and not fine.resolved
+    assert fine.bound == pytest.approx(1e-15) and fine.ticks_of_run == pytest.approx(1e-6)
+    small = fine.small_estimate()
+    assert small is not None and 0 <= small.median <= small.mean <= fine.bound
+    assert small.mean == pytest.approx(1.5e-16)  # what the runs gave, within the bound
+    below = stats.summarise(ctl, [0.010 - 3e-9] * 4, ops=1e7, tick=1e-9).small_estimate()
+    assert below is not None and below.mean == 0  # no lower than 0
+    coarse = stats.summarise([0.020] * 4, [0.020, 0.021, 0.020, 0.019], ops=1e7, tick=1e-3)
+    assert isinstance(coarse, stats.Refusal) and not coarse.resolved
+    assert coarse.ticks_of_run == pytest.approx(0.5) and coarse.small_estimate() is None
+    assert coarse.at_least_zero() is not None  # a throughput still takes what was seen
+
+
 def test_refuses_a_value_that_is_not_positive_or_is_noise():
     r = stats.summarise([1.0, 1.0, 1.0], [0.99, 1.0, 0.98], ops=1e6, tick=1e-9)
     assert isinstance(r, stats.Refusal) and "not slower" in r.reason
