@@ -14,6 +14,7 @@ import numpy as np
 
 from parasol_core.analysis.flops import DEFAULT_FLOP, GLOBAL_FLOP, flop_for, flop_value
 from parasol_core.base import budget
+from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
     Unreadable,
@@ -47,6 +48,7 @@ from parasol_core.replay.tifile import (
 from parasol_core.simulate import flow
 from parasol_core.simulate.messages import MessageArrays
 from parasol_core.simulate.trace import Phase
+from parasol_core.syntax.expression import parse_expression
 from parasol_core.topology.errors import RoutingError
 from parasol_core.topology.names import processor_number
 from parasol_core.topology.resources import check_sharing, usage_of
@@ -98,6 +100,43 @@ class ReplayOptions:
             return Semantics.make(self.eager, self.algorithms, self.collectives)
         except ValueError as e:
             raise ReplayError(str(e)) from None
+
+    def check(self, machine: Machine | None = None) -> None:
+        """Raise :class:`ReplayError` for an option no trace can replay with: the
+        collectives, eager threshold and algorithms, the sharing rule, and the flop
+        expression's syntax; with ``machine``, a flop expression that gives no time on
+        one of its processor types (a name it lacks: a value out of range is the
+        variant's). A sweep says so once before its variants run, not on every row."""
+        if isinstance(self.eager, bool) or not isinstance(self.eager, (int, float)):
+            raise ReplayError(f"the eager threshold must be a number of bytes, not {self.eager!r}")
+        if not isinstance(self.algorithms, Mapping):
+            raise ReplayError("algorithms must name an algorithm per collective")
+        self.semantics()
+        try:
+            check_sharing(self.sharing)
+        except ValueError as e:
+            raise ReplayError(str(e)) from None
+        if self.flop is None:
+            return
+        if not isinstance(self.flop, str) or not self.flop.strip():
+            raise FlopError(f"a flop's time must be an expression, not {self.flop!r}")
+        try:
+            parse_expression(self.flop.replace("(T)", "(1)"))  # T: the rank's type
+        except ModelSyntaxError as e:
+            raise FlopError(f"a flop's time, '{self.flop}': syntax error: {e.message}") from None
+        if machine is not None:
+            engine = Engine(machine)
+            for t in sorted(set(hardware_of(machine).types.values())):
+                text, value = flop_value(engine, self.flop, t)
+                if isinstance(value, EvalError) or not isinstance(value, (int, float)):
+                    raise FlopError(_no_flop_time(t, text, value))
+
+
+def _no_flop_time(ptype: int, text: str, value: Any) -> str:
+    why = value.message if isinstance(value, EvalError) else f"{value!r} is no number"
+    why = why.removeprefix(f"'{text}': ")  # the part that failed, when it is not the whole
+    return (f"a flop's time on processor type {ptype}, '{text}': {why} (give another "
+            "expression for a flop's time)")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- where ranks run
@@ -240,8 +279,7 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
         if t not in cache:
             text, value = flop_value(engine, flop, t)
             if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-                raise FlopError(f"a flop's time on processor type {t}, '{text}': {value} "
-                                  "(give another expression for a flop's time)")  # fmt: skip
+                raise FlopError(_no_flop_time(t, text, value))
             if not (math.isfinite(value) and value >= 0):
                 raise FlopError(f"a flop's time on processor type {t}, '{text}', is "
                                   f"{value!r}: it must be zero or more seconds")  # fmt: skip

@@ -187,6 +187,7 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         answers.extend(r.answer(i + 1, t, machine))
     if not answers:
         raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
+    _check_flops(machine, axes, answers, source)
     names = [a.name for a in axes] + [a.name for a in answers]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -225,6 +226,32 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
                          f"limit of {MAX_VARIANTS:,} variants; refused before any work "
                          "(sample it: [sample] method = \"random\" or \"latin\", count = N)")  # fmt: skip
     return spec
+
+
+def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[Answer],
+                 source: str) -> None:  # fmt: skip
+    """A replay's flop expression that names what no variant has fails here, once: on
+    the base model with each ``set`` axis at its first value (the only axes that can give
+    the model a timing it lacks), as each variant's replay would evaluate it."""
+    flops = [a for a in answers if a.kind == "replay" and a.options.get("flop")]
+    if not flops:
+        return
+    from parasol_core.expr.refs import EditError
+    from parasol_core.replay import ReplayError, ReplayOptions
+    from parasol_core.session import Session, SessionError
+
+    session = Session(machine)
+    for axis in axes:
+        if axis.kind == "set":
+            try:
+                session.set(axis.target[0], value_text(axis.values[0]))
+            except (EditError, SessionError, ValueError):
+                return  # a value the variant's row will refuse: the rows say it
+    for answer in flops:
+        try:
+            ReplayOptions(flop=answer.options["flop"]).check(session.machine)
+        except ReplayError as e:
+            raise SweepError(f"{source}: answer {answer.name!r}: replay: {e}") from None
 
 
 def _tidy(x: float) -> float:
@@ -525,5 +552,12 @@ class _Reader:
                 self.hostfile_list(hostfile, where, machine)
             if not isinstance(opts.get("algorithms", {}), dict):
                 raise self.fail(where, 'replay: algorithms = {collective = "algorithm", ...}')
+            # what no variant can replay with fails here, once, not on every row
+            from parasol_core.replay import ReplayError, ReplayOptions
+
+            try:
+                ReplayOptions(**{k: v for k, v in opts.items() if k != "trace"}).check()
+            except ReplayError as e:
+                raise self.fail(where, f"replay: {e}") from None
             name = f"replay {Path(opts['trace']).name}"
         return [Answer(t.get("name", name), kind, opts)]

@@ -218,6 +218,30 @@ def test_a_programs_replay_is_an_answer(main_window, qtbot):
     assert len(xs) == 3 and ys[0] < ys[1] < ys[2]  # slower links, a longer program
 
 
+@pytest.mark.parametrize("flop, why", [
+    ("pt(T).dga *", "replay: a flop's time, 'pt(T).dga *': syntax error"),
+    ("pt(T).dla", "'pt(1).dla': processor 1 has no timing 'dla'"),
+])  # fmt: skip
+def test_a_flop_no_variant_can_replay_with_is_said_before_any_row_runs(main_window, qtbot,
+                                                                        flop, why):  # fmt: skip
+    """A flop typed wrong ran every variant, each row saying the same error."""
+    from pathlib import Path
+
+    trace = Path(__file__).resolve().parents[2] / "sample_models" / "traces" / "stencil.txt"
+    dialog = _dialog(main_window)
+    dialog.add_axis("tl(1)(*).speed", "9.1e-8, 9.1e-7")
+    dialog.trace.setText(str(trace))
+    dialog.flop.setText(flop)
+    dialog.run()
+    assert not dialog.running and not dialog.rows and dialog.table.rowCount() == 0
+    assert why in dialog.message.text()
+    dialog.flop.setText("pt(T).dga")  # mended, it runs
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert len(dialog.rows) == 2 and not any(r.error for r in dialog.rows)
+    assert dialog.message.text() == ""
+
+
 def test_the_program_windows_trace_and_flop_are_one_click_away(main_window, qtbot, tmp_path):
     """Found on a real display: a sweep of the program the Program window predicts meant
     typing its path again, and its flop. The button takes both; the base variant's

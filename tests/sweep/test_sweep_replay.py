@@ -63,16 +63,51 @@ def test_each_row_is_the_replay_of_its_variant_and_the_trace_is_read_once(monkey
 
 
 def test_a_replay_the_model_cannot_run_is_each_rows_error():
-    spec = loads_spec(SWEEP.replace('flop = "pt(T).dga"', 'flop = "pt(T).dla"'))  # no dla
+    # a flop time below zero on half the variants: the others replay
+    spec = loads_spec(SWEEP.replace("values = [1.2e-6, 2.4e-6]", "values = [-1.2e-6, 2.4e-6]"))
     rows = []
     run_sweep(spec, rows.append, executor="serial")
-    assert all("processor 1 has no timing 'dla'" in r.error for r in rows)
-    assert all(r.answers == (None,) for r in rows)
+    bad = [r for r in rows if r.values[1] == "-1.2e-06"]
+    assert len(bad) == 3 and all("it must be zero or more seconds" in r.error for r in bad)
+    assert all(r.answers == (None,) for r in bad)
+    assert all(not r.error and r.answers[0] > 0 for r in rows if r not in bad)
     with pytest.raises(SweepError, match="answer 1: replay: trace 'nothing.txt': no such file"):
         loads_spec(SWEEP.replace(str(STENCIL), "nothing.txt"), base=ROOT)
     with pytest.raises(SweepError, match="names a file"):
         loads_spec(SWEEP.replace(f'model = "{GCEL}"', ""), model_text=GCEL.read_text(),
                    files=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("option, why", [
+    ('flop = "pt(T).dla"', "answer 'stencil': replay: a flop's time on processor type 1, "
+                           "'pt(1).dla': processor 1 has no timing 'dla'"),  # GCel has none
+    ('flop = "pt(T).dga *"', "answer 1: replay: a flop's time, 'pt(T).dga *': syntax error"),
+    ('flop = ""', "answer 1: replay: a flop's time must be an expression, not ''"),
+    ('flop = 3', "answer 1: replay: a flop's time must be an expression, not 3"),
+    ('collectives = "fast"', "answer 1: replay: collectives must be 'network' or 'model'"),
+    ('eager = -1', "answer 1: replay: the eager threshold must be zero or more bytes"),
+    ('eager = "big"', "answer 1: replay: the eager threshold must be a number of bytes"),
+    ('algorithms = {bcast = "flat"}', "answer 1: replay: bcast has no algorithm 'flat'"),
+    ('algorithms = {gossip = "ring"}', "answer 1: replay: no collective 'gossip'"),
+    ('sharing = "fair"', "answer 1: replay: sharing must be one of max, maxmin, cm02"),
+])  # fmt: skip
+def test_an_option_no_variant_can_replay_with_is_refused_before_any_runs(option, why):
+    """A flop expression the dialog's field took as typed failed on every row of the
+    sweep, after all of them ran; so did every other option no variant can change."""
+    text = SWEEP.replace('flop = "pt(T).dga"', option)
+    with pytest.raises(SweepError) as info:
+        loads_spec(text)
+    assert str(info.value).startswith("the sweep: ") and why in str(info.value)
+
+
+def test_a_flop_a_set_axis_gives_the_model_is_not_refused():
+    """A timing the base model lacks but every variant's set axis gives it: the flop
+    replays on each variant."""
+    text = SWEEP.replace('flop = "pt(T).dga"', 'flop = "pt(T).dla"').replace(
+        'set = "pt(1).dga"', 'set = "pt(1).dla"')  # fmt: skip
+    rows = []
+    run_sweep(loads_spec(text), rows.append, executor="serial")
+    assert len(rows) == 6 and not any(r.error for r in rows)
 
 
 # --------------------------------------------------------------------------- hostfiles
