@@ -52,6 +52,7 @@ __all__ = [
     "saved_text",
     "predict",
     "placement_choices",
+    "placement_entries",
     "read_program",
     "read_traced_on",
     "seconds_text",
@@ -137,6 +138,30 @@ def placement_choices(machine: Machine) -> list[tuple[int, str]]:
         words = f"virtual topology {v.id}" + (f" ({what})" if what else "")
         out.append((v.id, f"{words}: {len(v.mapping):,} mapped"))
     return out
+
+
+Placement = tuple[str, object]
+"""Where ranks run, as a chooser's entry means it: ``("order", None)``, ``("virtual",
+ID)`` or ``("hostfile", Path)``."""
+
+
+def placement_entries(machine: Machine, virtual: int | None,
+                      hostfile: Path | None) -> tuple[list[tuple[str, Placement]], Placement]:  # fmt: skip
+    """A placement chooser's entries on ``machine`` (in order, each virtual topology, the
+    hostfile chosen if any), each as (words, :data:`Placement`), and the entry chosen
+    now: ``hostfile``, else ``virtual`` (listed as not in the model when it is gone: the
+    replay says so), else in order. The Program window and the sweep dialog show it."""
+    entries: list[tuple[str, Placement]] = [(PLACEMENT_IN_ORDER, ("order", None))]
+    entries += [(words, ("virtual", vid)) for vid, words in placement_choices(machine)]
+    chosen: Placement = ("order", None)
+    if hostfile is not None:
+        chosen = ("hostfile", hostfile)
+        entries.append((f"hostfile {hostfile.name}", chosen))
+    elif virtual is not None:
+        chosen = ("virtual", virtual)
+        if chosen not in [data for _, data in entries]:
+            entries.append((f"virtual topology {virtual} (not in the model)", chosen))
+    return entries, chosen
 
 
 def read_traced_on(path: str | Path) -> Machine:

@@ -28,6 +28,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,10 +55,12 @@ from PySide6.QtWidgets import (
 )
 
 from parasol_core.base.words import counted
+from parasol_core.frontend.program import placement_entries
 from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
 from piui.widgets.labels import value_text
+from piui.widgets.placement import HOSTFILE_TIP, fill_placements, placement_box
 from piui.widgets.plot_axes import readable_axes, show_categories
 from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
@@ -154,8 +157,15 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.too_large = 0  # answers past what a plot draws, left out of the last drawing
         self._opening = False  # a variant of this sweep is being opened as the model
         self._dropped = False  # the run under way was of a model no longer open
+        # where the replay's ranks run: (virtual topology, hostfile), as the Program
+        # window's chooser says them; about the open model's processors
+        self._virtual: int | None = None
+        self._hostfile: Path | None = None
+        self._placements: list = []
+        self.ask_hostfile_path = self._ask_hostfile_path
         if document is not None:
             document.modelReset.connect(self._model_reset)
+            document.changed.connect(self._model_changed)
 
         # ---- the sweep
         self.axes = QTableWidget(0, 2)
@@ -185,6 +195,11 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.program_button.clicked.connect(self.use_program)
         self.flop = QLineEdit()
         self.flop.setPlaceholderText("seconds a flop (default: the model's)")
+        self.placement = placement_box()
+        self.placement.activated.connect(self._placement_chosen)
+        self.hostfile_button = QPushButton("Hostfile…")
+        self.hostfile_button.setToolTip(HOSTFILE_TIP)
+        self.hostfile_button.clicked.connect(lambda: self.choose_hostfile())
         self.method = QComboBox()
         self.method.addItems(["grid", "random", "latin"])
         self.count = QSpinBox(minimum=1, maximum=1_000_000, value=100)
@@ -218,6 +233,10 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         program.addWidget(QLabel("flop"))
         program.addWidget(self.flop, 2)
         form.addRow("Program (replay)", program)
+        place = QHBoxLayout()
+        place.addWidget(self.placement, 1)
+        place.addWidget(self.hostfile_button)
+        form.addRow("Ranks run", place)
         form.addRow("Sample", sample)
 
         self.run_button = QPushButton("&Run")
@@ -333,6 +352,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             if m.combinations is not None:
                 names += [f"mc.{n}" for n in m.combinations.entries]
         self.expressions.setText(", ".join(names))
+        self._show_placement()
         self._name_base()
 
     def _name_base(self) -> None:
@@ -351,6 +371,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             self.cancel()
         self.axes.setRowCount(0)
         self.spec, self.rows = None, []
+        self._virtual = self._hostfile = None  # about the last model's processors
         self.answer.clear()
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
@@ -415,11 +436,48 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             return
         self.trace.setText(str(program.path))
         self.flop.setText(program.flop or "")
-        if program.virtual is not None or program.hostfile is not None:
-            self.message.setText("The sweep runs rank r on the r-th compute processor; the "
-                                 "Program window places the ranks otherwise.")  # fmt: skip
-        else:
-            self.message.clear()
+        self.set_placement(program.virtual, program.hostfile)
+        self.message.clear()
+
+    # ------------------------------------------------------------------ where ranks run
+
+    def _show_placement(self) -> None:
+        """The chooser as the model open now is: in order, its virtual topologies, the
+        hostfile chosen (if any)."""
+        machine = self.document.machine if self.document is not None else None
+        if machine is None:
+            return
+        entries, chosen = placement_entries(machine, self._virtual, self._hostfile)
+        self._placements = fill_placements(self.placement, entries, chosen)
+
+    def _placement_chosen(self, index: int) -> None:
+        kind, value = self._placements[index]
+        self.set_placement(value if kind == "virtual" else None,
+                           value if kind == "hostfile" else None)  # fmt: skip
+
+    def set_placement(self, virtual: int | None, hostfile: str | Path | None = None) -> None:
+        """Run the replay's ranks by virtual topology ``virtual``, or as ``hostfile`` says,
+        or (both None) in order."""
+        self._virtual = virtual
+        self._hostfile = Path(hostfile) if hostfile is not None else None
+        self._show_placement()
+
+    def _ask_hostfile_path(self) -> str:
+        from piui.widgets.file_dialogs import ask_path, start_folder
+
+        return ask_path(self, "Hostfile", str(start_folder(self.document)), False,
+                        "All files (*)")  # fmt: skip
+
+    def choose_hostfile(self) -> bool:
+        path = self.ask_hostfile_path()
+        if not path:
+            return False
+        self.set_placement(None, path)
+        return True
+
+    def _model_changed(self, change: Any) -> None:
+        if getattr(change, "structure", False):
+            self._show_placement()  # a virtual topology added or removed
 
     def sweep_text(self) -> str:
         """The sweep the form says, as a sweep file (ValueError saying what is wrong)."""
@@ -442,6 +500,10 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             program = {"trace": self.trace.text().strip()}
             if self.flop.text().strip():
                 program["flop"] = self.flop.text().strip()
+            if self._hostfile is not None:
+                program["hostfile"] = str(self._hostfile)
+            elif self._virtual is not None:
+                program["virtual"] = self._virtual
             answers.append({"replay": program})
         sample = None
         if self.method.currentText() != "grid":

@@ -35,7 +35,6 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -52,6 +51,7 @@ from piui.document import Document
 from piui.widgets.deferred import on_screen
 from piui.widgets.live_prediction import LivePrediction
 from piui.widgets.number_controls import ValueField
+from piui.widgets.placement import HOSTFILE_TIP, fill_placements, placement_box
 from piui.widgets.status_messages import (
     forget_on_change,
     heading_label,
@@ -145,16 +145,10 @@ class ProgramWindow(QWidget):
         flop_row.setContentsMargins(0, 0, 0, 0)
 
         # where the ranks run (--virtual, --hostfile)
-        self.placement = QComboBox()
-        self.placement.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.placement.setToolTip("Which processor each rank runs on: in order on the "
-                                  "compute processors, where a virtual topology's mapping "
-                                  "puts virtual processor r + 1, or as a hostfile says "
-                                  "(parasol-model replay --virtual / --hostfile)")  # fmt: skip
+        self.placement = placement_box()
         self.placement.activated.connect(self._placement_chosen)
         self.hostfile_button = QPushButton("Hostfile…")
-        self.hostfile_button.setToolTip("A file of processors, one a line: N, pN, a name "
-                                        "of the topology's, with :RANKS for several ranks")  # fmt: skip
+        self.hostfile_button.setToolTip(HOSTFILE_TIP)
         self.hostfile_button.clicked.connect(lambda: self.choose_hostfile())
         place_row = QHBoxLayout()
         place_row.setContentsMargins(0, 0, 0, 0)
@@ -309,24 +303,12 @@ class ProgramWindow(QWidget):
         """The placement chooser as the program and the model on screen are: in order,
         each virtual topology of the model, the hostfile chosen (if any)."""
         program = self.program
-        entries: list[tuple[str, tuple[str, object]]] = [(core.PLACEMENT_IN_ORDER, ("order", None))]
-        entries += [(words, ("virtual", vid))
-                    for vid, words in core.placement_choices(self.document.machine)]  # fmt: skip
-        chosen: tuple[str, object] = ("order", None)
-        if program is not None and program.hostfile is not None:
-            chosen = ("hostfile", program.hostfile)
-            entries.append((f"hostfile {program.hostfile.name}", chosen))
-        elif program is not None and program.virtual is not None:
-            chosen = ("virtual", program.virtual)
-            if chosen not in [data for _, data in entries]:  # gone: said when predicted
-                entries.append((f"virtual topology {program.virtual} (not in the model)", chosen))
-        self._placements = [data for _, data in entries]
-        box = self.placement
-        box.blockSignals(True)
-        box.clear()
-        box.addItems([words for words, _ in entries])
-        box.setCurrentIndex(self._placements.index(chosen))
-        box.blockSignals(False)
+        entries, chosen = core.placement_entries(
+            self.document.machine,
+            program.virtual if program is not None else None,
+            program.hostfile if program is not None else None,
+        )
+        self._placements = fill_placements(self.placement, entries, chosen)
         self.placement_row.setEnabled(program is not None)
 
     def _placement_chosen(self, index: int) -> None:

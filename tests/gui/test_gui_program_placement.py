@@ -225,3 +225,74 @@ def test_a_hostfile_may_name_the_platform_s_hosts_and_the_table_names_them(
     with qtbot.waitSignal(window.live.failed, timeout=30_000):
         window.choose_hostfile()
     assert "hosts:2" in window.message.text() and "'gamma'" in window.message.text()
+
+
+# --------------------------------------------------------------------------- the sweep's
+
+
+def _sweep_dialog(main_window):
+    action = next(a for a in main_window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "S&weep…")  # fmt: skip
+    action.trigger()
+    return main_window.sweep_dialog
+
+
+def _base_answer(dialog, qtbot) -> float:
+    dialog.axes.setRowCount(0)
+    dialog.add_axis("scale global", "1, 2")
+    dialog.expressions.setText("")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    base = next(r for r in dialog.rows if r.values == ("1",))
+    assert base.error == "", base.error
+    return base.answers[0]
+
+
+def test_the_sweep_replays_where_the_program_window_places_the_ranks(on_grid, qtbot,
+                                                                     main_window, tmp_path):  # fmt: skip
+    """Found using the sweep: *Program window's* took the trace and the flop but ran the
+    ranks in order where the window placed them by a virtual topology, so the base
+    variant's answer was not the window's prediction. The dialog now has the window's
+    chooser, filled in by the button, and a hostfile of its own."""
+    window = on_grid
+    _choose(window, qtbot, 1)  # virtual topology 2: the ring on a Hamiltonian cycle
+    dialog = _sweep_dialog(main_window)
+    assert dialog.placement.currentIndex() == 0  # in order until the button says
+    assert [d for d in dialog._placements[1:]] == [("virtual", 2), ("virtual", 3)]
+    dialog.program_button.click()
+    assert dialog.placement.currentText() == window.placement.currentText()
+    assert "virtual = 2" in dialog.sweep_text()
+    assert _base_answer(dialog, qtbot) == window.after.makespan
+    # a hostfile chosen here: the sweep replays as the window does with the same file
+    hosts = tmp_path / "hosts"
+    hosts.write_text("p1:8\n2:8\n")
+    dialog.ask_hostfile_path = lambda: str(hosts)
+    assert dialog.choose_hostfile() and dialog.placement.currentText() == "hostfile hosts"
+    window.ask_hostfile_path = lambda: str(hosts)
+    with qtbot.waitSignal(window.predictionShown, timeout=30_000):
+        assert window.choose_hostfile()
+    assert _base_answer(dialog, qtbot) == window.after.makespan
+    # in order again, chosen in the dialog's chooser
+    dialog.placement.setCurrentIndex(0)
+    dialog.placement.activated.emit(0)
+    assert "hostfile" not in dialog.sweep_text() and "virtual" not in dialog.sweep_text()
+
+
+def test_the_sweeps_placement_goes_when_another_model_opens(on_grid, qtbot, main_window,
+                                                           sample_copy):  # fmt: skip
+    _choose(on_grid, qtbot, 2)
+    dialog = _sweep_dialog(main_window)
+    dialog.program_button.click()
+    assert dialog._placements[dialog.placement.currentIndex()] == ("virtual", 3)
+    assert main_window.open_file(sample_copy("parsytec-gcel.machine"))
+    assert dialog.placement.currentIndex() == 0 and dialog._placements == [("order", None)]
+    assert "virtual" not in dialog.sweep_text()
+
+
+def test_the_sweeps_chooser_follows_virtual_topologies_removed_and_undone(on_grid, main_window):
+    dialog = _sweep_dialog(main_window)
+    session = main_window.document.session
+    session.remove_virtual(3)
+    assert dialog._placements == [("order", None), ("virtual", 2)]
+    session.undo()
+    assert dialog._placements == [("order", None), ("virtual", 2), ("virtual", 3)]
