@@ -183,11 +183,14 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         raise SweepError(f"{source}: model: {e.format()}") from None
     axes = tuple(r.axis(i + 1, t, machine) for i, t in enumerate(r.tables("axis")))
     answers: list[Answer] = []
+    numbers: list[int] = []  # each answer's [[answer]] table, as errors name it
     for i, t in enumerate(r.tables("answer")):
-        answers.extend(r.answer(i + 1, t, machine))
+        made = r.answer(i + 1, t, machine)
+        answers.extend(made)
+        numbers += [i + 1] * len(made)
     if not answers:
         raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
-    _check_flops(machine, axes, answers, source)
+    _check_flops(machine, axes, list(zip(numbers, answers, strict=True)), source)
     names = [a.name for a in axes] + [a.name for a in answers]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -228,12 +231,12 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     return spec
 
 
-def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[Answer],
+def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[tuple[int, Answer]],
                  source: str) -> None:  # fmt: skip
     """A replay's flop expression that names what no variant has fails here, once: on
     the base model with each ``set`` axis at its first value (the only axes that can give
     the model a timing it lacks), as each variant's replay would evaluate it."""
-    flops = [a for a in answers if a.kind == "replay" and a.options.get("flop")]
+    flops = [(n, a) for n, a in answers if a.kind == "replay" and a.options.get("flop")]
     if not flops:
         return
     from parasol_core.expr.refs import EditError
@@ -247,11 +250,11 @@ def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[Answer],
                 session.set(axis.target[0], value_text(axis.values[0]))
             except (EditError, SessionError, ValueError):
                 return  # a value the variant's row will refuse: the rows say it
-    for answer in flops:
+    for n, answer in flops:
         try:
             ReplayOptions(flop=answer.options["flop"]).check(session.machine)
         except ReplayError as e:
-            raise SweepError(f"{source}: answer {answer.name!r}: replay: {e}") from None
+            raise SweepError(f"{source}: answer {n}: replay: {e}") from None
 
 
 def _tidy(x: float) -> float:

@@ -25,6 +25,7 @@ Everything computed is the core's; this module draws.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -67,6 +68,7 @@ from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.shortcuts import CLOSE, RUN, CancelsItsRunFirst, bind, key_for, with_key
 from piui.widgets.status_messages import message_label
 
+ANSWER_SAID = re.compile(r"the sweep: answer (?P<n>[0-9]+): (?:(?:simulate|replay): )?")
 REDRAW_MS = 150
 PATTERNS = ("none", "halo", "shift", "broadcast", "broadcast-tree", "alltoall", "ring-allgather")
 
@@ -162,6 +164,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self._virtual: int | None = None
         self._hostfile: Path | None = None
         self._placements: list = []
+        self._answer_rows: list[str] = []  # the form's row of each [[answer]] (sweep_text)
         self.ask_hostfile_path = self._ask_hostfile_path
         if document is not None:
             document.modelReset.connect(self._model_reset)
@@ -490,13 +493,18 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             except ValueError as e:
                 raise ValueError(f"axis {row + 1}: {e}") from None
         answers: list[dict] = []
+        # the form's row of each [[answer]], so that an error names the row, not a number
+        self._answer_rows: list[str] = []
         exprs = [e.strip() for e in self.expressions.text().split(",") if e.strip()]
         if exprs:
             answers.append({"eval": exprs})
+            self._answer_rows.append("Answers (eval)")
         if self.pattern.currentText() != "none":
             answers.append({"simulate": {"pattern": self.pattern.currentText(),
                                          "bytes": self.pattern_bytes.value()}})  # fmt: skip
+            self._answer_rows.append("Phase (simulate)")
         if self.trace.text().strip():
+            self._answer_rows.append("Program (replay)")
             program = {"trace": self.trace.text().strip()}
             if self.flop.text().strip():
                 program["flop"] = self.flop.text().strip()
@@ -526,7 +534,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             spec = loads_spec(self.sweep_text(), model_text=self.document.session.text(),
                               base=here, source="the sweep")  # fmt: skip
         except (ValueError, SweepError) as e:
-            self.message.setText(str(e))
+            self.message.setText(self._in_form_words(str(e)))
             return
         self.message.clear()
         self._name_base()  # a sweep of the model open now, maybe a variant of the last
@@ -546,6 +554,15 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.status.setText(f"0 of {counted(spec.size, 'variant')}")
         self.redraw()
         self._runner.start(spec, self._cancel, self.document.machine)
+
+    def _in_form_words(self, said: str) -> str:
+        """A sweep reader's error as the form says it: "Program (replay): ..." where the
+        reader said "the sweep: answer 3: replay: ...", the file's numbering."""
+        found = ANSWER_SAID.match(said)
+        rows = self._answer_rows
+        if found is None or not 1 <= int(found["n"]) <= len(rows):
+            return said.removeprefix("the sweep: ")
+        return f"{rows[int(found['n']) - 1]}: {said[found.end() :]}"
 
     def run_under_way(self) -> str:
         """What runs and how far it is, in words (asked before closing)."""

@@ -219,8 +219,9 @@ def test_a_programs_replay_is_an_answer(main_window, qtbot):
 
 
 @pytest.mark.parametrize("flop, why", [
-    ("pt(T).dga *", "replay: a flop's time, 'pt(T).dga *': syntax error"),
-    ("pt(T).dla", "'pt(1).dla': processor 1 has no timing 'dla'"),
+    ("pt(T).dga *", "Program (replay): a flop's time, 'pt(T).dga *': syntax error"),
+    ("pt(T).dla", "Program (replay): a flop's time on processor type 1, 'pt(1).dla': "
+                  "processor 1 has no timing 'dla'"),
 ])  # fmt: skip
 def test_a_flop_no_variant_can_replay_with_is_said_before_any_row_runs(main_window, qtbot,
                                                                         flop, why):  # fmt: skip
@@ -234,7 +235,11 @@ def test_a_flop_no_variant_can_replay_with_is_said_before_any_row_runs(main_wind
     dialog.flop.setText(flop)
     dialog.run()
     assert not dialog.running and not dialog.rows and dialog.table.rowCount() == 0
-    assert why in dialog.message.text()
+    assert dialog.message.text().startswith(why)  # the form's row, not "answer 2"
+    dialog.expressions.setText("po(1).ia_spd, 2 *")  # the eval row's own, named so
+    dialog.run()
+    assert dialog.message.text().startswith("Answers (eval): eval '2 *': syntax error")
+    dialog.expressions.setText("")
     dialog.flop.setText("pt(T).dga")  # mended, it runs
     dialog.run()
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)

@@ -79,7 +79,7 @@ def test_a_replay_the_model_cannot_run_is_each_rows_error():
 
 
 @pytest.mark.parametrize("option, why", [
-    ('flop = "pt(T).dla"', "answer 'stencil': replay: a flop's time on processor type 1, "
+    ('flop = "pt(T).dla"', "answer 1: replay: a flop's time on processor type 1, "
                            "'pt(1).dla': processor 1 has no timing 'dla'"),  # GCel has none
     ('flop = "pt(T).dga *"', "answer 1: replay: a flop's time, 'pt(T).dga *': syntax error"),
     ('flop = ""', "answer 1: replay: a flop's time must be an expression, not ''"),
