@@ -68,6 +68,9 @@ from piui.widgets.scrolling import in_scroll_area
 from piui.widgets.shortcuts import CLOSE, RUN, CancelsItsRunFirst, bind, key_for, with_key
 from piui.widgets.status_messages import message_label
 
+EMPTY_BEFORE = "Run the sweep: its results are drawn here as they come."
+EMPTY_NO_AXIS = ("No axis: one variant, the model as it is; its answers are in the table "
+                 "below. Add an axis to see how they change.")  # fmt: skip
 ANSWER_SAID = re.compile(r"the sweep: answer (?P<n>[0-9]+): (?:(?:simulate|replay): )?")
 REDRAW_MS = 150
 PATTERNS = ("none", "halo", "shift", "broadcast", "broadcast-tree", "alltoall", "ring-allgather")
@@ -289,7 +292,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.heat_plot.scene().sigMouseClicked.connect(self._heat_clicked)
         self.parallel_plot = self._plot("")
         self.parallel_lines: list[pg.PlotDataItem] = []
-        self.empty = QLabel("Run the sweep: its results are drawn here as they come.")
+        self.empty = QLabel(EMPTY_BEFORE)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         for w in (self.empty, self.line_plot, self.heat_plot, self.parallel_plot):
             self.plots.addWidget(w)
@@ -546,6 +549,11 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.table.setRowCount(0)
         self.table.setColumnCount(len(spec.columns()) - 1)
         self.table.setHorizontalHeaderLabels(spec.columns()[:-2] + ["error"])
+        # each column as wide as its name (no row yet), and no narrower than the default
+        self.table.resizeColumnsToContents()
+        least = self.table.horizontalHeader().defaultSectionSize()
+        for c in range(self.table.columnCount()):
+            self.table.setColumnWidth(c, max(least, self.table.columnWidth(c)))
         self._cancel = threading.Event()
         self._started = time.monotonic()
         self.run_button.setEnabled(False)
@@ -652,6 +660,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.redraws += 1
         spec = self.spec
         if spec is None or not self.rows:
+            self.empty.setText(EMPTY_BEFORE)
             self.plots.setCurrentWidget(self.empty)
             self._draw_effects([])
             return
@@ -664,7 +673,8 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             self._draw_heat(spec, k, name)
         elif n_axes > 2:
             self._draw_parallel(spec, done, ys, name)
-        else:
+        else:  # no axis: the model as it is, one variant
+            self.empty.setText(EMPTY_NO_AXIS)
             self.plots.setCurrentWidget(self.empty)
         self._draw_effects(analysis.effects(spec, self.rows, k) if n_axes else [])
 

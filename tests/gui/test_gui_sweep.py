@@ -600,3 +600,26 @@ def test_what_dominates_takes_the_width_its_names_need_when_there_is_room(main_w
     area = dialog.effects_plot.parentWidget().parentWidget()
     assert area.viewport().width() >= dialog.effects_plot.minimumWidth()
     assert area.horizontalScrollBar().maximum() == 0
+
+
+def test_every_column_of_the_results_shows_its_whole_name(main_window, qtbot):
+    """Seen on a real display: the results' column "replay stencil.txt" showed as
+    "eplay stencil.tx"; and a sweep of no axis said "Run the sweep" once it had run."""
+    from pathlib import Path
+
+    trace = Path(__file__).resolve().parents[2] / "sample_models" / "traces" / "stencil.txt"
+    dialog = _dialog(main_window)
+    dialog.trace.setText(str(trace))
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    header = dialog.table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for c in range(dialog.table.columnCount()):
+        name = dialog.table.horizontalHeaderItem(c).text()
+        assert dialog.table.columnWidth(c) >= metrics.horizontalAdvance(name), name
+    assert len(dialog.rows) == 1 and dialog.plots.currentWidget() is dialog.empty
+    assert dialog.empty.text().startswith("No axis: one variant")
+    dialog.add_axis("tl(1)(*).speed", "9.1e-8, 9.1e-7")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    assert dialog.plots.currentWidget() is dialog.line_plot
