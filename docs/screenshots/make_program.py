@@ -12,58 +12,27 @@ Writes program-window.png (the main window, the screen grabbed with ImageMagick'
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("PIUI_SETTINGS", str(Path(tempfile.mkdtemp()) / "piui.ini"))
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+from shots import OUT, ROOT, main_window, settle, until
 
-from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QMouseEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-OUT = Path(__file__).resolve().parent
 TRACE = ROOT / "sample_models" / "traces" / "stencil.txt"
 
 
-def settle(seconds: float = 0.6) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.02)
-
-
-def until(done, limit: float = 30.0) -> None:  # noqa: ANN001
-    end = time.monotonic() + limit
-    while not done():
-        if time.monotonic() > end:
-            raise TimeoutError("no prediction")
-        QApplication.processEvents()
-        time.sleep(0.01)
-
-
 def main() -> None:
-    app = QApplication.instance() or QApplication([])  # noqa: F841 (kept while it runs)
-    from piui.main_window import MainWindow
-
-    window = MainWindow()
-    window.setAnimated(False)
-    window.ask_save_changes = lambda: 0
-    window.open_file(ROOT / "sample_models" / "parsytec-gcel.machine")
-    window.setGeometry(0, 0, 1600, 1000)
-    window.show()
-    settle(1.5)
+    window = main_window(ROOT / "sample_models" / "parsytec-gcel.machine")
+    settle(0.5)
     program = window.panels["program"]
     window.open_program_trace(str(TRACE))
-    until(lambda: program.after is not None and not program.live.busy)
+    until(lambda: program.after is not None and not program.live.busy, 30, "the prediction")
     slider = window.panels["groups"].rows["double"].slider
     slider.slider.setValue(slider.slider.value() - 300)  # a drag to x0.5
-    until(lambda: program.before is not program.after and not program.live.busy)
+    until(
+        lambda: program.before is not program.after and not program.live.busy, 30, "the prediction"
+    )
     settle(0.8)
     # the mouse over an operation of rank 5 (its hover line under the timeline)
     plot = program.timeline
@@ -83,7 +52,11 @@ def main() -> None:
                     "+repage", str(shot)], check=True)  # fmt: skip
     print("wrote", shot)
     program.tabs.setCurrentWidget(program.dominates)
-    until(lambda: not program.dominates.is_stale() and not program.dominance_job.busy)
+    until(
+        lambda: not program.dominates.is_stale() and not program.dominance_job.busy,
+        60,
+        "what dominates",
+    )
     settle(0.8)
     shot = OUT / "program-dominates.png"
     window.docks["program"].grab().save(str(shot))

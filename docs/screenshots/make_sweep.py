@@ -9,26 +9,7 @@ Writes sweep-heat-map.png and sweep-parallel.png (the dialog, grabbed).
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("PIUI_SETTINGS", str(Path(tempfile.mkdtemp()) / "piui.ini"))
-
-from PySide6.QtWidgets import QApplication  # noqa: E402
-
-OUT = Path(__file__).resolve().parent
-
-
-def settle(seconds: float = 0.6) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.02)
+from shots import OUT, ROOT, main_window, settle, until
 
 
 def run(dialog, axes: list[tuple[str, str]], name: str) -> None:  # noqa: ANN001
@@ -37,25 +18,13 @@ def run(dialog, axes: list[tuple[str, str]], name: str) -> None:  # noqa: ANN001
     for change, values in axes:
         dialog.add_axis(change, values)
     dialog.run()
-    end = time.monotonic() + 120
-    while dialog.running:
-        if time.monotonic() > end:
-            raise TimeoutError("the sweep did not end")
-        QApplication.processEvents()
-        time.sleep(0.02)
+    until(lambda: not dialog.running, 120, "the sweep")
     settle(1.0)
     dialog.grab().save(str(OUT / f"{name}.png"))
 
 
 def main() -> None:
-    app = QApplication.instance() or QApplication([])  # noqa: F841 (kept while it runs)
-    from piui.main_window import MainWindow
-
-    window = MainWindow()
-    window.ask_save_changes = lambda: 0
-    window.open_file(ROOT / "sample_models" / "parsytec-gcel.machine")
-    window.show()
-    settle(1.0)
+    window = main_window(ROOT / "sample_models" / "parsytec-gcel.machine")
     window.show_sweep()
     dialog = window.sweep_dialog
     dialog.resize(1100, 760)
