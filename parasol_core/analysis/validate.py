@@ -19,7 +19,7 @@ from parasol_core.base.diagnostics import ERROR, WARNING, Diagnostic
 from parasol_core.base.limits import MAX_ID
 from parasol_core.base.memory import TRIM_AFTER_BYTES, release_free_memory
 from parasol_core.base.source import LineIndex, loaded_connect
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, quoted
 from parasol_core.expr.evaluate import constant_failures
 from parasol_core.expr.refs import UnresolvedReference, resolve
 from parasol_core.model import (
@@ -157,12 +157,12 @@ class _Checker:
         for name, timing in proc.timings.items():
             key = f"timings.{name}"
             if name not in params.BY_NAME:
-                self.error(f"unknown timing parameter '{name}' in {label}", proc, key, target)
+                self.error(f"unknown timing parameter {quoted(name)} in {label}", proc, key, target)
             if timing.mean < 0:
-                self.error(f"timing '{name}' of {label} is negative: {timing.mean!r}", proc,
+                self.error(f"timing {quoted(name)} of {label} is negative: {timing.mean!r}", proc,
                            key, target)  # fmt: skip
             if timing.sd is not None and timing.sd < 0:
-                self.error(f"the standard deviation of '{name}' in {label} is negative", proc,
+                self.error(f"the standard deviation of {quoted(name)} in {label} is negative", proc,
                            key, target)  # fmt: skip
         cache = proc.cache
         if cache is not None:
@@ -177,7 +177,7 @@ class _Checker:
         for name, expr in proc.combinations.items():
             if name not in COMBINATION_NAMES:
                 self.error(
-                    f"unknown combination '{name}' in {label} (known: "
+                    f"unknown combination {quoted(name)} in {label} (known: "
                     f"{', '.join(COMBINATION_NAMES)})", proc, f"combinations.{name}", target,
                 )  # fmt: skip
             self.check_expression(expr, proc, f"combinations.{name}", target, False)
@@ -188,7 +188,7 @@ class _Checker:
         for name, expr in section.entries.items():
             if name not in section.NAMES:
                 self.error(
-                    f"unknown name '{name}' in the {section.KEYWORD} section (known: "
+                    f"unknown name {quoted(name)} in the {section.KEYWORD} section (known: "
                     f"{', '.join(section.NAMES)})", section, f"entries.{name}", target,
                 )  # fmt: skip
             self.check_expression(expr, section, f"entries.{name}", target, runtime)

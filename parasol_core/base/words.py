@@ -42,3 +42,17 @@ def counted(n: int | float, noun: str, grouped: bool = True, spec: str | None = 
         return f"{number} {plural(noun, shown)}"
     number = f"{n:,}" if grouped else f"{n}"
     return f"{number} {plural(noun, n)}"
+
+
+QUOTED_MOST = 60
+"""The most characters of a name or an expression a message quotes."""
+
+
+def quoted(text: object, most: int = QUOTED_MOST) -> str:
+    """``text`` in single quotes as a message quotes what was typed or read: whole when
+    it is at most ``most`` characters, else its start and how long it is (a name of
+    5,000 characters made every message that named it 5,000 characters long, twice)."""
+    s = str(text)
+    if len(s) <= most:
+        return f"'{s}'"
+    return f"'{s[:most]}...' ({counted(len(s), 'character')})"

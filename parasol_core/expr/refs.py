@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from parasol_core.base import params
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, quoted
 from parasol_core.model import (
     COMBINATION_NAMES,
     EXPR,
@@ -210,7 +210,7 @@ def _owner(machine: Machine, kind: RefKind, ref: Reference, error: type[Exceptio
     owner = OWNERS[kind.owner]
     obj = owner.find(machine, ref.indices)
     if obj is None:
-        raise error(f"'{ref}': " + owner.missing.format(*ref.indices))
+        raise error(f"{quoted(ref)}: " + owner.missing.format(*ref.indices))
     return obj
 
 
@@ -226,7 +226,7 @@ def _what(kind: RefKind, ref: Reference) -> str:
 def _timing_name(ref: Reference, error: type[Exception]) -> str:
     name, _ = params.resolve_name(ref.field or "")
     if name is None:
-        raise error(f"'{ref}': '{ref.field}' is not a timing parameter")
+        raise error(f"{quoted(ref)}: {quoted(ref.field)} is not a timing parameter")
     return name
 
 
@@ -241,23 +241,25 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
     if len(ref.indices) != n:
         shape = p + "(N)" * n
         raise UnresolvedReference(
-            f"'{ref}': {p} takes {n or 'no'} number{'s' if n != 1 else ''} in "
+            f"{quoted(ref)}: {p} takes {n or 'no'} number{'s' if n != 1 else ''} in "
             f"parentheses, as in {shape}...: {kind.help}")  # fmt: skip
     fld = ref.field
     if kind.by_index:
         if fld is not None:
-            raise UnresolvedReference(f"'{ref}' takes no field: {kind.help}")
+            raise UnresolvedReference(f"{quoted(ref)} takes no field: {kind.help}")
     elif fld is None:
-        raise UnresolvedReference(f"'{ref}' needs a field after the dot: {kind.help}")
+        raise UnresolvedReference(f"{quoted(ref)} needs a field after the dot: {kind.help}")
     if ref.field_index is not None and not (p == "tl" and fld == "connect"):
-        raise UnresolvedReference(f"'{ref}': only connect takes a number after the field")
+        raise UnresolvedReference(f"{quoted(ref)}: only connect takes a number after the field")
     key = str(ref)
     if p == "ar":
         if fld not in ARGUMENTS:
-            raise UnresolvedReference(f"'{ref}': the run-time arguments are ar.bytes and ar.procs")
+            raise UnresolvedReference(
+                f"{quoted(ref)}: the run-time arguments are ar.bytes and ar.procs"
+            )
         if not runtime_section:
             raise UnresolvedReference(
-                f"'{ref}' is only defined inside the pvm, express and mpi sections"
+                f"{quoted(ref)} is only defined inside the pvm, express and mpi sections"
             )
         return Target("arg", key)
     obj = _owner(machine, kind, ref, UnresolvedReference)
@@ -265,14 +267,16 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
         part = getattr(obj, kind.part.attr)
         if kind.table is None:  # fields of a part: pc(N).size
             if fld not in reference_fields(p, readable=True):
-                raise UnresolvedReference(f"'{ref}': {kind.help}")
+                raise UnresolvedReference(f"{quoted(ref)}: {kind.help}")
             value = None if part is None else getattr(part, fld)
             if value is None:
-                raise UnresolvedReference(f"'{ref}': {_what(kind, ref)} has no cache {fld}")
+                raise UnresolvedReference(f"{quoted(ref)}: {_what(kind, ref)} has no cache {fld}")
             return Target("value", key, value=getattr(value, "mean", value))
         if part is None or fld not in getattr(part, kind.table):
             verb = "define" if kind.part.title.endswith("s") else "defines"
-            raise UnresolvedReference(f"'{ref}': the {kind.part.title} {verb} no '{fld}'")
+            raise UnresolvedReference(
+                f"{quoted(ref)}: the {kind.part.title} {verb} no {quoted(fld)}"
+            )
         return Target("expr", key, expr=getattr(part, kind.table)[fld])
     if kind.table is None:
         return _value(key, obj, kind, fld, _what(kind, ref), ref)
@@ -282,17 +286,19 @@ def resolve(machine: Machine, ref: Reference, runtime_section: bool = False) -> 
         if number not in table:
             what = {"tp": f"topology {ref.indices[0]} gives no type for processor",
                     "vm": f"virtual topology {ref.indices[0]} maps no processor"}[p]  # fmt: skip
-            raise UnresolvedReference(f"'{ref}': {what} {number}")
+            raise UnresolvedReference(f"{quoted(ref)}: {what} {number}")
         return Target("value", key, value=table[number])
     if kind.kind == TIMING:
         name = _timing_name(ref, UnresolvedReference)
         if name not in table:
-            raise UnresolvedReference(f"'{ref}': {_what(kind, ref)} has no timing '{name}'")
+            raise UnresolvedReference(
+                f"{quoted(ref)}: {_what(kind, ref)} has no timing {quoted(name)}"
+            )
         return Target("value", f"{p}({ref.indices[0]}).{name}", value=table[name].mean)
     if fld not in table:  # po(N).name
         known = "" if fld in COMBINATION_NAMES else f" ({fld!r} is not a combination name)"
-        raise UnresolvedReference(f"'{ref}': {_what(kind, ref)} defines no combination "
-                                  f"'{fld}'{known}")  # fmt: skip
+        raise UnresolvedReference(f"{quoted(ref)}: {_what(kind, ref)} defines no combination "
+                                  f"{quoted(fld)}{known}")  # fmt: skip
     return Target("expr", key, expr=table[fld])
 
 
@@ -303,7 +309,7 @@ def _value(key: str, obj: Any, kind: RefKind, fld: str, owner: str, ref: Referen
     fields.pop("connect", None)  # read as connect(K)
     if fld not in fields:
         raise UnresolvedReference(
-            f"'{key}': {owner} has no field '{fld}' (it has {', '.join(fields)})"
+            f"'{key}': {owner} has no field {quoted(fld)} (it has {', '.join(fields)})"
         )
     value = getattr(obj, fields[fld].attr)
     if value is None:
@@ -314,13 +320,13 @@ def _value(key: str, obj: Any, kind: RefKind, fld: str, owner: str, ref: Referen
 def _connect(key: str, link: Any, ref: Reference) -> Target:
     k = ref.field_index
     if k is None:
-        raise UnresolvedReference(f"'{ref}': connect takes a number, as in connect(0)")
+        raise UnresolvedReference(f"{quoted(ref)}: connect takes a number, as in connect(0)")
     procs = link.connect or []
     if k == 0:
         return Target("value", key, value=len(procs))
     if not 1 <= k <= len(procs):
         raise UnresolvedReference(
-            f"'{ref}': link {ref.indices[1]} connects {counted(len(procs), 'processor')}, "
+            f"{quoted(ref)}: link {ref.indices[1]} connects {counted(len(procs), 'processor')}, "
             f"so connect(K) needs 0 <= K <= {len(procs)}")  # fmt: skip
     return Target("value", key, value=procs[k - 1])
 
@@ -346,20 +352,20 @@ def slot(
     p, fld, label = ref.prefix, ref.field, str(ref)
     kind = KINDS[p]
     if len(ref.indices) != kind.arity:
-        raise EditError(f"'{ref}': {p} takes {kind.arity} number(s) in parentheses")
+        raise EditError(f"{quoted(ref)}: {p} takes {kind.arity} number(s) in parentheses")
     if p == "ar":
-        raise EditError(f"'{ref}' is a run-time argument, not a stored value")
+        raise EditError(f"{quoted(ref)} is a run-time argument, not a stored value")
     obj = _owner(machine, kind, ref, EditError)
     if kind.part is not None:
         part = kind.part
         names = getattr(part.make, "NAMES", None)
         if kind.table is not None and fld not in names:
             verb = "have" if part.title.endswith("s") else "has"
-            raise EditError(f"'{ref}': the {part.title} {verb} no '{fld}' "
+            raise EditError(f"{quoted(ref)}: the {part.title} {verb} no {quoted(fld)} "
                             f"(known: {', '.join(names)})")  # fmt: skip
         if getattr(obj, part.attr) is None:
             if not create:
-                raise EditError(f"'{ref}': {_what(kind, ref).replace('the machine', 'the model')}"
+                raise EditError(f"{quoted(ref)}: {_what(kind, ref).replace('the machine', 'the model')}"
                                 f" has no {part.title}")  # fmt: skip
             setattr(obj, part.attr, part.make())
             if created is not None:
@@ -370,7 +376,7 @@ def slot(
         return Slot(obj, kind.table, kind.kind, fld, label)
     if kind.table is None:
         if p == "tl" and fld == "connect" and ref.field_index is not None:
-            raise EditError(f"'{ref}': set the whole list with tl(T)(L).connect")
+            raise EditError(f"{quoted(ref)}: set the whole list with tl(T)(L).connect")
         return _field_slot(obj, kind, fld, label)
     if kind.by_index:
         number = ref.indices[-1]
@@ -379,16 +385,16 @@ def slot(
 
             n = processor_count(obj)
             if not 1 <= number <= n:
-                raise EditError(f"'{ref}': topology {ref.indices[0]} has processors 1..{n}, "
+                raise EditError(f"{quoted(ref)}: topology {ref.indices[0]} has processors 1..{n}, "
                                 f"not {number}")  # fmt: skip
         return Slot(obj, kind.table, kind.kind, number, label)
     if kind.kind == TIMING:
         name = _timing_name(ref, EditError)
         if name not in getattr(obj, kind.table) and not create:
-            raise EditError(f"'{ref}': {_what(kind, ref)} has no timing '{name}'")
+            raise EditError(f"{quoted(ref)}: {_what(kind, ref)} has no timing {quoted(name)}")
         return Slot(obj, kind.table, kind.kind, name, label)
     if fld not in COMBINATION_NAMES:
-        raise EditError(f"'{ref}': '{fld}' is not a combination "
+        raise EditError(f"{quoted(ref)}: {quoted(fld)} is not a combination "
                         f"(known: {', '.join(COMBINATION_NAMES)})")  # fmt: skip
     return Slot(obj, kind.table, kind.kind, fld, label)
 
@@ -396,7 +402,9 @@ def slot(
 def _field_slot(obj: Any, kind: RefKind, fld: str | None, label: str) -> Slot:
     table = reference_fields(kind.prefix)
     if fld not in table:
-        raise EditError(f"'{label}': no settable field '{fld}' here (known: {', '.join(table)})")
+        raise EditError(
+            f"'{label}': no settable field {quoted(fld)} here (known: {', '.join(table)})"
+        )
     f = table[fld]
     return Slot(obj, f.attr, f.kind, None, label)
 

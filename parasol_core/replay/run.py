@@ -22,7 +22,7 @@ from parasol_core.base.limits import (
     read_capped,
 )
 from parasol_core.base.numeric import is_whole, read_int
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, quoted
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
@@ -119,11 +119,13 @@ class ReplayOptions:
         if self.flop is None:
             return
         if not isinstance(self.flop, str) or not self.flop.strip():
-            raise FlopError(f"a flop's time must be an expression, not {self.flop!r}")
+            raise FlopError(f"a flop's time must be an expression, not {repr(self.flop)[:60]}")
         try:
             parse_expression(self.flop.replace("(T)", "(1)"))  # T: the rank's type
         except ModelSyntaxError as e:
-            raise FlopError(f"a flop's time, '{self.flop}': syntax error: {e.message}") from None
+            raise FlopError(
+                f"a flop's time, {quoted(self.flop)}: syntax error: {e.message}"
+            ) from None
         if machine is not None:
             engine = Engine(machine)
             for t in sorted(set(hardware_of(machine).types.values())):
@@ -134,8 +136,8 @@ class ReplayOptions:
 
 def _no_flop_time(ptype: int, text: str, value: Any) -> str:
     why = value.message if isinstance(value, EvalError) else f"{value!r} is no number"
-    why = why.removeprefix(f"'{text}': ")  # the part that failed, when it is not the whole
-    return (f"a flop's time on processor type {ptype}, '{text}': {why} (give another "
+    why = why.removeprefix(f"{quoted(text)}: ")  # the part that failed, when not the whole
+    return (f"a flop's time on processor type {ptype}, {quoted(text)}: {why} (give another "
             "expression for a flop's time)")  # fmt: skip
 
 
@@ -281,7 +283,7 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
             if isinstance(value, EvalError) or not isinstance(value, (int, float)):
                 raise FlopError(_no_flop_time(t, text, value))
             if not (math.isfinite(value) and value >= 0):
-                raise FlopError(f"a flop's time on processor type {t}, '{text}', is "
+                raise FlopError(f"a flop's time on processor type {t}, {quoted(text)}, is "
                                   f"{value!r}: it must be zero or more seconds")  # fmt: skip
             cache[t] = float(value)
         out[r] = cache[t]
@@ -308,7 +310,7 @@ def time_scale(machine: Machine, engine: Engine, hosts: np.ndarray,
         ttype = traced.processors[0].id
     text, value = flop_value(Engine(traced), options.flop, ttype)
     if isinstance(value, EvalError) or not isinstance(value, (int, float)) or not value > 0:
-        raise FlopError(f"the traced machine's '{text}': {value} (it must be a positive "
+        raise FlopError(f"the traced machine's {quoted(text)}: {value} (it must be a positive "
                           "time; give another expression for a flop's time)")  # fmt: skip
     return flop_times(machine, engine, hosts, options.flop) / float(value)
 

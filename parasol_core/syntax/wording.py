@@ -4,6 +4,7 @@ and the line shown under a message with a caret at the place."""
 from __future__ import annotations
 
 from parasol_core.base.source import counting_text
+from parasol_core.base.words import quoted
 
 
 def show(text: str) -> str:
@@ -46,7 +47,7 @@ def context(text: str, pos: int) -> str:
 
 def unknown_name(found: str) -> str:
     return (
-        f"unknown name {found!r} in an expression: expected a number, a reference "
+        f"unknown name {quoted(found)} in an expression: expected a number, a reference "
         "such as pt(1).iga, a function such as sqrt(...), or '('"
     )
 
