@@ -190,7 +190,9 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         numbers += [i + 1] * len(made)
     if not answers:
         raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
-    _check_flops(machine, axes, list(zip(numbers, answers, strict=True)), source)
+    numbered = list(zip(numbers, answers, strict=True))
+    _check_virtuals(machine, axes, numbered, source)
+    _check_flops(machine, axes, numbered, source)
     names = [a.name for a in axes] + [a.name for a in answers]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -229,6 +231,25 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
                          f"limit of {MAX_VARIANTS:,} variants; refused before any work "
                          "(sample it: [sample] method = \"random\" or \"latin\", count = N)")  # fmt: skip
     return spec
+
+
+def _check_virtuals(machine: Any, axes: tuple[Axis, ...],
+                    answers: list[tuple[int, Answer]], source: str) -> None:  # fmt: skip
+    """A replay's virtual topology is a whole number, and one the base model has unless
+    an axis generates a topology (the only axes that can take one away)."""
+    generates = any(axis.kind == "generate" for axis in axes)
+    for n, answer in answers:
+        virtual = answer.options.get("virtual") if answer.kind == "replay" else None
+        if virtual is None:
+            continue
+        if isinstance(virtual, bool) or not isinstance(virtual, int) or virtual < 1:
+            raise SweepError(f"{source}: answer {n}: replay: virtual = ID, the id of a virtual "
+                             f"topology of the model (a whole number from 1), not "
+                             f"{repr(virtual)[:60]}")  # fmt: skip
+        if not generates and machine.virtual(virtual) is None:
+            known = ", ".join(str(v.id) for v in machine.virtuals if v.id is not None)
+            raise SweepError(f"{source}: answer {n}: replay: the model has no virtual "
+                             f"topology {virtual} (its virtual topologies: {known or 'none'})")  # fmt: skip
 
 
 def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[tuple[int, Answer]],

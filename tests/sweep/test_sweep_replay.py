@@ -213,3 +213,29 @@ def test_a_hostfile_entry_of_ten_billion_ranks_is_checked_not_expanded(tmp_path)
     run_sweep(loads_spec(_named_sweep(tmp_path, '["Tremblay:2"]', TWO_RANKS)), same.append,
               executor="serial")  # fmt: skip
     assert [r.answers for r in rows] == [r.answers for r in same]
+
+
+@pytest.mark.parametrize("virtual, why", [
+    ('"x"', "answer 1: replay: virtual = ID, the id of a virtual topology of the model (a "
+            "whole number from 1), not 'x'"),
+    ("1.5", "not 1.5"),
+    ("0", "not 0"),
+    ("true", "not True"),
+    ("99", "answer 1: replay: the model has no virtual topology 99 (its virtual topologies: "
+           "none)"),
+])  # fmt: skip
+def test_a_virtual_topology_no_variant_has_is_refused_before_any_runs(virtual, why):
+    """Every row said "there is no virtual topology with id x" after all of them ran."""
+    with pytest.raises(SweepError) as info:
+        loads_spec(SWEEP.replace('flop = "pt(T).dga"', f'flop = "pt(T).dga", virtual = {virtual}'))
+    assert why in str(info.value)
+
+
+def test_a_virtual_topology_a_generated_topology_may_take_away_is_each_rows_to_say():
+    text = SWEEP.replace('flop = "pt(T).dga"', 'flop = "pt(T).dga", virtual = 99').replace(
+        '[[axis]]\nset = "pt(1).dga"', '[[axis]]\ngenerate = 1\nvalues = ["grid 16 32"]\n\n[[axis]]\nset = "pt(1).dga"')  # fmt: skip
+    spec = loads_spec(text)
+    assert any(a.kind == "generate" for a in spec.axes)
+    rows = []
+    run_sweep(spec, rows.append, executor="serial")
+    assert rows and all("no virtual topology with id 99" in r.error for r in rows)
