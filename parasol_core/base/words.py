@@ -56,3 +56,12 @@ def quoted(text: object, most: int = QUOTED_MOST) -> str:
     if len(s) <= most:
         return f"'{s}'"
     return f"'{s[:most]}...' ({counted(len(s), 'character')})"
+
+
+def said(value: object, most: int = QUOTED_MOST) -> str:
+    """``value`` as a message shows what was given (its ``repr``: a text quoted, a number
+    or a list as written), whole when short, else its start and how long it is."""
+    s = repr(value)
+    if len(s) <= most:
+        return s
+    return f"{s[:most]}... ({counted(len(s), 'character')})"

@@ -40,7 +40,7 @@ from parasol_core.base.limits import (
     read_model_bytes,
 )
 from parasol_core.base.numeric import read_int, shown
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, said
 from parasol_core.syntax.expression import parse_expression
 from parasol_core.syntax.loader import decode, loads
 
@@ -158,6 +158,9 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{source}: not TOML: {e}") from None
+    except RecursionError:  # [[[[...]]]]: the reader recurses once a level
+        raise SweepError(f"{source}: not TOML this reader can read: arrays or tables nested "
+                         "too deeply") from None  # fmt: skip
     r = _Reader(doc, source, Path(base) if base is not None else Path.cwd(), files, traces)
     r.keys(doc, "the file", {"model", "axis", "answer", "sample", "budget"})
     if model_text is None:
@@ -169,10 +172,10 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
             data = read_model_bytes(str(path))
             model_text = decode(data, str(path))
         except (OSError, ValueRangeError) as e:
-            raise SweepUnreadable(f"{source}: model {model!r}: cannot read: "
+            raise SweepUnreadable(f"{source}: model {said(model)}: cannot read: "
                                   f"{getattr(e, 'strerror', None) or e}") from None  # fmt: skip
         except ModelSyntaxError as e:
-            raise SweepError(f"{source}: model {model!r}: cannot read: "
+            raise SweepError(f"{source}: model {said(model)}: cannot read: "
                              f"{getattr(e, 'strerror', None) or e}") from None  # fmt: skip
         model_name = str(path)
     else:
@@ -196,7 +199,7 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     names = [a.name for a in axes] + [a.name for a in answers]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
-        raise SweepError(f"{source}: two columns are named {dup!r}: give one a 'name'")
+        raise SweepError(f"{source}: two columns are named {said(dup)}: give one a 'name'")
     if any(n in ("index", "seconds", "error") for n in names):
         raise SweepError(f"{source}: 'index', 'seconds' and 'error' are the output's own "
                          "columns: name an axis or answer otherwise")  # fmt: skip
@@ -204,10 +207,10 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     r.keys(sample, "[sample]", {"method", "count", "seed"})
     method = sample.get("method", "grid")
     if method not in METHODS:
-        raise SweepError(f"{source}: [sample] method {method!r}: one of {', '.join(METHODS)}")
+        raise SweepError(f"{source}: [sample] method {said(method)}: one of {', '.join(METHODS)}")
     count = sample.get("count")
     if method != "grid" and not (isinstance(count, int) and count >= 1):
-        raise SweepError(f"{source}: [sample] method {method!r} needs count = N (1 or more)")
+        raise SweepError(f"{source}: [sample] method {said(method)} needs count = N (1 or more)")
     if method == "grid" and count is not None:
         raise SweepError(f"{source}: [sample] count goes with method 'random' or 'latin'")
     seed = sample.get("seed", 0)
@@ -296,7 +299,7 @@ class _Reader:
         extra = sorted(set(table) - allowed)
         if extra:
             raise self.fail(
-                where, f"unknown key {extra[0]!r} (known: {', '.join(sorted(allowed))})"
+                where, f"unknown key {said(extra[0])} (known: {', '.join(sorted(allowed))})"
             )
 
     def tables(self, key: str) -> list[dict]:
@@ -322,10 +325,10 @@ class _Reader:
             with open_input(path) as f:
                 data = f.read(MAX_DATA_FILE_BYTES + 1)
         except OSError as e:
-            raise SweepUnreadable(f"{self.source}: {where}: {text}: cannot read: "
+            raise SweepUnreadable(f"{self.source}: {where}: {said(text)}: cannot read: "
                                   f"{e.strerror or e}") from None  # fmt: skip
         if len(data) > MAX_DATA_FILE_BYTES:
-            raise self.fail(where, f"{text}: longer than {MAX_DATA_FILE_BYTES:,} bytes")
+            raise self.fail(where, f"{said(text)}: longer than {MAX_DATA_FILE_BYTES:,} bytes")
         return data
 
     # ------------------------------------------------------------------ axes
@@ -368,10 +371,10 @@ class _Reader:
             values = self.values(where, t, numbers=False)
         elif kind == "scale":
             if what not in params.GROUPS:
-                raise self.fail(where, f"scale {what!r}: a group: {', '.join(params.GROUPS)}")
+                raise self.fail(where, f"scale {said(what)}: a group: {', '.join(params.GROUPS)}")
             proc = t.get("processor")
             if proc is not None and (not isinstance(proc, int) or machine.processor(proc) is None):
-                raise self.fail(where, f"processor {proc!r}: there is no such processor type")
+                raise self.fail(where, f"processor {said(proc)}: there is no such processor type")
             target = (what, proc)
             name = f"scale {what}" + ("" if proc is None else f" pr({proc})")
             values = self.values(where, t, numbers=True)
@@ -379,7 +382,7 @@ class _Reader:
                 raise self.fail(where, "a scale factor is over 0")
         else:
             if not isinstance(what, int) or machine.topology(what) is None:
-                raise self.fail(where, f"generate = {what!r}: the id of a hardware topology of "
+                raise self.fail(where, f"generate = {said(what)}: the id of a hardware topology of "
                                 "the model")  # fmt: skip
             old = machine.topology(what)
             first = old.links[0] if len(old.links) else None
@@ -395,7 +398,7 @@ class _Reader:
             for v in values:
                 m = GENERATOR_RE.fullmatch(str(v))
                 if m is None or m.group(1) not in GENERATORS:
-                    raise self.fail(where, f"{v!r}: a generator and its sizes, such as "
+                    raise self.fail(where, f"{said(v)}: a generator and its sizes, such as "
                                     f"\"torus 8 8 8\" (generators: {', '.join(GENERATORS)})")  # fmt: skip
         name = t.get("name", name)
         if not isinstance(name, str) or not name.strip():
@@ -415,7 +418,7 @@ class _Reader:
             for x in v:
                 ok = isinstance(x, (int, float)) or (not numbers and isinstance(x, str))
                 if not ok or isinstance(x, bool) or (isinstance(x, float) and not math.isfinite(x)):
-                    raise self.fail(where, f"values: {x!r} is not a finite number"
+                    raise self.fail(where, f"values: {said(x)} is not a finite number"
                                     + ("" if numbers else " or a text"))  # fmt: skip
             if len(v) > MAX_AXIS_VALUES:
                 raise self.fail(
@@ -430,8 +433,8 @@ class _Reader:
         start, stop, third = v
         if key == "range":
             if third == 0 or (stop - start) / third < 0:
-                raise self.fail(where, f"range: a step of {third!r} never goes from {start!r} "
-                                f"to {stop!r}")  # fmt: skip
+                raise self.fail(where, f"range: a step of {said(third)} never goes from {said(start)} "
+                                f"to {said(stop)}")  # fmt: skip
             n = math.floor((stop - start) / third * (1 + 1e-12) + 1e-9) + 1
             if n > MAX_AXIS_VALUES:
                 raise self.fail(
@@ -498,7 +501,7 @@ class _Reader:
                 try:
                     parse_expression(x)
                 except ModelSyntaxError as e:
-                    raise self.fail(where, f"eval {x!r}: syntax error: {e.message}") from None
+                    raise self.fail(where, f"eval {said(x)}: syntax error: {e.message}") from None
             return [Answer(t.get("name", x.strip()) if len(texts) == 1 else x.strip(), "eval",
                            {"text": x, "args": dict(args)}) for x in texts]  # fmt: skip
         self.keys(t, where, {kind, "name"})
@@ -529,7 +532,7 @@ class _Reader:
             if ws is not None and (isinstance(ws, bool) or not isinstance(ws, (int, float))
                                    or not math.isfinite(ws) or ws < 0):  # fmt: skip
                 raise self.fail(where, f"block: working_set = BYTES (a number of 0 or more), "
-                                f"not {ws!r}")  # fmt: skip
+                                f"not {said(ws)}")  # fmt: skip
             name = f"block pr({opts['processor']})"
         elif kind == "simulate":
             self.keys(opts, f"{where}: simulate",
@@ -548,7 +551,7 @@ class _Reader:
                     data = json.loads(self.read_file(text, where), parse_float=json_float)
                     parse_messages(data)
                 except (ValueError, UnicodeDecodeError, RecursionError, PhaseError) as e:
-                    raise self.fail(where, f"simulate messages {text!r}: {e}") from None
+                    raise self.fail(where, f"simulate messages {said(text)}: {e}") from None
                 opts["messages"] = data
                 name = f"simulate {t.get('name') or 'messages'}"
             else:
@@ -561,17 +564,25 @@ class _Reader:
             if not self.files and self.traces is not None:  # a trace pushed before, by id
                 found = self.traces(opts["trace"])
                 if found is None:
-                    raise self.fail(where, f"replay: there is no trace {opts['trace'][:100]!r} "
+                    raise self.fail(where, f"replay: there is no trace {said(opts['trace'][:100])} "
                                     "here (push it first: trace.push)")  # fmt: skip
                 path = found
             else:
                 path = self.path(opts["trace"], where)
-            if not path.is_file():
-                raise self.fail(where, f"replay: trace {opts['trace']!r}: no such file")
-            opts["trace"] = str(path.resolve())
+            try:  # a name too long for the file system is a reason, not a crash
+                if not path.is_file():
+                    raise self.fail(where, f"replay: trace {said(opts['trace'])}: no such file")
+                opts["trace"] = str(path.resolve())
+            except OSError as e:
+                raise SweepUnreadable(f"{self.source}: {where}: replay: trace "
+                                      f"{said(opts['trace'])}: {e.strerror or e}") from None  # fmt: skip
             hostfile = opts.get("hostfile")
             if isinstance(hostfile, str):
-                opts["hostfile"] = str(self.path(hostfile, where).resolve())
+                try:
+                    opts["hostfile"] = str(self.path(hostfile, where).resolve())
+                except OSError as e:
+                    raise SweepUnreadable(f"{self.source}: {where}: replay: hostfile "
+                                          f"{said(hostfile)}: {e.strerror or e}") from None  # fmt: skip
             elif hostfile is not None:
                 self.hostfile_list(hostfile, where, machine)
             if not isinstance(opts.get("algorithms", {}), dict):

@@ -78,3 +78,38 @@ replay = {{trace = "{STENCIL}", flop = "pt(T).{LONG}"}}
     assert main(["replay", str(GCEL), str(STENCIL), "--flop", f"pt(T).{LONG}", "--json"]) != 0
     _, err = capsys.readouterr()
     _bounded(err, "flop")
+
+
+SWEEP = f"""model = "{GCEL}"
+[[axis]]
+set = "pt(1).iga"
+values = [1e-7]
+[[answer]]
+eval = "po(1).ia_spd"
+"""
+
+
+@pytest.mark.parametrize("edit, words", [
+    (("eval = \"po(1).ia_spd\"", f'eval = "{LONG}"'), "answer 1: eval"),
+    (("[[answer]]", f'{LONG} = 1\n[[answer]]'), "unknown key"),
+    (("eval = \"po(1).ia_spd\"", f'eval = "po(1).ia_spd"\n[sample]\nmethod = "{LONG}"'),
+     "[sample] method"),
+    (("eval = \"po(1).ia_spd\"", f'replay = {{trace = "{LONG}"}}'),
+     "replay: trace"),  # too long for the file system: its reason, not an OSError
+    (('set = "pt(1).iga"', f'scale = "{LONG}"'), "axis 1: scale"),
+    (("eval = \"po(1).ia_spd\"", f'simulate = {{messages = "{LONG}"}}'), "answer 1"),
+])  # fmt: skip
+def test_what_a_sweep_file_gives_is_quoted_bounded(edit, words):
+    """Each of the sweep reader's messages that repeats what the file gave."""
+    with pytest.raises(SweepError) as info:
+        loads_spec(SWEEP.replace(*edit), base=ROOT)
+    said = str(info.value)
+    assert len(said) < MOST and words in said and "characters)" in said, said[:300]
+    assert LONG[:61] not in said
+
+
+def test_a_sweep_file_nested_too_deeply_is_refused_not_a_crash():
+    """[[[[...]]]] 500 deep made the TOML reader recurse past Python's limit: a
+    RecursionError out of the reader, where every other bad file is a SweepError."""
+    with pytest.raises(SweepError, match="nested too deeply"):
+        loads_spec(SWEEP.replace("values = [1e-7]", "values = " + "[" * 500 + "1" + "]" * 500))
