@@ -219,6 +219,13 @@ def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None,
     return hosts
 
 
+def check_hostfile(source: str | Path, hw: Any = None) -> None:
+    """Read the hostfile ``source`` and check each line (against ``hw``'s processors when
+    given), expanding none: :class:`ReplayUnreadable` or :class:`ReplayError` naming the
+    line, as a replay would say it."""
+    _hostfile(source, hw, ranks=0)
+
+
 def _left(hosts: list[int], ranks: int | None) -> int | None:
     """How many more processors a hostfile's entries may add (None: no bound)."""
     return None if ranks is None else max(0, ranks - len(hosts))

@@ -185,6 +185,9 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
     except ModelSyntaxError as e:
         raise SweepError(f"{source}: model: {e.format()}") from None
     axes = tuple(r.axis(i + 1, t, machine) for i, t in enumerate(r.tables("axis")))
+    # a generated topology may have processors the base model lacks: a hostfile's are
+    # then each variant's to check
+    r.generates = any(axis.kind == "generate" for axis in axes)
     answers: list[Answer] = []
     numbers: list[int] = []  # each answer's [[answer]] table, as errors name it
     for i, t in enumerate(r.tables("answer")):
@@ -291,6 +294,7 @@ class _Reader:
                  traces: Callable[[str], Path | None] | None = None) -> None:  # fmt: skip
         self.traces = traces
         self.doc, self.source, self.base, self.files = doc, source, base, files
+        self.generates = False  # an axis generates a topology (set once the axes are read)
 
     def fail(self, where: str, why: str) -> SweepError:
         return SweepError(f"{self.source}: {where}: {why}")
@@ -473,12 +477,26 @@ class _Reader:
         if not isinstance(hostfile, list) or not hostfile:
             raise self.fail(where, "replay: hostfile is a file or a list of processors "
                             '(numbers, or "N", "pN", a name, each optionally ":RANKS")')  # fmt: skip
-        hw = machine.hardware() if machine is not None else None
+        hw = machine.hardware() if machine is not None and not self.generates else None
         for i, entry in enumerate(hostfile):
             try:
                 host_entry(entry, hw, f"hostfile[{i}]", most=0)  # checked, not expanded
             except (ValueError, RoutingError) as e:
                 raise self.fail(where, f"replay: {e}") from None
+
+    def hostfile_file(self, path: str, where: str, machine: Any) -> None:
+        """A replay's ``hostfile = "FILE"``: read and checked here as a list is, each line
+        against the base model's hardware topology (its line named, as ``--hostfile``
+        says it), so that a wrong line is said once, not on every row."""
+        from parasol_core.replay.run import ReplayError, ReplayUnreadable, check_hostfile
+
+        hw = machine.hardware() if machine is not None and not self.generates else None
+        try:
+            check_hostfile(path, hw)
+        except ReplayUnreadable as e:
+            raise SweepUnreadable(f"{self.source}: {where}: replay: {e}") from None
+        except ReplayError as e:
+            raise self.fail(where, f"replay: {e}") from None
 
     def answer(self, n: int, t: dict, machine: Any = None) -> list[Answer]:
         where = f"answer {n}"
@@ -583,6 +601,7 @@ class _Reader:
                 except OSError as e:
                     raise SweepUnreadable(f"{self.source}: {where}: replay: hostfile "
                                           f"{said(hostfile)}: {e.strerror or e}") from None  # fmt: skip
+                self.hostfile_file(opts["hostfile"], where, machine)
             elif hostfile is not None:
                 self.hostfile_list(hostfile, where, machine)
             if not isinstance(opts.get("algorithms", {}), dict):

@@ -239,3 +239,21 @@ def test_a_virtual_topology_a_generated_topology_may_take_away_is_each_rows_to_s
     rows = []
     run_sweep(spec, rows.append, executor="serial")
     assert rows and all("no virtual topology with id 99" in r.error for r in rows)
+
+
+@pytest.mark.parametrize("lines, why", [
+    ("1\n9999\n", "hosts:2: host '9999': processor 9999 is not in hardware topology 1"),
+    ("Tremblay\nx:y:z\n", "hosts:2: host 'x:y:z' is no processor number and no name"),
+])  # fmt: skip
+def test_a_hostfile_files_wrong_line_is_refused_before_any_runs(tmp_path, lines, why):
+    """A hostfile list was checked when the sweep was read, a hostfile file only on each
+    row: every row said its wrong line after all of them ran."""
+    hosts = tmp_path / "hosts"
+    hosts.write_text(lines)
+    with pytest.raises(SweepError) as info:
+        loads_spec(_named_sweep(tmp_path, f'"{hosts}"'))
+    assert "answer 1: replay: " in str(info.value) and why in str(info.value)
+    hosts.write_text("Tremblay\nJupiter\n")  # mended, it runs
+    rows = []
+    run_sweep(loads_spec(_named_sweep(tmp_path, f'"{hosts}"')), rows.append, executor="serial")
+    assert len(rows) == 2 and not any(r.error for r in rows)
