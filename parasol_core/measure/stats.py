@@ -80,14 +80,16 @@ class Refusal:
     # what the runs gave, when they ran: a value too small to tell from zero is still a
     # measurement (a throughput of an operation the core overlaps with the rest is that)
     seen: Estimate | None = None
-    # False: the timer could not resolve the difference; True: it did, and found it too
-    # small to tell from zero
-    resolved: bool = True
     # seconds per operation the difference stayed within, when the timer could not
-    # resolve it (None otherwise)
+    # resolve it (None: it did, and found the value too small to tell from zero)
     bound: float | None = None
     # the share of a control run those ticks are (None when the timer resolved it)
     ticks_of_run: float | None = None
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the timer resolved the difference (a refusal without a bound)."""
+        return self.bound is None
 
     def at_least_zero(self) -> Estimate | None:
         """:attr:`seen` with its mean and median no lower than 0 (None if none)."""
@@ -99,11 +101,12 @@ class Refusal:
         :meth:`at_least_zero`; when the timer could not, the same no higher than
         :attr:`bound`, provided the ticks it fell within are at most ``tick_share`` of a
         control run (a coarse timer's are not)."""
-        if self.resolved:
+        bound = self.bound
+        if bound is None:  # the timer resolved it
             return self.at_least_zero()
-        if self.bound is None or self.ticks_of_run is None or self.ticks_of_run > tick_share:
+        if self.ticks_of_run is None or self.ticks_of_run > tick_share:
             return None
-        return self._clipped(self.bound)
+        return self._clipped(bound)
 
     def _clipped(self, top: float) -> Estimate | None:
         e = self.seen
@@ -141,7 +144,7 @@ def summarise(
     if abs(median_diff) < min_diff_ticks * tick:
         return Refusal(
             f"the difference per run, {median_diff:.3g} s, is below {min_diff_ticks:g} "
-            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen, False,
+            f"ticks of the timer ({tick:.3g} s): the timer cannot resolve it", seen,
             min_diff_ticks * resolution,
             min_diff_ticks * tick / run_seconds if run_seconds > 0 else math.inf,
         )  # fmt: skip

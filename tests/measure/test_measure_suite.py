@@ -345,7 +345,7 @@ def _measured_refusing(monkeypatch, runs: int, ticks_of_run: float | None = None
             if ticks_of_run is None:
                 return stats.Refusal("the mean, ..., is less than two standard errors", got)
             return stats.Refusal("the difference per run, ..., is below 10 ticks of the "
-                                 "timer (...): the timer cannot resolve it", got, False,
+                                 "timer (...): the timer cannot resolve it", got,
                                  abs(got.mean) / 3, ticks_of_run)  # fmt: skip
         return got
 
