@@ -64,4 +64,7 @@ def said(value: object, most: int = QUOTED_MOST) -> str:
     s = repr(value)
     if len(s) <= most:
         return s
+    if isinstance(value, str):  # as quoted() cuts a text: its quotes kept, its length
+        head = repr(value[:most])
+        return f"{head[:-1]}...{head[-1]} ({counted(len(value), 'character')})"
     return f"{s[:most]}... ({counted(len(s), 'character')})"

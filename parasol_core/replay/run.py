@@ -22,7 +22,7 @@ from parasol_core.base.limits import (
     read_capped,
 )
 from parasol_core.base.numeric import is_whole, read_int
-from parasol_core.base.words import counted, quoted
+from parasol_core.base.words import counted, quoted, said
 from parasol_core.expr.engine import Engine
 from parasol_core.expr.evaluate import EvalError
 from parasol_core.model import Machine
@@ -108,7 +108,9 @@ class ReplayOptions:
         one of its processor types (a name it lacks: a value out of range is the
         variant's). A sweep says so once before its variants run, not on every row."""
         if isinstance(self.eager, bool) or not isinstance(self.eager, (int, float)):
-            raise ReplayError(f"the eager threshold must be a number of bytes, not {self.eager!r}")
+            raise ReplayError(
+                f"the eager threshold must be a number of bytes, not {said(self.eager)}"
+            )
         if not isinstance(self.algorithms, Mapping):
             raise ReplayError("algorithms must name an algorithm per collective")
         self.semantics()
@@ -119,7 +121,7 @@ class ReplayOptions:
         if self.flop is None:
             return
         if not isinstance(self.flop, str) or not self.flop.strip():
-            raise FlopError(f"a flop's time must be an expression, not {repr(self.flop)[:60]}")
+            raise FlopError(f"a flop's time must be an expression, not {said(self.flop)}")
         try:
             parse_expression(self.flop.replace("(T)", "(1)"))  # T: the rank's type
         except ModelSyntaxError as e:
@@ -219,10 +221,11 @@ def _hostfile(source: str | Path | Sequence[int | str], hw: Any = None,
     return hosts
 
 
-def check_hostfile(source: str | Path, hw: Any = None) -> None:
-    """Read the hostfile ``source`` and check each line (against ``hw``'s processors when
-    given), expanding none: :class:`ReplayUnreadable` or :class:`ReplayError` naming the
-    line, as a replay would say it."""
+def check_hostfile(source: str | Path | Sequence[int | str], hw: Any = None) -> None:
+    """Read the hostfile ``source`` (a file, or a list of its entries) and check each
+    entry (against ``hw``'s processors when given), expanding none:
+    :class:`ReplayUnreadable` or :class:`ReplayError` naming the line or the entry, as a
+    replay would say it."""
     _hostfile(source, hw, ranks=0)
 
 

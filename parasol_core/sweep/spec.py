@@ -196,9 +196,7 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
         numbers += [i + 1] * len(made)
     if not answers:
         raise SweepError(f"{source}: no [[answer]]: say what to compute for each variant")
-    numbered = list(zip(numbers, answers, strict=True))
-    _check_virtuals(machine, axes, numbered, source)
-    _check_flops(machine, axes, numbered, source)
+    _check_flops(machine, axes, list(zip(numbers, answers, strict=True)), source)
     names = [a.name for a in axes] + [a.name for a in answers]
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup is not None:
@@ -237,25 +235,6 @@ def loads_spec(text: str, *, base: str | Path | None = None, source: str = "the 
                          f"limit of {MAX_VARIANTS:,} variants; refused before any work "
                          "(sample it: [sample] method = \"random\" or \"latin\", count = N)")  # fmt: skip
     return spec
-
-
-def _check_virtuals(machine: Any, axes: tuple[Axis, ...],
-                    answers: list[tuple[int, Answer]], source: str) -> None:  # fmt: skip
-    """A replay's virtual topology is a whole number, and one the base model has unless
-    an axis generates a topology (the only axes that can take one away)."""
-    generates = any(axis.kind == "generate" for axis in axes)
-    for n, answer in answers:
-        virtual = answer.options.get("virtual") if answer.kind == "replay" else None
-        if virtual is None:
-            continue
-        if isinstance(virtual, bool) or not isinstance(virtual, int) or virtual < 1:
-            raise SweepError(f"{source}: answer {n}: replay: virtual = ID, the id of a virtual "
-                             f"topology of the model (a whole number from 1), not "
-                             f"{repr(virtual)[:60]}")  # fmt: skip
-        if not generates and machine.virtual(virtual) is None:
-            known = ", ".join(str(v.id) for v in machine.virtuals if v.id is not None)
-            raise SweepError(f"{source}: answer {n}: replay: the model has no virtual "
-                             f"topology {virtual} (its virtual topologies: {known or 'none'})")  # fmt: skip
 
 
 def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[tuple[int, Answer]],
@@ -466,37 +445,36 @@ class _Reader:
 
     # ------------------------------------------------------------------ answers
 
-    def hostfile_list(self, hostfile: Any, where: str, machine: Any) -> None:
-        """A replay's ``hostfile = [...]``: entries as ``--hostfile``'s lines take them
-        (``5``, ``"p5"``, ``"Tremblay"``, ``"Tremblay:4"``: replay's one reader of them,
-        :func:`parasol_core.replay.run.host_entry`), checked here against the base
-        model's hardware topology and read again on each variant's."""
-        from parasol_core.replay.run import host_entry
-        from parasol_core.topology.errors import RoutingError
+    def hostfile(self, hostfile: Any, where: str, machine: Any) -> None:
+        """A replay's ``hostfile``, a file (its path resolved) or a list (``[5, "p5",
+        "Tremblay", "Tremblay:4"]``), read here by the replay's own reader
+        (:func:`parasol_core.replay.run.check_hostfile`, expanding nothing) and checked
+        against the base model's hardware topology, so that a wrong entry or line is said
+        once, not on every row; with a generate axis (a topology that may have
+        processors the base lacks), for its form only. Each variant reads it again."""
+        from parasol_core.replay.run import ReplayError, ReplayUnreadable, check_hostfile
 
-        if not isinstance(hostfile, list) or not hostfile:
+        if not isinstance(hostfile, (str, list)) or not hostfile:
             raise self.fail(where, "replay: hostfile is a file or a list of processors "
                             '(numbers, or "N", "pN", a name, each optionally ":RANKS")')  # fmt: skip
         hw = machine.hardware() if machine is not None and not self.generates else None
-        for i, entry in enumerate(hostfile):
-            try:
-                host_entry(entry, hw, f"hostfile[{i}]", most=0)  # checked, not expanded
-            except (ValueError, RoutingError) as e:
-                raise self.fail(where, f"replay: {e}") from None
-
-    def hostfile_file(self, path: str, where: str, machine: Any) -> None:
-        """A replay's ``hostfile = "FILE"``: read and checked here as a list is, each line
-        against the base model's hardware topology (its line named, as ``--hostfile``
-        says it), so that a wrong line is said once, not on every row."""
-        from parasol_core.replay.run import ReplayError, ReplayUnreadable, check_hostfile
-
-        hw = machine.hardware() if machine is not None and not self.generates else None
         try:
-            check_hostfile(path, hw)
+            check_hostfile(hostfile, hw)
         except ReplayUnreadable as e:
             raise SweepUnreadable(f"{self.source}: {where}: replay: {e}") from None
         except ReplayError as e:
             raise self.fail(where, f"replay: {e}") from None
+
+    def virtual(self, virtual: Any, where: str, machine: Any) -> None:
+        """A replay's virtual topology: a whole number, and one the base model has unless
+        an axis generates a topology (which can take one away)."""
+        if isinstance(virtual, bool) or not isinstance(virtual, int) or virtual < 1:
+            raise self.fail(where, "replay: virtual = ID, the id of a virtual topology of "
+                            f"the model (a whole number from 1), not {said(virtual)}")  # fmt: skip
+        if machine is not None and not self.generates and machine.virtual(virtual) is None:
+            known = ", ".join(str(v.id) for v in machine.virtuals if v.id is not None)
+            raise self.fail(where, f"replay: the model has no virtual topology {virtual} (its "
+                            f"virtual topologies: {known or 'none'})")  # fmt: skip
 
     def answer(self, n: int, t: dict, machine: Any = None) -> list[Answer]:
         where = f"answer {n}"
@@ -601,9 +579,10 @@ class _Reader:
                 except OSError as e:
                     raise SweepUnreadable(f"{self.source}: {where}: replay: hostfile "
                                           f"{said(hostfile)}: {e.strerror or e}") from None  # fmt: skip
-                self.hostfile_file(opts["hostfile"], where, machine)
-            elif hostfile is not None:
-                self.hostfile_list(hostfile, where, machine)
+            if hostfile is not None:
+                self.hostfile(opts["hostfile"], where, machine)
+            if opts.get("virtual") is not None:
+                self.virtual(opts["virtual"], where, machine)
             if not isinstance(opts.get("algorithms", {}), dict):
                 raise self.fail(where, 'replay: algorithms = {collective = "algorithm", ...}')
             # what no variant can replay with fails here, once, not on every row
