@@ -61,7 +61,12 @@ from parasol_core.sweep import analysis
 from parasol_core.sweep.spec import SweepError, SweepSpec, loads_spec
 from parasol_core.sweep.worker import Row
 from piui.widgets.labels import value_text
-from piui.widgets.placement import HOSTFILE_TIP, fill_placements, placement_box
+from piui.widgets.placement import (
+    ask_hostfile,
+    fill_placements,
+    placement_controls,
+    placement_of,
+)
 from piui.widgets.plot_axes import readable_axes, show_categories
 from piui.widgets.plot_limits import DRAWABLE, drawable, too_large, too_large_note
 from piui.widgets.scrolling import in_scroll_area
@@ -168,7 +173,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self._hostfile: Path | None = None
         self._placements: list = []
         self._answer_rows: list[str] = []  # the form's row of each [[answer]] (sweep_text)
-        self.ask_hostfile_path = self._ask_hostfile_path
+        self.ask_hostfile_path = lambda: ask_hostfile(self, self.document)
         if document is not None:
             document.modelReset.connect(self._model_reset)
             document.changed.connect(self._model_changed)
@@ -201,11 +206,8 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.program_button.clicked.connect(self.use_program)
         self.flop = QLineEdit()
         self.flop.setPlaceholderText("seconds a flop (default: the model's)")
-        self.placement = placement_box()
-        self.placement.activated.connect(self._placement_chosen)
-        self.hostfile_button = QPushButton("Hostfile…")
-        self.hostfile_button.setToolTip(HOSTFILE_TIP)
-        self.hostfile_button.clicked.connect(lambda: self.choose_hostfile())
+        self.placement, self.hostfile_button = placement_controls(self._placement_chosen,
+                                                                  self.choose_hostfile)  # fmt: skip
         self.method = QComboBox()
         self.method.addItems(["grid", "random", "latin"])
         self.count = QSpinBox(minimum=1, maximum=1_000_000, value=100)
@@ -457,9 +459,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self._placements = fill_placements(self.placement, entries, chosen)
 
     def _placement_chosen(self, index: int) -> None:
-        kind, value = self._placements[index]
-        self.set_placement(value if kind == "virtual" else None,
-                           value if kind == "hostfile" else None)  # fmt: skip
+        self.set_placement(*placement_of(self._placements[index]))
 
     def set_placement(self, virtual: int | None, hostfile: str | Path | None = None) -> None:
         """Run the replay's ranks by virtual topology ``virtual``, or as ``hostfile`` says,
@@ -467,12 +467,6 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self._virtual = virtual
         self._hostfile = Path(hostfile) if hostfile is not None else None
         self._show_placement()
-
-    def _ask_hostfile_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path, start_folder
-
-        return ask_path(self, "Hostfile", str(start_folder(self.document)), False,
-                        "All files (*)")  # fmt: skip
 
     def choose_hostfile(self) -> bool:
         path = self.ask_hostfile_path()

@@ -51,7 +51,12 @@ from piui.document import Document
 from piui.widgets.deferred import on_screen
 from piui.widgets.live_prediction import LivePrediction
 from piui.widgets.number_controls import ValueField
-from piui.widgets.placement import HOSTFILE_TIP, fill_placements, placement_box
+from piui.widgets.placement import (
+    ask_hostfile,
+    fill_placements,
+    placement_controls,
+    placement_of,
+)
 from piui.widgets.status_messages import (
     forget_on_change,
     heading_label,
@@ -101,7 +106,7 @@ class ProgramWindow(QWidget):
         self.dominance_job.failed.connect(self._dominance_failed)
         # asked from outside (the main window's File menu); tests answer it
         self.ask_trace_path = self._ask_trace_path
-        self.ask_hostfile_path = self._ask_hostfile_path
+        self.ask_hostfile_path = lambda: ask_hostfile(self, self.document)
         self.ask_traced_on_path = self._ask_traced_on_path
 
         self.title = heading_label()
@@ -145,11 +150,8 @@ class ProgramWindow(QWidget):
         flop_row.setContentsMargins(0, 0, 0, 0)
 
         # where the ranks run (--virtual, --hostfile)
-        self.placement = placement_box()
-        self.placement.activated.connect(self._placement_chosen)
-        self.hostfile_button = QPushButton("Hostfile…")
-        self.hostfile_button.setToolTip(HOSTFILE_TIP)
-        self.hostfile_button.clicked.connect(lambda: self.choose_hostfile())
+        self.placement, self.hostfile_button = placement_controls(self._placement_chosen,
+                                                                  self.choose_hostfile)  # fmt: skip
         place_row = QHBoxLayout()
         place_row.setContentsMargins(0, 0, 0, 0)
         place_row.addWidget(QLabel("Ranks run"))
@@ -287,12 +289,6 @@ class ProgramWindow(QWidget):
 
     # ---- where the ranks run, the machine traced on
 
-    def _ask_hostfile_path(self) -> str:
-        from piui.widgets.file_dialogs import ask_path, start_folder
-
-        return ask_path(self, "Hostfile", str(start_folder(self.document)), False,
-                        "All files (*)")  # fmt: skip
-
     def _ask_traced_on_path(self) -> str:
         from piui.widgets.file_dialogs import ask_path, start_folder
 
@@ -312,9 +308,7 @@ class ProgramWindow(QWidget):
         self.placement_row.setEnabled(program is not None)
 
     def _placement_chosen(self, index: int) -> None:
-        kind, value = self._placements[index]
-        self.set_placement(value if kind == "virtual" else None,
-                           value if kind == "hostfile" else None)  # fmt: skip
+        self.set_placement(*placement_of(self._placements[index]))
 
     def set_placement(self, virtual: int | None, hostfile: str | Path | None = None) -> None:
         """Place the ranks by virtual topology ``virtual``, or by ``hostfile``, or (both
