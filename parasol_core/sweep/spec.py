@@ -55,11 +55,28 @@ KINDS = ("eval", "block", "simulate", "replay")
 REPLAY_OPTIONS = {"trace", "virtual", "hostfile", "flop", "collectives", "eager", "algorithms",
                   "sharing"}  # fmt: skip
 GENERATOR_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)((?:\s+[0-9]+)+)\s*")
+PART_RE = re.compile(r"(axis|answer) ([0-9]+)")  # a table's where, as the reader names it
 LINKS_RE = re.compile(r"\s*tl\(\s*([0-9]+)\s*\)\(\s*\*\s*\)\.(latency|speed)\s*")
 
 
 class SweepError(ValueError):
-    """A sweep file that cannot be run: the message says where and why."""
+    """A sweep file that cannot be run: the message says where and why. ``part``: the
+    table it is about, ``("axis", N)`` or ``("answer", N)`` (the file's numbering, from
+    1), when it is one; ``why``: the message without the file and the table, so that a
+    form that numbers nothing can say it at its own row."""
+
+    def __init__(self, message: str, *, part: tuple[str, int] | None = None,
+                 why: str | None = None) -> None:  # fmt: skip
+        super().__init__(message)
+        self.part = part
+        self.why = message if why is None else why
+
+    def __reduce__(self) -> tuple:  # across a process pool, with its part and why
+        return (_sweep_error, (type(self), str(self), self.part, self.why))
+
+
+def _sweep_error(cls: type, message: str, part: tuple[str, int] | None, why: str) -> SweepError:
+    return cls(message, part=part, why=why)
 
 
 class SweepUnreadable(SweepError, Unreadable):
@@ -260,7 +277,8 @@ def _check_flops(machine: Any, axes: tuple[Axis, ...], answers: list[tuple[int, 
         try:
             ReplayOptions(flop=answer.options["flop"]).check(session.machine)
         except ReplayError as e:
-            raise SweepError(f"{source}: answer {n}: replay: {e}") from None
+            raise SweepError(f"{source}: answer {n}: replay: {e}", part=("answer", n),
+                             why=f"replay: {e}") from None  # fmt: skip
 
 
 def _tidy(x: float) -> float:
@@ -275,8 +293,13 @@ class _Reader:
         self.doc, self.source, self.base, self.files = doc, source, base, files
         self.generates = False  # an axis generates a topology (set once the axes are read)
 
-    def fail(self, where: str, why: str) -> SweepError:
-        return SweepError(f"{self.source}: {where}: {why}")
+    def fail(self, where: str, why: str, unreadable: bool = False) -> SweepError:
+        """The error of the file at ``where`` (``axis N``, ``answer N``, a key);
+        ``unreadable``: a file it names could not be read."""
+        found = PART_RE.fullmatch(where)
+        part = (found[1], int(found[2])) if found else None
+        cls = SweepUnreadable if unreadable else SweepError
+        return cls(f"{self.source}: {where}: {why}", part=part, why=why)
 
     def keys(self, table: dict, where: str, allowed: set[str]) -> None:
         extra = sorted(set(table) - allowed)
@@ -308,8 +331,8 @@ class _Reader:
             with open_input(path) as f:
                 data = f.read(MAX_DATA_FILE_BYTES + 1)
         except OSError as e:
-            raise SweepUnreadable(f"{self.source}: {where}: {said(text)}: cannot read: "
-                                  f"{e.strerror or e}") from None  # fmt: skip
+            raise self.fail(where, f"{said(text)}: cannot read: {e.strerror or e}",
+                            unreadable=True) from None  # fmt: skip
         if len(data) > MAX_DATA_FILE_BYTES:
             raise self.fail(where, f"{said(text)}: longer than {MAX_DATA_FILE_BYTES:,} bytes")
         return data
@@ -461,7 +484,7 @@ class _Reader:
         try:
             check_hostfile(hostfile, hw)
         except ReplayUnreadable as e:
-            raise SweepUnreadable(f"{self.source}: {where}: replay: {e}") from None
+            raise self.fail(where, f"replay: {e}", unreadable=True) from None
         except ReplayError as e:
             raise self.fail(where, f"replay: {e}") from None
 
@@ -570,15 +593,15 @@ class _Reader:
                     raise self.fail(where, f"replay: trace {said(opts['trace'])}: no such file")
                 opts["trace"] = str(path.resolve())
             except OSError as e:
-                raise SweepUnreadable(f"{self.source}: {where}: replay: trace "
-                                      f"{said(opts['trace'])}: {e.strerror or e}") from None  # fmt: skip
+                raise self.fail(where, f"replay: trace {said(opts['trace'])}: {e.strerror or e}",
+                                unreadable=True) from None  # fmt: skip
             hostfile = opts.get("hostfile")
             if isinstance(hostfile, str):
                 try:
                     opts["hostfile"] = str(self.path(hostfile, where).resolve())
                 except OSError as e:
-                    raise SweepUnreadable(f"{self.source}: {where}: replay: hostfile "
-                                          f"{said(hostfile)}: {e.strerror or e}") from None  # fmt: skip
+                    raise self.fail(where, f"replay: hostfile {said(hostfile)}: "
+                                    f"{e.strerror or e}", unreadable=True) from None  # fmt: skip
             if hostfile is not None:
                 self.hostfile(opts["hostfile"], where, machine)
             if opts.get("virtual") is not None:

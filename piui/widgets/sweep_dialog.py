@@ -25,7 +25,6 @@ Everything computed is the core's; this module draws.
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -76,7 +75,6 @@ from piui.widgets.status_messages import message_label
 EMPTY_BEFORE = "Run the sweep: its results are drawn here as they come."
 EMPTY_NO_AXIS = ("No axis: one variant, the model as it is; its answers are in the table "
                  "below. Add an axis to see how they change.")  # fmt: skip
-ANSWER_SAID = re.compile(r"the sweep: answer (?P<n>[0-9]+): (?:(?:simulate|replay): )?")
 REDRAW_MS = 150
 PATTERNS = ("none", "halo", "shift", "broadcast", "broadcast-tree", "alltoall", "ring-allgather")
 
@@ -172,7 +170,8 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self._virtual: int | None = None
         self._hostfile: Path | None = None
         self._placements: list = []
-        self._answer_rows: list[str] = []  # the form's row of each [[answer]] (sweep_text)
+        # the form's row of each [[answer]] and its kind (sweep_text)
+        self._answer_rows: list[tuple[str, str]] = []
         self.ask_hostfile_path = lambda: ask_hostfile(self, self.document)
         if document is not None:
             document.modelReset.connect(self._model_reset)
@@ -491,17 +490,17 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
                 raise ValueError(f"axis {row + 1}: {e}") from None
         answers: list[dict] = []
         # the form's row of each [[answer]], so that an error names the row, not a number
-        self._answer_rows: list[str] = []
+        self._answer_rows: list[tuple[str, str]] = []
         exprs = [e.strip() for e in self.expressions.text().split(",") if e.strip()]
         if exprs:
             answers.append({"eval": exprs})
-            self._answer_rows.append("Answers (eval)")
+            self._answer_rows.append(("Answers (eval)", "eval"))
         if self.pattern.currentText() != "none":
             answers.append({"simulate": {"pattern": self.pattern.currentText(),
                                          "bytes": self.pattern_bytes.value()}})  # fmt: skip
-            self._answer_rows.append("Phase (simulate)")
+            self._answer_rows.append(("Phase (simulate)", "simulate"))
         if self.trace.text().strip():
-            self._answer_rows.append("Program (replay)")
+            self._answer_rows.append(("Program (replay)", "replay"))
             program = {"trace": self.trace.text().strip()}
             if self.flop.text().strip():
                 program["flop"] = self.flop.text().strip()
@@ -531,7 +530,7 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
             spec = loads_spec(self.sweep_text(), model_text=self.document.session.text(),
                               base=here, source="the sweep")  # fmt: skip
         except (ValueError, SweepError) as e:
-            self.message.setText(self._in_form_words(str(e)))
+            self.message.setText(self._in_form_words(e))
             return
         self.message.clear()
         self._name_base()  # a sweep of the model open now, maybe a variant of the last
@@ -557,14 +556,16 @@ class SweepDialog(CancelsItsRunFirst, QDialog):
         self.redraw()
         self._runner.start(spec, self._cancel, self.document.machine)
 
-    def _in_form_words(self, said: str) -> str:
-        """A sweep reader's error as the form says it: "Program (replay): ..." where the
-        reader said "the sweep: answer 3: replay: ...", the file's numbering."""
-        found = ANSWER_SAID.match(said)
+    def _in_form_words(self, error: ValueError) -> str:
+        """A sweep's error as the form says it: "Program (replay): ..." where the reader
+        said "the sweep: answer 3: replay: ...", the file's numbering (the form's axes
+        are the file's, in order: "axis 2: ...")."""
+        part = getattr(error, "part", None)
         rows = self._answer_rows
-        if found is None or not 1 <= int(found["n"]) <= len(rows):
-            return said.removeprefix("the sweep: ")
-        return f"{rows[int(found['n']) - 1]}: {said[found.end() :]}"
+        if part is None or part[0] != "answer" or not 1 <= part[1] <= len(rows):
+            return str(error).removeprefix("the sweep: ")
+        row, kind = rows[part[1] - 1]  # the row says the kind: "Program (replay)"
+        return f"{row}: {error.why.removeprefix(kind + ': ')}"
 
     def run_under_way(self) -> str:
         """What runs and how far it is, in words (asked before closing)."""

@@ -230,6 +230,34 @@ def test_bad_sweep_files_say_where_and_why(body, said):
     assert str(e.value).startswith("s.toml: ")
 
 
+@pytest.mark.parametrize(("body", "part", "why"), [
+    ("[[axis]]\nset = \"pt(1).iga\"\nvalues = [1]\n[[axis]]\nscale = \"nothing\"\n"
+     "values = [1]\n[[answer]]\neval = \"1\"", ("axis", 2), "scale 'nothing': a group"),
+    ("[[answer]]\neval = \"1\"\n[[answer]]\neval = \"1 +\"", ("answer", 2),
+     "eval '1 +': syntax error"),
+    ("[[answer]]\neval = \"1\"\n[[answer]]\nreplay = {trace = \"no-such.txt\"}",
+     ("answer", 2), "replay: trace 'no-such.txt': no such file"),
+    ("[[answer]]\nreplay = {trace = \"TRACE\", flop = \"pt(T).dla\"}", ("answer", 1),
+     "replay: a flop's time on processor type 1, 'pt(1).dla'"),
+    ("colour = 1\n[[answer]]\neval = \"1\"", None, "unknown key 'colour'"),
+])  # fmt: skip
+def test_a_sweep_error_names_its_table_apart_from_its_words(body, part, why):
+    """A form that numbers no table (the sweep dialog) says the error at its own row from
+    ``part`` and ``why``, not by reading the message; they cross a process pool."""
+    import pickle
+
+    trace = ROOT / "sample_models" / "traces" / "stencil.txt"
+    with pytest.raises(SweepError) as e:
+        spec_of(body.replace("TRACE", str(trace)), source="s.toml")
+    assert e.value.part == part
+    assert e.value.why.startswith(why)
+    where = f"{part[0]} {part[1]}: " if part else "the file: "
+    assert str(e.value) == f"s.toml: {where}{e.value.why}"
+    again = pickle.loads(pickle.dumps(e.value))
+    assert (type(again), str(again), again.part, again.why) == (
+        type(e.value), str(e.value), e.value.part, e.value.why)
+
+
 def test_the_estimator_form_names_no_files():
     with pytest.raises(SweepError, match="names a file"):
         loads_spec('model = "x.machine"\n[[answer]]\neval = "1"', files=False)
