@@ -123,24 +123,35 @@ class ReplayOptions:
         if not isinstance(self.flop, str) or not self.flop.strip():
             raise FlopError(f"a flop's time must be an expression, not {said(self.flop)}")
         try:
-            parse_expression(self.flop.replace("(T)", "(1)"))  # T: the rank's type
+            parsed = parse_expression(self.flop.replace("(T)", "(1)"))  # T: the rank's type
         except ModelSyntaxError as e:
             raise FlopError(
                 f"a flop's time, {quoted(self.flop)}: syntax error: {e.message}"
             ) from None
         if machine is not None:
+            # a time below zero is refused here only when the expression names nothing:
+            # a variant of the model (a sweep's) may give another time where it names
+            constant = not parsed.references()
             engine = Engine(machine)
             for t in sorted(set(hardware_of(machine).types.values())):
                 text, value = flop_value(engine, self.flop, t)
-                if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-                    raise FlopError(_no_flop_time(t, text, value))
+                why = _flop_time_error(t, text, value)
+                if why is not None and (constant or not isinstance(value, (int, float))):
+                    raise FlopError(why)
 
 
-def _no_flop_time(ptype: int, text: str, value: Any) -> str:
-    why = value.message if isinstance(value, EvalError) else f"{value!r} is no number"
-    why = why.removeprefix(f"{quoted(text)}: ")  # the part that failed, when not the whole
-    return (f"a flop's time on processor type {ptype}, {quoted(text)}: {why} (give another "
-            "expression for a flop's time)")  # fmt: skip
+def _flop_time_error(ptype: int, text: str, value: Any) -> str | None:
+    """Why ``value``, the flop expression ``text`` on processor type ``ptype``, is no
+    time a flop can take (None: it is one)."""
+    if isinstance(value, EvalError) or not isinstance(value, (int, float)):
+        why = value.message if isinstance(value, EvalError) else f"{value!r} is no number"
+        why = why.removeprefix(f"{quoted(text)}: ")  # the part that failed, when not the whole
+        return (f"a flop's time on processor type {ptype}, {quoted(text)}: {why} (give "
+                "another expression for a flop's time)")  # fmt: skip
+    if not (math.isfinite(value) and value >= 0):
+        return (f"a flop's time on processor type {ptype}, {quoted(text)}, is {value!r}: it "
+                "must be zero or more seconds")  # fmt: skip
+    return None
 
 
 # --------------------------------------------------------------------------- where ranks run
@@ -290,11 +301,9 @@ def flop_times(machine: Machine, engine: Engine, hosts: np.ndarray, flop: str) -
             raise ReplayError(f"rank {r} runs on processor {h}, which has no processor type")
         if t not in cache:
             text, value = flop_value(engine, flop, t)
-            if isinstance(value, EvalError) or not isinstance(value, (int, float)):
-                raise FlopError(_no_flop_time(t, text, value))
-            if not (math.isfinite(value) and value >= 0):
-                raise FlopError(f"a flop's time on processor type {t}, {quoted(text)}, is "
-                                  f"{value!r}: it must be zero or more seconds")  # fmt: skip
+            why = _flop_time_error(t, text, value)
+            if why is not None:
+                raise FlopError(why)
             cache[t] = float(value)
         out[r] = cache[t]
     return out

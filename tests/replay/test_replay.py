@@ -8,6 +8,7 @@ naming the stuck ranks."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -84,6 +85,11 @@ def test_the_eager_threshold_decides_when_a_send_returns(tmp_path):
     trace = load_trace(write(tmp_path, PING_PONG))
     result = replay(ring_machine(), trace, ReplayOptions(eager=1e9))
     assert result.finish == pytest.approx([85.1 * US, 4.1 * US], rel=1e-12)
+    # no threshold at all (docs/replay.md): every send eager, as far below any size
+    assert replay(ring_machine(), trace, ReplayOptions(eager=math.inf)).finish == \
+        pytest.approx(result.finish, rel=1e-12)  # fmt: skip
+    # 0: every send a rendezvous; rank 0's 10 B send then waits for rank 1's receive
+    assert replay(ring_machine(), trace, ReplayOptions(eager=0)).finish[1] > 4.1 * US
 
 
 def test_nonblocking_requests_are_waited_for(tmp_path):

@@ -84,6 +84,10 @@ def test_a_replay_the_model_cannot_run_is_each_rows_error():
     ('flop = "pt(T).dga *"', "answer 1: replay: a flop's time, 'pt(T).dga *': syntax error"),
     ('flop = ""', "answer 1: replay: a flop's time must be an expression, not ''"),
     ('flop = 3', "answer 1: replay: a flop's time must be an expression, not 3"),
+    # naming nothing, it is the same time on every variant
+    ('flop = "-1e-9"', "answer 1: replay: a flop's time on processor type 1, '-1e-9', is "
+                       "-1e-09: it must be zero or more seconds"),
+    ('flop = "1e-9 - 2e-9"', "a flop's time on processor type 1, '1e-9 - 2e-9', is -1e-09"),
     ('collectives = "fast"', "answer 1: replay: collectives must be 'network' or 'model'"),
     ('eager = -1', "answer 1: replay: the eager threshold must be zero or more bytes"),
     ('eager = "big"', "answer 1: replay: the eager threshold must be a number of bytes"),
