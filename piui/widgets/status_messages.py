@@ -100,8 +100,11 @@ class MessageLine(QLabel):
         """At least the height its lines take at its width: a splitter, a tab or a dock
         gives a widget its minimum height, not the height its width asks for, and the
         line's second line was drawn over the table above it (the Run-time systems
-        window at 300 pixels)."""
-        need = max(0, self.heightForWidth(self.width())) if self.text() else 0
+        window at 300 pixels). An empty line keeps one line's height, as it has before
+        its first message: a message that comes and goes does not move what is around
+        it (the sweep dialog's form jumped when its error line was cleared)."""
+        line = self.fontMetrics().lineSpacing()
+        need = max(line, self.heightForWidth(self.width())) if self.text() else line
         if need != self.minimumHeight():
             self.setMinimumHeight(need)
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from parasol_core.sweep.worker import Row
 
@@ -245,6 +245,30 @@ def test_a_flop_no_variant_can_replay_with_is_said_before_any_row_runs(main_wind
     qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
     assert len(dialog.rows) == 2 and not any(r.error for r in dialog.rows)
     assert dialog.message.text() == ""
+
+
+def test_a_message_that_comes_and_goes_does_not_move_the_form(main_window, qtbot):
+    """The form jumped when an error line under it was cleared (the line went from one
+    line's height to none, and the axes table grew into it), and back at the next."""
+    from PySide6.QtCore import QPoint
+
+    dialog = _dialog(main_window)
+    dialog.resize(900, 700)
+    qtbot.waitExposed(dialog)
+
+    def form() -> tuple[int, int]:
+        QApplication.processEvents()
+        return dialog.axes.height(), dialog.run_button.mapTo(dialog, QPoint(0, 0)).y()
+
+    before = form()
+    dialog.add_axis("pt(9).iga", "1, 2")
+    dialog.run()
+    assert dialog.message.text().startswith("axis 1: 'pt(9).iga'")
+    assert form() == before
+    dialog.message.clear()
+    assert form() == before
+    dialog.run()
+    assert dialog.message.text() and form() == before
 
 
 def test_the_program_windows_trace_and_flop_are_one_click_away(main_window, qtbot, tmp_path):
