@@ -46,6 +46,11 @@ def main_window(model: Path):  # noqa: ANN201 (a MainWindow: PIUI imported here,
     window = MainWindow()
     window.setAnimated(False)
     window.ask_save_changes = lambda: 0
+    # a copy of unsaved edits beside the sample (a PIUI ended while it had some) is kept
+    # for its owner: the shot opens the file as it is, not a modal question nobody answers
+    from parasol_core.session import recovery
+
+    window._ask_restore = lambda copy: recovery.KEEP
     window.open_file(model)
     window.setGeometry(0, 0, 1600, 1000)
     window.show()

@@ -62,6 +62,11 @@
  * earliest are one event, each at its own predicted time), the ends of latencies
  * (max-min) and the released messages in plain heaps.
  *
+ * crit[j] (crit NULL: not made) is the message whose end released message j: of those it
+ * waits for, the one whose end (plus j's delay) was latest, the highest numbered among
+ * equals; -1 when its own start was as late as any of them or it waits for nobody (its
+ * critical predecessor: what a replay's waitall waited for last).
+ *
  * events[0] is the number of events, events[1] the polls of the check callback (one every
  * CHECK_WORK units of work). Returns 0; -2 when memory ran out; -3 on a NaN event time, -5 on a message left without
  * a rate (bugs, never bad input); -4 when the check callback asked to stop. */
@@ -248,6 +253,7 @@ typedef struct {
     const int32_t *dep_ptr, *dependents; /* (and the dependents below 2^31) */
     const double *delay; /* per message, or NULL: seconds after the last it waits for */
     double *t0, *end, *busy;
+    int32_t *crit; /* per message, or NULL: the message whose end released it */
     int64_t *max_n;
     /* per message */
     Hot *hot;
@@ -325,6 +331,8 @@ static void release(Flow *s, int64_t i, double at, int *err) {
     for (int64_t q = s->dep_ptr[i]; q < s->dep_ptr[i + 1]; q++) {
         int64_t j = s->dependents[q];
         double a = s->delay ? at + s->delay[j] : at;
+        if (s->crit && (a > s->ready[j] || (a == s->ready[j] && s->crit[j] >= 0 && i > s->crit[j])))
+            s->crit[j] = (int32_t)i;
         if (a > s->ready[j])
             s->ready[j] = a;
         if (--s->left[j] == 0 && heap_push(&s->rel, s->ready[j], j))
@@ -800,7 +808,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
                            int64_t nqueue, const int64_t *queue, const int64_t *wait_count,
                            const int32_t *dep_ptr, const int32_t *dependents, double *t0,
                            double *end, double *busy, int64_t *max_n, int64_t *events,
-                           const double *delay, flow_check_fn check) {
+                           const double *delay, flow_check_fn check, int32_t *crit) {
     Flow s;
     memset(&s, 0, sizeof s);
     s.rule = (int)rule;
@@ -828,6 +836,7 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
     s.delay = delay;
     s.t0 = t0;
     s.end = end;
+    s.crit = crit;
     s.busy = busy;
     s.max_n = max_n;
     int64_t nent = m ? e_start[m] : 0;
@@ -894,6 +903,8 @@ int64_t parasol_flow_trace(int64_t rule, int64_t m, int64_t nres, int64_t nslots
         s.ends.pos[i] = -1;
         t0[i] = NAN;
         end[i] = NAN;
+        if (crit)
+            crit[i] = -1;
     }
     if (!wait_count && dep_ptr) /* each message waits for as many as list it a dependent */
         for (int64_t q = 0; q < dep_ptr[m]; q++)

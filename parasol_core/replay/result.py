@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.replay.program import Program
+from parasol_core.replay.program import CRITICAL, Program
 from parasol_core.replay.tifile import KINDS, Trace
 
 # what an operation's time is called in the breakdown and the timeline
@@ -20,14 +20,30 @@ _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compu
                                                         "comm_dup")]  # fmt: skip
 
 
+def _waited_for(op_msg: np.ndarray, op_end: np.ndarray, crit: np.ndarray | None) -> np.ndarray:
+    """Per action, the transfer whose start ends its waiting (-1: none): its ``op_msg``,
+    or for a waitall of :data:`CRITICAL` the one its end node waited for last (the flow
+    engine's ``crit``: another than the rank's previous end, or its waiting is none:
+    that one ended when the waitall began)."""
+    late = op_msg == CRITICAL
+    if not late.any():
+        return op_msg
+    if crit is None:
+        raise ValueError("a waitall's critical transfer needs the flow engine's crit")
+    out = op_msg.copy()
+    out[late] = crit[op_end[late]]
+    return out
+
+
 @dataclass
 class ReplayResult:
     """Per operation (the trace's actions, rank by rank): ``rank``, ``kind`` (an index
     of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; a receive from any
     source: the source it took, :mod:`~parasol_core.replay.matching`),
     ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
-    ``end`` and of that time ``computation`` and ``waiting`` (for the first message it
-    waits for to start; the rest is communication), ``file`` (an index of ``files``)
+    ``end`` and of that time ``computation`` and ``waiting`` (for the message it waits
+    for to start: a waitall's, the one that arrived last; the rest is communication),
+    ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
     transfers the network carried; ``events``: the flow engine's, ``polls`` its polls
@@ -60,13 +76,16 @@ class ReplayResult:
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
-           delay: np.ndarray, events: int, polls: int = 0,
-           operations: bool = True) -> ReplayResult:  # fmt: skip
+           delay: np.ndarray, events: int, polls: int = 0, operations: bool = True,
+           crit: np.ndarray | None = None) -> ReplayResult:  # fmt: skip
         """``operations=False``: the per-rank figures only (the per-operation columns
         empty, :attr:`operations` False), from ``trace.first`` and the program's
         per-action columns: what a trace whose columns were let go can give (its
         ``op_start`` may be None: each action's start is then the end of the one before
-        it on its rank, which is what ``op_start`` names, and 0 for a rank's first)."""
+        it on its rank, which is what ``op_start`` names, and 0 for a rank's first).
+        ``crit``: each node's critical predecessor (the flow engine's), which names the
+        transfer a waitall of ``op_msg`` :data:`~parasol_core.replay.program.CRITICAL`
+        waited for last."""
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -86,9 +105,10 @@ class ReplayResult:
         comp = np.minimum(comp, dur)
         rest = dur - comp
         del dur
-        msg_start = at(prog.op_msg, t0)
-        wait = np.where(prog.op_msg >= 0, np.clip(msg_start - start, 0.0, rest), 0.0)
-        del rest, msg_start
+        waited = _waited_for(prog.op_msg, prog.op_end, crit)
+        msg_start = at(waited, t0)
+        wait = np.where(waited >= 0, np.clip(msg_start - start, 0.0, rest), 0.0)
+        del rest, msg_start, waited
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip

@@ -29,6 +29,7 @@ from parasol_core.model import Machine
 from parasol_core.replay.communicators import check_world
 from parasol_core.replay.matching import settle, wildcards
 from parasol_core.replay.program import (
+    CRITICAL,
     EAGER_BYTES,
     DeadlockError,
     Program,
@@ -420,15 +421,16 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
         poll()
         prog = compile_program(tr, sem)
         poll()
-        end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
-                                              prog, options.sharing, len(tr))  # fmt: skip
+        end, t0, (events, polls), delay, crit = _run_program(
+            machine, engine, hw, table, hosts, per_flop, prog, options.sharing, len(tr)
+        )
         if np.isnan(end).any():
             return prog.op_start, end, _deadlock(tr, prog, end)
         if not np.isfinite(end).all():
             raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                               "processor timing is too slow for this trace")  # fmt: skip
         return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls,
-                                                   operations=operations)  # fmt: skip
+                                                   operations=operations, crit=crit)  # fmt: skip
 
     if matched:
         _, _, outcome = run(trace)
@@ -460,9 +462,19 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
         trace.release()
     _narrow(prog)
     poll()
-    end, t0, (events, polls), delay = _run_program(machine, engine, hw, table, hosts, per_flop,
-                                                   prog, options.sharing, actions, consume=True,
-                                                   once=not operations)  # fmt: skip
+    end, t0, (events, polls), delay, crit = _run_program(
+        machine,
+        engine,
+        hw,
+        table,
+        hosts,
+        per_flop,
+        prog,
+        options.sharing,
+        actions,
+        consume=True,
+        once=not operations,
+    )
     if np.isnan(end).any():
         if trace.released >= 0:  # worded from the trace read again, its program compiled again
             again = _read_again(trace)
@@ -472,7 +484,7 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
         raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                           "processor timing is too slow for this trace")  # fmt: skip
     return ReplayResult.of(trace, prog, hosts, t0, end, delay, events, polls,
-                           operations=operations)  # fmt: skip
+                           operations=operations, crit=crit)  # fmt: skip
 
 
 def _narrow(prog: Program) -> None:
@@ -522,13 +534,17 @@ def _read_again(trace: Trace) -> Trace:
 def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, hosts: np.ndarray,
                  per_flop: np.ndarray, prog: Program, sharing: str, actions: int,
                  consume: bool = False, once: bool = False
-                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]:  # fmt: skip
+                 ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray,
+                            np.ndarray | None]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
-    the engine's events and polls for a stop, and each node's delay. ``consume``: the
+    the engine's events and polls for a stop, each node's delay, and each node's
+    critical predecessor (the flow engine's ``crit``: only when the program has a
+    waitall of :data:`~parasol_core.replay.program.CRITICAL`, else None). ``consume``: the
     program is this replay's alone (not kept on a trace): its node columns are let go
     once the phase has what it needs of them (what stays: the per-action columns, the
     count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
     poll = budget.check_deadline
+    crit = bool((prog.op_msg == CRITICAL).any())  # 4 bytes a node, only when some read it
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
     src, dst = hosts[prog.src], hosts[prog.dst]
@@ -563,10 +579,10 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         if consume:  # what the kernel does not read of the phase let go
             phase = flow.lighten(phase, usage)
         poll()
-        out = flow.run(phase, usage, sharing, consume=consume)
+        out = flow.run(phase, usage, sharing, consume=consume, crit=crit)
         del phase, usage
     delay = msgs.delay
-    return out.end, out.t0, (int(out.events), int(out.polls)), delay
+    return out.end, out.t0, (int(out.events), int(out.polls)), delay, out.crit
 
 
 def _routes(table: RouteTable, src: np.ndarray, dst: np.ndarray, machine: Machine) -> np.ndarray:
@@ -591,6 +607,10 @@ def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
             if e >= 0 and math.isnan(end[e]):
                 stuck[r] = i
                 msg = int(prog.op_msg[i])
+                if msg == CRITICAL:  # a waitall's join: the first transfer it never got
+                    deps = prog.after_idx[prog.after_ptr[e] : prog.after_ptr[e + 1]]
+                    never = [int(d) for d in deps if prog.transfer[d] and math.isnan(end[d])]
+                    msg = never[0] if never else -1
                 what = KINDS[int(trace.kind[i])]
                 peer = int(trace.peer[i])
                 on = ""

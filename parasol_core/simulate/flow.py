@@ -146,24 +146,27 @@ def alone_and_instant(phase: Phase, usage: Usage) -> tuple[np.ndarray, np.ndarra
     return alone, instant
 
 
-def run(phase: Phase, usage: Usage, sharing: str, consume: bool = False) -> TraceResult:
+def run(phase: Phase, usage: Usage, sharing: str, consume: bool = False,
+        crit: bool = False) -> TraceResult:  # fmt: skip
     """The flow trace: in C (``native/flow.c``) when it was built and the phase's numbers
     are finite, else :func:`run_flow` in Python. ``consume``: ``usage`` is the caller's
     no longer: the kernel's inputs are made from it and its per-entry and per-message
     arrays let go on the way (set to None), and the result's ``alone`` is not made
-    (empty): what a one-shot replay does not read (docs/replay.md, "Memory")."""
+    (empty): what a one-shot replay does not read (docs/replay.md, "Memory").
+    ``crit``: the result's ``crit`` is made (each message's critical predecessor)."""
     lib = _kernel()
     if lib is not None and native_usable(phase, usage):
-        return run_native(lib, phase, usage, sharing, consume)
-    out = run_flow(phase, usage, sharing)
+        return run_native(lib, phase, usage, sharing, consume, crit=crit)
+    out = run_flow(phase, usage, sharing, crit=crit)
     if consume:
         out.alone = np.zeros(0)
     return out
 
 
-def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
+def run_flow(phase: Phase, usage: Usage, sharing: str, crit: bool = False) -> TraceResult:
     """The event trace with the extended resources and ``sharing``, in Python: the
-    executable specification of ``native/flow.c``."""
+    executable specification of ``native/flow.c``. ``crit``: each message's critical
+    predecessor made (:class:`~parasol_core.simulate.trace.TraceResult`)."""
     m = phase.m
     nbytes = phase.messages.nbytes
     latency = phase.latency
@@ -179,6 +182,8 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
     heap = s.heap
     after = phase.waits is not None
 
+    critical = np.full(m, -1, dtype=np.int32) if crit else None
+
     def release(done: list[int], at: float) -> None:
         if not after:
             return
@@ -186,7 +191,11 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
         for i in done:
             for j in deps[ptr[i] : ptr[i + 1]].tolist():
                 # ready: the later of its start and this end, plus its delay
-                s.ready[j] = max(s.ready[j], at if delay is None else at + delay[j])
+                a = at if delay is None else at + delay[j]
+                if critical is not None and (a > s.ready[j] or (
+                        a == s.ready[j] and 0 <= critical[j] < i)):  # fmt: skip
+                    critical[j] = i  # the latest, the highest numbered among equals
+                s.ready[j] = max(s.ready[j], a)
                 s.left[j] -= 1
                 if s.left[j] == 0:
                     heapq.heappush(heap, (float(s.ready[j]), j))
@@ -279,7 +288,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
             per = usage.per_byte(usage.loads(s.count))
             s.c = np.where(flying, per, 0.0)
             s.pred = np.where(flying, np.maximum(s.tx, t) + s.rem * s.c, np.inf)
-    return TraceResult(s.t0, s.end, alone, s.events, s.busy, s.max_n, s.polls)
+    return TraceResult(s.t0, s.end, alone, s.events, s.busy, s.max_n, s.polls, critical)
 
 
 # --------------------------------------------------------------------------- the kernel
@@ -287,7 +296,7 @@ def run_flow(phase: Phase, usage: Usage, sharing: str) -> TraceResult:
 _CHECK = ctypes.CFUNCTYPE(ctypes.c_int)
 _P, _N, _D = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
 _SIGNATURE = (_N, _N, _N, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P,
-              _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK)  # fmt: skip
+              _D, _P, _N, _P, _P, _P, _P, _P, _P, _P, _P, _P, _P, _CHECK, _P)  # fmt: skip
 RULES = {"max": 0, "maxmin": 1, "cm02": 2}
 
 
@@ -348,7 +357,7 @@ def _caps(usage: Usage, sharing: str) -> np.ndarray:
 
 
 def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: bool = False,
-               renumber: bool | None = None) -> TraceResult:  # fmt: skip
+               renumber: bool | None = None, crit: bool = False) -> TraceResult:  # fmt: skip
     """The whole trace in one call of ``parasol_core/native/flow.c`` (``consume``: as
     :func:`run`'s; ``renumber``: the resources the phase uses numbered 0, 1, ... for the
     kernel, None: when they are fewer than the topology's, which gives the same answer
@@ -431,6 +440,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     queue = arr(phase.queue)
     after = [arr(phase.waits), arr(phase.dep_ptr, i32), arr(phase.dependents, i32)]
     t0, end = np.full(m, np.nan), np.full(m, np.nan)
+    critical = np.empty(m, dtype=np.int32) if crit else None  # the kernel fills it
     busy, max_n = np.zeros(size), np.zeros(size, dtype=i64)
     events = np.zeros(2, dtype=i64)  # the events, the polls of ``check``
 
@@ -451,7 +461,7 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     rc = lib(  # type: ignore[operator]
         RULES[sharing], m, nres, phase.nlinks, *map(ptr, keep), *map(ptr, gaps),
         usage.forward, ptr(start), queue.shape[0], ptr(queue), *map(ptr, after), ptr(t0),
-        ptr(end), ptr(busy), ptr(max_n), ptr(events), ptr(delay), callback,
+        ptr(end), ptr(busy), ptr(max_n), ptr(events), ptr(delay), callback, ptr(critical),
     )  # fmt: skip
     if rc == -4 and stopped:
         raise stopped[0]
@@ -467,4 +477,4 @@ def run_native(lib: object, phase: Phase, usage: Usage, sharing: str, consume: b
     else:
         hops = hops if phase.u_hops is None else phase.u_hops
         alone = np.where(hops > 0, latency + nbytes * alone_c, 0.0)
-    return TraceResult(t0, end, alone, int(events[0]), busy, max_n, int(events[1]))
+    return TraceResult(t0, end, alone, int(events[0]), busy, max_n, int(events[1]), critical)

@@ -152,7 +152,10 @@ class TraceResult:
     """What a trace gives: per message its start ``t0``, its ``end`` and its time
     ``alone`` on the network; per link slot (the sentinel last) ``busy``, the seconds it
     had a message in flight, and ``max_n``, its largest load; the number of events and
-    of the polls for a stop (:func:`~parasol_core.base.budget.check_deadline`) it made."""
+    of the polls for a stop (:func:`~parasol_core.base.budget.check_deadline`) it made.
+    ``crit`` (the flow engine's, when asked): per message, the one whose end released it,
+    the latest of those it waits for (the highest numbered among equals), -1 when none
+    ended after its own start."""
 
     t0: np.ndarray
     end: np.ndarray
@@ -161,6 +164,7 @@ class TraceResult:
     busy: np.ndarray
     max_n: np.ndarray
     polls: int = 0
+    crit: np.ndarray | None = None
 
 
 def _kernel() -> ctypes.CDLL | None:

@@ -92,6 +92,40 @@ def test_the_eager_threshold_decides_when_a_send_returns(tmp_path):
     assert replay(ring_machine(), trace, ReplayOptions(eager=0)).finish[1] > 4.1 * US
 
 
+def test_a_waitall_waits_until_the_last_message_it_waits_for_starts(tmp_path):
+    # rank 0 posts two receives and waits for both: rank 1's 10 B leave at 1 us and
+    # arrive at 1 + 1 + 0.01 us, rank 2's leave at 5 us and arrive at 6.01 us. Rank 0
+    # waited 5 us for the later sender, and communicated 1.01 us: its waiting ended
+    # when the message it waited for last started, not the first (which said 1 us of
+    # waiting and 5.01 us of communication, most of it waiting for rank 2)
+    text = """\
+0 irecv 1 1 10 2
+0 irecv 2 2 10 2
+0 isend 1 3 10 2
+0 waitall 3
+0 compute 9000
+0 waitall 0
+1 compute 1000
+1 send 0 1 10 2
+1 recv 0 3 10 2
+2 compute 5000
+2 send 0 2 10 2
+"""
+    trace = load_trace(write(tmp_path, text))
+    for options in (ReplayOptions(), ReplayOptions(sharing="max")):
+        result = replay(ring_machine(3), trace, options)
+        assert result.finish[0] == pytest.approx(15.01 * US, rel=1e-12)
+        assert result.waiting[0] == pytest.approx(5 * US, rel=1e-9)
+        assert result.communication[0] == pytest.approx(1.01 * US, rel=1e-9)
+        assert result.computation[0] == pytest.approx(9 * US, rel=1e-12)
+        waitall = (result.rank == 0) & (result.line == 4)
+        assert result.waiting_op[waitall] == pytest.approx([5 * US], rel=1e-9)
+    # the same from the one-shot replay the command line runs
+    lean = replay(ring_machine(3), load_trace(write(tmp_path, text)), release=True,
+                  operations=False)  # fmt: skip
+    assert lean.waiting[0] == result.waiting[0] and lean.finish[0] == result.finish[0]
+
+
 def test_nonblocking_requests_are_waited_for(tmp_path):
     # rank 0 posts a large isend at 0, computes 10 us and waits: the transfer started
     # when rank 1 posted its irecv at 3 us and ends at 3 + 1 + 100 us
@@ -286,6 +320,22 @@ def test_a_deadlock_names_every_stuck_rank_and_what_it_waits_in(tmp_path):
     assert info.value.stuck == {0: 0, 1: 2}
     # eager, the same program runs
     assert replay(ring_machine(), load_trace(path), ReplayOptions(eager=2e6)).makespan > 0
+
+
+def test_a_waitall_stuck_names_the_rank_whose_message_never_comes(tmp_path):
+    # ranks 1 and 2 each wait to receive from the other first; rank 0 got rank 1's
+    # message and waits in its waitall for rank 2's
+    text = ("0 irecv 1 0 10 2\n0 irecv 2 0 10 2\n0 waitall 2\n"
+            "1 send 0 0 10 2\n1 recv 2 6 10 2\n1 send 2 5 10 2\n"
+            "2 recv 1 5 10 2\n2 send 1 6 10 2\n2 send 0 0 10 2\n")  # fmt: skip
+    path = write(tmp_path, text)
+    for release in (False, True):  # the Program window's replay, the command line's
+        with pytest.raises(DeadlockError) as info:
+            replay(ring_machine(3), load_trace(path), release=release, operations=not release)
+        message = str(info.value)
+        assert f"rank 0 in waitall at {path}:3, waiting for rank 2" in message
+        assert f"rank 1 in recv at {path}:5, waiting for rank 2" in message
+        assert f"rank 2 in recv at {path}:7, waiting for rank 1" in message
 
 
 def test_ranks_run_where_the_hostfile_or_a_virtual_topology_says(tmp_path):

@@ -61,8 +61,10 @@ def both(machine: Machine, msgs: MessageArrays, sharing: str):
     ids = table.add_many(msgs.src, msgs.dst)
     phase = Phase.of(table, ids, msgs)
     usage = usage_of(table, ids, table.options)
-    spec = flow.run_flow(phase, usage, sharing)
-    fast = flow.run_native(flow._kernel(), phase, usage, sharing)
+    spec = flow.run_flow(phase, usage, sharing, crit=True)
+    fast = flow.run_native(flow._kernel(), phase, usage, sharing, crit=True)
+    for out in (spec, fast):
+        assert_critical(msgs, out)
     return spec, fast
 
 
@@ -71,6 +73,31 @@ def assert_close(spec, fast) -> None:
         a, b = getattr(spec, name), getattr(fast, name)
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-18, err_msg=name)
     assert np.abs(spec.max_n - fast.max_n).max(initial=0) <= 1
+
+
+def assert_critical(msgs: MessageArrays, out) -> None:
+    """Each message's critical predecessor (``crit``) is the one of those it waits for
+    that ended last, the highest numbered among ends equal to rounding (C and Python
+    round apart), or none (-1) when none ended after its own start (or it waits for
+    none); computed here from the ends alone."""
+    assert out.crit is not None and out.crit.shape == out.end.shape
+    m = out.end.shape[0]
+    for j in range(m):
+        deps = [] if msgs.after_ptr is None else \
+            msgs.after_idx[msgs.after_ptr[j] : msgs.after_ptr[j + 1]].tolist()  # fmt: skip
+        c = int(out.crit[j])
+        if not deps or np.isnan(out.end[j]):
+            assert c == -1 or c in deps, (j, c, deps)
+            continue
+        latest = max(out.end[d] for d in deps)
+        start = float(msgs.start[j])
+        if c == -1:  # nobody ended after its start (to rounding)
+            assert latest <= start * (1 + 1e-9) + 1e-18, (j, latest, start)
+            continue
+        assert c in deps, (j, c, deps)
+        assert out.end[c] >= latest * (1 - 1e-9) - 1e-18, (j, c, out.end[c], latest)
+        # the highest numbered of those that ended with it
+        assert all(out.end[d] < out.end[c] for d in deps if d > c), (j, c, deps)
 
 
 # --------------------------------------------------------------------------- random phases
