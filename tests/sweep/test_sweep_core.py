@@ -255,7 +255,11 @@ def test_a_sweep_error_names_its_table_apart_from_its_words(body, part, why):
     assert str(e.value) == f"s.toml: {where}{e.value.why}"
     again = pickle.loads(pickle.dumps(e.value))
     assert (type(again), str(again), again.part, again.why) == (
-        type(e.value), str(e.value), e.value.part, e.value.why)
+        type(e.value),
+        str(e.value),
+        e.value.part,
+        e.value.why,
+    )
 
 
 def test_the_estimator_form_names_no_files():
