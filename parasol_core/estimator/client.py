@@ -19,6 +19,7 @@ import http.client
 import itertools
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -399,18 +400,25 @@ class Client:
             for part in sorted(index.parent.rglob("*")):
                 if part.is_file():
                     files[part.relative_to(index.parent).as_posix()] = read(part)
-        elif len(head.split(b"\n", 1)[0].split()) == 1:  # an index file: a path a line
-            for line in head.decode("utf-8", errors="replace").splitlines():
-                part = line.strip()
-                if part and part not in files:
-                    files[part] = read(index.parent / part)
+        else:  # a time-independent trace: its files as the replay here reads them
+            from parasol_core.replay.tifile import ti_files
+
+            named = ti_files(index)
+            if named == [index]:  # the actions
+                files = {upload_name(index.name, "trace.txt"): head}
+            else:  # an index: sent naming the files as they are sent
+                names = upload_names(index, named)
+                head = ("\n".join(names) + "\n").encode("utf-8")
+                files = {upload_name(index.name, "index.txt"): head}
+                for part, sent in zip(named, names):
+                    files[sent] = read(part)
         payload: dict[str, Any] = {}
         for key, data in files.items():
             try:
                 payload[key] = data.decode("utf-8")
             except UnicodeDecodeError:  # binary (OTF2's): as base64
                 payload[key] = {"base64": base64.b64encode(data).decode("ascii")}
-        return self.call("trace.push", files=payload, index=index.name, name=name)
+        return self.call("trace.push", files=payload, index=next(iter(files)), name=name)
 
     def program(self, model: str, trace: str, **options: Any) -> dict:
         """The replay of a pushed trace on a pushed model (docs/estimator.md,
@@ -428,6 +436,32 @@ class Client:
     def sweep(self, model: str, sweep: str) -> dict:
         """A what-if sweep of a stored model (``sweep``: a sweep file's text)."""
         return self.call("sweep.run", model=model, sweep=sweep)
+
+
+def upload_name(name: str, instead: str) -> str:
+    """``name`` if the estimator stores a trace file so named, else ``instead``."""
+    from parasol_core.estimator.traces import check_file_name
+
+    try:
+        return check_file_name(name)
+    except ValueError:
+        return instead
+
+
+def upload_names(index: Path, files: list[Path]) -> list[str]:
+    """The names the action files of a trace's ``index`` are sent under: each one's path
+    from the index's folder where the estimator takes it as a name (files beside the
+    index keep theirs), else ``files/N-NAME``, N its place in the index and NAME its own
+    name in the letters a name may hold. An index naming absolute paths, files outside
+    its folder or names with spaces (which the replay here reads) is pushed so."""
+    import re
+
+    names = []
+    for n, part in enumerate(files, 1):
+        rel = os.path.relpath(part, index.parent)
+        plain = re.sub(r"[^A-Za-z0-9_.+=-]", "_", part.name).lstrip(".") or "file"
+        names.append(upload_name(Path(rel).as_posix(), f"files/{n}-{plain}"[:200]))
+    return names
 
 
 def _phase_params(**params: Any) -> dict:

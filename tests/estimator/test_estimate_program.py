@@ -60,6 +60,43 @@ def test_a_trace_pushed_once_is_predicted_as_the_core_predicts_it(estimator, tmp
     assert ops[0]["file"] == "ranks/rank0.txt" and ops[0]["line"] == 1
 
 
+def test_a_trace_that_replays_here_is_pushed_whatever_its_index_names(estimator, tmp_path):  # noqa: F811
+    """An index naming its files by absolute paths (as smpirun writes them for a trace
+    given so), files outside its folder, names with spaces, a comment: the replay here
+    reads it, and the push sent those names, which the estimator refuses to store."""
+    (tmp_path / "made").mkdir()
+    made = _index_trace(tmp_path / "made")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = tmp_path / "my trace"
+    folder.mkdir()
+    lines = ["# the ranks of the stencil"]
+    for r, name in enumerate(made.read_text().split()):
+        if r % 3 == 0:  # an absolute path out of the folder
+            target = elsewhere / f"rank {r}.txt"
+            lines.append(str(target))
+        elif r % 3 == 1:  # a relative path up and out
+            target = elsewhere / f"r{r}.txt"
+            lines.append(f"../elsewhere/r{r}.txt")
+        else:  # beside the index, a space in its name
+            target = folder / f"rank {r}.txt"
+            lines.append(target.name)
+        target.write_bytes((made.parent / name).read_bytes())
+    index = folder / "the index.txt"
+    index.write_text("\n".join(lines) + "\n")
+    text = (SAMPLES / "parsytec-gcel.machine").read_text()
+    with estimator.client() as c:
+        model = c.push(text)["model"]
+        pushed = c.push_trace(index)
+        assert pushed["ranks"] == 8
+        assert c.push_trace(index)["trace"] == pushed["trace"]  # named alike each time
+        answer = c.program(model, pushed["trace"])
+    program = core.read_program(index)
+    here = replay(loads(text), program.trace, program.options_for(loads(text)))
+    assert answer["makespan"] == pytest.approx(here.makespan, rel=1e-12)
+    assert [r["finish"] for r in answer["ranks"]] == pytest.approx(here.finish.tolist(), rel=1e-12)
+
+
 def test_a_bad_trace_is_refused_with_its_line_and_nothing_is_stored(estimator, tmp_path):  # noqa: F811
     bad = tmp_path / "bad.txt"
     bad.write_text("0 init\n0 compute 100\n0 send 1 0 notanumber\n0 finalize\n")
