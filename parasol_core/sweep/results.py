@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from parasol_core.base.limits import open_input
-from parasol_core.base.words import counted
+from parasol_core.base.words import counted, said
 from parasol_core.sweep.spec import SweepError, SweepSpec, SweepUnreadable
 from parasol_core.sweep.variants import Variant
 from parasol_core.sweep.worker import Row
@@ -75,8 +76,25 @@ def read_finished(path: str | Path, spec: SweepSpec, variants: Sequence[Variant]
         if want != row[1 : 1 + len(axes)]:
             raise SweepError(f"{path}: line {line}: variant {index} is not this sweep's "
                              "(its axes' values differ): the file is another sweep's output")  # fmt: skip
+        # a row kept is one this sweep wrote: its answers numbers or none, its seconds a
+        # time (a row edited or damaged is said, not kept as the variant's answer)
+        for name, cell in zip(columns[1 + len(axes) : -1], row[1 + len(axes) : -1],
+                              strict=True):  # fmt: skip
+            if cell and not _number(cell, name == "seconds"):
+                raise SweepError(f"{path}: line {line}: {name} {said(cell)} is not "
+                                 f"{'a time in seconds' if name == 'seconds' else 'a number'}"
+                                 ": the row was not written by this sweep")  # fmt: skip
         done.add(index)
     return done
+
+
+def _number(cell: str, time: bool) -> bool:
+    """Whether ``cell`` is a number (``time``: a finite one, 0 or more)."""
+    try:
+        x = float(cell)
+    except ValueError:
+        return False
+    return not time or (math.isfinite(x) and x >= 0)
 
 
 class ResultsWriter:

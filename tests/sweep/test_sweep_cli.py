@@ -147,6 +147,27 @@ def test_a_row_cut_short_is_run_again_on_resume(sweep_file, tmp_path, capsys):
     )
 
 
+@pytest.mark.parametrize(("cell", "value", "said"), [
+    (4, "notanumber", "line 3: po(1).ia_spd 'notanumber' is not a number"),
+    (-2, "-1", "line 3: seconds '-1' is not a time in seconds"),
+])  # fmt: skip
+def test_a_damaged_row_is_said_on_resume_not_kept_as_an_answer(sweep_file, tmp_path, capsys,
+                                                              cell, value, said):  # fmt: skip
+    """A resume took any row whose index and axes fit as a finished variant, whatever
+    its answers held: a row edited by hand, or damaged, stayed in the results."""
+    out = tmp_path / "r.csv"
+    assert main(["sweep", str(sweep_file), "-o", str(out), "--workers", "1"]) == 0
+    rows = rows_of(out)
+    rows[2][cell] = value
+    with open(out, "w", newline="") as f:
+        csv.writer(f).writerows(rows[:5])
+    capsys.readouterr()
+    assert main(["sweep", str(sweep_file), "-o", str(out), "--resume", "--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "the row was not written by this sweep" in err
+    assert rows_of(out) == rows[:5]  # nothing written to it
+
+
 def test_killed_half_way_and_resumed_every_finished_row_is_kept_once(tmp_path):
     sweep = tmp_path / "s.toml"
     # 300 variants of a few milliseconds each
