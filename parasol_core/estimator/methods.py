@@ -962,8 +962,9 @@ def _sweep_spec(svc: Service, model: Any, sweep: Any) -> tuple[Any, LoadedModel,
     try:
         spec = loads_spec(sweep, model_text=loaded.stored.text, files=False, source="sweep",
                           traces=pushed)  # fmt: skip
-    except SweepError as e:
-        raise ParamError(str(e)) from None
+    except SweepError as e:  # the table it is about, as data: a client's form names it
+        data = None if e.part is None else {"part": list(e.part), "why": e.why}
+        raise ParamError(str(e), data) from None
     trace_lines = sum(lines.get(a.options["trace"], 0) for a in spec.answers
                       if a.kind == "replay")  # fmt: skip
     if spec.memory is not None:  # the server's fixed counts hold, whatever a client asks

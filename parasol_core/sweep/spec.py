@@ -536,6 +536,8 @@ class _Reader:
             if isinstance(counts, str):
                 try:
                     counts = json.loads(self.read_file(counts, where))
+                except SweepError:  # the file's own (cannot be read, named here): as said
+                    raise
                 except (ValueError, UnicodeDecodeError) as e:
                     raise self.fail(where, f"block counts: not JSON: {e}") from None
             if not isinstance(counts, dict) or not counts:
@@ -569,6 +571,8 @@ class _Reader:
                 try:
                     data = json.loads(self.read_file(text, where), parse_float=json_float)
                     parse_messages(data)
+                except SweepError:  # the file's own (cannot be read, named here): as said
+                    raise
                 except (ValueError, UnicodeDecodeError, RecursionError, PhaseError) as e:
                     raise self.fail(where, f"simulate messages {said(text)}: {e}") from None
                 opts["messages"] = data

@@ -262,6 +262,23 @@ def test_a_sweep_error_names_its_table_apart_from_its_words(body, part, why):
     )
 
 
+@pytest.mark.parametrize("answer", [
+    'block = {processor = 1, counts = "nosuch.json"}',
+    'simulate = {messages = "nosuch.json"}',
+])  # fmt: skip
+def test_a_data_file_that_cannot_be_read_is_said_once_as_unreadable(answer, tmp_path):
+    """The reader's own error about a data file was caught as a ValueError by the JSON
+    reading around it and said again inside another ('block counts: not JSON: s.toml:
+    answer 1: ...'), a file that cannot be read then a file found wrong (exit 1, not 2)."""
+    from parasol_core.sweep.spec import SweepUnreadable
+
+    with pytest.raises(SweepUnreadable) as e:
+        spec_of(f"[[answer]]\n{answer}", source="s.toml", base=tmp_path)
+    assert str(e.value) == ("s.toml: answer 1: 'nosuch.json': cannot read: No such file or "
+                            "directory")  # fmt: skip
+    assert e.value.part == ("answer", 1)
+
+
 def test_the_estimator_form_names_no_files():
     with pytest.raises(SweepError, match="names a file"):
         loads_spec('model = "x.machine"\n[[answer]]\neval = "1"', files=False)

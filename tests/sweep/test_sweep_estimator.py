@@ -64,6 +64,10 @@ def test_a_sweep_past_its_budget_or_naming_a_file_is_refused(estimator):  # noqa
             raise AssertionError("refused")
         except RemoteError as e:
             assert e.code == INVALID_PARAMS and "names a file" in e.message
+            # the answer it is about, as data (the file's numbering), and why apart
+            why = "names a file; a sweep sent here names none (give it inline)"
+            assert e.message == f"sweep: answer 2: {why}"  # said once, not wrapped again
+            assert e.data == {"part": ["answer", 2], "why": why}
         # a client cannot lift the server's limits with a memory budget of its own
         try:
             c.sweep(model, SWEEP + '\n[budget]\nmemory = "1T"\n')
