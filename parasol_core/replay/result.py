@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.replay.program import CRITICAL, Program
+from parasol_core.replay.program import Program
 from parasol_core.replay.tifile import KINDS, Trace
 
 # what an operation's time is called in the breakdown and the timeline
@@ -20,19 +20,45 @@ _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compu
                                                         "comm_dup")]  # fmt: skip
 
 
-def _waited_for(op_msg: np.ndarray, op_end: np.ndarray, crit: np.ndarray | None) -> np.ndarray:
-    """Per action, the transfer whose start ends its waiting (-1: none): its ``op_msg``,
-    or for a waitall of :data:`CRITICAL` the one its end node waited for last (the flow
-    engine's ``crit``: another than the rank's previous end, or its waiting is none:
-    that one ended when the waitall began)."""
-    late = op_msg == CRITICAL
-    if not late.any():
-        return op_msg
-    if crit is None:
-        raise ValueError("a waitall's critical transfer needs the flow engine's crit")
-    out = op_msg.copy()
-    out[late] = crit[op_end[late]]
-    return out
+WALK = 64  # the most nodes of an operation's critical path followed (the rest: waiting)
+
+
+def _waiting(op_msg: np.ndarray, op_end: np.ndarray, start: np.ndarray, rest: np.ndarray,
+             t0: np.ndarray, end: np.ndarray, crit: np.ndarray | None) -> np.ndarray:  # fmt: skip
+    """Per action, the seconds it waited: of ``rest`` (its time less its own computation),
+    what is not communication, the time on its critical path during which a message was
+    moving. The path is followed back from the action's end node through each node's
+    critical predecessor (the flow engine's ``crit``: the one whose end released it)
+    while it lies within the action: a transfer on it counts from when it started
+    moving to its end; a computation on it (another rank's: the one it waited for) and
+    a node released by its own start count as waiting. An action of no transfer
+    (``op_msg`` -1: computes, eager sends, the model's collectives, whose cost is their
+    communication) waits for nothing. Without ``crit``, the wait for ``op_msg``'s start."""
+    wait = np.zeros(rest.shape[0])
+    acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
+    if not acts.size:
+        return wait
+    if crit is None:  # (a caller's result of no crit) the start of op_msg, the first message
+        msg = op_msg[acts]
+        wait[acts] = np.clip(t0[msg] - start[acts], 0.0, rest[acts])
+        return wait
+    s = start[acts]
+    comm = np.zeros(acts.shape[0])
+    node = op_end[acts].astype(np.int64)
+    live = np.arange(acts.shape[0])  # the walks still inside their action
+    for _ in range(WALK):
+        n = node[live]
+        comm[live] += np.maximum(end[n] - np.maximum(t0[n], s[live]), 0.0)
+        c = crit[n]
+        go = (t0[n] > s[live]) & (c >= 0)  # released within the action, by another node
+        live, c = live[go], c[go].astype(np.int64)
+        go = end[c] > s[live]  # which itself ended within the action
+        live, c = live[go], c[go]
+        node[live] = c
+        if not live.size:
+            break
+    wait[acts] = np.clip(rest[acts] - comm, 0.0, None)
+    return wait
 
 
 @dataclass
@@ -41,8 +67,8 @@ class ReplayResult:
     of :data:`~parasol_core.replay.tifile.KINDS`), ``peer`` (-1: none; a receive from any
     source: the source it took, :mod:`~parasol_core.replay.matching`),
     ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
-    ``end`` and of that time ``computation`` and ``waiting`` (for the message it waits
-    for to start: a waitall's, the one that arrived last; the rest is communication),
+    ``end`` and of that time ``computation`` and ``waiting`` (the time on its critical
+    path when no message was moving: :func:`_waiting`; the rest is communication),
     ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
@@ -83,9 +109,8 @@ class ReplayResult:
         per-action columns: what a trace whose columns were let go can give (its
         ``op_start`` may be None: each action's start is then the end of the one before
         it on its rank, which is what ``op_start`` names, and 0 for a rank's first).
-        ``crit``: each node's critical predecessor (the flow engine's), which names the
-        transfer a waitall of ``op_msg`` :data:`~parasol_core.replay.program.CRITICAL`
-        waited for last."""
+        ``crit``: each node's critical predecessor (the flow engine's), along which an
+        action's waiting and communication are told apart (:func:`_waiting`)."""
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -105,10 +130,8 @@ class ReplayResult:
         comp = np.minimum(comp, dur)
         rest = dur - comp
         del dur
-        waited = _waited_for(prog.op_msg, prog.op_end, crit)
-        msg_start = at(waited, t0)
-        wait = np.where(waited >= 0, np.clip(msg_start - start, 0.0, rest), 0.0)
-        del rest, msg_start, waited
+        wait = _waiting(prog.op_msg, prog.op_end, start, rest, t0, end, crit)
+        del rest
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip

@@ -538,13 +538,12 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
                             np.ndarray | None]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
     the engine's events and polls for a stop, each node's delay, and each node's
-    critical predecessor (the flow engine's ``crit``: only when the program has a
-    waitall of :data:`~parasol_core.replay.program.CRITICAL`, else None). ``consume``: the
+    critical predecessor (the flow engine's ``crit``). ``consume``: the
     program is this replay's alone (not kept on a trace): its node columns are let go
     once the phase has what it needs of them (what stays: the per-action columns, the
     count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
     poll = budget.check_deadline
-    crit = bool((prog.op_msg == CRITICAL).any())  # 4 bytes a node, only when some read it
+    crit = True  # 4 bytes a node: each action's waiting is told apart along it
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
     src, dst = hosts[prog.src], hosts[prog.dst]

@@ -126,6 +126,22 @@ def test_a_waitall_waits_until_the_last_message_it_waits_for_starts(tmp_path):
     assert lean.waiting[0] == result.waiting[0] and lean.finish[0] == result.finish[0]
 
 
+def test_a_collective_waits_for_the_late_rank_along_its_critical_path(tmp_path):
+    # a barrier (ompi_basic_linear: each rank's 0 B to rank 0, then rank 0's to each)
+    # on a ring of 4, rank 3 late by 5 us of computation: its message reaches rank 0 at
+    # 6 us, rank 0's reach ranks 1 and 3 at 7 us (one hop) and rank 2 at 8 us (two).
+    # Each waited 5 us (rank 3's computing) and communicated what was moving on its
+    # critical path: rank 3's message (1 us), then rank 0's to it (1 or 2 us). The rule
+    # before took the first step's message: ranks 1 and 2 sent first, so their whole
+    # wait was said to be communication.
+    text = "0 barrier\n1 barrier\n2 barrier\n3 compute 5000\n3 barrier\n"
+    result = replay(ring_machine(4), load_trace(write(tmp_path, text)))
+    assert result.finish == pytest.approx([6 * US, 7 * US, 8 * US, 7 * US], rel=1e-12)
+    assert result.waiting == pytest.approx([5 * US, 5 * US, 5 * US, 0], rel=1e-9, abs=1e-18)
+    assert result.communication == pytest.approx([1 * US, 2 * US, 3 * US, 2 * US], rel=1e-9)
+    assert result.computation == pytest.approx([0, 0, 0, 5 * US], rel=1e-12, abs=1e-18)
+
+
 def test_nonblocking_requests_are_waited_for(tmp_path):
     # rank 0 posts a large isend at 0, computes 10 us and waits: the transfer started
     # when rank 1 posted its irecv at 3 us and ends at 3 + 1 + 100 us
