@@ -546,8 +546,18 @@ class _Breakdown(QAbstractTableModel):
     """Each rank's finish and its seconds in computation, communication and waiting
     (the first :data:`MAX_TABLE_RANKS` ranks), read from the prediction on screen."""
 
-    HEADERS = ("Rank", "Processor", "Finish (s)", "Computation (s)", "Communication (s)",
-               "Waiting (s)")  # fmt: skip
+    # short, so that the six fit the breakdown's share of the window (waiting, which
+    # says how unbalanced the program is, was scrolled out of sight); each in full in
+    # its tooltip
+    HEADERS = ("Rank", "Proc.", "Finish (s)", "Compute (s)", "Comm. (s)", "Wait (s)")
+    MEANINGS = (
+        "The rank (its number in the trace)",
+        "The processor it runs on (and its name on the platform, if it has one)",
+        "When its last operation ends, seconds",
+        "Seconds computing: its computes and the reductions' flops",
+        "Seconds communicating: a message it waited for was moving (docs/replay.md, Results)",
+        "Seconds waiting: for another rank to compute or to post, no message moving",
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -581,19 +591,25 @@ class _Breakdown(QAbstractTableModel):
                    role: int = Qt.ItemDataRole.DisplayRole) -> object:  # fmt: skip
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.MEANINGS[section]
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role != Qt.ItemDataRole.DisplayRole or not index.isValid():
+        shown = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole)
+        if role not in shown or not index.isValid():
             return None
         r, c = index.row(), index.column()
         if c == 0:
             return str(r)
         if c == 1:  # its processor, with the platform's name of it
             return self.prediction.processor_text(r) if self.prediction is not None else ""
-        return f"{float(self.columns[c - 2][r]):.6g}"
+        x = float(self.columns[c - 2][r])
+        # five digits in the cell (the six columns fit beside the timeline), the whole
+        # number in its tooltip
+        return f"{x:.5g}" if role == Qt.ItemDataRole.DisplayRole else repr(x)
 
 
 PENDING = "Predicted time: …"  # a trace or model whose prediction has not come yet

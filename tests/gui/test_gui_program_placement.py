@@ -204,7 +204,10 @@ def test_a_hostfile_may_name_the_platform_s_hosts_and_the_table_names_them(
     with qtbot.waitSignal(window.predictionShown, timeout=30_000):
         main_window.open_trace_action.trigger()
     table = window.table.model()
-    assert table.headerData(1, Qt.Orientation.Horizontal) == "Processor"
+    assert table.headerData(1, Qt.Orientation.Horizontal) == "Proc."
+    assert "processor" in table.headerData(
+        1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole
+    )
     assert [table.index(r, 1).data() for r in (0, 1, 2, 15)] == [
         "1 (alpha)", "2 (beta)", "3", "16 (omega)"]  # fmt: skip
     hosts = tmp_path / "hosts"
