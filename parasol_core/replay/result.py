@@ -23,32 +23,37 @@ _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compu
 WALK = 64  # the most nodes of an operation's critical path followed (the rest: waiting)
 
 
-def _waiting(op_msg: np.ndarray, op_end: np.ndarray, start: np.ndarray, rest: np.ndarray,
-             t0: np.ndarray, end: np.ndarray, crit: np.ndarray | None) -> np.ndarray:  # fmt: skip
+def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np.ndarray,
+             rest: np.ndarray, t0: np.ndarray, end: np.ndarray,
+             path: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> np.ndarray:  # fmt: skip
     """Per action, the seconds it waited: of ``rest`` (its time less its own computation),
-    what is not communication, the time on its critical path during which a message was
-    moving. The path is followed back from the action's end node through each node's
-    critical predecessor (the flow engine's ``crit``: the one whose end released it)
-    while it lies within the action: a transfer on it counts from when it started
-    moving to its end; a computation on it (another rank's: the one it waited for) and
-    a node released by its own start count as waiting. An action of no transfer
-    (``op_msg`` -1: computes, eager sends, the model's collectives, whose cost is their
-    communication) waits for nothing. Without ``crit``, the wait for ``op_msg``'s start."""
+    what is not communication, the time on its critical path during which a message to
+    or from its rank was moving. The path is followed back from the action's end node
+    through each node's critical predecessor (``path``: the flow engine's ``crit``, the
+    node whose end released it, and each node's source and destination ranks) while it
+    lies within the action. A message of the action's rank counts from when it started
+    moving to its end; the rest is waiting: the computation of the rank it waited for,
+    and messages between other ranks (a pipeline filling, a tree's other branches). An
+    action of no transfer (``op_msg`` -1: computes, eager sends, the model's
+    collectives, whose cost is their communication) waits for nothing. Without
+    ``path``, the wait for ``op_msg``'s start."""
     wait = np.zeros(rest.shape[0])
     acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
     if not acts.size:
         return wait
-    if crit is None:  # (a caller's result of no crit) the start of op_msg, the first message
+    if path is None:  # (a caller's result of no path) the start of op_msg, its first message
         msg = op_msg[acts]
         wait[acts] = np.clip(t0[msg] - start[acts], 0.0, rest[acts])
         return wait
-    s = start[acts]
+    crit, src, dst = path
+    s, r = start[acts], rank[acts]
     comm = np.zeros(acts.shape[0])
     node = op_end[acts].astype(np.int64)
     live = np.arange(acts.shape[0])  # the walks still inside their action
     for _ in range(WALK):
         n = node[live]
-        comm[live] += np.maximum(end[n] - np.maximum(t0[n], s[live]), 0.0)
+        mine = (src[n] == r[live]) | (dst[n] == r[live])
+        comm[live] += np.where(mine, np.maximum(end[n] - np.maximum(t0[n], s[live]), 0.0), 0.0)
         c = crit[n]
         go = (t0[n] > s[live]) & (c >= 0)  # released within the action, by another node
         live, c = live[go], c[go].astype(np.int64)
@@ -103,14 +108,16 @@ class ReplayResult:
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
            delay: np.ndarray, events: int, polls: int = 0, operations: bool = True,
-           crit: np.ndarray | None = None) -> ReplayResult:  # fmt: skip
+           path: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+           ) -> ReplayResult:  # fmt: skip
         """``operations=False``: the per-rank figures only (the per-operation columns
         empty, :attr:`operations` False), from ``trace.first`` and the program's
         per-action columns: what a trace whose columns were let go can give (its
         ``op_start`` may be None: each action's start is then the end of the one before
         it on its rank, which is what ``op_start`` names, and 0 for a rank's first).
-        ``crit``: each node's critical predecessor (the flow engine's), along which an
-        action's waiting and communication are told apart (:func:`_waiting`)."""
+        ``path``: each node's critical predecessor (the flow engine's ``crit``) and its
+        source and destination ranks, along which an action's waiting and communication
+        are told apart (:func:`_waiting`)."""
         p = trace.ranks
 
         def at(nodes: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -130,11 +137,11 @@ class ReplayResult:
         comp = np.minimum(comp, dur)
         rest = dur - comp
         del dur
-        wait = _waiting(prog.op_msg, prog.op_end, start, rest, t0, end, crit)
-        del rest
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip
+        wait = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end, path)
+        del rest
         finish = np.zeros(p)
         has = np.diff(trace.first) > 0
         finish[has] = stop[trace.first[1:][has] - 1]

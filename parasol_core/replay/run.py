@@ -421,7 +421,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
         poll()
         prog = compile_program(tr, sem)
         poll()
-        end, t0, (events, polls), delay, crit = _run_program(
+        end, t0, (events, polls), delay, path = _run_program(
             machine, engine, hw, table, hosts, per_flop, prog, options.sharing, len(tr)
         )
         if np.isnan(end).any():
@@ -430,7 +430,7 @@ def _replay(machine: Machine, trace: Trace, options: ReplayOptions, engine: Engi
             raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                               "processor timing is too slow for this trace")  # fmt: skip
         return prog.op_start, end, ReplayResult.of(tr, prog, hosts, t0, end, delay, events, polls,
-                                                   operations=operations, crit=crit)  # fmt: skip
+                                                   operations=operations, path=path)  # fmt: skip
 
     if matched:
         _, _, outcome = run(trace)
@@ -462,7 +462,7 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
         trace.release()
     _narrow(prog)
     poll()
-    end, t0, (events, polls), delay, crit = _run_program(
+    end, t0, (events, polls), delay, path = _run_program(
         machine,
         engine,
         hw,
@@ -484,7 +484,7 @@ def _replay_once(machine: Machine, engine: Engine, hw: Any, table: RouteTable,
         raise ReplayError("the predicted times overflow (past 1.8e308 s): a link or a "
                           "processor timing is too slow for this trace")  # fmt: skip
     return ReplayResult.of(trace, prog, hosts, t0, end, delay, events, polls,
-                           operations=operations, crit=crit)  # fmt: skip
+                           operations=operations, path=path)  # fmt: skip
 
 
 def _narrow(prog: Program) -> None:
@@ -535,10 +535,11 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
                  per_flop: np.ndarray, prog: Program, sharing: str, actions: int,
                  consume: bool = False, once: bool = False
                  ) -> tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray,
-                            np.ndarray | None]:  # fmt: skip
+                            tuple[np.ndarray, np.ndarray, np.ndarray]]:  # fmt: skip
     """The program through the flow engine: each node's end (NaN: never), its start,
-    the engine's events and polls for a stop, each node's delay, and each node's
-    critical predecessor (the flow engine's ``crit``). ``consume``: the
+    the engine's events and polls for a stop, each node's delay, and for the result's
+    waiting (:class:`ReplayResult` ``path``) each node's critical predecessor (the flow
+    engine's ``crit``) and its source and destination ranks (16-bit up to 32,767 ranks). ``consume``: the
     program is this replay's alone (not kept on a trace): its node columns are let go
     once the phase has what it needs of them (what stays: the per-action columns, the
     count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
@@ -557,6 +558,11 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         raise ReplayError(f"rank {int(prog.src[i])}: a computation's time overflows "
                           f"({counted(prog.flops[i], 'flop', spec='g')} at "
                           f"{per_flop[prog.src[i]]:g} s)")  # fmt: skip
+    # each node's ranks, for the result: an operation communicates while a message to or
+    # from its rank moves on its critical path (result._waiting); 16-bit up to 32,767
+    # ranks (4 bytes a node for both: the flow engine's run, the peak, holds them)
+    narrow = np.int16 if hosts.shape[0] <= np.iinfo(np.int16).max else np.int32
+    ends = (prog.src.astype(narrow), prog.dst.astype(narrow))
     if consume:
         prog.transfers = int(prog.transfer.sum())
         prog.src = prog.dst = prog.flops = prog.cost = prog.transfer = None  # type: ignore[assignment]
@@ -581,7 +587,7 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         out = flow.run(phase, usage, sharing, consume=consume, crit=crit)
         del phase, usage
     delay = msgs.delay
-    return out.end, out.t0, (int(out.events), int(out.polls)), delay, out.crit
+    return out.end, out.t0, (int(out.events), int(out.polls)), delay, (out.crit, *ends)
 
 
 def _routes(table: RouteTable, src: np.ndarray, dst: np.ndarray, machine: Machine) -> np.ndarray:

@@ -119,8 +119,9 @@ _LOWER = {name.lower(): name for name in KINDS}
 # (docs/replay.md, "Memory"): 151-180 on 1,024 ranks (10^5 and 10^6 actions), 125 on
 # 64 ranks at 97,088, 147-163 on 256 ranks, 214 on 4,096 ranks at 421,888 actions
 # (its fixed part: about 4 KiB a rank), 180 at 2,490,368 and 166 at 10,018,816 (peak
-# 1,631 MiB; 169 and 1,663 MiB since the waiting is told apart along each operation's
-# critical path, which reads the flow engine's critical predecessors, 4 bytes a node; 150-173 on 1,024 ranks, kept 398-411);
+# 1,631 MiB; 173 and 1,695 MiB since the waiting is told apart along each operation's
+# critical path, which reads the flow engine's critical predecessors and each node's
+# ranks, 8 bytes a node; 153-176 on 1,024 ranks, kept 400-413);
 # charged 185 an action and 8 KiB a rank. Before these cuts: 199-208,
 # 291, about 200 at 10^7 (peak 1,946 MiB), charged 360; and before the trace was let
 # go as the compiler took it and the flow kernel was given only what it reads: 293-308,

@@ -130,16 +130,39 @@ def test_a_collective_waits_for_the_late_rank_along_its_critical_path(tmp_path):
     # a barrier (ompi_basic_linear: each rank's 0 B to rank 0, then rank 0's to each)
     # on a ring of 4, rank 3 late by 5 us of computation: its message reaches rank 0 at
     # 6 us, rank 0's reach ranks 1 and 3 at 7 us (one hop) and rank 2 at 8 us (two).
-    # Each waited 5 us (rank 3's computing) and communicated what was moving on its
-    # critical path: rank 3's message (1 us), then rank 0's to it (1 or 2 us). The rule
-    # before took the first step's message: ranks 1 and 2 sent first, so their whole
-    # wait was said to be communication.
+    # Each communicated while a message of its own moved on its critical path, and
+    # waited the rest: rank 0 waited 5 us (rank 3's computing) for rank 3's message
+    # (1 us); ranks 1 and 2 waited 6 us (rank 3's computing and its message to rank 0,
+    # between others) for rank 0's (1 and 2 us); rank 3 sent and received (1 + 1 us).
+    # The rule before took the first step's message: ranks 1 and 2 sent first, so their
+    # whole wait was said to be communication.
     text = "0 barrier\n1 barrier\n2 barrier\n3 compute 5000\n3 barrier\n"
-    result = replay(ring_machine(4), load_trace(write(tmp_path, text)))
-    assert result.finish == pytest.approx([6 * US, 7 * US, 8 * US, 7 * US], rel=1e-12)
-    assert result.waiting == pytest.approx([5 * US, 5 * US, 5 * US, 0], rel=1e-9, abs=1e-18)
-    assert result.communication == pytest.approx([1 * US, 2 * US, 3 * US, 2 * US], rel=1e-9)
-    assert result.computation == pytest.approx([0, 0, 0, 5 * US], rel=1e-12, abs=1e-18)
+    for release in (False, True):  # the Program window's replay, the command line's
+        result = replay(ring_machine(4), load_trace(write(tmp_path, text)), release=release,
+                        operations=not release)  # fmt: skip
+        assert result.finish == pytest.approx([6 * US, 7 * US, 8 * US, 7 * US], rel=1e-12)
+        assert result.waiting == pytest.approx([5 * US, 6 * US, 6 * US, 0], rel=1e-9, abs=1e-18)
+        assert result.communication == pytest.approx([1 * US, 1 * US, 2 * US, 2 * US],
+                                                     rel=1e-9)  # fmt: skip
+        assert result.computation == pytest.approx([0, 0, 0, 5 * US], rel=1e-12, abs=1e-18)
+
+
+def test_a_pipeline_filling_is_waiting_not_the_other_ranks_messages(tmp_path):
+    # ranks 0 -> 1 -> 2 -> 3 pass 1,000 B along a ring of 4 after rank 0 computes 5 us:
+    # each message takes 1 + 1 us; rank 3's receive ends at 5 + 3 x 2 = 11 us, of which
+    # only the last message, its own, is communication (2 us): the 9 us before it,
+    # rank 0's computing and the messages between ranks 0, 1 and 2, are waiting
+    text = ("0 compute 5000\n0 send 1 0 1000 2\n"
+            "1 recv 0 0 1000 2\n1 send 2 0 1000 2\n"
+            "2 recv 1 0 1000 2\n2 send 3 0 1000 2\n"
+            "3 recv 2 0 1000 2\n")  # fmt: skip
+    result = replay(ring_machine(4), load_trace(write(tmp_path, text)), ReplayOptions(eager=0))
+    assert result.finish[3] == pytest.approx(11 * US, rel=1e-12)
+    assert result.communication[3] == pytest.approx(2 * US, rel=1e-9)
+    assert result.waiting[3] == pytest.approx(9 * US, rel=1e-9)
+    # rank 1 waited for rank 0's computing, and communicated its receive and its send
+    assert result.waiting[1] == pytest.approx(5 * US, rel=1e-9)
+    assert result.communication[1] == pytest.approx(4 * US, rel=1e-9)
 
 
 def test_nonblocking_requests_are_waited_for(tmp_path):
