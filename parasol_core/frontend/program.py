@@ -239,10 +239,10 @@ _COMPUTE = KINDS.index("compute")
 
 
 def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
-    """The timeline's spans of a replay: each operation's waiting first (from its start,
-    until the first message it waits for starts), its computation last (a ``compute``
-    is all computation; a reduction computes after its messages), and between them its
-    communication, receiving or sending by its kind. Spans of no length are left out.
+    """The timeline's spans of a replay: each operation's waiting first (its seconds not
+    computing nor moving a message of its own on its critical path), its computation
+    last (a ``compute`` is all computation; a reduction computes after its messages),
+    and between them its communication, receiving or sending by its kind. Spans of no length are left out.
     Returns the columns ``rank, code, start, end, operation``."""
     start, end = result.start, result.end
     wait = result.waiting_op
@@ -283,8 +283,12 @@ def operation_text(result: ReplayResult, i: int, code: int | None = None,
         words.append(f"{nbytes:,.0f} B")
     part = f" ({KIND_WORDS[code]})" if code is not None and kind != "compute" else ""
     start, end = float(result.start[i]), float(result.end[i])
+    waited = ""
+    late = -1 if result.waited_for is None else int(result.waited_for[i])
+    if late >= 0 and result.waiting_op[i] > 0:  # the rank its wait leads back to
+        waited = f", waited {seconds_text(float(result.waiting_op[i]))} for rank {late}"
     return (f"{' '.join(words)}{part}, {seconds_text(start)} – {seconds_text(end)} "
-            f"({seconds_text(end - start)}), {result.where(i)}")  # fmt: skip
+            f"({seconds_text(end - start)}){waited}, {result.where(i)}")  # fmt: skip
 
 
 KIND_WORDS = {COMPUTATION: "computing", SENDING: "sending", RECEIVING: "receiving",

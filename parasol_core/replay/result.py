@@ -25,8 +25,11 @@ WALK = 64  # the most nodes of an operation's critical path followed (the rest: 
 
 def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np.ndarray,
              rest: np.ndarray, t0: np.ndarray, end: np.ndarray,
-             path: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> np.ndarray:  # fmt: skip
-    """Per action, the seconds it waited: of ``rest`` (its time less its own computation),
+             path: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+             ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Per action, the seconds it waited and the rank it waited for (-1: none; the rank
+    of the deepest node of another rank on its path, whose computing or posting came
+    late, followed back through the messages of the ranks between): of ``rest`` (its time less its own computation),
     what is not communication, the time on its critical path during which a message to
     or from its rank was moving. The path is followed back from the action's end node
     through each node's critical predecessor (``path``: the flow engine's ``crit``, the
@@ -38,22 +41,25 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
     collectives, whose cost is their communication) waits for nothing. Without
     ``path``, the wait for ``op_msg``'s start."""
     wait = np.zeros(rest.shape[0])
+    who = np.full(rest.shape[0], -1, dtype=np.int32)
     acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
     if not acts.size:
-        return wait
+        return wait, who
     if path is None:  # (a caller's result of no path) the start of op_msg, its first message
         msg = op_msg[acts]
         wait[acts] = np.clip(t0[msg] - start[acts], 0.0, rest[acts])
-        return wait
+        return wait, who
     crit, src, dst = path
     s, r = start[acts], rank[acts]
     comm = np.zeros(acts.shape[0])
+    late = np.full(acts.shape[0], -1, dtype=np.int32)
     node = op_end[acts].astype(np.int64)
     live = np.arange(acts.shape[0])  # the walks still inside their action
     for _ in range(WALK):
         n = node[live]
         mine = (src[n] == r[live]) | (dst[n] == r[live])
         comm[live] += np.where(mine, np.maximum(end[n] - np.maximum(t0[n], s[live]), 0.0), 0.0)
+        late[live[~mine]] = src[n[~mine]]  # the deepest node of another rank: who it waited for
         c = crit[n]
         go = (t0[n] > s[live]) & (c >= 0)  # released within the action, by another node
         live, c = live[go], c[go].astype(np.int64)
@@ -63,7 +69,8 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
         if not live.size:
             break
     wait[acts] = np.clip(rest[acts] - comm, 0.0, None)
-    return wait
+    who[acts] = np.where(wait[acts] > 0, late, -1)
+    return wait, who
 
 
 @dataclass
@@ -104,6 +111,9 @@ class ReplayResult:
     polls: int = 0
     runs: int = 1  # runs of the flow engine: more to match receives from any source
     operations: bool = True  # False: the per-rank figures only (replay(operations=False))
+    # per operation, the rank it waited for (-1: none): the late one its critical path
+    # leads to (None: not made)
+    waited_for: np.ndarray | None = None
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
@@ -140,7 +150,7 @@ class ReplayResult:
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip
-        wait = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end, path)
+        wait, who = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end, path)
         del rest
         finish = np.zeros(p)
         has = np.diff(trace.first) > 0
@@ -151,7 +161,8 @@ class ReplayResult:
         if operations:
             nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
             cols = dict(rank=rank, kind=trace.kind, peer=trace.peer, nbytes=nbytes, start=start,
-                        end=stop, computation_op=comp, waiting_op=wait, file=trace.file,
+                        end=stop, computation_op=comp, waiting_op=wait, waited_for=who,
+                        file=trace.file,
                         line=trace.line)  # fmt: skip
         else:
             none, ints = np.zeros(0), np.zeros(0, dtype=np.int64)

@@ -163,6 +163,15 @@ def test_a_pipeline_filling_is_waiting_not_the_other_ranks_messages(tmp_path):
     # rank 1 waited for rank 0's computing, and communicated its receive and its send
     assert result.waiting[1] == pytest.approx(5 * US, rel=1e-9)
     assert result.communication[1] == pytest.approx(4 * US, rel=1e-9)
+    # the rank each receive's wait leads back to: rank 0, computing, however far along
+    recv = result.kind == KINDS.index("recv")
+    assert result.waited_for[recv].tolist() == [0, 0, 0]
+    assert (result.waited_for[~recv] == -1).all()  # the rest waited for nobody
+    # and the Program window's hover says it
+    from parasol_core.frontend.program import operation_text
+
+    last = int(np.flatnonzero(recv)[-1])
+    assert ", waited 9 µs for rank 0, " in operation_text(result, last)
 
 
 def test_nonblocking_requests_are_waited_for(tmp_path):
