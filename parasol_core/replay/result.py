@@ -201,8 +201,9 @@ class ReplayResult:
     def to_json(self, operations: bool = True) -> dict[str, Any]:
         """``{"makespan", "ranks": [{"rank", "processor", "finish", "computation",
         "communication", "waiting"}...], "messages", "operations": [{"rank", "action",
-        "peer", "bytes", "start", "end", "computation", "waiting", "file", "line"}...]}``
-        (``peer`` null for none; a receive from any source: the source it took)."""
+        "peer", "bytes", "start", "end", "computation", "waiting", "waited_for", "file",
+        "line"}...]}`` (``peer`` null for none; a receive from any source: the source it
+        took; ``waited_for`` the rank its waiting leads back to, null for none)."""
         ranks = [
             {"rank": r, "processor": h, "finish": f, "computation": c, "communication": m,
              "waiting": w}
@@ -216,14 +217,16 @@ class ReplayResult:
             raise ValueError("this result has the per-rank figures only (replayed with "
                              "operations=False)")  # fmt: skip
         if operations:
+            late = (self.waited_for if self.waited_for is not None
+                    else np.full(self.rank.shape[0], -1)).tolist()  # fmt: skip
             out["operations"] = [
                 {"rank": r, "action": KINDS[k], "peer": None if p == -1 else p, "bytes": b,
-                 "start": s, "end": e, "computation": c, "waiting": w, "file": self.files[f],
-                 "line": n}
-                for r, k, p, b, s, e, c, w, f, n in zip(
+                 "start": s, "end": e, "computation": c, "waiting": w,
+                 "waited_for": None if x < 0 else x, "file": self.files[f], "line": n}
+                for r, k, p, b, s, e, c, w, x, f, n in zip(
                     self.rank.tolist(), self.kind.tolist(), self.peer.tolist(),
                     self.nbytes.tolist(), self.start.tolist(), self.end.tolist(),
-                    self.computation_op.tolist(), self.waiting_op.tolist(),
+                    self.computation_op.tolist(), self.waiting_op.tolist(), late,
                     self.file.tolist(), self.line.tolist())
             ]  # fmt: skip
         return out

@@ -172,6 +172,10 @@ def test_a_pipeline_filling_is_waiting_not_the_other_ranks_messages(tmp_path):
 
     last = int(np.flatnonzero(recv)[-1])
     assert ", waited 9 µs for rank 0, " in operation_text(result, last)
+    # and --json (the estimator's estimate.program): null where it waited for nobody
+    ops = result.to_json()["operations"]
+    assert [o["waited_for"] for o in ops if o["action"] == "recv"] == [0, 0, 0]
+    assert all(o["waited_for"] is None for o in ops if o["action"] != "recv")
 
 
 def test_nonblocking_requests_are_waited_for(tmp_path):
