@@ -348,8 +348,10 @@ class OptionNumber:
 
     def range_text(self) -> str:
         what = "a whole number" if self.kind is int else "a finite number"
-        low = None if self.low is None else f"{self.low:g}"
-        high = None if self.high is None else f"{self.high:g}"
+        # a whole number's bound as a whole number: 2,147,483,647, not 2.14748e+09
+        form = "{:,}" if self.kind is int else "{:g}"
+        low = None if self.low is None else form.format(self.low)
+        high = None if self.high is None else form.format(self.high)
         if low is not None and high is not None:
             return f"{what} {'above' if self.above else 'from'} {low} {'up ' if self.above else ''}to {high}"
         if low is not None:

@@ -67,6 +67,15 @@ def test_a_bad_number_is_a_usage_error_naming_the_option(argv, option, capsys):
     assert f"argument {option}" in err and "expected" in err, err
 
 
+def test_a_whole_numbers_range_is_said_in_whole_numbers(capsys):
+    """'expected a whole number from 0 to 2.14748e+09': the bound of a whole number was
+    printed as a float's, rounded."""
+    with pytest.raises(SystemExit):
+        main(["route", "m", "1", "99999999999999999999"])
+    err = capsys.readouterr().err
+    assert "from 0 to 2,147,483,647" in err and "e+" not in err, err
+
+
 def test_a_lock_that_would_wait_forever_is_refused(tmp_path):
     path = tmp_path / "m.machine"
     path.write_text("x")
