@@ -49,6 +49,7 @@ from parasol_core.frontend import program as core
 from parasol_core.session import EDIT, OPEN, REDO, UNDO, Change
 from piui.document import Document
 from piui.widgets.deferred import on_screen
+from piui.widgets.labels import value_text
 from piui.widgets.live_prediction import LivePrediction
 from piui.widgets.number_controls import ValueField
 from piui.widgets.placement import (
@@ -607,9 +608,8 @@ class _Breakdown(QAbstractTableModel):
         if c == 1:  # its processor, with the platform's name of it
             return self.prediction.processor_text(r) if self.prediction is not None else ""
         x = float(self.columns[c - 2][r])
-        # five digits in the cell (the six columns fit beside the timeline), the whole
-        # number in its tooltip
-        return f"{x:.5g}" if role == Qt.ItemDataRole.DisplayRole else repr(x)
+        # as the windows show values (six digits), the whole number in its tooltip
+        return value_text(x) if role == Qt.ItemDataRole.DisplayRole else repr(x)
 
 
 PENDING = "Predicted time: …"  # a trace or model whose prediction has not come yet

@@ -46,7 +46,7 @@ def test_open_program_trace_predicts_it_on_the_model_on_screen(main_window, prog
     assert program.prediction.text() == f"Predicted time: {core.seconds_text(seconds)}"
     table = program.table.model()
     assert table.rowCount() == 16
-    assert table.index(3, 2).data() == f"{program.after.finish[3]:.5g}"
+    assert table.index(3, 2).data() == f"{program.after.finish[3]:.6g}"
     tip = table.index(3, 2).data(Qt.ItemDataRole.ToolTipRole)
     assert float(tip) == program.after.finish[3]  # the whole number
     assert table.index(3, 1).data() == str(int(program.after.host[3]))  # its processor
@@ -260,7 +260,7 @@ def test_the_prediction_follows_a_link_speed_dragged(main_window, program, qtbot
     assert program.after.makespan == after < before
     assert program.prediction.text() == core.before_after_text(before, after)
     table = program.table.model()
-    assert table.index(0, 2).data() == f"{program.after.finish[0]:.5g}"
+    assert table.index(0, 2).data() == f"{program.after.finish[0]:.6g}"
 
 
 def test_what_dominates_shows_the_cores_answer_and_follows_edits(main_window, program, qtbot):
