@@ -242,8 +242,8 @@ def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
     """The timeline's spans of a replay: each operation's waiting first (its seconds not
     computing nor moving a message of its own on its critical path), its computation
     last (a ``compute`` is all computation; a reduction computes after its messages),
-    and between them its communication, receiving or sending by its kind. Spans of no length are left out.
-    Returns the columns ``rank, code, start, end, operation``."""
+    and between them its communication, receiving or sending by its kind. Spans of no
+    length are left out. Returns the columns ``rank, code, start, end, operation``."""
     start, end = result.start, result.end
     wait = result.waiting_op
     comp = np.where(result.kind == _COMPUTE, end - start, result.computation_op)
@@ -284,7 +284,7 @@ def operation_text(result: ReplayResult, i: int, code: int | None = None,
     part = f" ({KIND_WORDS[code]})" if code is not None and kind != "compute" else ""
     start, end = float(result.start[i]), float(result.end[i])
     waited = ""
-    late = -1 if result.waited_for is None else int(result.waited_for[i])
+    late = int(result.waited_for[i])
     if late >= 0 and result.waiting_op[i] > 0:  # the rank its wait leads back to
         waited = f", waited {seconds_text(float(result.waiting_op[i]))} for rank {late}"
     return (f"{' '.join(words)}{part}, {seconds_text(start)} – {seconds_text(end)} "

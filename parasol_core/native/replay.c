@@ -12,8 +12,7 @@
  * Output: per node src, dst (ranks), nbytes, flops, transfer (0/1), and its
  * dependencies as CSR (after_ptr, after_idx); per action op_start, op_end, op_msg,
  * op_flops (the scratch dep0, dep1, xstart and xcount 32-bit: the caller keeps max_nodes
- * and max_edges below 2^31; op_msg CRITICAL: a waitall's join, whose last transfer the run
- * says; narrow: no op_start, op_end and op_msg int32, op_flops uint8 1 where the
+ * and max_edges below 2^31; narrow: no op_start, op_end and op_msg int32, op_flops uint8 1 where the
  * action computes; the caller keeps max_nodes below 2^31). Arrays sized by the caller
  * (max_nodes, max_edges). Returns the node count,
  * or a negative code: -2 no memory, -6 the caller's room is short, -10 a send or receive
@@ -24,8 +23,6 @@
 #include <string.h>
 
 enum { P_SEND = 0, P_RECV = 1, P_ISEND = 2, P_IRECV = 3, P_WAITALL = 4 };
-/* op_msg of a waitall with a join of its own: program.py's CRITICAL */
-#define CRITICAL (-2)
 
 typedef struct {
     int64_t src, dst, tag, space; /* space 0: the program's tags; 1: collectives' */
@@ -405,10 +402,8 @@ int64_t parasol_replay_compile(
                         vals[m++] = req[q].done;
                     }
                 if (m > 1) {
-                    int64_t made = b.n;
                     cur = join_list(&b, rank, vals, m);
-                    /* a join of its own: which transfer it waited for last, the run says */
-                    a_msg = cur >= made ? CRITICAL : firstmsg;
+                    a_msg = firstmsg;
                 }
                 nreq = 0;
             } else if (k == K_SENDRECV || (k >= K_COLL0 && k <= K_COLL1)) {

@@ -112,20 +112,13 @@ class Semantics:
         return cls(float(eager), tuple(sorted(chosen.items())), collectives)
 
 
-# op_msg of a waitall that waits for more than one transfer: the one that ended last
-# (the flow engine's critical predecessor of the action's end node, TraceResult.crit)
-CRITICAL = -2
-
-
 @dataclass
 class Program:
     """Nodes (``src``/``dst`` ranks, ``nbytes``, ``flops`` of delay at the source rank's
     time a flop, ``cost``: an index of ``cost_keys`` (name, bytes, procs) or -1, and
     ``after_ptr``/``after_idx``) and, per action of the trace, ``op_start``/``op_end``
     (the nodes whose ends are its start and end; -1: time 0), ``op_msg`` (the first
-    transfer it waits for, -1: none; :data:`CRITICAL`: a waitall's, the one of its
-    transfers that ended last, which only the run knows: the flow engine's critical
-    predecessor of its end node) and ``op_flops`` (flops of its own delay)."""
+    transfer it waits for, -1: none) and ``op_flops`` (flops of its own delay)."""
 
     src: np.ndarray
     dst: np.ndarray
@@ -378,10 +371,8 @@ class _Builder:
                 elif k == _WAITALL:
                     waited = [r for r in requests if r[3] >= 0]
                     if waited:
-                        made = len(self.src)
                         cur = join(rank, [cur] + [r[3] for r in waited])
-                        # a join of its own: which transfer it waited for last, the run says
-                        op_msg[i] = CRITICAL if cur >= made else waited[0][4]
+                        op_msg[i] = waited[0][4]
                     requests.clear()
                 elif k == _SENDRECV:
                     ops = _Ops(self, rank, 0, cur, i)

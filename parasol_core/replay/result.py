@@ -25,29 +25,25 @@ WALK = 64  # the most nodes of an operation's critical path followed (the rest: 
 
 def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np.ndarray,
              rest: np.ndarray, t0: np.ndarray, end: np.ndarray,
-             path: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+             path: tuple[np.ndarray, np.ndarray, np.ndarray]
              ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Per action, the seconds it waited and the rank it waited for (-1: none; the rank
-    of the deepest node of another rank on its path, whose computing or posting came
-    late, followed back through the messages of the ranks between): of ``rest`` (its time less its own computation),
-    what is not communication, the time on its critical path during which a message to
-    or from its rank was moving. The path is followed back from the action's end node
-    through each node's critical predecessor (``path``: the flow engine's ``crit``, the
-    node whose end released it, and each node's source and destination ranks) while it
-    lies within the action. A message of the action's rank counts from when it started
-    moving to its end; the rest is waiting: the computation of the rank it waited for,
-    and messages between other ranks (a pipeline filling, a tree's other branches). An
-    action of no transfer (``op_msg`` -1: computes, eager sends, the model's
-    collectives, whose cost is their communication) waits for nothing. Without
-    ``path``, the wait for ``op_msg``'s start."""
+    """Per action, the seconds it waited, of ``rest`` (its time less its own
+    computation), and the rank it waited for (-1: none).
+
+    Its path is followed back from its end node through each node's critical
+    predecessor (``path``: the flow engine's ``crit``, the node whose end released it,
+    and each node's source and destination ranks) while it lies within the action. A
+    message to or from the action's rank counts as communication from when it started
+    moving to its end; the rest of ``rest`` is waiting: the computation of the rank it
+    waited for, and messages between other ranks (a pipeline filling, a tree's other
+    branches). The rank it waited for is that of the deepest node of another rank on
+    the path: the late one, not the neighbour that passed its lateness on. An action
+    of no transfer (``op_msg`` -1: computes, eager sends, the model's collectives, whose
+    cost is their communication) waits for nothing."""
     wait = np.zeros(rest.shape[0])
     who = np.full(rest.shape[0], -1, dtype=np.int32)
     acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
     if not acts.size:
-        return wait, who
-    if path is None:  # (a caller's result of no path) the start of op_msg, its first message
-        msg = op_msg[acts]
-        wait[acts] = np.clip(t0[msg] - start[acts], 0.0, rest[acts])
         return wait, who
     crit, src, dst = path
     s, r = start[acts], rank[acts]
@@ -80,7 +76,8 @@ class ReplayResult:
     source: the source it took, :mod:`~parasol_core.replay.matching`),
     ``nbytes`` (sent, or received by a receive; a collective's own part), ``start``,
     ``end`` and of that time ``computation`` and ``waiting`` (the time on its critical
-    path when no message was moving: :func:`_waiting`; the rest is communication),
+    path when no message of its rank was moving: :func:`_waiting`; the rest is
+    communication), ``waited_for`` (the rank its waiting leads back to, -1: none),
     ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
@@ -99,6 +96,7 @@ class ReplayResult:
     end: np.ndarray
     computation_op: np.ndarray
     waiting_op: np.ndarray
+    waited_for: np.ndarray  # the rank each waited for (-1: none): its path's late one
     file: np.ndarray
     line: np.ndarray
     host: np.ndarray
@@ -111,15 +109,11 @@ class ReplayResult:
     polls: int = 0
     runs: int = 1  # runs of the flow engine: more to match receives from any source
     operations: bool = True  # False: the per-rank figures only (replay(operations=False))
-    # per operation, the rank it waited for (-1: none): the late one its critical path
-    # leads to (None: not made)
-    waited_for: np.ndarray | None = None
 
     @classmethod
     def of(cls, trace: Trace, prog: Program, hosts: np.ndarray, t0: np.ndarray, end: np.ndarray,
-           delay: np.ndarray, events: int, polls: int = 0, operations: bool = True,
-           path: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-           ) -> ReplayResult:  # fmt: skip
+           delay: np.ndarray, events: int, polls: int = 0, operations: bool = True, *,
+           path: tuple[np.ndarray, np.ndarray, np.ndarray]) -> ReplayResult:  # fmt: skip
         """``operations=False``: the per-rank figures only (the per-operation columns
         empty, :attr:`operations` False), from ``trace.first`` and the program's
         per-action columns: what a trace whose columns were let go can give (its
@@ -162,12 +156,12 @@ class ReplayResult:
             nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
             cols = dict(rank=rank, kind=trace.kind, peer=trace.peer, nbytes=nbytes, start=start,
                         end=stop, computation_op=comp, waiting_op=wait, waited_for=who,
-                        file=trace.file,
-                        line=trace.line)  # fmt: skip
+                        file=trace.file, line=trace.line)  # fmt: skip
         else:
             none, ints = np.zeros(0), np.zeros(0, dtype=np.int64)
             cols = dict(rank=ints, kind=np.zeros(0, dtype=np.int8), peer=ints, nbytes=none,
                         start=none, end=none, computation_op=none, waiting_op=none,
+                        waited_for=np.zeros(0, dtype=np.int32),
                         file=np.zeros(0, dtype=np.int32), line=ints)  # fmt: skip
         return cls(
             makespan=float(finish.max(initial=0.0)),
@@ -217,8 +211,6 @@ class ReplayResult:
             raise ValueError("this result has the per-rank figures only (replayed with "
                              "operations=False)")  # fmt: skip
         if operations:
-            late = (self.waited_for if self.waited_for is not None
-                    else np.full(self.rank.shape[0], -1)).tolist()  # fmt: skip
             out["operations"] = [
                 {"rank": r, "action": KINDS[k], "peer": None if p == -1 else p, "bytes": b,
                  "start": s, "end": e, "computation": c, "waiting": w,
@@ -226,7 +218,8 @@ class ReplayResult:
                 for r, k, p, b, s, e, c, w, x, f, n in zip(
                     self.rank.tolist(), self.kind.tolist(), self.peer.tolist(),
                     self.nbytes.tolist(), self.start.tolist(), self.end.tolist(),
-                    self.computation_op.tolist(), self.waiting_op.tolist(), late,
+                    self.computation_op.tolist(), self.waiting_op.tolist(),
+                    self.waited_for.tolist(),
                     self.file.tolist(), self.line.tolist())
             ]  # fmt: skip
         return out

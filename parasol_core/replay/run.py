@@ -29,7 +29,6 @@ from parasol_core.model import Machine
 from parasol_core.replay.communicators import check_world
 from parasol_core.replay.matching import settle, wildcards
 from parasol_core.replay.program import (
-    CRITICAL,
     EAGER_BYTES,
     DeadlockError,
     Program,
@@ -544,7 +543,6 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
     once the phase has what it needs of them (what stays: the per-action columns, the
     count of transfers); ``once``: charged as a one-shot replay (:func:`_charge`)."""
     poll = budget.check_deadline
-    crit = True  # 4 bytes a node: each action's waiting is told apart along it
     costs = model_costs(machine, engine, prog.cost_keys)
     n = prog.nodes
     src, dst = hosts[prog.src], hosts[prog.dst]
@@ -584,7 +582,8 @@ def _run_program(machine: Machine, engine: Engine, hw: Any, table: RouteTable, h
         if consume:  # what the kernel does not read of the phase let go
             phase = flow.lighten(phase, usage)
         poll()
-        out = flow.run(phase, usage, sharing, consume=consume, crit=crit)
+        # each node's critical predecessor (4 bytes a node): the result's waiting
+        out = flow.run(phase, usage, sharing, consume=consume, crit=True)
         del phase, usage
     delay = msgs.delay
     return out.end, out.t0, (int(out.events), int(out.polls)), delay, (out.crit, *ends)
@@ -612,11 +611,12 @@ def _deadlock(trace: Trace, prog: Program, end: np.ndarray) -> DeadlockError:
             if e >= 0 and math.isnan(end[e]):
                 stuck[r] = i
                 msg = int(prog.op_msg[i])
-                if msg == CRITICAL:  # a waitall's join: the first transfer it never got
+                what = KINDS[int(trace.kind[i])]
+                if what == "waitall" and msg >= 0 and not math.isnan(end[msg]):
+                    # its first message came: the first of those its end awaits that did not
                     deps = prog.after_idx[prog.after_ptr[e] : prog.after_ptr[e + 1]]
                     never = [int(d) for d in deps if prog.transfer[d] and math.isnan(end[d])]
-                    msg = never[0] if never else -1
-                what = KINDS[int(trace.kind[i])]
+                    msg = never[0] if never else msg
                 peer = int(trace.peer[i])
                 on = ""
                 if msg >= 0 and math.isnan(end[msg]):
