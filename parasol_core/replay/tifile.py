@@ -236,14 +236,6 @@ def load_ti_trace(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     estimated from the files' lines, counted before the trace's columns are made.
     TraceError on bad input."""
     index = Path(path)
-    try:
-        head = read_head(index, 4096)
-    except OSError as e:
-        raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
-    if b"\0" in head:
-        raise TraceUnreadable(f"{index}: is a binary file, not a trace (a SimGrid "
-                              "time-independent trace is text: an index naming one action "
-                              "file per rank, or the actions; or an OTF2 archive's .otf2)")  # fmt: skip
     files = ti_files(index)
     collecting = gc.isenabled()
     gc.disable()  # the columns' lists hold numbers only: no collector passes
@@ -258,15 +250,19 @@ def ti_files(path: str | os.PathLike) -> list[Path]:
     """The files a time-independent trace at ``path`` is read from, as
     :func:`load_ti_trace` reads it: ``[path]`` when it holds the actions, else the
     action files its index names (comments skipped, each path relative to the index's
-    folder, or as given). TraceError on an index naming no file, or one absent."""
+    folder, or as given). TraceUnreadable on a file that cannot be read or is binary,
+    TraceError on an index naming no file."""
     index = Path(path)
     try:
         head = read_head(index, 4096)
     except OSError as e:
         raise TraceUnreadable(f"{index}: cannot read: {e.strerror or e}") from None
+    if b"\0" in head:
+        raise TraceUnreadable(f"{index}: is a binary file, not a trace (a SimGrid "
+                              "time-independent trace is text: an index naming one action "
+                              "file per rank, or the actions; or an OTF2 archive's .otf2)")  # fmt: skip
     first = _first_line(head)
-    return [index] if b"\0" in head or (first is not None and _is_action(first)) \
-        else _index_files(index)  # fmt: skip
+    return [index] if first is not None and _is_action(first) else _index_files(index)
 
 
 def _first_line(head: bytes) -> str | None:
