@@ -55,7 +55,8 @@ KINDS = ("eval", "block", "simulate", "replay")
 REPLAY_OPTIONS = {"trace", "virtual", "hostfile", "flop", "collectives", "eager", "algorithms",
                   "sharing"}  # fmt: skip
 GENERATOR_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*)((?:\s+[0-9]+)+)\s*")
-PART_RE = re.compile(r"(axis|answer) ([0-9]+)")  # a table's where, as the reader names it
+# a table's where as the reader names it, alone or before the part of it ("answer 2: replay")
+PART_RE = re.compile(r"(axis|answer) ([0-9]+)(?:$|: )")
 LINKS_RE = re.compile(r"\s*tl\(\s*([0-9]+)\s*\)\(\s*\*\s*\)\.(latency|speed)\s*")
 
 
@@ -294,12 +295,14 @@ class _Reader:
         self.generates = False  # an axis generates a topology (set once the axes are read)
 
     def fail(self, where: str, why: str, unreadable: bool = False) -> SweepError:
-        """The error of the file at ``where`` (``axis N``, ``answer N``, a key);
-        ``unreadable``: a file it names could not be read."""
-        found = PART_RE.fullmatch(where)
+        """The error of the file at ``where`` (``axis N``, ``answer N``, ``answer N:
+        replay``, a key); ``unreadable``: a file it names could not be read."""
+        found = PART_RE.match(where)
         part = (found[1], int(found[2])) if found else None
+        within = where[found.end() :] if found else ""  # what of the table: "replay"
         cls = SweepUnreadable if unreadable else SweepError
-        return cls(f"{self.source}: {where}: {why}", part=part, why=why)
+        return cls(f"{self.source}: {where}: {why}", part=part,
+                   why=f"{within}: {why}" if within else why)  # fmt: skip
 
     def keys(self, table: dict, where: str, allowed: set[str]) -> None:
         extra = sorted(set(table) - allowed)

@@ -240,6 +240,9 @@ def test_bad_sweep_files_say_where_and_why(body, said):
     ("[[answer]]\nreplay = {trace = \"TRACE\", flop = \"pt(T).dla\"}", ("answer", 1),
      "replay: a flop's time on processor type 1, 'pt(1).dla'"),
     ("colour = 1\n[[answer]]\neval = \"1\"", None, "unknown key 'colour'"),
+    # a key of the answer's own table: still the answer's
+    ("[[answer]]\nreplay = {trace = \"TRACE\", colour = 1}", ("answer", 1),
+     "replay: unknown key 'colour'"),
 ])  # fmt: skip
 def test_a_sweep_error_names_its_table_apart_from_its_words(body, part, why):
     """A form that numbers no table (the sweep dialog) says the error at its own row from
