@@ -230,11 +230,6 @@ def prediction_of(result: ReplayResult, program: Program,
                       result.host, named)  # fmt: skip
 
 
-# The actions whose communication the timeline calls receiving (a wait completes a
-# receive or a send; both are drawn as receiving: the rank is taking a message in or
-# waiting for its own to leave); every other action that communicates (sends and the
-# collectives, which send and receive) is drawn as sending.
-_RECEIVES = frozenset(KINDS.index(k) for k in ("recv", "irecv", "wait", "waitall"))
 _COMPUTE = KINDS.index("compute")
 
 
@@ -242,16 +237,22 @@ def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
     """The timeline's spans of a replay: each operation's waiting first (its seconds not
     computing nor moving a message of its own on its critical path), its computation
     last (a ``compute`` is all computation; a reduction computes after its messages),
-    and between them its communication, receiving or sending by its kind. Spans of no
-    length are left out. Returns the columns ``rank, code, start, end, operation``."""
+    and between them its communication: what it received (messages to its rank on its
+    critical path, ``receiving_op``: a reduce's from its children, a waitall's
+    receives) and what it sent, in the order they began (``receives_first``). Spans of
+    no length are left out. Returns the columns ``rank, code, start, end, operation``."""
     start, end = result.start, result.end
     wait = result.waiting_op
     comp = np.where(result.kind == _COMPUTE, end - start, result.computation_op)
-    comm_code = np.where(np.isin(result.kind, list(_RECEIVES)), RECEIVING, SENDING)
+    talk0, talk1 = start + wait, end - comp
+    got = np.clip(result.receiving_op, 0.0, np.maximum(talk1 - talk0, 0.0))
+    first = result.receives_first
+    cut = np.where(first, talk0 + got, talk1 - got)  # between receiving and sending
     parts = (
-        (start, start + wait, np.full(len(start), WAITING)),
-        (start + wait, end - comp, comm_code),
-        (end - comp, end, np.full(len(start), COMPUTATION)),
+        (start, talk0, np.full(len(start), WAITING)),
+        (talk0, cut, np.where(first, RECEIVING, SENDING)),
+        (cut, talk1, np.where(first, SENDING, RECEIVING)),
+        (talk1, end, np.full(len(start), COMPUTATION)),
     )
     ops = np.arange(len(start))
     cols: list[list[np.ndarray]] = [[], [], [], [], []]

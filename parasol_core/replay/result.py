@@ -18,6 +18,9 @@ CATEGORIES = ("computation", "communication", "waiting")
 _SIZED = [i for i, k in enumerate(KINDS) if k not in ("init", "finalize", "compute", "wait",
                                                         "waitall", "comm_size", "comm_split",
                                                         "comm_dup")]  # fmt: skip
+# the actions that take messages in (a wait completes a receive or a send): what
+# communication they spend off a followed path is receiving
+_RECEIVES = [KINDS.index(k) for k in ("recv", "irecv", "wait", "waitall")]
 
 
 WALK = 64  # the most nodes of an operation's critical path followed (the rest: waiting)
@@ -26,9 +29,11 @@ WALK = 64  # the most nodes of an operation's critical path followed (the rest: 
 def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np.ndarray,
              rest: np.ndarray, t0: np.ndarray, end: np.ndarray,
              path: tuple[np.ndarray, np.ndarray, np.ndarray]
-             ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Per action, the seconds it waited, of ``rest`` (its time less its own
-    computation), and the rank it waited for (-1: none).
+    computation), the rank it waited for (-1: none), of its communication the seconds
+    it received (NaN: an action whose path is not followed), and whether it received
+    before it sent (its first message in began before its first out).
 
     Its path is followed back from its end node through each node's critical
     predecessor (``path``: the flow engine's ``crit``, the node whose end released it,
@@ -39,22 +44,37 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
     branches). The rank it waited for is that of the deepest node of another rank on
     the path: the late one, not the neighbour that passed its lateness on. An action
     of no transfer (``op_msg`` -1: computes, eager sends, the model's collectives, whose
-    cost is their communication) waits for nothing."""
+    cost is their communication) waits for nothing. Of the communication, a message to
+    the action's rank from another is received, one from it sent (the timeline draws
+    them apart: a reduce's receives, a waitall's sends)."""
     wait = np.zeros(rest.shape[0])
     who = np.full(rest.shape[0], -1, dtype=np.int32)
+    received = np.full(rest.shape[0], np.nan)
+    in_first = np.ones(rest.shape[0], dtype=bool)
     acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
     if not acts.size:
-        return wait, who
+        return wait, who, received, in_first
     crit, src, dst = path
     s, r = start[acts], rank[acts]
     comm = np.zeros(acts.shape[0])
+    got = np.zeros(acts.shape[0])
+    # when its earliest message in and out on the path began (the walk goes back in
+    # time: the last one seen is the earliest)
+    first_in = np.full(acts.shape[0], np.inf)
+    first_out = np.full(acts.shape[0], np.inf)
     late = np.full(acts.shape[0], -1, dtype=np.int32)
     node = op_end[acts].astype(np.int64)
     live = np.arange(acts.shape[0])  # the walks still inside their action
     for _ in range(WALK):
         n = node[live]
-        mine = (src[n] == r[live]) | (dst[n] == r[live])
-        comm[live] += np.where(mine, np.maximum(end[n] - np.maximum(t0[n], s[live]), 0.0), 0.0)
+        into = (dst[n] == r[live]) & (src[n] != r[live])
+        mine = (src[n] == r[live]) | into
+        began = np.maximum(t0[n], s[live])
+        moving = np.where(mine, np.maximum(end[n] - began, 0.0), 0.0)
+        comm[live] += moving
+        got[live] += np.where(into, moving, 0.0)
+        first_in[live] = np.where(into & (moving > 0), began, first_in[live])
+        first_out[live] = np.where(mine & ~into & (moving > 0), began, first_out[live])
         late[live[~mine]] = src[n[~mine]]  # the deepest node of another rank: who it waited for
         c = crit[n]
         go = (t0[n] > s[live]) & (c >= 0)  # released within the action, by another node
@@ -66,7 +86,11 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
             break
     wait[acts] = np.clip(rest[acts] - comm, 0.0, None)
     who[acts] = np.where(wait[acts] > 0, late, -1)
-    return wait, who
+    # what is not waiting is communication, of which ``got`` came in (the waiting was
+    # clipped: the messages' times may add past the action's rest, overlapping)
+    received[acts] = np.minimum(got, rest[acts] - wait[acts])
+    in_first[acts] = first_in <= first_out
+    return wait, who, received, in_first
 
 
 @dataclass
@@ -78,6 +102,11 @@ class ReplayResult:
     ``end`` and of that time ``computation`` and ``waiting`` (the time on its critical
     path when no message of its rank was moving: :func:`_waiting`; the rest is
     communication), ``waited_for`` (the rank its waiting leads back to, -1: none),
+    ``receiving_op`` (of its communication, the seconds a message to its rank from
+    another moved on its critical path; an action whose path is not followed: all of
+    it for a receive or a wait, none otherwise), ``receives_first`` (whether its first
+    message in on that path began before its first out: a reduce's receives come
+    before its send, a barrier's send before its receive),
     ``file`` (an index of ``files``)
     and ``line``. Per rank: ``host`` (its processor), ``finish``, ``computation``,
     ``communication``, ``waiting`` (they add up to ``finish``). ``messages``: the
@@ -97,6 +126,8 @@ class ReplayResult:
     computation_op: np.ndarray
     waiting_op: np.ndarray
     waited_for: np.ndarray  # the rank each waited for (-1: none): its path's late one
+    receiving_op: np.ndarray  # of its communication, the seconds messages came to it
+    receives_first: np.ndarray  # (bool) whether it received before it sent
     file: np.ndarray
     line: np.ndarray
     host: np.ndarray
@@ -144,7 +175,12 @@ class ReplayResult:
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip
-        wait, who = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end, path)
+        wait, who, received, in_first = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end,
+                                       path)  # fmt: skip
+        if operations:  # an action whose path was not followed receives by its kind
+            received = np.where(np.isnan(received),
+                                np.where(np.isin(trace.kind, _RECEIVES), rest - wait, 0.0),
+                                received)  # fmt: skip
         del rest
         finish = np.zeros(p)
         has = np.diff(trace.first) > 0
@@ -156,11 +192,12 @@ class ReplayResult:
             nbytes = np.where(np.isin(trace.kind, _SIZED), trace.size, 0.0)
             cols = dict(rank=rank, kind=trace.kind, peer=trace.peer, nbytes=nbytes, start=start,
                         end=stop, computation_op=comp, waiting_op=wait, waited_for=who,
-                        file=trace.file, line=trace.line)  # fmt: skip
+                        receiving_op=received, receives_first=in_first, file=trace.file, line=trace.line)  # fmt: skip
         else:
             none, ints = np.zeros(0), np.zeros(0, dtype=np.int64)
             cols = dict(rank=ints, kind=np.zeros(0, dtype=np.int8), peer=ints, nbytes=none,
                         start=none, end=none, computation_op=none, waiting_op=none,
+                        receiving_op=none, receives_first=np.zeros(0, dtype=bool),
                         waited_for=np.zeros(0, dtype=np.int32),
                         file=np.zeros(0, dtype=np.int32), line=ints)  # fmt: skip
         return cls(

@@ -145,6 +145,45 @@ def test_a_collective_waits_for_the_late_rank_along_its_critical_path(tmp_path):
         assert result.communication == pytest.approx([1 * US, 1 * US, 2 * US, 2 * US],
                                                      rel=1e-9)  # fmt: skip
         assert result.computation == pytest.approx([0, 0, 0, 5 * US], rel=1e-12, abs=1e-18)
+        if not release:  # of which each received: rank 3 its 1 us from rank 0, not its send
+            barrier = result.kind == KINDS.index("barrier")
+            assert result.receiving_op[barrier] == pytest.approx([1 * US, 1 * US, 2 * US,
+                                                                  1 * US], rel=1e-9)  # fmt: skip
+
+
+def test_the_timeline_draws_what_a_rank_sent_apart_from_what_it_received(tmp_path):
+    # the rule: a span's colour is the way its rank's messages went on its critical
+    # path, whatever the action is called. Rank 0 waits for its 80,000 B rendezvous
+    # isend, which starts when rank 1 posts its receive at 3 us and takes 1 + 80 us: its
+    # waitall waits 3 us (rank 1's computing) and then *sends* (it was drawn receiving,
+    # as a wait). The barrier after it (ompi_basic_linear): rank 1 sends its 0 B to
+    # rank 0 (1 us), then receives rank 0's (1 us); rank 0 only receives (its send
+    # back is eager).
+    from parasol_core.frontend.program import spans
+    from parasol_core.frontend.timeline import RECEIVING, SENDING, WAITING
+
+    text = ("0 isend 1 1 10000 0\n0 waitall 1\n0 barrier\n"
+            "1 compute 3000\n1 recv 0 1 10000 0\n1 barrier\n")  # fmt: skip
+    result = replay(ring_machine(2), load_trace(write(tmp_path, text)))
+    rank, code, start, end, op = spans(result)
+    line = result.line[op]
+
+    def drawn(r: int, n: int) -> list[tuple[int, float]]:
+        mine = (rank == r) & (line == n)
+        return [(int(c), float(e - s)) for c, s, e in zip(code[mine], start[mine], end[mine])]
+
+    waitall = drawn(0, 2)
+    assert [c for c, _ in waitall] == [WAITING, SENDING]
+    assert [t for _, t in waitall] == pytest.approx([3 * US, 81 * US], rel=1e-9)
+    assert drawn(1, 5) == [(RECEIVING, pytest.approx(81 * US, rel=1e-9))]
+    assert drawn(0, 3) == [(RECEIVING, pytest.approx(1 * US, rel=1e-9))]
+    assert drawn(1, 6) == [(SENDING, pytest.approx(1 * US, rel=1e-9)),
+                           (RECEIVING, pytest.approx(1 * US, rel=1e-9))]  # fmt: skip
+    # what is drawn adds up to each operation's communication
+    talk = np.isin(code, (RECEIVING, SENDING))
+    comm = result.end - result.start - result.waiting_op - result.computation_op
+    np.testing.assert_allclose(np.bincount(op[talk], weights=(end - start)[talk],
+                                           minlength=len(comm)), comm, atol=1e-15)  # fmt: skip
 
 
 def test_a_pipeline_filling_is_waiting_not_the_other_ranks_messages(tmp_path):
