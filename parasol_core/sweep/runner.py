@@ -33,6 +33,14 @@ from parasol_core.sweep.worker import Row, Worker
 EXECUTORS = ("local", "serial", "mpi")
 MAX_BATCH = 32
 BATCH_SECONDS = 0.1  # a batch's target seconds, at the variants' measured rate
+# The longest sleep between two polls of an MPI pool's ranks (mpi4py.futures' backoff,
+# 1 ms by its default): rank 0 and each idle worker rank wake this often while a
+# batch runs, taking a core from the busy ranks. 3 ms polls a third as often, and
+# adds less to a batch's round trip (about 0.1 s of work) than the polls cost
+# (docs/speed.md: 1,024 replays under mpiexec -n 4 on two cores, 1.09-1.16x the
+# local pool against 1.13-1.27x at 1 ms, in the same rounds; 8 ms: 1.34x). The
+# environment's MPI4PY_FUTURES_BACKOFF, when set, is the user's and wins.
+MPI_BACKOFF = 0.003
 
 _worker: Worker | None = None  # this process's, in a pool's worker processes
 
@@ -152,7 +160,8 @@ def _pool(executor: str, spec: SweepSpec, workers: int | None, start: str | None
     if executor == "mpi":
         from mpi4py.futures import MPIPoolExecutor
 
-        return MPIPoolExecutor(initializer=_start, initargs=(spec,))
+        tuning = {} if os.environ.get("MPI4PY_FUTURES_BACKOFF") else {"backoff": MPI_BACKOFF}
+        return MPIPoolExecutor(initializer=_start, initargs=(spec,), **tuning)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 

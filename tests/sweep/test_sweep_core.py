@@ -372,6 +372,32 @@ def test_a_pools_batches_follow_the_variants_seconds(monkeypatch, target, sent_a
     assert sorted(map(key, pooled)) == sorted(map(key, serial))
 
 
+@pytest.mark.parametrize("environment, given", [(None, {"backoff": 0.003}),
+                                                 ("0.0005", {})])  # fmt: skip
+def test_an_mpi_pool_polls_at_its_backoff_unless_the_user_sets_one(monkeypatch, environment,
+                                                                   given):  # fmt: skip
+    """An MPI pool's ranks sleep up to MPI_BACKOFF between polls (mpi4py's 1 ms took a
+    core from the busy ranks: docs/speed.md); the user's MPI4PY_FUTURES_BACKOFF, read by
+    mpi4py itself, wins. (mpi4py.futures stands in: importing it starts MPI.)"""
+    import sys
+    import types
+
+    from parasol_core.sweep import runner
+
+    pytest.importorskip("mpi4py")
+    made: list[dict] = []
+    fake = types.ModuleType("mpi4py.futures")
+    fake.MPIPoolExecutor = lambda **options: made.append(options)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "mpi4py.futures", fake)
+    if environment is None:
+        monkeypatch.delenv("MPI4PY_FUTURES_BACKOFF", raising=False)
+    else:
+        monkeypatch.setenv("MPI4PY_FUTURES_BACKOFF", environment)
+    spec = spec_of(GRID)
+    runner._pool("mpi", spec, None, None)
+    assert made == [{"initializer": runner._start, "initargs": (spec,), **given}]
+
+
 def test_what_dominates_and_the_table_of_two_axes():
     from parasol_core.sweep.analysis import effects, table
 
