@@ -1033,7 +1033,7 @@ def stage_text(path: Path, text: str) -> Staged:
     staged = None
     try:
         with signals.deferred():  # made and known as one step: a signal never leaks it
-            fd, tmp = filelock.temporary_beside(path)
+            fd, tmp = _temporary_beside(path, str(path))
             staged = Staged(path, tmp, fd)
         with os.fdopen(fd, "wb", closefd=False) as f:
             # encoded a piece at a time: no whole encoded copy of the text in memory
@@ -1058,6 +1058,25 @@ def stage_text(path: Path, text: str) -> Staged:
     return staged
 
 
+def _temporary_beside(path: Path, shown: str) -> tuple[int, Path]:
+    """:func:`parasol_core.base.filelock.temporary_beside`, its failure worded as the
+    directory's (OSError, its filename ``shown``)."""
+    from parasol_core.base import filelock
+
+    try:
+        return filelock.temporary_beside(path)
+    except OSError as e:
+        parent = path.parent
+        # no such file, in a directory that is there: a file system whose files are the
+        # kernel's (/proc, /sys) takes no new one, nor a file in place of one
+        if e.errno == errno.ENOENT and parent.is_dir():
+            why = (f"{str(parent)!r} takes no new files (a file system of the system's own, "
+                   "such as /proc or /sys); nothing was written")  # fmt: skip
+        else:
+            why = f"cannot write in {str(parent)!r}: {e.strerror or e}"
+        raise OSError(e.errno, why, shown) from None
+
+
 def check_writable(path: str | Path) -> None:
     """Raise OSError (its filename ``path``, its strerror saying why) when
     :func:`write_text_atomic` could not write ``path``, for what can be known before
@@ -1065,7 +1084,6 @@ def check_writable(path: str | Path) -> None:
     directory, one this process cannot write in (read-only, not its own, a read-only
     file system: tried by making a temporary there), a file whose owner the new one
     could not keep. A command checks its outputs with it before any work."""
-    from parasol_core.base import filelock
 
     shown = str(path)
     real = Path(os.path.realpath(path))
@@ -1088,11 +1106,7 @@ def check_writable(path: str | Path) -> None:
     if not parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"no such directory {str(parent)!r}", shown)
     with signals.deferred():  # a probe, made and removed as one step
-        try:
-            fd, tmp = filelock.temporary_beside(real)
-        except OSError as e:
-            raise OSError(e.errno, f"cannot write in {str(parent)!r}: {e.strerror or e}",
-                          shown) from None  # fmt: skip
+        fd, tmp = _temporary_beside(real, shown)
         try:
             if st is not None:
                 _keep_owner(str(tmp), real, st)

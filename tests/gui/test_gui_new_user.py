@@ -56,6 +56,8 @@ def test_saving_where_nothing_can_be_written_says_so_and_keeps_the_edit(main_win
     assert not main_window.save_as()
     title, text = main_window.errors[-1]
     assert title == "Cannot save the model" and "/proc/test.machine" in text
+    # why, in words (it said "No such file or directory" of /proc, which is there)
+    assert "'/proc' takes no new files (a file system of the system's own" in text, text
     assert doc.is_modified and doc.machine.processor(1).timings["iga"] == Timing(1e-6)
 
 

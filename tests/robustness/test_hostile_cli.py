@@ -182,6 +182,20 @@ def test_output_onto_a_socket_or_a_directory_is_refused(tmp_path, model, command
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.skipif(not os.path.isfile("/proc/version"), reason="no /proc file system")
+@pytest.mark.parametrize("command", WRITERS)
+def test_output_into_proc_says_its_file_system_takes_no_files(model, command):
+    # a file of the kernel's: the temporary a write is made in cannot be made beside it,
+    # which said "No such file or directory" of a directory that is there
+    status, _, err = run(*WRITERS[command](model), "-o", "/proc/version")
+    assert status == 2
+    said = ("/proc/version: cannot write: '/proc' takes no new files (a file system of the "
+            "system's own, such as /proc or /sys); nothing was written")  # fmt: skip
+    assert said in err, err
+    assert "No such file or directory" not in err
+    assert model.read_bytes() == SAMPLE.read_bytes()
+
+
 @pytest.mark.parametrize("command", WRITERS)
 def test_output_onto_a_copy_of_dev_full_exits_2_and_leaves_it_a_device(tmp_path, model, command):
     full = tmp_path / "full"
