@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import time
 from pathlib import Path
 
@@ -220,6 +221,7 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
         subprocess.run(warm, env=env, check=True, capture_output=True)
         took = {name: math.inf for name in runs}
         cpu = dict.fromkeys(runs, math.inf)
+        walls: dict[str, list[float]] = {name: [] for name in runs}  # per round
         loads = []
         for _ in range(repeat):
             loads.append(load_average())
@@ -228,7 +230,8 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
                 before = children_cpu()
                 start = time.perf_counter()
                 subprocess.run(command, env=envs[name], check=True, capture_output=True)
-                took[name] = min(took[name], time.perf_counter() - start)
+                walls[name].append(time.perf_counter() - start)
+                took[name] = min(took[name], walls[name][-1])
                 cpu[name] = min(cpu[name], children_cpu() - before)
 
         def rows(name: str) -> list:
@@ -247,11 +250,17 @@ replay = {{trace = "{trace}", flop = "pt(T).dga"}}
         f"CPU {cpu['local']:6.2f} s"
     )
     for name in same:
+        # each round's MPI run against the local run just before it: a spell of the
+        # machine's that slows one round slows both (the best of each side may come
+        # from different spells)
+        paired = sorted(m / lo for m, lo in zip(walls[name], walls["local"]))
         print(
             f"  mpiexec -n {ranks} ({ranks - 1} worker ranks)         {took[name]:8.3f} s   "
             f"CPU {cpu[name]:6.2f} s   {took[name] / took['local']:5.2f}x local "
             f"(target <= 1.3x); rows {'the same' if same[name] else 'DIFFERENT'} apart "
-            f"from the seconds{'' if name == 'mpi' else '; with ' + name}"
+            f"from the seconds{'' if name == 'mpi' else '; with ' + name}\n"
+            f"    round by round {', '.join(f'{x:.2f}x' for x in paired)}: median "
+            f"{statistics.median(paired):.2f}x"
         )
 
 
