@@ -7,6 +7,8 @@ said as "1 variants".
 
 from __future__ import annotations
 
+import math
+
 # nouns whose plural is not the noun + "s"
 _IRREGULAR = {
     "axis": "axes",
@@ -40,8 +42,25 @@ def counted(n: int | float, noun: str, grouped: bool = True, spec: str | None = 
         except ValueError:
             shown = n
         return f"{number} {plural(noun, shown)}"
+    if abs(n) >= LARGEST_IN_FULL and (isinstance(n, int) or math.isfinite(n)):
+        return f"about {_magnitude(n)} {plural(noun, n)}"
     number = f"{n:,}" if grouped else f"{n}"
     return f"{number} {plural(noun, n)}"
+
+
+LARGEST_IN_FULL = 10**21
+"""Counts from here on are said by their magnitude ("about 9e+293 values"): a sweep's
+range of 1e-300 steps said its count in 294 grouped digits, and an integer of
+thousands of digits cannot even be printed. Below it every digit is said, so that a
+count read from a file (a topology of 4,611,686,018,427,387,904 processors) is said as
+written and can be found there."""
+
+
+def _magnitude(n: int | float) -> str:
+    try:
+        return f"{float(n):.3g}"
+    except OverflowError:  # an integer past the largest float: its power of ten
+        return f"{'-' if n < 0 else ''}10^{int(math.log10(abs(n)))}"
 
 
 QUOTED_MOST = 60

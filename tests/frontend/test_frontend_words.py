@@ -21,6 +21,34 @@ def test_one_is_singular_and_every_other_count_plural():
     assert counted(2, "hardware topology") == "2 hardware topologies"
 
 
+def test_a_count_too_long_to_read_is_said_by_its_magnitude():
+    assert counted(10**21 - 1, "byte") == "999,999,999,999,999,999,999 bytes"
+    assert counted(10**21, "byte") == "about 1e+21 bytes"
+    assert counted(9 * 10**293 + 12345, "value") == "about 9e+293 values"
+    assert counted(10**5000, "value") == "about 10^5000 values"  # past a float, and print
+    assert counted(float("inf"), "value") == "inf values"
+
+
+def test_a_sweep_range_of_too_many_values_says_how_many_in_a_line(tmp_path):
+    # a step of 1e-300 made a count of 294 digits, printed grouped: 390 characters
+    from parasol_core.sweep import SweepError, loads_spec
+
+    text = """
+model = "{model}"
+[[axis]]
+set = "pt(1).dga"
+range = [1e-7, 1e-6, 1e-300]
+[[answer]]
+eval = ["po(1).ia_spd"]
+"""
+    model = Path(__file__).parents[2] / "sample_models" / "parsytec-gcel.machine"
+    try:
+        loads_spec(text.replace("{model}", str(model)), base=tmp_path)
+    except SweepError as e:
+        said = str(e)
+    assert "axis 1: range: about 9e+293 values, over the limit of 100,000" in said, said
+
+
 # a count of a collection written straight before a plural noun: "{len(q)} sends"
 _RAW_COUNT = re.compile(r"\{len\([^{}]*\)(?::,)?\} (?:[a-z]+ )?[a-z]+s\b")
 _VERBS = re.compile(r"\} (?:is|was|has|does)\b")
