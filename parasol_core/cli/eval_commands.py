@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -111,8 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="estimate the time of a basic block from instruction counts",
         description="COUNTS is a JSON object mapping timing mnemonics to how often each "
         "executes, given as the JSON text itself (an argument starting with '{', e.g. "
-        """'{"ila": 4, "ils": 2, "goto": 1}'), as the path of a file holding it, or as "-" """
-        "to read it from stdin. Prints the mean and the standard deviation in seconds, "
+        """'{"ila": 4, "ils": 2, "goto": 1}'), as the path of a file holding it, as "-" """
+        "to read it from stdin, or as OP=N,... the way --chain takes them (ila=4,ils=2,"
+        "goto=1). Prints the mean and the standard deviation in seconds, "
         "and the interval the time lies in: 2 standard deviations of the measured timings, "
         "widened by the ratios predicted / measured that `measure --validate` found on "
         "programs the measurement never saw (where the model file records them).",
@@ -121,7 +123,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--processor", type=AN_ID, required=True, metavar="ID",
                    help="the processor type's id")  # fmt: skip
     p.add_argument("counts", metavar="COUNTS",
-                   help="JSON text starting with '{', a file of it, or - for stdin")  # fmt: skip
+                   help="JSON text starting with '{', a file of it, - for stdin, or "
+                        "OP=N,...")  # fmt: skip
     p.add_argument("--cached", action="store_true",
                    help="the block fits in the instruction cache: divide by the small "
                         "loop speedup")  # fmt: skip
@@ -139,15 +142,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_block)
 
 
-def parse_chain_option(item: str) -> dict[str, int | float]:
-    """``--chain OP=N,...``: mnemonic -> count (ASCII numbers, base.numeric); a usage
-    error naming the item and why."""
+def parse_chain_option(item: str, what: str = "--chain") -> dict[str, int | float]:
+    """``--chain OP=N,...`` (or ``block``'s COUNTS so written, ``what``): mnemonic ->
+    count (ASCII numbers, base.numeric); a usage error naming the item and why."""
     out: dict[str, int | float] = {}
     for part in item.split(","):
         name, eq, text = part.partition("=")
         name, text = name.strip(), text.strip(" \t")
         if not eq or not name:
-            raise CommandError(f"--chain {item}: expected OP=N,... (e.g. dla=1000), "
+            raise CommandError(f"{what} {item}: expected OP=N,... (e.g. dla=1000), "
                                f"not {part.strip()!r}", EXIT_USAGE)  # fmt: skip
         try:
             value: int | float = read_int(text)
@@ -155,7 +158,7 @@ def parse_chain_option(item: str) -> dict[str, int | float]:
             try:
                 value = read_float(text)
             except ValueRangeError as e:
-                raise CommandError(f"--chain {item}: {name}: {e}", EXIT_USAGE) from None
+                raise CommandError(f"{what} {item}: {name}: {e}", EXIT_USAGE) from None
         out[name] = out.get(name, 0) + value
     return out
 
@@ -264,8 +267,13 @@ def cmd_deps(args: argparse.Namespace) -> int:
 
 
 def _read_counts(path: str) -> dict:
-    """The counts object from COUNTS: JSON text (starting with ``{``), ``-`` (stdin) or
-    a file's path."""
+    """The counts object from COUNTS: JSON text (starting with ``{``), ``-`` (stdin), a
+    file's path, or ``OP=N,...`` as ``--chain`` takes them (an argument with ``=`` that
+    names no file: ``dla=3`` said "dla=3: cannot read: No such file or directory")."""
+    if "=" in path and not path.lstrip().startswith("{") and not os.path.lexists(path):
+        if len(path) > MAX_COUNTS_BYTES:
+            raise CommandError(f"COUNTS: longer than {MAX_COUNTS_BYTES:,} bytes", EXIT_USAGE)
+        return parse_chain_option(path, "COUNTS")
     if path.lstrip().startswith("{"):  # the JSON itself, as the help says it may be
         data = path.encode("utf-8", "surrogateescape")
         path = "COUNTS"

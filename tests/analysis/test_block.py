@@ -160,6 +160,28 @@ def test_cli_block_cached_from_stdin(capsys, model_file, monkeypatch):
     assert out.splitlines()[1].startswith("sd: ")
 
 
+def test_cli_block_takes_counts_written_as_chains_are(capsys, model_file, tmp_path,
+                                                      monkeypatch):  # fmt: skip
+    # OP=N,... as --chain takes them: 'dla=3' said "cannot read: No such file" before
+    status, out, err = run(capsys, "block", model_file, "--processor", "3", "ila=4,ils=2, goto=1")
+    assert status == 0 and err == ""
+    est = estimate_block(loads(MODEL), 3, {"ila": 4, "ils": 2, "goto": 1})
+    assert out.startswith(f"mean: {est.mean!r}\nsd: {est.sd!r}\n")
+    for text, said in (("ila=abc", "COUNTS ila=abc: ila: 'abc' is not a number"),
+                       ("ila=4,", "COUNTS ila=4,: expected OP=N,... (e.g. dla=1000), not ''"),
+                       ("ila=1e400", "COUNTS ila=1e400: ila: '1e400' is too large")):  # fmt: skip
+        status, out, err = run(capsys, "block", model_file, "--processor", "3", text)
+        assert status == 2 and out == "" and err.startswith(said), err
+    status, _, err = run(capsys, "block", model_file, "--processor", "3", "ila=-3")
+    assert status == 1 and "the count for 'ila' must be finite and non-negative" in err
+    # a file of that name is still read as a file
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ila=4").write_text('{"ila": 1}')
+    status, out, _ = run(capsys, "block", model_file, "--processor", "3", "ila=4")
+    assert status == 0
+    assert float(out.split()[1]) == estimate_block(loads(MODEL), 3, {"ila": 1}).mean
+
+
 def test_cli_block_errors(capsys, model_file, tmp_path, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO('{"ila": 1, "xyz": 2}'))
     status, out, err = run(capsys, "block", model_file, "--processor", "3", "-")
