@@ -42,7 +42,8 @@ def counted(n: int | float, noun: str, grouped: bool = True, spec: str | None = 
         except ValueError:
             shown = n
         return f"{number} {plural(noun, shown)}"
-    if abs(n) >= LARGEST_IN_FULL and (isinstance(n, int) or math.isfinite(n)):
+    if isinstance(n, (int, float)) and abs(n) >= LARGEST_IN_FULL and (
+            isinstance(n, int) or math.isfinite(n)):  # fmt: skip
         return f"about {_magnitude(n)} {plural(noun, n)}"
     number = f"{n:,}" if grouped else f"{n}"
     return f"{number} {plural(noun, n)}"
