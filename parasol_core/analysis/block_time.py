@@ -22,7 +22,10 @@ from parasol_core.base.words import counted
 from parasol_core.model import Machine
 
 __all__ = [
+    "BlockAnswer",
     "BlockEstimate",
+    "MAX_WORKING_SET",
+    "answer_block",
     "MemoryLevel",
     "read_latencies",
     "estimate_block",
@@ -31,6 +34,10 @@ __all__ = [
     "read_memory_levels",
     "read_validation_ratios",
 ]
+
+
+MAX_WORKING_SET = 2**62
+"""The largest working set a block's estimate takes (bytes): past any memory."""
 
 
 @dataclass(frozen=True)
@@ -328,3 +335,55 @@ def estimate_block(
         chain_bound=chain_mean / divisor if chain_mean is not None else None,
         bound=bound, chain_source=source,
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BlockAnswer:
+    """A block's estimate as every surface gives it (``parasol-model block``, the
+    estimator's ``estimate.block``, PIUI's Estimate window): the estimate, the interval
+    its time lies in (:func:`interval`), the validation's ratios that widened it (None:
+    the model records none), and with a working set the memory level charged."""
+
+    estimate: BlockEstimate
+    low: float
+    high: float
+    ratios: tuple[float, float] | None
+    level: MemoryLevel | None = None
+    working_set: int | None = None
+
+    def interval_basis(self) -> str:
+        """What the interval is made of, in words."""
+        why = "2 sd of the measured timings"
+        if self.ratios is not None:
+            return (f"{why}, and the validation's ratios predicted / measured "
+                    f"{self.ratios[0]:.3g} .. {self.ratios[1]:.3g} on programs the "
+                    "measurement never saw")  # fmt: skip
+        return f"{why}; the model records no validation, so how far the sum is from real code is unknown"
+
+    def level_words(self) -> str | None:
+        """The memory level charged, in words; None without a working set."""
+        lv, ws = self.level, self.working_set
+        if lv is None or ws is None:
+            return None
+        fits = (f"fits {counted(lv.size, 'byte', grouped=False)}"
+                if lv.size is not None and ws <= lv.size else "is past the measured caches")  # fmt: skip
+        return (f"{lv.name} (the working set of {counted(ws, 'byte', grouped=False)} {fits}; "
+                f"+{self.estimate.array_extra:.4g} s per array reference)")  # fmt: skip
+
+
+def answer_block(machine: Machine, processor_id: int, counts: Mapping[str, float],
+                 cached: bool = False, *, working_set: int | None = None,
+                 chains: Sequence[Mapping[str, float]] = ()) -> BlockAnswer:  # fmt: skip
+    """:func:`estimate_block` with what the model's text records of its measurement
+    (memory levels for ``working_set``, measured latencies for ``chains``, the
+    validation's ratios for the interval). ValueError as :func:`estimate_block`."""
+    text = machine.src.text if machine.src is not None else ""
+    levels = read_memory_levels(text) if working_set is not None else []
+    latencies = read_latencies(text, processor_id) if chains else {}
+    estimate = estimate_block(machine, processor_id, counts, cached, levels=levels,
+                              working_set=working_set, chains=chains,
+                              latencies=latencies)  # fmt: skip
+    ratios = read_validation_ratios(text)
+    low, high = interval(estimate, ratios)
+    level = next((lv for lv in levels if lv.name == estimate.level), None)
+    return BlockAnswer(estimate, low, high, ratios, level, working_set)

@@ -8,13 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from parasol_core.analysis.block_time import (
-    estimate_block,
-    interval,
-    read_latencies,
-    read_memory_levels,
-    read_validation_ratios,
-)
+from parasol_core.analysis.block_time import MAX_WORKING_SET, answer_block
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
@@ -24,7 +18,6 @@ from parasol_core.base.limits import (
     too_large,
 )
 from parasol_core.base.numeric import OptionNumber, read_float, read_int
-from parasol_core.base.words import counted
 from parasol_core.cli.common import (
     AN_ID,
     EXIT_ERRORS,
@@ -128,7 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cached", action="store_true",
                    help="the block fits in the instruction cache: divide by the small "
                         "loop speedup")  # fmt: skip
-    p.add_argument("--working-set", type=OptionNumber(int, 0, 2**62), metavar="BYTES",
+    p.add_argument("--working-set", type=OptionNumber(int, 0, MAX_WORKING_SET), metavar="BYTES",
                    help="bytes of data the block touches: each array reference is charged "
                         "the extra time of the memory level that holds them (a measured "
                         "model's memory levels, docs/measure.md)")  # fmt: skip
@@ -321,27 +314,17 @@ def _counts_json(data: bytes, path: str) -> dict:
 def cmd_block(args: argparse.Namespace) -> int:
     machine = load_or_fail(args.file)
     counts = _read_counts(args.counts)
-    text = machine.src.text if machine.src is not None else ""
-    levels = read_memory_levels(text) if args.working_set is not None else []
     chains = [parse_chain_option(item) for item in args.chain]
-    latencies = read_latencies(text, args.processor) if chains else {}
     try:
-        estimate = estimate_block(machine, args.processor, counts, args.cached,
-                                  levels=levels, working_set=args.working_set,
-                                  chains=chains, latencies=latencies)  # fmt: skip
+        answer = answer_block(machine, args.processor, counts, args.cached,
+                              working_set=args.working_set, chains=chains)  # fmt: skip
     except ValueError as e:
         raise CommandError(f"error: {e}", EXIT_ERRORS) from None
-    ratios = read_validation_ratios(text)
-    lo, hi = interval(estimate, ratios)
+    estimate = answer.estimate
     out = f"mean: {format_number(estimate.mean)}\nsd: {format_number(estimate.sd)}\n"
-    if estimate.level is not None:
-        level = next(lv for lv in levels if lv.name == estimate.level)
-        within = level.size is not None and args.working_set <= level.size
-        fits = (f"fits {counted(level.size, 'byte', grouped=False)}" if within
-                else "is past the measured caches")  # fmt: skip
-        out += (f"memory level: {estimate.level} (the working set of "
-                f"{counted(args.working_set, 'byte', grouped=False)} "
-                f"{fits}; +{estimate.array_extra:.4g} s per array reference)\n")  # fmt: skip
+    level = answer.level_words()
+    if level is not None:
+        out += f"memory level: {level}\n"
     if estimate.chain_bound is not None:
         at = ("the model's measured latencies" if estimate.chain_source == "latency" else
               "the model's timings (it records no measured latencies)")  # fmt: skip
@@ -349,12 +332,7 @@ def cmd_block(args: argparse.Namespace) -> int:
         out += (f"bound: {estimate.bound} (throughput sum {format_number(estimate.throughput_bound)}"
                 f", longest chain {format_number(estimate.chain_bound)} at {at}; the "
                 f"{other} bound is the smaller)\n")  # fmt: skip
-    why = "2 sd of the measured timings"
-    if ratios is not None:
-        why += (f", and the validation's ratios predicted / measured {ratios[0]:.3g} .. "
-                f"{ratios[1]:.3g} on programs the measurement never saw")  # fmt: skip
-    else:
-        why += "; the model records no validation, so how far the sum is from real code is unknown"
+    lo, hi, why = answer.low, answer.high, answer.interval_basis()
     out += f"interval: {lo:.4g} .. {hi:.4g} ({why})\n"
     sys.stdout.write(out)
     return EXIT_OK

@@ -427,9 +427,11 @@ class Client:
         return self.call("estimate.program", model=model, trace=trace, **options)
 
     def block(self, model: str, processor: int, counts: Mapping[str, float],
-              cached: bool = False,
-              chains: Sequence[Mapping[str, float]] | None = None) -> dict:  # fmt: skip
-        extra = {} if chains is None else {"chains": [dict(c) for c in chains]}
+              cached: bool = False, chains: Sequence[Mapping[str, float]] | None = None,
+              working_set: int | None = None) -> dict:  # fmt: skip
+        extra: dict = {} if chains is None else {"chains": [dict(c) for c in chains]}
+        if working_set is not None:
+            extra["working_set"] = working_set
         return self.call("estimate.block", model=model, processor=processor,
                          counts=dict(counts), cached=cached, **extra)  # fmt: skip
 

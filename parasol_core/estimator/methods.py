@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.analysis.block_time import estimate_block, read_latencies
+from parasol_core.analysis.block_time import MAX_WORKING_SET, answer_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.arrays import unique
@@ -842,6 +842,7 @@ def estimate_block_method(
     counts: dict,
     cached: bool = False,
     chains: list | None = None,
+    working_set: int | None = None,
 ) -> dict:
     loaded = svc.model(model)
     check_int("processor", processor)
@@ -850,16 +851,20 @@ def estimate_block_method(
     chains = check_list("chains", chains) if chains is not None else []
     for k, chain in enumerate(chains):
         check_object(f"chains[{k}]", chain)
-    machine = loaded.machine
-    latencies = {}
-    if chains and machine.src is not None:
-        latencies = read_latencies(machine.src.text, processor)
+    if working_set is not None:
+        check_int("working_set", working_set, 0, MAX_WORKING_SET)
     try:
-        estimate = estimate_block(machine, processor, counts, cached, chains=chains,
-                                  latencies=latencies)  # fmt: skip
+        answer = answer_block(loaded.machine, processor, counts, cached,
+                              working_set=working_set, chains=chains)  # fmt: skip
     except ValueError as e:
         raise ParamError(str(e)) from None
-    out = {"mean": _finite(estimate.mean, "the mean"), "sd": _finite(estimate.sd, "the sd")}
+    estimate = answer.estimate
+    out = {"mean": _finite(estimate.mean, "the mean"), "sd": _finite(estimate.sd, "the sd"),
+           "interval": [_finite(answer.low, "the interval"), _finite(answer.high, "the interval")],
+           "interval_from": answer.interval_basis()}  # fmt: skip
+    if answer.level is not None:
+        out.update(level=answer.level.name, level_words=answer.level_words(),
+                   array_extra=_finite(estimate.array_extra, "the array reference's extra"))  # fmt: skip
     if chains:
         out.update(bound=estimate.bound,
                    throughput=_finite(estimate.throughput_bound, "the throughput sum"),

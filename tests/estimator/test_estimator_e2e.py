@@ -3,6 +3,7 @@ against the core called directly."""
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
@@ -265,6 +266,40 @@ def test_block_estimates_match_the_core(client, pushed) -> None:
     with pytest.raises(RemoteError) as e:
         client.block(mid, proc.id, counts, chains=[{"xyz": 1}])
     assert e.value.code == INVALID_PARAMS and "xyz" in e.value.message
+
+
+def test_a_measured_models_block_is_answered_as_the_command_answers_it(client, pushed,
+                                                                      capsys) -> None:  # fmt: skip
+    """The interval the time lies in (issue 34's honest uncertainty) and the memory level
+    of a working set: the estimator gives what `parasol-model block` prints, both from
+    the core's answer_block."""
+    from parasol_core.analysis.block_time import answer_block
+    from parasol_core.cli import main
+
+    path = SAMPLES / "amd-epyc-host.machine"
+    mid = pushed[path.name]
+    counts, chains, ws = {"dla": 1000, "arr1": 2000, "dln": 1000}, [{"dla": 1000}], 8 << 20
+    answer = answer_block(load(path), 1, counts, working_set=ws, chains=chains)
+    got = client.block(mid, 1, counts, chains=chains, working_set=ws)
+    assert got["mean"] == answer.estimate.mean and got["sd"] == answer.estimate.sd
+    assert got["interval"] == [answer.low, answer.high] and answer.low < answer.high
+    assert "the validation's ratios predicted / measured 0.675 .. 1.47" in got["interval_from"]
+    assert got["level"] == "L3" and got["array_extra"] == answer.estimate.array_extra
+    assert main(["block", str(path), "--processor", "1", json.dumps(counts), "--working-set",
+                 str(ws), "--chain", "dla=1000"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert f"interval: {answer.low:.4g} .. {answer.high:.4g} ({got['interval_from']})\n" in out
+    assert f"memory level: {got['level_words']}\n" in out
+    # without a working set, no level; a working set of the wrong kind is refused
+    assert "level" not in client.block(mid, 1, counts)
+    for bad in (-1, 1.5, "8M", 2**62 + 1):
+        with pytest.raises(RemoteError) as e:
+            client.block(mid, 1, counts, working_set=bad)
+        assert e.value.code == INVALID_PARAMS and "working_set" in e.value.message
+    # a model that records no validation says so in the interval's words
+    some = sorted(load(GRID).processors[0].timings)[0]
+    plain = client.block(pushed[GRID.name], 1, {some: 4})
+    assert "the model records no validation" in plain["interval_from"]
 
 
 def test_unknown_models_are_their_own_error(client) -> None:
