@@ -36,3 +36,12 @@ def value_text(value: object) -> str:
         return f"{value:.6g}"
     message = getattr(value, "message", None)
     return f"error: {message}" if message else "—"
+
+
+def wrapped_tip(text: str) -> str:
+    """``text`` as a tooltip that wraps: Qt shows a plain-text tooltip on one line,
+    however long (the Basic block's interval explained itself off the screen's edge),
+    and wraps rich text to a readable width."""
+    import html
+
+    return f"<p>{html.escape(text, quote=False)}</p>" if text else ""

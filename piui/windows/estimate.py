@@ -36,6 +36,7 @@ from parasol_core.base.numeric import parse_whole
 from parasol_core.base.words import counted
 from parasol_core.topology.shape import processor_count
 from piui.export import Exporter, ExportResult, push_name
+from piui.widgets.labels import wrapped_tip
 from piui.widgets.number_controls import ValueField
 from piui.widgets.processor_box import ProcessorBox
 from piui.widgets.scrolling import in_scroll_area
@@ -91,10 +92,21 @@ class _TurningBox(QGroupBox):
         return QSize(widest + self._frame(), super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
-        if turn_layout(self.halves, event.size().width(), self.one_row_width()):
+        self._turn(event.size().width())
+        super().resizeEvent(event)
+
+    def refit(self) -> None:
+        """Turn again for what the box now holds: an answer shown beside its button
+        widens the row (the Basic block's interval was cut off at the box's edge, the
+        row laid out for the empty answer it had when the box was last resized)."""
+        for layout in (self._left, self._right, self.halves):
+            layout.invalidate()  # their minimum sizes are cached: the new answer's width
+        self._turn(self.width())
+
+    def _turn(self, width: int) -> None:
+        if turn_layout(self.halves, width, self.one_row_width()):
             stacked = self.halves.direction() == QBoxLayout.Direction.TopToBottom
             self._left.setStretch(self._left.count() - 1, 1 if stacked else 0)
-        super().resizeEvent(event)
 
 
 class _Message(MessageLine):
@@ -205,9 +217,9 @@ class EstimatePanel(QWidget):
         # its last answer away (a time beside a size it is not for was read as its time)
         self.bytes.textChanged.connect(lambda _t: self.transfer_text.clear())
         self.phase.toggled.connect(lambda _on: self.transfer_text.clear())
-        self.counts.textChanged.connect(self.block_text.clear)
-        self.processor.valueChanged.connect(lambda _v: self.block_text.clear())
-        self.cached.toggled.connect(lambda _on: self.block_text.clear())
+        self.counts.textChanged.connect(self._clear_block)
+        self.processor.valueChanged.connect(lambda _v: self._clear_block())
+        self.cached.toggled.connect(lambda _on: self._clear_block())
         self.route_button.clicked.connect(lambda: self.ask_route())
         self.transfer_button.clicked.connect(lambda: self.ask_transfer())
         on_return(self.route_button, self.src, self.dst)
@@ -225,6 +237,18 @@ class EstimatePanel(QWidget):
         forget_on_change(self.document, self, self.message)
         self._fit_to_model()
         self._show_model()
+
+    def _clear_block(self) -> None:
+        """The block's answer goes with the question it answered (its tooltip too)."""
+        self.block_text.clear()
+        self.block_text.setToolTip("")
+        self._refit()
+
+    def _refit(self) -> None:
+        """Each question's box turned for the answer it now shows (or no longer does)."""
+        for box in getattr(self, "_boxes", ()):
+            if isinstance(box, _TurningBox):
+                box.refit()
 
     def side_by_side_width(self) -> int:
         """The width the three question boxes take side by side, at their minimum."""
@@ -261,8 +285,9 @@ class EstimatePanel(QWidget):
         """Another model: nothing asked about the last one is shown or kept."""
         self.routes = []
         self._waiting = []
-        for label in (self.route_text, self.transfer_text, self.block_text):
+        for label in (self.route_text, self.transfer_text):
             label.clear()
+        self._clear_block()
         self._fit_to_model()
         self._show_model()
 
@@ -375,6 +400,7 @@ class EstimatePanel(QWidget):
                               for p in route.get("processors", []))  # fmt: skip
             between = f"virtual {src} → {dst} of {virtual}: " if virtual is not None else ""
             self.route_text.setText(f"{between}{counted(hops, 'link')}: {path}")
+            self._refit()
             self.transfer_text.clear()  # a time on the route before: not on this one
             self.document.show_route(src, dst, virtual)
 
@@ -400,6 +426,7 @@ class EstimatePanel(QWidget):
 
         def show(seconds: float) -> None:
             self.transfer_text.setText(f"{seconds:.6g} s")
+            self._refit()
 
         self._with_model(lambda model: self.exporter.call(
             lambda c: c.transfer_time(model, route, nbytes, active), self._answer(show)))  # fmt: skip
@@ -411,13 +438,22 @@ class EstimatePanel(QWidget):
             counts = json.loads(self.counts.toPlainText() or "{}")
             checked_counts(counts)  # NaN, 1e400, -4, "x", an unknown mnemonic: said here
         except ValueError as e:
-            self.block_text.clear()
+            self._clear_block()
             show_refusal(self.message, f"counts: {e}")
             return
         proc, cached = self.processor.value(), self.cached.isChecked()
 
         def show(result: dict) -> None:
-            self.block_text.setText(f"{result['mean']:.6g} s ± {result['sd']:.3g} s")
+            text = f"{result['mean']:.6g} s ± {result['sd']:.3g} s"
+            span = result.get("interval")  # a server before protocol 1.8 gives none
+            if isinstance(span, list) and len(span) == 2:
+                text += f", {span[0]:.3g} .. {span[1]:.3g} s"
+            self.block_text.setText(text)
+            self._refit()
+            why = result.get("interval_from")
+            self.block_text.setToolTip(wrapped_tip(
+                f"The time lies in {span[0]:.6g} .. {span[1]:.6g} s: {why}." if why and span
+                else ""))  # fmt: skip
 
         self._with_model(lambda model: self.exporter.call(
             lambda c: c.block(model, proc, counts, cached), self._answer(show)))  # fmt: skip

@@ -98,3 +98,37 @@ def test_bad_counts_are_refused_before_anything_is_asked(main_window, qtbot, est
     assert "JSON has no such number" not in panel.message.text()
     qtbot.wait(100)
     assert panel.block_text.text() == "" and asked == []  # nothing was asked
+
+
+def test_an_answer_in_a_narrow_panel_is_shown_whole(main_window, qtbot, estimator):
+    """In the default layout's narrow bottom-left place the Basic block's answer (its
+    interval now beside the mean) was cut off at the box's edge: the box had laid its
+    question out on one row for the empty answer it held when last resized. A box turns
+    again when its answer is shown, and back when the answer goes."""
+    from PySide6.QtWidgets import QApplication, QBoxLayout
+
+    EstimatorSettings(estimator.url).save(settings())
+    panel = main_window.estimate
+    panel.setParent(None)
+    panel.resize(440, 420)
+    panel.show()
+    QApplication.processEvents()
+    route, _transfer, block = panel._boxes
+    assert block.halves.direction() == QBoxLayout.Direction.LeftToRight  # room enough, empty
+    panel.counts.setPlainText('{"iga": 4, "dgm": 2}')
+    qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
+    for _ in range(3):
+        QApplication.processEvents()
+    for box in (block, route):
+        assert box.halves.direction() == (QBoxLayout.Direction.LeftToRight
+                                          if box.width() >= box.one_row_width() else
+                                          QBoxLayout.Direction.TopToBottom)  # fmt: skip
+    text = panel.block_text
+    assert " .. " in text.text()  # the interval
+    assert text.width() >= text.sizeHint().width(), text.text()  # all of it in sight
+    assert text.geometry().right() < block.width()
+    panel.cached.click()  # the answer goes: one row again
+    QApplication.processEvents()
+    assert block.halves.direction() == QBoxLayout.Direction.LeftToRight
+    panel.close()

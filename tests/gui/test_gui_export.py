@@ -237,6 +237,14 @@ def test_the_estimate_panel_asks_routes_transfer_times_and_blocks(main_window, q
     mean = float(panel.block_text.text().split()[0])
     timings = machine.processor(1).timings
     assert mean == pytest.approx(4 * timings["iga"].mean + 2 * timings["dga"].mean, 1e-5)
+    # and where the time lies, with what that is made of (the command's interval)
+    with Client(estimator.url) as c:
+        lo, hi = c.block(result.model, 1, {"iga": 4, "dga": 2})["interval"]
+    assert panel.block_text.text().endswith(f", {lo:.3g} .. {hi:.3g} s")
+    assert "2 sd of the measured timings; the model records no validation" in \
+        panel.block_text.toolTip()  # fmt: skip
+    panel.cached.click()  # another question: its answer and the answer's words go
+    assert panel.block_text.text() == "" and panel.block_text.toolTip() == ""
 
 
 def test_preferences_start_a_local_estimator_that_stops_with_piui(main_window, qtbot):
