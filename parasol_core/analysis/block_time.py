@@ -24,6 +24,7 @@ from parasol_core.model import Machine
 __all__ = [
     "BlockAnswer",
     "BlockEstimate",
+    "BlockNotes",
     "MAX_WORKING_SET",
     "answer_block",
     "MemoryLevel",
@@ -141,10 +142,15 @@ def read_latencies(text: str, processor_id: int) -> dict[str, tuple[float, float
     ``# latency of a dependent operation, processor 1: dla = 5.9e-10 +- 1e-12, ...``
     (written by ``parasol-model measure``; docs/measure.md, "Chains"); {} for none.
     Numbers are read as ASCII decimals; an item that is not one is skipped."""
-    out: dict[str, tuple[float, float]] = {}
+    return _all_latencies(text).get(str(processor_id), {})
+
+
+def _all_latencies(text: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """:func:`read_latencies` of every processor the text names (by its id as written),
+    in one pass over the text."""
+    every: dict[str, dict[str, tuple[float, float]]] = {}
     for line in _LATENCY_LINE.finditer(text):
-        if line["p"] != str(processor_id):
-            continue
+        out = every.setdefault(line["p"], {})
         for m in _LATENCY_ITEM.finditer(line["rest"]):
             try:
                 t = read_float(m["t"])
@@ -153,7 +159,7 @@ def read_latencies(text: str, processor_id: int) -> dict[str, tuple[float, float
                 continue
             if math.isfinite(t) and t >= 0 and math.isfinite(sd) and sd >= 0:
                 out[m["op"]] = (t, sd)
-    return out
+    return every
 
 
 def level_for(levels: Sequence[MemoryLevel], working_set: float) -> MemoryLevel:
@@ -371,19 +377,44 @@ class BlockAnswer:
                 f"+{self.estimate.array_extra:.4g} s per array reference)")  # fmt: skip
 
 
+@dataclass(frozen=True)
+class BlockNotes:
+    """What a measured model's text records for its blocks' estimates (its memory
+    levels, each processor's measured latencies, the validation's ratios), read once:
+    each is a scan of the whole text (half a second at 64 MB), which a service
+    answering many blocks of one model keeps (the estimator's loaded model)."""
+
+    levels: tuple[MemoryLevel, ...]
+    latencies: Mapping[str, Mapping[str, tuple[float, float]]]  # processor id as written
+    ratios: tuple[float, float] | None
+
+    @classmethod
+    def of(cls, machine: Machine) -> BlockNotes:
+        """The notes of ``machine``'s own text (none for a model made in memory)."""
+        return cls.read(machine.src.text if machine.src is not None else "")
+
+    @classmethod
+    def read(cls, text: str) -> BlockNotes:
+        return cls(tuple(read_memory_levels(text)), _all_latencies(text),
+                   read_validation_ratios(text))  # fmt: skip
+
+
 def answer_block(machine: Machine, processor_id: int, counts: Mapping[str, float],
                  cached: bool = False, *, working_set: int | None = None,
-                 chains: Sequence[Mapping[str, float]] = ()) -> BlockAnswer:  # fmt: skip
+                 chains: Sequence[Mapping[str, float]] = (),
+                 notes: BlockNotes | None = None) -> BlockAnswer:  # fmt: skip
     """:func:`estimate_block` with what the model's text records of its measurement
-    (memory levels for ``working_set``, measured latencies for ``chains``, the
-    validation's ratios for the interval). ValueError as :func:`estimate_block`."""
-    text = machine.src.text if machine.src is not None else ""
-    levels = read_memory_levels(text) if working_set is not None else []
-    latencies = read_latencies(text, processor_id) if chains else {}
+    (``notes``, read here when not given: memory levels for ``working_set``, measured
+    latencies for ``chains``, the validation's ratios for the interval). ValueError as
+    :func:`estimate_block`."""
+    if notes is None:
+        notes = BlockNotes.of(machine)
+    levels = list(notes.levels) if working_set is not None else []
+    latencies = dict(notes.latencies.get(str(processor_id), {})) if chains else {}
     estimate = estimate_block(machine, processor_id, counts, cached, levels=levels,
                               working_set=working_set, chains=chains,
                               latencies=latencies)  # fmt: skip
-    ratios = read_validation_ratios(text)
+    ratios = notes.ratios
     low, high = interval(estimate, ratios)
     level = next((lv for lv in levels if lv.name == estimate.level), None)
     return BlockAnswer(estimate, low, high, ratios, level, working_set)

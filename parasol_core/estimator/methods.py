@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from parasol_core.analysis.block_time import MAX_WORKING_SET, answer_block
+from parasol_core.analysis.block_time import MAX_WORKING_SET, BlockNotes, answer_block
 from parasol_core.analysis.validate import validate
 from parasol_core.base import budget
 from parasol_core.base.arrays import unique
@@ -173,6 +173,15 @@ class LoadedModel:
         self._index: TopologyIndex | None = None
         self._table: RouteTable | None = None
         self._table_ids: dict[tuple[int, int], int] = {}
+        self._block_notes: BlockNotes | None = None
+
+    @property
+    def block_notes(self) -> BlockNotes:
+        """What the model's text records for block estimates, read once (a scan of the
+        whole text each: half a second for every block of a 64 MB model)."""
+        if self._block_notes is None:
+            self._block_notes = BlockNotes.of(self.machine)
+        return self._block_notes
 
     @property
     def index(self) -> TopologyIndex:
@@ -855,7 +864,8 @@ def estimate_block_method(
         check_int("working_set", working_set, 0, MAX_WORKING_SET)
     try:
         answer = answer_block(loaded.machine, processor, counts, cached,
-                              working_set=working_set, chains=chains)  # fmt: skip
+                              working_set=working_set, chains=chains,
+                              notes=loaded.block_notes)  # fmt: skip
     except ValueError as e:
         raise ParamError(str(e)) from None
     estimate = answer.estimate

@@ -72,18 +72,13 @@ class Worker:
             from parasol_core.simulate.messages import MessageArrays, parse_messages
 
             return MessageArrays.from_messages(parse_messages(answer.options["messages"]))
-        if answer.kind == "block" and (answer.options.get("chains")
-                                       or answer.options.get("working_set") is not None):  # fmt: skip
-            # the measured latencies and memory levels the model's text records, read once
-            # (as `parasol-model block` reads them from the file; edits change timings only)
-            from parasol_core.analysis.block_time import read_latencies, read_memory_levels
+        if answer.kind == "block":
+            # the measured latencies and memory levels the base model's text records, read
+            # once (as `parasol-model block` reads them from the file; edits change
+            # timings only)
+            from parasol_core.analysis.block_time import BlockNotes
 
-            o = answer.options
-            text = self.spec.model_text
-            return (
-                read_latencies(text, o["processor"]) if o.get("chains") else {},
-                read_memory_levels(text) if o.get("working_set") is not None else [],
-            )
+            return BlockNotes.read(self.spec.model_text)
         if answer.kind == "replay":  # parsed once a worker; its program compiled once
             from dataclasses import replace
 
@@ -109,13 +104,11 @@ class Worker:
                 raise ValueError(value.message)
             return value
         if answer.kind == "block":
-            from parasol_core.analysis.block_time import estimate_block
+            from parasol_core.analysis.block_time import answer_block
 
-            latencies, levels = prepared if prepared is not None else ({}, [])
-            return estimate_block(machine, o["processor"], o["counts"],
-                                  bool(o.get("cached", False)), levels=levels,
-                                  working_set=o.get("working_set"),
-                                  chains=o.get("chains", []), latencies=latencies).mean  # fmt: skip
+            return answer_block(machine, o["processor"], o["counts"],
+                                bool(o.get("cached", False)), working_set=o.get("working_set"),
+                                chains=o.get("chains", []), notes=prepared).estimate.mean  # fmt: skip
         if answer.kind == "simulate":
             from parasol_core.simulate.phases import simulate
 

@@ -235,6 +235,23 @@ def test_a_chain_longer_than_the_sum_bounds_the_block():
         estimate_block(machine, 3, counts, chains=[{"sqrtd": 1}], latencies=lat)
 
 
+def test_a_models_notes_read_once_answer_each_processors_blocks():
+    """answer_block with the model's notes read once (the estimator keeps them for each
+    stored model: each is a scan of the whole text) answers as reading them each time."""
+    from parasol_core.analysis.block_time import BlockNotes, answer_block, read_latencies
+
+    machine = loads(LATENCY_LINES + MODEL)
+    notes = BlockNotes.of(machine)
+    for proc in (1, 3):
+        assert notes.latencies.get(str(proc), {}) == read_latencies(machine.src.text, proc)
+    chains = [{"ila": 4}]
+    for proc in (1, 3):
+        kept = answer_block(machine, proc, {"ila": 1}, chains=chains, notes=notes)
+        assert kept == answer_block(machine, proc, {"ila": 1}, chains=chains)
+    assert answer_block(machine, 3, {"ila": 1}, chains=chains).estimate.mean == \
+        pytest.approx(8e-06)  # the latency of processor 3, not 1's  # fmt: skip
+
+
 def test_cli_block_takes_chains_and_says_which_bound_holds(capsys, tmp_path):
     path = tmp_path / "m.machine"
     path.write_text(LATENCY_LINES + MODEL)
