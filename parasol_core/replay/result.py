@@ -266,7 +266,9 @@ class ReplayResult:
         speedscope open it): a thread per rank, a complete event ("X", microseconds)
         for each part of an operation that took time, its category ``computation``,
         ``communication`` or ``waiting``, its arguments the peer, the bytes and the
-        trace line."""
+        trace line; an operation's communication is one event for what it received and
+        one for what it sent, in the order they began (``receiving_op``,
+        ``receives_first``), its argument ``direction`` saying which."""
         if not self.operations:
             raise ValueError("a timeline needs the operations (replayed with operations=False)")
         events: list[dict[str, Any]] = [
@@ -283,6 +285,7 @@ class ReplayResult:
             self.computation_op.tolist(),
             self.waiting_op.tolist(),
         )
+        got, in_first = self.receiving_op.tolist(), self.receives_first.tolist()
         d, nbytes, file, line = (
             dur.tolist(),
             self.nbytes.tolist(),
@@ -297,13 +300,19 @@ class ReplayResult:
                 args["bytes"] = nbytes[i]
             t = start[i]
             comm = d[i] - comp[i] - wait[i]
+            came = min(max(got[i], 0.0), max(comm, 0.0))
+            talk = [("receiving", came), ("sending", comm - came)]
+            if not in_first[i]:
+                talk.reverse()
             name = KINDS[kind[i]]
-            for cat, span in (("waiting", wait[i]), ("communication", comm),
-                              ("computation", comp[i])):  # fmt: skip
+            parts = [("waiting", wait[i], args)]
+            parts += [("communication", span, {**args, "direction": way}) for way, span in talk]
+            parts.append(("computation", comp[i], args))
+            for cat, span, given in parts:
                 if span > 0:
                     events.append({"name": name, "cat": cat, "ph": "X", "pid": 0,
                                    "tid": rank[i], "ts": t * 1e6, "dur": span * 1e6,
-                                   "args": args})  # fmt: skip
+                                   "args": given})  # fmt: skip
                     t += span
         return {"traceEvents": events, "displayTimeUnit": "ns",
                 "otherData": {"makespan_s": self.makespan}}  # fmt: skip

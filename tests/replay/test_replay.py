@@ -179,6 +179,12 @@ def test_the_timeline_draws_what_a_rank_sent_apart_from_what_it_received(tmp_pat
     assert drawn(0, 3) == [(RECEIVING, pytest.approx(1 * US, rel=1e-9))]
     assert drawn(1, 6) == [(SENDING, pytest.approx(1 * US, rel=1e-9)),
                            (RECEIVING, pytest.approx(1 * US, rel=1e-9))]  # fmt: skip
+    # the Chrome timeline (--timeline) tells them apart the same way
+    events = [e for e in result.chrome_trace()["traceEvents"] if e.get("cat") == "communication"]
+    said = [(e["tid"], e["args"]["trace"].rsplit(":", 1)[1], e["args"]["direction"])
+            for e in events]  # fmt: skip
+    assert said == [(0, "2", "sending"), (0, "3", "receiving"), (1, "5", "receiving"),
+                    (1, "6", "sending"), (1, "6", "receiving")]  # fmt: skip
     # what is drawn adds up to each operation's communication
     talk = np.isin(code, (RECEIVING, SENDING))
     comm = result.end - result.start - result.waiting_op - result.computation_op
