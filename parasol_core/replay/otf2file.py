@@ -29,6 +29,7 @@ allreduce, allgather, alltoall or scan the largest ``sizeSent / P`` (exscan's ov
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,60 @@ def is_otf2(path: str | os.PathLike) -> bool:
     return p.suffix == ".otf2" or (p.is_dir() and any(p.glob("*.otf2")))
 
 
+_said = threading.local()  # .reports: the OTF2 library's error reports of this thread
+_callback: Any = None  # the error callback given to the library (kept alive)
+
+
+def _take_reports() -> None:
+    """Have the OTF2 library hand its error reports to this module instead of printing
+    them (once a process): a damaged archive made it print eight lines of its own source
+    files and functions on stderr before the one error that says which file, and that
+    error's words were the library's least ("INVALID (1): Unknown error code"). Each
+    report is kept for the thread that caused it (:func:`_reports`)."""
+    global _callback
+    if _callback is not None:
+        return
+    import ctypes
+
+    from _otf2.Config import conf
+
+    # OTF2_ErrorCallback: (userData, file, line, function, errorCode, format, va_list),
+    # the va_list a pointer here (its arguments are not read)
+    kind = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64,
+                            ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)  # fmt: skip
+
+    def report(_user, _file, _line, _function, code, text, _va):  # noqa: ANN001, ANN202
+        kept = getattr(_said, "reports", None)
+        if kept is not None and len(kept) < 100:
+            kept.append((int(code), (text or b"").decode("utf-8", "replace")))
+        return code
+
+    _callback = kind(report)
+    register = conf.lib.OTF2_Error_RegisterCallback
+    register.argtypes = [kind, ctypes.c_void_p]
+    register.restype = ctypes.c_void_p
+    register(_callback, None)
+
+
+def _why(error: Exception) -> str:
+    """What the library reported first (the cause the rest follow from), in its words:
+    its error's description and its message where that needs no arguments."""
+    from _otf2.ErrorCodes import Error_GetDescription, ErrorCode
+
+    for code, text in getattr(_said, "reports", None) or ():
+        description = _lower_first(Error_GetDescription(ErrorCode(code)) or "")
+        message = _lower_first(text.strip().rstrip(".!")) if "%" not in text else ""
+        if description and message:
+            return f"{description} ({message})"
+        if description or message:
+            return description or message
+    return str(error)
+
+
+def _lower_first(words: str) -> str:
+    return words[:1].lower() + words[1:]
+
+
 def load_otf2(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     """Read an OTF2 archive (its ``.otf2`` anchor file, or the folder holding it)."""
     try:
@@ -79,13 +134,17 @@ def load_otf2(path: str | os.PathLike, ranks: int | None = None) -> Trace:
     if not anchor.is_file():
         raise TraceUnreadable(f"{anchor}: cannot read: no such file")
     _check_size([f for f in anchor.parent.rglob("*") if f.is_file()])
+    _take_reports()
+    _said.reports = []
     try:
         with otf2.reader.open(str(anchor)) as archive:
             return _read(archive, anchor, ranks)
     except TraceError:
         raise
     except Exception as e:  # the otf2 package's errors: a damaged or foreign archive
-        raise TraceError(f"{anchor}: not a readable OTF2 archive: {e}") from None
+        raise TraceError(f"{anchor}: not a readable OTF2 archive: {_why(e)}") from None
+    finally:
+        _said.reports = None
 
 
 class _Rank:

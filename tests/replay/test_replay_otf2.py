@@ -73,11 +73,19 @@ def test_nonblocking_requests_and_collectives_of_an_archive(tmp_path):
     np.testing.assert_allclose(result.finish, waits + 10e-6 + 1.008e-6, rtol=1e-9)
 
 
-def test_a_damaged_archive_is_refused(tmp_path):
+def test_a_damaged_archive_is_refused_in_one_line_that_says_why(tmp_path, capfd):
+    # the library printed eight lines of its own source files on stderr, and the error
+    # said "INVALID (1): Unknown error code"
     anchor = write_archive(tmp_path / "bad", PROGRAM)
     anchor.write_bytes(b"not an archive")
-    with pytest.raises(TraceError, match="not a readable OTF2 archive"):
+    with pytest.raises(TraceError) as e:
         load_trace(anchor)
+    assert str(e.value) == (f"{anchor}: not a readable OTF2 archive: invalid or inconsistent "
+                            "record data (this is no chunk header)")  # fmt: skip
+    out, err = capfd.readouterr()  # the process's own descriptors: the C library's output
+    assert out == "" and err == ""
+    # and an archive read after it is read as before
+    assert load_trace(write_archive(tmp_path / "good", PROGRAM)).ranks == 2
 
 
 def test_the_command_line_reads_an_archive_and_scales_it(tmp_path, capsys):
