@@ -40,7 +40,7 @@ static double now(void) {
     struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
-double M1[64][64], M2[64][64], M3[64][64], A[1024], B[1024];
+double M1[64][64], M2[64][64], M3[64][64], A[1024], B[1024], R[4096], OUT[4096];
 __attribute__((noinline)) double chain(long n, double x, double y) {
     double s = x;
     for (long i = 0; i < n; i++) { s = s + y; __asm__("" : "+x"(s)); }
@@ -68,14 +68,26 @@ __attribute__((noinline)) double chained(int n) {
     }
     return M3[n / 2][n / 3];
 }
+/* 4,096 / L dot products of length L, each a chain started afresh (s = 0): the
+   restarted chains of the suite's matmul, their length L free */
+__attribute__((noinline)) double rows(int L) {
+    int n = 4096 / L;
+    for (int r = 0; r < n; r++) {
+        double s = 0; const double *a = R + (long)r * L;
+        for (int k = 0; k < L; k++) s = s + a[k] * B[k];
+        OUT[r] = s;
+    }
+    return OUT[n / 2];
+}
 int main(void) {
     for (int i = 0; i < 64; i++) for (int j = 0; j < 64; j++) {
         M1[i][j] = 1e-3 * (i + j); M2[i][j] = 1e-3 * (i - j);
     }
     for (int i = 0; i < 1024; i++) { A[i] = 1e-3 * i; B[i] = 1e-3 * (1024 - i); }
+    for (int i = 0; i < 4096; i++) R[i] = 1e-3 * (i % 97);
     volatile double sink;
-    double best[8];
-    for (int b = 0; b < 8; b++) best[b] = 1e30;
+    double best[8 + 10];
+    for (int b = 0; b < 18; b++) best[b] = 1e30;
     for (int round = 0; round < 5; round++) {
         double t0 = now(); sink = chain(50000000L, 1.0, 1e-9);
         double t = (now() - t0) / 5e7; if (t < best[0]) best[0] = t;
@@ -89,8 +101,13 @@ int main(void) {
             t0 = now(); for (long q = 0; q < reps; q++) sink = chained(n);
             t = (now() - t0) / it; if (t < best[b + 1]) best[b + 1] = t;
         }
+        for (int L = 2, q = 8; L <= 1024; L *= 2, q++) {
+            long reps = 10000;
+            t0 = now(); for (long z = 0; z < reps; z++) sink = rows(L);
+            t = (now() - t0) / (reps * 4096.0); if (t < best[q]) best[q] = t;
+        }
     }
-    for (int b = 0; b < 8; b++) printf("%.6g\n", best[b] * 1e9);
+    for (int b = 0; b < 18; b++) printf("%.6g\n", best[b] * 1e9);
     (void)sink;
     return 0;
 }
@@ -98,6 +115,11 @@ int main(void) {
 
 NAMES = ["add chain (latency)", "dot product, one chain", "matmul n=16", "  chained",
          "matmul n=32", "  chained", "matmul n=64", "  chained"]  # fmt: skip
+LENGTHS = [2**k for k in range(1, 11)]  # the restarted chains' lengths L of rows(L)
+# fitted from here: below, the loop runs at its issue rate, not its chains' (the least
+# time an iteration, 0.37 ns at L = 16 on the AMD EPYC of docs/measure.md, is a bound of
+# its own: 2.5 chains at once at most, however short they are)
+FIT_FROM = 32
 
 
 def main() -> int:
@@ -113,8 +135,29 @@ def main() -> int:
         out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     ns = [float(x) for x in out.split()]
     print(f"{' '.join(cc)} {args.flags}; load average {' '.join(load)}; best of 5 rounds")
-    for name, t in zip(NAMES, ns, strict=True):
+    for name, t in zip(NAMES, ns[: len(NAMES)], strict=True):
         print(f"  {name:26} {t:7.3f} ns an iteration   {t / ns[0]:5.2f}x the latency")
+    # restarted chains of length L: how many run at once, c = latency / time an
+    # iteration, against the window model c = 1 + A / L (A: the iterations the core
+    # runs ahead of a chain's end), A fitted by least squares through the origin over
+    # L >= FIT_FROM
+    rows = dict(zip(LENGTHS, ns[len(NAMES) :], strict=True))
+    c = {L: ns[0] / t for L, t in rows.items()}
+    fit = [L for L in LENGTHS if L >= FIT_FROM]
+    floor = min(rows.values())
+    print(f"  rows(L): the least time an iteration {floor:.3g} ns (at L = "
+          f"{min(rows, key=rows.get)}): at most {ns[0] / floor:.2f} chains at once")  # fmt: skip
+    ahead = sum((c[L] - 1) / L for L in fit) / sum(1 / L**2 for L in fit)
+    print(f"  restarted chains of length L (4,096 iterations a pass): fitted A = {ahead:.1f} "
+          f"iterations ahead, over L >= {FIT_FROM}")  # fmt: skip
+    for L, t in rows.items():
+        model = min(1 + ahead / L, ns[0] / floor)
+        print(f"    L = {L:5}  {t:7.3f} ns an iteration   {c[L]:5.2f} chains at once   "
+              f"model {model:5.2f}{'' if L >= FIT_FROM else '  (not fitted)'}")  # fmt: skip
+    for k, n in enumerate((16, 32, 64)):
+        measured = ns[0] / ns[2 + 2 * k]
+        print(f"  matmul n = {n:2}: {measured:5.2f} chains at once measured, the model "
+              f"{min(1 + ahead / n, ns[0] / floor):5.2f} (rows' A; not fitted to it)")  # fmt: skip
     return 0
 
 
