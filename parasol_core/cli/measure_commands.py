@@ -76,15 +76,22 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
         options.runs = args.runs
     if args.run_ms is not None:
         options.run_seconds = args.run_ms / 1000
-    if args.cflags:
+    # an option given is taken as given, empty too: "" is no flags, and an empty list
+    # of names or sizes is refused (it was taken as not given: --params "" with an
+    # empty variable ran the whole three-minute measurement)
+    if args.cflags is not None:
         options.cflags = tuple(args.cflags.split())
-    if args.params:
+    if args.params is not None:
         options.parameters = [n.strip() for n in args.params.split(",") if n.strip()]
+        if not options.parameters:
+            raise CommandError("parasol-model measure: --params names no parameter (NAMES "
+                               "comma-separated, e.g. dla,ilm; leave the option out to "
+                               "measure every one)", EXIT_USAGE)  # fmt: skip
         try:
             options.selected()
         except ValueError as e:
             raise CommandError(f"parasol-model measure: {e}", EXIT_USAGE) from None
-    if args.cache_sizes:
+    if args.cache_sizes is not None:
         try:  # ASCII digits, as every number read (base.numeric)
             sizes = [read_int(x) for x in args.cache_sizes.split(",") if x.strip()]
         except ValueError:
@@ -93,7 +100,7 @@ def _options(args: argparse.Namespace):  # noqa: ANN202 - a MeasureOptions
             raise CommandError("parasol-model measure: --cache-sizes takes whole numbers from "
                                f"1 to {MAX_CACHE_SIZE}", EXIT_USAGE)  # fmt: skip
         options.cache_sizes = sizes
-    if args.memory_sizes:
+    if args.memory_sizes is not None:
         try:
             sizes = [read_int(x) for x in args.memory_sizes.split(",") if x.strip()]
         except ValueError:

@@ -490,6 +490,28 @@ def test_cli_rejects_unknown_parameters(capsys):
     assert "--memory-sizes takes whole numbers" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given", ["", ",", " , "])
+@pytest.mark.parametrize("option, said", [
+    ("--params", "--params names no parameter"),
+    ("--cache-sizes", "--cache-sizes takes whole numbers from 1 to"),
+    ("--memory-sizes", "--memory-sizes takes whole numbers of bytes from 64 to"),
+])  # fmt: skip
+def test_an_option_given_an_empty_list_is_refused_not_taken_as_absent(capsys, option, said,
+                                                                      given):  # fmt: skip
+    # --params "" (an empty shell variable) ran the whole three-minute measurement
+    assert main(["measure", option, given]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_empty_cflags_are_no_flags():
+    from parasol_core.cli import build_parser, measure_commands
+
+    args = build_parser().parse_args(["measure", "--cflags", ""])
+    assert measure_commands._options(args).cflags == ()
+    args = build_parser().parse_args(["measure"])
+    assert measure_commands._options(args).cflags == ("-O2",)
+
+
 def test_the_validation_table_of_a_model_that_times_none_of_the_counted_operations():
     from parasol_core.measure import ValidationRow, format_validation_table
 
