@@ -259,6 +259,20 @@ class NotRegularFileError(OSError):
         self.kind = file_kind(mode)
 
 
+def file_name_arg(text: str) -> str:
+    """A command-line argument that names a file (an argparse ``type``): an empty name is
+    refused (argparse.ArgumentTypeError, a usage error), as pathlib would take it as the
+    current folder: an empty TRACE replayed an OTF2 archive found there, an empty
+    ``--store`` meant the default store."""
+    import argparse
+
+    if text == "":
+        raise argparse.ArgumentTypeError(
+            "an empty file name (a path of no characters would be taken as the current "
+            "folder); give a file")  # fmt: skip
+    return text
+
+
 def open_input(path: str | os.PathLike) -> BinaryIO:
     """``path`` opened for reading, if it is a regular file. A directory raises
     IsADirectoryError; a FIFO, device or socket :class:`NotRegularFileError`, without

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from parasol_core.base import signals
+from parasol_core.base.limits import file_name_arg
 
 FLOOR = 6
 # the modules of subcommands (parasol_core.cli.NAME), in the order of the help
@@ -71,7 +72,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     names = (MODULE_OF[command],) if command in MODULE_OF else COMMAND_MODULES
     for name in names:
         command_module(name).register(sub)
+    for command_parser in sub.choices.values():
+        _refuse_empty_file_names(command_parser)
     return parser
+
+
+# The metavars that show an argument is a file's name (FILE.xml: a name and its kind)
+FILE_METAVARS = frozenset({"FILE", "OUT", "MODEL", "TRACE", "COUNTS", "MEASUREMENTS"})
+
+
+def _refuse_empty_file_names(p: argparse.ArgumentParser) -> None:
+    """Every argument a command shows as a file's name refuses an empty one, as a usage
+    error before any work: pathlib takes "" as the current folder, so an empty TRACE
+    replayed an OTF2 archive found there, and an empty -o was 'a directory'."""
+    for action in p._actions:
+        metavar = action.metavar if isinstance(action.metavar, str) else None
+        if metavar is not None and metavar.split(".")[0] in FILE_METAVARS and \
+                action.type is None:  # fmt: skip
+            action.type = file_name_arg
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,7 +38,7 @@ from pjrpc.server.validators import ValidationError
 
 from parasol_core.base import jsonout
 from parasol_core.base.budget import BudgetError
-from parasol_core.base.limits import json_underflow
+from parasol_core.base.limits import file_name_arg, json_underflow
 from parasol_core.base.numeric import (
     OptionNumber,
     read_float,
@@ -735,7 +735,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=OptionNumber(int, 0, 65535), default=DEFAULT_PORT,
                    help=f"default {DEFAULT_PORT}")  # fmt: skip
-    p.add_argument("--store", metavar="DIR", help="where pushed models are kept "
+    p.add_argument("--store", metavar="DIR", type=file_name_arg, help="where pushed models are kept "
                    "(default: the user data directory)")  # fmt: skip
     p.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default: "
                    "$PARASOL_ESTIMATOR_TOKEN); needed to listen beyond loopback")  # fmt: skip

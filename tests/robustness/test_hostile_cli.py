@@ -591,3 +591,68 @@ def test_huge_and_endless_inputs_take_bounded_time_and_memory(tmp_path, model, a
     assert needle in out_or_err
     assert peak < MEMORY_MB, f"{peak} MB"
     assert model.read_bytes() == SAMPLE.read_bytes()
+
+
+# ---------------------------------------------------------------- empty file names
+
+STENCIL = ROOT / "sample_models" / "traces" / "stencil.txt"
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["replay", str(SAMPLE), ""], "TRACE"),
+    (["replay", str(SAMPLE), str(STENCIL), "--timeline", ""], "--timeline"),
+    (["replay", str(SAMPLE), str(STENCIL), "--hostfile", ""], "--hostfile"),
+    (["check", ""], "FILE"),
+    (["format", str(SAMPLE), "-o", ""], "-o/--output"),
+    (["sweep", "", "-o", "x.csv"], "FILE"),
+    (["block", str(SAMPLE), "--processor", "1", ""], "COUNTS"),
+    (["import", "", "-o", "x.machine"], "FILE.xml"),
+])  # fmt: skip
+def test_an_empty_file_name_is_refused_not_taken_as_the_current_folder(tmp_path, monkeypatch,
+                                                                       argv, named):  # fmt: skip
+    # pathlib takes "" as ".": an empty TRACE replayed an OTF2 archive of the current
+    # folder, an empty sweep file was "a directory", an empty --timeline was dropped
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.otf2").write_bytes(b"an archive the replay must not read")
+    status, out, err = run(*argv)
+    assert status == 2 and out == ""
+    assert f"argument {named}: an empty file name" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.otf2"]  # nothing written
+
+
+def test_every_argument_shown_as_a_file_refuses_an_empty_name():
+    """The rule where it is kept: each command's arguments whose metavar names a file
+    (FILE, OUT, MODEL, TRACE, ...) take file_name_arg, a command added later too."""
+    from parasol_core.base.limits import file_name_arg
+    from parasol_core.cli import FILE_METAVARS, build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    seen = 0
+    for name, command in commands.items():
+        for action in command._actions:
+            metavar = action.metavar if isinstance(action.metavar, str) else ""
+            if metavar.split(".")[0] in FILE_METAVARS:
+                assert action.type is file_name_arg, (name, metavar)
+                seen += 1
+    assert seen >= 25
+
+
+def test_reading_a_trace_of_an_empty_name_reads_nothing_of_the_current_folder(tmp_path,
+                                                                               monkeypatch):  # fmt: skip
+    from parasol_core.replay import TraceError, load_trace
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.otf2").write_bytes(b"an archive the reader must not read")
+    with pytest.raises(TraceError, match="^an empty file name names no trace$"):
+        load_trace("")
+
+
+def test_the_estimator_refuses_an_empty_store(capsys):
+    # it meant the default store: the user's models, where another folder was asked for
+    from parasol_core.estimator.server import main as estimator
+
+    with pytest.raises(SystemExit) as e:
+        estimator(["serve", "--store", ""])
+    assert e.value.code == 2
+    assert "argument --store: an empty file name" in capsys.readouterr().err
