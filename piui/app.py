@@ -97,9 +97,14 @@ def import_core() -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from parasol_core.base.limits import file_name_arg
+
     parser = argparse.ArgumentParser(prog="piui", description="Edit PARASOL machine models.")
-    parser.add_argument("file", nargs="?", help="a model file to open")
-    parser.add_argument("--screenshots", metavar="DIR",
+    # an empty name is refused as the commands refuse it (base.limits.file_name_arg):
+    # "" was taken as no file (the sample opened), --screenshots "" as no folder (the
+    # window opened instead of rendering)
+    parser.add_argument("file", nargs="?", type=file_name_arg, help="a model file to open")
+    parser.add_argument("--screenshots", metavar="DIR", type=file_name_arg,
                         help="render every window to PNG files in DIR and exit")  # fmt: skip
     parser.add_argument("--install-desktop", action="store_true",
                         help="install PIUI's application-menu entry and icon for this user "

@@ -148,6 +148,18 @@ def test_a_new_model_from_a_sample_is_unmodified_and_says_it_is_a_copy(main_wind
     assert "Save as to keep it" in main_window.statusBar().currentMessage()
 
 
+@pytest.mark.parametrize("argv", [[""], ["--screenshots", ""]])
+def test_piui_refuses_an_empty_file_name_as_the_commands_do(capsys, argv):
+    # "" was taken as no file (the sample opened instead), --screenshots "" as no folder
+    import piui.app
+
+    with pytest.raises(SystemExit) as e:
+        piui.app.main(argv)
+    assert e.value.code == 2
+    assert ": an empty file name (a path of no characters would be taken as the current " \
+        "folder)" in capsys.readouterr().err  # fmt: skip
+
+
 def test_piui_started_without_a_file_is_unmodified(qtbot, monkeypatch):
     import piui.app
     from piui.main_window import MainWindow
