@@ -37,9 +37,10 @@ BATCH_SECONDS = 0.1  # a batch's target seconds, at the variants' measured rate
 # 1 ms by its default): rank 0 and each idle worker rank wake this often while a
 # batch runs, taking a core from the busy ranks. 3 ms polls a third as often, and
 # adds less to a batch's round trip (about 0.1 s of work) than the polls cost
-# (docs/speed.md: 1,024 replays under mpiexec -n 4 on two cores, 1.09-1.16x the
-# local pool against 1.13-1.27x at 1 ms, in the same rounds; 8 ms: 1.34x). The
-# environment's MPI4PY_FUTURES_BACKOFF, when set, is the user's and wins.
+# (docs/speed.md: 1,024 replays under mpiexec -n 4 on two cores, the median of each
+# round's pair 1.21x and 1.27x the local pool against 1.25x and 1.32x at 1 ms; best of
+# 5 mixed, within the machine's noise; 8 ms: 1.34x). The environment's
+# MPI4PY_FUTURES_BACKOFF, when set, is the user's and wins.
 MPI_BACKOFF = 0.003
 
 _worker: Worker | None = None  # this process's, in a pool's worker processes
