@@ -245,7 +245,7 @@ def spans(result: ReplayResult) -> tuple[np.ndarray, ...]:
     wait = result.waiting_op
     comp = np.where(result.kind == _COMPUTE, end - start, result.computation_op)
     talk0, talk1 = start + wait, end - comp
-    got = np.clip(result.receiving_op, 0.0, np.maximum(talk1 - talk0, 0.0))
+    got = result.received()
     first = result.receives_first
     cut = np.where(first, talk0 + got, talk1 - got)  # between receiving and sending
     parts = (

@@ -232,9 +232,11 @@ class ReplayResult:
     def to_json(self, operations: bool = True) -> dict[str, Any]:
         """``{"makespan", "ranks": [{"rank", "processor", "finish", "computation",
         "communication", "waiting"}...], "messages", "operations": [{"rank", "action",
-        "peer", "bytes", "start", "end", "computation", "waiting", "waited_for", "file",
-        "line"}...]}`` (``peer`` null for none; a receive from any source: the source it
-        took; ``waited_for`` the rank its waiting leads back to, null for none)."""
+        "peer", "bytes", "start", "end", "computation", "waiting", "received",
+        "waited_for", "file", "line"}...]}`` (``peer`` null for none; a receive from any
+        source: the source it took; ``received`` the seconds of its communication that a
+        message to its rank moved, the rest sent, as the timeline draws them;
+        ``waited_for`` the rank its waiting leads back to, null for none)."""
         ranks = [
             {"rank": r, "processor": h, "finish": f, "computation": c, "communication": m,
              "waiting": w}
@@ -250,16 +252,23 @@ class ReplayResult:
         if operations:
             out["operations"] = [
                 {"rank": r, "action": KINDS[k], "peer": None if p == -1 else p, "bytes": b,
-                 "start": s, "end": e, "computation": c, "waiting": w,
+                 "start": s, "end": e, "computation": c, "waiting": w, "received": g,
                  "waited_for": None if x < 0 else x, "file": self.files[f], "line": n}
-                for r, k, p, b, s, e, c, w, x, f, n in zip(
+                for r, k, p, b, s, e, c, w, g, x, f, n in zip(
                     self.rank.tolist(), self.kind.tolist(), self.peer.tolist(),
                     self.nbytes.tolist(), self.start.tolist(), self.end.tolist(),
                     self.computation_op.tolist(), self.waiting_op.tolist(),
-                    self.waited_for.tolist(),
+                    self.received().tolist(), self.waited_for.tolist(),
                     self.file.tolist(), self.line.tolist())
             ]  # fmt: skip
         return out
+
+    def received(self) -> np.ndarray:
+        """Per operation, the seconds of its communication that messages to its rank
+        moved (``receiving_op`` within the communication: what the timeline draws
+        receiving; the rest of the communication it sent)."""
+        comm = self.end - self.start - self.computation_op - self.waiting_op
+        return np.clip(self.receiving_op, 0.0, np.maximum(comm, 0.0))
 
     def chrome_trace(self) -> dict[str, Any]:
         """The timeline in Chrome's trace-event format (``chrome://tracing``, Perfetto,
@@ -285,7 +294,7 @@ class ReplayResult:
             self.computation_op.tolist(),
             self.waiting_op.tolist(),
         )
-        got, in_first = self.receiving_op.tolist(), self.receives_first.tolist()
+        got, in_first = self.received().tolist(), self.receives_first.tolist()
         d, nbytes, file, line = (
             dur.tolist(),
             self.nbytes.tolist(),
@@ -300,8 +309,7 @@ class ReplayResult:
                 args["bytes"] = nbytes[i]
             t = start[i]
             comm = d[i] - comp[i] - wait[i]
-            came = min(max(got[i], 0.0), max(comm, 0.0))
-            talk = [("receiving", came), ("sending", comm - came)]
+            talk = [("receiving", got[i]), ("sending", comm - got[i])]
             if not in_first[i]:
                 talk.reverse()
             name = KINDS[kind[i]]

@@ -185,6 +185,11 @@ def test_the_timeline_draws_what_a_rank_sent_apart_from_what_it_received(tmp_pat
             for e in events]  # fmt: skip
     assert said == [(0, "2", "sending"), (0, "3", "receiving"), (1, "5", "receiving"),
                     (1, "6", "sending"), (1, "6", "receiving")]  # fmt: skip
+    # and --json (estimate.program's operations): the seconds each received
+    ops = {(o["rank"], o["line"]): o for o in result.to_json()["operations"]}
+    assert ops[(0, 2)]["received"] == 0.0
+    assert ops[(1, 5)]["received"] == pytest.approx(81 * US, rel=1e-9)
+    assert ops[(1, 6)]["received"] == pytest.approx(1 * US, rel=1e-9)
     # what is drawn adds up to each operation's communication
     talk = np.isin(code, (RECEIVING, SENDING))
     comm = result.end - result.start - result.waiting_op - result.computation_op
