@@ -28,12 +28,14 @@ WALK = 64  # the most nodes of an operation's critical path followed (the rest: 
 
 def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np.ndarray,
              rest: np.ndarray, t0: np.ndarray, end: np.ndarray,
-             path: tuple[np.ndarray, np.ndarray, np.ndarray]
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+             path: tuple[np.ndarray, np.ndarray, np.ndarray], directions: bool = True
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:  # fmt: skip
     """Per action, the seconds it waited, of ``rest`` (its time less its own
-    computation), the rank it waited for (-1: none), of its communication the seconds
-    it received (NaN: an action whose path is not followed), and whether it received
-    before it sent (its first message in began before its first out).
+    computation), the rank it waited for (-1: none), and with ``directions`` (a result
+    that keeps its operations: the one-shot replay sums per rank and reads neither) of
+    its communication the seconds it received (NaN: an action whose path is not
+    followed) and whether it received before it sent (its first message in began
+    before its first out); else None for both.
 
     Its path is followed back from its end node through each node's critical
     predecessor (``path``: the flow engine's ``crit``, the node whose end released it,
@@ -49,19 +51,20 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
     them apart: a reduce's receives, a waitall's sends)."""
     wait = np.zeros(rest.shape[0])
     who = np.full(rest.shape[0], -1, dtype=np.int32)
-    received = np.full(rest.shape[0], np.nan)
-    in_first = np.ones(rest.shape[0], dtype=bool)
+    received = np.full(rest.shape[0], np.nan) if directions else None
+    in_first = np.ones(rest.shape[0], dtype=bool) if directions else None
     acts = np.flatnonzero((op_msg != -1) & (op_end >= 0) & (rest > 0))
     if not acts.size:
         return wait, who, received, in_first
     crit, src, dst = path
     s, r = start[acts], rank[acts]
     comm = np.zeros(acts.shape[0])
-    got = np.zeros(acts.shape[0])
-    # when its earliest message in and out on the path began (the walk goes back in
-    # time: the last one seen is the earliest)
-    first_in = np.full(acts.shape[0], np.inf)
-    first_out = np.full(acts.shape[0], np.inf)
+    if directions:
+        got = np.zeros(acts.shape[0])
+        # when its earliest message in and out on the path began (the walk goes back in
+        # time: the last one seen is the earliest)
+        first_in = np.full(acts.shape[0], np.inf)
+        first_out = np.full(acts.shape[0], np.inf)
     late = np.full(acts.shape[0], -1, dtype=np.int32)
     node = op_end[acts].astype(np.int64)
     live = np.arange(acts.shape[0])  # the walks still inside their action
@@ -72,9 +75,10 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
         began = np.maximum(t0[n], s[live])
         moving = np.where(mine, np.maximum(end[n] - began, 0.0), 0.0)
         comm[live] += moving
-        got[live] += np.where(into, moving, 0.0)
-        first_in[live] = np.where(into & (moving > 0), began, first_in[live])
-        first_out[live] = np.where(mine & ~into & (moving > 0), began, first_out[live])
+        if directions:
+            got[live] += np.where(into, moving, 0.0)
+            first_in[live] = np.where(into & (moving > 0), began, first_in[live])
+            first_out[live] = np.where(mine & ~into & (moving > 0), began, first_out[live])
         late[live[~mine]] = src[n[~mine]]  # the deepest node of another rank: who it waited for
         c = crit[n]
         go = (t0[n] > s[live]) & (c >= 0)  # released within the action, by another node
@@ -86,10 +90,11 @@ def _waiting(op_msg: np.ndarray, op_end: np.ndarray, rank: np.ndarray, start: np
             break
     wait[acts] = np.clip(rest[acts] - comm, 0.0, None)
     who[acts] = np.where(wait[acts] > 0, late, -1)
-    # what is not waiting is communication, of which ``got`` came in (the waiting was
-    # clipped: the messages' times may add past the action's rest, overlapping)
-    received[acts] = np.minimum(got, rest[acts] - wait[acts])
-    in_first[acts] = first_in <= first_out
+    if directions:
+        # what is not waiting is communication, of which ``got`` came in (the waiting
+        # was clipped: the messages' times may add past the action's rest, overlapping)
+        received[acts] = np.minimum(got, rest[acts] - wait[acts])
+        in_first[acts] = first_in <= first_out
     return wait, who, received, in_first
 
 
@@ -175,8 +180,8 @@ class ReplayResult:
         # the same ranks as trace.rank (sorted, first[r]:first[r + 1] are rank r's)
         rank = trace.rank if operations else np.repeat(
             np.arange(p, dtype=np.int64), np.diff(trace.first))  # fmt: skip
-        wait, who, received, in_first = _waiting(prog.op_msg, prog.op_end, rank, start, rest, t0, end,
-                                       path)  # fmt: skip
+        wait, who, received, in_first = _waiting(prog.op_msg, prog.op_end, rank, start, rest,
+                                                 t0, end, path, directions=operations)  # fmt: skip
         if operations:  # an action whose path was not followed receives by its kind
             received = np.where(np.isnan(received),
                                 np.where(np.isin(trace.kind, _RECEIVES), rest - wait, 0.0),
