@@ -409,8 +409,8 @@ def answer_block(machine: Machine, processor_id: int, counts: Mapping[str, float
     :func:`estimate_block`."""
     if notes is None:
         notes = BlockNotes.of(machine)
-    levels = list(notes.levels) if working_set is not None else []
-    latencies = dict(notes.latencies.get(str(processor_id), {})) if chains else {}
+    levels = notes.levels if working_set is not None else ()
+    latencies = notes.latencies.get(str(processor_id), {}) if chains else {}
     estimate = estimate_block(machine, processor_id, counts, cached, levels=levels,
                               working_set=working_set, chains=chains,
                               latencies=latencies)  # fmt: skip
