@@ -246,7 +246,7 @@ class EstimatePanel(QWidget):
 
     def _refit(self) -> None:
         """Each question's box turned for the answer it now shows (or no longer does)."""
-        for box in getattr(self, "_boxes", ()):
+        for box in self._boxes:
             if isinstance(box, _TurningBox):
                 box.refit()
 
