@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from parasol_core.base import params
-from parasol_core.base.numeric import ValueRangeError, read_float
+from parasol_core.base.numeric import ValueRangeError, read_float, read_int
 from parasol_core.base.words import counted
 from parasol_core.model import Machine
 
@@ -27,6 +27,7 @@ __all__ = [
     "BlockNotes",
     "MAX_WORKING_SET",
     "answer_block",
+    "parse_counts",
     "MemoryLevel",
     "read_latencies",
     "estimate_block",
@@ -210,6 +211,27 @@ def _merged(counts: Mapping[str, float], what: str = "") -> dict[str, float]:
         raise ValueError(f"unknown timing parameter{'s' if len(unknown) > 1 else ''}{what}: "
                          f"{names}")  # fmt: skip
     return merged
+
+
+def parse_counts(text: str) -> dict[str, int | float]:
+    """Counts written ``OP=N,...`` (``dla=1000,ila=20``: ``block``'s COUNTS and each
+    ``--chain``, PIUI's Estimate window): mnemonic -> count, ASCII numbers (a mnemonic
+    given twice is summed). ValueError naming the part and why."""
+    out: dict[str, int | float] = {}
+    for part in text.split(","):
+        name, eq, number = part.partition("=")
+        name, number = name.strip(), number.strip(" \t")
+        if not eq or not name:
+            raise ValueError(f"expected OP=N,... (e.g. dla=1000), not {part.strip()!r}")
+        try:
+            value: int | float = read_int(number)
+        except ValueRangeError:
+            try:
+                value = read_float(number)
+            except ValueRangeError as e:
+                raise ValueError(f"{name}: {e}") from None
+        out[name] = out.get(name, 0) + value
+    return out
 
 
 def checked_counts(counts: object) -> dict[str, float]:

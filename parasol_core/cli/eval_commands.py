@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from parasol_core.analysis.block_time import MAX_WORKING_SET, answer_block
+from parasol_core.analysis.block_time import MAX_WORKING_SET, answer_block, parse_counts
 from parasol_core.base.diagnostics import ModelSyntaxError
 from parasol_core.base.limits import (
     MAX_DATA_FILE_BYTES,
@@ -137,23 +137,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def parse_chain_option(item: str, what: str = "--chain") -> dict[str, int | float]:
     """``--chain OP=N,...`` (or ``block``'s COUNTS so written, ``what``): mnemonic ->
-    count (ASCII numbers, base.numeric); a usage error naming the item and why."""
-    out: dict[str, int | float] = {}
-    for part in item.split(","):
-        name, eq, text = part.partition("=")
-        name, text = name.strip(), text.strip(" \t")
-        if not eq or not name:
-            raise CommandError(f"{what} {item}: expected OP=N,... (e.g. dla=1000), "
-                               f"not {part.strip()!r}", EXIT_USAGE)  # fmt: skip
-        try:
-            value: int | float = read_int(text)
-        except ValueRangeError:
-            try:
-                value = read_float(text)
-            except ValueRangeError as e:
-                raise CommandError(f"{what} {item}: {name}: {e}", EXIT_USAGE) from None
-        out[name] = out.get(name, 0) + value
-    return out
+    count (:func:`~parasol_core.analysis.block_time.parse_counts`); a usage error naming
+    the item and why."""
+    try:
+        return parse_counts(item)
+    except ValueError as e:
+        raise CommandError(f"{what} {item}: {e}", EXIT_USAGE) from None
 
 
 def parse_args_option(items: list[str]) -> dict[str, int | float]:
