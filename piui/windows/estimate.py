@@ -171,7 +171,7 @@ class EstimatePanel(QWidget):
         self.processor.setRange(1, MAX_ID)
         self.counts = QPlainTextEdit()
         self.counts.setPlaceholderText(
-            'instruction counts as JSON: {"ila": 4, "ils": 2, "goto": 1}'
+            'instruction counts: ila=4,ils=2,goto=1 or JSON {"ila": 4, "ils": 2}'
         )
         self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
         self.cached = QCheckBox("loop in the cache")
@@ -432,10 +432,18 @@ class EstimatePanel(QWidget):
             lambda c: c.transfer_time(model, route, nbytes, active), self._answer(show)))  # fmt: skip
 
     def ask_block(self) -> None:
-        from parasol_core.analysis.block_time import checked_counts
+        from parasol_core.analysis.block_time import checked_counts, parse_counts
 
+        text = self.counts.toPlainText().strip()
         try:
-            counts = json.loads(self.counts.toPlainText() or "{}")
+            if text[:1] in ("", "{", "["):  # JSON, as the placeholder shows it
+                try:
+                    counts = json.loads(text or "{}")
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"not JSON: {e.msg} (line {e.lineno}, column "
+                                     f"{e.colno})") from None  # fmt: skip
+            else:  # ila=4,ils=2, as `parasol-model block` and --chain take them
+                counts = parse_counts(text)
             checked_counts(counts)  # NaN, 1e400, -4, "x", an unknown mnemonic: said here
         except ValueError as e:
             self._clear_block()

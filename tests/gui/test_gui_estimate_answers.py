@@ -77,6 +77,13 @@ def test_a_transfer_time_is_shown_only_beside_the_question_it_answers(main_windo
         ('{"iga": "x"}', "the count for 'iga' must be a number, not 'x'"),
         ('{"zzz": 1}', "unknown timing parameter: 'zzz'"),
         ("[1, 2]", "the counts must be an object of mnemonic: count"),
+        (
+            "{iga: 4}",
+            "not JSON: Expecting property name enclosed in double quotes (line 1, column 2)",
+        ),  # fmt: skip
+        ("iga=4,", "expected OP=N,... (e.g. dla=1000), not ''"),
+        ("iga=x", "iga: 'x' is not a number"),
+        ("zzz=1", "unknown timing parameter: 'zzz'"),
     ],
 )
 def test_bad_counts_are_refused_before_anything_is_asked(main_window, qtbot, estimator,
@@ -132,3 +139,18 @@ def test_an_answer_in_a_narrow_panel_is_shown_whole(main_window, qtbot, estimato
     QApplication.processEvents()
     assert block.halves.direction() == QBoxLayout.Direction.LeftToRight
     panel.close()
+
+
+def test_counts_written_as_the_command_takes_them_are_answered_alike(main_window, qtbot,
+                                                                     estimator):  # fmt: skip
+    # 'iga=4,dgm=2', as `parasol-model block` and --chain take counts, said "counts:
+    # Expecting value: line 1 column 1 (char 0)"
+    EstimatorSettings(estimator.url).save(settings())
+    panel = main_window.estimate
+    answers = []
+    for text in ('{"iga": 4, "dgm": 2}', "iga=4, dgm=2"):
+        panel.counts.setPlainText(text)
+        qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
+        answers.append(panel.block_text.text())
+    assert answers[0] == answers[1] and panel.message.text() == ""
