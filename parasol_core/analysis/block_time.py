@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from parasol_core.base import params
 from parasol_core.base.numeric import ValueRangeError, read_float, read_int
@@ -25,14 +25,17 @@ __all__ = [
     "BlockAnswer",
     "BlockEstimate",
     "BlockNotes",
+    "CHAIN_STARTS",
     "MAX_WORKING_SET",
     "answer_block",
+    "chain_overlap",
     "parse_counts",
     "MemoryLevel",
     "read_latencies",
     "estimate_block",
     "level_for",
     "interval",
+    "read_chain_windows",
     "read_memory_levels",
     "read_validation_ratios",
 ]
@@ -40,6 +43,11 @@ __all__ = [
 
 MAX_WORKING_SET = 2**62
 """The largest working set a block's estimate takes (bytes): past any memory."""
+
+CHAIN_STARTS = "starts"
+"""The key of a chain's counts that says how many times the chain begins afresh (a dot
+product's ``s = 0`` before each of its runs): ``{"dla": 262144, "starts": 4096}`` is a
+chain of 4,096 runs of 64 dependent additions. Without it a chain is one run."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,8 @@ class BlockEstimate:
     chain_bound: float | None = None
     bound: str = "throughput"
     chain_source: str | None = None
+    # the runs of the longest chain the core runs at once (chain_overlap; 1: none)
+    chain_at_once: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,38 @@ def _all_latencies(text: str) -> dict[str, dict[str, tuple[float, float]]]:
     return every
 
 
+_WINDOW_LINE = re.compile(
+    r"^#\s*chain window, processor (?P<p>[0-9]+): (?P<a>[0-9][0-9.eE+-]*) iterations ahead", re.M
+)
+
+
+def read_chain_windows(text: str) -> dict[str, float]:
+    """The window each processor's core runs ahead of a restarted chain's end (loop
+    iterations), by processor id as written, as a measured model's header gives it
+    (``# chain window, processor 1: 35.2 iterations ahead ...``, written by ``parasol-model
+    measure``; docs/measure.md, "Restarted chains"); {} for none."""
+    out: dict[str, float] = {}
+    for m in _WINDOW_LINE.finditer(text):
+        try:
+            a = read_float(m["a"])
+        except ValueRangeError:
+            continue
+        if math.isfinite(a) and a >= 0:
+            out[m["p"]] = a
+    return out
+
+
+def chain_overlap(iterations: float, starts: float, window: float | None) -> float:
+    """How many runs of a restarted chain the core runs at once: ``1 + window / L``, L
+    the run's length (``iterations / starts``; docs/measure.md, "Restarted chains").
+    While one run's chain completes, the core fetches ``window`` iterations ahead, into
+    the next runs, whose chains are independent of it. 1 for a chain run once, without
+    a window, or of no iterations."""
+    if not window or not starts or not iterations:
+        return 1.0
+    return 1.0 + window / (iterations / starts)
+
+
 def level_for(levels: Sequence[MemoryLevel], working_set: float) -> MemoryLevel:
     """The first measured level a working set of ``working_set`` bytes fits in; past
     the caches, memory if measured, else the last measured level. ValueError without a
@@ -245,6 +287,24 @@ def checked_counts(counts: object) -> dict[str, float]:
     return _merged(counts)
 
 
+def _starts(chain: Mapping[str, object], ops: Mapping[str, float], where: str) -> float:
+    """A chain's :data:`CHAIN_STARTS` (0: not given), checked: a finite number from 0
+    to the chain's iterations (a chain cannot begin more often than it iterates)."""
+    starts = chain.get(CHAIN_STARTS, 0)
+    if isinstance(starts, bool) or not isinstance(starts, (int, float)):
+        raise ValueError(f"'{CHAIN_STARTS}'{where} must be a number, not {starts!r}")
+    try:
+        value = float(starts)
+    except OverflowError:
+        value = math.inf
+    iterations = max(ops.values(), default=0.0)
+    if not (math.isfinite(value) and 0 <= value <= max(iterations, 0.0)):
+        raise ValueError(f"'{CHAIN_STARTS}'{where} must be from 0 to the chain's iterations "
+                         f"({iterations:.6g}, its most frequent operation's count), "
+                         f"not {_shown(starts)}")  # fmt: skip
+    return value
+
+
 def _fsum(terms: Sequence[float]) -> float:
     try:
         return math.fsum(terms)
@@ -261,6 +321,7 @@ def estimate_block(
     working_set: float | None = None,
     chains: Sequence[Mapping[str, float]] = (),
     latencies: Mapping[str, tuple[float, float]] | None = None,
+    window: float | None = None,
 ) -> BlockEstimate:
     """Estimate a block on processor type ``processor_id`` (its ``id``, as references
     use) from ``counts``: timing mnemonic (aliases such as ``sqrti`` accepted) -> how
@@ -281,6 +342,12 @@ def estimate_block(
     count x timing (the throughput bound) and the longest chain (the chain bound), and
     its standard deviation that of the larger.
 
+    A chain that begins afresh ``starts`` times (:data:`CHAIN_STARTS` among its counts)
+    runs in pieces of L = iterations / starts (its iterations: its most frequent
+    operation's count), and the core runs several pieces at once: with the core's
+    ``window`` (iterations it runs ahead of a chain's end, :func:`read_chain_windows`)
+    the chain's time is divided by :func:`chain_overlap`, ``1 + window / L``.
+
     Raises ValueError for an unknown processor or mnemonic, a count that is not a
     finite non-negative number, a timing the processor does not define (for a non-zero
     count), or, with ``cached``, a missing or non-positive small loop speedup.
@@ -291,8 +358,12 @@ def estimate_block(
         raise ValueError(f"there is no processor with id {processor_id} (ids: {known})")
     label = f"processor {processor_id}" + (f" ({proc.name})" if proc.name else "")
     merged = _merged(counts)
-    chain_counts = [_merged(c, f" in chain {k}" if len(chains) > 1 else " in the chain")
-                    for k, c in enumerate(chains, 1)]  # fmt: skip
+    chain_counts, chain_starts = [], []
+    for k, chain in enumerate(chains, 1):
+        where = f" in chain {k}" if len(chains) > 1 else " in the chain"
+        ops = {n: c for n, c in chain.items() if n != CHAIN_STARTS}
+        chain_counts.append(_merged(ops, where))
+        chain_starts.append(_starts(chain, chain_counts[-1], where))
     latencies = latencies or {}
     missing = [n for n, c in merged.items() if c and n not in proc.timings]
     for chain in chain_counts:
@@ -322,8 +393,9 @@ def estimate_block(
     sd = math.hypot(*spreads)  # sqrt(sum of squares) without overflowing the squares
     through = mean
     chain_mean = chain_sd = None
+    chain_at_once = 1.0
     source = None
-    for chain in chain_counts:
+    for chain, starts in zip(chain_counts, chain_starts):
         c_terms, c_spreads = [], []
         for name, count in chain.items():
             if not count:
@@ -337,9 +409,11 @@ def estimate_block(
             c_terms.append(count * t)
             if s:
                 c_spreads.append(count * s)
-        c_mean = _fsum(c_terms)
+        at_once = chain_overlap(max(chain.values(), default=0.0), starts, window)
+        c_mean = _fsum(c_terms) / at_once
         if chain_mean is None or c_mean > chain_mean:
-            chain_mean, chain_sd = c_mean, math.hypot(*c_spreads)
+            chain_mean, chain_sd = c_mean, math.hypot(*c_spreads) / at_once
+            chain_at_once = at_once
     bound = "throughput"
     if chain_mean is not None and chain_mean > mean:
         mean, sd, bound = chain_mean, chain_sd, "chain"
@@ -361,7 +435,7 @@ def estimate_block(
         mean, sd, level.name if level is not None else None, extra,
         throughput_bound=through / divisor if chain_counts else None,
         chain_bound=chain_mean / divisor if chain_mean is not None else None,
-        bound=bound, chain_source=source,
+        bound=bound, chain_source=source, chain_at_once=chain_at_once,
     )  # fmt: skip
 
 
@@ -402,13 +476,15 @@ class BlockAnswer:
 @dataclass(frozen=True)
 class BlockNotes:
     """What a measured model's text records for its blocks' estimates (its memory
-    levels, each processor's measured latencies, the validation's ratios), read once:
+    levels, each processor's measured latencies and chain window, the validation's
+    ratios), read once:
     each is a scan of the whole text (half a second at 64 MB), which a service
     answering many blocks of one model keeps (the estimator's loaded model)."""
 
     levels: tuple[MemoryLevel, ...]
     latencies: Mapping[str, Mapping[str, tuple[float, float]]]  # processor id as written
     ratios: tuple[float, float] | None
+    windows: Mapping[str, float] = field(default_factory=dict)  # processor id as written
 
     @classmethod
     def of(cls, machine: Machine) -> BlockNotes:
@@ -418,7 +494,7 @@ class BlockNotes:
     @classmethod
     def read(cls, text: str) -> BlockNotes:
         return cls(tuple(read_memory_levels(text)), _all_latencies(text),
-                   read_validation_ratios(text))  # fmt: skip
+                   read_validation_ratios(text), read_chain_windows(text))  # fmt: skip
 
 
 def answer_block(machine: Machine, processor_id: int, counts: Mapping[str, float],
@@ -427,15 +503,16 @@ def answer_block(machine: Machine, processor_id: int, counts: Mapping[str, float
                  notes: BlockNotes | None = None) -> BlockAnswer:  # fmt: skip
     """:func:`estimate_block` with what the model's text records of its measurement
     (``notes``, read here when not given: memory levels for ``working_set``, measured
-    latencies for ``chains``, the validation's ratios for the interval). ValueError as
+    latencies and chain window for ``chains``, the validation's ratios for the
+    interval). ValueError as
     :func:`estimate_block`."""
     if notes is None:
         notes = BlockNotes.of(machine)
     levels = notes.levels if working_set is not None else ()
     latencies = notes.latencies.get(str(processor_id), {}) if chains else {}
     estimate = estimate_block(machine, processor_id, counts, cached, levels=levels,
-                              working_set=working_set, chains=chains,
-                              latencies=latencies)  # fmt: skip
+                              working_set=working_set, chains=chains, latencies=latencies,
+                              window=notes.windows.get(str(processor_id)))  # fmt: skip
     ratios = notes.ratios
     low, high = interval(estimate, ratios)
     level = next((lv for lv in levels if lv.name == estimate.level), None)

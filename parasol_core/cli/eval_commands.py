@@ -131,7 +131,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "repeat for each chain. The chain is charged at the model's measured "
                         "latencies (its timings where it records none), and the estimate is "
                         "the larger of the sum of count x timing and the longest chain "
-                        "(docs/measure.md, \"Chains\")")  # fmt: skip
+                        "(docs/measure.md, \"Chains\"). starts=S says the chain begins "
+                        "afresh S times (dla=4096,starts=64: 64 dot products of 64), and the "
+                        "core runs several of its runs at once by the model's chain window")  # fmt: skip
     p.set_defaults(func=cmd_block)
 
 
@@ -318,6 +320,9 @@ def cmd_block(args: argparse.Namespace) -> int:
         at = ("the model's measured latencies" if estimate.chain_source == "latency" else
               "the model's timings (it records no measured latencies)")  # fmt: skip
         other = "chain" if estimate.bound == "throughput" else "throughput"
+        if estimate.chain_at_once != 1.0:
+            at += (f", {estimate.chain_at_once:.3g} of its runs at once (the model's chain "
+                   "window)")  # fmt: skip
         out += (f"bound: {estimate.bound} (throughput sum {format_number(estimate.throughput_bound)}"
                 f", longest chain {format_number(estimate.chain_bound)} at {at}; the "
                 f"{other} bound is the smaller)\n")  # fmt: skip

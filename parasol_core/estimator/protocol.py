@@ -12,7 +12,7 @@ from typing import Any
 from parasol_core.base.words import counted
 
 #: Bumped on any incompatible change; new methods or result fields bump the minor part.
-PROTOCOL_VERSION = "1.8"
+PROTOCOL_VERSION = "1.9"
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7911

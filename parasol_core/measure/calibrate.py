@@ -23,6 +23,9 @@ exactly that). The prediction of a program is the larger of the two bounds,
 
     max(sum of count x value(op), longest chain's sum of count x latency(op))
 
+(a chain begun afresh, ``starts`` among its counts, divided by the runs of it the core
+overlaps, ``1 + window / length``: the window is fitted first, by :func:`fit_window`, on
+the programs whose chains restart; docs/measure.md, "Restarted chains"),
 and the weights are fitted to it: an equation whose chain bound is above its throughput
 sum does not depend on the weights, so it is left out of the least squares, and the
 fit is repeated until the set of chain-bound equations no longer changes (at most
@@ -42,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parasol_core.analysis.block_time import CHAIN_STARTS, chain_overlap
+
 __all__ = [
     "CLASSES",
     "MAX_ROUNDS",
@@ -50,6 +55,7 @@ __all__ = [
     "calibrate",
     "chain_time",
     "class_of",
+    "fit_window",
     "nnls",
     "predict",
 ]
@@ -121,6 +127,10 @@ class Calibration:
     equations: int  # programs x sizes
     rms_relative: float  # root mean square of (predicted - measured) / measured
     chain_bound: tuple[str, ...] = ()  # "program@size" of the equations their chain bounds
+    # the core's window over restarted chains (iterations ahead; fit_window) and the
+    # "program@L" it was fitted on; None: no calibration program restarts a chain
+    window: float | None = None
+    window_from: tuple[str, ...] = ()
 
     def value(self, op: str, latency: float, throughput: float | None) -> float:
         c = class_of(op)
@@ -141,6 +151,16 @@ class Calibration:
             f"{self.rms_relative * 100:.0f} %)"
         )
 
+    def window_words(self) -> str | None:
+        """Where the window was fitted, in words; None without one."""
+        if self.window is None:
+            return None
+        lengths = sorted({lb.split("@")[1] for lb in self.window_from}, key=float)
+        programs = ", ".join(dict.fromkeys(lb.split("@")[0] for lb in self.window_from))
+        return (f"fitted on {programs}: chains begun afresh every {', '.join(lengths)} "
+                "iterations, the latency of their operations over the time measured "
+                "against 1 + window / length")  # fmt: skip
+
 
 def _terms(counts: Mapping[str, float], latency: Mapping[str, float],
            throughput: Mapping[str, float]) -> list[float]:  # fmt: skip
@@ -160,19 +180,65 @@ def _terms(counts: Mapping[str, float], latency: Mapping[str, float],
     return [out[t] for t in TERMS]
 
 
-def chain_time(chains: Sequence[Mapping[str, float]], latency: Mapping[str, float]) -> float:
-    """The longest chain's sum of count x latency (0 without chains); KeyError naming an
+def _chain_latency(chain: Mapping[str, float], latency: Mapping[str, float]) -> float:
+    """A chain's sum of count x latency, its restarts not counted; KeyError naming an
     operation without a latency."""
+    t = 0.0
+    for op, n in chain.items():
+        if n and op != CHAIN_STARTS:
+            if op not in latency:
+                raise KeyError(op)
+            t += n * latency[op]
+    return t
+
+
+def _runs_of(chain: Mapping[str, float]) -> tuple[float, float]:
+    """A chain's iterations (its most frequent operation's count) and its starts (0:
+    not given)."""
+    ops = [n for op, n in chain.items() if op != CHAIN_STARTS]
+    return max(ops, default=0.0), chain.get(CHAIN_STARTS, 0)
+
+
+def chain_time(chains: Sequence[Mapping[str, float]], latency: Mapping[str, float],
+               window: float | None = None) -> float:  # fmt: skip
+    """The longest chain's sum of count x latency, a restarted chain's divided by the
+    runs of it the core overlaps (:func:`~parasol_core.analysis.block_time.chain_overlap`
+    with ``window``); 0 without chains. KeyError naming an operation without a
+    latency."""
     best = 0.0
     for chain in chains:
-        t = 0.0
-        for op, n in chain.items():
-            if n:
-                if op not in latency:
-                    raise KeyError(op)
-                t += n * latency[op]
-        best = max(best, t)
+        best = max(best, _chain_latency(chain, latency) / chain_overlap(*_runs_of(chain), window))
     return best
+
+
+def fit_window(
+    runs: Sequence[tuple], latency: Mapping[str, float]
+) -> tuple[float, tuple[str, ...]] | None:
+    """The core's window (iterations it runs ahead of a chain's end) fitted to the runs
+    whose chain begins afresh (``starts``): each run's chains at once c = its chain's
+    latencies / its measured time, against ``c = 1 + A / L`` (L the run's length), by
+    least squares through the origin; at least 0. ``runs`` as :func:`calibrate` takes
+    them; the window and the "program@L" fitted, or None where no run restarts a chain.
+    KeyError naming an operation without a latency."""
+    num = den = 0.0
+    used = []
+    for run in runs:
+        program, seconds = run[0], run[2]
+        chains = run[3] if len(run) > 3 else ()
+        if not seconds > 0:
+            continue
+        for chain in chains:
+            iterations, starts = _runs_of(chain)
+            if not (starts and iterations):
+                continue
+            length = iterations / starts
+            at_once = _chain_latency(chain, latency) / seconds
+            num += (at_once - 1.0) / length
+            den += 1.0 / length**2
+            used.append(f"{program}@{length:g}")
+    if not den:
+        return None
+    return max(0.0, num / den), tuple(used)
 
 
 def calibrate(
@@ -182,8 +248,15 @@ def calibrate(
 ) -> Calibration:
     """Fit the weights to ``runs``: (program, counts, measured seconds[, chains]) each,
     the prediction being the larger of the throughput sum and the chain bound (module
-    doc). ValueError when a run counts an operation that has no latency (it could not be
+    doc), restarted chains overlapped by the window :func:`fit_window` finds on them.
+    ValueError when a run counts an operation that has no latency (it could not be
     predicted) or none has a positive time."""
+    try:
+        fitted = fit_window(runs, latency)
+    except KeyError as e:
+        raise ValueError(f"a calibration program's chain holds {e.args[0]}, which was not "
+                         "measured") from None  # fmt: skip
+    window, window_from = fitted if fitted is not None else (None, ())
     rows, chain_t, names, labels = [], [], [], []
     for run in runs:
         program, counts, seconds = run[0], run[1], run[2]
@@ -192,7 +265,7 @@ def calibrate(
             continue
         try:
             terms = _terms(counts, latency, throughput)
-            chain = chain_time(chains, latency)
+            chain = chain_time(chains, latency, window)
         except KeyError as e:
             raise ValueError(f"calibration program {program} counts {e.args[0]}, which was "
                              "not measured") from None  # fmt: skip
@@ -228,7 +301,8 @@ def calibrate(
     assert best is not None
     err, x, bound = best
     return Calibration(dict(zip(TERMS, x)), tuple(dict.fromkeys(names)), len(rows), err,
-                       tuple(lb for lb, b in zip(labels, bound) if b))  # fmt: skip
+                       tuple(lb for lb, b in zip(labels, bound) if b), window,
+                       window_from)  # fmt: skip
 
 
 def predict(counts: Mapping[str, float], values: Mapping[str, float]) -> float:

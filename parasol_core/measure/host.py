@@ -203,14 +203,17 @@ def throughput_runs(runs: int) -> int:
 
 
 def suite_runs_of(options: MeasureOptions) -> int:
-    """Timed runs per program size of the suite (the minimum is kept)."""
-    return 3 if options.quick else 5
+    """Timed runs per program size of the suite in one process (the minimum is kept)."""
+    return 3
 
 
 def suite_passes_of(options: MeasureOptions) -> int:
-    """Passes over the suite's programs, each program a process of its own in each (the
-    minimum of every run is kept): :func:`parasol_core.measure.suite.run_suite`."""
-    return 2 if options.quick else 4
+    """Passes over every placement of the suite's code, each program a process of its
+    own at each placement in each (:func:`parasol_core.measure.suite.run_suite`): two,
+    so that each placement's least run comes from two processes some seconds apart
+    (docs/measure.md, "Where a loop lands"), ``--quick`` too (one pass moved its fitted
+    arithmetic weight by 18 %)."""
+    return 2
 
 
 def suite_need_of(options: MeasureOptions) -> float:
@@ -220,7 +223,7 @@ def suite_need_of(options: MeasureOptions) -> float:
 
 def _suite_seconds(options: MeasureOptions, names: Sequence[str]) -> float:
     per = 3 * (suite_runs_of(options) + 2) * suite_need_of(options) * 1.2
-    return 1.5 + len(names) * per * suite_passes_of(options)
+    return 1.5 + len(names) * per * suite_passes_of(options) * len(suite.PLACEMENTS)
 
 
 def _memory_seconds(options: MeasureOptions) -> float:
@@ -634,6 +637,17 @@ def latency_lines(latency: Mapping[str, stats.Estimate], speedup: float = 1.0,
                    + ", ".join(items[k:k + per_line]) for k in range(0, len(items), per_line)]  # fmt: skip
 
 
+def window_line(calibration: calibrate_mod.Calibration, processor: int = 1) -> str:
+    """The header line giving the core's window over restarted chains in the form
+    :func:`parasol_core.analysis.block_time.read_chain_windows` reads back (``block``
+    divides a chain begun afresh every L iterations by 1 + window / L;
+    docs/measure.md, "Restarted chains")."""
+    return (f"chain window, processor {processor}: {format_number(_num(calibration.window))} "
+            f"iterations ahead of a chain's end (`parasol-model block --chain OP=N,starts=S` "
+            f"divides a chain begun afresh S times by 1 + window / (N / S); "
+            f"{calibration.window_words()})")  # fmt: skip
+
+
 def _num(x: float) -> float:
     """A measured figure as the model keeps it: four significant digits."""
     return float(f"{x:.4g}")
@@ -696,6 +710,8 @@ def model_text(
         notes.above("Each written timing is the latency (no calibration run).")
     if latency:
         notes.above(*latency_lines(latency, speedup))
+    if calibration is not None and calibration.window is not None:
+        notes.above(window_line(calibration))
     if info["quick"]:
         notes.above("Quick measurement: fewer and shorter runs, wider standard deviations.")
     if memory_levels:

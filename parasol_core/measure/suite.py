@@ -28,14 +28,22 @@ core overlaps the successive runs of a shorter loop, whose chain then hides in t
 shadow of the next one's work); the loop's own counter is flow control, not a chain;
 a block takes the longest of its chains.
 
-Timing: each size is repeated until one timed run lasts the run length, and the figure
-is the minimum over the runs (the least disturbed run: on a shared machine another
-process only ever adds time; the thread's CPU clock leaves most of it out already).
+A chain begun afresh (``s = 0`` before each dot product of matmul and rows) also says
+how often (``CHS(k)``: chain k starts once more; ``"starts"`` among its counts): the
+core runs the next runs of it beside the last, by its window, which ``measure`` fits on
+the rows program (docs/measure.md, "Restarted chains").
+
+Timing: each size is repeated until one timed run lasts the run length, and a
+placement's figure is the minimum over the runs (the least disturbed run: on a shared
+machine another process only ever adds time; the thread's CPU clock leaves most of it
+out already); the program's time is the mean over the placements of its code
+(:data:`PLACEMENTS`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import threading
@@ -49,6 +57,7 @@ from parasol_core.measure import toolchain
 __all__ = [
     "CALIBRATION",
     "OPS_OF",
+    "PLACEMENTS",
     "PROGRAMS",
     "VALIDATION",
     "Program",
@@ -78,7 +87,16 @@ def _none(n: int) -> list[dict[str, int]]:
 
 
 def _matmul_chains(n: int) -> list[dict[str, int]]:
-    return [_count(dla=n**3)] if n >= CHAIN_MIN_TRIP else []  # s = s + ..., the k loop
+    # s = s + ..., the k loop, begun afresh (s = 0) for each of the n * n (i, j)
+    return [_count(dla=n**3, starts=n * n)] if n >= CHAIN_MIN_TRIP else []
+
+
+ROWS_TOTAL = 4096  # the rows program's inner iterations: 4096 / n dot products of n
+
+
+def _rows_chains(n: int) -> list[dict[str, int]]:
+    m = ROWS_TOTAL // n  # s = s + ..., begun afresh (s = 0) for each row
+    return [_count(dla=m * n, starts=m)] if n >= CHAIN_MIN_TRIP else []
 
 
 def _reduction_chains(n: int) -> list[dict[str, int]]:
@@ -104,6 +122,12 @@ def _triad(n: int) -> dict[str, int]:
 def _matmul(n: int) -> dict[str, int]:
     return _count(loopi1=1 + n + n * n, loopoh1=n + n * n + n**3, dls=n * n + n**3 + n * n,
                   arr2=2 * n**3 + n * n, dln=n**3, dla=n**3)  # fmt: skip
+
+
+def _rows(n: int) -> dict[str, int]:
+    m = ROWS_TOTAL // n
+    return _count(loopi1=1 + m, loopoh1=m + m * n, dls=m + m * n + m, arr1=2 * m * n + m,
+                  dln=m * n, dla=m * n)  # fmt: skip
 
 
 _SWEEPS = 4  # the stencil's sweeps (two there-and-back pairs)
@@ -179,6 +203,9 @@ PROGRAMS: dict[str, Program] = {p.name: p for p in (
             "a[i] = b[i] + s * c[i]"),
     Program("matmul", "dense linear algebra", (16, 32, 64), _matmul, lambda n: 24 * n * n,
             "C = A B, n x n doubles, inner product loop", _matmul_chains),
+    Program("rows", "restarted chains (short dot products)", (32, 64, 128), _rows,
+            lambda n: 8 * (ROWS_TOTAL + n + ROWS_TOTAL // n),
+            "s = s + A[r * n + k] * B[k], 4096 / n rows of n", _rows_chains),
     Program("stencil", "stencil", (1000, 4000, 16000), _stencil, lambda n: 16 * n,
             "b[i] = (a[i-1] + a[i] + a[i+1]) * c, four sweeps"),
     Program("reduction", "reduction", (2000, 8000, 32000), _reduction, lambda n: 16 * n,
@@ -206,7 +233,7 @@ OPS_OF: dict[str, frozenset[str]] = {
 """The operations each program counts (a program is run only when all are measured)."""
 
 CALIBRATION: tuple[str, ...] = ("triad", "reduction", "recurrence", "intrinsics", "chase",
-                                 "intbits")  # fmt: skip
+                                 "intbits", "rows")  # fmt: skip
 """The programs `measure` calibrates on (docs/measure.md says why these)."""
 VALIDATION: tuple[str, ...] = tuple(n for n in PROGRAMS if n not in CALIBRATION)
 """The programs `measure --validate` predicts: none was used to calibrate."""
@@ -230,16 +257,33 @@ static const char *names[NOPS] = { %(names)s };
 #define NCHAINS 2
 #define CHAIN_MIN %(chain_min)d
 #ifdef COUNT
-static long long cnt[NOPS], chn[NCHAINS][NOPS];
+static long long cnt[NOPS], chn[NCHAINS][NOPS], chs[NCHAINS];
 #define C(op) (cnt[op]++)
 #define CN(op, k) (cnt[op] += (k))
 #define CH(k, op) (chn[k][op]++)
+#define CHS(k) (chs[k]++)
 #else
 #define C(op) ((void)0)
 #define CN(op, k) ((void)0)
 #define CH(k, op) ((void)0)
+#define CHS(k) ((void)0)
 #endif
-#define NOINLINE __attribute__((noinline))
+/* Placement (PLACEMENTS): each program starts on a 64-byte boundary and then skips
+   PLACE_AT bytes of no-operations, so that the timed builds put its loops at each of
+   the four places a 16-byte aligned loop can start in a 64-byte block of code. */
+#ifndef PLACE_AT
+#define PLACE_AT 0
+#endif
+#define PLACE_STR2(x) #x
+#define PLACE_STR(x) PLACE_STR2(x)
+#if PLACE_AT == 0
+#define PLACE() ((void)0)
+#elif defined(__x86_64__) || defined(__i386__)
+#define PLACE() __asm__ volatile(".nops " PLACE_STR(PLACE_AT))
+#else
+#error "placements other than 0 are built on x86 only"
+#endif
+#define NOINLINE __attribute__((noinline, aligned(64)))
 #define MAXN %(maxn)d
 #define MAX %(max)d
 #define H(i) ((((uint32_t)(i) * 2654435761u) >> 16) & 1023u)
@@ -263,6 +307,7 @@ static double rnd(void) { rs ^= rs << 13; rs ^= rs >> 7; rs ^= rs << 17; return 
 
 /* streaming */
 NOINLINE static double triad(int n) {
+    PLACE();
     double s = vs;
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
@@ -274,12 +319,14 @@ NOINLINE static double triad(int n) {
 
 /* dense */
 NOINLINE static double matmul(int n) {
+    PLACE();
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
         C(LOOPOH1); C(LOOPI1);
         for (int j = 0; j < n; j++) {
             C(LOOPOH1);
             double s = 0; C(DLS);
+            if (n >= CHAIN_MIN) CHS(0);
             C(LOOPI1);
             for (int k = 0; k < n; k++) {
                 C(LOOPOH1);
@@ -292,8 +339,29 @@ NOINLINE static double matmul(int n) {
     return M3[n / 2][n / 3];
 }
 
+/* restarted chains: 4096 / n dot products of n, each chain begun afresh */
+NOINLINE static double rows(int n) {
+    PLACE();
+    const int m = %(rows_total)d / n;
+    C(LOOPI1);
+    for (int r = 0; r < m; r++) {
+        C(LOOPOH1);
+        double s = 0; C(DLS);
+        if (n >= CHAIN_MIN) CHS(0);
+        C(LOOPI1);
+        for (int k = 0; k < n; k++) {
+            C(LOOPOH1);
+            s = s + A[r * n + k] * B[k]; CN(ARR1, 2); C(DLN); C(DLA); C(DLS);
+            if (n >= CHAIN_MIN) CH(0, DLA);
+        }
+        Cc[r] = s; C(ARR1); C(DLS);
+    }
+    return Cc[m / 2];
+}
+
 /* stencil: there and back, SWEEPS / 2 times */
 NOINLINE static double stencil(int n) {
+    PLACE();
     const double c = vthird; /* an average: the values stay where they are (no denormals) */
     C(LOOPI1);
     for (int t = 0; t < %(sweeps)d / 2; t++) {
@@ -313,6 +381,7 @@ NOINLINE static double stencil(int n) {
 
 /* reduction */
 NOINLINE static double reduction(int n) {
+    PLACE();
     double s = 0; C(DLS);
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
@@ -324,6 +393,7 @@ NOINLINE static double reduction(int n) {
 
 /* integer and bit work */
 NOINLINE static double intbits(int n) {
+    PLACE();
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
@@ -336,6 +406,7 @@ NOINLINE static double intbits(int n) {
 
 /* division-heavy */
 NOINLINE static double divide(int n) {
+    PLACE();
     int s = 0; C(ILS);
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
@@ -349,6 +420,7 @@ NOINLINE static double divide(int n) {
 
 /* branchy: IC[i] = H(i), half above the threshold in no pattern a predictor learns */
 NOINLINE static double branchy(int n) {
+    PLACE();
     int s = 0; C(ILS);
     const int t = %(threshold)d;
     C(LOOPI1);
@@ -363,6 +435,7 @@ NOINLINE static double branchy(int n) {
 
 /* pointer chasing: IB holds one random cycle through 0..n-1 */
 NOINLINE static double chase(int n) {
+    PLACE();
     int p = 0; C(ILS);
     long steps = (long)%(chase)d * n;
     C(LOOPI1);
@@ -375,6 +448,7 @@ NOINLINE static double chase(int n) {
 
 /* intrinsics */
 NOINLINE static double intrinsics(int n) {
+    PLACE();
     double s = 0; C(DLS);
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
@@ -387,6 +461,7 @@ NOINLINE static double intrinsics(int n) {
 
 /* dependent recurrences */
 NOINLINE static double recurrence(int n) {
+    PLACE();
     double x = vs, c = vd; CN(DLS, 2);
     unsigned k = (unsigned)n; C(ILS);
     C(LOOPI1);
@@ -400,6 +475,7 @@ NOINLINE static double recurrence(int n) {
 
 /* polynomial evaluation */
 NOINLINE static double poly(int n) {
+    PLACE();
     C(LOOPI1);
     for (int i = 0; i < n; i++) {
         C(LOOPOH1);
@@ -459,6 +535,7 @@ int main(int argc, char **argv) {
 #ifdef COUNT
         memset(cnt, 0, sizeof cnt);
         memset(chn, 0, sizeof chn);
+        memset(chs, 0, sizeof chs);
         sink_d = f(size);
         printf("{\"size\": %%d, \"counts\": {", size);
         for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], cnt[i]);
@@ -466,7 +543,7 @@ int main(int argc, char **argv) {
         for (int k = 0; k < NCHAINS; k++) {
             printf("%%s{", k ? ", " : "");
             for (int i = 0; i < NOPS; i++) printf("%%s\"%%s\": %%lld", i ? ", " : "", names[i], chn[k][i]);
-            printf("}");
+            printf(", \"starts\": %%lld}", chs[k]);
         }
         printf("]}\n");
 #else
@@ -504,14 +581,27 @@ def source() -> str:
         "threshold": _THRESHOLD,
         "chase": _CHASE_STEPS,
         "chain_min": CHAIN_MIN_TRIP,
+        "rows_total": ROWS_TOTAL,
         "table": ",\n".join(f'    {{"{n}", {n}}}' for n in PROGRAMS),
     }
+
+
+PLACEMENTS: tuple[int, ...] = (0, 16, 32, 48)
+"""Where the timed builds place the programs' code: bytes of no-operations after each
+program's 64-byte aligned start (``PLACE_AT``). gcc aligns a loop to 16 bytes at -O2, so
+a loop starts at one of four places in a 64-byte block of code, and which one the
+compiler and linker happen to give changes the time of a tight loop by up to 1.6x on
+the AMD EPYC of docs/measure.md ("Where a loop lands"): one build times one arbitrary
+place. A program's time is the mean over the four (the time of the program wherever its
+code lands), each the least of its runs there. On a processor other than x86 the builds
+other than 0 are not made (the no-operations are x86's) and the time is that of one."""
 
 
 @dataclass(frozen=True)
 class SuiteRun:
     """One program at one size: its counts and its measured time (seconds per run of
-    the program, the minimum over the runs, and every run)."""
+    the program: the mean over the placements of the least run at each, and every
+    run)."""
 
     program: str
     size: int
@@ -519,6 +609,8 @@ class SuiteRun:
     seconds: float
     runs: tuple[float, ...] = field(default=(), compare=False)
     chains: tuple[dict[str, int], ...] = ()  # its loop-carried chains (instrumented)
+    # the least run at each placement timed (PLACEMENTS), in their order
+    placed: tuple[float, ...] = field(default=(), compare=False)
 
 
 def run_suite(
@@ -532,19 +624,28 @@ def run_suite(
     sizes: Mapping[str, Sequence[int]] | None = None,
     on_idle: Callable[[], None] | None = None,
     passes: int = 1,
+    placements: Sequence[int] = PLACEMENTS,
 ) -> list[SuiteRun]:
-    """Build the suite twice (counted and timed) with ``flags`` and run ``programs`` at
-    their three sizes (or ``sizes[name]``): one :class:`SuiteRun` per program and size.
+    """Build the suite (counted, and timed once per placement of its code) with
+    ``flags`` and run ``programs`` at their three sizes (or ``sizes[name]``): one
+    :class:`SuiteRun` per program and size.
 
-    ``passes``: the timed programs are run that many times over, each program a process
-    of its own each time, one pass after the other (every program once, then again), and
-    a size's time is the minimum of all its runs. A process has an address layout and a
-    state of the predictors of its own, and one pass spans a few seconds of the
-    machine's: two measurements a minute apart timed one pass each differed by up to
-    14 % in a program (docs/measure.md, "The program suite"); the least of several
-    passes repeats within a few per cent."""
+    ``placements`` (:data:`PLACEMENTS`): each program is timed in a build that places
+    its code there, a process of its own for each; a size's time is the mean over the
+    placements of the least run at each (where the builds other than 0 cannot be made,
+    off x86, placement 0 alone). ``passes``: every placement that many times over; each
+    (pass, placement) is a pass over the programs (every program once, then the next
+    placement), so a program's processes lie apart in time, and the least run at a
+    placement is taken over every pass. A process has an address layout and a state of
+    the predictors of its own, and a few seconds of a shared machine can be slow for
+    every process at once: two measurements a minute apart timed one pass each differed
+    by up to 14 % in a program, and a validation whose four placements of a program ran
+    one after the other found it 1.7x slower (docs/measure.md, "The program suite",
+    "Where a loop lands")."""
     if passes < 1:
         raise ValueError(f"passes: at least 1, not {passes}")
+    if not placements or any(not 0 <= p <= 4096 for p in placements):
+        raise ValueError(f"placements: from 0 to 4096 bytes, at least one, not {placements!r}")
     out: list[SuiteRun] = []
     held = build = None
     try:
@@ -554,11 +655,25 @@ def run_suite(
         src.write_text(source())
         if on_step is not None:
             on_step("compiling the program suite")
-        toolchain.compile_c(cc, src, build / "timed", list(flags), cancel)
         toolchain.compile_c(cc, src, build / "counted", [*flags, "-DCOUNT"], cancel)
+        built = []
+        for at in dict.fromkeys(placements):
+            try:
+                toolchain.compile_c(cc, src, build / f"timed{at}", [*flags, f"-DPLACE_AT={at}"],
+                                    cancel)  # fmt: skip
+            except RuntimeError:
+                if at == 0:
+                    raise
+                continue  # not x86: the no-operations that place the code are x86's
+            built.append(at)
+        if not built:
+            toolchain.compile_c(cc, src, build / "timed0", list(flags), cancel)
+            built = [0]
         counts: dict[tuple[str, int], dict[str, int]] = {}
         chains: dict[tuple[str, int], tuple[dict[str, int], ...]] = {}
-        timed: dict[tuple[str, int], list[float]] = {}  # in the programs' and sizes' order
+        # in the programs' and sizes' order: every run, and the least at each placement
+        timed: dict[tuple[str, int], list[float]] = {}
+        least: dict[tuple[str, int], dict[int, float]] = {}
         sizes_of = {name: [str(s) for s in (sizes or {}).get(name, PROGRAMS[name].sizes)]
                     for name in programs}  # fmt: skip
         for name in programs:
@@ -571,19 +686,25 @@ def run_suite(
                     chains[key] = tuple(c for c in ({k: v for k, v in ch.items() if v}
                                                     for ch in d["chains"]) if c)  # fmt: skip
                     timed[key] = []
-        for done in range(passes):
+                    least[key] = {}
+        rounds = [at for _ in range(passes) for at in built]  # each pass, each placement
+        for k, at in enumerate(rounds):
             for name in programs:
                 if on_step is not None:
-                    again = f", pass {done + 1} of {passes}" if passes > 1 else ""
+                    again = f", pass {k + 1} of {len(rounds)}" if len(rounds) > 1 else ""
                     on_step(f"program suite: {name} ({PROGRAMS[name].character}{again})")
-                argv = [str(build / "timed"), name, str(runs), repr(need), *sizes_of[name]]
+                argv = [str(build / f"timed{at}"), name, str(runs), repr(need), *sizes_of[name]]
                 with closing(toolchain.run_lines(argv, cancel, on_idle)) as lines:
                     for line in lines:
                         d = json.loads(line)
-                        timed[(name, d["size"])].extend(float(s) for s in d["seconds"])
+                        key = (name, d["size"])
+                        secs = [float(s) for s in d["seconds"]]
+                        timed[key].extend(secs)
+                        least[key][at] = min([least[key].get(at, math.inf), *secs])
         for (name, size), secs in timed.items():
-            out.append(SuiteRun(name, size, counts[(name, size)], min(secs), tuple(secs),
-                                chains[(name, size)]))  # fmt: skip
+            placed = tuple(least[(name, size)][at] for at in built)
+            out.append(SuiteRun(name, size, counts[(name, size)], math.fsum(placed) / len(placed),
+                                tuple(secs), chains[(name, size)], placed))  # fmt: skip
     finally:
         if build is not None:
             shutil.rmtree(build, ignore_errors=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from parasol_core.analysis.block_time import estimate_block, read_latencies
+from parasol_core.analysis.block_time import CHAIN_STARTS, BlockNotes, estimate_block
 from parasol_core.base import filelock, signals
 from parasol_core.base.words import counted
 from parasol_core.measure import suite, toolchain
@@ -264,21 +264,24 @@ def _suite_rows(machine: Machine, proc, cached: bool, cc: list[str],  # noqa: AN
     passes = suite_passes_of(options)
 
     def step(what: str) -> None:
-        _report(progress, done[0] / max(1, len(programs) * passes), what, None)
+        _report(progress, done[0] / max(1, len(programs) * passes * len(suite.PLACEMENTS)),
+                what, None)  # fmt: skip
         done[0] += 1 if what.startswith("program suite:") else 0
 
     runs = suite.run_suite(cc, list(options.cflags), programs, runs=suite_runs_of(options),
                            need=suite_need_of(options), passes=passes, cancel=cancel,
                            on_step=step)  # fmt: skip
-    latencies = read_latencies(machine.src.text, proc.id) if machine.src is not None else {}
+    notes = BlockNotes.of(machine)
+    latencies = notes.latencies.get(str(proc.id), {})
     out = []
     for r in runs:
         have = {k: v for k, v in r.counts.items() if v and k in proc.timings}
         missing = tuple(k for k, v in r.counts.items() if v and k not in proc.timings)
-        chains = [{k: v for k, v in c.items() if k in latencies or k in proc.timings}
+        chains = [{k: v for k, v in c.items()
+                   if k in latencies or k in proc.timings or k == CHAIN_STARTS}
                   for c in r.chains]  # fmt: skip
         est = estimate_block(machine, proc.id, have, cached=cached, chains=chains,
-                             latencies=latencies)  # fmt: skip
+                             latencies=latencies, window=notes.windows.get(str(proc.id)))  # fmt: skip
         out.append(ValidationRow(r.program, r.size, est.mean, r.seconds,
                                  est.mean / r.seconds, r.counts, missing, est.bound))  # fmt: skip
     return out

@@ -235,6 +235,49 @@ def test_a_chain_longer_than_the_sum_bounds_the_block():
         estimate_block(machine, 3, counts, chains=[{"sqrtd": 1}], latencies=lat)
 
 
+WINDOW_LINE = "# chain window, processor 3: 8 iterations ahead of a chain's end (...)\n"
+
+
+def test_a_chain_begun_afresh_is_divided_by_the_runs_the_core_overlaps():
+    """A chain of 64 additions begun 16 times (runs of 4) on a core whose window is 8
+    iterations: 1 + 8 / 4 = 3 runs at once, the chain's time and deviation / 3; without
+    the window, or run through once, nothing is divided; 'starts' is checked."""
+    from parasol_core.analysis.block_time import answer_block, read_chain_windows
+
+    machine = loads(LATENCY_LINES + WINDOW_LINE + MODEL)
+    assert read_chain_windows(machine.src.text) == {"3": 8.0}
+    lat = {"ila": (2e-06, 1e-07)}
+    chain = {"ila": 64, "starts": 16}
+    est = estimate_block(machine, 3, {"ila": 1}, chains=[chain], latencies=lat, window=8)
+    assert est.chain_at_once == pytest.approx(3.0) and est.bound == "chain"
+    assert est.mean == pytest.approx(64 * 2e-06 / 3) and est.sd == pytest.approx(64e-07 / 3)
+    once = estimate_block(machine, 3, {"ila": 1}, chains=[{"ila": 64}], latencies=lat,
+                          window=8)  # fmt: skip
+    assert once.chain_at_once == 1.0 and once.mean == pytest.approx(64 * 2e-06)
+    assert estimate_block(machine, 3, {"ila": 1}, chains=[chain],
+                          latencies=lat).mean == pytest.approx(64 * 2e-06)  # fmt: skip
+    # answer_block reads the window of the processor asked about from the model's text
+    answer = answer_block(machine, 3, {"ila": 1}, chains=[chain])
+    assert answer.estimate.chain_at_once == pytest.approx(3.0)
+    assert answer_block(machine, 1, {"ila": 1}, chains=[chain]).estimate.chain_at_once == 1.0
+    for bad in (65, -1, True, "4", float("nan")):
+        with pytest.raises(ValueError, match="'starts' in the chain"):
+            estimate_block(machine, 3, {"ila": 1}, chains=[{"ila": 64, "starts": bad}])
+
+
+def test_cli_block_says_how_many_runs_of_a_restarted_chain_overlap(capsys, tmp_path):
+    path = tmp_path / "m.machine"
+    path.write_text(LATENCY_LINES + WINDOW_LINE + MODEL)
+    status, out, err = run(capsys, "block", path, "--processor", "3", "ila=1",
+                           "--chain", "ila=64,starts=16")  # fmt: skip
+    assert status == 0 and err == ""
+    assert float(out.splitlines()[0].removeprefix("mean: ")) == pytest.approx(64 * 2e-06 / 3)
+    assert "3 of its runs at once (the model's chain window)" in out
+    status, out, err = run(capsys, "block", path, "--processor", "3", "ila=1",
+                           "--chain", "ila=4,starts=5")  # fmt: skip
+    assert status == 1 and "'starts' in the chain must be from 0 to the chain's iterations" in err
+
+
 def test_a_models_notes_read_once_answer_each_processors_blocks():
     """answer_block with the model's notes read once (the estimator keeps them for each
     stored model: each is a scan of the whole text) answers as reading them each time."""

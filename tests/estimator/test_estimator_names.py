@@ -93,7 +93,7 @@ def test_the_cases_are_every_param_that_takes_a_processor():
 
 def test_server_info_says_1_8(estimator):  # noqa: F811
     with estimator.client() as c:
-        assert c.call("server.info")["protocol"] == "1.8"
+        assert c.call("server.info")["protocol"] == "1.9"
 
 
 PAIRS = [[1, 3], [2, 3], [3, 1]]

@@ -67,18 +67,24 @@ def test_every_programs_counts_match_its_instrumented_build(tmp_path):
 def test_the_chains_follow_the_convention():
     """A chain is a part of the counts (every operation on it is counted), the chains
     of a program declare what its statement says (the reduction's add, the chase's
-    load, the recurrence's two), and a loop shorter than CHAIN_MIN_TRIP has none."""
+    load, the recurrence's two), a chain begun afresh says how often (``starts``: each
+    (i, j) of matmul, each row of rows), and a loop shorter than CHAIN_MIN_TRIP has
+    none."""
     for name, prog in suite.PROGRAMS.items():
         for size in prog.sizes:
             counts = prog.counts(size)
             for chain in prog.chains(size):
-                assert all(0 < n <= counts[op] for op, n in chain.items()), (name, size)
+                ops = {op: n for op, n in chain.items() if op != "starts"}
+                assert all(0 < n <= counts[op] for op, n in ops.items()), (name, size)
+                assert 0 < chain.get("starts", 1) <= max(ops.values()), (name, size)
     assert suite.PROGRAMS["reduction"].chains(2000) == [{"dla": 2000}]
     assert suite.PROGRAMS["chase"].chains(512) == [{"arr1": 8 * 512}]
     assert len(suite.PROGRAMS["recurrence"].chains(2000)) == 2
     assert suite.PROGRAMS["poly"].chains(1000) == []  # its inner loop runs 8 < 16 times
-    assert suite.PROGRAMS["matmul"].chains(16) == [{"dla": 16**3}]
+    assert suite.PROGRAMS["matmul"].chains(16) == [{"dla": 16**3, "starts": 16**2}]
+    assert suite.PROGRAMS["rows"].chains(64) == [{"dla": 4096, "starts": 64}]
     assert suite.PROGRAMS["matmul"].chains(8) == []  # below CHAIN_MIN_TRIP
+    assert suite.PROGRAMS["rows"].chains(8) == []
     assert suite.PROGRAMS["triad"].chains(2000) == []
 
 
@@ -89,8 +95,35 @@ def test_a_timed_suite_run_takes_longer_at_a_larger_size():
                            sizes={"triad": (1000, 16000)})  # fmt: skip
     assert [(r.program, r.size) for r in runs] == [("triad", 1000), ("triad", 16000)]
     assert runs[0].counts == suite.PROGRAMS["triad"].counts(1000)
-    assert all(r.seconds == min(r.runs) and len(r.runs) == 3 for r in runs)
+    assert all(len(r.runs) == 3 * len(suite.PLACEMENTS) for r in runs)
     assert runs[1].seconds > 4 * runs[0].seconds  # 16x the work
+
+
+@needs_cc
+def test_a_programs_time_is_the_mean_over_the_places_its_code_lands(tmp_path):
+    """Each placement is a build of its own whose programs start PLACE_AT bytes past a
+    64-byte boundary (so its loops land there: seen in the binary), and a size's time is
+    the mean over the placements of the least run at each."""
+    cc = toolchain.find_compiler()
+    runs = suite.run_suite(cc, ["-O2"], ["triad"], runs=2, need=0.001,
+                           sizes={"triad": (1000,)}, placements=(0, 32))  # fmt: skip
+    (r,) = runs
+    assert len(r.placed) == 2 and len(r.runs) == 4
+    assert r.seconds == pytest.approx(sum(r.placed) / 2)
+    assert min(r.runs) == min(r.placed)
+    src = tmp_path / "suite.c"
+    src.write_text(suite.source())
+    starts = {}
+    for at in (0, 16):
+        toolchain.compile_c(cc, src, tmp_path / f"s{at}.s", ["-O2", f"-DPLACE_AT={at}"],
+                            assembly=True)  # fmt: skip
+        asm = (tmp_path / f"s{at}.s").read_text()
+        body = asm[asm.index("\ntriad:") :]
+        body = body[: body.index(".cfi_endproc")]
+        starts[at] = body
+    assert ".nops 16" in starts[16] and ".nops" not in starts[0]
+    with pytest.raises(ValueError, match="placements"):
+        suite.run_suite(cc, ["-O2"], ["triad"], placements=())
 
 
 @needs_cc
@@ -103,12 +136,15 @@ def test_passes_time_every_program_again_in_a_process_of_its_own_and_keep_the_le
     timed = [s for s in steps if s.startswith("program suite:")]
     # every program once a pass, one pass after the other: a slow spell of the machine
     # falls on different programs in different passes
-    assert [t.split()[2] for t in timed] == ["triad", "intbits"] * 3
-    assert timed[-1].endswith("pass 3 of 3)")
+    rounds = 3 * len(suite.PLACEMENTS)  # each pass at each placement
+    assert [t.split()[2] for t in timed] == ["triad", "intbits"] * rounds
+    assert timed[-1].endswith(f"pass {rounds} of {rounds})")
     assert [(r.program, r.size) for r in runs] == [("triad", 500), ("triad", 1000),
                                                    ("intbits", 500)]  # fmt: skip
-    # each size's runs from all three processes, its figure the least of them
-    assert all(len(r.runs) == 2 * 3 and r.seconds == min(r.runs) for r in runs)
+    # each size's runs from all three passes at every placement, each placement's figure
+    # the least of its runs over the passes
+    assert all(len(r.runs) == 2 * 3 * len(suite.PLACEMENTS) for r in runs)
+    assert all(min(r.placed) == min(r.runs) for r in runs)
     assert runs[2].counts == suite.PROGRAMS["intbits"].counts(500)
     with pytest.raises(ValueError, match="passes"):
         suite.run_suite(cc, ["-O2"], ["triad"], passes=0)
@@ -233,6 +269,44 @@ def test_calibration_leaves_out_the_programs_their_chain_bounds():
     assert "non-negative least squares on p1, p2, p3, p4" in cal.describe()
     with pytest.raises(ValueError, match="counts sqrtd"):
         calibrate.calibrate([("p", {"sqrtd": 1}, 1.0)], lat, thr)
+
+
+def test_the_window_is_fitted_on_the_restarted_chains_and_overlaps_them():
+    """Programs whose chains begin afresh every L iterations, timed as their chain at
+    latency over 1 + 30 / L: the fit finds the window 30 from them alone, the chain
+    bound of a restarted chain is divided by that, and the weights come back as the
+    other programs made them."""
+    lat = {"loopoh1": 1e-9, "dla": 4e-9, "dln": 4e-9}
+    thr = {"dla": 1e-9, "dln": 0.5e-9}
+
+    def through(counts):
+        return sum(n * (0.5 * lat[op] if op == "loopoh1" else 0.8 * thr[op])
+                   for op, n in counts.items())  # fmt: skip
+
+    runs = [(f"p{k}", c, through(c), []) for k, c in enumerate(
+        ({"loopoh1": 100, "dla": 300}, {"loopoh1": 10, "dla": 10, "dln": 500},
+         {"loopoh1": 1000, "dln": 10}))]  # fmt: skip
+    for length in (32, 64, 128):
+        chain = {"dla": 4096, "starts": 4096 // length}
+        runs.append(("rows", {"loopoh1": 4096, "dla": 4096}, 4096 * 4e-9 / (1 + 30 / length),
+                     [chain]))  # fmt: skip
+    window, used = calibrate.fit_window(runs, lat)
+    assert window == pytest.approx(30) and used == ("rows@32", "rows@64", "rows@128")
+    cal = calibrate.calibrate(runs, lat, thr)
+    assert cal.window == pytest.approx(30)
+    assert cal.weights[("arith", "throughput")] == pytest.approx(0.8)
+    assert cal.rms_relative == pytest.approx(0, abs=1e-9)
+    assert "every 32, 64, 128 iterations" in cal.window_words()
+    # the chain bound of a restarted chain, and of one run through once
+    assert calibrate.chain_time([{"dla": 4096, "starts": 64}], lat, 30) == pytest.approx(
+        4096 * 4e-9 / (1 + 30 / 64))  # fmt: skip
+    assert calibrate.chain_time([{"dla": 4096}], lat, 30) == pytest.approx(4096 * 4e-9)
+    # no program restarts a chain: no window, and the header says none
+    assert calibrate.fit_window(runs[:3], lat) is None
+    assert calibrate.calibrate(runs[:3], lat, thr).window is None
+    # a core that overlaps nothing fits 0, never a negative window
+    slow = [("rows", {"dla": 4096}, 4096 * 5e-9, [{"dla": 4096, "starts": 64}])]
+    assert calibrate.fit_window(slow, lat)[0] == 0.0
 
 
 # --- the validation report -------------------------------------------------------------
