@@ -448,13 +448,18 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
             # a log plot: a size predicted at 0 (no counted operation timed) is left out
             mine = [r for r in self.rows if r.experiment == name and r.measured > 0
                     and r.predicted > 0]  # fmt: skip
-            # a program predicted by its loop-carried chain (docs/measure.md, "Chains"):
-            # a triangle, and said in the legend
-            chain = any(r.bound == "chain" for r in mine)
-            self.valid_plot.plot([r.measured for r in mine], [r.predicted for r in mine],
-                                 pen=None, symbol="t" if chain else "o", symbolSize=8,
-                                 symbolBrush=colours[i % len(colours)],
-                                 name=f"{name} (chain)" if chain else name)  # fmt: skip
+            # a size predicted by its loop-carried chain (docs/measure.md, "Chains"): a
+            # triangle, the others a disc, and the legend says at how many sizes
+            # (one item per marker: the legend draws an item's one symbol, and names the
+            # program once, on the triangles where any size is chained)
+            named = "t" if any(_bound_symbol(r.bound) == "t" for r in mine) else "o"
+            for symbol in ("t", "o"):
+                some = [r for r in mine if _bound_symbol(r.bound) == symbol]
+                if some:
+                    self.valid_plot.plot(
+                        [r.measured for r in some], [r.predicted for r in some], pen=None,
+                        symbol=symbol, symbolSize=8, symbolBrush=colours[i % len(colours)],
+                        name=_bound_name(name, [r.bound for r in mine]) if symbol == named else None)  # fmt: skip
         everything = [v for r in self.rows for v in (r.measured, r.predicted) if v > 0]
         if everything:
             lo, hi = min(everything), max(everything)
@@ -470,3 +475,19 @@ class MeasureDialog(CancelsItsRunFirst, QDialog):
                             f"{min(ratios):.3g} to {max(ratios):.3g} over "
                             f"{counted(len(ratios), 'problem size')}." + held_out)  # fmt: skip
         self.report.setPlainText(format_validation_table(self.rows, self.validated_text))
+
+
+def _bound_symbol(bound: str) -> str:
+    """A validation point's marker: a triangle where the loop-carried chain bounds it."""
+    return "t" if bound == "chain" else "o"
+
+
+def _bound_name(name: str, bounds: list[str]) -> str:
+    """A program's legend entry: its name, and where its chain bounds it (at every size
+    shown, or at some)."""
+    chained = sum(b == "chain" for b in bounds)
+    if not chained:
+        return name
+    if chained == len(bounds):
+        return f"{name} (chain)"
+    return f"{name} (chain at {chained} of {len(bounds)} sizes)"

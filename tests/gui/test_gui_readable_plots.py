@@ -120,7 +120,11 @@ def test_the_measure_dialogs_plots_at(width, main_window, qtbot, monkeypatch):
             measured = scale * size * (1 + 0.1 * math.sin(size))
             rows.append(ValidationRow(name, size, measured * 1.3, measured, 1.3))
     for size in (2000, 8000, 32000):  # a held-out program its loop-carried chain bounds
-        rows.append(ValidationRow("matmul", size, 9e-7 * size, 1e-6 * size, 0.9, bound="chain"))
+        rows.append(ValidationRow("reduction", size, 9e-7 * size, 1e-6 * size, 0.9,
+                                  bound="chain"))  # fmt: skip
+    for size, bound in ((16, "throughput"), (32, "chain"), (64, "chain")):  # at two sizes
+        rows.append(ValidationRow("matmul", size, 8e-9 * size**3, 1e-8 * size**3, 0.8,
+                                  bound=bound))  # fmt: skip
     monkeypatch.setattr(validation, "validate_host", lambda *a, **k: rows)
     main_window.show_measure()
     dialog = main_window.measure_dialog
@@ -137,7 +141,13 @@ def test_the_measure_dialogs_plots_at(width, main_window, qtbot, monkeypatch):
     settle(qtbot, dialog, width, 700)
     check_plots(dialog, f"measure dialog at {width} px, validation", 1)
     legend = [label.text for _, label in dialog.valid_plot.plotItem.legend.items]
-    assert "matmul (chain)" in legend and "GEB" in legend
+    assert "reduction (chain)" in legend and "GEB" in legend
+    assert "matmul (chain at 2 of 3 sizes)" in legend
+    # each point marked by its own bound: matmul's throughput-bound n = 16 is a disc
+    measured = {1e-8 * n**3 for n in (16, 32, 64)}
+    marks = sorted((x, item.opts["symbol"]) for item in dialog.valid_plot.plotItem.listDataItems()
+                   for x in item.xData if x in measured)  # fmt: skip
+    assert [m for _, m in marks] == ["o", "t", "t"]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
