@@ -29,6 +29,7 @@ __all__ = [
     "MAX_WORKING_SET",
     "answer_block",
     "chain_overlap",
+    "checked_chains",
     "parse_counts",
     "MemoryLevel",
     "read_latencies",
@@ -276,6 +277,22 @@ def parse_counts(text: str) -> dict[str, int | float]:
     return out
 
 
+def checked_chains(chains: object) -> list[dict[str, float]]:
+    """Loop-carried chains as a caller gives them (a list of objects of mnemonic: count,
+    each with an optional :data:`CHAIN_STARTS`), checked as :func:`estimate_block` checks
+    them: ValueError saying which chain and why."""
+    if not isinstance(chains, (list, tuple)) or not all(isinstance(c, Mapping) for c in chains):
+        raise ValueError('the chains must be a list of objects of mnemonic: count, like '
+                         '[{"dla": 4096, "starts": 64}]')  # fmt: skip
+    out = []
+    for k, chain in enumerate(chains, 1):
+        where = f" in chain {k}" if len(chains) > 1 else " in the chain"
+        ops = _merged({n: c for n, c in chain.items() if n != CHAIN_STARTS}, where)
+        starts = _starts(chain, ops, where)
+        out.append({**ops, CHAIN_STARTS: starts} if CHAIN_STARTS in chain else ops)
+    return out
+
+
 def checked_counts(counts: object) -> dict[str, float]:
     """Instruction counts as a caller gives them (a front end's form, a request),
     checked as :func:`estimate_block` checks them, before any is asked about: a mapping
@@ -461,6 +478,20 @@ class BlockAnswer:
                     f"{self.ratios[0]:.3g} .. {self.ratios[1]:.3g} on programs the "
                     "measurement never saw")  # fmt: skip
         return f"{why}; the model records no validation, so how far the sum is from real code is unknown"
+
+    def bound_words(self) -> str | None:
+        """Which bound holds and the two, in words (``parasol-model block``'s ``bound:``
+        line); None without chains."""
+        e = self.estimate
+        if e.chain_bound is None:
+            return None
+        at = ("the model's measured latencies" if e.chain_source == "latency" else
+              "the model's timings (it records no measured latencies)")  # fmt: skip
+        if e.chain_at_once != 1.0:
+            at += f", {e.chain_at_once:.3g} of its runs at once (the model's chain window)"
+        other = "chain" if e.bound == "throughput" else "throughput"
+        return (f"{e.bound} (throughput sum {e.throughput_bound:.4g} s, longest chain "
+                f"{e.chain_bound:.4g} s at {at}; the {other} bound is the smaller)")  # fmt: skip
 
     def level_words(self) -> str | None:
         """The memory level charged, in words; None without a working set."""

@@ -316,16 +316,9 @@ def cmd_block(args: argparse.Namespace) -> int:
     level = answer.level_words()
     if level is not None:
         out += f"memory level: {level}\n"
-    if estimate.chain_bound is not None:
-        at = ("the model's measured latencies" if estimate.chain_source == "latency" else
-              "the model's timings (it records no measured latencies)")  # fmt: skip
-        other = "chain" if estimate.bound == "throughput" else "throughput"
-        if estimate.chain_at_once != 1.0:
-            at += (f", {estimate.chain_at_once:.3g} of its runs at once (the model's chain "
-                   "window)")  # fmt: skip
-        out += (f"bound: {estimate.bound} (throughput sum {format_number(estimate.throughput_bound)}"
-                f", longest chain {format_number(estimate.chain_bound)} at {at}; the "
-                f"{other} bound is the smaller)\n")  # fmt: skip
+    bound = answer.bound_words()
+    if bound is not None:
+        out += f"bound: {bound}\n"
     lo, hi, why = answer.low, answer.high, answer.interval_basis()
     out += f"interval: {lo:.4g} .. {hi:.4g} ({why})\n"
     sys.stdout.write(out)

@@ -879,7 +879,7 @@ def estimate_block_method(
         out.update(bound=estimate.bound,
                    throughput=_finite(estimate.throughput_bound, "the throughput sum"),
                    chain=_finite(estimate.chain_bound, "the chain"),
-                   chain_at=estimate.chain_source,
+                   chain_at=estimate.chain_source, bound_words=answer.bound_words(),
                    chain_at_once=_finite(estimate.chain_at_once, "the runs at once"))  # fmt: skip
     return out
 

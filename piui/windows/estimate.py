@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QMargins, QSize
+from PySide6.QtCore import QMargins, QSize, Qt
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
@@ -24,9 +24,11 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLayout,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -102,6 +104,9 @@ class _TurningBox(QGroupBox):
         for layout in (self._left, self._right, self.halves):
             layout.invalidate()  # their minimum sizes are cached: the new answer's width
         self._turn(self.width())
+        # and the row of boxes asks this one's least width again: an answer wider than
+        # the box's share of a wide panel (three boxes side by side) was cut at its edge
+        self.updateGeometry()
 
     def _turn(self, width: int) -> None:
         if turn_layout(self.halves, width, self.one_row_width()):
@@ -125,6 +130,19 @@ class _Message(MessageLine):
     def clear(self) -> None:
         super().clear()
         self.setVisible(False)
+
+
+def _read_counts(text: str) -> object:
+    """Counts typed as JSON (text starting ``{`` or ``[``, or nothing) or ``OP=N,...``
+    (as ``parasol-model block`` takes them); ValueError saying where JSON went wrong."""
+    from parasol_core.analysis.block_time import parse_counts
+
+    if text[:1] in ("", "{", "["):  # JSON, as the placeholder shows it
+        try:
+            return json.loads(text or "{}")
+        except json.JSONDecodeError as e:
+            raise ValueError(f"not JSON: {e.msg} (line {e.lineno}, column {e.colno})") from None
+    return parse_counts(text)
 
 
 class EstimatePanel(QWidget):
@@ -174,13 +192,58 @@ class EstimatePanel(QWidget):
             'instruction counts: ila=4,ils=2,goto=1 or JSON {"ila": 4, "ils": 2}'
         )
         self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
+        # issue 34's block: its loop-carried chains and the working set its arrays span
+        self.chains = QPlainTextEdit()
+        self.chains.setPlaceholderText("loop-carried chains, one a line: dla=1000 or "
+                                       "dla=4096,starts=64")  # fmt: skip
+        self.chains.setToolTip(
+            "the operations on each loop-carried dependence chain of the block (each waits "
+            "for the one before), one chain a line, as parasol-model block --chain takes "
+            "them (starts=S: the chain begins afresh S times, and the core runs several of "
+            "its runs at once by the model's chain window); the estimate is the larger of "
+            "the sum over the counts and the longest chain at the model's measured latencies "
+            "(docs/measure.md, \"Chains\")"
+        )  # fmt: skip
+        self.chains.setMaximumHeight(2 * self.chains.fontMetrics().height() + 12)
+        self.working_set = QLineEdit()
+        self.working_set.setPlaceholderText("bytes")
+        self.working_set.setToolTip(
+            "the bytes of data the block's arrays span (optional), as parasol-model block "
+            "--working-set: each array reference is charged the memory level that holds "
+            "that much, on a model measured by parasol-model measure"
+        )  # fmt: skip
+        self.working_set.setMaximumWidth(110)
         self.cached = QCheckBox("loop in the cache")
         self.block_button = QPushButton("Estimate &block")
         self.block_text = QLabel()
+        # the answer wraps within its box: with the interval and the bound it is wider
+        # than the box's share of a wide panel, and was cut at the box's edge
+        self.block_text.setWordWrap(True)
         block_box = _TurningBox("Basic block", (QLabel("processor type"), self.processor,
                                                 self.cached),
                                 (self.block_button, self.block_text))  # fmt: skip
-        block_box.rows.addWidget(self.counts)
+        # the chains and the working set are a second question's worth of fields: shown
+        # when asked for (a disclosure beside the counts, so the panel's low dock keeps
+        # its height and width), and asked about only while shown
+        self.more = QToolButton()
+        self.more.setText("chains…")
+        self.more.setCheckable(True)
+        self.more.setArrowType(Qt.ArrowType.RightArrow)
+        self.more.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.more.setToolTip("the block's loop-carried chains and its working set (shown "
+                             "and asked about while this is on)")  # fmt: skip
+        self.extra = QWidget()
+        extra = QVBoxLayout(self.extra)
+        extra.setContentsMargins(0, 0, 0, 0)
+        extra.setSpacing(2)
+        extra.addWidget(self.chains)
+        extra.addLayout(_row(QLabel("working set"), self.working_set))
+        self.extra.setVisible(False)
+        counts_row = QHBoxLayout()
+        counts_row.addWidget(self.counts, 1)
+        counts_row.addWidget(self.more, 0, Qt.AlignmentFlag.AlignTop)
+        block_box.rows.addLayout(counts_row)
+        block_box.rows.addWidget(self.extra)
         for box in (route_box, transfer_box, block_box):
             box.layout().setContentsMargins(6, 2, 6, 2)
             box.layout().setSpacing(2)
@@ -218,6 +281,9 @@ class EstimatePanel(QWidget):
         self.bytes.textChanged.connect(lambda _t: self.transfer_text.clear())
         self.phase.toggled.connect(lambda _on: self.transfer_text.clear())
         self.counts.textChanged.connect(self._clear_block)
+        self.chains.textChanged.connect(self._clear_block)
+        self.more.toggled.connect(self._show_more)
+        self.working_set.textChanged.connect(lambda _t: self._clear_block())
         self.processor.valueChanged.connect(lambda _v: self._clear_block())
         self.cached.toggled.connect(lambda _on: self._clear_block())
         self.route_button.clicked.connect(lambda: self.ask_route())
@@ -238,6 +304,14 @@ class EstimatePanel(QWidget):
         self._fit_to_model()
         self._show_model()
 
+    def _show_more(self, on: bool) -> None:
+        """Show or hide the chains and the working set: the question changes with them."""
+        self.more.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        self.extra.setVisible(on)
+        self._clear_block()
+        if on:
+            self.chains.setFocus()
+
     def _clear_block(self) -> None:
         """The block's answer goes with the question it answered (its tooltip too)."""
         self.block_text.clear()
@@ -245,10 +319,13 @@ class EstimatePanel(QWidget):
         self._refit()
 
     def _refit(self) -> None:
-        """Each question's box turned for the answer it now shows (or no longer does)."""
+        """Each question's box turned for the answer it now shows (or no longer does),
+        and the three boxes side by side only while their least widths fit: an answer
+        wider than its box's share of a wide panel was cut at the box's edge."""
         for box in self._boxes:
             if isinstance(box, _TurningBox):
                 box.refit()
+        turn_layout(self.questions, self.width(), self.side_by_side_width())
 
     def side_by_side_width(self) -> int:
         """The width the three question boxes take side by side, at their minimum."""
@@ -432,22 +509,32 @@ class EstimatePanel(QWidget):
             lambda c: c.transfer_time(model, route, nbytes, active), self._answer(show)))  # fmt: skip
 
     def ask_block(self) -> None:
-        from parasol_core.analysis.block_time import checked_counts, parse_counts
+        from parasol_core.analysis.block_time import (
+            MAX_WORKING_SET,
+            checked_chains,
+            checked_counts,
+            parse_counts,
+        )
 
-        text = self.counts.toPlainText().strip()
+        field = "counts"
         try:
-            if text[:1] in ("", "{", "["):  # JSON, as the placeholder shows it
-                try:
-                    counts = json.loads(text or "{}")
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"not JSON: {e.msg} (line {e.lineno}, column "
-                                     f"{e.colno})") from None  # fmt: skip
-            else:  # ila=4,ils=2, as `parasol-model block` and --chain take them
-                counts = parse_counts(text)
+            counts = _read_counts(self.counts.toPlainText().strip())
             checked_counts(counts)  # NaN, 1e400, -4, "x", an unknown mnemonic: said here
+            field = "chains"
+            more = self.more.isChecked()  # hidden, they are not part of the question
+            text = self.chains.toPlainText().strip() if more else ""
+            if text[:1] == "[":  # a JSON list of them, as estimate.block takes
+                chains = _read_counts(text)
+            else:  # one a line, each as `parasol-model block --chain` takes it
+                chains = [parse_counts(line) for line in text.splitlines() if line.strip()]
+            chains = checked_chains(chains)
+            field = "working set"
+            text = self.working_set.text().strip() if more else ""
+            working_set = (parse_whole(text, 0, MAX_WORKING_SET, "a number of bytes")
+                           if text else None)  # fmt: skip
         except ValueError as e:
             self._clear_block()
-            show_refusal(self.message, f"counts: {e}")
+            show_refusal(self.message, f"{field}: {e}")
             return
         proc, cached = self.processor.value(), self.cached.isChecked()
 
@@ -456,12 +543,19 @@ class EstimatePanel(QWidget):
             span = result.get("interval")  # a server before protocol 1.8 gives none
             if isinstance(span, list) and len(span) == 2:
                 text += f", {span[0]:.3g} .. {span[1]:.3g} s"
+            if result.get("bound") == "chain":
+                text += ", chain-bound"
             self.block_text.setText(text)
             self._refit()
             why = result.get("interval_from")
-            self.block_text.setToolTip(wrapped_tip(
-                f"The time lies in {span[0]:.6g} .. {span[1]:.6g} s: {why}." if why and span
-                else ""))  # fmt: skip
+            lines = [f"The time lies in {span[0]:.6g} .. {span[1]:.6g} s: {why}."
+                     if why and span else ""]  # fmt: skip
+            if result.get("bound_words"):
+                lines.append(f"Bound: {result['bound_words']}.")
+            if result.get("level_words"):
+                lines.append(f"Memory level: {result['level_words']}.")
+            self.block_text.setToolTip(wrapped_tip(" ".join(x for x in lines if x)))
 
         self._with_model(lambda model: self.exporter.call(
-            lambda c: c.block(model, proc, counts, cached), self._answer(show)))  # fmt: skip
+            lambda c: c.block(model, proc, counts, cached, chains=chains or None,
+                              working_set=working_set), self._answer(show)))  # fmt: skip

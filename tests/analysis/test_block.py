@@ -304,7 +304,7 @@ def test_cli_block_takes_chains_and_says_which_bound_holds(capsys, tmp_path):
     assert status == 0 and err == ""
     lines = out.splitlines()
     assert float(lines[0].removeprefix("mean: ")) == pytest.approx(7e-06)
-    assert lines[2].startswith("bound: chain (throughput sum 2.4e-06, longest chain 7e-06 "
+    assert lines[2].startswith("bound: chain (throughput sum 2.4e-06 s, longest chain 7e-06 s "
                                "at the model's measured latencies")  # fmt: skip
     assert lines[3].startswith("interval: ")
     status, out, _ = run(capsys, "block", path, "--processor", "3", counts, "--chain", "ila=1")

@@ -299,6 +299,9 @@ def test_a_measured_models_block_is_answered_as_the_command_answers_it(client, p
     got = client.block(mid, 1, counts, chains=restarted)
     assert got["chain_at_once"] == answer.estimate.chain_at_once > 1.2
     assert got["chain"] == answer.estimate.chain_bound
+    assert (
+        got["bound_words"] == answer.bound_words() and "of its runs at once" in got["bound_words"]
+    )
     assert client.block(mid, 1, counts, chains=chains)["chain_at_once"] == 1.0
     with pytest.raises(RemoteError) as e:
         client.block(mid, 1, counts, chains=[{"dla": 10, "starts": 11}])

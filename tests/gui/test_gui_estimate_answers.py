@@ -133,7 +133,7 @@ def test_an_answer_in_a_narrow_panel_is_shown_whole(main_window, qtbot, estimato
                                           QBoxLayout.Direction.TopToBottom)  # fmt: skip
     text = panel.block_text
     assert " .. " in text.text()  # the interval
-    assert text.width() >= text.sizeHint().width(), text.text()  # all of it in sight
+    assert _shown_whole(text), text.text()  # all of it in sight
     assert text.geometry().right() < block.width()
     panel.cached.click()  # the answer goes: one row again
     QApplication.processEvents()
@@ -154,3 +154,95 @@ def test_counts_written_as_the_command_takes_them_are_answered_alike(main_window
         qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
         answers.append(panel.block_text.text())
     assert answers[0] == answers[1] and panel.message.text() == ""
+
+
+def _shown_whole(label) -> bool:
+    """All of a label's text is in its rectangle: on one line, or wrapped within it."""
+    from PySide6.QtCore import QRect
+
+    room = label.contentsRect()
+    metrics = label.fontMetrics()
+    if not label.wordWrap():
+        return metrics.horizontalAdvance(label.text()) <= room.width()
+    wrapped = metrics.boundingRect(QRect(0, 0, room.width(), 10**6),
+                                   int(Qt.TextFlag.TextWordWrap), label.text())  # fmt: skip
+    return wrapped.height() <= room.height()
+
+
+def test_a_blocks_chains_and_working_set_are_asked_as_the_command_asks_them(
+    main_window, qtbot, estimator, tmp_path
+):
+    """Issue 34's block from PIUI: a chain begun afresh and a working set, on the measured
+    sample, answered as `parasol-model block --chain ... --working-set ...` answers (the
+    bound and the memory level in the answer's words); bad chains and sizes refused in
+    place before anything is asked."""
+    import shutil
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QApplication
+
+    from parasol_core.analysis.block_time import answer_block
+    from parasol_core.syntax.loader import load
+
+    sample = Path(__file__).resolve().parents[2] / "sample_models" / "amd-epyc-host.machine"
+    path = tmp_path / sample.name
+    shutil.copy(sample, path)
+    assert main_window.open_file(path)
+    EstimatorSettings(estimator.url).save(settings())
+    panel = main_window.estimate
+    counts = {"loopoh1": 4096, "arr1": 8192, "dln": 4096, "dla": 4096}
+    chain = {"dla": 4096, "starts": 64}
+    want = answer_block(load(path), 1, counts, chains=[chain], working_set=8 << 20)
+    panel.counts.setPlainText("loopoh1=4096, arr1=8192, dln=4096, dla=4096")
+    assert not panel.chains.isVisibleTo(panel)  # a disclosure: the low dock keeps its height
+    qtbot.mouseClick(panel.more, Qt.MouseButton.LeftButton)
+    assert panel.chains.isVisibleTo(panel) and panel.working_set.isVisibleTo(panel)
+    panel.chains.setPlainText("dla=4096,starts=64\n\n")
+    _type(qtbot, panel.working_set, str(8 << 20))
+    qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
+    assert float(panel.block_text.text().split()[0]) == pytest.approx(want.estimate.mean, 1e-5)
+    assert panel.block_text.text().endswith(", chain-bound") == (want.estimate.bound == "chain")
+    # all of the answer in sight in a wide panel, the boxes side by side (the answer,
+    # with its interval and bound, was cut at the edge of the box's third)
+    panel.setParent(None)
+    panel.resize(1030, 320)
+    panel.show()
+    for _ in range(3):
+        QApplication.processEvents()
+    assert _shown_whole(panel.block_text), panel.block_text.text()
+    tip = panel.block_text.toolTip()
+    assert f"Bound: {want.bound_words()}." in tip  # the command's bound: line
+    assert "of its runs at once (the model's chain window)" in tip
+    assert f"Memory level: {want.level_words()}." in tip
+    asked = []
+    exporter = main_window.exporter
+    call = exporter.call
+    exporter.call = lambda method, then: (asked.append(method), call(method, then))
+    for field, text, why in (
+        (panel.chains, "dla=10,starts=11", "chains: 'starts' in the chain must be from 0"),
+        (panel.chains, "dla=1\nzzz=2", "chains: unknown timing parameter in chain 2: 'zzz'"),
+        (panel.chains, "dla", "chains: expected OP=N"),
+        (panel.working_set, "-1", "working set: '-1' is too small"),
+        (panel.working_set, "8M", "working set: '8M' is not a number"),
+    ):
+        panel.chains.setPlainText("dla=4096,starts=64")
+        _type(qtbot, panel.working_set, "4096")
+        if field is panel.chains:
+            field.setPlainText(text)
+        else:
+            _type(qtbot, field, text)
+        assert panel.block_text.text() == ""  # the question changed: its answer went
+        qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+        assert panel.message.text().startswith(why), (text, panel.message.text())
+    qtbot.wait(100)
+    assert asked == []
+    # hidden again, they are no part of the question: the block alone is asked
+    panel.chains.setPlainText("dla=4096,starts=64")
+    qtbot.mouseClick(panel.more, Qt.MouseButton.LeftButton)
+    assert not panel.chains.isVisibleTo(panel)
+    qtbot.mouseClick(panel.block_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "±" in panel.block_text.text(), timeout=60_000)
+    alone = answer_block(load(path), 1, counts)
+    assert float(panel.block_text.text().split()[0]) == pytest.approx(alone.estimate.mean, 1e-5)
+    assert "Bound:" not in panel.block_text.toolTip()
