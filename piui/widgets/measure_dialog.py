@@ -490,4 +490,4 @@ def _bound_name(name: str, bounds: list[str]) -> str:
         return name
     if chained == len(bounds):
         return f"{name} (chain)"
-    return f"{name} (chain at {chained} of {len(bounds)} sizes)"
+    return f"{name} (chain at {chained} of {counted(len(bounds), 'size')})"
