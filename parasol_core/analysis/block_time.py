@@ -286,11 +286,17 @@ def checked_chains(chains: object) -> list[dict[str, float]]:
                          '[{"dla": 4096, "starts": 64}]')  # fmt: skip
     out = []
     for k, chain in enumerate(chains, 1):
-        where = f" in chain {k}" if len(chains) > 1 else " in the chain"
-        ops = _merged({n: c for n, c in chain.items() if n != CHAIN_STARTS}, where)
-        starts = _starts(chain, ops, where)
+        ops, starts = _checked_chain(chain, k, len(chains))
         out.append({**ops, CHAIN_STARTS: starts} if CHAIN_STARTS in chain else ops)
     return out
+
+
+def _checked_chain(chain: Mapping[str, object], k: int, of: int) -> tuple[dict[str, float], float]:
+    """Chain ``k`` of ``of``: its operations' counts by canonical mnemonic and its
+    :data:`CHAIN_STARTS` (0: not given), checked; ValueError saying which chain."""
+    where = f" in chain {k}" if of > 1 else " in the chain"
+    ops = _merged({n: c for n, c in chain.items() if n != CHAIN_STARTS}, where)
+    return ops, _starts(chain, ops, where)
 
 
 def checked_counts(counts: object) -> dict[str, float]:
@@ -375,12 +381,9 @@ def estimate_block(
         raise ValueError(f"there is no processor with id {processor_id} (ids: {known})")
     label = f"processor {processor_id}" + (f" ({proc.name})" if proc.name else "")
     merged = _merged(counts)
-    chain_counts, chain_starts = [], []
-    for k, chain in enumerate(chains, 1):
-        where = f" in chain {k}" if len(chains) > 1 else " in the chain"
-        ops = {n: c for n, c in chain.items() if n != CHAIN_STARTS}
-        chain_counts.append(_merged(ops, where))
-        chain_starts.append(_starts(chain, chain_counts[-1], where))
+    checked = [_checked_chain(chain, k, len(chains)) for k, chain in enumerate(chains, 1)]
+    chain_counts = [ops for ops, _ in checked]
+    chain_starts = [starts for _, starts in checked]
     latencies = latencies or {}
     missing = [n for n, c in merged.items() if c and n not in proc.timings]
     for chain in chain_counts:
