@@ -188,9 +188,7 @@ class EstimatePanel(QWidget):
         self.processor = QSpinBox()
         self.processor.setRange(1, MAX_ID)
         self.counts = QPlainTextEdit()
-        self.counts.setPlaceholderText(
-            'instruction counts: ila=4,ils=2,goto=1 or JSON {"ila": 4, "ils": 2}'
-        )
+        self.counts.setPlaceholderText('instruction counts: ila=4,ils=2 or JSON {"ila": 4}')
         self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
         # issue 34's block: its loop-carried chains and the working set its arrays span
         self.chains = QPlainTextEdit()

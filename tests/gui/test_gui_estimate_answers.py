@@ -246,3 +246,25 @@ def test_a_blocks_chains_and_working_set_are_asked_as_the_command_asks_them(
     alone = answer_block(load(path), 1, counts)
     assert float(panel.block_text.text().split()[0]) == pytest.approx(alone.estimate.mean, 1e-5)
     assert "Bound:" not in panel.block_text.toolTip()
+
+
+def test_the_blocks_fields_say_what_they_take_in_sight(main_window, qtbot):
+    """The placeholders of the counts and chains (two lines each) are shown whole in a
+    wide panel, the boxes side by side: the counts' third line ('"ils": 2}') was cut."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QApplication
+
+    panel = main_window.estimate
+    panel.setParent(None)
+    panel.resize(1030, 320)
+    panel.show()
+    qtbot.mouseClick(panel.more, Qt.MouseButton.LeftButton)
+    for _ in range(3):
+        QApplication.processEvents()
+    for field in (panel.counts, panel.chains):
+        room = field.viewport().rect()
+        margin = int(field.document().documentMargin())
+        text = field.fontMetrics().boundingRect(
+            QRect(0, 0, room.width() - 2 * margin, 10**6), int(Qt.TextFlag.TextWordWrap),
+            field.placeholderText())  # fmt: skip
+        assert text.height() + 2 * margin <= room.height(), field.placeholderText()
