@@ -29,6 +29,7 @@ __all__ = [
     "MAX_WORKING_SET",
     "answer_block",
     "chain_overlap",
+    "chain_runs",
     "checked_chains",
     "parse_counts",
     "MemoryLevel",
@@ -193,6 +194,13 @@ def read_chain_windows(text: str) -> dict[str, float]:
         if math.isfinite(a) and a >= 0:
             out[m["p"]] = a
     return out
+
+
+def chain_runs(chain: Mapping[str, float]) -> tuple[float, float]:
+    """A chain's iterations (its most frequent operation's count) and its
+    :data:`CHAIN_STARTS` (0: not given), as :func:`chain_overlap` takes them."""
+    ops = [n for op, n in chain.items() if op != CHAIN_STARTS]
+    return max(ops, default=0.0), chain.get(CHAIN_STARTS, 0)
 
 
 def chain_overlap(iterations: float, starts: float, window: float | None) -> float:

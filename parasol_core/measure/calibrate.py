@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parasol_core.analysis.block_time import CHAIN_STARTS, chain_overlap
+from parasol_core.analysis.block_time import CHAIN_STARTS, chain_overlap, chain_runs
 
 __all__ = [
     "CLASSES",
@@ -192,13 +192,6 @@ def _chain_latency(chain: Mapping[str, float], latency: Mapping[str, float]) -> 
     return t
 
 
-def _runs_of(chain: Mapping[str, float]) -> tuple[float, float]:
-    """A chain's iterations (its most frequent operation's count) and its starts (0:
-    not given)."""
-    ops = [n for op, n in chain.items() if op != CHAIN_STARTS]
-    return max(ops, default=0.0), chain.get(CHAIN_STARTS, 0)
-
-
 def chain_time(chains: Sequence[Mapping[str, float]], latency: Mapping[str, float],
                window: float | None = None) -> float:  # fmt: skip
     """The longest chain's sum of count x latency, a restarted chain's divided by the
@@ -207,7 +200,7 @@ def chain_time(chains: Sequence[Mapping[str, float]], latency: Mapping[str, floa
     latency."""
     best = 0.0
     for chain in chains:
-        best = max(best, _chain_latency(chain, latency) / chain_overlap(*_runs_of(chain), window))
+        best = max(best, _chain_latency(chain, latency) / chain_overlap(*chain_runs(chain), window))
     return best
 
 
@@ -228,7 +221,7 @@ def fit_window(
         if not seconds > 0:
             continue
         for chain in chains:
-            iterations, starts = _runs_of(chain)
+            iterations, starts = chain_runs(chain)
             if not (starts and iterations):
                 continue
             length = iterations / starts

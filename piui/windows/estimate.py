@@ -104,9 +104,6 @@ class _TurningBox(QGroupBox):
         for layout in (self._left, self._right, self.halves):
             layout.invalidate()  # their minimum sizes are cached: the new answer's width
         self._turn(self.width())
-        # and the row of boxes asks this one's least width again: an answer wider than
-        # the box's share of a wide panel (three boxes side by side) was cut at its edge
-        self.updateGeometry()
 
     def _turn(self, width: int) -> None:
         if turn_layout(self.halves, width, self.one_row_width()):
@@ -317,13 +314,10 @@ class EstimatePanel(QWidget):
         self._refit()
 
     def _refit(self) -> None:
-        """Each question's box turned for the answer it now shows (or no longer does),
-        and the three boxes side by side only while their least widths fit: an answer
-        wider than its box's share of a wide panel was cut at the box's edge."""
+        """Each question's box turned for the answer it now shows (or no longer does)."""
         for box in self._boxes:
             if isinstance(box, _TurningBox):
                 box.refit()
-        turn_layout(self.questions, self.width(), self.side_by_side_width())
 
     def side_by_side_width(self) -> int:
         """The width the three question boxes take side by side, at their minimum."""
