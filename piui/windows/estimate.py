@@ -187,6 +187,9 @@ class EstimatePanel(QWidget):
         self.counts = QPlainTextEdit()
         self.counts.setPlaceholderText('instruction counts: ila=4,ils=2 or JSON {"ila": 4}')
         self.counts.setMaximumHeight(2 * self.counts.fontMetrics().height() + 12)
+        # Tab goes to the next field, as in every other field (it typed a tab into the
+        # counts: the chains… button beside them was out of the keyboard's reach)
+        self.counts.setTabChangesFocus(True)
         # issue 34's block: its loop-carried chains and the working set its arrays span
         self.chains = QPlainTextEdit()
         self.chains.setPlaceholderText("loop-carried chains, one a line: dla=1000 or "
@@ -200,6 +203,7 @@ class EstimatePanel(QWidget):
             "(docs/measure.md, \"Chains\")"
         )  # fmt: skip
         self.chains.setMaximumHeight(2 * self.chains.fontMetrics().height() + 12)
+        self.chains.setTabChangesFocus(True)
         self.working_set = QLineEdit()
         self.working_set.setPlaceholderText("bytes")
         self.working_set.setToolTip(

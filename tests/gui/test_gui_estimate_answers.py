@@ -268,3 +268,26 @@ def test_the_blocks_fields_say_what_they_take_in_sight(main_window, qtbot):
             QRect(0, 0, room.width() - 2 * margin, 10**6), int(Qt.TextFlag.TextWordWrap),
             field.placeholderText())  # fmt: skip
         assert text.height() + 2 * margin <= room.height(), field.placeholderText()
+
+
+def test_tab_leaves_every_editable_text_field_of_every_panel(main_window, qtbot):
+    """Tab moves to the next field from a multi-line field too: it typed a tab into the
+    Basic block's counts, and the chains… button beside them could not be reached from
+    the keyboard."""
+    from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit
+
+    main_window.show()
+    for name in list(main_window.panels):
+        main_window.show_panel(name)
+    fields = [f for p in main_window.panels.values() for kind in (QPlainTextEdit, QTextEdit)
+              for f in p.findChildren(kind) if not f.isReadOnly()]  # fmt: skip
+    assert {id(main_window.estimate.counts), id(main_window.estimate.chains)} <= {
+        id(f) for f in fields}  # fmt: skip
+    main_window.estimate.more.setChecked(True)
+    for field in fields:
+        field.setPlainText("dla=1")
+        field.setFocus()
+        QApplication.processEvents()
+        qtbot.keyClick(field, Qt.Key.Key_Tab)
+        assert field.toPlainText() == "dla=1", field.objectName() or type(field).__name__
+        assert not field.hasFocus()
